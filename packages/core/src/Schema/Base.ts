@@ -1,0 +1,369 @@
+/**
+ * The building blocks every other MCP schema is made of: ids, tokens, `_meta`,
+ * icons, annotations, `Implementation`, the generic request/result envelopes.
+ *
+ * Conventions for every module under `Schema/`:
+ * - wire types are `Schema.Struct`s (their `fields` can be extended), decoded and
+ *   encoded with {@link parseOptions}, which keeps unknown fields verbatim;
+ * - the plain name is the newest shape of a type, without the 2026-07-28 envelope
+ *   fields (`resultType`, caching hints, required `_meta`) which `Stateless` adds;
+ * - an older shape keeps its own export, suffixed with the first revision that used
+ *   it (`ContentBlock20241105`); the method catalog says which revision uses which.
+ *
+ * @since 0.1.0
+ */
+import * as Arbitrary from "effect/Arbitrary"
+import type * as FastCheck from "effect/FastCheck"
+import type { ParseOptions } from "effect/SchemaAST"
+import * as Schema from "effect/Schema"
+
+/**
+ * Parse options for every wire decode and encode: unknown fields survive, so a proxy
+ * never drops a newer peer's fields.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const parseOptions: ParseOptions = { onExcessProperty: "preserve", errors: "first" }
+
+const jsonValueArbitrary: Arbitrary.LazyArbitrary<unknown> = (fc) =>
+  fc.jsonValue({ maxDepth: 2, depthSize: "small" }).map((value) => JSON.parse(JSON.stringify(value)))
+
+/**
+ * Any JSON value (what `JSON.parse` can return). Not checked on decode: the value
+ * came out of `JSON.parse` already.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonValue: Schema.Schema<unknown> = Schema.Unknown.annotations({
+  identifier: "JsonValue",
+  arbitrary: () => jsonValueArbitrary
+})
+
+/**
+ * A JSON object with arbitrary keys.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonObject = Schema.Record({ key: Schema.String, value: JsonValue }).annotations({
+  identifier: "JsonObject"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonObject = typeof JsonObject.Type
+
+/**
+ * A JSON-RPC request id: a string or a number (0 is an id), never `null`, never a bigint.
+ * MCP says integer; fractional numbers are accepted on decode and never generated.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestId = Schema.Union(Schema.String, Schema.Number).annotations({
+  identifier: "RequestId",
+  arbitrary: () => (fc) => fc.oneof(fc.string(), fc.integer({ min: -1_000_000, max: Number.MAX_SAFE_INTEGER }))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestId = string | number
+
+/**
+ * A progress token (string or integer).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ProgressToken = RequestId.annotations({ identifier: "ProgressToken" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ProgressToken = string | number
+
+/**
+ * An opaque pagination cursor. The empty string is a cursor, not the end of a list.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Cursor = Schema.String.annotations({ identifier: "Cursor" })
+
+/**
+ * A URI (RFC 3986). Not checked on decode beyond being a string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Uri = Schema.String.annotations({
+  identifier: "Uri",
+  arbitrary: () => (fc) =>
+    fc.oneof(
+      fc.webUrl(),
+      fc.constantFrom("file:///tmp/a.txt", "test://static-text", "git://host/repo", "urn:example:resource")
+    )
+})
+
+/**
+ * An RFC 6570 URI template.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UriTemplate = Schema.String.annotations({
+  identifier: "UriTemplate",
+  arbitrary: () => (fc) =>
+    fc.constantFrom("file:///{path}", "test://template/{id}/data", "https://example.com/{+rest}{?q,lang}")
+})
+
+/**
+ * Base64-encoded bytes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Base64 = Schema.String.annotations({
+  identifier: "Base64",
+  arbitrary: () => (fc) => fc.base64String({ maxLength: 64 })
+})
+
+/**
+ * A non-negative integer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+
+/**
+ * The `_meta` object: any keys, values kept verbatim (`io.modelcontextprotocol/...`,
+ * `progressToken`, trace keys). See the `Meta` module for the reserved names.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MetaObject = Schema.Record({ key: Schema.String, value: JsonValue }).annotations({
+  identifier: "MetaObject",
+  arbitrary: () => (fc) =>
+    fc.dictionary(
+      fc.oneof(fc.constantFrom("com.example/trace", "io.modelcontextprotocol/related-task", "x"), fc.string()),
+      jsonValueArbitrary(fc),
+      { maxKeys: 3 }
+    )
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MetaObject = typeof MetaObject.Type
+
+/**
+ * The optional `_meta` field, for spreading into a struct's fields.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const metaField = { _meta: Schema.optional(MetaObject) }
+
+/**
+ * `user` or `assistant`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Role = Schema.Literal("user", "assistant").annotations({ identifier: "Role" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Role = typeof Role.Type
+
+/**
+ * The eight syslog levels, lowest first.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LoggingLevel = Schema.Literal(
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+).annotations({ identifier: "LoggingLevel" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LoggingLevel = typeof LoggingLevel.Type
+
+/**
+ * An icon (2025-11-25+).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Icon = Schema.Struct({
+  src: Uri,
+  mimeType: Schema.optional(Schema.String),
+  sizes: Schema.optional(Schema.Array(Schema.String)),
+  theme: Schema.optional(Schema.Literal("light", "dark"))
+}).annotations({ identifier: "Icon" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Icon = typeof Icon.Type
+
+/**
+ * The optional `icons` field (2025-11-25+), for spreading into a struct's fields.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const iconsField = { icons: Schema.optional(Schema.Array(Icon)) }
+
+/**
+ * `name` and the optional display `title` (2025-06-18+), for spreading into a struct's fields.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const baseMetadataFields = {
+  name: Schema.String,
+  title: Schema.optional(Schema.String)
+}
+
+/**
+ * Annotations for the client (audience, priority, last modified).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Annotations = Schema.Struct({
+  audience: Schema.optional(Schema.Array(Role)),
+  priority: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
+  lastModified: Schema.optional(Schema.String)
+}).annotations({ identifier: "Annotations" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Annotations = typeof Annotations.Type
+
+/**
+ * The name and version of an MCP implementation (`clientInfo`, `serverInfo`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Implementation = Schema.Struct({
+  ...baseMetadataFields,
+  version: Schema.String,
+  description: Schema.optional(Schema.String),
+  websiteUrl: Schema.optional(Uri),
+  ...iconsField
+}).annotations({ identifier: "Implementation" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Implementation = typeof Implementation.Type
+
+/**
+ * The `_meta` of a handshake-era request: `progressToken` and anything else.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestMeta = Schema.Struct(
+  { progressToken: Schema.optional(ProgressToken) },
+  Schema.Record({ key: Schema.String, value: JsonValue })
+).annotations({ identifier: "RequestMeta" })
+
+/**
+ * Params of a request that takes nothing but `_meta`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestParams = Schema.Struct({
+  _meta: Schema.optional(RequestMeta)
+}).annotations({ identifier: "RequestParams" })
+
+/**
+ * Params of a paginated list request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PaginatedRequestParams = Schema.Struct({
+  ...RequestParams.fields,
+  cursor: Schema.optional(Cursor)
+}).annotations({ identifier: "PaginatedRequestParams" })
+
+/**
+ * Params of a notification that takes nothing but `_meta`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NotificationParams = Schema.Struct(metaField).annotations({ identifier: "NotificationParams" })
+
+/**
+ * A result that carries nothing but `_meta`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Result = Schema.Struct(metaField).annotations({ identifier: "Result" })
+
+/**
+ * The empty result (`ping`, `resources/subscribe`, `logging/setLevel`, ...).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EmptyResult = Result.annotations({ identifier: "EmptyResult" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EmptyResult = typeof EmptyResult.Type
+
+/**
+ * The fields of a page of a paginated list result, for spreading into a struct's fields.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const paginatedResultFields = {
+  ...metaField,
+  nextCursor: Schema.optional(Cursor)
+}
+
+/**
+ * Fast-check arbitrary for any schema, for property tests.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const arbitrary = <A, I, R>(schema: Schema.Schema<A, I, R>): FastCheck.Arbitrary<A> => Arbitrary.make(schema)

@@ -1,0 +1,93 @@
+/**
+ * Validators for the official MCP JSON Schemas (`shared/spec/schema/<revision>/schema.json`),
+ * with the known generator artefacts of those files patched, each one listed and explained here.
+ */
+import Ajv from "ajv"
+import Ajv2020 from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Revision } from "../../src/Revision.js"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+
+/** The folder holding `<revision>/schema.json`: `$MCP_SPEC_SCHEMA_DIR`, or `shared/spec/schema` beside the repository. */
+export const schemaDir: string = process.env.MCP_SPEC_SCHEMA_DIR ??
+  path.resolve(here, "../../../../../shared/spec/schema")
+
+export type SchemaSet = Revision | "ext-tasks-draft"
+
+const load = (set: SchemaSet): any => {
+  const file = path.join(schemaDir, set, "schema.json")
+  if (!fs.existsSync(file)) {
+    throw new Error(`official schema not found at ${file}; set MCP_SPEC_SCHEMA_DIR to the spec's schema folder`)
+  }
+  return JSON.parse(fs.readFileSync(file, "utf8"))
+}
+
+/**
+ * Known artefacts of the generated schema.json files, patched before compiling. Each is a place
+ * where schema.json is stricter than the normative schema.ts:
+ *
+ * 1. 2026-07-28 `JSONValue` is `object | array | string|integer|boolean`: it drops `null` and
+ *    uses `integer` where schema.ts says `number`. Patched to the TS meaning (any JSON value).
+ * 2. `ElicitResult.content` values are `string|integer|boolean` (+ `string[]` from 2025-11-25) where
+ *    schema.ts says `number`. Patched to `number`.
+ * 3. The ext-tasks draft has the same `JSONValue` artefact as (1).
+ */
+const patch = (set: SchemaSet, schema: any): any => {
+  const defs = schema.$defs ?? schema.definitions
+  if (defs.JSONValue) {
+    defs.JSONValue = {} // any JSON value (schema.ts: JSONValue includes null and non-integer numbers)
+  }
+  const elicitContent = defs.ElicitResult?.properties?.content?.additionalProperties
+  if (elicitContent) {
+    const widen = (s: any): void => {
+      if (Array.isArray(s.type)) s.type = s.type.map((t: string) => (t === "integer" ? "number" : t))
+      for (const key of ["anyOf", "oneOf"]) if (Array.isArray(s[key])) s[key].forEach(widen)
+    }
+    widen(elicitContent)
+  }
+  return schema
+}
+
+const cache = new Map<SchemaSet, { ajv: any; key: string; defsKey: string }>()
+
+const compiled = (set: SchemaSet) => {
+  let entry = cache.get(set)
+  if (entry === undefined) {
+    const schema = patch(set, load(set))
+    const draft07 = schema.definitions !== undefined
+    const ajv = draft07
+      ? new (Ajv as any)({ strict: false, allErrors: true })
+      : new (Ajv2020 as any)({ strict: false, allErrors: true })
+    ;(addFormats as any)(ajv)
+    const key = `mcp-${set}`
+    const { $id: _id, ...rest } = schema
+    ajv.addSchema(rest, key)
+    entry = { ajv, key, defsKey: draft07 ? "definitions" : "$defs" }
+    cache.set(set, entry)
+  }
+  return entry
+}
+
+/** The names of every definition of a schema set. */
+export const definitions = (set: SchemaSet): ReadonlyArray<string> => {
+  const schema = load(set)
+  return Object.keys(schema.$defs ?? schema.definitions)
+}
+
+/** The raw (patched) definition of a schema set. */
+export const definition = (set: SchemaSet, name: string): any => {
+  const schema = patch(set, load(set))
+  return (schema.$defs ?? schema.definitions)[name]
+}
+
+/** Validates `value` against definition `name` of `set`; returns the error text, or undefined when valid. */
+export const validate = (set: SchemaSet, name: string, value: unknown): string | undefined => {
+  const { ajv, defsKey, key } = compiled(set)
+  const fn = ajv.getSchema(`${key}#/${defsKey}/${name}`)
+  if (fn === undefined) throw new Error(`no definition ${name} in ${set}`)
+  return fn(value) ? undefined : ajv.errorsText(fn.errors, { dataVar: name })
+}
