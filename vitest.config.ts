@@ -12,7 +12,7 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
-    reporters: ["default"],
+    reporters: ["./test/support/SummaryReporter.ts", "default"],
     testTimeout: 30_000
   }
 })

@@ -1,0 +1,337 @@
+/**
+ * Errors that cross the wire. Each is a `Schema.TaggedError` that knows how to render
+ * itself as a JSON-RPC error object for a given revision (resource-not-found is -32002
+ * before 2026-07-28 and -32602 in it), and `fromWire` reads any peer error back into
+ * the matching class.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as JsonRpc from "./JsonRpc.js"
+import * as Revision from "./Revision.js"
+import { JsonValue } from "./Schema/Base.js"
+import { ClientCapabilities } from "./Schema/Capabilities.js"
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-mcp/core/McpError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * What every wire error can do.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Renderable {
+  readonly [TypeId]: TypeId
+  /** The JSON-RPC error object for `revision`. */
+  readonly toWire: (revision: Revision.Revision) => JsonRpc.ErrorObject
+}
+
+const data = { data: Schema.optional(JsonValue) }
+
+const render = (code: number, message: string, data: unknown): JsonRpc.ErrorObject =>
+  data === undefined ? { code, message } : { code, message, data }
+
+/**
+ * -32700: the text was not JSON.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ParseError extends Schema.TaggedError<ParseError>("@effect-mcp/core/ParseError")("ParseError", {
+  message: Schema.String,
+  ...data
+}) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(JsonRpc.Code.ParseError, this.message, this.data)
+  }
+}
+
+/**
+ * -32600: not a valid request (also a batch where the revision forbids batches, or a
+ * duplicate in-flight id).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("@effect-mcp/core/InvalidRequest")(
+  "InvalidRequest",
+  { message: Schema.String, ...data }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(JsonRpc.Code.InvalidRequest, this.message, this.data)
+  }
+}
+
+/**
+ * -32601: the method does not exist (or is not served in this phase, or needs a
+ * capability the receiver did not advertise).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MethodNotFound extends Schema.TaggedError<MethodNotFound>("@effect-mcp/core/MethodNotFound")(
+  "MethodNotFound",
+  { method: Schema.String, detail: Schema.optional(Schema.String) }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return this.detail ?? `Method not found: ${this.method}`
+  }
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return { code: JsonRpc.Code.MethodNotFound, message: this.message }
+  }
+}
+
+/**
+ * -32602: the params are not what the method takes.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>("@effect-mcp/core/InvalidParams")(
+  "InvalidParams",
+  { message: Schema.String, ...data }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(JsonRpc.Code.InvalidParams, this.message, this.data)
+  }
+}
+
+/**
+ * -32603: the receiver failed. Defects in handlers become this.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InternalError extends Schema.TaggedError<InternalError>("@effect-mcp/core/InternalError")(
+  "InternalError",
+  { message: Schema.String, ...data }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(JsonRpc.Code.InternalError, this.message, this.data)
+  }
+}
+
+/**
+ * The resource does not exist: -32002 up to 2025-11-25, -32602 in 2026-07-28.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>("@effect-mcp/core/ResourceNotFound")(
+  "ResourceNotFound",
+  { uri: Schema.String }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `Resource not found: ${this.uri}`
+  }
+  toWire(revision: Revision.Revision): JsonRpc.ErrorObject {
+    return { code: Revision.resourceNotFoundCode(revision), message: this.message, data: { uri: this.uri } }
+  }
+}
+
+/**
+ * -32042 (2025-11-25): the request needs these URL elicitations completed first.
+ * Other revisions have no such code; there it renders as -32602 with the same data.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UrlElicitationRequired
+  extends Schema.TaggedError<UrlElicitationRequired>("@effect-mcp/core/UrlElicitationRequired")(
+    "UrlElicitationRequired",
+    { elicitations: Schema.Array(JsonValue), detail: Schema.optional(Schema.String) }
+  )
+  implements Renderable
+{
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return this.detail ?? "URL elicitation required"
+  }
+  toWire(revision: Revision.Revision): JsonRpc.ErrorObject {
+    const code = Revision.features(revision).urlElicitationRequiredError
+      ? JsonRpc.Code.UrlElicitationRequired
+      : JsonRpc.Code.InvalidParams
+    return { code, message: this.message, data: { elicitations: this.elicitations } }
+  }
+}
+
+/**
+ * -32020 (2026-07-28): HTTP headers missing, malformed, or disagreeing with the body.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>("@effect-mcp/core/HeaderMismatch")(
+  "HeaderMismatch",
+  { message: Schema.String, ...data }
+) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(JsonRpc.Code.HeaderMismatch, this.message, this.data)
+  }
+}
+
+/**
+ * -32021 (2026-07-28): the request needs a client capability it did not declare.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MissingRequiredClientCapability
+  extends Schema.TaggedError<MissingRequiredClientCapability>("@effect-mcp/core/MissingRequiredClientCapability")(
+    "MissingRequiredClientCapability",
+    { requiredCapabilities: ClientCapabilities, detail: Schema.optional(Schema.String) }
+  )
+  implements Renderable
+{
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return this.detail ?? "Missing required client capability"
+  }
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return {
+      code: JsonRpc.Code.MissingRequiredClientCapability,
+      message: this.message,
+      data: { requiredCapabilities: this.requiredCapabilities }
+    }
+  }
+}
+
+/**
+ * -32022 (2026-07-28): the requested protocol version is not supported.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnsupportedProtocolVersion
+  extends Schema.TaggedError<UnsupportedProtocolVersion>("@effect-mcp/core/UnsupportedProtocolVersion")(
+    "UnsupportedProtocolVersion",
+    { supported: Schema.Array(Schema.String), requested: Schema.String }
+  )
+  implements Renderable
+{
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `Unsupported protocol version: ${this.requested}`
+  }
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return {
+      code: JsonRpc.Code.UnsupportedProtocolVersion,
+      message: this.message,
+      data: { supported: this.supported, requested: this.requested }
+    }
+  }
+}
+
+/**
+ * Any other error a peer sent (application-defined codes, legacy codes).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RpcError extends Schema.TaggedError<RpcError>("@effect-mcp/core/RpcError")("RpcError", {
+  code: Schema.Int,
+  message: Schema.String,
+  ...data
+}) implements Renderable {
+  readonly [TypeId]: TypeId = TypeId
+  toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
+    return render(this.code, this.message, this.data)
+  }
+}
+
+/**
+ * Every wire error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type McpError =
+  | ParseError
+  | InvalidRequest
+  | MethodNotFound
+  | InvalidParams
+  | InternalError
+  | ResourceNotFound
+  | UrlElicitationRequired
+  | HeaderMismatch
+  | MissingRequiredClientCapability
+  | UnsupportedProtocolVersion
+  | RpcError
+
+/**
+ * Is this value one of our wire errors?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isMcpError = (u: unknown): u is McpError => typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * Reads a peer's error object into the matching class. Unknown codes become `RpcError`.
+ * `-32002` is always a resource-not-found (clients of 2026-07-28 still accept it from
+ * older servers); a `-32602` is `InvalidParams` (a 2026 resource-not-found has the
+ * same code; its `data.uri`, when present, is kept in `data`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
+  const d = error.data as any
+  const withData = <A extends object>(fields: A): A & { data?: unknown } =>
+    d === undefined ? fields : { ...fields, data: d }
+  switch (error.code) {
+    case JsonRpc.Code.ParseError:
+      return new ParseError(withData({ message: error.message }))
+    case JsonRpc.Code.InvalidRequest:
+      return new InvalidRequest(withData({ message: error.message }))
+    case JsonRpc.Code.MethodNotFound:
+      return new MethodNotFound({ method: typeof d?.method === "string" ? d.method : "", detail: error.message })
+    case JsonRpc.Code.InvalidParams:
+      return new InvalidParams(withData({ message: error.message }))
+    case JsonRpc.Code.InternalError:
+      return new InternalError(withData({ message: error.message }))
+    case JsonRpc.Code.ResourceNotFound:
+      return new ResourceNotFound({ uri: typeof d?.uri === "string" ? d.uri : "" })
+    case JsonRpc.Code.UrlElicitationRequired:
+      if (Array.isArray(d?.elicitations)) {
+        return new UrlElicitationRequired({ elicitations: d.elicitations, detail: error.message })
+      }
+      break
+    case JsonRpc.Code.HeaderMismatch:
+      return new HeaderMismatch(withData({ message: error.message }))
+    case JsonRpc.Code.MissingRequiredClientCapability:
+      if (typeof d?.requiredCapabilities === "object" && d.requiredCapabilities !== null) {
+        return new MissingRequiredClientCapability({
+          requiredCapabilities: d.requiredCapabilities,
+          detail: error.message
+        })
+      }
+      break
+    case JsonRpc.Code.UnsupportedProtocolVersion:
+      if (Array.isArray(d?.supported)) {
+        return new UnsupportedProtocolVersion({
+          supported: d.supported.filter((s: unknown) => typeof s === "string"),
+          requested: typeof d.requested === "string" ? d.requested : ""
+        })
+      }
+      break
+  }
+  return new RpcError(withData({ code: error.code, message: error.message }))
+}

@@ -1,0 +1,612 @@
+/**
+ * The method catalog: every MCP method once, with its direction, the params and
+ * result schemas of each revision that has it, and what the rest of the library
+ * needs to know about it (may it answer `input_required`, is its result cacheable,
+ * is it paginated, which capability gates it, which notifications go with it).
+ *
+ * The server's dispatch tables, the client's typed requests, error mapping and the
+ * tests all derive from this table: a revision difference is a row here, not an `if`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Revision from "./Revision.js"
+import * as Base from "./Schema/Base.js"
+import * as Completion from "./Schema/Completion.js"
+import * as Discovery from "./Schema/Discovery.js"
+import * as Elicitation from "./Schema/Elicitation.js"
+import * as InputRequired from "./Schema/InputRequired.js"
+import * as Lifecycle from "./Schema/Lifecycle.js"
+import * as Logging from "./Schema/Logging.js"
+import * as Prompt from "./Schema/Prompt.js"
+import * as Resource from "./Schema/Resource.js"
+import * as Roots from "./Schema/Roots.js"
+import * as Sampling from "./Schema/Sampling.js"
+import * as Stateless from "./Schema/Stateless.js"
+import * as Subscription from "./Schema/Subscription.js"
+import * as Tasks from "./Schema/Tasks.js"
+import * as TasksExtension from "./Schema/TasksExtension.js"
+import * as Tool from "./Schema/Tool.js"
+
+/**
+ * Who sends the message: the client (to the server), the server (to the client), or either.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Direction = "client" | "server" | "both"
+
+/**
+ * The schemas of a method in a set of revisions.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Shape {
+  readonly revisions: ReadonlyArray<Revision.Revision>
+  readonly params: Schema.Schema<any, any>
+  /** `params` may be absent from the message (then `{}` is decoded). */
+  readonly paramsOptional: boolean
+  /** The result schema; `undefined` for notifications. */
+  readonly result: Schema.Schema<any, any> | undefined
+}
+
+/**
+ * Which capability gates a method: a top-level key of the server's (for methods the
+ * client sends) or the client's (for methods the server sends) capabilities.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Capability {
+  readonly side: "server" | "client"
+  readonly key: string
+}
+
+/**
+ * One method of the catalog.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Definition<Name extends string = string> {
+  readonly name: Name
+  readonly kind: "request" | "notification"
+  readonly direction: Direction
+  readonly shapes: ReadonlyArray<Shape>
+  /** Every revision that has this method. */
+  readonly revisions: ReadonlyArray<Revision.Revision>
+  /** 2026-07-28: may answer with an `input_required` result. */
+  readonly inputRequired: boolean
+  /** 2026-07-28: its complete result carries `ttlMs` / `cacheScope`. */
+  readonly cacheable: boolean
+  /** Takes `cursor`, returns `nextCursor`. */
+  readonly paginated: boolean
+  /** Served before `notifications/initialized` in the handshake era. */
+  readonly beforeInitialized: boolean
+  /** The capability that must be declared for this method to be used. */
+  readonly capability: Capability | undefined
+  /** The extension that provides it (2026-07-28), if any. */
+  readonly extension: string | undefined
+  /** Related notifications (for requests) or the requests they relate to (for notifications). */
+  readonly related: ReadonlyArray<string>
+}
+
+interface ShapeInput {
+  readonly revisions: ReadonlyArray<Revision.Revision>
+  readonly params: Schema.Schema<any, any>
+  readonly paramsOptional?: boolean
+  readonly result?: Schema.Schema<any, any>
+}
+
+interface Options {
+  readonly inputRequired?: boolean
+  readonly cacheable?: boolean
+  readonly paginated?: boolean
+  readonly beforeInitialized?: boolean
+  readonly capability?: Capability
+  readonly extension?: string
+  readonly related?: ReadonlyArray<string>
+}
+
+/**
+ * A definition together with the precise types of its shapes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Typed<Name extends string, S extends ReadonlyArray<ShapeInput>> extends Definition<Name> {
+  readonly typedShapes: S
+}
+
+const define = <const Name extends string, const S extends ReadonlyArray<ShapeInput>>(
+  name: Name,
+  kind: "request" | "notification",
+  direction: Direction,
+  options: Options,
+  shapes: S
+): Typed<Name, S> => ({
+  name,
+  kind,
+  direction,
+  shapes: shapes.map((s) => ({
+    revisions: s.revisions,
+    params: s.params,
+    paramsOptional: s.paramsOptional ?? false,
+    result: s.result
+  })),
+  typedShapes: shapes,
+  revisions: Revision.all.filter((r) => shapes.some((s) => s.revisions.includes(r))),
+  inputRequired: options.inputRequired ?? false,
+  cacheable: options.cacheable ?? false,
+  paginated: options.paginated ?? false,
+  beforeInitialized: options.beforeInitialized ?? false,
+  capability: options.capability,
+  extension: options.extension,
+  related: options.related ?? []
+})
+
+// Revision sets used below.
+const handshake = Revision.handshake
+const stateless = Revision.stateless
+const since = (r: Revision.Revision) => Revision.range(r, Revision.latestHandshake)
+const only = (r: Revision.Revision): ReadonlyArray<Revision.Revision> => [r]
+
+/** A 2026-07-28 request: `_meta` required; results tagged `complete`. */
+const modern = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
+  params: Schema.Struct<P>,
+  result: Schema.Struct<A>
+) => ({ revisions: stateless, params: Stateless.params(params), result: Stateless.result(result) })
+
+/** A 2026-07-28 request whose result type exists only in 2026 (it carries its own `resultType`). */
+const modernOwn = <P extends Schema.Struct.Fields, A, I>(params: Schema.Struct<P>, result: Schema.Schema<A, I>) => ({
+  revisions: stateless,
+  params: Stateless.params(params),
+  result
+})
+
+/** A 2026-07-28 cacheable request. */
+const modernCacheable = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
+  params: Schema.Struct<P>,
+  result: Schema.Struct<A>
+) => ({ revisions: stateless, params: Stateless.params(params), result: Stateless.cacheableResult(result) })
+
+/** A 2026-07-28 request that may answer `input_required`. */
+const modernRetryable = <P extends Schema.Struct.Fields, Members extends ReadonlyArray<Schema.Schema<any, any>>>(
+  params: Schema.Struct<P>,
+  ...complete: Members
+) => ({
+  revisions: stateless,
+  params: InputRequired.withInputResponses(Stateless.params(params)),
+  result: Schema.Union(...complete, InputRequired.InputRequiredResult)
+})
+
+/** A 2026-07-28 notification. */
+const modernNotification = <P extends Schema.Struct.Fields>(params: Schema.Struct<P>, paramsOptional = false) => ({
+  revisions: stateless,
+  params: Stateless.notificationParams(params),
+  paramsOptional
+})
+
+const serverCap = (key: string): Capability => ({ side: "server", key })
+const clientCap = (key: string): Capability => ({ side: "client", key })
+
+const tasksExtension = TasksExtension.extensionId
+
+/**
+ * Every MCP method, keyed by name.
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const catalog = {
+  // ---------------------------------------------------------------- lifecycle
+  "initialize": define("initialize", "request", "client", { beforeInitialized: true }, [
+    { revisions: handshake, params: Lifecycle.InitializeRequestParams, result: Lifecycle.InitializeResult }
+  ]),
+  "ping": define("ping", "request", "both", { beforeInitialized: true }, [
+    { revisions: handshake, params: Lifecycle.PingRequestParams, paramsOptional: true, result: Base.EmptyResult }
+  ]),
+  "server/discover": define("server/discover", "request", "client", { cacheable: true }, [
+    { revisions: stateless, params: Discovery.DiscoverRequestParams, result: Discovery.DiscoverResult }
+  ]),
+  "notifications/initialized": define(
+    "notifications/initialized",
+    "notification",
+    "client",
+    { beforeInitialized: true },
+    [{ revisions: handshake, params: Lifecycle.InitializedNotificationParams, paramsOptional: true }]
+  ),
+  "notifications/cancelled": define("notifications/cancelled", "notification", "both", { beforeInitialized: true }, [
+    { revisions: Revision.range("2024-11-05", "2025-06-18"), params: Lifecycle.CancelledNotificationParams },
+    { revisions: only("2025-11-25"), params: Lifecycle.CancelledNotificationParams20251125 },
+    modernNotification(Lifecycle.CancelledNotificationParams)
+  ]),
+  "notifications/progress": define("notifications/progress", "notification", "both", { beforeInitialized: true }, [
+    { revisions: handshake, params: Lifecycle.ProgressNotificationParams },
+    { ...modernNotification(Lifecycle.ProgressNotificationParams), revisions: stateless }
+  ]),
+
+  // ---------------------------------------------------------------- tools
+  "tools/list": define("tools/list", "request", "client", {
+    cacheable: true,
+    paginated: true,
+    capability: serverCap("tools"),
+    related: ["notifications/tools/list_changed"]
+  }, [
+    { revisions: handshake, params: Tool.ListToolsRequestParams, paramsOptional: true, result: Tool.ListToolsResult },
+    modernCacheable(Tool.ListToolsRequestParams, Tool.ListToolsResult)
+  ]),
+  "tools/call": define("tools/call", "request", "client", {
+    inputRequired: true,
+    capability: serverCap("tools")
+  }, [
+    { revisions: only("2024-11-05"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20241105 },
+    { revisions: only("2025-03-26"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250326 },
+    { revisions: only("2025-06-18"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250618 },
+    {
+      revisions: only("2025-11-25"),
+      params: Tool.CallToolRequestParams,
+      result: Schema.Union(Tool.CallToolResult20250618, Tasks.CreateTaskResult)
+    },
+    modernRetryable(Tool.CallToolRequestParams, Stateless.result(Tool.CallToolResult), TasksExtension.CreateTaskResult)
+  ]),
+  "notifications/tools/list_changed": define(
+    "notifications/tools/list_changed",
+    "notification",
+    "server",
+    { capability: serverCap("tools"), related: ["tools/list"] },
+    [
+      { revisions: handshake, params: Tool.ToolListChangedNotificationParams, paramsOptional: true },
+      modernNotification(Tool.ToolListChangedNotificationParams, true)
+    ]
+  ),
+
+  // ---------------------------------------------------------------- resources
+  "resources/list": define("resources/list", "request", "client", {
+    cacheable: true,
+    paginated: true,
+    capability: serverCap("resources"),
+    related: ["notifications/resources/list_changed"]
+  }, [
+    {
+      revisions: handshake,
+      params: Resource.ListResourcesRequestParams,
+      paramsOptional: true,
+      result: Resource.ListResourcesResult
+    },
+    modernCacheable(Resource.ListResourcesRequestParams, Resource.ListResourcesResult)
+  ]),
+  "resources/templates/list": define("resources/templates/list", "request", "client", {
+    cacheable: true,
+    paginated: true,
+    capability: serverCap("resources"),
+    related: ["notifications/resources/list_changed"]
+  }, [
+    {
+      revisions: handshake,
+      params: Resource.ListResourceTemplatesRequestParams,
+      paramsOptional: true,
+      result: Resource.ListResourceTemplatesResult
+    },
+    modernCacheable(Resource.ListResourceTemplatesRequestParams, Resource.ListResourceTemplatesResult)
+  ]),
+  "resources/read": define("resources/read", "request", "client", {
+    inputRequired: true,
+    cacheable: true,
+    capability: serverCap("resources"),
+    related: ["notifications/resources/updated"]
+  }, [
+    { revisions: handshake, params: Resource.ReadResourceRequestParams, result: Resource.ReadResourceResult },
+    modernRetryable(Resource.ReadResourceRequestParams, Stateless.cacheableResult(Resource.ReadResourceResult))
+  ]),
+  "resources/subscribe": define("resources/subscribe", "request", "client", {
+    capability: serverCap("resources"),
+    related: ["notifications/resources/updated"]
+  }, [{ revisions: handshake, params: Resource.SubscribeRequestParams, result: Base.EmptyResult }]),
+  "resources/unsubscribe": define("resources/unsubscribe", "request", "client", {
+    capability: serverCap("resources"),
+    related: ["notifications/resources/updated"]
+  }, [{ revisions: handshake, params: Resource.UnsubscribeRequestParams, result: Base.EmptyResult }]),
+  "notifications/resources/list_changed": define(
+    "notifications/resources/list_changed",
+    "notification",
+    "server",
+    { capability: serverCap("resources"), related: ["resources/list", "resources/templates/list"] },
+    [
+      { revisions: handshake, params: Resource.ResourceListChangedNotificationParams, paramsOptional: true },
+      modernNotification(Resource.ResourceListChangedNotificationParams, true)
+    ]
+  ),
+  "notifications/resources/updated": define(
+    "notifications/resources/updated",
+    "notification",
+    "server",
+    {
+      capability: serverCap("resources"),
+      related: ["resources/read", "resources/subscribe", "subscriptions/listen"]
+    },
+    [
+      { revisions: handshake, params: Resource.ResourceUpdatedNotificationParams },
+      modernNotification(Resource.ResourceUpdatedNotificationParams)
+    ]
+  ),
+
+  // ---------------------------------------------------------------- subscriptions (2026-07-28)
+  "subscriptions/listen": define("subscriptions/listen", "request", "client", {
+    related: [
+      "notifications/subscriptions/acknowledged",
+      "notifications/tools/list_changed",
+      "notifications/prompts/list_changed",
+      "notifications/resources/list_changed",
+      "notifications/resources/updated"
+    ]
+  }, [
+    {
+      revisions: stateless,
+      params: Subscription.SubscriptionsListenRequestParams,
+      result: Subscription.SubscriptionsListenResult
+    }
+  ]),
+  "notifications/subscriptions/acknowledged": define(
+    "notifications/subscriptions/acknowledged",
+    "notification",
+    "server",
+    { related: ["subscriptions/listen"] },
+    [{ revisions: stateless, params: Subscription.SubscriptionsAcknowledgedNotificationParams }]
+  ),
+
+  // ---------------------------------------------------------------- prompts
+  "prompts/list": define("prompts/list", "request", "client", {
+    cacheable: true,
+    paginated: true,
+    capability: serverCap("prompts"),
+    related: ["notifications/prompts/list_changed"]
+  }, [
+    {
+      revisions: handshake,
+      params: Prompt.ListPromptsRequestParams,
+      paramsOptional: true,
+      result: Prompt.ListPromptsResult
+    },
+    modernCacheable(Prompt.ListPromptsRequestParams, Prompt.ListPromptsResult)
+  ]),
+  "prompts/get": define("prompts/get", "request", "client", {
+    inputRequired: true,
+    capability: serverCap("prompts")
+  }, [
+    { revisions: only("2024-11-05"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20241105 },
+    { revisions: only("2025-03-26"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20250326 },
+    { revisions: since("2025-06-18"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult },
+    modernRetryable(Prompt.GetPromptRequestParams, Stateless.result(Prompt.GetPromptResult))
+  ]),
+  "notifications/prompts/list_changed": define(
+    "notifications/prompts/list_changed",
+    "notification",
+    "server",
+    { capability: serverCap("prompts"), related: ["prompts/list"] },
+    [
+      { revisions: handshake, params: Prompt.PromptListChangedNotificationParams, paramsOptional: true },
+      modernNotification(Prompt.PromptListChangedNotificationParams, true)
+    ]
+  ),
+
+  // ---------------------------------------------------------------- completion
+  "completion/complete": define("completion/complete", "request", "client", {
+    capability: serverCap("completions")
+  }, [
+    { revisions: handshake, params: Completion.CompleteRequestParams, result: Completion.CompleteResult },
+    modern(Completion.CompleteRequestParams, Completion.CompleteResult)
+  ]),
+
+  // ---------------------------------------------------------------- logging
+  "logging/setLevel": define("logging/setLevel", "request", "client", { capability: serverCap("logging") }, [
+    { revisions: handshake, params: Logging.SetLevelRequestParams, result: Base.EmptyResult }
+  ]),
+  "notifications/message": define(
+    "notifications/message",
+    "notification",
+    "server",
+    { beforeInitialized: true, capability: serverCap("logging") },
+    [
+      { revisions: handshake, params: Logging.LoggingMessageNotificationParams },
+      modernNotification(Logging.LoggingMessageNotificationParams)
+    ]
+  ),
+
+  // ---------------------------------------------------------------- sampling (server → client; 2026: input request)
+  "sampling/createMessage": define("sampling/createMessage", "request", "server", {
+    capability: clientCap("sampling")
+  }, [
+    {
+      revisions: only("2024-11-05"),
+      params: Sampling.CreateMessageRequestParams20241105,
+      result: Sampling.CreateMessageResult20241105
+    },
+    {
+      revisions: Revision.range("2025-03-26", "2025-06-18"),
+      params: Sampling.CreateMessageRequestParams20250326,
+      result: Sampling.CreateMessageResult20250326
+    },
+    {
+      revisions: only("2025-11-25"),
+      params: Sampling.CreateMessageRequestParams,
+      result: Schema.Union(Sampling.CreateMessageResult, Tasks.CreateTaskResult)
+    }
+  ]),
+
+  // ---------------------------------------------------------------- roots (server → client; 2026: input request)
+  "roots/list": define("roots/list", "request", "server", {
+    capability: clientCap("roots"),
+    related: ["notifications/roots/list_changed"]
+  }, [
+    { revisions: handshake, params: Roots.ListRootsRequestParams, paramsOptional: true, result: Roots.ListRootsResult }
+  ]),
+  "notifications/roots/list_changed": define(
+    "notifications/roots/list_changed",
+    "notification",
+    "client",
+    { capability: clientCap("roots"), related: ["roots/list"] },
+    [{ revisions: handshake, params: Roots.RootsListChangedNotificationParams, paramsOptional: true }]
+  ),
+
+  // ---------------------------------------------------------------- elicitation (server → client; 2026: input request)
+  "elicitation/create": define("elicitation/create", "request", "server", {
+    capability: clientCap("elicitation")
+  }, [
+    {
+      revisions: only("2025-06-18"),
+      params: Elicitation.ElicitRequestParams20250618,
+      result: Elicitation.ElicitResult20250618
+    },
+    {
+      revisions: only("2025-11-25"),
+      params: Elicitation.ElicitRequestParams20251125,
+      result: Schema.Union(Elicitation.ElicitResult, Tasks.CreateTaskResult)
+    }
+  ]),
+  "notifications/elicitation/complete": define(
+    "notifications/elicitation/complete",
+    "notification",
+    "server",
+    { capability: clientCap("elicitation"), related: ["elicitation/create"] },
+    [{ revisions: only("2025-11-25"), params: Elicitation.ElicitationCompleteNotificationParams }]
+  ),
+
+  // ---------------------------------------------------------------- tasks
+  "tasks/get": define("tasks/get", "request", "both", { extension: tasksExtension }, [
+    { revisions: only("2025-11-25"), params: Tasks.GetTaskRequestParams, result: Tasks.GetTaskResult },
+    modernOwn(TasksExtension.GetTaskRequestParams, TasksExtension.GetTaskResult)
+  ]),
+  "tasks/result": define("tasks/result", "request", "both", {}, [
+    { revisions: only("2025-11-25"), params: Tasks.GetTaskPayloadRequestParams, result: Tasks.GetTaskPayloadResult }
+  ]),
+  "tasks/list": define("tasks/list", "request", "both", { paginated: true }, [
+    {
+      revisions: only("2025-11-25"),
+      params: Tasks.ListTasksRequestParams,
+      paramsOptional: true,
+      result: Tasks.ListTasksResult
+    }
+  ]),
+  "tasks/cancel": define("tasks/cancel", "request", "both", { extension: tasksExtension }, [
+    { revisions: only("2025-11-25"), params: Tasks.CancelTaskRequestParams, result: Tasks.CancelTaskResult },
+    modernOwn(TasksExtension.CancelTaskRequestParams, TasksExtension.CancelTaskResult)
+  ]),
+  "tasks/update": define("tasks/update", "request", "client", { extension: tasksExtension }, [
+    modernOwn(TasksExtension.UpdateTaskRequestParams, TasksExtension.UpdateTaskResult)
+  ]),
+  "notifications/tasks/status": define("notifications/tasks/status", "notification", "both", {}, [
+    { revisions: only("2025-11-25"), params: Tasks.TaskStatusNotificationParams }
+  ]),
+  "notifications/tasks": define(
+    "notifications/tasks",
+    "notification",
+    "server",
+    { extension: tasksExtension, related: ["subscriptions/listen"] },
+    [{ revisions: stateless, params: TasksExtension.TaskStatusNotificationParams }]
+  )
+} as const
+
+/**
+ * Every method name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Name = keyof typeof catalog
+
+/**
+ * The decoded params of a method (the union over the revisions that have it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Params<M extends Name> = Schema.Schema.Type<(typeof catalog)[M]["typedShapes"][number]["params"]>
+
+/**
+ * The result of a method (the union over the revisions that have it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Result<M extends Name> = (typeof catalog)[M]["typedShapes"][number] extends infer S
+  ? S extends { readonly result: Schema.Schema<infer A, any> } ? A : never
+  : never
+
+/**
+ * Every definition, in catalog order.
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const definitions: ReadonlyArray<Definition> = Object.values(catalog)
+
+/**
+ * The definition of one method in one revision: the schemas that revision uses.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly definition: Definition
+  readonly shape: Shape
+  /** Decodes the params (absent params decode as `{}` where they are optional). */
+  readonly decodeParams: (params: unknown) => unknown
+  /** Encodes a result (undefined for notifications). */
+  readonly encodeResult: ((result: unknown) => unknown) | undefined
+  /** Decodes a result received from the peer (undefined for notifications). */
+  readonly decodeResult: ((result: unknown) => unknown) | undefined
+}
+
+const makeEntry = (definition: Definition, shape: Shape): Entry => {
+  const decode = Schema.decodeUnknownSync(shape.params, Base.parseOptions)
+  const optional = shape.paramsOptional
+  return {
+    definition,
+    shape,
+    decodeParams: (params) => decode(params === undefined && optional ? {} : params),
+    encodeResult: shape.result && Schema.encodeUnknownSync(shape.result, Base.parseOptions),
+    decodeResult: shape.result && Schema.decodeUnknownSync(shape.result, Base.parseOptions)
+  }
+}
+
+const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } = Object.fromEntries(
+  Revision.all.map((revision) => [
+    revision,
+    new Map(
+      definitions.flatMap((definition) =>
+        definition.shapes
+          .filter((shape) => shape.revisions.includes(revision))
+          .map((shape) => [definition.name, makeEntry(definition, shape)] as const)
+      )
+    )
+  ])
+) as any
+
+/**
+ * The methods of a revision, by name, with their schemas compiled.
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const table = (revision: Revision.Revision): ReadonlyMap<string, Entry> => tables[revision]
+
+/**
+ * The entry of `method` in `revision`, if that revision has it.
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const lookup = (revision: Revision.Revision, method: string): Entry | undefined => tables[revision].get(method)
+
+/**
+ * The methods of a revision that `side` receives (the ones it may be asked to serve).
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const receivedBy = (side: "server" | "client", revision: Revision.Revision): ReadonlyArray<Entry> =>
+  Array.from(tables[revision].values()).filter((entry) =>
+    entry.definition.direction === "both" || entry.definition.direction !== side
+  )

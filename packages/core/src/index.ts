@@ -1,0 +1,73 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * The JSON-RPC peer: routing, in-flight requests, cancellation, outbound calls, timeouts.
+ *
+ * @since 0.1.0
+ */
+export * as Peer from "./Peer.js"
+
+/**
+ * The abstract transport, text transports and the in-memory pair.
+ *
+ * @since 0.1.0
+ */
+export * as Transport from "./Transport.js"
+
+/**
+ * The wire boundary: text → message, message → text.
+ *
+ * @since 0.1.0
+ */
+export * as Wire from "./Wire.js"
+
+/**
+ * JSON-RPC 2.0 messages and error codes.
+ *
+ * @since 0.1.0
+ */
+export * as JsonRpc from "./JsonRpc.js"
+
+/**
+ * Wire errors that render themselves for a revision.
+ *
+ * @since 0.1.0
+ */
+export * as McpError from "./McpError.js"
+
+/**
+ * The MCP revisions as data.
+ *
+ * @since 0.1.0
+ */
+export * as Revision from "./Revision.js"
+
+/**
+ * `_meta`: reserved keys, readers, merging.
+ *
+ * @since 0.1.0
+ */
+export * as Meta from "./Meta.js"
+
+/**
+ * The method catalog.
+ *
+ * @since 0.1.0
+ */
+export * as Method from "./Method.js"
+
+/**
+ * Dispatch functions derived from the method catalog.
+ *
+ * @since 0.1.0
+ */
+export * as Dispatch from "./Dispatch.js"
+
+/**
+ * MCP wire types, one module per area.
+ *
+ * @since 0.1.0
+ */
+export * as Schema from "./Schema/index.js"

@@ -1,0 +1,358 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Ref from "effect/Ref"
+import * as TestClock from "effect/TestClock"
+import * as Dispatch from "../src/Dispatch.js"
+import * as McpError from "../src/McpError.js"
+import * as Peer from "../src/Peer.js"
+import type * as Revision from "../src/Revision.js"
+import * as Transport from "../src/Transport.js"
+
+interface Probe {
+  readonly started: Deferred.Deferred<void>
+  readonly interrupted: Deferred.Deferred<void>
+}
+
+const textResult = (text: string) => ({ content: [{ type: "text", text }] })
+
+/** A peer serving ping and a tools/call whose behaviour depends on the tool name. */
+const setup = (options: { readonly revision?: Revision.Revision; readonly batching?: boolean } = {}) =>
+  Effect.gen(function*() {
+    const { remote, transport } = yield* Transport.memory
+    const probe: Probe = {
+      started: yield* Deferred.make<void>(),
+      interrupted: yield* Deferred.make<void>()
+    }
+    const notifications = yield* Ref.make<Array<string>>([])
+    const revision = options.revision ?? "2025-11-25"
+    const peer = yield* Peer.make({
+      transport,
+      revision: Effect.succeed(revision),
+      batching: Effect.succeed(options.batching ?? false),
+      onNotification: (n) => Ref.update(notifications, (all) => [...all, n.method]),
+      onRequest: Dispatch.make({
+        revision: Effect.succeed(revision),
+        handlers: {
+          ping: () => Effect.succeed({}),
+          "tools/call": (params) => {
+            switch (params.name) {
+              case "slow":
+                return Deferred.succeed(probe.started, undefined).pipe(
+                  Effect.zipRight(Effect.never),
+                  Effect.onInterrupt(() => Deferred.succeed(probe.interrupted, undefined))
+                )
+              case "boom":
+                return Effect.die(new Error("a bug in the handler"))
+              case "missing":
+                return Effect.fail(new McpError.ResourceNotFound({ uri: "test://missing" }))
+              default:
+                return Effect.succeed(textResult(`hello ${params.name}`))
+            }
+          }
+        }
+      })
+    })
+    const call = (text: string) => Effect.zipRight(remote.write(text), Effect.map(remote.read, (t) => JSON.parse(t)))
+    return { peer, remote, probe, notifications, call }
+  })
+
+describe("Peer: inbound requests", () => {
+  it.scoped("answers string, number and 0 ids with the same id", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":0,"method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: 0,
+        result: {}
+      })
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":"abc","method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: "abc",
+        result: {}
+      })
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":9007199254740991,"method":"ping","params":{}}`), {
+        jsonrpc: "2.0",
+        id: 9007199254740991,
+        result: {}
+      })
+    }))
+
+  it.scoped("unknown method: -32601 with the request's id", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      const response = yield* call(`{"jsonrpc":"2.0","id":7,"method":"no/such/method","params":{}}`)
+      assert.strictEqual(response.id, 7)
+      assert.strictEqual(response.error.code, -32601)
+      assert.isUndefined(response.result)
+    }))
+
+  it.scoped("a method of another revision is not found", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup({ revision: "2026-07-28" })
+      const response = yield* call(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+      assert.strictEqual(response.error.code, -32601)
+      assert.strictEqual(response.id, "p")
+    }))
+
+  it.scoped("invalid params: -32602 for that request, the next one is served", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      const bad = yield* call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`)
+      assert.strictEqual(bad.id, 1)
+      assert.strictEqual(bad.error.code, -32602)
+      assert.match(bad.error.message, /tools\/call/)
+      const missing = yield* call(`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`)
+      assert.strictEqual(missing.error.code, -32602)
+      const good = yield* call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ann"}}`)
+      assert.deepStrictEqual(good.result, textResult("hello ann"))
+    }))
+
+  it.scoped("parse error: -32700 with id null, then the loop goes on", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      const response = yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"`)
+      assert.strictEqual(response.id, null)
+      assert.strictEqual(response.error.code, -32700)
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: 2,
+        result: {}
+      })
+    }))
+
+  it.scoped("valid JSON that is not a message: -32600, with the id when it can be read", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      const scalar = yield* call(`42`)
+      assert.deepStrictEqual([scalar.id, scalar.error.code], [null, -32600])
+      const noMethod = yield* call(`{"jsonrpc":"2.0","id":3}`)
+      assert.deepStrictEqual([noMethod.id, noMethod.error.code], [3, -32600])
+      const wrongVersion = yield* call(`{"jsonrpc":"1.0","id":"v","method":"ping"}`)
+      assert.deepStrictEqual([wrongVersion.id, wrongVersion.error.code], ["v", -32600])
+      const nullId = yield* call(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+      assert.deepStrictEqual([nullId.id, nullId.error.code], [null, -32600])
+      const boolId = yield* call(`{"jsonrpc":"2.0","id":true,"method":"ping"}`)
+      assert.deepStrictEqual([boolId.id, boolId.error.code], [null, -32600])
+      const arrayParams = yield* call(`{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}`)
+      assert.deepStrictEqual([arrayParams.id, arrayParams.error.code], [4, -32600])
+    }))
+
+  it.scoped("typed failures render for the revision (resource not found)", () =>
+    Effect.gen(function*() {
+      const legacy = yield* setup({ revision: "2025-11-25" })
+      const a = yield* legacy.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"missing"}}`)
+      assert.strictEqual(a.error.code, -32002)
+      assert.deepStrictEqual(a.error.data, { uri: "test://missing" })
+    }))
+
+  it.scoped("a defect in one handler is -32603 for that request; the next request is served", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      const boom = yield* call(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"boom"}}`)
+      assert.strictEqual(boom.id, "b")
+      assert.strictEqual(boom.error.code, -32603)
+      assert.notInclude(boom.error.message, "a bug in the handler")
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":"n","method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: "n",
+        result: {}
+      })
+    }))
+
+  it.scoped("notifications/cancelled interrupts the handler and nothing is sent for it", () =>
+    Effect.gen(function*() {
+      const { call, peer, probe, remote } = yield* setup()
+      yield* remote.write(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"slow"}}`)
+      yield* Deferred.await(probe.started)
+      assert.strictEqual(yield* peer.inflight, 1)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
+      yield* Deferred.await(probe.interrupted)
+      // The next thing on the wire is the answer to the next request, not one for c1.
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: 2,
+        result: {}
+      })
+      assert.strictEqual(yield* peer.inflight, 0)
+    }))
+
+  it.scoped("cancelling an unknown or finished id is ignored", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup()
+      yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+      const { remote } = yield* setup()
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled"}`)
+      yield* remote.write(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+      assert.deepStrictEqual(JSON.parse(yield* remote.read), { jsonrpc: "2.0", id: 2, result: {} })
+    }))
+
+  it.scoped("a duplicate in-flight id is -32600; the first request is still answered", () =>
+    Effect.gen(function*() {
+      const { peer, probe, remote } = yield* setup()
+      yield* remote.write(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow"}}`)
+      yield* Deferred.await(probe.started)
+      yield* remote.write(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+      const duplicate = JSON.parse(yield* remote.read)
+      assert.deepStrictEqual([duplicate.id, duplicate.error.code], [5, -32600])
+      assert.strictEqual(yield* peer.inflight, 1)
+      yield* peer.cancel(5)
+      yield* Deferred.await(probe.interrupted)
+    }))
+
+  it.scoped("a notification is never answered", () =>
+    Effect.gen(function*() {
+      const { call, notifications, remote } = yield* setup()
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"no/such/notification","params":{}}`)
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {}
+      })
+      assert.deepStrictEqual(yield* Ref.get(notifications), ["notifications/initialized", "no/such/notification"])
+    }))
+})
+
+describe("Peer: batches", () => {
+  it.scoped("accepted where the revision allows them: one array of responses", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup({ revision: "2025-03-26", batching: true })
+      const responses = yield* call(
+        `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},` +
+          `{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"bo"}},{"jsonrpc":"2.0","id":3,"method":"nope"},7]`
+      )
+      assert.isArray(responses)
+      const byId = new Map(responses.map((r: any) => [r.id, r]))
+      assert.strictEqual(responses.length, 4)
+      assert.deepStrictEqual((byId.get(1) as any).result, {})
+      assert.deepStrictEqual((byId.get("two") as any).result, textResult("hello bo"))
+      assert.strictEqual((byId.get(3) as any).error.code, -32601)
+      assert.strictEqual((byId.get(null) as any).error.code, -32600)
+    }))
+
+  it.scoped("a batch of notifications only gets no answer", () =>
+    Effect.gen(function*() {
+      const { call, remote } = yield* setup({ revision: "2025-03-26", batching: true })
+      yield* remote.write(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)
+      assert.deepStrictEqual(yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {}
+      })
+    }))
+
+  it.scoped("rejected with -32600 where the revision forbids them", () =>
+    Effect.gen(function*() {
+      const { call } = yield* setup({ revision: "2025-06-18", batching: false })
+      const response = yield* call(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+      assert.isFalse(Array.isArray(response))
+      assert.deepStrictEqual([response.id, response.error.code], [null, -32600])
+    }))
+})
+
+describe("Peer: outbound requests", () => {
+  it.scoped("matches the response to the call, by id", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(peer.request("roots/list", {}))
+      const sent = JSON.parse(yield* remote.read)
+      assert.strictEqual(sent.method, "roots/list")
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { roots: [] } }))
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { roots: [] })
+    }))
+
+  it.scoped("an error response fails the call with the matching typed error", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list")))
+      const sent = JSON.parse(yield* remote.read)
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, error: { code: -32601, message: "nope" } }))
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "MethodNotFound")
+    }))
+
+  it.scoped("interrupting the call sends notifications/cancelled; a late answer is ignored", () =>
+    Effect.gen(function*() {
+      const { call, peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(peer.request("sampling/createMessage", { messages: [], maxTokens: 1 }))
+      const sent = JSON.parse(yield* remote.read)
+      yield* Fiber.interrupt(fiber)
+      const cancelled = JSON.parse(yield* remote.read)
+      assert.strictEqual(cancelled.method, "notifications/cancelled")
+      assert.strictEqual(cancelled.params.requestId, sent.id)
+      assert.isUndefined(cancelled.id)
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: {} }))
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)).id, 1)
+    }))
+
+  it.scoped("times out, then cancels", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list", {}, { timeout: "1 second" })))
+      const sent = JSON.parse(yield* remote.read)
+      yield* TestClock.adjust("1001 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "RequestTimeout")
+      const cancelled = JSON.parse(yield* remote.read)
+      assert.strictEqual(cancelled.method, "notifications/cancelled")
+      assert.strictEqual(cancelled.params.requestId, sent.id)
+    }))
+
+  it.scoped("progress resets the timeout, up to the hard maximum", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const seen = yield* Ref.make<Array<number>>([])
+      const fiber = yield* Effect.fork(Effect.either(peer.request("tools/call", { name: "long" }, {
+        timeout: "1 second",
+        maxTimeout: "3 seconds",
+        resetTimeoutOnProgress: true,
+        onProgress: (p) => Ref.update(seen, (all) => [...all, p.progress])
+      })))
+      const sent = JSON.parse(yield* remote.read)
+      const token = sent.params._meta.progressToken
+      assert.isDefined(token)
+      const progress = (n: number) =>
+        remote.write(JSON.stringify({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: n }
+        }))
+      for (let n = 1; n <= 3; n++) {
+        yield* TestClock.adjust("900 millis")
+        yield* progress(n)
+        yield* Effect.yieldNow()
+        assert.isNull(yield* Fiber.poll(fiber).pipe(Effect.map((o) => o._tag === "Some" ? "done" : null)))
+      }
+      // 2.7s so far; progress keeps it alive but the hard maximum (3s) ends it.
+      yield* TestClock.adjust("400 millis")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result._tag, "Left")
+      assert.strictEqual(result._tag === "Left" && result.left._tag, "RequestTimeout")
+      assert.deepStrictEqual(yield* Ref.get(seen), [1, 2, 3])
+    }))
+
+  it.scoped("without progress the reset timeout still fires", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(
+        Effect.flip(peer.request("tools/call", { name: "x" }, { timeout: "1 second", resetTimeoutOnProgress: true }))
+      )
+      yield* remote.read
+      yield* TestClock.adjust("1001 millis")
+      assert.strictEqual((yield* Fiber.join(fiber))._tag, "RequestTimeout")
+    }))
+
+  it.scoped("a call pending when the other side closes fails with TransportClosed", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list")))
+      yield* remote.read
+      yield* remote.close
+      yield* peer.closed
+      assert.strictEqual((yield* Fiber.join(fiber))._tag, "TransportClosed")
+    }))
+})

@@ -1,0 +1,23 @@
+/**
+ * Ends a vitest run with the plain closing line `N passed, N failed` (and `, N skipped`),
+ * so that any CI can count the tests whatever runner it knows.
+ */
+import type { Reporter, TestModule } from "vitest/node"
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0
+    let failed = 0
+    let skipped = 0
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === "passed") passed++
+        else if (state === "failed") failed++
+        else skipped++
+      }
+      if (module.state() === "failed" && module.children.size === 0) failed++
+    }
+    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`)
+  }
+}
