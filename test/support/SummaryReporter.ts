@@ -2,6 +2,7 @@
  * Ends a vitest run with the plain closing line `N passed, N failed` (and `, N skipped`),
  * so that any CI can count the tests whatever runner it knows.
  */
+import * as fs from "node:fs"
 import type { Reporter, TestModule } from "vitest/node"
 
 export default class SummaryReporter implements Reporter {
@@ -18,6 +19,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === "failed" && module.children.size === 0) failed++
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`)
+    const line = `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`
+    // Written as the process exits, after the default reporter's summary, so it is the last line.
+    process.once("exit", () => fs.writeSync(1, `\n${line}\n`))
   }
 }

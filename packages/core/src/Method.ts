@@ -234,7 +234,18 @@ export const catalog = {
     capability: serverCap("tools"),
     related: ["notifications/tools/list_changed"]
   }, [
-    { revisions: handshake, params: Tool.ListToolsRequestParams, paramsOptional: true, result: Tool.ListToolsResult },
+    {
+      revisions: Revision.range("2024-11-05", "2025-03-26"),
+      params: Tool.ListToolsRequestParams,
+      paramsOptional: true,
+      result: Tool.ListToolsResult
+    },
+    {
+      revisions: since("2025-06-18"),
+      params: Tool.ListToolsRequestParams,
+      paramsOptional: true,
+      result: Tool.ListToolsResult20250618
+    },
     modernCacheable(Tool.ListToolsRequestParams, Tool.ListToolsResult)
   ]),
   "tools/call": define("tools/call", "request", "client", {

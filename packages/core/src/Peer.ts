@@ -223,10 +223,9 @@ export const make = <R = never>(
       JsonRpc.failure(id, { code: JsonRpc.Code.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(id)} is already in flight` })
 
     const startRequest = (request: JsonRpc.Request): Effect.Effect<void, never, R> =>
-      Effect.flatMap(FiberMap.has(inflight, request.id), (busy) =>
-        busy
-          ? sendQuiet(duplicate(request.id), request.id)
-          : Effect.asVoid(FiberMap.run(inflight, request.id, serve(request), { onlyIfMissing: true })))
+      FiberMap.unsafeHas(inflight, request.id)
+        ? sendQuiet(duplicate(request.id), request.id)
+        : Effect.asVoid(FiberMap.run(inflight, request.id, serve(request), { onlyIfMissing: true }))
 
     // ------------------------------------------------------------------ inbound notifications and responses
 

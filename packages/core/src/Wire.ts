@@ -115,13 +115,53 @@ export const message = (value: unknown): Single | Invalid => {
   return invalid(readableId(o), "Invalid Request: not a request, notification or response")
 }
 
+const hasOwn = Object.prototype.hasOwnProperty
+
+/** Removes every own `__proto__` key, at any depth (in place: the value is freshly parsed). */
+const stripProto = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) {
+    for (const item of value) stripProto(item)
+    return value
+  }
+  if (hasOwn.call(value, "__proto__")) delete (value as any)["__proto__"]
+  for (const key in value) stripProto((value as any)[key])
+  return value
+}
+
+const dropProto = (key: string, value: unknown) => (key === "__proto__" ? undefined : value)
+
 /**
- * Classifies an already parsed JSON value (an HTTP body parsed by the platform, say).
+ * Text → JSON value, once. Own `__proto__` keys are removed: decoding them into objects
+ * would set the object's prototype (prototype pollution), so no such key ever reaches a
+ * schema. Every other key, `_meta` and namespaced keys included, is kept verbatim.
+ * Throws `SyntaxError` on invalid JSON.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodeValue = (value: unknown): Inbound => {
+export const parse = (text: string): unknown =>
+  // The reviver costs; only texts that mention the key pay for it.
+  text.includes("\"__proto__\"") ? JSON.parse(text, dropProto) : JSON.parse(text)
+
+/**
+ * Removes own `__proto__` keys from a value parsed elsewhere (see {@link parse}).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const sanitize: (value: unknown) => unknown = stripProto
+
+/**
+ * Classifies an already parsed JSON value (an HTTP body parsed by the platform, say).
+ * Own `__proto__` keys are removed first (see {@link parse}).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeValue = (value: unknown): Inbound => classify(stripProto(value))
+
+const classify = (value: unknown): Inbound => {
   if (Array.isArray(value)) {
     if (value.length === 0) return invalid(null, "Invalid Request: empty batch")
     return { _tag: "Batch", items: value.map(message) }
@@ -138,7 +178,7 @@ export const decodeValue = (value: unknown): Inbound => {
 export const decode = (text: string): Inbound => {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parse(text)
   } catch (cause) {
     return {
       _tag: "Invalid",
@@ -146,7 +186,7 @@ export const decode = (text: string): Inbound => {
       error: new McpError.ParseError({ message: `Parse error: ${cause instanceof Error ? cause.message : "invalid JSON"}` })
     }
   }
-  return decodeValue(value)
+  return classify(value)
 }
 
 /**
