@@ -441,8 +441,8 @@ export const catalog = {
     },
     {
       revisions: only("2025-11-25"),
-      params: Sampling.CreateMessageRequestParams,
-      result: Schema.Union(Sampling.CreateMessageResult, Tasks.CreateTaskResult)
+      params: Sampling.CreateMessageRequestParams20251125,
+      result: Schema.Union(Sampling.CreateMessageResult20251125, Tasks.CreateTaskResult)
     }
   ]),
 

@@ -18,12 +18,24 @@ export const schemaDir: string = process.env.MCP_SPEC_SCHEMA_DIR ??
 
 export type SchemaSet = Revision | "ext-tasks-draft"
 
+const loaded = new Map<SchemaSet, any>()
+
+/** The parsed schema.json of a set (a fresh copy: callers may patch it). */
 const load = (set: SchemaSet): any => {
+  let text = loaded.get(set)
+  if (text === undefined) {
+    text = read(set)
+    loaded.set(set, text)
+  }
+  return JSON.parse(text)
+}
+
+const read = (set: SchemaSet): string => {
   const file = path.join(schemaDir, set, "schema.json")
   if (!fs.existsSync(file)) {
     throw new Error(`official schema not found at ${file}; set MCP_SPEC_SCHEMA_DIR to the spec's schema folder`)
   }
-  return JSON.parse(fs.readFileSync(file, "utf8"))
+  return fs.readFileSync(file, "utf8")
 }
 
 /**
@@ -72,17 +84,23 @@ const compiled = (set: SchemaSet) => {
   return entry
 }
 
-/** The names of every definition of a schema set. */
-export const definitions = (set: SchemaSet): ReadonlyArray<string> => {
-  const schema = load(set)
-  return Object.keys(schema.$defs ?? schema.definitions)
+const patchedDefs = new Map<SchemaSet, Record<string, any>>()
+
+const defsOf = (set: SchemaSet): Record<string, any> => {
+  let defs = patchedDefs.get(set)
+  if (defs === undefined) {
+    const schema = patch(set, load(set))
+    defs = schema.$defs ?? schema.definitions
+    patchedDefs.set(set, defs!)
+  }
+  return defs!
 }
 
-/** The raw (patched) definition of a schema set. */
-export const definition = (set: SchemaSet, name: string): any => {
-  const schema = patch(set, load(set))
-  return (schema.$defs ?? schema.definitions)[name]
-}
+/** The names of every definition of a schema set. */
+export const definitions = (set: SchemaSet): ReadonlyArray<string> => Object.keys(defsOf(set))
+
+/** The (patched) definition of a schema set. Do not modify it. */
+export const definition = (set: SchemaSet, name: string): any => defsOf(set)[name]
 
 /** Validates `value` against definition `name` of `set`; returns the error text, or undefined when valid. */
 export const validate = (set: SchemaSet, name: string, value: unknown): string | undefined => {
