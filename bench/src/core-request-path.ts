@@ -12,7 +12,8 @@ const total = Number(process.env.BENCH_REQUESTS ?? 200_000)
 const warmup = Number(process.env.BENCH_WARMUP ?? 20_000)
 const window = Number(process.env.BENCH_IN_FLIGHT ?? 64)
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 const run = (count: number) =>
   Effect.scoped(Effect.gen(function*() {
@@ -25,7 +26,10 @@ const run = (count: number) =>
         handlers: {
           "tools/call": (params) => {
             const { a, b } = params.arguments as { a: number; b: number }
-            return Effect.succeed({ content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } })
+            return Effect.succeed({
+              content: [{ type: "text", text: String(a + b) }],
+              structuredContent: { sum: a + b }
+            })
           }
         }
       })
@@ -34,8 +38,7 @@ const run = (count: number) =>
     // and only the id is read back from each response.
     const texts = Array.from(
       { length: count },
-      (_, i) =>
-        `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"add","arguments":{"a":${i},"b":1}}}`
+      (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"add","arguments":{"a":${i},"b":1}}}`
     )
     const sentAt = new Float64Array(count)
     const latency = new Float64Array(count)

@@ -46,10 +46,14 @@ const describe = (error: unknown): string =>
  * @since 0.1.0
  * @category decoding
  */
-export const decodeParams = (entry: Method.Entry, request: JsonRpc.Request): Effect.Effect<unknown, McpError.InvalidParams> =>
+export const decodeParams = (
+  entry: Method.Entry,
+  request: JsonRpc.Request
+): Effect.Effect<unknown, McpError.InvalidParams> =>
   Effect.try({
     try: () => entry.decodeParams(request.params),
-    catch: (error) => new McpError.InvalidParams({ message: `Invalid params for ${request.method}: ${describe(error)}` })
+    catch: (error) =>
+      new McpError.InvalidParams({ message: `Invalid params for ${request.method}: ${describe(error)}` })
   })
 
 /**
@@ -95,4 +99,5 @@ export const make = <E extends McpError.McpError, R>(options: {
  * @since 0.1.0
  * @category encoding
  */
-export const encodeWith = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema, { onExcessProperty: "preserve" })
+export const encodeWith = <A, I>(schema: Schema.Schema<A, I>) =>
+  Schema.encodeSync(schema, { onExcessProperty: "preserve" })

@@ -106,8 +106,7 @@ export const isRequest = (message: Message): message is Request => "method" in m
  * @since 0.1.0
  * @category guards
  */
-export const isNotification = (message: Message): message is Notification =>
-  "method" in message && !("id" in message)
+export const isNotification = (message: Message): message is Notification => "method" in message && !("id" in message)
 
 /**
  * @since 0.1.0

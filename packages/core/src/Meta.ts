@@ -143,7 +143,8 @@ export const getServerInfo = (meta: MetaObject | undefined): Option.Option<Imple
  * @since 0.1.0
  * @category readers
  */
-export const getLogLevel = (meta: MetaObject | undefined): Option.Option<typeof LoggingLevel.Type> => readLevel(meta, logLevel)
+export const getLogLevel = (meta: MetaObject | undefined): Option.Option<typeof LoggingLevel.Type> =>
+  readLevel(meta, logLevel)
 
 /**
  * @since 0.1.0

@@ -217,10 +217,14 @@ export const make = <R = never>(
       )
 
     const serve = (request: JsonRpc.Request): Effect.Effect<void, never, R> =>
-      Effect.flatMap(respond(request), (response) => response === undefined ? Effect.void : sendQuiet(response, request.id))
+      Effect.flatMap(respond(request), (response) =>
+        response === undefined ? Effect.void : sendQuiet(response, request.id))
 
     const duplicate = (id: JsonRpc.RequestId) =>
-      JsonRpc.failure(id, { code: JsonRpc.Code.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(id)} is already in flight` })
+      JsonRpc.failure(id, {
+        code: JsonRpc.Code.InvalidRequest,
+        message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
+      })
 
     const startRequest = (request: JsonRpc.Request): Effect.Effect<void, never, R> =>
       FiberMap.unsafeHas(inflight, request.id)
@@ -233,7 +237,9 @@ export const make = <R = never>(
       const token = params?.progressToken
       const id = token === undefined ? undefined : progressTokens.get(token)
       const call = id === undefined ? undefined : pending.get(id)
-      if (call === undefined) return Effect.succeed(false)
+      if (call === undefined) {
+        return Effect.succeed(false)
+      }
       return Effect.zipRight(
         call.progress ? Queue.offer(call.progress, undefined) : Effect.void,
         call.onProgress ? Effect.as(call.onProgress(params as Progress), true) : Effect.succeed(true)
@@ -247,7 +253,11 @@ export const make = <R = never>(
           return typeof id === "string" || typeof id === "number" ? FiberMap.remove(inflight, id) : Effect.void
         }
         case "notifications/progress":
-          return Effect.flatMap(onProgress(message.params), (handled) => handled ? Effect.void : onNotification(message))
+          return Effect.flatMap(
+            onProgress(message.params),
+            (handled) =>
+              handled ? Effect.void : onNotification(message)
+          )
         default:
           return onNotification(message)
       }
@@ -270,8 +280,7 @@ export const make = <R = never>(
         ? ("id" in message ? startRequest(message as JsonRpc.Request) : notification(message))
         : response(message)
 
-    const invalid = (item: Wire.Invalid): JsonRpc.Failure =>
-      JsonRpc.failure(item.id, item.error.toWire("2026-07-28"))
+    const invalid = (item: Wire.Invalid): JsonRpc.Failure => JsonRpc.failure(item.id, item.error.toWire("2026-07-28"))
 
     const batch = (items: Wire.Batch["items"]): Effect.Effect<void, never, R> =>
       Effect.gen(function*() {
@@ -343,13 +352,16 @@ export const make = <R = never>(
 
     yield* transport.incoming.pipe(
       Stream.runForEach(guarded),
-      Effect.catchAll((error) => Effect.logDebug("effect-mcp: transport failed", error)),
+      Effect.catchAll((error) =>
+        Effect.logDebug("effect-mcp: transport failed", error)
+      ),
       Effect.ensuring(Effect.suspend(() => {
         const calls = Array.from(pending.values())
         pending.clear()
         progressTokens.clear()
         return Effect.zipRight(
-          Effect.forEach(calls, (call) => Deferred.fail(call.deferred, new TransportClosed({ method: call.method })), {
+          Effect.forEach(calls, (call) =>
+            Deferred.fail(call.deferred, new TransportClosed({ method: call.method })), {
             discard: true
           }),
           Deferred.succeed(closed, undefined)
@@ -380,7 +392,9 @@ export const make = <R = never>(
             pending.delete(id)
             progressTokens.delete(id)
           })
-          const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
+          const finalParams = wantsProgress
+            ? Meta.withMeta(params as object | undefined, { progressToken: id })
+            : params
           const sent = yield* Effect.either(
             transport.send(JsonRpc.request(id, method, finalParams), { related: requestOptions.related })
           )
@@ -398,14 +412,21 @@ export const make = <R = never>(
               Effect.timeoutFail({
                 duration: Duration.decode(requestOptions.maxTimeout ?? defaultMaxTimeout),
                 onTimeout: () =>
-                  new RequestTimeout({ method, id, timeout: Duration.decode(requestOptions.maxTimeout ?? defaultMaxTimeout) })
+                  new RequestTimeout({
+                    method,
+                    id,
+                    timeout: Duration.decode(requestOptions.maxTimeout ?? defaultMaxTimeout)
+                  })
               })
             )
             : Effect.timeoutFail(Deferred.await(deferred), { duration: timeout, onTimeout })
           const cancel = (reason: string) =>
             method === "initialize" // initialize must never be cancelled
               ? Effect.void
-              : sendQuiet(JsonRpc.notification("notifications/cancelled", { requestId: id, reason }), requestOptions.related)
+              : sendQuiet(
+                JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
+                requestOptions.related
+              )
           return yield* restore(answer).pipe(
             Effect.onExit((exit) => {
               if (Exit.isSuccess(exit)) return cleanup

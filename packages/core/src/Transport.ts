@@ -107,12 +107,15 @@ const link = (inbox: Mailbox.Mailbox<string>, outbox: Mailbox.Mailbox<string>): 
  * @since 0.1.0
  * @category constructors
  */
-export const memory: Effect.Effect<{ readonly transport: Transport; readonly remote: TextEndpoint }, never, Scope.Scope> =
-  Effect.gen(function*() {
-    const toPeer = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
-    const toRemote = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
-    return { transport: link(toPeer, toRemote), remote: endpoint(toRemote, toPeer) }
-  })
+export const memory: Effect.Effect<
+  { readonly transport: Transport; readonly remote: TextEndpoint },
+  never,
+  Scope.Scope
+> = Effect.gen(function*() {
+  const toPeer = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
+  const toRemote = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
+  return { transport: link(toPeer, toRemote), remote: endpoint(toRemote, toPeer) }
+})
 
 /**
  * Two linked in-memory transports (say, a client's and a server's), talking text.

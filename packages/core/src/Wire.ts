@@ -183,7 +183,9 @@ export const decode = (text: string): Inbound => {
     return {
       _tag: "Invalid",
       id: null,
-      error: new McpError.ParseError({ message: `Parse error: ${cause instanceof Error ? cause.message : "invalid JSON"}` })
+      error: new McpError.ParseError({
+        message: `Parse error: ${cause instanceof Error ? cause.message : "invalid JSON"}`
+      })
     }
   }
   return classify(value)

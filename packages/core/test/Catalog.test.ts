@@ -68,7 +68,9 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
       .map((name) => ({ name, method: definition(set, name)?.properties?.method?.const }))
       .filter((d) => typeof d.method === "string" && (d.name.endsWith("Request") || d.name.endsWith("Notification")))
       .map((d) => d.method as string)
-      .filter((m) => !(revision === "2026-07-28" && ["sampling/createMessage", "elicitation/create", "roots/list"].includes(m)))
+      .filter((m) =>
+        !(revision === "2026-07-28" && ["sampling/createMessage", "elicitation/create", "roots/list"].includes(m))
+      )
     for (const method of new Set(official)) assert.isTrue(table.has(method), `${method} missing at ${revision}`)
     for (const [method, entry] of table) {
       if (entry.definition.extension !== undefined && revision === "2026-07-28") continue

@@ -8,8 +8,8 @@ import * as Prompt from "../src/Schema/Prompt.js"
 import * as Resource from "../src/Schema/Resource.js"
 import * as Stateless from "../src/Schema/Stateless.js"
 import * as Tool from "../src/Schema/Tool.js"
-import type { SchemaSet } from "./utils/OfficialSchema.js"
 import * as Wire from "../src/Wire.js"
+import type { SchemaSet } from "./utils/OfficialSchema.js"
 import { holds } from "./utils/Property.js"
 
 const all: ReadonlyArray<SchemaSet> = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]

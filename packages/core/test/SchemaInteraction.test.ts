@@ -31,8 +31,7 @@ const notification = (method: string, params: Any): Any =>
   Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal(method), params })
 
 /** A bare `{ method, params }` input request (2026-07-28 `InputRequest` members, ext-tasks requests' params). */
-const inputRequest = (method: string, params: Any): Any =>
-  Schema.Struct({ method: Schema.Literal(method), params })
+const inputRequest = (method: string, params: Any): Any => Schema.Struct({ method: Schema.Literal(method), params })
 
 /** Error `data` wrapped in a JSON-RPC error response. */
 const errorResponse = (code: number, data: Any): Any =>

@@ -64,8 +64,7 @@ describe("Wire.decode", () => {
   })
 
   it("own __proto__ keys are removed at any depth, so no schema sets a prototype", () => {
-    const text =
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"polluted":1},` +
+    const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"polluted":1},` +
       `"arguments":{"a":[{"__proto__":{"polluted":2},"b":1}]},"_meta":{"__proto__":{"polluted":3}}}}`
     const message = single(text)
     const params = Method.lookup("2025-11-25", "tools/call")!.decodeParams(message.params) as any

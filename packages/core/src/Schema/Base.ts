@@ -14,8 +14,8 @@
  */
 import * as Arbitrary from "effect/Arbitrary"
 import type * as FastCheck from "effect/FastCheck"
-import type { ParseOptions } from "effect/SchemaAST"
 import * as Schema from "effect/Schema"
+import type { ParseOptions } from "effect/SchemaAST"
 
 /**
  * Parse options for every wire decode and encode: unknown fields survive, so a proxy

@@ -5,14 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import {
-  Implementation,
-  metaField,
-  NotificationParams,
-  ProgressToken,
-  RequestId,
-  RequestParams
-} from "./Base.js"
+import { Implementation, metaField, NotificationParams, ProgressToken, RequestId, RequestParams } from "./Base.js"
 import { ClientCapabilities, ServerCapabilities } from "./Capabilities.js"
 
 /**

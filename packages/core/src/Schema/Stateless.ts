@@ -117,7 +117,8 @@ export const result = <Fields extends Schema.Struct.Fields>(
     resultType: Schema.Literal<["complete"]>
     _meta: Schema.optional<typeof ResultMeta>
   }
-> => Schema.Struct({ ...struct.fields, resultType: Schema.Literal("complete"), _meta: Schema.optional(ResultMeta) }) as any
+> =>
+  Schema.Struct({ ...struct.fields, resultType: Schema.Literal("complete"), _meta: Schema.optional(ResultMeta) }) as any
 
 /**
  * A handshake-era result struct as a 2026-07-28 cacheable complete result: `resultType`,

@@ -3,8 +3,8 @@
  * with the known generator artefacts of those files patched, each one listed and explained here.
  */
 import Ajv from "ajv"
-import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
+import Ajv2020 from "ajv/dist/2020.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
