@@ -24,6 +24,7 @@ import {
   RequestParams
 } from "./Base.js"
 import { ContentBlock, ContentBlock20241105, ContentBlock20250326 } from "./Content.js"
+import { taskField } from "./Tasks.js"
 
 const anyKeyword = Schema.Record({ key: Schema.String, value: JsonValue })
 
@@ -214,11 +215,6 @@ export const ListToolsResult20250618 = Schema.Struct({
  */
 export type ListToolsResult20250618 = typeof ListToolsResult20250618.Type
 
-const TaskMetadata = Schema.Struct({
-  /** Requested lifetime of the task in milliseconds. */
-  ttl: Schema.optional(Schema.Int)
-}).annotations({ identifier: "TaskMetadata" })
-
 /**
  * Params of `tools/call`. `task` (2025-11-25) asks for the call to run as a task.
  *
@@ -229,7 +225,7 @@ export const CallToolRequestParams = Schema.Struct({
   ...RequestParams.fields,
   name: Schema.String,
   arguments: Schema.optional(JsonObject),
-  task: Schema.optional(TaskMetadata)
+  ...taskField
 }).annotations({ identifier: "CallToolRequestParams" })
 
 /**
