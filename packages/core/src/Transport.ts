@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
@@ -61,6 +62,41 @@ export const fromText = (options: {
   incoming: Stream.map(options.incoming, Wire.decode),
   send: (frame) => options.write(Wire.encode(frame))
 })
+
+/**
+ * Newline-delimited JSON over a byte stream (stdio, a child process, a socket): one message
+ * per line, no embedded newlines. Outbound lines go through one queue drained by one fiber,
+ * which writes every line waiting at once with a single `write`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ndjson = (options: {
+  readonly input: Stream.Stream<Uint8Array, TransportError>
+  readonly write: (chunk: string) => Effect.Effect<void, TransportError>
+}): Effect.Effect<Transport, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const outbox = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
+    yield* Mailbox.toStream(outbox).pipe(
+      Stream.mapChunksEffect((lines) => Effect.as(options.write(Chunk.join(lines, "\n") + "\n"), Chunk.empty<never>())),
+      Stream.runDrain,
+      Effect.catchAll((error) => Effect.logDebug("effect-mcp: write failed", error)),
+      Effect.forkScoped
+    )
+    const lines = options.input.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim().length > 0)
+    )
+    return fromText({
+      incoming: lines,
+      write: (text) =>
+        Effect.flatMap(
+          outbox.offer(text),
+          (accepted) => accepted ? Effect.void : Effect.fail(new TransportError({ message: "transport closed" }))
+        )
+    })
+  })
 
 /**
  * The raw text side of an in-memory connection, for wire-level tests: write JSON

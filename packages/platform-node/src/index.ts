@@ -1,0 +1,10 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * Node wiring for MCP servers: stdio, stderr logging.
+ *
+ * @since 0.1.0
+ */
+export * as NodeMcpServer from "./NodeMcpServer.js"

@@ -1,0 +1,158 @@
+/**
+ * The per-request context every handler can read: who is asking, in which revision,
+ * with which capabilities, and helpers that belong to this request (progress, logs,
+ * asks to the client). Whichever era filled it (the handshake session or the request's
+ * own `_meta`), handlers read it the same way.
+ *
+ * @since 0.1.0
+ */
+import type { JsonRpc, McpError, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+
+type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
+type Implementation = McpSchema.Base.Implementation
+type LoggingLevel = McpSchema.Base.LoggingLevel
+
+/**
+ * The client did not declare the capability this ask needs; nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MissingClientCapability extends Data.TaggedError("MissingClientCapability")<{
+  readonly capability: string
+}> {
+  override get message(): string {
+    return `The client did not declare the ${this.capability} capability`
+  }
+}
+
+/**
+ * Why an ask to the client failed: the capability is missing (nothing sent), the client
+ * answered with an error, it did not answer in time, or the connection closed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type ClientRequestError =
+  | MissingClientCapability
+  | McpError.McpError
+  | Peer.RequestTimeout
+  | Peer.TransportClosed
+
+/**
+ * Options of an ask to the client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AskOptions {
+  readonly timeout?: import("effect/Duration").DurationInput
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The JSON-RPC id of the request being served. */
+  readonly id: JsonRpc.RequestId
+  readonly method: string
+  readonly revision: Revision.Revision
+  readonly era: Revision.Era
+  readonly clientInfo: Option.Option<Implementation>
+  readonly clientCapabilities: ClientCapabilities
+  readonly progressToken: Option.Option<McpSchema.Base.ProgressToken>
+  /** The request's `_meta`, verbatim. */
+  readonly meta: McpSchema.Base.MetaObject | undefined
+  /** The level at or above which `log` sends (the session's, or the request's in 2026); none: nothing is sent. */
+  readonly logLevel: Effect.Effect<Option.Option<LoggingLevel>>
+  /** Sends `notifications/progress` for this request, when it asked for progress. */
+  readonly progress: (progress: number, total?: number, message?: string) => Effect.Effect<void>
+  /** Sends `notifications/message` for this request, when `level` is at or above the log level. */
+  readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
+  /** Asks the client to sample an LLM (`sampling/createMessage`). */
+  readonly sample: (
+    key: string,
+    params: McpSchema.Sampling.CreateMessageRequestParams,
+    options?: AskOptions
+  ) => Effect.Effect<McpSchema.Sampling.CreateMessageResult, ClientRequestError>
+  /** Asks the user for input (`elicitation/create`, form or URL mode). */
+  readonly elicit: (
+    key: string,
+    params: McpSchema.Elicitation.ElicitRequestFormParams | McpSchema.Elicitation.ElicitRequestURLParams20251125,
+    options?: AskOptions
+  ) => Effect.Effect<McpSchema.Elicitation.ElicitResult, ClientRequestError>
+  /** The client's roots (`roots/list`). */
+  readonly roots: (
+    key?: string,
+    options?: AskOptions
+  ) => Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, ClientRequestError>
+}
+
+/**
+ * The per-request context.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpRequest extends Context.Tag("@effect-mcp/server/McpRequest")<McpRequest, Service>() {}
+
+/**
+ * Reports progress for the current request.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const progress = (progress: number, total?: number, message?: string): Effect.Effect<void, never, McpRequest> =>
+  Effect.flatMap(McpRequest, (request) => request.progress(progress, total, message))
+
+/**
+ * Logs for the current request (sent only at or above the log level).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const log = (level: LoggingLevel, data: unknown, logger?: string): Effect.Effect<void, never, McpRequest> =>
+  Effect.flatMap(McpRequest, (request) => request.log(level, data, logger))
+
+/**
+ * Asks the client to sample an LLM.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const sample = (
+  key: string,
+  params: McpSchema.Sampling.CreateMessageRequestParams,
+  options?: AskOptions
+): Effect.Effect<McpSchema.Sampling.CreateMessageResult, ClientRequestError, McpRequest> =>
+  Effect.flatMap(McpRequest, (request) => request.sample(key, params, options))
+
+/**
+ * Asks the user for input.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const elicit = (
+  key: string,
+  params: McpSchema.Elicitation.ElicitRequestFormParams | McpSchema.Elicitation.ElicitRequestURLParams20251125,
+  options?: AskOptions
+): Effect.Effect<McpSchema.Elicitation.ElicitResult, ClientRequestError, McpRequest> =>
+  Effect.flatMap(McpRequest, (request) => request.elicit(key, params, options))
+
+/**
+ * The client's roots.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const roots = (
+  key?: string,
+  options?: AskOptions
+): Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, ClientRequestError, McpRequest> =>
+  Effect.flatMap(McpRequest, (request) => request.roots(key, options))

@@ -1,0 +1,143 @@
+/**
+ * Prompts: a name, a Schema of string arguments (published as the prompt's `arguments`,
+ * validated on `prompts/get`: a missing required argument is -32602), optional completions
+ * per argument, and a handler that is an Effect.
+ *
+ * @since 0.1.0
+ */
+import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import type { Completer } from "./Completion.js"
+
+type PromptMessage = McpSchema.Prompt.PromptMessage
+type GetPromptResult = McpSchema.Prompt.GetPromptResult
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-mcp/server/Prompt")
+
+/**
+ * What a prompt handler may return: one user text, messages, or a whole result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Output = string | ReadonlyArray<PromptMessage> | GetPromptResult
+
+/**
+ * A prompt, ready to be registered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Prompt<R = never> {
+  readonly [TypeId]: typeof TypeId
+  readonly name: string
+  /** The wire definition (`prompts/list`). */
+  readonly definition: McpSchema.Prompt.Prompt
+  /** Completions by argument name. */
+  readonly completions: Readonly<Record<string, Completer<R>>>
+  /** Validates the arguments and runs the handler. */
+  readonly get: (
+    args: Readonly<Record<string, string>> | undefined
+  ) => Effect.Effect<GetPromptResult, McpError.McpError, R>
+}
+
+/**
+ * Options of `make`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<A extends Schema.Struct.Fields, R> {
+  readonly title?: string
+  readonly description?: string
+  /** String arguments; `Schema.optional` ones are not required. Descriptions come from annotations. */
+  readonly arguments?: Schema.Struct<A>
+  /** Completions for arguments, by name. */
+  readonly complete?: { readonly [K in keyof A]?: Completer<R> }
+  readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
+  readonly _meta?: McpSchema.Base.MetaObject
+}
+
+const argumentsOf = (schema: Schema.Struct<any>): ReadonlyArray<McpSchema.Prompt.PromptArgument> =>
+  schema.ast._tag !== "TypeLiteral" ? [] : (schema.ast as SchemaAST.TypeLiteral).propertySignatures.map((ps) => {
+    const description = SchemaAST.getDescriptionAnnotation(ps).pipe(
+      Option.orElse(() => SchemaAST.getDescriptionAnnotation(ps.type))
+    )
+    const title = SchemaAST.getTitleAnnotation(ps).pipe(Option.orElse(() => SchemaAST.getTitleAnnotation(ps.type)))
+    return {
+      name: String(ps.name),
+      ...(Option.isSome(title) ? { title: title.value } : {}),
+      ...(Option.isSome(description) ? { description: description.value } : {}),
+      required: !ps.isOptional
+    }
+  })
+
+const toResult = (output: Output, description: string | undefined): GetPromptResult => {
+  if (typeof output === "string") {
+    return {
+      ...(description !== undefined ? { description } : {}),
+      messages: [{ role: "user", content: { type: "text", text: output } }]
+    }
+  }
+  if (Array.isArray(output)) {
+    return { ...(description !== undefined ? { description } : {}), messages: output as ReadonlyArray<PromptMessage> }
+  }
+  return output as GetPromptResult
+}
+
+/**
+ * Defines a prompt.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R, E extends McpError.McpError, A extends Schema.Struct.Fields = {}>(
+  name: string,
+  options: Options<A, R>,
+  handler: (args: Schema.Struct.Type<A>) => Effect.Effect<Output, E, R>
+): Prompt<R> => {
+  const schema = (options.arguments ?? Schema.Struct({})) as Schema.Struct<any>
+  const decode = Schema.decodeUnknown(schema as unknown as Schema.Schema<any, any, never>, {
+    errors: "all",
+    onExcessProperty: "ignore"
+  })
+  const definition: McpSchema.Prompt.Prompt = {
+    name,
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    arguments: argumentsOf(schema),
+    ...(options.icons !== undefined ? { icons: options.icons } : {}),
+    ...(options._meta !== undefined ? { _meta: options._meta } : {})
+  }
+  return {
+    [TypeId]: TypeId,
+    name,
+    definition,
+    completions: (options.complete ?? {}) as Record<string, Completer<R>>,
+    get: (args): Effect.Effect<GetPromptResult, McpError.McpError, R> =>
+      decode(args ?? {}).pipe(
+        Effect.mapError((error) =>
+          new McpError.InvalidParams({ message: `Invalid arguments for prompt ${name}: ${error.message}` })
+        ),
+        Effect.flatMap((decoded) =>
+          handler(decoded as Schema.Struct.Type<A>) as Effect.Effect<Output, McpError.McpError, R>
+        ),
+        Effect.map((output) => toResult(output, options.description))
+      )
+  }
+}
+
+/**
+ * Is this value a prompt?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isPrompt = (u: unknown): u is Prompt<unknown> => typeof u === "object" && u !== null && TypeId in u

@@ -1,0 +1,255 @@
+/**
+ * Tools: a name, a Schema for the arguments (published as the JSON Schema `inputSchema`),
+ * optionally Schemas for the success value (`outputSchema` + `structuredContent`) and the
+ * typed failure (an `isError` result), and a handler that is an Effect with its own
+ * requirements.
+ *
+ * @since 0.1.0
+ */
+import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+
+type Content = McpSchema.Content.ContentBlock
+type CallToolResult = McpSchema.Tool.CallToolResult
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-mcp/server/Tool")
+
+/**
+ * What a handler without a `success` schema may return: text, content blocks, or a whole result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Output = string | ReadonlyArray<Content> | CallToolResult
+
+/**
+ * A tool, ready to be registered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<R = never> {
+  readonly [TypeId]: typeof TypeId
+  readonly name: string
+  /** The wire definition (`tools/list`). */
+  readonly definition: McpSchema.Tool.Tool
+  /** Decodes the arguments; `Left` carries a readable message. */
+  readonly decode: (args: unknown) => Effect.Effect<unknown, InvalidArguments>
+  /** Runs the handler on decoded arguments; typed failures are already turned into `isError` results. */
+  readonly run: (args: unknown) => Effect.Effect<Result, McpError.McpError, R>
+}
+
+/**
+ * What a tool run produced, before the revision shapes it: content, and the structured
+ * value when the tool has a `success` schema.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Result {
+  readonly content: ReadonlyArray<Content>
+  readonly structuredContent?: unknown
+  readonly isError?: boolean | undefined
+  readonly _meta?: McpSchema.Base.MetaObject | undefined
+}
+
+/**
+ * The arguments do not match the tool's `parameters` schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidArguments extends Schema.TaggedError<InvalidArguments>("@effect-mcp/server/InvalidArguments")(
+  "InvalidArguments",
+  { message: Schema.String }
+) {}
+
+/**
+ * The tool's own output does not fit its `success` schema: a bug, answered with -32603.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Defect extends Schema.TaggedError<Defect>("@effect-mcp/server/ToolDefect")("ToolDefect", {
+  message: Schema.String
+}) {}
+
+/**
+ * Options of `make`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<
+  P extends Schema.Schema.Any,
+  S extends Schema.Schema.Any | undefined,
+  F extends Schema.Schema.Any | undefined
+> {
+  readonly description?: string
+  readonly title?: string
+  /** The arguments. Published as `inputSchema` (JSON Schema 2020-12, root `type: "object"`). */
+  readonly parameters?: P
+  /** The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+). */
+  readonly success?: S
+  /** The typed failure. A failure becomes an `isError` result whose text is the encoded failure. */
+  readonly failure?: F
+  readonly annotations?: McpSchema.Tool.ToolAnnotations
+  readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
+  readonly execution?: McpSchema.Tool.ToolExecution
+  readonly _meta?: McpSchema.Base.MetaObject
+}
+
+type HandlerOutput<S> = S extends Schema.Schema.Any ? Schema.Schema.Type<S> : Output
+type HandlerError<F> = F extends Schema.Schema.Any ? Schema.Schema.Type<F> | McpError.McpError : McpError.McpError
+
+const EmptyParameters = Schema.Struct({})
+
+/**
+ * JSON Schema 2020-12 for `inputSchema`: the root is an object schema (no `$schema`, the
+ * 2020-12 default).
+ *
+ * @since 0.1.0
+ * @category json schema
+ */
+export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.Tool["inputSchema"] => {
+  const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema<any, any, never>, {
+    target: "jsonSchema2020-12"
+  }) as unknown as Record<string, unknown>
+  if (json.type !== "object") {
+    // An empty struct renders as `{}`-like "object or array"; a tool's arguments are always an object.
+    return { type: "object", properties: {}, additionalProperties: false } as any
+  }
+  return json as any
+}
+
+/**
+ * JSON Schema 2020-12 for `outputSchema`.
+ *
+ * @since 0.1.0
+ * @category json schema
+ */
+export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown> => {
+  const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema<any, any, never>, {
+    target: "jsonSchema2020-12"
+  }) as unknown as Record<string, unknown>
+  return json
+}
+
+const isResult = (u: unknown): u is CallToolResult =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && Array.isArray((u as any).content)
+
+const toResult = (output: Output): Result =>
+  typeof output === "string"
+    ? { content: [{ type: "text", text: output }] }
+    : isResult(output)
+    ? output
+    : { content: output }
+
+const describe = (error: unknown): string => {
+  if (Schema.is(Schema.Struct({ message: Schema.String }))(error)) return error.message
+  return typeof error === "string" ? error : JSON.stringify(error)
+}
+
+/**
+ * Defines a tool.
+ *
+ * ```ts
+ * const Greet = Tool.make("greet", {
+ *   description: "Say hello",
+ *   parameters: Schema.Struct({ name: Schema.String }),
+ *   success: Schema.Struct({ greeting: Schema.String })
+ * }, ({ name }) => Effect.succeed({ greeting: `hello ${name}` }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  R,
+  P extends Schema.Schema.Any = typeof EmptyParameters,
+  S extends Schema.Schema.Any | undefined = undefined,
+  F extends Schema.Schema.Any | undefined = undefined
+>(
+  name: string,
+  options: Options<P, S, F>,
+  handler: (args: Schema.Schema.Type<P>) => Effect.Effect<HandlerOutput<S>, HandlerError<F>, R>
+): Tool<R | Schema.Schema.Context<P> | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)> => {
+  const parameters = (options.parameters ?? EmptyParameters) as Schema.Schema<any, any, never>
+  const success = options.success as Schema.Schema<any, any, never> | undefined
+  const failure = options.failure as Schema.Schema<any, any, never> | undefined
+  const decodeArgs = Schema.decodeUnknown(parameters, { errors: "all", onExcessProperty: "ignore" })
+  const encodeSuccess = success && Schema.encode(success)
+  const encodeFailure = failure && Schema.encode(failure)
+  const isFailure = failure && Schema.is(failure)
+
+  const definition: McpSchema.Tool.Tool = {
+    name,
+    inputSchema: inputSchema(parameters),
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(success !== undefined ? { outputSchema: outputSchema(success) as any } : {}),
+    ...(options.annotations !== undefined ? { annotations: options.annotations } : {}),
+    ...(options.icons !== undefined ? { icons: options.icons } : {}),
+    ...(options.execution !== undefined ? { execution: options.execution } : {}),
+    ...(options._meta !== undefined ? { _meta: options._meta } : {})
+  }
+
+  const decode = (args: unknown) =>
+    decodeArgs(args ?? {}).pipe(
+      Effect.mapError((error) =>
+        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${error.message}` })
+      )
+    )
+
+  const failed = (error: unknown): Effect.Effect<Result, McpError.McpError> => {
+    if (McpError.isMcpError(error)) return Effect.fail(error)
+    if (encodeFailure && isFailure!(error)) {
+      return Effect.match(encodeFailure(error), {
+        onFailure: () => ({ content: [{ type: "text" as const, text: describe(error) }], isError: true }),
+        onSuccess: (encoded) => ({
+          content: [{ type: "text" as const, text: typeof encoded === "string" ? encoded : JSON.stringify(encoded) }],
+          isError: true
+        })
+      })
+    }
+    return Effect.succeed({ content: [{ type: "text", text: describe(error) }], isError: true })
+  }
+
+  const run = (args: unknown) =>
+    Effect.matchEffect(handler(args as Schema.Schema.Type<P>) as Effect.Effect<unknown, unknown, any>, {
+      onFailure: failed,
+      onSuccess: (value): Effect.Effect<Result, McpError.McpError> =>
+        encodeSuccess === undefined
+          ? Effect.succeed(toResult(value as Output))
+          : Effect.matchEffect(encodeSuccess(value), {
+            // The tool's own output does not fit its schema: a bug, answered with -32603 and logged.
+            onFailure: (error) =>
+              Effect.die(
+                new Defect({
+                  message: `Tool ${name} returned a value that does not fit its success schema: ${error.message}`
+                })
+              ),
+            onSuccess: (structured) =>
+              Effect.succeed<Result>({
+                content: [{ type: "text", text: JSON.stringify(structured) }],
+                structuredContent: structured
+              })
+          })
+    })
+
+  return { [TypeId]: TypeId, name, definition, decode, run } as any
+}
+
+/**
+ * Is this value a tool?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTool = (u: unknown): u is Tool<unknown> => typeof u === "object" && u !== null && TypeId in u

@@ -1,0 +1,45 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * The server: registry, sessions, layers.
+ *
+ * @since 0.1.0
+ */
+export * as McpServer from "./McpServer.js"
+
+/**
+ * The per-request context of handlers.
+ *
+ * @since 0.1.0
+ */
+export * as McpRequest from "./McpRequest.js"
+
+/**
+ * Tools.
+ *
+ * @since 0.1.0
+ */
+export * as Tool from "./Tool.js"
+
+/**
+ * Prompts.
+ *
+ * @since 0.1.0
+ */
+export * as Prompt from "./Prompt.js"
+
+/**
+ * Resources and resource templates.
+ *
+ * @since 0.1.0
+ */
+export * as Resource from "./Resource.js"
+
+/**
+ * Completions.
+ *
+ * @since 0.1.0
+ */
+export * as Completion from "./Completion.js"
