@@ -46,6 +46,12 @@ export interface Transport {
   readonly incoming: Stream.Stream<Wire.Inbound, TransportError>
   /** Sends one frame (a message or a batch). */
   readonly send: (frame: JsonRpc.Frame, context?: SendContext) => Effect.Effect<void, TransportError>
+  /**
+   * Transports with a stream per request (Streamable HTTP, 2025-11-25 polling): ends the HTTP
+   * response stream of request `related` now, telling the client when to reconnect; later
+   * messages for it are kept for the client's resumption. Absent elsewhere.
+   */
+  readonly closeStream?: ((related: JsonRpc.RequestId) => Effect.Effect<void>) | undefined
 }
 
 /**

@@ -7,22 +7,26 @@
  * @since 0.1.0
  */
 import { Transport } from "@effect-mcp/core"
-import { McpServer } from "@effect-mcp/server"
+import { HttpTransport, McpServer } from "@effect-mcp/server"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import { createServer } from "node:http"
 import type { Readable, Writable } from "node:stream"
 
 /**
- * A logger that writes to stderr, never stdout.
+ * A logger that writes to stderr, never stdout. Also removes the pretty logger that
+ * `NodeRuntime.runMain` puts in place of the default logger (it writes to stdout).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerStderrLogger: Layer.Layer<never> = Logger.replace(
-  Logger.defaultLogger,
-  Logger.withConsoleError(Logger.logfmtLogger)
+export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
+  Logger.remove(Logger.prettyLoggerDefault),
+  Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 )
 
 /**
@@ -79,3 +83,28 @@ export const serveStdio: Effect.Effect<void, never, McpServer.McpServer> = Effec
 export const layerStdio: Layer.Layer<never, never, McpServer.McpServer> = Layer.scopedDiscard(
   Effect.forkScoped(serveStdio)
 ).pipe(Layer.provide(layerStderrLogger))
+
+/**
+ * Options of `layerHttp`.
+ *
+ * @since 0.1.0
+ * @category http
+ */
+export interface HttpOptions extends HttpTransport.Options {
+  /** Port to listen on (0: any free port). */
+  readonly port: number
+  /** Address to bind (default 127.0.0.1: loopback only). */
+  readonly host?: string
+}
+
+/**
+ * Serves the MCP endpoints (Streamable HTTP on `path`, legacy HTTP+SSE) on a Node HTTP
+ * server bound to loopback by default, for the lifetime of the layer.
+ *
+ * @since 0.1.0
+ * @category http
+ */
+export const layerHttp = (options: HttpOptions) =>
+  HttpLayerRouter.serve(HttpTransport.layer(options), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
+  )

@@ -86,6 +86,17 @@ export interface Service {
     params: McpSchema.Elicitation.ElicitRequestFormParams | McpSchema.Elicitation.ElicitRequestURLParams20251125,
     options?: AskOptions
   ) => Effect.Effect<McpSchema.Elicitation.ElicitResult, ClientRequestError>
+  /**
+   * Tells the client that the URL-mode elicitation `elicitationId` finished out of band
+   * (`notifications/elicitation/complete`, 2025-11-25). The effect may be kept and run
+   * after this request ended (say, when the user's browser flow completes).
+   */
+  readonly elicitationComplete: (elicitationId: string) => Effect.Effect<void>
+  /**
+   * On Streamable HTTP (2025-11-25 SSE polling): ends this request's SSE stream now, with a
+   * `retry` hint; the client reconnects with `Last-Event-ID` and loses nothing. Elsewhere: nothing.
+   */
+  readonly closeSseStream: Effect.Effect<void>
   /** The client's roots (`roots/list`). */
   readonly roots: (
     key?: string,

@@ -18,6 +18,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./internal/handshake.js"
 import * as Registry from "./internal/registry.js"
+import type * as McpRequest from "./McpRequest.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
 import type * as Tool from "./Tool.js"
@@ -29,11 +30,13 @@ import type * as Tool from "./Tool.js"
 export interface Service {
   readonly serverInfo: McpSchema.Base.Implementation
   /** Adds or replaces a tool; initialized sessions get `notifications/tools/list_changed`. */
-  readonly addTool: <R>(tool: Tool.Tool<R>) => Effect.Effect<void, never, R>
+  readonly addTool: <R>(tool: Tool.Tool<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   readonly removeTool: (name: string) => Effect.Effect<boolean>
-  readonly addPrompt: <R>(prompt: Prompt.Prompt<R>) => Effect.Effect<void, never, R>
+  readonly addPrompt: <R>(prompt: Prompt.Prompt<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   readonly removePrompt: (name: string) => Effect.Effect<boolean>
-  readonly addResource: <R>(resource: Resource.Resource<R> | Resource.Template<R>) => Effect.Effect<void, never, R>
+  readonly addResource: <R>(
+    resource: Resource.Resource<R> | Resource.Template<R>
+  ) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   /** Removes a resource by URI, or a template by URI template. */
   readonly removeResource: (uri: string) => Effect.Effect<boolean>
   /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
@@ -98,14 +101,17 @@ const provideResource = <R>(
     }
 
 /**
- * Makes a server. Handlers' requirements are taken from the context here.
+ * Makes a server. Handlers' requirements are taken from the context here, except
+ * `McpRequest`, which each request provides.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R>(options: Options<R>): Effect.Effect<Service, never, R | Scope.Scope> =>
+export const make = <R>(
+  options: Options<R>
+): Effect.Effect<Service, never, Exclude<R, McpRequest.McpRequest> | Scope.Scope> =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<R>()
+    const context = (yield* Effect.context<Exclude<R, McpRequest.McpRequest>>()) as Context.Context<R>
     const resources = (options.resources ?? []).map((r) => provideResource(r, context))
     const registry = yield* Registry.make({
       tools: (options.tools ?? []).map((t) => provideTool(t, context)),
@@ -173,12 +179,14 @@ const kindField = (kind: Registry.ListKind, entries: Registry.Entries, key: stri
   kind === "tools" ? "tools" : kind === "prompts" ? "prompts" : entries.resources.has(key) ? "resources" : "templates"
 
 /**
- * The server as a Layer. Handlers' requirements `R` are requirements of the layer.
+ * The server as a Layer. Handlers' requirements `R` (but `McpRequest`) are requirements of the layer.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R>(options: Options<R>): Layer.Layer<McpServer, never, Exclude<R, Scope.Scope>> =>
+export const layer = <R>(
+  options: Options<R>
+): Layer.Layer<McpServer, never, Exclude<R, Scope.Scope | McpRequest.McpRequest>> =>
   Layer.scoped(McpServer, make(options)) as any
 
 /**

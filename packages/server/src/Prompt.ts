@@ -65,12 +65,26 @@ export interface Options<A extends Schema.Struct.Fields, R> {
   readonly _meta?: McpSchema.Base.MetaObject
 }
 
+/** `Schema.String` carries a built-in title ("string") and description ("a string"): not the author's. */
+const authored = (ast: SchemaAST.AST, key: symbol, value: Option.Option<string>): Option.Option<string> =>
+  Option.filter(value, (v) => ast._tag !== "StringKeyword" || v !== SchemaAST.stringKeyword.annotations[key])
+
+/** The annotated schema of an argument: `Schema.optional(X)` has the type `X | undefined`. */
+const argumentType = (ast: SchemaAST.AST): SchemaAST.AST => {
+  if (ast._tag !== "Union") return ast
+  const defined = ast.types.filter((member) => member._tag !== "UndefinedKeyword")
+  return defined.length === 1 ? defined[0] : ast
+}
+
 const argumentsOf = (schema: Schema.Struct<any>): ReadonlyArray<McpSchema.Prompt.PromptArgument> =>
   schema.ast._tag !== "TypeLiteral" ? [] : (schema.ast as SchemaAST.TypeLiteral).propertySignatures.map((ps) => {
+    const type = argumentType(ps.type)
     const description = SchemaAST.getDescriptionAnnotation(ps).pipe(
-      Option.orElse(() => SchemaAST.getDescriptionAnnotation(ps.type))
+      Option.orElse(() => authored(type, SchemaAST.DescriptionAnnotationId, SchemaAST.getDescriptionAnnotation(type)))
     )
-    const title = SchemaAST.getTitleAnnotation(ps).pipe(Option.orElse(() => SchemaAST.getTitleAnnotation(ps.type)))
+    const title = SchemaAST.getTitleAnnotation(ps).pipe(
+      Option.orElse(() => authored(type, SchemaAST.TitleAnnotationId, SchemaAST.getTitleAnnotation(type)))
+    )
     return {
       name: String(ps.name),
       ...(Option.isSome(title) ? { title: title.value } : {}),

@@ -87,14 +87,22 @@ export class Defect extends Schema.TaggedError<Defect>("@effect-mcp/server/ToolD
  * @category models
  */
 export interface Options<
-  P extends Schema.Schema.Any,
+  P extends Schema.Schema.Any | undefined,
   S extends Schema.Schema.Any | undefined,
-  F extends Schema.Schema.Any | undefined
+  F extends Schema.Schema.Any | undefined,
+  I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
 > {
   readonly description?: string
   readonly title?: string
   /** The arguments. Published as `inputSchema` (JSON Schema 2020-12, root `type: "object"`). */
   readonly parameters?: P
+  /**
+   * A raw JSON Schema published as `inputSchema` verbatim, in place of the one derived from
+   * `parameters` (for keywords Effect Schema does not render: `$defs`, `if`/`then`/`else`, …).
+   * With `parameters`, the arguments are still decoded by `parameters`; alone, the handler
+   * gets the arguments object as sent (any object, not validated against this schema).
+   */
+  readonly inputSchema?: I
   /** The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+). */
   readonly success?: S
   /** The typed failure. A failure becomes an `isError` result whose text is the encoded failure. */
@@ -105,10 +113,23 @@ export interface Options<
   readonly _meta?: McpSchema.Base.MetaObject
 }
 
+/**
+ * What the handler gets: the decoded `parameters`; without them, the arguments object as sent
+ * when a raw `inputSchema` is given, else nothing (`{}`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Arguments<P, I> = P extends Schema.Schema.Any ? Schema.Schema.Type<P>
+  : I extends McpSchema.Tool.ToolInputSchema ? Readonly<Record<string, unknown>>
+  : {}
+
 type HandlerOutput<S> = S extends Schema.Schema.Any ? Schema.Schema.Type<S> : Output
 type HandlerError<F> = F extends Schema.Schema.Any ? Schema.Schema.Type<F> | McpError.McpError : McpError.McpError
 
 const EmptyParameters = Schema.Struct({})
+
+const UnknownArguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
  * JSON Schema 2020-12 for `inputSchema`: the root is an object schema (no `$schema`, the
@@ -165,6 +186,11 @@ const describe = (error: unknown): string => {
  *   parameters: Schema.Struct({ name: Schema.String }),
  *   success: Schema.Struct({ greeting: Schema.String })
  * }, ({ name }) => Effect.succeed({ greeting: `hello ${name}` }))
+ *
+ * // A hand-written JSON Schema, published verbatim; the handler gets the arguments as sent.
+ * const Lookup = Tool.make("lookup", {
+ *   inputSchema: { type: "object", properties: { id: { type: "string" } }, additionalProperties: false }
+ * }, (args) => Effect.succeed(`looked up ${String(args.id)}`))
  * ```
  *
  * @since 0.1.0
@@ -172,15 +198,21 @@ const describe = (error: unknown): string => {
  */
 export const make = <
   R,
-  P extends Schema.Schema.Any = typeof EmptyParameters,
+  P extends Schema.Schema.Any | undefined = undefined,
   S extends Schema.Schema.Any | undefined = undefined,
-  F extends Schema.Schema.Any | undefined = undefined
+  F extends Schema.Schema.Any | undefined = undefined,
+  I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
 >(
   name: string,
-  options: Options<P, S, F>,
-  handler: (args: Schema.Schema.Type<P>) => Effect.Effect<HandlerOutput<S>, HandlerError<F>, R>
-): Tool<R | Schema.Schema.Context<P> | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)> => {
-  const parameters = (options.parameters ?? EmptyParameters) as Schema.Schema<any, any, never>
+  options: Options<P, S, F, I>,
+  handler: (args: Arguments<P, I>) => Effect.Effect<HandlerOutput<S>, HandlerError<F>, R>
+): Tool<
+  | R
+  | (P extends Schema.Schema.Any ? Schema.Schema.Context<P> : never)
+  | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)
+> => {
+  const parameters = (options.parameters ??
+    (options.inputSchema !== undefined ? UnknownArguments : EmptyParameters)) as Schema.Schema<any, any, never>
   const success = options.success as Schema.Schema<any, any, never> | undefined
   const failure = options.failure as Schema.Schema<any, any, never> | undefined
   const decodeArgs = Schema.decodeUnknown(parameters, { errors: "all", onExcessProperty: "ignore" })
@@ -190,7 +222,7 @@ export const make = <
 
   const definition: McpSchema.Tool.Tool = {
     name,
-    inputSchema: inputSchema(parameters),
+    inputSchema: options.inputSchema ?? inputSchema(parameters),
     ...(options.title !== undefined ? { title: options.title } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(success !== undefined ? { outputSchema: outputSchema(success) as any } : {}),
@@ -222,7 +254,7 @@ export const make = <
   }
 
   const run = (args: unknown) =>
-    Effect.matchEffect(handler(args as Schema.Schema.Type<P>) as Effect.Effect<unknown, unknown, any>, {
+    Effect.matchEffect(handler(args as Arguments<P, I>) as Effect.Effect<unknown, unknown, any>, {
       onFailure: failed,
       onSuccess: (value): Effect.Effect<Result, McpError.McpError> =>
         encodeSuccess === undefined

@@ -43,3 +43,17 @@ export * as Resource from "./Resource.js"
  * @since 0.1.0
  */
 export * as Completion from "./Completion.js"
+
+/**
+ * Streamable HTTP and legacy HTTP+SSE for the handshake era.
+ *
+ * @since 0.1.0
+ */
+export * as HttpTransport from "./HttpTransport.js"
+
+/**
+ * Event stores for resumable HTTP streams.
+ *
+ * @since 0.1.0
+ */
+export * as EventStore from "./EventStore.js"

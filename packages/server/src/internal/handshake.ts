@@ -7,7 +7,9 @@
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -154,7 +156,14 @@ export const serve = (
       Effect.flatMap(Ref.get(state), (s) =>
         Option.isSome(s.roots)
           ? Effect.succeed(s.roots.value)
-          : ask<McpSchema.Roots.ListRootsResult>(request, "roots/list", "roots", (c) => c.roots !== undefined, {}, options)
+          : ask<McpSchema.Roots.ListRootsResult>(
+            request,
+            "roots/list",
+            "roots",
+            (c) => c.roots !== undefined,
+            {},
+            options
+          )
             .pipe(
               Effect.map((result) => result.roots),
               Effect.tap((list) =>
@@ -202,10 +211,17 @@ export const serve = (
                 ...(logger !== undefined ? { logger } : {})
               }, { related: request.id }))),
         sample: (_key, params, options) =>
-          ask(request, "sampling/createMessage", "sampling", (c, f) =>
-            c.sampling !== undefined &&
-            (params.tools === undefined && params.toolChoice === undefined ||
-              (f.samplingTools && c.sampling.tools !== undefined)), params, options),
+          ask(
+            request,
+            "sampling/createMessage",
+            "sampling",
+            (c, f) =>
+              c.sampling !== undefined &&
+              (params.tools === undefined && params.toolChoice === undefined ||
+                (f.samplingTools && c.sampling.tools !== undefined)),
+            params,
+            options
+          ),
         elicit: (_key, params, options) => {
           const url = params.mode === "url"
           return ask(
@@ -221,12 +237,29 @@ export const serve = (
             options
           )
         },
-        roots: (_key, options) => roots(request, options)
+        roots: (_key, options) => roots(request, options),
+        closeSseStream: transport.closeStream === undefined ? Effect.void : transport.closeStream(request.id),
+        elicitationComplete: (elicitationId) =>
+          f.urlElicitationRequiredError && s.clientCapabilities.elicitation?.url !== undefined
+            ? Effect.ignore(peer!.notify("notifications/elicitation/complete", { elicitationId }))
+            : Effect.void
       }
     }
 
+    // The peer runs every inbound request in a fiber of its own that ends with it, so the
+    // service is added to that fiber's context for good: `provideService` would also restore
+    // the old context afterwards, which costs more than the rest of a small tool call.
+    const provideWith = <A, E>(
+      request: JsonRpc.Request,
+      s: State,
+      effect: Effect.Effect<A, E, McpRequest.McpRequest>
+    ): Effect.Effect<A, E> =>
+      Effect.zipRight(
+        FiberRef.update(FiberRef.currentContext, Context.add(McpRequest.McpRequest, context(request, s))),
+        effect as Effect.Effect<A, E>
+      )
     const provide = <A, E>(request: JsonRpc.Request, effect: Effect.Effect<A, E, McpRequest.McpRequest>) =>
-      Effect.flatMap(Ref.get(state), (s) => Effect.provideService(effect, McpRequest.McpRequest, context(request, s)))
+      Effect.flatMap(Ref.get(state), (s) => provideWith(request, s, effect))
 
     // ------------------------------------------------------------------ methods
 
@@ -271,19 +304,26 @@ export const serve = (
         }
       })
 
+    // The hottest path of a server: plain combinators rather than a generator, and the state read once.
     const callTool = (params: McpSchema.Tool.CallToolRequestParams, request: JsonRpc.Request) =>
-      Effect.gen(function*() {
-        const tool = (yield* entriesOf).tools.get(params.name)
-        if (tool === undefined) return yield* new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` })
-        const f = yield* features
-        const decoded = yield* Effect.either(tool.decode(params.arguments))
-        if (decoded._tag === "Left") {
-          // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
-          if (!f.toolInputErrorsAsResults) return yield* new McpError.InvalidParams({ message: decoded.left.message })
-          return { content: [{ type: "text", text: decoded.left.message }], isError: true }
-        }
-        const result = yield* provide(request, tool.run(decoded.right) as Effect.Effect<any, any, McpRequest.McpRequest>)
-        return Shape.callToolResult(result, f)
+      Effect.flatMap(entriesOf, (entries) => {
+        const tool = entries.tools.get(params.name)
+        if (tool === undefined) return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
+        return Effect.flatMap(Ref.get(state), (s) => {
+          const f = Revision.features(s.revision)
+          return Effect.matchEffect(tool.decode(params.arguments), {
+            onFailure: (error) =>
+              // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
+              f.toolInputErrorsAsResults
+                ? Effect.succeed({ content: [{ type: "text", text: error.message }], isError: true })
+                : Effect.fail(new McpError.InvalidParams({ message: error.message })),
+            onSuccess: (args) =>
+              Effect.map(
+                provideWith(request, s, tool.run(args) as Effect.Effect<any, any, McpRequest.McpRequest>),
+                (result) => Shape.callToolResult(result, f)
+              )
+          })
+        })
       })
 
     const readResource = (params: McpSchema.Resource.ReadResourceRequestParams, request: JsonRpc.Request) =>
@@ -301,7 +341,9 @@ export const serve = (
     const getPrompt = (params: McpSchema.Prompt.GetPromptRequestParams, request: JsonRpc.Request) =>
       Effect.gen(function*() {
         const prompt = (yield* entriesOf).prompts.get(params.name)
-        if (prompt === undefined) return yield* new McpError.InvalidParams({ message: `Unknown prompt: ${params.name}` })
+        if (prompt === undefined) {
+          return yield* new McpError.InvalidParams({ message: `Unknown prompt: ${params.name}` })
+        }
         const result = yield* provide(request, prompt.get(params.arguments) as any)
         return Shape.promptMessages(result as McpSchema.Prompt.GetPromptResult, yield* features)
       })
@@ -333,13 +375,26 @@ export const serve = (
     const handlers: Dispatch.Handlers<McpError.McpError, never> = {
       ping,
       initialize,
-      "tools/list": paginated((e) => Array.from(e.tools.values()), (t) => t.name, (t, f) => Shape.tool(t.definition, f), "tools"),
+      "tools/list": paginated(
+        (e) => Array.from(e.tools.values()),
+        (t) => t.name,
+        (t, f) => Shape.tool(t.definition, f),
+        "tools"
+      ),
       "tools/call": callTool as any,
-      "prompts/list": paginated((e) => Array.from(e.prompts.values()), (p) => p.name, (p, f) =>
-        Shape.prompt(p.definition, f), "prompts"),
+      "prompts/list": paginated(
+        (e) => Array.from(e.prompts.values()),
+        (p) => p.name,
+        (p, f) => Shape.prompt(p.definition, f),
+        "prompts"
+      ),
       "prompts/get": getPrompt as any,
-      "resources/list": paginated((e) => Array.from(e.resources.values()), (r) => r.uri, (r, f) =>
-        Shape.resource(r.definition, f), "resources"),
+      "resources/list": paginated(
+        (e) => Array.from(e.resources.values()),
+        (r) => r.uri,
+        (r, f) => Shape.resource(r.definition, f),
+        "resources"
+      ),
       "resources/templates/list": paginated(
         (e) => Array.from(e.templates.values()),
         (t) => t.uriTemplate,
@@ -363,15 +418,23 @@ export const serve = (
       let table = tables.get(key)
       if (table === undefined) {
         const served: Record<string, unknown> = {}
+        // A capability gates only in the revisions that have it: 2024-11-05 has completion/complete
+        // but no `completions` capability.
+        const gates = (key: string) => key !== "completions" || Revision.features(s.revision).completionsCapability
         for (const entry of Method.table(s.revision).values()) {
           const d = entry.definition
           const handler = (handlers as Record<string, unknown>)[d.name]
           if (handler === undefined || d.kind !== "request" || d.direction === "server") continue
           if (ready ? d.name === "initialize" : !d.beforeInitialized) continue
-          if (ready && d.capability?.side === "server" && !(d.capability.key in s.capabilities)) continue
+          if (
+            ready && d.capability?.side === "server" && gates(d.capability.key) && !(d.capability.key in s.capabilities)
+          ) continue
           served[d.name] = handler
         }
-        table = Dispatch.make({ revision: Effect.succeed(s.revision), handlers: served as Dispatch.Handlers<any, never> })
+        table = Dispatch.make({
+          revision: Effect.succeed(s.revision),
+          handlers: served as Dispatch.Handlers<any, never>
+        })
         tables.set(key, table)
       }
       return table
@@ -379,7 +442,8 @@ export const serve = (
 
     const onRequest = (request: JsonRpc.Request) =>
       Effect.flatMap(Ref.get(state), (s) => {
-        if (s.phase !== "ready" && request.method === "initialize" && s.phase !== "new") {
+        // A second initialize, in either later phase, is an invalid request (not an unknown method).
+        if (request.method === "initialize" && s.phase !== "new") {
           return Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
         }
         return tableFor(s)(request)

@@ -1,0 +1,134 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import { spawn } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../../..")
+const fixture = path.join(here, "fixtures", "stdio-server.ts")
+
+/** The fixture server as a child process, killed when the scope closes. */
+const child = Effect.gen(function*() {
+  const process_ = yield* Effect.acquireRelease(
+    Effect.sync(() =>
+      spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", fixture], {
+        cwd: root,
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+    ),
+    (p) => Effect.sync(() => p.exitCode === null && p.signalCode === null ? p.kill("SIGKILL") : undefined)
+  )
+  const lines = yield* Queue.unbounded<string>()
+  const exited = yield* Deferred.make<number | null>()
+  let stdout = ""
+  let pending = ""
+  let stderr = ""
+  process_.stdout.setEncoding("utf8")
+  process_.stderr.setEncoding("utf8")
+  process_.stdout.on("data", (chunk: string) => {
+    stdout += chunk
+    pending += chunk
+    let newline = pending.indexOf("\n")
+    while (newline >= 0) {
+      Queue.unsafeOffer(lines, pending.slice(0, newline))
+      pending = pending.slice(newline + 1)
+      newline = pending.indexOf("\n")
+    }
+  })
+  process_.stderr.on("data", (chunk: string) => {
+    stderr += chunk
+  })
+  process_.on("exit", (code) => Deferred.unsafeDone(exited, Effect.succeed(code)))
+  return {
+    send: (message: unknown) => Effect.sync(() => process_.stdin.write(JSON.stringify(message) + "\n")),
+    sendText: (text: string) => Effect.sync(() => process_.stdin.write(text)),
+    next: Effect.map(Queue.take(lines), (line) => JSON.parse(line)),
+    end: Effect.sync(() => process_.stdin.end()),
+    exited: Deferred.await(exited),
+    stdout: Effect.sync(() => stdout),
+    stderr: Effect.sync(() => stderr)
+  }
+})
+
+describe("Stdio: a server in a child process", () => {
+  it.scopedLive(
+    "serves a session over the pipes; only JSON-RPC on stdout; logs on stderr; exits 0 on EOF",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* child
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdio-test", version: "1" } }
+        })
+        const init = yield* server.next
+        assert.strictEqual(init.id, 1)
+        assert.strictEqual(init.result.protocolVersion, "2025-06-18")
+        assert.deepStrictEqual(init.result.serverInfo, { name: "stdio-fixture", version: "1.0.0" })
+        assert.deepStrictEqual(init.result.capabilities.tools, { listChanged: true })
+        yield* server.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+
+        yield* server.send({ jsonrpc: "2.0", id: 2, method: "tools/list" })
+        assert.deepStrictEqual((yield* server.next).result.tools.map((t: any) => t.name), ["add", "boom"])
+
+        // Two messages in one write, and one message split over two writes.
+        yield* server.sendText(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 3,
+            method: "tools/call",
+            params: { name: "add", arguments: { a: 2, b: 3 } }
+          })
+            + "\n" + JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }) + "\n"
+        )
+        const call = yield* server.next
+        assert.deepStrictEqual(call, { jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: "5" }] } })
+        assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "p", result: {} })
+        const split = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 4,
+          method: "tools/call",
+          params: { name: "add", arguments: { a: 0.5, b: 1 } }
+        })
+        yield* server.sendText(split.slice(0, 20))
+        yield* Effect.sleep("20 millis")
+        yield* server.sendText(split.slice(20) + "\n")
+        assert.deepStrictEqual((yield* server.next).result.content, [{ type: "text", text: "1.5" }])
+
+        // A defect is -32603 and is logged (to stderr); the session goes on.
+        yield* server.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "boom" } })
+        const boom = yield* server.next
+        assert.deepStrictEqual([boom.id, boom.error.code], [5, -32603])
+        // A line that is not JSON: -32700 with id null.
+        yield* server.sendText("{ not json\n")
+        const parseError = yield* server.next
+        assert.deepStrictEqual([parseError.id, parseError.error.code], [null, -32700])
+        yield* server.send({ jsonrpc: "2.0", id: 6, method: "ping" })
+        assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: 6, result: {} })
+
+        // The client closes stdin: the server exits with code 0.
+        yield* server.end
+        const code = yield* server.exited.pipe(Effect.timeout("20 seconds"))
+        assert.strictEqual(code, 0)
+
+        const stdout = yield* server.stdout
+        assert.isTrue(stdout.endsWith("\n"))
+        const lines = stdout.slice(0, -1).split("\n")
+        assert.strictEqual(lines.length, 8, stdout)
+        for (const line of lines) {
+          const message = JSON.parse(line)
+          assert.strictEqual(message.jsonrpc, "2.0", line)
+          assert.isTrue("result" in message || "error" in message, line)
+        }
+        assert.notInclude(stdout, "stdio-fixture: adding")
+        const stderr = yield* server.stderr
+        assert.include(stderr, "stdio-fixture: adding 2 and 3")
+        assert.include(stderr, "stdio-fixture: a bug in boom")
+      }),
+    60_000
+  )
+})
