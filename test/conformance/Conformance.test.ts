@@ -1,0 +1,98 @@
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12, patched
+ * for Node 20) against apps/everything over Streamable HTTP on a free loopback port.
+ *
+ * The run fails when any scored scenario of the requirement set fails; the unscored scenarios
+ * this server implements (session lifecycle, SSE polling, JSON Schema 2020-12) are held to
+ * the same standard here.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const require = createRequire(import.meta.url)
+const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+const run = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<{ readonly code: number | null; readonly output: string; readonly millis: number }>((resolve) => {
+    const started = Date.now()
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.on("close", (code) => resolve({ code, output, millis: Date.now() - started }))
+  })
+
+/** `✓ name: N passed, M failed` lines of the summary. */
+const summary = (output: string) =>
+  new Map(
+    Array.from(output.matchAll(/^([✓✗]) ([\w-]+): (\d+) passed, (\d+) failed/gm)).map((m) => [
+      m[2],
+      { ok: m[1] === "✓", passed: Number(m[3]), failed: Number(m[4]) }
+    ])
+  )
+
+let server: ChildProcess | undefined
+let url = ""
+
+beforeAll(async () => {
+  const port = await freePort()
+  url = `http://127.0.0.1:${port}/mcp`
+  server = spawn(process.execPath, [path.join(root, "apps/everything/dist/main.js"), "http", "--port", String(port)], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  // Ready when it says where it listens (on stderr).
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("apps/everything did not start")), 20_000)
+    server!.stderr!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes(url)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    server!.once("exit", (code) => reject(new Error(`apps/everything exited with ${code}`)))
+  })
+}, 30_000)
+
+afterAll(() => {
+  server?.kill()
+})
+
+describe("official conformance suite, server, 2025-11-25", () => {
+  it("passes every scored scenario (and the unscored ones it runs)", async () => {
+    const result = await run(process.execPath, [cli, "server", "--url", url, "--requirements", "2025-11-25"])
+    const scenarios = summary(result.output)
+    const scored = Array.from(scenarios.entries()).filter(([name]) => !unscored.has(name))
+    const failing = Array.from(scenarios.entries()).filter(([, s]) => !s.ok || s.failed > 0).map(([name]) => name)
+    process.stderr.write(
+      `conformance 2025-11-25: ${scored.filter(([, s]) => s.ok).length}/${scored.length} scored scenarios passed, ` +
+        `${scenarios.size - scored.length} unscored run, in ${(result.millis / 1000).toFixed(1)} s\n`
+    )
+    assert.deepStrictEqual(failing, [], result.output)
+    assert.strictEqual(result.code, 0, result.output)
+    assert.strictEqual(scored.length, 30, result.output)
+    for (const name of unscored) {
+      assert.isTrue(scenarios.get(name)?.ok, `${name} did not run or failed\n${result.output}`)
+    }
+    // SSE polling only warns when it cannot test; require its three checks to have passed.
+    assert.isAtLeast(scenarios.get("server-sse-polling")!.passed, 3, result.output)
+  }, 120_000)
+})
+
+const unscored = new Set(["server-session-lifecycle", "json-schema-2020-12", "server-sse-polling"])

@@ -1,0 +1,40 @@
+import { Transport } from "@effect-mcp/core"
+import { McpServer } from "@effect-mcp/server"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Server } from "./greet.js"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+
+describe("README example", () => {
+  it.scoped("serves greet as the README says", () =>
+    Effect.gen(function*() {
+      const { remote, transport } = yield* Transport.memory
+      yield* Effect.forkScoped(McpServer.serve(transport).pipe(Effect.provide(Server)))
+      const call = (text: string) => Effect.zipRight(remote.write(text), Effect.map(remote.read, JSON.parse))
+      yield* call(
+        `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+      )
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+      const ok = yield* call(
+        `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`
+      )
+      assert.deepStrictEqual(ok.result.structuredContent, { greeting: "hello Ada" })
+      const failed = yield* call(
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"name":""}}}`
+      )
+      assert.isTrue(failed.result.isError)
+      assert.include(failed.result.content[0].text, "who should I greet?")
+      const list = yield* call(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+      assert.deepStrictEqual(list.result.tools[0].annotations, { readOnlyHint: true })
+    }))
+
+  it("is the code the README shows", () => {
+    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    const example = fs.readFileSync(path.resolve(here, "greet.ts"), "utf8").trim()
+    assert.include(readme, example)
+  })
+})
