@@ -247,11 +247,22 @@ export const make = (options: Options = {}) =>
         yield* deliver(session, session.standalone, frame)
       })
 
+    /** Stops waiting for the response to `id` (it was cancelled); ends its stream if nothing else is pending. */
+    const forget = (session: Session, id: RequestId) =>
+      Effect.suspend(() => {
+        const stream = session.owner.get(id)
+        if (stream === undefined) return Effect.void
+        session.owner.delete(id)
+        stream.pending.delete(id)
+        return stream.pending.size === 0 ? finish(session, stream) : Effect.void
+      })
+
     /** 2025-11-25 polling: end the request's SSE response now; its later events wait in the store. */
     const closeStream = (session: Session, related: RequestId) =>
       Effect.suspend(() => {
         const stream = session.owner.get(related)
-        if (stream === undefined || stream.live === undefined) return Effect.void
+        // Only 2025-11-25 clients (primed with an event id) know to reconnect.
+        if (stream === undefined || stream.live === undefined || !primingFor(session)) return Effect.void
         const live = stream.live
         stream.live = undefined
         return Effect.zipRight(Queue.offer(live, { id: undefined, data: "", retry: retryMs }), Queue.offer(live, End))
@@ -273,8 +284,9 @@ export const make = (options: Options = {}) =>
           stream.live = undefined
         }
         yield* session.inbox.end
-        yield* store.clear(session.id)
         yield* Scope.close(session.scope, Exit.void)
+        // After the scope: nothing in flight can store an event any more.
+        yield* store.clear(session.id)
       })
 
     const createSession = (legacy: boolean) =>
@@ -320,11 +332,22 @@ export const make = (options: Options = {}) =>
         return session
       })
 
-    const lookup = (id: string | undefined) =>
+    /** The live session `id` of this kind (Streamable HTTP or legacy); its MCP-Protocol-Version checked. */
+    const lookup = (id: string | undefined, legacy: boolean, version?: string | undefined) =>
       Effect.gen(function*() {
-        if (id === undefined) return yield* Effect.fail(rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required"))
+        if (id === undefined) {
+          return yield* Effect.fail(rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required"))
+        }
         const session = (yield* Ref.get(sessions)).get(id)
-        if (session === undefined || session.ended) return yield* Effect.fail(rpcError(404, -32001, "Session not found"))
+        if (session === undefined || session.ended || session.legacy !== legacy) {
+          return yield* Effect.fail(rpcError(404, -32001, "Session not found"))
+        }
+        if (
+          version !== undefined && session.revision !== undefined &&
+          (!Revision.isRevision(version) || version !== session.revision)
+        ) {
+          return yield* Effect.fail(rpcError(400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version}`))
+        }
         session.lastSeen = yield* Clock.currentTimeMillis
         return session
       })
@@ -333,7 +356,10 @@ export const make = (options: Options = {}) =>
     yield* Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       for (const session of (yield* Ref.get(sessions)).values()) {
-        if (session.standalone.live === undefined && now - session.lastSeen > idle) yield* endSession(session)
+        // Open streams and requests still running count as activity.
+        if (session.standalone.live === undefined && session.owner.size === 0 && now - session.lastSeen > idle) {
+          yield* endSession(session)
+        }
       }
     }).pipe(
       Effect.repeat(Schedule.spaced(Duration.millis(Math.max(10, Math.min(idle / 2, 60_000))))),
@@ -380,6 +406,29 @@ export const make = (options: Options = {}) =>
       Effect.gen(function*() {
         const length = Number(request.headers["content-length"] ?? "0")
         if (length > maxBody) return yield* Effect.fail(rpcError(413, -32000, "Payload Too Large"))
+        if (request.headers["content-length"] === undefined) {
+          // No length (chunked): count while reading and drain the excess, since the platform's own
+          // limit destroys the connection and the client would never see the 413.
+          let size = 0
+          const chunks: Array<Uint8Array> = []
+          yield* request.stream.pipe(
+            Stream.runForEach((chunk) =>
+              Effect.sync(() => {
+                size += chunk.length
+                if (size <= maxBody) chunks.push(chunk)
+              })
+            ),
+            Effect.mapError(() => rpcError(400, -32000, "Bad Request: could not read the body"))
+          )
+          if (size > maxBody) return yield* Effect.fail(rpcError(413, -32000, "Payload Too Large"))
+          const bytes = new Uint8Array(size)
+          let at = 0
+          for (const chunk of chunks) {
+            bytes.set(chunk, at)
+            at += chunk.length
+          }
+          return new TextDecoder().decode(bytes)
+        }
         return yield* request.text.pipe(
           HttpIncomingMessage.withMaxBodySize(Option.some(maxBody)),
           Effect.mapError(() => rpcError(413, -32000, "Payload Too Large"))
@@ -422,14 +471,7 @@ export const make = (options: Options = {}) =>
         if (isInitialize) {
           session = yield* createSession(false)
         } else {
-          session = yield* lookup(request.headers["mcp-session-id"])
-          const version = request.headers["mcp-protocol-version"]
-          if (
-            version !== undefined && session.revision !== undefined &&
-            (!Revision.isRevision(version) || version !== session.revision)
-          ) {
-            return rpcError(400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version}`)
-          }
+          session = yield* lookup(request.headers["mcp-session-id"], false, request.headers["mcp-protocol-version"])
           if (inbound._tag === "Batch") {
             if (session.revision === undefined || !Revision.allowsBatching(session.revision)) {
               return rpcError(400, -32600, "Invalid Request: batches are not supported in this protocol revision")
@@ -440,6 +482,25 @@ export const make = (options: Options = {}) =>
           }
         }
         const requestIds = messages.flatMap((m) => ("method" in m && "id" in m ? [(m as JsonRpc.Request).id] : []))
+        const busy = requestIds.find((id) => session.owner.has(id))
+        if (busy !== undefined) {
+          // The id of a request still in flight: answered here, so the first request keeps its stream.
+          return HttpServerResponse.text(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: busy,
+              error: { code: -32600, message: `Invalid Request: id ${JSON.stringify(busy)} is already in flight` }
+            }),
+            { status: 400, contentType: "application/json" }
+          )
+        }
+        // A cancelled request is answered by nobody: its stream must not wait for it.
+        for (const m of messages) {
+          if ("method" in m && m.method === "notifications/cancelled" && !("id" in m)) {
+            const id = (m.params as { readonly requestId?: unknown } | undefined)?.requestId
+            if (typeof id === "string" || typeof id === "number") yield* forget(session, id)
+          }
+        }
         if (requestIds.length === 0) {
           yield* session.inbox.offer(inbound)
           return HttpServerResponse.empty({ status: 202 })
@@ -482,7 +543,7 @@ export const make = (options: Options = {}) =>
         if (!(request.headers["accept"] ?? "").includes("text/event-stream")) {
           return rpcError(406, -32000, "Not Acceptable: Accept must list text/event-stream")
         }
-        const session = yield* lookup(request.headers["mcp-session-id"])
+        const session = yield* lookup(request.headers["mcp-session-id"], false, request.headers["mcp-protocol-version"])
         const lastEventId = request.headers["last-event-id"]
         if (lastEventId !== undefined) {
           const parsed = EventStore.parseEventId(lastEventId)
@@ -527,7 +588,7 @@ export const make = (options: Options = {}) =>
       Effect.gen(function*() {
         const denied = forbidden(request)
         if (denied !== undefined) return rpcError(403, -32000, denied)
-        const session = yield* lookup(request.headers["mcp-session-id"])
+        const session = yield* lookup(request.headers["mcp-session-id"], false, request.headers["mcp-protocol-version"])
         yield* endSession(session)
         return HttpServerResponse.empty({ status: 200 })
       }).pipe(Effect.catchAll((response) => Effect.succeed(response)))
@@ -566,8 +627,7 @@ export const make = (options: Options = {}) =>
         const denied = forbidden(request)
         if (denied !== undefined) return rpcError(403, -32000, denied)
         const url = new URL(request.url, "http://localhost")
-        const session = yield* lookup(url.searchParams.get("sessionId") ?? undefined)
-        if (!session.legacy) return rpcError(400, -32000, "Bad Request: not an HTTP+SSE session")
+        const session = yield* lookup(url.searchParams.get("sessionId") ?? undefined, true)
         if (!isJson(request.headers["content-type"])) {
           return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
         }

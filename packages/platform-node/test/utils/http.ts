@@ -77,7 +77,7 @@ export const Controlled = Tool.make("controlled", {
   return Effect.gen(function*() {
     yield* Deferred.succeed(c.started, undefined)
     for (let i = 1; i <= before; i++) yield* McpRequest.progress(i)
-    if (close) yield* McpRequest.closeSseStream
+    if (close) yield* Effect.flatMap(McpRequest.McpRequest, (request) => request.closeSseStream)
     if (tick === undefined) {
       yield* Deferred.await(c.gate)
     } else {
@@ -110,14 +110,19 @@ export const Log = Tool.make("log", {}, () =>
   }))
 
 /** Asks the client to sample; answers with what it said. */
-export const Sample = Tool.make("sample", {
-  parameters: Schema.Struct({ prompt: Schema.String }),
-  failure: Schema.String
-}, ({ prompt }) =>
-  McpRequest.sample("s", { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 10 }).pipe(
-    Effect.map((result) => `sampled: ${(result.content as any).text}`),
-    Effect.mapError((error) => `sampling failed: ${error.message}`)
-  ))
+export const Sample = Tool.make(
+  "sample",
+  {
+    parameters: Schema.Struct({ prompt: Schema.String }),
+    failure: Schema.String
+  },
+  ({ prompt }) =>
+    McpRequest.sample("s", { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 10 })
+      .pipe(
+        Effect.map((result) => `sampled: ${(result.content as any).text}`),
+        Effect.mapError((error) => `sampling failed: ${error.message}`)
+      )
+)
 
 export const Extra = Tool.make("extra", {}, () => Effect.succeed("extra"))
 
@@ -213,7 +218,9 @@ export const start = async (options: Omit<NodeMcpServer.HttpOptions, "port"> = {
     if (closed) return
     closed = true
     for (const c of controllers) c.abort()
+    const t = Date.now()
     await runtime.dispose()
+    if (process.env.DEBUG_HTTP) console.log("dispose took", Date.now() - t)
   }
   onTestFinished(close)
   const origin = `http://127.0.0.1:${port}`
@@ -358,7 +365,7 @@ export class WireClient {
     this.version = options.version ?? "2025-11-25"
   }
 
-  id(): number {
+  id(): string | number {
     return this.nextId++
   }
 
@@ -416,7 +423,7 @@ export class WireClient {
   }
 
   /** POSTs a request; the raw response. */
-  send(method: string, params?: unknown, id = this.id(), signal?: AbortSignal): Promise<Response> {
+  send(method: string, params?: unknown, id: string | number = this.id(), signal?: AbortSignal): Promise<Response> {
     return this.post(
       { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) },
       signal === undefined ? {} : { signal }
@@ -424,7 +431,10 @@ export class WireClient {
   }
 
   /** POSTs a request; every message of the answer (JSON or SSE), in order. */
-  async call(method: string, params?: unknown): Promise<{ readonly response: Response; readonly messages: Array<any> }> {
+  async call(
+    method: string,
+    params?: unknown
+  ): Promise<{ readonly response: Response; readonly messages: Array<any> }> {
     const response = await this.send(method, params)
     return { response, messages: await readAll(response) }
   }
@@ -439,7 +449,12 @@ export class WireClient {
     return last.result
   }
 
-  callTool(name: string, args: Record<string, unknown> = {}, progressToken?: string | number, id = this.id()) {
+  callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    progressToken?: string | number,
+    id: string | number = this.id()
+  ) {
     return this.send("tools/call", {
       name,
       arguments: args,

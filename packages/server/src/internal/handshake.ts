@@ -308,7 +308,9 @@ export const serve = (
     const callTool = (params: McpSchema.Tool.CallToolRequestParams, request: JsonRpc.Request) =>
       Effect.flatMap(entriesOf, (entries) => {
         const tool = entries.tools.get(params.name)
-        if (tool === undefined) return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
+        if (tool === undefined) {
+          return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
+        }
         return Effect.flatMap(Ref.get(state), (s) => {
           const f = Revision.features(s.revision)
           return Effect.matchEffect(tool.decode(params.arguments), {

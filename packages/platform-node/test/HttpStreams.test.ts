@@ -1,0 +1,353 @@
+/**
+ * Streamable HTTP streams (DIGEST §9.3): the standalone GET stream, one stream per message,
+ * event ids, resumption with `Last-Event-ID`, 2025-11-25 polling, disconnects.
+ */
+import { EventStore } from "@effect-mcp/server"
+import { describe, expect, it } from "@effect/vitest"
+import {
+  awaitDeferred,
+  control,
+  Extra,
+  freshKey,
+  isDone,
+  messagesOf,
+  release,
+  sleep,
+  type SseEvent,
+  SseReader,
+  start,
+  WireClient
+} from "./utils/http.js"
+
+const sameStream = (frames: ReadonlyArray<SseEvent>) =>
+  new Set(frames.map((f) => EventStore.parseEventId(f.id!)!.streamId))
+
+describe("Streamable HTTP: the GET stream", () => {
+  it("needs a session (400), Accept text/event-stream (406), a live session (404)", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    const none = await c.get()
+    expect(none.status).toBe(400)
+    expect((await none.json()).error).toBeDefined()
+    await c.initialize()
+    const json = await c.get({ headers: { accept: "application/json" } })
+    expect(json.status).toBe(406)
+    const id = c.sessionId!
+    c.sessionId = "no-such-session"
+    expect((await c.get()).status).toBe(404)
+    c.sessionId = id
+    const ok = await c.get()
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get("content-type")).toMatch(/^text\/event-stream/)
+  })
+
+  it("carries notifications not tied to a request: tools/list_changed, resources/updated", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const stream = new SseReader(await c.get())
+    const priming = await stream.next()
+    expect(priming?.id).toBeDefined()
+    expect(priming?.data).toBe("")
+    await h.run(h.server.addTool(Extra))
+    expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+    expect(await c.result("resources/subscribe", { uri: "test://doc" })).toEqual({})
+    await h.run(h.server.resourceUpdated("test://doc"))
+    expect(await stream.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "test://doc" }
+    })
+    // Not subscribed: nothing.
+    await h.run(h.server.resourceUpdated("test://other"))
+    expect(await stream.quiet(200)).toBe(true)
+  })
+
+  it("one standalone stream per session: a second GET → 409, a new one once the first is gone", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const first = h.controller()
+    const a = await c.get({ signal: first.signal })
+    expect(a.status).toBe(200)
+    const b = await c.get()
+    expect(b.status).toBe(409)
+    expect((await b.json()).error).toBeDefined()
+    first.abort()
+    let again: Response | undefined
+    for (let i = 0; i < 100 && again?.status !== 200; i++) {
+      await sleep(20)
+      again = await c.get()
+    }
+    expect(again?.status).toBe(200)
+  })
+
+  it("standaloneStream: false → 405", async () => {
+    const h = await start({ standaloneStream: false })
+    const c = new WireClient(h)
+    await c.initialize()
+    const response = await c.get()
+    expect(response.status).toBe(405)
+    expect(response.headers.get("allow")).toMatch(/POST/)
+  })
+
+  it("each message goes to exactly one stream", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const standalone = new SseReader(await c.get())
+    await standalone.next() // priming
+    // A request's progress and result stay on its own stream...
+    const key = freshKey()
+    const call = new SseReader(await c.callTool("controlled", { key }, "tok", "c1"))
+    await call.next() // priming
+    expect((await call.message()).params.progress).toBe(1)
+    // ...a change not tied to it goes to the standalone stream only...
+    await h.run(h.server.addTool(Extra))
+    expect((await standalone.message()).method).toBe("notifications/tools/list_changed")
+    release(key)
+    const rest = messagesOf(await call.rest())
+    expect(rest.map((m) => m.method ?? m.id)).toEqual(["notifications/progress", "notifications/progress", "c1"])
+    // ...and the standalone stream saw nothing of the request.
+    const progress = await c.callTool("progress", {}, "p")
+    expect(messagesOf(await new SseReader(progress).rest()).length).toBe(4)
+    expect(await standalone.quiet(200)).toBe(true)
+  })
+
+  it("event ids are unique in the session and name their stream", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const standalone = new SseReader(await c.get())
+    const framesA = await new SseReader(await c.callTool("progress", {}, "a")).rest()
+    const framesB = await new SseReader(await c.callTool("progress", {}, "b")).rest()
+    await h.run(h.server.addTool(Extra))
+    const framesS = [await standalone.next(), await standalone.next()] as Array<SseEvent>
+    const all = [...framesA, ...framesB, ...framesS]
+    expect(all.every((f) => f.id !== undefined && EventStore.parseEventId(f.id) !== undefined)).toBe(true)
+    expect(new Set(all.map((f) => f.id)).size).toBe(all.length)
+    const streams = [framesA, framesB, framesS].map(sameStream)
+    for (const s of streams) expect(s.size).toBe(1)
+    expect(new Set(streams.flatMap((s) => [...s])).size).toBe(3)
+    // Positions grow within a stream.
+    const seqs = framesA.map((f) => EventStore.parseEventId(f.id!)!.seq)
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y))
+  })
+})
+
+describe("Streamable HTTP: resumption", () => {
+  describe("Streamable HTTP: request ids", () => {
+    it("an id still in flight is refused with -32600 and the first request keeps its stream", async () => {
+      const h = await start()
+      const c = new WireClient(h)
+      await c.initialize()
+      const key = freshKey()
+      const reader = new SseReader(
+        await c.send(
+          "tools/call",
+          { name: "controlled", arguments: { key, before: 1 }, _meta: { progressToken: 1 } },
+          "dup"
+        )
+      )
+      expect((await reader.message()).params.progress).toBe(1)
+      const second = await c.send("ping", {}, "dup")
+      expect(second.status).toBe(400)
+      const body = await second.json()
+      expect(body.id).toBe("dup")
+      expect(body.error.code).toBe(-32600)
+      const cancelled = await c.notify("notifications/cancelled", { requestId: "dup" })
+      expect(cancelled.status).toBe(202)
+      await awaitDeferred(control(key).interrupted, 5000, "the tool to be interrupted")
+    })
+  })
+
+  const resume = (c: WireClient, lastEventId: string) => c.get({ headers: { "last-event-id": lastEventId } })
+
+  for (const when of ["after the tool finished", "while the tool still runs"] as const) {
+    it(`a dropped SSE response resumes with Last-Event-ID ${when}: the rest, once, and nothing else`, async () => {
+      const h = await start()
+      const c = new WireClient(h)
+      await c.initialize()
+      const key = freshKey()
+      const aborter = h.controller()
+      const response = await c.send(
+        "tools/call",
+        {
+          name: "controlled",
+          arguments: { key, before: 2, after: 3 },
+          _meta: { progressToken: "tok" }
+        },
+        "call",
+        aborter.signal
+      )
+      const reader = new SseReader(response)
+      const seen = [await reader.next(), await reader.next()] as Array<SseEvent> // priming, progress 1
+      expect(JSON.parse(seen[1].data!).params.progress).toBe(1)
+      aborter.abort()
+      await sleep(50)
+      // Other streams go on meanwhile: another request, a standalone notification.
+      expect(messagesOf(await new SseReader(await c.callTool("progress", {}, "other")).rest()).length).toBe(4)
+      await h.run(h.server.addTool(Extra))
+      await sleep(50)
+      expect(isDone(control(key).interrupted)).toBe(false)
+      let frames: Array<SseEvent>
+      if (when === "after the tool finished") {
+        release(key)
+        await awaitDeferred(control(key).done)
+        const resumed = await resume(c, seen[1].id!)
+        expect(resumed.status).toBe(200)
+        expect(resumed.headers.get("content-type")).toMatch(/^text\/event-stream/)
+        frames = await new SseReader(resumed).rest()
+      } else {
+        const resumed = await resume(c, seen[1].id!)
+        expect(resumed.status).toBe(200)
+        const reader2 = new SseReader(resumed)
+        const firstReplayed = await reader2.next() // progress 2 was sent before the drop was noticed
+        release(key)
+        frames = [firstReplayed!, ...await reader2.rest()]
+      }
+      const messages = messagesOf(frames)
+      expect(messages.map((m) => m.params?.progress ?? m.id)).toEqual([2, 3, 4, 5, "call"])
+      expect(messages[4].result.content[0].text).toBe(`done ${key}`)
+      expect(sameStream(frames)).toEqual(sameStream([seen[1]]))
+      expect(new Set(frames.map((f) => f.id)).size).toBe(frames.length)
+    })
+  }
+
+  it("resuming from the priming event replays the whole stream; an unknown stream replays nothing", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const frames = await new SseReader(await c.callTool("progress", {}, "t", "p")).rest()
+    const replayed = await new SseReader(await resume(c, frames[0].id!)).rest()
+    expect(replayed).toEqual(frames.slice(1))
+    const unknown = await resume(c, EventStore.eventId("s999", 0))
+    expect(unknown.status).toBe(200)
+    expect(await new SseReader(unknown).rest()).toEqual([])
+    const invalid = await resume(c, "not-an-event-id")
+    expect(invalid.status).toBe(400)
+  })
+
+  it("closeSseStream (2025-11-25 polling): retry, the stream ends, GET + Last-Event-ID delivers the result", async () => {
+    const h = await start({ retry: "250 millis" })
+    const c = new WireClient(h)
+    await c.initialize()
+    const key = freshKey()
+    const response = await c.send("tools/call", {
+      name: "controlled",
+      arguments: { key, before: 1, after: 1, close: true },
+      _meta: { progressToken: 9 }
+    }, "poll")
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    const frames = await new SseReader(response).rest()
+    // priming, progress 1, then `retry` and the end (no result).
+    expect(frames[0].data).toBe("")
+    expect(JSON.parse(frames[1].data!).params.progress).toBe(1)
+    const last = frames[frames.length - 1]
+    expect(last.retry).toBe(250)
+    expect(messagesOf(frames).some((m) => m.id === "poll")).toBe(false)
+    expect(isDone(control(key).interrupted)).toBe(false)
+    release(key)
+    const lastId = [...frames].reverse().find((f) => f.id !== undefined)!.id!
+    const resumed = messagesOf(await new SseReader(await resume(c, lastId)).rest())
+    expect(resumed.map((m) => m.params?.progress ?? m.id)).toEqual([2, "poll"])
+    expect(resumed[1].result.content[0].text).toBe(`done ${key}`)
+  })
+
+  it("closeSseStream before 2025-11-25 does nothing: the stream carries the result", async () => {
+    const h = await start()
+    const c = new WireClient(h, { version: "2025-06-18" })
+    await c.initialize()
+    const key = freshKey()
+    const response = await c.send("tools/call", {
+      name: "controlled",
+      arguments: { key, before: 1, after: 0, close: true },
+      _meta: { progressToken: 9 }
+    }, "poll")
+    const reader = new SseReader(response)
+    expect((await reader.message()).params.progress).toBe(1)
+    release(key)
+    const frames = await reader.rest()
+    expect(frames.some((f) => f.retry !== undefined)).toBe(false)
+    expect(messagesOf(frames).map((m) => m.id)).toEqual(["poll"])
+  })
+})
+
+describe("Streamable HTTP: a disconnect is not a cancellation", () => {
+  it("an aborted POST's tool completes; its result comes by resumption", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const key = freshKey()
+    const aborter = h.controller()
+    const reader = new SseReader(
+      await c.send(
+        "tools/call",
+        {
+          name: "controlled",
+          arguments: { key, before: 1, after: 0 },
+          _meta: { progressToken: 1 }
+        },
+        "slow",
+        aborter.signal
+      )
+    )
+    const priming = await reader.next()
+    expect(priming?.data).toBe("")
+    aborter.abort()
+    await sleep(100)
+    expect(isDone(control(key).interrupted)).toBe(false)
+    release(key)
+    await awaitDeferred(control(key).done, 5000, "the tool to complete")
+    expect(isDone(control(key).interrupted)).toBe(false)
+    const resumed = messagesOf(await new SseReader(await resume(c, priming!.id!)).rest())
+    // From the priming event: progress 1 (whether or not it reached the client before the abort), the result.
+    expect(resumed.map((m) => m.method ?? m.id)).toEqual(["notifications/progress", "slow"])
+    expect(resumed[1].result.content[0].text).toBe(`done ${key}`)
+  })
+
+  it("a POST aborted before any response byte: the tool still completes", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const key = freshKey()
+    const aborter = h.controller()
+    const pending = c.send(
+      "tools/call",
+      { name: "controlled", arguments: { key, before: 0, after: 0 } },
+      "slow",
+      aborter.signal
+    )
+      .catch((error) => error)
+    await awaitDeferred(control(key).started)
+    aborter.abort()
+    expect(await pending).toBeInstanceOf(Error)
+    await sleep(100)
+    release(key)
+    await awaitDeferred(control(key).done)
+    expect(isDone(control(key).interrupted)).toBe(false)
+  })
+
+  it("notifications/cancelled does interrupt it", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    const key = freshKey()
+    const reader = new SseReader(
+      await c.send("tools/call", {
+        name: "controlled",
+        arguments: { key, before: 1 },
+        _meta: { progressToken: 1 }
+      }, "to-cancel")
+    )
+    expect((await reader.message()).params.progress).toBe(1)
+    const cancelled = await c.notify("notifications/cancelled", { requestId: "to-cancel", reason: "changed my mind" })
+    expect(cancelled.status).toBe(202)
+    await awaitDeferred(control(key).interrupted, 5000, "the tool to be interrupted")
+    expect(isDone(control(key).done)).toBe(false)
+    // No response follows for it: its stream ends with nothing more on it.
+    expect(await reader.next(2000)).toBeUndefined()
+  })
+})
+
+const resume = (c: WireClient, lastEventId: string) => c.get({ headers: { "last-event-id": lastEventId } })
