@@ -70,9 +70,67 @@ export const fromText = (options: {
 })
 
 /**
+ * The writing half of a newline-delimited transport: outbound lines go through one queue
+ * drained by one fiber, which writes every line waiting at once with a single `write`.
+ * Returns the `send` of a `Transport`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const lineWriter = (
+  write: (chunk: string) => Effect.Effect<void, TransportError>
+): Effect.Effect<Transport["send"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const outbox = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
+    yield* Mailbox.toStream(outbox).pipe(
+      Stream.mapChunksEffect((lines) => Effect.as(write(Chunk.join(lines, "\n") + "\n"), Chunk.empty<never>())),
+      Stream.runDrain,
+      Effect.catchAll((error) => Effect.logDebug("effect-mcp: write failed", error)),
+      Effect.forkScoped
+    )
+    return (frame) =>
+      Effect.flatMap(
+        outbox.offer(Wire.encode(frame)),
+        (accepted) => accepted ? Effect.void : Effect.fail(new TransportError({ message: "transport closed" }))
+      )
+  })
+
+/**
+ * Splits text into lines across chunk boundaries and decodes each non-empty line with
+ * `Wire.decode`: the reading half of a newline-delimited transport, for platforms that
+ * deliver chunks by callback. `push` takes a chunk, `end` flushes the last line.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const lineReader = (emit: (inbound: Wire.Inbound) => void) => {
+  let buffer = ""
+  const line = (text: string) => {
+    const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text
+    if (trimmed.trim().length > 0) emit(Wire.decode(trimmed))
+  }
+  return {
+    push: (chunk: string): void => {
+      buffer += chunk
+      let start = 0
+      let newline = buffer.indexOf("\n", start)
+      while (newline >= 0) {
+        line(buffer.slice(start, newline))
+        start = newline + 1
+        newline = buffer.indexOf("\n", start)
+      }
+      buffer = start === 0 ? buffer : buffer.slice(start)
+    },
+    end: (): void => {
+      if (buffer.length > 0) line(buffer)
+      buffer = ""
+    }
+  }
+}
+
+/**
  * Newline-delimited JSON over a byte stream (stdio, a child process, a socket): one message
- * per line, no embedded newlines. Outbound lines go through one queue drained by one fiber,
- * which writes every line waiting at once with a single `write`.
+ * per line, no embedded newlines. See {@link lineWriter} for the writing half.
  *
  * @since 0.1.0
  * @category constructors
@@ -81,28 +139,15 @@ export const ndjson = (options: {
   readonly input: Stream.Stream<Uint8Array, TransportError>
   readonly write: (chunk: string) => Effect.Effect<void, TransportError>
 }): Effect.Effect<Transport, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const outbox = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
-    yield* Mailbox.toStream(outbox).pipe(
-      Stream.mapChunksEffect((lines) => Effect.as(options.write(Chunk.join(lines, "\n") + "\n"), Chunk.empty<never>())),
-      Stream.runDrain,
-      Effect.catchAll((error) => Effect.logDebug("effect-mcp: write failed", error)),
-      Effect.forkScoped
-    )
-    const lines = options.input.pipe(
+  Effect.map(lineWriter(options.write), (send) => ({
+    incoming: options.input.pipe(
       Stream.decodeText(),
       Stream.splitLines,
-      Stream.filter((line) => line.trim().length > 0)
-    )
-    return fromText({
-      incoming: lines,
-      write: (text) =>
-        Effect.flatMap(
-          outbox.offer(text),
-          (accepted) => accepted ? Effect.void : Effect.fail(new TransportError({ message: "transport closed" }))
-        )
-    })
-  })
+      Stream.filter((line) => line.trim().length > 0),
+      Stream.map(Wire.decode)
+    ),
+    send
+  }))
 
 /**
  * The raw text side of an in-memory connection, for wire-level tests: write JSON

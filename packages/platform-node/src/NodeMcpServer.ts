@@ -6,16 +6,19 @@
  *
  * @since 0.1.0
  */
-import { Transport } from "@effect-mcp/core"
+import { Transport, type Wire } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { createServer } from "node:http"
 import type { Readable, Writable } from "node:stream"
+import { StringDecoder } from "node:string_decoder"
 
 /**
  * A logger that writes to stderr, never stdout. Also removes the pretty logger that
@@ -49,18 +52,46 @@ export const writeTo = (stream: Writable) => (chunk: string): Effect.Effect<void
   })
 
 /**
- * A newline-delimited JSON transport over a readable and a writable stream.
+ * A newline-delimited JSON transport over a readable and a writable stream. Lines are split
+ * and decoded as Node delivers chunks, straight into the peer's inbox.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const transport = (input: Readable, output: Writable) =>
-  Transport.ndjson({
-    input: NodeStream.fromReadable(
-      () => input,
-      (cause) => new Transport.TransportError({ message: "read failed", cause })
-    ),
-    write: writeTo(output)
+export const transport = (input: Readable, output: Writable): Effect.Effect<Transport.Transport, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const inbox = yield* Effect.acquireRelease(
+      Mailbox.make<Wire.Inbound, Transport.TransportError>(),
+      (mailbox) => mailbox.shutdown
+    )
+    const decoder = new StringDecoder("utf8")
+    const lines = Transport.lineReader((inbound) => {
+      inbox.unsafeOffer(inbound)
+    })
+    const onData = (chunk: Buffer | string) => lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
+    const onEnd = () => {
+      lines.push(decoder.end())
+      lines.end()
+      inbox.unsafeDone(Exit.void)
+    }
+    const onError = (cause: unknown) =>
+      inbox.unsafeDone(Exit.fail(new Transport.TransportError({ message: "read failed", cause })))
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        input.on("data", onData)
+        input.once("end", onEnd)
+        input.once("error", onError)
+      }),
+      () =>
+        Effect.sync(() => {
+          input.off("data", onData)
+          input.off("end", onEnd)
+          input.off("error", onError)
+          input.pause()
+        })
+    )
+    const send = yield* Transport.lineWriter(writeTo(output))
+    return { incoming: Mailbox.toStream(inbox), send }
   })
 
 /**

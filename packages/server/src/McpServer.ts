@@ -112,10 +112,12 @@ export const make = <R>(
 ): Effect.Effect<Service, never, Exclude<R, McpRequest.McpRequest> | Scope.Scope> =>
   Effect.gen(function*() {
     const context = (yield* Effect.context<Exclude<R, McpRequest.McpRequest>>()) as Context.Context<R>
-    const resources = (options.resources ?? []).map((r) => provideResource(r, context))
+    // The handlers given here run with the server's context, provided once per session (below),
+    // not once per call; only things added later carry their own context.
+    const resources = (options.resources ?? []) as ReadonlyArray<Resource.Resource | Resource.Template>
     const registry = yield* Registry.make({
-      tools: (options.tools ?? []).map((t) => provideTool(t, context)),
-      prompts: (options.prompts ?? []).map((p) => providePrompt(p, context)),
+      tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
+      prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
       resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
       templates: resources.filter((r): r is Resource.Template => r._tag === "Template")
     })
@@ -171,7 +173,11 @@ export const make = <R>(
             ? removeFrom("resources", (e) => e.resources, uri)
             : removeFrom("resources", (e) => e.templates, uri)),
       resourceUpdated: registry.updated,
-      serve: (transport) => Handshake.serve(registry, config, transport)
+      serve: (transport) =>
+        Effect.mapInputContext(
+          Handshake.serve(registry, config, transport),
+          (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
+        )
     } satisfies Service
   })
 

@@ -215,8 +215,9 @@ export const make = <
     (options.inputSchema !== undefined ? UnknownArguments : EmptyParameters)) as Schema.Schema<any, any, never>
   const success = options.success as Schema.Schema<any, any, never> | undefined
   const failure = options.failure as Schema.Schema<any, any, never> | undefined
-  const decodeArgs = Schema.decodeUnknown(parameters, { errors: "all", onExcessProperty: "ignore" })
-  const encodeSuccess = success && Schema.encode(success)
+  // Synchronous decode and encode: no Effect pipeline for what is pure data work.
+  const decodeArgs = Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "ignore" })
+  const encodeSuccess = success && Schema.encodeEither(success)
   const encodeFailure = failure && Schema.encode(failure)
   const isFailure = failure && Schema.is(failure)
 
@@ -232,12 +233,24 @@ export const make = <
     ...(options._meta !== undefined ? { _meta: options._meta } : {})
   }
 
-  const decode = (args: unknown) =>
-    decodeArgs(args ?? {}).pipe(
-      Effect.mapError((error) =>
-        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${error.message}` })
+  const decode = (args: unknown): Effect.Effect<unknown, InvalidArguments> => {
+    const decoded = decodeArgs(args ?? {})
+    return decoded._tag === "Right"
+      ? Effect.succeed(decoded.right)
+      : Effect.fail(new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${decoded.left.message}` }))
+  }
+
+  const structured = (value: unknown): Effect.Effect<Result> => {
+    const encoded = encodeSuccess!(value)
+    return encoded._tag === "Right"
+      ? Effect.succeed({ content: [{ type: "text", text: JSON.stringify(encoded.right) }], structuredContent: encoded.right })
+      // The tool's own output does not fit its schema: a bug, answered with -32603 and logged.
+      : Effect.die(
+        new Defect({
+          message: `Tool ${name} returned a value that does not fit its success schema: ${encoded.left.message}`
+        })
       )
-    )
+  }
 
   const failed = (error: unknown): Effect.Effect<Result, McpError.McpError> => {
     if (McpError.isMcpError(error)) return Effect.fail(error)
@@ -257,22 +270,7 @@ export const make = <
     Effect.matchEffect(handler(args as Arguments<P, I>) as Effect.Effect<unknown, unknown, any>, {
       onFailure: failed,
       onSuccess: (value): Effect.Effect<Result, McpError.McpError> =>
-        encodeSuccess === undefined
-          ? Effect.succeed(toResult(value as Output))
-          : Effect.matchEffect(encodeSuccess(value), {
-            // The tool's own output does not fit its schema: a bug, answered with -32603 and logged.
-            onFailure: (error) =>
-              Effect.die(
-                new Defect({
-                  message: `Tool ${name} returned a value that does not fit its success schema: ${error.message}`
-                })
-              ),
-            onSuccess: (structured) =>
-              Effect.succeed<Result>({
-                content: [{ type: "text", text: JSON.stringify(structured) }],
-                structuredContent: structured
-              })
-          })
+        encodeSuccess === undefined ? Effect.succeed(toResult(value as Output)) : structured(value)
     })
 
   return { [TypeId]: TypeId, name, definition, decode, run } as any
