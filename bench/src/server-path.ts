@@ -20,7 +20,8 @@ const Add = Tool.make("add", {
   success: Schema.Struct({ sum: Schema.Number })
 }, ({ a, b }) => Effect.succeed({ sum: a + b }))
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 const run = (count: number) =>
   Effect.scoped(Effect.gen(function*() {
@@ -63,7 +64,9 @@ const main = Effect.gen(function*() {
   yield* Effect.sync(() =>
     process.stdout.write(
       `server tools/call path: ${Math.round(result.rps).toLocaleString("en-US")} req/s, ` +
-        `p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms (${total} requests, ${window} in flight, one process)\n`
+        `p50 ${result.p50.toFixed(3)} ms, p99 ${
+          result.p99.toFixed(3)
+        } ms (${total} requests, ${window} in flight, one process)\n`
     )
   )
 })

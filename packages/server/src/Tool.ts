@@ -243,7 +243,10 @@ export const make = <
   const structured = (value: unknown): Effect.Effect<Result> => {
     const encoded = encodeSuccess!(value)
     return encoded._tag === "Right"
-      ? Effect.succeed({ content: [{ type: "text", text: JSON.stringify(encoded.right) }], structuredContent: encoded.right })
+      ? Effect.succeed({
+        content: [{ type: "text", text: JSON.stringify(encoded.right) }],
+        structuredContent: encoded.right
+      })
       // The tool's own output does not fit its schema: a bug, answered with -32603 and logged.
       : Effect.die(
         new Defect({
