@@ -379,11 +379,76 @@ for (const revision of ["2025-03-26", "2024-11-05"] as const) {
   describe(`official Client 2.4.0 pinned to ${revision}`, () => {
     let connection: Connection | undefined
     const client = () => connection!.client
+    const logs: Array<any> = []
+    const updated: Array<string> = []
+    const asked: Array<string> = []
+    let onUpdated: ((uri: string) => void) | undefined
+    let onToolsChanged: ((names: ReadonlyArray<string>) => void) | undefined
 
     beforeAll(async () => {
-      connection = await connect(
-        new Client({ name: `interop-${revision}`, version: "1.0.0" }, { supportedProtocolVersions: [revision] })
-      )
+      const client = new Client({ name: `interop-${revision}`, version: "1.0.0" }, {
+        supportedProtocolVersions: [revision],
+        capabilities: { sampling: {}, roots: { listChanged: true } },
+        listChanged: {
+          tools: { onChanged: (error, tools) => error || onToolsChanged?.((tools ?? []).map((t) => t.name)) }
+        }
+      })
+      client.setRequestHandler("sampling/createMessage", async () => {
+        asked.push("sampling/createMessage")
+        return {
+          role: "assistant",
+          content: { type: "text", text: "This is a test response from the client" },
+          model: "test-model",
+          stopReason: "endTurn"
+        }
+      })
+      client.setRequestHandler("roots/list", async () => {
+        asked.push("roots/list")
+        return { roots: [{ uri: "file:///test/root", name: "Test Root" }] }
+      })
+      client.setNotificationHandler("notifications/message", (notification) => {
+        logs.push(notification.params)
+      })
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
+        updated.push(notification.params.uri)
+        onUpdated?.(notification.params.uri)
+      })
+      client.onerror = () => undefined
+      connection = await connect(client)
+    })
+
+    it("complete, logging, subscriptions and list_changed", async () => {
+      const completion = await client().complete({
+        ref: { type: "ref/prompt", name: "test_prompt_with_arguments" },
+        argument: { name: "arg1", value: "test" }
+      })
+      assert.deepStrictEqual(completion.completion.values, ["test", "testValue1", "testing"])
+      assert.deepStrictEqual(await client().setLoggingLevel("warning"), {})
+      logs.length = 0
+      await client().callTool({ name: "test_tool_with_logging", arguments: {} })
+      assert.deepStrictEqual(logs, [], "info logs are below the warning level")
+      assert.deepStrictEqual(await client().subscribeResource({ uri: "test://watched-resource" }), {})
+      const notified = waitFor<string>("notifications/resources/updated")
+      onUpdated = notified.resolve
+      await client().callTool({ name: "updateWatchedResource", arguments: {} })
+      assert.strictEqual(await notified.promise, "test://watched-resource")
+      const added = waitFor<ReadonlyArray<string>>("a tools list with dynamic")
+      onToolsChanged = (names) => names.includes("dynamic") && added.resolve(names)
+      await client().callTool({ name: "editTools", arguments: { action: "add" } })
+      assert.include(await added.promise, "dynamic")
+      await client().callTool({ name: "editTools", arguments: { action: "remove" } })
+    })
+
+    it("answers sampling and roots; elicitation does not exist in this revision", async () => {
+      asked.length = 0
+      const sampled = await client().callTool({ name: "test_sampling", arguments: { prompt: "hi" } })
+      assert.strictEqual(textOf(sampled), "LLM response: This is a test response from the client")
+      const roots = await client().callTool({ name: "listRoots", arguments: {} })
+      assert.include(textOf(roots), "file:///test/root")
+      assert.deepStrictEqual(asked, ["sampling/createMessage", "roots/list"])
+      const elicited = await client().callTool({ name: "test_elicitation", arguments: { message: "who?" } })
+      assert.isTrue(elicited.isError)
+      assert.deepStrictEqual(asked, ["sampling/createMessage", "roots/list"], "nothing was asked")
     })
 
     afterAll(() => close(connection))
