@@ -226,10 +226,14 @@ export const make = <R = never>(
         message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
       })
 
+    // One runtime for every request fiber (the loop's context), rather than one made per request.
+    const fork = yield* FiberMap.runtime(inflight)<R>()
     const startRequest = (request: JsonRpc.Request): Effect.Effect<void, never, R> =>
       FiberMap.unsafeHas(inflight, request.id)
         ? sendQuiet(duplicate(request.id), request.id)
-        : Effect.asVoid(FiberMap.run(inflight, request.id, serve(request), { onlyIfMissing: true }))
+        : Effect.sync(() => {
+          fork(request.id, serve(request), { onlyIfMissing: true })
+        })
 
     // ------------------------------------------------------------------ inbound notifications and responses
 
