@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Completion from "./Schema/Completion.js"
@@ -570,15 +571,54 @@ export interface Entry {
   readonly decodeResult: ((result: unknown) => unknown) | undefined
 }
 
+/** Does decoding or encoding with this AST change values (beyond checking them)? */
+const transforms = (ast: SchemaAST.AST, seen = new Set<SchemaAST.AST>()): boolean => {
+  if (seen.has(ast)) return false
+  seen.add(ast)
+  switch (ast._tag) {
+    case "Transformation":
+    case "Declaration":
+      return true
+    case "Refinement":
+      return transforms(ast.from, seen)
+    case "Suspend":
+      return transforms(ast.f(), seen)
+    case "Union":
+      return ast.types.some((t) => transforms(t, seen))
+    case "TupleType":
+      return ast.elements.some((e) => transforms(e.type, seen)) || ast.rest.some((r) => transforms(r.type, seen))
+    case "TypeLiteral":
+      return ast.propertySignatures.some((p) => transforms(p.type, seen)) ||
+        ast.indexSignatures.some((i) => transforms(i.type, seen))
+    default:
+      return false
+  }
+}
+
+/**
+ * A codec for wire data. When the schema only checks values (no transformations, as every MCP
+ * wire schema here), a value that passes the check is its own decoding and encoding: it is
+ * returned as it is, unknown fields and all, and nothing is copied. The full decode or encode
+ * runs only for a value that fails the check, to produce the error.
+ */
+const codec = <A, I>(schema: Schema.Schema<A, I>, direction: "decode" | "encode"): (u: unknown) => unknown => {
+  const full = direction === "decode"
+    ? Schema.decodeUnknownSync(schema, Base.parseOptions)
+    : Schema.encodeUnknownSync(schema, Base.parseOptions)
+  if (transforms(schema.ast)) return full
+  const is = Schema.is(schema)
+  return (u) => (is(u) ? u : full(u))
+}
+
 const makeEntry = (definition: Definition, shape: Shape): Entry => {
-  const decode = Schema.decodeUnknownSync(shape.params, Base.parseOptions)
+  const decode = codec(shape.params, "decode")
   const optional = shape.paramsOptional
   return {
     definition,
     shape,
     decodeParams: (params) => decode(params === undefined && optional ? {} : params),
-    encodeResult: shape.result && Schema.encodeUnknownSync(shape.result, Base.parseOptions),
-    decodeResult: shape.result && Schema.decodeUnknownSync(shape.result, Base.parseOptions)
+    encodeResult: shape.result && codec(shape.result, "encode"),
+    decodeResult: shape.result && codec(shape.result, "decode")
   }
 }
 
