@@ -10,7 +10,6 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import type * as SchemaAST from "effect/SchemaAST"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Completion from "./Schema/Completion.js"
@@ -571,43 +570,14 @@ export interface Entry {
   readonly decodeResult: ((result: unknown) => unknown) | undefined
 }
 
-/** Does decoding or encoding with this AST change values (beyond checking them)? */
-const transforms = (ast: SchemaAST.AST, seen = new Set<SchemaAST.AST>()): boolean => {
-  if (seen.has(ast)) return false
-  seen.add(ast)
-  switch (ast._tag) {
-    case "Transformation":
-    case "Declaration":
-      return true
-    case "Refinement":
-      return transforms(ast.from, seen)
-    case "Suspend":
-      return transforms(ast.f(), seen)
-    case "Union":
-      return ast.types.some((t) => transforms(t, seen))
-    case "TupleType":
-      return ast.elements.some((e) => transforms(e.type, seen)) || ast.rest.some((r) => transforms(r.type, seen))
-    case "TypeLiteral":
-      return ast.propertySignatures.some((p) => transforms(p.type, seen)) ||
-        ast.indexSignatures.some((i) => transforms(i.type, seen))
-    default:
-      return false
-  }
-}
-
-/**
- * A codec for wire data. When the schema only checks values (no transformations, as every MCP
- * wire schema here), a value that passes the check is its own decoding and encoding: it is
- * returned as it is, unknown fields and all, and nothing is copied. The full decode or encode
- * runs only for a value that fails the check, to produce the error.
- */
+/** Decodes (or encodes) wire data with `schema`, in place when the schema only checks values (see `Base.codec`). */
 const codec = <A, I>(schema: Schema.Schema<A, I>, direction: "decode" | "encode"): (u: unknown) => unknown => {
-  const full = direction === "decode"
-    ? Schema.decodeUnknownSync(schema, Base.parseOptions)
-    : Schema.encodeUnknownSync(schema, Base.parseOptions)
-  if (transforms(schema.ast)) return full
-  const is = Schema.is(schema)
-  return (u) => (is(u) ? u : full(u))
+  const either = Base.codec(schema, direction, Base.parseOptions)
+  return (u) => {
+    const result = either(u)
+    if (result._tag === "Right") return result.right
+    throw result.left
+  }
 }
 
 const makeEntry = (definition: Definition, shape: Shape): Entry => {

@@ -216,8 +216,8 @@ export const make = <
   const success = options.success as Schema.Schema<any, any, never> | undefined
   const failure = options.failure as Schema.Schema<any, any, never> | undefined
   // Synchronous decode and encode: no Effect pipeline for what is pure data work.
-  const decodeArgs = Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "ignore" })
-  const encodeSuccess = success && Schema.encodeEither(success)
+  const decodeArgs = McpSchema.Base.codec(parameters, "decode", { errors: "all", onExcessProperty: "ignore" })
+  const encodeSuccess = success && McpSchema.Base.codec(success, "encode")
   const encodeFailure = failure && Schema.encode(failure)
   const isFailure = failure && Schema.is(failure)
 

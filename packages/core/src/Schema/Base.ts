@@ -13,8 +13,11 @@
  * @since 0.1.0
  */
 import * as Arbitrary from "effect/Arbitrary"
+import * as Either from "effect/Either"
 import type * as FastCheck from "effect/FastCheck"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import type { ParseOptions } from "effect/SchemaAST"
 
 /**
@@ -367,3 +370,57 @@ export const paginatedResultFields = {
  * @category testing
  */
 export const arbitrary = <A, I, R>(schema: Schema.Schema<A, I, R>): FastCheck.Arbitrary<A> => Arbitrary.make(schema)
+
+const transforms = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST>): boolean => {
+  if (seen.has(ast)) return false
+  seen.add(ast)
+  switch (ast._tag) {
+    case "Transformation":
+    case "Declaration":
+      return true
+    case "Refinement":
+      return transforms(ast.from, seen)
+    case "Suspend":
+      return transforms(ast.f(), seen)
+    case "Union":
+      return ast.types.some((t) => transforms(t, seen))
+    case "TupleType":
+      return ast.elements.some((e) => transforms(e.type, seen)) || ast.rest.some((r) => transforms(r.type, seen))
+    case "TypeLiteral":
+      return ast.propertySignatures.some((p) => transforms(p.type, seen)) ||
+        ast.indexSignatures.some((i) => transforms(i.type, seen))
+    default:
+      return false
+  }
+}
+
+/**
+ * Does decoding or encoding with this schema only check values (no transformations, no
+ * classes)? Every MCP wire schema here does.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const checksOnly = (schema: Schema.Schema.Any): boolean => !transforms(schema.ast, new Set())
+
+/**
+ * Decodes or encodes with `schema`. When the schema only checks values, a value that passes
+ * the check (`Schema.is`) is its own result: it is returned as it is, unknown fields and all,
+ * and nothing is copied; the full decode or encode runs only for a failing value, to describe
+ * the failure. Otherwise this is the plain decode or encode.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const codec = <A, I>(
+  schema: Schema.Schema<A, I>,
+  direction: "decode" | "encode",
+  options?: ParseOptions
+): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> => {
+  const full: (u: unknown) => Either.Either<unknown, ParseResult.ParseError> = direction === "decode"
+    ? Schema.decodeUnknownEither(schema, options)
+    : Schema.encodeUnknownEither(schema, options)
+  if (!checksOnly(schema)) return full
+  const is = Schema.is(schema)
+  return (u) => (is(u) ? Either.right(u) : full(u))
+}
