@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Transport, type Wire } from "@effect-mcp/core"
+import { Transport, Wire } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -33,23 +33,32 @@ export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
 )
 
 /**
- * Writes to a Node writable stream, waiting for `drain` when its buffer is full.
+ * Sends frames as lines on a Node writable stream, in order. Lines written in the same tick are
+ * corked into one write; Node buffers what the other side has not read yet.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const writeTo = (stream: Writable) => (chunk: string): Effect.Effect<void, Transport.TransportError> =>
-  Effect.async<void, Transport.TransportError>((resume) => {
-    if (stream.destroyed || stream.writableEnded) {
-      resume(Effect.fail(new Transport.TransportError({ message: "stream closed" })))
-      return
-    }
-    const ok = stream.write(chunk, (error) => {
-      if (error) resume(Effect.fail(new Transport.TransportError({ message: "write failed", cause: error })))
+export const lineSender = (output: Writable): Transport.Transport["send"] => {
+  let corked = false
+  const uncork = () => {
+    corked = false
+    output.uncork()
+  }
+  return (frame) =>
+    Effect.suspend(() => {
+      if (output.destroyed || output.writableEnded) {
+        return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
+      }
+      if (!corked) {
+        corked = true
+        output.cork()
+        process.nextTick(uncork)
+      }
+      output.write(Wire.encode(frame) + "\n")
+      return Effect.void
     })
-    if (ok) resume(Effect.void)
-    else stream.once("drain", () => resume(Effect.void))
-  })
+}
 
 /**
  * A newline-delimited JSON transport over a readable and a writable stream. Lines are split
@@ -90,8 +99,7 @@ export const transport = (input: Readable, output: Writable): Effect.Effect<Tran
           input.pause()
         })
     )
-    const send = yield* Transport.lineWriter(writeTo(output))
-    return { incoming: Mailbox.toStream(inbox), send }
+    return { incoming: Mailbox.toStream(inbox), send: lineSender(output) }
   })
 
 /**
