@@ -33,12 +33,18 @@ export type Handlers<E, R> = {
   readonly [M in Method.Name]?: Handler<Method.Params<M>, E, R>
 }
 
-const describe = (error: unknown): string =>
-  ParseResult.isParseError(error)
-    ? ParseResult.TreeFormatter.formatErrorSync(error)
-    : error instanceof Error
-    ? error.message
-    : String(error)
+const describe = (error: unknown): string => {
+  try {
+    return ParseResult.isParseError(error)
+      ? ParseResult.TreeFormatter.formatErrorSync(error)
+      : error instanceof Error
+      ? error.message
+      : String(error)
+  } catch {
+    // Formatting a value nested thousands deep overflows the stack: bad input, still not a bug.
+    return "the value does not match the schema (too deeply nested to describe)"
+  }
+}
 
 /**
  * Decodes the params of a request with the schema of `entry`, failing with `InvalidParams`.

@@ -117,19 +117,29 @@ export const message = (value: unknown): Single | Invalid => {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
-/** Removes every own `__proto__` key, at any depth (in place: the value is freshly parsed). */
+/**
+ * Removes every own `__proto__` key, at any depth (in place: the value is freshly parsed).
+ * Iterative: a value nested thousands deep is bad input, not a stack overflow.
+ */
 const stripProto = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value
-  if (Array.isArray(value)) {
-    for (const item of value) stripProto(item)
-    return value
+  const stack: Array<object> = [value]
+  while (stack.length > 0) {
+    const current = stack.pop()!
+    if (Array.isArray(current)) {
+      for (const item of current) {
+        if (typeof item === "object" && item !== null) stack.push(item)
+      }
+      continue
+    }
+    if (hasOwn.call(current, "__proto__")) delete (current as any)["__proto__"]
+    for (const key in current) {
+      const item = (current as any)[key]
+      if (typeof item === "object" && item !== null) stack.push(item)
+    }
   }
-  if (hasOwn.call(value, "__proto__")) delete (value as any)["__proto__"]
-  for (const key in value) stripProto((value as any)[key])
   return value
 }
-
-const dropProto = (key: string, value: unknown) => (key === "__proto__" ? undefined : value)
 
 /**
  * Text → JSON value, once. Own `__proto__` keys are removed: decoding them into objects
@@ -140,9 +150,11 @@ const dropProto = (key: string, value: unknown) => (key === "__proto__" ? undefi
  * @since 0.1.0
  * @category decoding
  */
-export const parse = (text: string): unknown =>
-  // The reviver costs; only texts that mention the key pay for it.
-  text.includes("\"__proto__\"") ? JSON.parse(text, dropProto) : JSON.parse(text)
+export const parse = (text: string): unknown => {
+  const value = JSON.parse(text)
+  // The walk costs; only texts that may spell the key, plainly or with `\u` escapes, pay for it.
+  return text.includes("\"__proto__\"") || text.includes("\\u") ? stripProto(value) : value
+}
 
 /**
  * Removes own `__proto__` keys from a value parsed elsewhere (see {@link parse}).

@@ -233,11 +233,21 @@ export const make = <
     ...(options._meta !== undefined ? { _meta: options._meta } : {})
   }
 
+  // Formatting a value nested thousands deep overflows the stack: bad input, still not a bug (-32603).
+  const describeInvalid = (error: { readonly message: string }): string => {
+    try {
+      return error.message
+    } catch {
+      return "the arguments do not match the parameters (too deeply nested to describe)"
+    }
+  }
   const decode = (args: unknown): Effect.Effect<unknown, InvalidArguments> => {
     const decoded = decodeArgs(args ?? {})
     return decoded._tag === "Right"
       ? Effect.succeed(decoded.right)
-      : Effect.fail(new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${decoded.left.message}` }))
+      : Effect.fail(
+        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(decoded.left)}` })
+      )
   }
 
   const structured = (value: unknown): Effect.Effect<Result> => {
