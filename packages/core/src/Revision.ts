@@ -112,6 +112,8 @@ export interface Features {
   readonly resourceNotFoundCode: -32002 | -32602
   /** The `MCP-Protocol-Version` HTTP header is required after initialization. */
   readonly protocolVersionHeader: boolean
+  /** Streamable HTTP SSE polling: priming events, and `retry` before a server-side close (2025-11-25). */
+  readonly ssePolling: boolean
   /** Transport that HTTP uses in this revision. */
   readonly httpTransport: "http+sse" | "streamable-http" | "streamable-http-stateless"
   /** `CancelledNotification.params.requestId` is optional. */
@@ -152,6 +154,7 @@ const base: Omit<Features, "revision"> = {
   toolInputErrorsAsResults: false,
   resourceNotFoundCode: -32002,
   protocolVersionHeader: false,
+  ssePolling: false,
   httpTransport: "http+sse",
   cancelRequestIdOptional: false,
   extensions: false,
@@ -194,6 +197,7 @@ const v20251125: Features = {
   tasks: "core",
   toolInputErrorsAsResults: true,
   cancelRequestIdOptional: true,
+  ssePolling: true,
   jsonSchemaDialect: "2020-12"
 }
 
@@ -214,6 +218,7 @@ const v20260728: Features = {
   subscriptions: "subscriptions/listen",
   rootsListChanged: false,
   resourceNotFoundCode: -32602,
+  ssePolling: false,
   httpTransport: "streamable-http-stateless",
   cancelRequestIdOptional: false,
   extensions: true

@@ -40,6 +40,7 @@ describe("Revision", () => {
       "2026-07-28"
     ])
     assert.deepStrictEqual(Revision.all.filter((r) => f(r).cancelRequestIdOptional), ["2025-11-25"])
+    assert.deepStrictEqual(Revision.all.filter((r) => f(r).ssePolling), ["2025-11-25"])
     assert.isFalse(f("2026-07-28").serverRequests)
     assert.strictEqual(f("2026-07-28").logLevelIn, "meta")
     assert.isTrue(Revision.isRevision("2025-06-18"))

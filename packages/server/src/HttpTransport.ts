@@ -189,7 +189,8 @@ export const make = (options: Options = {}) =>
 
     // ------------------------------------------------------------------ streams
 
-    const primingFor = (session: Session) => session.revision === "2025-11-25"
+    const primingFor = (session: Session) =>
+      session.revision !== undefined && Revision.features(session.revision).ssePolling
 
     const newStream = (session: Session, ids: ReadonlyArray<RequestId>): OutStream => {
       const stream: OutStream = {
