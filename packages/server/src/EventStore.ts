@@ -65,16 +65,31 @@ export const parseEventId = (id: string): { readonly streamId: string; readonly 
 }
 
 /**
- * An in-memory store keeping the last `maxEventsPerStream` events of each stream.
+ * Options of the in-memory store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /** Events kept per stream, the newest (default 1000). */
+  readonly maxEventsPerStream?: number
+  /** Streams kept per session, the newest (default 100): older ones can no longer be resumed. */
+  readonly maxStreamsPerSession?: number
+}
+
+/**
+ * An in-memory store keeping the last `maxEventsPerStream` events of each of the last
+ * `maxStreamsPerSession` streams of a session.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options: { readonly maxEventsPerStream?: number } = {}): Effect.Effect<Service> =>
+export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service> =>
   Effect.map(
     Ref.make(new Map<string, Map<string, Array<Event>>>()),
     (ref): Service => {
       const max = options.maxEventsPerStream ?? 1000
+      const maxStreams = options.maxStreamsPerSession ?? 100
       return {
         append: (sessionId, event) =>
           Ref.update(ref, (sessions) => {
@@ -83,7 +98,11 @@ export const makeMemory = (options: { readonly maxEventsPerStream?: number } = {
             let streams = sessions.get(sessionId)
             if (streams === undefined) sessions.set(sessionId, streams = new Map())
             let events = streams.get(parsed.streamId)
-            if (events === undefined) streams.set(parsed.streamId, events = [])
+            if (events === undefined) {
+              streams.set(parsed.streamId, events = [])
+              // Maps keep insertion order: the first key is the oldest stream.
+              if (streams.size > maxStreams) streams.delete(streams.keys().next().value!)
+            }
             events.push(event)
             if (events.length > max) events.splice(0, events.length - max)
             return sessions
@@ -110,5 +129,5 @@ export const makeMemory = (options: { readonly maxEventsPerStream?: number } = {
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options: { readonly maxEventsPerStream?: number } = {}): Layer.Layer<EventStore> =>
+export const layerMemory = (options: MemoryOptions = {}): Layer.Layer<EventStore> =>
   Layer.effect(EventStore, makeMemory(options))
