@@ -299,6 +299,29 @@ describe("Client requests: roots", () => {
       assert.deepStrictEqual(yield* unasked(client, "roots"), { ok: [{ uri: "file:///two" }] })
     }))
 
+  it.scoped("an answer asked for before notifications/roots/list_changed is not cached", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, tools })
+      yield* client.initialize("2025-06-18", { roots: { listChanged: true } })
+      yield* client.send({ jsonrpc: "2.0", id: "call-roots", method: "tools/call", params: { name: "roots" } })
+      const request = yield* client.next
+      assert.strictEqual(request.method, "roots/list")
+      // The list changes while the ask is in flight; the answer is the old list.
+      yield* client.notify("notifications/roots/list_changed")
+      yield* client.send({ jsonrpc: "2.0", id: request.id, result: { roots: [{ uri: "file:///old" }] } })
+      const response = yield* client.next
+      assert.deepStrictEqual(JSON.parse(response.result.content[0].text), { ok: [{ uri: "file:///old" }] })
+      // Not cached: the next call asks again.
+      const again = yield* answered(
+        client,
+        "roots",
+        "roots/list",
+        () => ({ result: { roots: [{ uri: "file:///new" }] } })
+      )
+      assert.deepStrictEqual(again.text, { ok: [{ uri: "file:///new" }] })
+      assert.deepStrictEqual(yield* unasked(client, "roots"), { ok: [{ uri: "file:///new" }] })
+    }))
+
   it.scoped("a client that cannot say the list changed is asked every time", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, tools })

@@ -52,6 +52,8 @@ export interface State {
   readonly logLevel: Option.Option<LoggingLevel>
   readonly subscriptions: ReadonlySet<string>
   readonly roots: Option.Option<ReadonlyArray<McpSchema.Roots.Root>>
+  /** Bumped by `notifications/roots/list_changed`: an answer asked for before it is not cached. */
+  readonly rootsGeneration: number
 }
 
 const initialState = (revision: Revision.Revision): State => ({
@@ -62,7 +64,8 @@ const initialState = (revision: Revision.Revision): State => ({
   capabilities: {},
   logLevel: Option.none(),
   subscriptions: new Set(),
-  roots: Option.none()
+  roots: Option.none(),
+  rootsGeneration: 0
 })
 
 /** Capabilities derived from what the registry holds (or what the config declares). */
@@ -163,17 +166,16 @@ export const serve = (
             (c) => c.roots !== undefined,
             {},
             options
-          )
-            .pipe(
-              Effect.map((result) => result.roots),
-              Effect.tap((list) =>
-                Effect.flatMap(Ref.get(state), (now) =>
-                  // Cache only when the client can tell us the list changed.
-                  now.clientCapabilities.roots?.listChanged === true
-                    ? Ref.update(state, (st) => ({ ...st, roots: Option.some(list) }))
-                    : Effect.void)
-              )
-            ))
+          ).pipe(
+            Effect.map((result) => result.roots),
+            Effect.tap((list) =>
+              // Cache only when the client can tell us the list changed, and it did not change meanwhile.
+              Ref.update(state, (now) =>
+                now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration
+                  ? { ...now, roots: Option.some(list) }
+                  : now)
+            )
+          ))
 
     // ------------------------------------------------------------------ the per-request context
 
@@ -456,7 +458,7 @@ export const serve = (
         case "notifications/initialized":
           return Ref.update(state, (s): State => (s.phase === "initializing" ? { ...s, phase: "ready" } : s))
         case "notifications/roots/list_changed":
-          return Ref.update(state, (s) => ({ ...s, roots: Option.none() }))
+          return Ref.update(state, (s) => ({ ...s, roots: Option.none(), rootsGeneration: s.rootsGeneration + 1 }))
         default:
           return Effect.void
       }
