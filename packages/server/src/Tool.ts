@@ -193,6 +193,9 @@ const describe = (error: unknown): string => {
  * }, (args) => Effect.succeed(`looked up ${String(args.id)}`))
  * ```
  *
+ * Names follow the 2025-11-25 rule (1–128 characters of `A-Z a-z 0-9 _ . -`): any other name
+ * throws here, when the tool is defined, rather than confusing clients later.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -211,6 +214,11 @@ export const make = <
   | (P extends Schema.Schema.Any ? Schema.Schema.Context<P> : never)
   | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)
 > => {
+  if (!McpSchema.Tool.isValidToolName(name)) {
+    throw new Error(
+      `Invalid tool name ${JSON.stringify(name)}: use 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"`
+    )
+  }
   const parameters = (options.parameters ??
     (options.inputSchema !== undefined ? UnknownArguments : EmptyParameters)) as Schema.Schema<any, any, never>
   const success = options.success as Schema.Schema<any, any, never> | undefined

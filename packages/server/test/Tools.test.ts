@@ -447,3 +447,14 @@ describe("Tools: cancellation", () => {
       assert.deepStrictEqual(response.result.content, [{ type: "text", text: "released" }])
     }))
 })
+
+describe("Tools: names", () => {
+  it("a name outside the 2025-11-25 rule is refused when the tool is defined", () => {
+    for (const name of ["", "with space", "a/b", "x".repeat(129), "ünï"]) {
+      assert.throws(() => Tool.make(name, {}, () => Effect.succeed("x")), /Invalid tool name/)
+    }
+    for (const name of ["get_weather", "a.b-c", "x".repeat(128)]) {
+      assert.strictEqual(Tool.make(name, {}, () => Effect.succeed("x")).name, name)
+    }
+  })
+})
