@@ -82,8 +82,8 @@ export interface Features {
   readonly icons: boolean
   /** `ProgressNotification.message`. */
   readonly progressMessage: boolean
-  /** `completions` server capability. */
-  readonly completionsCapability: boolean
+  /** The server capabilities this revision defines (a method gated by one the revision lacks is not gated). */
+  readonly serverCapabilities: ReadonlyArray<string>
   /** `completion/complete` takes `context.arguments`. */
   readonly completionContext: boolean
   /** Structured tool output: none, an object, or any JSON value. */
@@ -139,7 +139,7 @@ const base: Omit<Features, "revision"> = {
   titles: false,
   icons: false,
   progressMessage: false,
-  completionsCapability: false,
+  serverCapabilities: ["experimental", "logging", "prompts", "resources", "tools"],
   completionContext: false,
   structuredOutput: "none",
   elicitation: false,
@@ -170,7 +170,7 @@ const v20250326: Features = {
   toolAnnotations: true,
   audioContent: true,
   progressMessage: true,
-  completionsCapability: true,
+  serverCapabilities: ["experimental", "logging", "completions", "prompts", "resources", "tools"],
   httpTransport: "streamable-http"
 }
 
@@ -195,6 +195,7 @@ const v20251125: Features = {
   richEnums: true,
   samplingTools: true,
   tasks: "core",
+  serverCapabilities: ["experimental", "logging", "completions", "prompts", "resources", "tools", "tasks"],
   toolInputErrorsAsResults: true,
   cancelRequestIdOptional: true,
   ssePolling: true,
@@ -218,6 +219,7 @@ const v20260728: Features = {
   subscriptions: "subscriptions/listen",
   rootsListChanged: false,
   resourceNotFoundCode: -32602,
+  serverCapabilities: ["experimental", "extensions", "logging", "completions", "prompts", "resources", "tools"],
   ssePolling: false,
   httpTransport: "streamable-http-stateless",
   cancelRequestIdOptional: false,

@@ -41,6 +41,11 @@ describe("Revision", () => {
     ])
     assert.deepStrictEqual(Revision.all.filter((r) => f(r).cancelRequestIdOptional), ["2025-11-25"])
     assert.deepStrictEqual(Revision.all.filter((r) => f(r).ssePolling), ["2025-11-25"])
+    assert.deepStrictEqual(
+      Revision.all.filter((r) => f(r).serverCapabilities.includes("completions")),
+      ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+    )
+    assert.deepStrictEqual(Revision.all.filter((r) => f(r).serverCapabilities.includes("tasks")), ["2025-11-25"])
     assert.isFalse(f("2026-07-28").serverRequests)
     assert.strictEqual(f("2026-07-28").logLevelIn, "meta")
     assert.isTrue(Revision.isRevision("2025-06-18"))

@@ -75,7 +75,8 @@ export const capabilitiesOf = (entries: Entries, config: Config, f: Revision.Fea
   const tools = entries.tools.size > 0 || config.capabilities.tools === true
   const prompts = entries.prompts.size > 0 || config.capabilities.prompts === true
   const resources = entries.resources.size > 0 || entries.templates.size > 0 || config.capabilities.resources === true
-  const completions = f.completionsCapability && (hasCompletions || config.capabilities.completions === true)
+  const completions = f.serverCapabilities.includes("completions") &&
+    (hasCompletions || config.capabilities.completions === true)
   return {
     logging: {},
     ...(completions ? { completions: {} } : {}),
@@ -422,16 +423,17 @@ export const serve = (
       let table = tables.get(key)
       if (table === undefined) {
         const served: Record<string, unknown> = {}
-        // A capability gates only in the revisions that have it: 2024-11-05 has completion/complete
+        // A capability gates only in the revisions that define it: 2024-11-05 has completion/complete
         // but no `completions` capability.
-        const gates = (key: string) => key !== "completions" || Revision.features(s.revision).completionsCapability
+        const defined = Revision.features(s.revision).serverCapabilities
         for (const entry of Method.table(s.revision).values()) {
           const d = entry.definition
           const handler = (handlers as Record<string, unknown>)[d.name]
           if (handler === undefined || d.kind !== "request" || d.direction === "server") continue
           if (ready ? d.name === "initialize" : !d.beforeInitialized) continue
           if (
-            ready && d.capability?.side === "server" && gates(d.capability.key) && !(d.capability.key in s.capabilities)
+            ready && d.capability?.side === "server" && defined.includes(d.capability.key) &&
+            !(d.capability.key in s.capabilities)
           ) continue
           served[d.name] = handler
         }
