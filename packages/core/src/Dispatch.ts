@@ -9,7 +9,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import type * as JsonRpc from "./JsonRpc.js"
 import * as McpError from "./McpError.js"
 import * as Method from "./Method.js"
@@ -98,12 +97,3 @@ export const make = <E extends McpError.McpError, R>(options: {
       )
     })
 }
-
-/**
- * Encodes a value with a schema and the wire parse options (unknown fields kept).
- *
- * @since 0.1.0
- * @category encoding
- */
-export const encodeWith = <A, I>(schema: Schema.Schema<A, I>) =>
-  Schema.encodeSync(schema, { onExcessProperty: "preserve" })

@@ -356,3 +356,22 @@ describe("Peer: outbound requests", () => {
       assert.strictEqual((yield* Fiber.join(fiber))._tag, "TransportClosed")
     }))
 })
+
+describe("Transport.memoryPair", () => {
+  it.scoped("links two peers: a request from one is served by the other, through the wire", () =>
+    Effect.gen(function*() {
+      const [clientSide, serverSide] = yield* Transport.memoryPair
+      yield* Peer.make({
+        transport: serverSide,
+        revision: Effect.succeed("2025-11-25"),
+        onRequest: Dispatch.make({
+          revision: Effect.succeed("2025-11-25"),
+          handlers: { "tools/call": (params) => Effect.succeed(textResult(`hello ${params.name}`)) }
+        })
+      })
+      const client = yield* Peer.make({ transport: clientSide, onRequest: () => Effect.never })
+      assert.deepStrictEqual(yield* client.request("tools/call", { name: "pair" }), textResult("hello pair"))
+      const error = yield* Effect.flip(client.request("no/such/method", {}))
+      assert.strictEqual(error._tag, "MethodNotFound")
+    }))
+})
