@@ -5,7 +5,7 @@
  *
  * Prints requests per second and latency percentiles. A benchmark, not a test.
  */
-import { Dispatch, Peer, Transport } from "@effect-mcp/core"
+import { Dispatch, MemoryTransport, Peer } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import { addCall, drive, report } from "./driver.js"
 
@@ -15,22 +15,20 @@ const window = Number(process.env.BENCH_IN_FLIGHT ?? 64)
 
 const run = (count: number) =>
   Effect.scoped(Effect.gen(function*() {
-    const { remote, transport } = yield* Transport.memory
+    const { protocol, remote } = yield* MemoryTransport.connection
+    const table = Dispatch.make("2025-11-25", {
+      "tools/call": (params) => {
+        const { a, b } = params.arguments as { a: number; b: number }
+        return Effect.succeed({
+          content: [{ type: "text" as const, text: String(a + b) }],
+          structuredContent: { sum: a + b }
+        })
+      }
+    })
     yield* Peer.make({
-      transport,
-      revision: Effect.succeed("2025-11-25"),
-      onRequest: Dispatch.make({
-        revision: Effect.succeed("2025-11-25"),
-        handlers: {
-          "tools/call": (params) => {
-            const { a, b } = params.arguments as { a: number; b: number }
-            return Effect.succeed({
-              content: [{ type: "text", text: String(a + b) }],
-              structuredContent: { sum: a + b }
-            })
-          }
-        }
-      })
+      protocol,
+      revision: () => Effect.succeed("2025-11-25"),
+      onRequest: (_client, request) => Dispatch.run(table, request, undefined)
     })
     return yield* drive(remote, Array.from({ length: count }, (_, i) => addCall(i)), window)
   }))

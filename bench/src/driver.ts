@@ -3,7 +3,7 @@
  * endpoint, timing each from send to answer. Request texts are made before the clock starts and
  * only the id is read back, so the client costs as little as it can.
  */
-import type { Transport } from "@effect-mcp/core"
+import type { MemoryTransport, Transport } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 
 export interface Stats {
@@ -20,7 +20,7 @@ export const addCall = (i: number): string =>
   `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"add","arguments":{"a":${i},"b":1}}}`
 
 export const drive = (
-  remote: Transport.TextEndpoint,
+  remote: MemoryTransport.TextEndpoint,
   texts: ReadonlyArray<string>,
   window: number
 ): Effect.Effect<Stats, Transport.TransportError> =>

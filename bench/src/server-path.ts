@@ -5,7 +5,7 @@
  *
  * Prints requests per second and latency percentiles. A benchmark, not a test.
  */
-import { Transport } from "@effect-mcp/core"
+import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer, Tool } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -24,8 +24,8 @@ const Add = Tool.make("add", {
 const run = (count: number) =>
   Effect.scoped(Effect.gen(function*() {
     const server = yield* McpServer.make({ serverInfo: { name: "bench", version: "1" }, tools: [Add] })
-    const { remote, transport } = yield* Transport.memory
-    yield* Effect.forkScoped(server.serve(transport))
+    const { protocol, remote } = yield* MemoryTransport.connection
+    yield* Effect.forkScoped(server.serve(protocol))
     yield* remote.write(
       `{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`
     )

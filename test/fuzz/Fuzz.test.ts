@@ -12,10 +12,10 @@
  *    yields the original messages whatever the chunk boundaries, inside multi-byte characters too.
  * 4. Streamable HTTP on 127.0.0.1: random POST bodies never get a 5xx or hang; the session survives.
  */
-import { Method, Transport, Wire } from "@effect-mcp/core"
+import type { Transport } from "@effect-mcp/core"
+import { MemoryTransport, Method, Ndjson, Wire } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -525,8 +525,8 @@ const session = (revision: "2025-11-25" | "2025-03-26", lines: ReadonlyArray<str
   const logs = captureLogs()
   return Effect.gen(function*() {
     const server = yield* McpServer.make(serverOptions)
-    const { remote, transport } = yield* Transport.memory
-    yield* Effect.forkScoped(server.serve(transport))
+    const { protocol, remote } = yield* MemoryTransport.connection
+    yield* Effect.forkScoped(server.serve(protocol))
     const read = Effect.flatMap(
       remote.read.pipe(
         Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => new Error("the server went quiet") })
@@ -693,12 +693,26 @@ const checkFraming = (framing: Framing, got: ReadonlyArray<Wire.Inbound>, how: s
   assert.deepStrictEqual(got.map(normalize), want, `${how}: cuts ${JSON.stringify(framing.cuts)}`)
 }
 
+/** Runs a protocol to its end, collecting what it delivers. */
+const receiveAll = (protocol: Transport.Protocol) =>
+  Effect.suspend(() => {
+    const got: Array<Wire.Inbound> = []
+    return Effect.as(
+      protocol.run({
+        receive: (_client, inbound) => got.push(inbound),
+        disconnect: () => {},
+        responseClosed: () => {}
+      }),
+      got
+    )
+  })
+
 describe("fuzz: newline-delimited framing", () => {
-  it("Transport.lineReader behind TextDecoder({ stream: true }) and StringDecoder", () => {
+  it("Ndjson.reader behind TextDecoder({ stream: true }) and StringDecoder", () => {
     fc.assert(
       fc.property(framingArb, (framing) => {
         const viaText: Array<Wire.Inbound> = []
-        const text = Transport.lineReader((inbound) => viaText.push(inbound))
+        const text = Ndjson.reader((inbound) => viaText.push(inbound))
         const textDecoder = new TextDecoder("utf-8", { fatal: true })
         for (const chunk of chunksOf(framing)) text.push(textDecoder.decode(chunk, { stream: true }))
         text.push(textDecoder.decode())
@@ -706,7 +720,7 @@ describe("fuzz: newline-delimited framing", () => {
         checkFraming(framing, viaText, "TextDecoder")
 
         const viaString: Array<Wire.Inbound> = []
-        const string = Transport.lineReader((inbound) => viaString.push(inbound))
+        const string = Ndjson.reader((inbound) => viaString.push(inbound))
         const stringDecoder = new StringDecoder("utf8")
         for (const chunk of chunksOf(framing)) string.push(stringDecoder.write(Buffer.from(chunk)))
         string.push(stringDecoder.end())
@@ -717,33 +731,31 @@ describe("fuzz: newline-delimited framing", () => {
     )
   })
 
-  it("Transport.ndjson over a byte stream", async () => {
+  it("Ndjson.fromBytes over a byte stream", async () => {
     await fc.assert(
       fc.asyncProperty(framingArb, (framing) =>
         Effect.gen(function*() {
-          const transport = yield* Transport.ndjson({
+          const protocol = Ndjson.fromBytes({
             input: Stream.fromIterable(chunksOf(framing)),
             write: () => Effect.void
           })
-          const got = Chunk.toReadonlyArray(yield* Stream.runCollect(transport.incoming))
+          const got = yield* receiveAll(protocol)
           checkFraming(framing, got, "ndjson")
         }).pipe(Effect.scoped, Effect.runPromise)),
       { numRuns: 200 }
     )
   })
 
-  it("NodeMcpServer.transport over a Node stream", async () => {
+  it("NodeMcpServer.protocol over a Node stream", async () => {
     await fc.assert(
       fc.asyncProperty(framingArb, (framing) =>
         Effect.gen(function*() {
           const input = new PassThrough()
-          const transport = yield* NodeMcpServer.transport(input, new PassThrough())
+          const protocol = NodeMcpServer.protocol(input, new PassThrough())
           for (const chunk of chunksOf(framing)) input.write(Buffer.from(chunk))
           input.end()
-          const got = Chunk.toReadonlyArray(
-            yield* Stream.runCollect(transport.incoming).pipe(Effect.timeout("2 seconds"))
-          )
-          checkFraming(framing, got, "NodeMcpServer.transport")
+          const got = yield* receiveAll(protocol).pipe(Effect.timeout("2 seconds"))
+          checkFraming(framing, got, "NodeMcpServer.protocol")
         }).pipe(Effect.scoped, Effect.runPromise)),
       { numRuns: 200 }
     )

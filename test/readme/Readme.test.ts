@@ -1,4 +1,4 @@
-import { Transport } from "@effect-mcp/core"
+import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -12,8 +12,8 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 describe("README example", () => {
   it.scoped("serves greet as the README says", () =>
     Effect.gen(function*() {
-      const { remote, transport } = yield* Transport.memory
-      yield* Effect.forkScoped(McpServer.serve(transport).pipe(Effect.provide(Server)))
+      const { protocol, remote } = yield* MemoryTransport.connection
+      yield* Effect.forkScoped(McpServer.serve(protocol).pipe(Effect.provide(Server)))
       const call = (text: string) => Effect.zipRight(remote.write(text), Effect.map(remote.read, JSON.parse))
       yield* call(
         `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`

@@ -1,26 +1,31 @@
 /**
- * A dispatch function for `Peer.onRequest`, derived from the method catalog: it looks
- * the method up in the revision's table (unknown or unserved → -32601), decodes the
- * params with that revision's schema (invalid → -32602 for this request only), runs
- * the handler and encodes its result with the revision's result schema (a result that
- * does not fit is a bug: -32603).
+ * Dispatch tables derived from the method catalog: for one revision, each method a side
+ * serves maps to a route that decodes the params with that revision's schema (invalid →
+ * -32602 for this request only), runs the handler and encodes its result with the
+ * revision's result schema (a result that does not fit is a bug: a defect, answered -32603).
+ *
+ * Handlers are typed by their method: `Handlers` takes, for each name of the catalog, a
+ * function from that method's params to that method's result. A table is built once (per
+ * revision and whatever else selects its methods) and looked up per request.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
 import type * as JsonRpc from "./JsonRpc.js"
 import * as McpError from "./McpError.js"
 import * as Method from "./Method.js"
 import type * as Revision from "./Revision.js"
 
 /**
- * Serves one method: decoded params in, a result (of the revision's result shape) out.
+ * Serves one method: decoded params and the caller's context in, a result of the method out.
  *
  * @since 0.1.0
  * @category models
  */
-export type Handler<P, E, R> = (params: P, request: JsonRpc.Request) => Effect.Effect<unknown, E, R>
+export type Handler<M extends Method.Name, E, R, C> = (
+  params: Method.Params<M>,
+  context: C
+) => Effect.Effect<Method.Result<M>, E, R>
 
 /**
  * Handlers by method name, typed by the catalog.
@@ -28,72 +33,89 @@ export type Handler<P, E, R> = (params: P, request: JsonRpc.Request) => Effect.E
  * @since 0.1.0
  * @category models
  */
-export type Handlers<E, R> = {
-  readonly [M in Method.Name]?: Handler<Method.Params<M>, E, R>
+export type Handlers<E, R, C> = {
+  readonly [M in Method.Name]?: Handler<M, E, R, C>
 }
 
-const describe = (error: unknown): string => {
-  try {
-    return ParseResult.isParseError(error)
-      ? ParseResult.TreeFormatter.formatErrorSync(error)
-      : error instanceof Error
-      ? error.message
-      : String(error)
-  } catch {
-    // Formatting a value nested thousands deep overflows the stack: bad input, still not a bug.
-    return "the value does not match the schema (too deeply nested to describe)"
+/**
+ * One method of a table: the wire request and the context in, the wire result out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Route<E, R, C> = (
+  request: JsonRpc.Request,
+  context: C
+) => Effect.Effect<unknown, E | McpError.InvalidParams, R>
+
+/**
+ * The routes of one revision, by method name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Table<E, R, C> = ReadonlyMap<string, Route<E, R, C>>
+
+const route = <E, R, C>(
+  revision: Revision.Revision,
+  entry: Method.Entry,
+  handler: (params: unknown, context: C) => Effect.Effect<unknown, E, R>
+): Route<E, R, C> => {
+  const encode = entry.encodeResult!
+  const name = entry.definition.name
+  const encodeOrDie = (result: unknown): Effect.Effect<unknown> => {
+    const encoded = encode(result)
+    return encoded._tag === "Right"
+      ? Effect.succeed(encoded.right)
+      // The handler produced a result the revision cannot carry: a bug, answered with -32603.
+      : Effect.die(
+        new Error(`effect-mcp: invalid ${name} result for ${revision}: ${Method.describeError(encoded.left)}`)
+      )
+  }
+  return (request, context) => {
+    const params = entry.decodeParams(request.params)
+    return params._tag === "Left"
+      ? Effect.fail(params.left)
+      : Effect.flatMap(handler(params.right, context), encodeOrDie)
   }
 }
 
 /**
- * Decodes the params of a request with the schema of `entry`, failing with `InvalidParams`.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeParams = (
-  entry: Method.Entry,
-  request: JsonRpc.Request
-): Effect.Effect<unknown, McpError.InvalidParams> =>
-  Effect.try({
-    try: () => entry.decodeParams(request.params),
-    catch: (error) =>
-      new McpError.InvalidParams({ message: `Invalid params for ${request.method}: ${describe(error)}` })
-  })
-
-/**
- * Builds `onRequest` for a peer.
+ * Builds the table of `revision`: every request of the revision that has a handler and that
+ * `include` accepts (default: all).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <E extends McpError.McpError, R>(options: {
-  readonly revision: Effect.Effect<Revision.Revision>
-  readonly handlers: Handlers<E, R>
-}): (request: JsonRpc.Request) => Effect.Effect<unknown, E | McpError.InvalidParams | McpError.MethodNotFound, R> => {
-  const handlers = options.handlers as Record<string, Handler<unknown, E, R> | undefined>
-  return (request) =>
-    Effect.flatMap(options.revision, (revision): Effect.Effect<
-      unknown,
-      E | McpError.InvalidParams | McpError.MethodNotFound,
-      R
-    > => {
-      const entry = Method.lookup(revision, request.method)
-      const handler = Object.hasOwn(handlers, request.method) ? handlers[request.method] : undefined
-      if (entry === undefined || handler === undefined || entry.encodeResult === undefined) {
-        return Effect.fail(new McpError.MethodNotFound({ method: request.method }))
-      }
-      const encode = entry.encodeResult
-      return decodeParams(entry, request).pipe(
-        Effect.flatMap((params) => handler(params, request)),
-        Effect.map((result) => {
-          try {
-            return encode(result)
-          } catch (error) {
-            // The handler produced a result the revision cannot carry: a bug, answered with -32603.
-            throw new Error(`effect-mcp: invalid ${request.method} result for ${revision}: ${describe(error)}`)
-          }
-        })
-      )
-    })
+export const make = <E, R, C>(
+  revision: Revision.Revision,
+  handlers: Handlers<E, R, C>,
+  include: (definition: Method.Definition) => boolean = () => true
+): Table<E, R, C> => {
+  const out = new Map<string, Route<E, R, C>>()
+  const byName = handlers as Record<string, ((params: unknown, context: C) => Effect.Effect<unknown, E, R>) | undefined>
+  for (const entry of Method.table(revision).values()) {
+    const definition = entry.definition
+    const handler = Object.hasOwn(byName, definition.name) ? byName[definition.name] : undefined
+    if (handler === undefined || definition.kind !== "request" || !include(definition)) continue
+    out.set(definition.name, route(revision, entry, handler))
+  }
+  return out
+}
+
+/**
+ * Runs `request` through `table`: an unknown method (or one the table does not serve) is -32601.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const run = <E, R, C>(
+  table: Table<E, R, C>,
+  request: JsonRpc.Request,
+  context: C
+): Effect.Effect<unknown, E | McpError.InvalidParams | McpError.MethodNotFound, R> => {
+  const found = table.get(request.method)
+  return found === undefined
+    ? Effect.fail(new McpError.MethodNotFound({ method: request.method }))
+    : found(request, context)
 }

@@ -9,7 +9,10 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Completion from "./Schema/Completion.js"
@@ -84,6 +87,11 @@ export interface Definition<Name extends string = string> {
   readonly paginated: boolean
   /** Served before `notifications/initialized` in the handshake era. */
   readonly beforeInitialized: boolean
+  /**
+   * A request that `notifications/cancelled` may cancel (every request but `initialize`). A caller
+   * that gives up on a request that is not cancellable sends nothing; a receiver ignores the cancel.
+   */
+  readonly cancellable: boolean
   /** The capability that must be declared for this method to be used. */
   readonly capability: Capability | undefined
   /** The extension that provides it (2026-07-28), if any. */
@@ -104,6 +112,7 @@ interface Options {
   readonly cacheable?: boolean
   readonly paginated?: boolean
   readonly beforeInitialized?: boolean
+  readonly cancellable?: boolean
   readonly capability?: Capability
   readonly extension?: string
   readonly related?: ReadonlyArray<string>
@@ -141,6 +150,7 @@ const define = <const Name extends string, const S extends ReadonlyArray<ShapeIn
   cacheable: options.cacheable ?? false,
   paginated: options.paginated ?? false,
   beforeInitialized: options.beforeInitialized ?? false,
+  cancellable: kind === "request" && (options.cancellable ?? true),
   capability: options.capability,
   extension: options.extension,
   related: options.related ?? []
@@ -201,7 +211,7 @@ const tasksExtension = TasksExtension.extensionId
  */
 export const catalog = {
   // ---------------------------------------------------------------- lifecycle
-  "initialize": define("initialize", "request", "client", { beforeInitialized: true }, [
+  "initialize": define("initialize", "request", "client", { beforeInitialized: true, cancellable: false }, [
     { revisions: handshake, params: Lifecycle.InitializeRequestParams, result: Lifecycle.InitializeResult }
   ]),
   "ping": define("ping", "request", "both", { beforeInitialized: true }, [
@@ -554,59 +564,98 @@ export type Result<M extends Name> = (typeof catalog)[M]["typedShapes"][number] 
 export const definitions: ReadonlyArray<Definition> = Object.values(catalog)
 
 /**
- * The definition of one method in one revision: the schemas that revision uses.
+ * The definition of `method`, if the catalog has it (in any revision).
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const definition = (method: string): Definition | undefined =>
+  Object.hasOwn(catalog, method) ? (catalog as Record<string, Definition>)[method] : undefined
+
+/**
+ * May a request of `method` be cancelled? Unknown methods may (they are answered at once anyway).
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const isCancellable = (method: string): boolean => definition(method)?.cancellable ?? true
+
+/**
+ * The definition of one method in one revision: the schemas that revision uses, compiled into
+ * codecs for both directions. Every codec returns an `Either`: nothing throws.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Entry {
+export interface Entry<P = unknown, A = unknown> {
   readonly definition: Definition
   readonly shape: Shape
-  /** Decodes the params (absent params decode as `{}` where they are optional). */
-  readonly decodeParams: (params: unknown) => unknown
-  /** Encodes a result (undefined for notifications). */
-  readonly encodeResult: ((result: unknown) => unknown) | undefined
-  /** Decodes a result received from the peer (undefined for notifications). */
-  readonly decodeResult: ((result: unknown) => unknown) | undefined
+  /** Wire params → params (absent params decode as `{}` where they are optional); `InvalidParams` otherwise. */
+  readonly decodeParams: (params: unknown) => Either.Either<P, McpError.InvalidParams>
+  /** Params → wire params (for a request or notification we send). */
+  readonly encodeParams: (params: P) => Either.Either<unknown, ParseResult.ParseError>
+  /** Result → wire result (undefined for notifications). */
+  readonly encodeResult: ((result: A) => Either.Either<unknown, ParseResult.ParseError>) | undefined
+  /** Wire result → result, for a result received from the peer (undefined for notifications). */
+  readonly decodeResult: ((result: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
 }
 
-/** Decodes (or encodes) wire data with `schema`, in place when the schema only checks values (see `Base.codec`). */
-const codec = <A, I>(schema: Schema.Schema<A, I>, direction: "decode" | "encode"): (u: unknown) => unknown => {
-  const either = Base.codec(schema, direction, Base.parseOptions)
-  return (u) => {
-    const result = either(u)
-    if (result._tag === "Right") return result.right
-    throw result.left
+/**
+ * A readable description of a schema failure. Formatting a value nested thousands deep
+ * overflows the stack: that is bad input, still not a bug.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const describeError = (error: unknown): string => {
+  try {
+    return ParseResult.isParseError(error)
+      ? ParseResult.TreeFormatter.formatErrorSync(error)
+      : error instanceof Error
+      ? error.message
+      : String(error)
+  } catch {
+    return "the value does not match the schema (too deeply nested to describe)"
   }
 }
 
 const makeEntry = (definition: Definition, shape: Shape): Entry => {
-  const decode = codec(shape.params, "decode")
+  const decode = Base.codec(shape.params, "decode", Base.parseOptions)
   const optional = shape.paramsOptional
+  const name = definition.name
   return {
     definition,
     shape,
-    decodeParams: (params) => decode(params === undefined && optional ? {} : params),
-    encodeResult: shape.result && codec(shape.result, "encode"),
-    decodeResult: shape.result && codec(shape.result, "decode")
+    decodeParams: (params) =>
+      Either.mapLeft(
+        decode(params === undefined && optional ? {} : params),
+        (error) => new McpError.InvalidParams({ message: `Invalid params for ${name}: ${describeError(error)}` })
+      ),
+    encodeParams: Base.codec(shape.params, "encode", Base.parseOptions),
+    encodeResult: shape.result && Base.codec(shape.result, "encode", Base.parseOptions),
+    decodeResult: shape.result && Base.codec(shape.result, "decode", Base.parseOptions)
   }
 }
 
-const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } = Object.fromEntries(
-  Revision.all.map((revision) => [
-    revision,
-    new Map(
-      definitions.flatMap((definition) =>
-        definition.shapes
-          .filter((shape) => shape.revisions.includes(revision))
-          .map((shape) => [definition.name, makeEntry(definition, shape)] as const)
-      )
+const compile = (revision: Revision.Revision): ReadonlyMap<string, Entry> =>
+  new Map(
+    definitions.flatMap((definition) =>
+      definition.shapes
+        .filter((shape) => shape.revisions.includes(revision))
+        .map((shape) => [definition.name, makeEntry(definition, shape)] as const)
     )
-  ])
-) as any
+  )
+
+const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } = {
+  "2024-11-05": compile("2024-11-05"),
+  "2025-03-26": compile("2025-03-26"),
+  "2025-06-18": compile("2025-06-18"),
+  "2025-11-25": compile("2025-11-25"),
+  "2026-07-28": compile("2026-07-28")
+}
 
 /**
- * The methods of a revision, by name, with their schemas compiled.
+ * The methods of a revision, by name, with their codecs compiled.
  *
  * @since 0.1.0
  * @category catalog
@@ -614,12 +663,16 @@ const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } 
 export const table = (revision: Revision.Revision): ReadonlyMap<string, Entry> => tables[revision]
 
 /**
- * The entry of `method` in `revision`, if that revision has it.
+ * The entry of `method` in `revision`, if that revision has it; typed by the method when its
+ * name is known statically.
  *
  * @since 0.1.0
  * @category catalog
  */
-export const lookup = (revision: Revision.Revision, method: string): Entry | undefined => tables[revision].get(method)
+export const lookup: {
+  <M extends Name>(revision: Revision.Revision, method: M): Entry<Params<M>, Result<M>> | undefined
+  (revision: Revision.Revision, method: string): Entry | undefined
+} = (revision: Revision.Revision, method: string): any => tables[revision].get(method)
 
 /**
  * The methods of a revision that `side` receives (the ones it may be asked to serve).

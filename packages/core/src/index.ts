@@ -10,11 +10,25 @@
 export * as Peer from "./Peer.js"
 
 /**
- * The abstract transport, text transports and the in-memory pair.
+ * The seam between transports and the engine: clients, a receiver, a protocol.
  *
  * @since 0.1.0
  */
 export * as Transport from "./Transport.js"
+
+/**
+ * Newline-delimited JSON framing (stdio, child processes, sockets).
+ *
+ * @since 0.1.0
+ */
+export * as Ndjson from "./Ndjson.js"
+
+/**
+ * In-memory transports for tests.
+ *
+ * @since 0.1.0
+ */
+export * as MemoryTransport from "./MemoryTransport.js"
 
 /**
  * The wire boundary: text → message, message → text.

@@ -4,6 +4,7 @@
  * official schema.json, and decode(encode(m)) equals m.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Method from "../src/Method.js"
@@ -96,7 +97,7 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
             const error = validate(set, name!, message)
             if (error !== undefined) throw new Error(`${method} @ ${set}: ${error}\n${JSON.stringify(message)}`)
           }
-          assert.deepStrictEqual(entry.decodeParams(encoded), wire(params))
+          assert.deepStrictEqual(Either.getOrThrow(entry.decodeParams(encoded)), wire(params))
         }),
         { numRuns: samples }
       )
@@ -105,7 +106,7 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
           const without = kind === "request" ? { jsonrpc: "2.0", id: 1, method } : { jsonrpc: "2.0", method }
           assert.isUndefined(validate(set, messageDefinition(set, method)!, without))
         }
-        assert.deepStrictEqual(entry.decodeParams(undefined), {})
+        assert.deepStrictEqual(Either.getOrThrow(entry.decodeParams(undefined)), {})
       }
     })
 
@@ -120,12 +121,12 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
         assert.isNotEmpty(named)
         FastCheck.assert(
           FastCheck.property(arbitrary(entry.shape.result!), (result) => {
-            const encoded = wire(entry.encodeResult!(result))
+            const encoded = wire(Either.getOrThrow(entry.encodeResult!(result)))
             const errors = named.map(({ name, set }) => validate(set, name, encoded))
             if (errors.every((e) => e !== undefined)) {
               throw new Error(`${method} result @ ${revision}: ${errors.join("\n")}\n${JSON.stringify(encoded)}`)
             }
-            assert.deepStrictEqual(entry.decodeResult!(encoded), wire(result))
+            assert.deepStrictEqual(Either.getOrThrow(entry.decodeResult!(encoded)), wire(result))
           }),
           { numRuns: samples }
         )

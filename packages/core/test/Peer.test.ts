@@ -6,56 +6,71 @@ import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import * as Dispatch from "../src/Dispatch.js"
 import * as McpError from "../src/McpError.js"
+import * as MemoryTransport from "../src/MemoryTransport.js"
 import * as Peer from "../src/Peer.js"
 import type * as Revision from "../src/Revision.js"
-import * as Transport from "../src/Transport.js"
 
 interface Probe {
   readonly started: Deferred.Deferred<void>
   readonly interrupted: Deferred.Deferred<void>
 }
 
-const textResult = (text: string) => ({ content: [{ type: "text", text }] })
+const textResult = (text: string) => ({ content: [{ type: "text" as const, text }] })
 
-/** A peer serving ping and a tools/call whose behaviour depends on the tool name. */
-const setup = (options: { readonly revision?: Revision.Revision; readonly batching?: boolean } = {}) =>
+/**
+ * An engine serving ping and a tools/call whose behaviour depends on the tool name, on a
+ * multi-client in-memory transport; `remote` is its first client.
+ */
+const setup = (
+  options: {
+    readonly revision?: Revision.Revision
+    readonly batching?: boolean
+    /** The revision errors of each client are rendered for (default: `revision`). */
+    readonly revisionOf?: (client: number) => Revision.Revision
+  } = {}
+) =>
   Effect.gen(function*() {
-    const { remote, transport } = yield* Transport.memory
+    const memory = yield* MemoryTransport.make
     const probe: Probe = {
       started: yield* Deferred.make<void>(),
       interrupted: yield* Deferred.make<void>()
     }
     const notifications = yield* Ref.make<Array<string>>([])
     const revision = options.revision ?? "2025-11-25"
-    const peer = yield* Peer.make({
-      transport,
-      revision: Effect.succeed(revision),
-      batching: Effect.succeed(options.batching ?? false),
-      onNotification: (n) => Ref.update(notifications, (all) => [...all, n.method]),
-      onRequest: Dispatch.make({
-        revision: Effect.succeed(revision),
-        handlers: {
-          ping: () => Effect.succeed({}),
-          "tools/call": (params) => {
-            switch (params.name) {
-              case "slow":
-                return Deferred.succeed(probe.started, undefined).pipe(
-                  Effect.zipRight(Effect.never),
-                  Effect.onInterrupt(() => Deferred.succeed(probe.interrupted, undefined))
-                )
-              case "boom":
-                return Effect.die(new Error("a bug in the handler"))
-              case "missing":
-                return Effect.fail(new McpError.ResourceNotFound({ uri: "test://missing" }))
-              default:
-                return Effect.succeed(textResult(`hello ${params.name}`))
-            }
-          }
+    const table = Dispatch.make(revision, {
+      ping: () => Effect.succeed({}),
+      initialize: () =>
+        Deferred.succeed(probe.started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Deferred.succeed(probe.interrupted, undefined))
+        ),
+      "tools/call": (params) => {
+        switch (params.name) {
+          case "slow":
+            return Deferred.succeed(probe.started, undefined).pipe(
+              Effect.zipRight(Effect.never),
+              Effect.onInterrupt(() => Deferred.succeed(probe.interrupted, undefined))
+            )
+          case "boom":
+            return Effect.die(new Error("a bug in the handler"))
+          case "missing":
+            return Effect.fail(new McpError.ResourceNotFound({ uri: "test://missing" }))
+          default:
+            return Effect.succeed(textResult(`hello ${params.name}`))
         }
-      })
+      }
     })
-    const call = (text: string) => Effect.zipRight(remote.write(text), Effect.map(remote.read, (t) => JSON.parse(t)))
-    return { peer, remote, probe, notifications, call }
+    const peer = yield* Peer.make({
+      protocol: memory.protocol,
+      revision: (client) => Effect.succeed(options.revisionOf?.(client) ?? revision),
+      batching: () => Effect.succeed(options.batching ?? false),
+      onNotification: (_client, n) => Ref.update(notifications, (all) => [...all, n.method]),
+      onRequest: (_client, request) => Dispatch.run(table, request, undefined)
+    })
+    const remote = yield* memory.connect
+    const call = (text: string, on = remote) =>
+      Effect.zipRight(on.write(text), Effect.map(on.read, (t) => JSON.parse(t)))
+    return { peer, remote, probe, notifications, call, connect: memory.connect }
   })
 
 describe("Peer: inbound requests", () => {
@@ -180,14 +195,16 @@ describe("Peer: inbound requests", () => {
 
   it.scoped("cancelling an unknown or finished id is ignored", () =>
     Effect.gen(function*() {
-      const { call } = yield* setup()
-      yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-      const { remote } = yield* setup()
+      const { call, notifications, remote } = yield* setup()
+      // Request 1 is answered and finished before its cancel arrives, on the same connection.
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)).result, {})
       yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
       yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`)
       yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled"}`)
       yield* remote.write(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
       assert.deepStrictEqual(JSON.parse(yield* remote.read), { jsonrpc: "2.0", id: 2, result: {} })
+      // Cancellation is the engine's: it never reaches the notification handler.
+      assert.deepStrictEqual(yield* Ref.get(notifications), [])
     }))
 
   it.scoped("a duplicate in-flight id is -32600; the first request is still answered", () =>
@@ -199,7 +216,7 @@ describe("Peer: inbound requests", () => {
       const duplicate = JSON.parse(yield* remote.read)
       assert.deepStrictEqual([duplicate.id, duplicate.error.code], [5, -32600])
       assert.strictEqual(yield* peer.inflight, 1)
-      yield* peer.cancel(5)
+      yield* peer.cancel(remote.client, 5)
       yield* Deferred.await(probe.interrupted)
     }))
 
@@ -258,7 +275,7 @@ describe("Peer: outbound requests", () => {
   it.scoped("matches the response to the call, by id", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
-      const fiber = yield* Effect.fork(peer.request("roots/list", {}))
+      const fiber = yield* Effect.fork(peer.request(remote.client, "roots/list", {}))
       const sent = JSON.parse(yield* remote.read)
       assert.strictEqual(sent.method, "roots/list")
       yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { roots: [] } }))
@@ -268,7 +285,7 @@ describe("Peer: outbound requests", () => {
   it.scoped("an error response fails the call with the matching typed error", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
-      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list")))
+      const fiber = yield* Effect.fork(Effect.flip(peer.request(remote.client, "roots/list")))
       const sent = JSON.parse(yield* remote.read)
       yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, error: { code: -32601, message: "nope" } }))
       const error = yield* Fiber.join(fiber)
@@ -278,7 +295,9 @@ describe("Peer: outbound requests", () => {
   it.scoped("interrupting the call sends notifications/cancelled; a late answer is ignored", () =>
     Effect.gen(function*() {
       const { call, peer, remote } = yield* setup()
-      const fiber = yield* Effect.fork(peer.request("sampling/createMessage", { messages: [], maxTokens: 1 }))
+      const fiber = yield* Effect.fork(
+        peer.request(remote.client, "sampling/createMessage", { messages: [], maxTokens: 1 })
+      )
       const sent = JSON.parse(yield* remote.read)
       yield* Fiber.interrupt(fiber)
       const cancelled = JSON.parse(yield* remote.read)
@@ -292,7 +311,9 @@ describe("Peer: outbound requests", () => {
   it.scoped("times out, then cancels", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
-      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list", {}, { timeout: "1 second" })))
+      const fiber = yield* Effect.fork(
+        Effect.flip(peer.request(remote.client, "roots/list", {}, { timeout: "1 second" }))
+      )
       const sent = JSON.parse(yield* remote.read)
       yield* TestClock.adjust("1001 millis")
       const error = yield* Fiber.join(fiber)
@@ -306,7 +327,7 @@ describe("Peer: outbound requests", () => {
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
       const seen = yield* Ref.make<Array<number>>([])
-      const fiber = yield* Effect.fork(Effect.either(peer.request("tools/call", { name: "long" }, {
+      const fiber = yield* Effect.fork(Effect.either(peer.request(remote.client, "tools/call", { name: "long" }, {
         timeout: "1 second",
         maxTimeout: "3 seconds",
         resetTimeoutOnProgress: true,
@@ -339,7 +360,12 @@ describe("Peer: outbound requests", () => {
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
       const fiber = yield* Effect.fork(
-        Effect.flip(peer.request("tools/call", { name: "x" }, { timeout: "1 second", resetTimeoutOnProgress: true }))
+        Effect.flip(
+          peer.request(remote.client, "tools/call", { name: "x" }, {
+            timeout: "1 second",
+            resetTimeoutOnProgress: true
+          })
+        )
       )
       yield* remote.read
       yield* TestClock.adjust("1001 millis")
@@ -349,29 +375,120 @@ describe("Peer: outbound requests", () => {
   it.scoped("a call pending when the other side closes fails with TransportClosed", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()
-      const fiber = yield* Effect.fork(Effect.flip(peer.request("roots/list")))
+      const fiber = yield* Effect.fork(Effect.flip(peer.request(remote.client, "roots/list")))
+      yield* remote.read
+      yield* remote.close
+      assert.strictEqual((yield* Fiber.join(fiber))._tag, "TransportClosed")
+    }))
+
+  it.scoped("a one-client transport that ends closes the engine; later calls fail at once", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      const peer = yield* Peer.make({ protocol, onRequest: () => Effect.never })
+      const fiber = yield* Effect.fork(Effect.flip(peer.request(remote.client, "roots/list")))
       yield* remote.read
       yield* remote.close
       yield* peer.closed
       assert.strictEqual((yield* Fiber.join(fiber))._tag, "TransportClosed")
+      assert.strictEqual((yield* Effect.flip(peer.request(remote.client, "ping")))._tag, "TransportClosed")
     }))
 })
 
-describe("Transport.memoryPair", () => {
-  it.scoped("links two peers: a request from one is served by the other, through the wire", () =>
+describe("MemoryTransport.pair", () => {
+  it.scoped("links two engines: a request from one is served by the other, through the wire", () =>
     Effect.gen(function*() {
-      const [clientSide, serverSide] = yield* Transport.memoryPair
-      yield* Peer.make({
-        transport: serverSide,
-        revision: Effect.succeed("2025-11-25"),
-        onRequest: Dispatch.make({
-          revision: Effect.succeed("2025-11-25"),
-          handlers: { "tools/call": (params) => Effect.succeed(textResult(`hello ${params.name}`)) }
-        })
+      const [clientSide, serverSide] = yield* MemoryTransport.pair
+      const table = Dispatch.make("2025-11-25", {
+        "tools/call": (params) => Effect.succeed(textResult(`hello ${params.name}`))
       })
-      const client = yield* Peer.make({ transport: clientSide, onRequest: () => Effect.never })
-      assert.deepStrictEqual(yield* client.request("tools/call", { name: "pair" }), textResult("hello pair"))
-      const error = yield* Effect.flip(client.request("no/such/method", {}))
+      yield* Peer.make({
+        protocol: serverSide,
+        revision: () => Effect.succeed("2025-11-25"),
+        onRequest: (_client, request) => Dispatch.run(table, request, undefined)
+      })
+      const client = yield* Peer.make({ protocol: clientSide, onRequest: () => Effect.never })
+      assert.deepStrictEqual(yield* client.request(0, "tools/call", { name: "pair" }), textResult("hello pair"))
+      const error = yield* Effect.flip(client.request(0, "no/such/method", {}))
       assert.strictEqual(error._tag, "MethodNotFound")
+    }))
+})
+
+describe("Peer: many clients", () => {
+  it.scoped("two clients' id 1 never collide: each is in flight, each is answered on its own connection", () =>
+    Effect.gen(function*() {
+      const { call, connect, peer, probe, remote } = yield* setup()
+      const other = yield* connect
+      yield* remote.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+      yield* Deferred.await(probe.started)
+      // The same id from another client is not a duplicate.
+      const answer = yield* call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b"}}`, other)
+      assert.deepStrictEqual(answer, { jsonrpc: "2.0", id: 1, result: textResult("hello b") })
+      assert.strictEqual(yield* peer.inflight, 1)
+      // Cancelling id 1 of the other client does not touch the first client's request.
+      yield* other.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, other)).result, {})
+      assert.strictEqual(yield* peer.inflight, 1)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+      yield* Deferred.await(probe.interrupted)
+    }))
+
+  it.scoped("errors are rendered with the revision of the request they answer", () =>
+    Effect.gen(function*() {
+      const { call, connect } = yield* setup({
+        revision: "2025-11-25",
+        // The first client speaks 2025-11-25, the next 2026-07-28.
+        revisionOf: (client): Revision.Revision => client === 0 ? "2025-11-25" : "2026-07-28"
+      })
+      const other = yield* connect
+      const missing = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"missing"}}`
+      assert.strictEqual((yield* call(missing)).error.code, -32002)
+      assert.strictEqual((yield* call(missing, other)).error.code, -32602)
+    }))
+
+  it.scoped("a client's disconnect interrupts its requests only", () =>
+    Effect.gen(function*() {
+      const { call, connect, peer, probe } = yield* setup()
+      const other = yield* connect
+      yield* other.write(`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"slow"}}`)
+      yield* Deferred.await(probe.started)
+      yield* other.close
+      yield* Deferred.await(probe.interrupted)
+      assert.strictEqual(yield* peer.inflight, 0)
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)).result, {})
+    }))
+
+  it.scoped("an answer counts only from the client the call went to", () =>
+    Effect.gen(function*() {
+      const { connect, peer, remote } = yield* setup()
+      const other = yield* connect
+      const fiber = yield* Effect.fork(peer.request(remote.client, "roots/list", {}))
+      const sent = JSON.parse(yield* remote.read)
+      yield* other.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { roots: ["forged"] } }))
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { roots: [] } }))
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { roots: [] })
+    }))
+})
+
+describe("Peer: cancellable methods (the catalog's flag)", () => {
+  it.scoped("notifications/cancelled does not interrupt initialize", () =>
+    Effect.gen(function*() {
+      const { call, probe, remote } = yield* setup()
+      yield* remote.write(
+        `{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+      )
+      yield* Deferred.await(probe.started)
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"i"}}`)
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)).result, {})
+      assert.isFalse(yield* Deferred.isDone(probe.interrupted))
+    }))
+
+  it.scoped("interrupting an outbound initialize sends no notifications/cancelled", () =>
+    Effect.gen(function*() {
+      const { call, peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(peer.request(remote.client, "initialize", {}))
+      yield* remote.read
+      yield* Fiber.interrupt(fiber)
+      // The next message on the wire is the answer to a ping: nothing was sent in between.
+      assert.deepStrictEqual((yield* call(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)).result, {})
     }))
 })

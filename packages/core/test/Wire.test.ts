@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
 import * as Method from "../src/Method.js"
 import * as Revision from "../src/Revision.js"
 import * as Wire from "../src/Wire.js"
@@ -67,7 +68,9 @@ describe("Wire.decode", () => {
     const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"polluted":1},` +
       `"arguments":{"a":[{"__proto__":{"polluted":2},"b":1}]},"_meta":{"__proto__":{"polluted":3}}}}`
     const message = single(text)
-    const params = Method.lookup("2025-11-25", "tools/call")!.decodeParams(message.params) as any
+    const params = Either.getOrThrow(
+      Method.lookup("2025-11-25", "tools/call" as string)!.decodeParams(message.params)
+    ) as any
     assert.isUndefined(params.polluted)
     assert.isUndefined(params.arguments.a[0].polluted)
     assert.isUndefined(params._meta.polluted)
@@ -101,11 +104,11 @@ describe("Wire: one decode and one encode keep unknown fields through the catalo
 
   for (const revision of Revision.range("2025-06-18")) {
     it(`tools/call result at ${revision}`, () => {
-      const entry = Method.lookup(revision, "tools/call")!
+      const entry = Method.lookup(revision, "tools/call" as string)!
       const withEnvelope = revision === "2026-07-28" ? { ...result, resultType: "complete" } : result
-      const text = Wire.encode({ jsonrpc: "2.0", id: 1, result: entry.encodeResult!(withEnvelope) })
+      const text = Wire.encode({ jsonrpc: "2.0", id: 1, result: Either.getOrThrow(entry.encodeResult!(withEnvelope)) })
       const back = single(text)
-      assert.deepStrictEqual(entry.decodeResult!(back.result), withEnvelope)
+      assert.deepStrictEqual(Either.getOrThrow(entry.decodeResult!(back.result)), withEnvelope)
       assert.deepStrictEqual(JSON.parse(text).result, withEnvelope)
     })
   }
@@ -118,9 +121,9 @@ describe("Wire: one decode and one encode keep unknown fields through the catalo
       futureParam: { deeper: { deepest: "still here" } }
     }
     for (const revision of Revision.handshake) {
-      const entry = Method.lookup(revision, "tools/call")!
+      const entry = Method.lookup(revision, "tools/call" as string)!
       const text = Wire.encode({ jsonrpc: "2.0", id: "x", method: "tools/call", params })
-      assert.deepStrictEqual(entry.decodeParams(single(text).params), params)
+      assert.deepStrictEqual(Either.getOrThrow(entry.decodeParams(single(text).params)), params)
     }
   })
 })

@@ -1,24 +1,23 @@
 /**
- * Node wiring for MCP servers: stdio.
+ * Node wiring for MCP servers: stdio and HTTP.
  *
  * In stdio mode nothing but protocol bytes touches stdout: the Effect logger is replaced
- * by one that writes to stderr.
+ * by one that writes to stderr. Importing this module touches nothing: stdio is read only
+ * when `serveStdio` runs.
  *
  * @since 0.1.0
  */
-import { Transport, Wire } from "@effect-mcp/core"
+import { Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Mailbox from "effect/Mailbox"
-import type * as Scope from "effect/Scope"
-import { createServer } from "node:http"
+import * as http from "node:http"
 import type { Readable, Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
+import * as NodeHttp from "./internal/nodeHttp.js"
 
 /**
  * A logger that writes to stderr, never stdout. Also removes the pretty logger that
@@ -39,13 +38,13 @@ export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
  * @since 0.1.0
  * @category constructors
  */
-export const lineSender = (output: Writable): Transport.Transport["send"] => {
+export const lineSender = (output: Writable): Transport.Protocol["send"] => {
   let corked = false
   const uncork = () => {
     corked = false
     output.uncork()
   }
-  return (frame) =>
+  return (_client, frame) =>
     Effect.suspend(() => {
       if (output.destroyed || output.writableEnded) {
         return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
@@ -55,62 +54,54 @@ export const lineSender = (output: Writable): Transport.Transport["send"] => {
         output.cork()
         process.nextTick(uncork)
       }
-      output.write(Wire.encode(frame) + "\n")
+      output.write(Ndjson.encode(frame))
       return Effect.void
     })
 }
 
 /**
- * A newline-delimited JSON transport over a readable and a writable stream. Lines are split
- * and decoded as Node delivers chunks, straight into the peer's inbox.
+ * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
+ * decoded as Node delivers chunks, straight into the engine; `run` ends when the input ends.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const transport = (input: Readable, output: Writable): Effect.Effect<Transport.Transport, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const inbox = yield* Effect.acquireRelease(
-      Mailbox.make<Wire.Inbound, Transport.TransportError>(),
-      (mailbox) => mailbox.shutdown
-    )
-    const decoder = new StringDecoder("utf8")
-    const lines = Transport.lineReader((inbound) => {
-      inbox.unsafeOffer(inbound)
-    })
-    const onData = (chunk: Buffer | string) => lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
-    const onEnd = () => {
-      lines.push(decoder.end())
-      lines.end()
-      inbox.unsafeDone(Exit.void)
-    }
-    const onError = (cause: unknown) =>
-      inbox.unsafeDone(Exit.fail(new Transport.TransportError({ message: "read failed", cause })))
-    yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        input.on("data", onData)
-        input.once("end", onEnd)
-        input.once("error", onError)
-      }),
-      () =>
-        Effect.sync(() => {
-          input.off("data", onData)
-          input.off("end", onEnd)
-          input.off("error", onError)
-          input.pause()
-        })
-    )
-    return { incoming: Mailbox.toStream(inbox), send: lineSender(output) }
-  })
+export const protocol = (input: Readable, output: Writable): Transport.Protocol => ({
+  run: (receiver) =>
+    Effect.async<void, Transport.TransportError>((resume) => {
+      const decoder = new StringDecoder("utf8")
+      const lines = Ndjson.reader((inbound) => receiver.receive(Ndjson.client, inbound))
+      const onData = (chunk: Buffer | string) => lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
+      const onEnd = () => {
+        lines.push(decoder.end())
+        lines.end()
+        receiver.disconnect(Ndjson.client)
+        resume(Effect.void)
+      }
+      const onError = (cause: unknown) =>
+        resume(Effect.fail(new Transport.TransportError({ message: "read failed", cause })))
+      input.on("data", onData)
+      input.once("end", onEnd)
+      input.once("error", onError)
+      return Effect.sync(() => {
+        input.off("data", onData)
+        input.off("end", onEnd)
+        input.off("error", onError)
+        input.pause()
+      })
+    }),
+  send: lineSender(output)
+})
 
 /**
- * Serves one session on the process's stdin and stdout; completes when stdin ends
- * (the client closed it), so the process can exit.
+ * Serves the process's stdin and stdout; completes when stdin ends (the client closed it), so
+ * the process can exit.
  *
  * @since 0.1.0
  * @category stdio
  */
-export const serveStdio: Effect.Effect<void, never, McpServer.McpServer> = Effect.scoped(
-  Effect.flatMap(transport(process.stdin, process.stdout), McpServer.serve)
+export const serveStdio: Effect.Effect<void, never, McpServer.McpServer> = Effect.suspend(() =>
+  McpServer.serve(protocol(process.stdin, process.stdout))
 ).pipe(Effect.provide(layerStderrLogger))
 
 /**
@@ -124,7 +115,7 @@ export const layerStdio: Layer.Layer<never, never, McpServer.McpServer> = Layer.
 ).pipe(Layer.provide(layerStderrLogger))
 
 /**
- * Options of `layerHttp`.
+ * Options of `layerHttp`: the MCP endpoints' (`HttpTransport.Options`) and Node's server limits.
  *
  * @since 0.1.0
  * @category http
@@ -134,16 +125,81 @@ export interface HttpOptions extends HttpTransport.Options {
   readonly port: number
   /** Address to bind (default 127.0.0.1: loopback only). */
   readonly host?: string
+  /** Longest wait for a request's headers (default 30 seconds). */
+  readonly headersTimeout?: Duration.DurationInput
+  /** Longest wait for a whole request, body included (default 60 seconds; SSE responses are not limited). */
+  readonly requestTimeout?: Duration.DurationInput
+  /** How long an idle keep-alive connection stays open (default 5 seconds). */
+  readonly keepAliveTimeout?: Duration.DurationInput
+  /** Most connections at once (default 4096); more are refused. */
+  readonly maxConnections?: number
 }
 
 /**
- * Serves the MCP endpoints (Streamable HTTP on `path`, legacy HTTP+SSE) on a Node HTTP
- * server bound to loopback by default, for the lifetime of the layer.
+ * The HTTP server could not listen.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ListenError extends Data.TaggedError("ListenError")<{
+  readonly host: string
+  readonly port: number
+  readonly code: string | undefined
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    switch (this.code) {
+      case "EADDRINUSE":
+        return `port ${this.port} is already in use (EADDRINUSE)`
+      case "EACCES":
+        return `no permission to listen on ${this.host}:${this.port} (EACCES)`
+      case "EADDRNOTAVAIL":
+        return `address ${this.host} is not available on this machine (EADDRNOTAVAIL)`
+      default:
+        return `could not listen on ${this.host}:${this.port}: ${
+          this.cause instanceof Error ? this.cause.message : String(this.cause)
+        }`
+    }
+  }
+}
+
+const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput) =>
+  Duration.toMillis(input ?? fallback)
+
+/**
+ * Serves the MCP endpoints (Streamable HTTP on `path`, legacy HTTP+SSE) on a `node:http` server
+ * bound to loopback by default, for the lifetime of the layer. Requests go from Node's callback
+ * to the MCP engine with no @effect/platform machinery in between; mount `HttpTransport.layer`
+ * on an @effect/platform router instead when you want your own routes and middleware.
  *
  * @since 0.1.0
  * @category http
  */
-export const layerHttp = (options: HttpOptions) =>
-  HttpLayerRouter.serve(HttpTransport.layer(options), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
-  )
+export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError, McpServer.McpServer> =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const handler = yield* HttpTransport.make(options)
+    const host = options.host ?? "127.0.0.1"
+    const server = http.createServer({
+      headersTimeout: millis(options.headersTimeout, "30 seconds"),
+      requestTimeout: millis(options.requestTimeout, "60 seconds"),
+      keepAliveTimeout: millis(options.keepAliveTimeout, "5 seconds")
+    }, (request, response) => handler.handle(NodeHttp.exchange(request, response)))
+    server.maxConnections = options.maxConnections ?? 4096
+    yield* Effect.acquireRelease(
+      Effect.async<void, ListenError>((resume) => {
+        const onError = (cause: NodeJS.ErrnoException) =>
+          resume(Effect.fail(new ListenError({ host, port: options.port, code: cause.code, cause })))
+        server.once("error", onError)
+        server.listen(options.port, host, () => {
+          server.off("error", onError)
+          resume(Effect.void)
+        })
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          // Open SSE streams and idle keep-alive connections would hold the close.
+          server.closeAllConnections()
+        })
+    )
+  }))

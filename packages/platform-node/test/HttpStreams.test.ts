@@ -214,7 +214,7 @@ describe("Streamable HTTP: resumption", () => {
     })
   }
 
-  it("resuming from the priming event replays the whole stream; an unknown stream replays nothing", async () => {
+  it("resuming from the priming event replays the whole stream; an unknown stream is an error, not silence", async () => {
     const h = await start()
     const c = new WireClient(h)
     await c.initialize()
@@ -222,8 +222,10 @@ describe("Streamable HTTP: resumption", () => {
     const replayed = await new SseReader(await resume(c, frames[0].id!)).rest()
     expect(replayed).toEqual(frames.slice(1))
     const unknown = await resume(c, EventStore.eventId("s999", 0))
-    expect(unknown.status).toBe(200)
-    expect(await new SseReader(unknown).rest()).toEqual([])
+    expect(unknown.status).toBe(400)
+    expect(unknown.headers.get("content-type")).toMatch(/^application\/json/)
+    const body = await unknown.json()
+    expect(body.error.message).toMatch(/s999_0/)
     const invalid = await resume(c, "not-an-event-id")
     expect(invalid.status).toBe(400)
   })

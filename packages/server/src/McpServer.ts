@@ -12,12 +12,14 @@
 import type { Transport } from "@effect-mcp/core"
 import { Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./internal/handshake.js"
 import * as Registry from "./internal/registry.js"
+import type * as Serving from "./internal/serving.js"
 import type * as McpRequest from "./McpRequest.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
@@ -41,8 +43,11 @@ export interface Service {
   readonly removeResource: (uri: string) => Effect.Effect<boolean>
   /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
-  /** Serves one session on a connection until the other side closes. */
-  readonly serve: (transport: Transport.Transport) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Serves every client of a transport (stdio's one, each HTTP session) until the transport ends.
+   * Each client is a session; sessions are plain data, served by one engine per transport.
+   */
+  readonly serve: (protocol: Transport.Protocol) => Effect.Effect<void, never, Scope.Scope>
 }
 
 /**
@@ -68,9 +73,9 @@ export interface Options<R> {
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /** Declare capabilities even when the registry starts empty (for servers that add things later). */
-  readonly capabilities?: Handshake.Config["capabilities"]
+  readonly capabilities?: Serving.Config["capabilities"]
   /** Coalescing window of list_changed notifications (default 10 millis). */
-  readonly listChangedWindow?: import("effect/Duration").DurationInput
+  readonly listChangedWindow?: Duration.DurationInput
 }
 
 const provideTool = <R>(tool: Tool.Tool<R>, context: Context.Context<R>): Tool.Tool =>
@@ -115,13 +120,7 @@ export const make = <R>(
     // The handlers given here run with the server's context, provided once per session (below),
     // not once per call; only things added later carry their own context.
     const resources = (options.resources ?? []) as ReadonlyArray<Resource.Resource | Resource.Template>
-    const registry = yield* Registry.make({
-      tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
-      prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
-      resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
-      templates: resources.filter((r): r is Resource.Template => r._tag === "Template")
-    })
-    const config: Handshake.Config = {
+    const config: Serving.Config = {
       serverInfo: options.serverInfo,
       instructions: options.instructions,
       revisions: options.revisions ?? Revision.handshake,
@@ -129,6 +128,14 @@ export const make = <R>(
       capabilities: options.capabilities ?? {},
       listChangedWindow: options.listChangedWindow ?? "10 millis"
     }
+    const registry = yield* Registry.make({
+      tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
+      prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
+      resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
+      templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
+      window: config.listChangedWindow
+    })
+    const handshake = Handshake.makeServer(registry, config)
     const removeFrom = (
       kind: Registry.ListKind,
       pick: (e: Registry.Entries) => ReadonlyMap<string, unknown>,
@@ -173,9 +180,9 @@ export const make = <R>(
             ? removeFrom("resources", (e) => e.resources, uri)
             : removeFrom("resources", (e) => e.templates, uri)),
       resourceUpdated: registry.updated,
-      serve: (transport) =>
+      serve: (protocol) =>
         Effect.mapInputContext(
-          Handshake.serve(registry, config, transport),
+          Handshake.serve(handshake, protocol),
           (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
         )
     } satisfies Service
@@ -196,10 +203,10 @@ export const layer = <R>(
   Layer.scoped(McpServer, make(options)) as any
 
 /**
- * Serves one session on a transport until the other side closes (a connection's lifetime).
+ * Serves every client of a transport until the transport ends (stdio: its input).
  *
  * @since 0.1.0
  * @category combinators
  */
-export const serve = (transport: Transport.Transport): Effect.Effect<void, never, McpServer> =>
-  Effect.scoped(Effect.flatMap(McpServer, (server) => server.serve(transport)))
+export const serve = (protocol: Transport.Protocol): Effect.Effect<void, never, McpServer> =>
+  Effect.scoped(Effect.flatMap(McpServer, (server) => server.serve(protocol)))

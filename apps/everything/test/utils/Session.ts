@@ -2,7 +2,8 @@
  * A wire-level session with the demo server over the in-memory transport: JSON text in,
  * JSON text out, server→client requests answered by the test.
  */
-import { Transport } from "@effect-mcp/core"
+import type { Transport } from "@effect-mcp/core"
+import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer } from "@effect-mcp/server"
 import { assert } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -55,8 +56,8 @@ export const open = (
 
 export const attach = (server: McpServer.Service): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { remote, transport } = yield* Transport.memory
-    yield* Effect.forkScoped(server.serve(transport))
+    const { protocol, remote } = yield* MemoryTransport.connection
+    yield* Effect.forkScoped(server.serve(protocol))
     const ids = yield* Ref.make(1)
     const send = (message: unknown) => remote.write(JSON.stringify(message))
     const next = remote.read.pipe(

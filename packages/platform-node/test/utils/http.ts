@@ -164,7 +164,9 @@ export const trackedStore = async (): Promise<TrackedStore> => {
   const held = async (sessionId: string) => {
     const out: Array<EventStore.Event> = []
     for (const stream of streams.get(sessionId) ?? []) {
-      out.push(...await Effect.runPromise(memory.after(sessionId, EventStore.eventId(stream, 0))))
+      // A stream the store no longer knows (the session ended) holds nothing.
+      const events = memory.after(sessionId, EventStore.eventId(stream, 0)).pipe(Effect.orElseSucceed(() => []))
+      out.push(...await Effect.runPromise(events))
     }
     return out
   }

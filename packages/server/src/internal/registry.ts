@@ -1,11 +1,19 @@
 /**
- * The server-wide registry: tools, prompts, resources and templates (with their
- * requirements already provided), and the bus of change events every session listens to.
+ * The server-wide registry: tools, prompts, resources and templates (with their requirements
+ * already provided), and the change bus.
+ *
+ * Changes (a list changed, a resource was updated) are coalesced by one server-level fiber
+ * over a short window and handed, as one batch, to every listener (each engine serving
+ * handshake sessions registers one for its lifetime; later, every subscription). Nothing is
+ * kept or run per session.
  */
+import * as Chunk from "effect/Chunk"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
@@ -20,26 +28,50 @@ export interface Entries {
 export type ListKind = "tools" | "prompts" | "resources"
 
 export type Change =
-  | { readonly _tag: "ListChanged"; readonly kind: ListKind }
-  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+  | { readonly _tag: "ListChanged"; readonly kind: ListKind; readonly seq: number }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string; readonly seq: number }
+
+/**
+ * What changed during one coalescing window, with the sequence number of the last change of
+ * each: a listener tells a session only of changes made after it was ready to hear them.
+ */
+export interface Changes {
+  readonly lists: ReadonlyMap<ListKind, number>
+  readonly uris: ReadonlyMap<string, number>
+}
+
+export type Listener = (changes: Changes) => Effect.Effect<void>
 
 export interface Registry {
   readonly entries: Ref.Ref<Entries>
-  readonly changes: PubSub.PubSub<Change>
   readonly edit: (kind: ListKind, f: (entries: Entries) => Entries) => Effect.Effect<void>
   readonly updated: (uri: string) => Effect.Effect<void>
-  /** A subscription to changes, for one session's lifetime. */
-  readonly subscribe: Effect.Effect<import("effect/Queue").Dequeue<Change>, never, Scope.Scope>
+  /** The sequence number of the last change made so far. */
+  readonly version: Effect.Effect<number>
+  /** Receives every batch of changes for the lifetime of the scope. */
+  readonly listen: (listener: Listener) => Effect.Effect<void, never, Scope.Scope>
 }
 
 const byName = <A>(items: ReadonlyArray<A>, key: (a: A) => string): ReadonlyMap<string, A> =>
   new Map(items.map((item) => [key(item), item]))
+
+const coalesce = (chunk: Chunk.Chunk<Change>): Changes => {
+  const lists = new Map<ListKind, number>()
+  const uris = new Map<string, number>()
+  for (const change of chunk) {
+    if (change._tag === "ListChanged") lists.set(change.kind, change.seq)
+    else uris.set(change.uri, change.seq)
+  }
+  return { lists, uris }
+}
 
 export const make = (initial: {
   readonly tools: ReadonlyArray<Tool.Tool>
   readonly prompts: ReadonlyArray<Prompt.Prompt>
   readonly resources: ReadonlyArray<Resource.Resource>
   readonly templates: ReadonlyArray<Resource.Template>
+  /** The coalescing window of change notifications. */
+  readonly window: Duration.DurationInput
 }): Effect.Effect<Registry, never, Scope.Scope> =>
   Effect.gen(function*() {
     const entries = yield* Ref.make<Entries>({
@@ -48,14 +80,45 @@ export const make = (initial: {
       resources: byName(initial.resources, (r) => r.uri),
       templates: byName(initial.templates, (t) => t.uriTemplate)
     })
-    const changes = yield* Effect.acquireRelease(PubSub.unbounded<Change>(), PubSub.shutdown)
+    const changes = yield* Effect.acquireRelease(Queue.unbounded<Change>(), Queue.shutdown)
+    const version = yield* Ref.make(0)
+    const listeners = yield* Ref.make<ReadonlySet<Listener>>(new Set())
+    yield* Stream.fromQueue(changes).pipe(
+      Stream.groupedWithin(1024, initial.window),
+      Stream.runForEach((chunk) =>
+        Effect.flatMap(Ref.get(listeners), (all) => {
+          const batch = coalesce(chunk)
+          return Effect.forEach(all, (listener) => listener(batch), { discard: true })
+        })
+      ),
+      Effect.forkScoped
+    )
     return {
       entries,
-      changes,
       edit: (kind, f) =>
-        Effect.zipRight(Ref.update(entries, f), PubSub.publish(changes, { _tag: "ListChanged", kind })),
-      updated: (uri) => Effect.asVoid(PubSub.publish(changes, { _tag: "ResourceUpdated", uri })),
-      subscribe: PubSub.subscribe(changes)
+        Effect.zipRight(
+          Ref.update(entries, f),
+          Effect.flatMap(
+            Ref.updateAndGet(version, (n) => n + 1),
+            (seq) => Queue.offer(changes, { _tag: "ListChanged", kind, seq })
+          )
+        ),
+      updated: (uri) =>
+        Effect.flatMap(
+          Ref.updateAndGet(version, (n) => n + 1),
+          (seq) => Effect.asVoid(Queue.offer(changes, { _tag: "ResourceUpdated", uri, seq }))
+        ),
+      version: Ref.get(version),
+      listen: (listener) =>
+        Effect.acquireRelease(
+          Ref.update(listeners, (all) => new Set(all).add(listener)),
+          () =>
+            Ref.update(listeners, (all) => {
+              const next = new Set(all)
+              next.delete(listener)
+              return next
+            })
+        )
     }
   })
 

@@ -64,15 +64,20 @@ const block = (content: Content, f: Features): Content => {
 export const contents = (blocks: ReadonlyArray<Content>, f: Features): ReadonlyArray<Content> =>
   f.audioContent && f.resourceLinks ? blocks : blocks.map((b) => block(b, f))
 
+/**
+ * A tool's result for the revision. Typed as the handshake era's newest shape; in 2026-07-28
+ * (`structuredOutput: "any"`) `structuredContent` may be any JSON value, which the stateless
+ * path's result schema accepts.
+ */
 export const callToolResult = (
   result: {
     readonly content: ReadonlyArray<Content>
     readonly structuredContent?: unknown
-    readonly isError?: boolean
-    readonly _meta?: McpSchema.Base.MetaObject
+    readonly isError?: boolean | undefined
+    readonly _meta?: McpSchema.Base.MetaObject | undefined
   },
   f: Features
-): Record<string, unknown> => {
+): McpSchema.Tool.CallToolResult20250618 => {
   const out: Record<string, unknown> = { ...result, content: contents(result.content, f) }
   const structured = result.structuredContent
   if (
@@ -82,7 +87,8 @@ export const callToolResult = (
     delete out.structuredContent
   }
   if (out.isError === undefined) delete out.isError
-  return out
+  if (out._meta === undefined) delete out._meta
+  return out as McpSchema.Tool.CallToolResult20250618
 }
 
 export const promptMessages = (

@@ -3,7 +3,8 @@
  * in-memory pair, and helpers that write JSON text and read JSON text back.
  */
 import type { Revision } from "@effect-mcp/core"
-import { Transport } from "@effect-mcp/core"
+import { MemoryTransport } from "@effect-mcp/core"
+import type { Transport } from "@effect-mcp/core"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
@@ -13,7 +14,7 @@ import * as McpServer from "../../src/McpServer.js"
 
 export interface TestClient {
   readonly server: McpServer.Service
-  readonly remote: Transport.TextEndpoint
+  readonly remote: MemoryTransport.TextEndpoint
   /** Writes one message (or a batch) as JSON text. */
   readonly send: (message: unknown) => Effect.Effect<void>
   /** The next message from the server, parsed. */
@@ -58,8 +59,8 @@ export const connect = <R = never>(
 /** A new session of `server` on a fresh in-memory connection. */
 export const attach = (server: McpServer.Service): Effect.Effect<TestClient, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { remote, transport } = yield* Transport.memory
-    yield* Effect.forkScoped(server.serve(transport))
+    const { protocol, remote } = yield* MemoryTransport.connection
+    yield* Effect.forkScoped(server.serve(protocol))
     const ids = yield* Ref.make(1)
     const send = (message: unknown) => remote.write(JSON.stringify(message))
     const next = Effect.map(remote.read, (text) => JSON.parse(text))

@@ -1,0 +1,280 @@
+/**
+ * The inbound half of the engine: what clients send.
+ *
+ * - Each request runs in one fiber of the engine's runtime, started at once (a handler that
+ *   does not wait runs to its answer inside `receive`), in flight by (client, id): two
+ *   clients' `id: 1` never collide; a duplicate in-flight id of one client is -32600.
+ * - Each request is answered exactly once, through the transport, unless it was interrupted
+ *   (cancelled, its client gone): then nothing is sent.
+ * - A typed failure becomes the JSON-RPC error rendered for the revision of the request it
+ *   answers; a defect becomes -32603 (and a log line); the engine serves the next message.
+ * - `notifications/cancelled` interrupts the request it names, when its method is cancellable.
+ * - Batches are accepted only where the caller says the client's revision allows them; one
+ *   array answers the batch, without the cancelled requests.
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpError from "../McpError.js"
+import * as Method from "../Method.js"
+import type * as Revision from "../Revision.js"
+import type * as Transport from "../Transport.js"
+import type * as Wire from "../Wire.js"
+import type { Outbound } from "./outbound.js"
+
+export interface Options<R> {
+  readonly runtime: Runtime.Runtime<R>
+  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Effect.Effect<unknown, unknown, R>
+  readonly onNotification: (
+    client: Transport.ClientId,
+    notification: JsonRpc.Notification
+  ) => Effect.Effect<void, never, R>
+  /** The revision errors of `client` are rendered for (`request`: the one being answered, if any). */
+  readonly revision: (
+    client: Transport.ClientId,
+    request: JsonRpc.Request | undefined
+  ) => Effect.Effect<Revision.Revision, never, R>
+  readonly batching: (client: Transport.ClientId) => Effect.Effect<boolean, never, R>
+  readonly send: (
+    client: Transport.ClientId,
+    frame: JsonRpc.Frame,
+    context?: Transport.SendContext
+  ) => Effect.Effect<void, Transport.TransportError>
+  readonly outbound: Outbound
+}
+
+export interface Inbound {
+  readonly receive: (client: Transport.ClientId, inbound: Wire.Inbound) => void
+  /** Interrupts request `id` of `client` (nothing is sent for it). */
+  readonly cancel: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
+  /** Interrupts every request of `client`. */
+  readonly disconnect: (client: Transport.ClientId) => void
+  /** Requests in flight, over every client. */
+  readonly size: () => number
+  /** Interrupts every request and waits for them to end. */
+  readonly interruptAll: Effect.Effect<void>
+}
+
+interface Call {
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  readonly cancellable: boolean
+}
+
+const internalError = { code: JsonRpc.Code.InternalError, message: "Internal error" } as const
+
+const duplicate = (id: JsonRpc.RequestId) =>
+  JsonRpc.failure(id, {
+    code: JsonRpc.Code.InvalidRequest,
+    message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
+  })
+
+const batchRefused = JsonRpc.failure(null, {
+  code: JsonRpc.Code.InvalidRequest,
+  message: "Invalid Request: batches are not supported in this protocol revision"
+})
+
+export const make = <R>(options: Options<R>): Inbound => {
+  const { outbound, runtime } = options
+  const fork = Runtime.runFork(runtime)
+  const calls = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Call>>()
+  let count = 0
+
+  const sendQuiet = (client: Transport.ClientId, frame: JsonRpc.Frame, related?: JsonRpc.RequestId) =>
+    Effect.catchAll(
+      options.send(client, frame, related === undefined ? undefined : { related }),
+      (error) => Effect.logDebug("effect-mcp: could not send", error)
+    )
+
+  const failure = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    cause: Cause.Cause<unknown>
+  ): Effect.Effect<JsonRpc.Response | undefined, never, R> => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.succeed(undefined)
+    const error = Cause.failureOption(cause)
+    if (Option.isSome(error) && McpError.isMcpError(error.value)) {
+      const wire = error.value
+      return Effect.map(
+        options.revision(client, request),
+        (revision) => JsonRpc.failure(request.id, wire.toWire(revision))
+      )
+    }
+    return Effect.as(
+      Effect.logError("effect-mcp: request handler failed", cause).pipe(
+        Effect.annotateLogs({ method: request.method, id: String(request.id) })
+      ),
+      JsonRpc.failure(request.id, internalError)
+    )
+  }
+
+  /** Serves one request: its response, or `undefined` when it was interrupted (nothing is sent). */
+  const answer = (client: Transport.ClientId, request: JsonRpc.Request) =>
+    Effect.matchCauseEffect(Effect.suspend(() => options.onRequest(client, request)), {
+      onSuccess: (result): Effect.Effect<JsonRpc.Response | undefined, never, R> =>
+        Effect.succeed(JsonRpc.success(request.id, result)),
+      onFailure: (cause) => failure(client, request, cause)
+    })
+
+  const callsOf = (client: Transport.ClientId): Map<JsonRpc.RequestId, Call> => {
+    let map = calls.get(client)
+    if (map === undefined) calls.set(client, map = new Map())
+    return map
+  }
+
+  const forget = (client: Transport.ClientId, id: JsonRpc.RequestId, call: Call) => {
+    const map = calls.get(client)
+    if (map === undefined || map.get(id) !== call) return
+    map.delete(id)
+    count--
+    if (map.size === 0) calls.delete(client)
+  }
+
+  const isBusy = (client: Transport.ClientId, id: JsonRpc.RequestId) => calls.get(client)?.has(id) === true
+
+  /** Starts `effect` as request `id` of `client`: in flight until it ends. */
+  const start = (
+    client: Transport.ClientId,
+    id: JsonRpc.RequestId,
+    method: string,
+    effect: Effect.Effect<void, never, R>
+  ) => {
+    const call: Call = { fiber: undefined, cancellable: Method.isCancellable(method) }
+    callsOf(client).set(id, call)
+    count++
+    // Registered first, then started at once: a handler that does not wait ends inside `fork`.
+    const fiber = fork(Effect.ensuring(effect, Effect.sync(() => forget(client, id, call))))
+    if (calls.get(client)?.get(id) === call) call.fiber = fiber
+  }
+
+  const request = (client: Transport.ClientId, message: JsonRpc.Request) => {
+    if (isBusy(client, message.id)) {
+      fork(sendQuiet(client, duplicate(message.id), message.id))
+      return
+    }
+    start(
+      client,
+      message.id,
+      message.method,
+      Effect.flatMap(
+        answer(client, message),
+        (response) => response === undefined ? Effect.void : sendQuiet(client, response, message.id)
+      )
+    )
+  }
+
+  const cancel: Inbound["cancel"] = (client, id) => {
+    const call = calls.get(client)?.get(id)
+    if (call?.fiber !== undefined && call.cancellable) call.fiber.unsafeInterruptAsFork(FiberId.none)
+  }
+
+  const notification = (client: Transport.ClientId, message: JsonRpc.Notification) => {
+    switch (message.method) {
+      case "notifications/cancelled": {
+        const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
+        if (typeof id === "string" || typeof id === "number") cancel(client, id)
+        return
+      }
+      case "notifications/progress":
+        if (outbound.progress(client, message.params)) return
+    }
+    // Started at once, like a request: what a notification changes is seen by the next message.
+    fork(options.onNotification(client, message))
+  }
+
+  const single = (client: Transport.ClientId, message: JsonRpc.Message) => {
+    if (!("method" in message)) outbound.response(client, message)
+    else if ("id" in message) request(client, message as JsonRpc.Request)
+    else notification(client, message)
+  }
+
+  const invalid = (client: Transport.ClientId, item: Wire.Invalid): Effect.Effect<JsonRpc.Failure, never, R> =>
+    Effect.map(options.revision(client, undefined), (revision) => JsonRpc.failure(item.id, item.error.toWire(revision)))
+
+  const batch = (client: Transport.ClientId, items: Wire.Batch["items"]) => {
+    const out: Array<JsonRpc.Response> = []
+    const refused: Array<Effect.Effect<JsonRpc.Failure, never, R>> = []
+    const answers: Array<Deferred.Deferred<JsonRpc.Response | undefined>> = []
+    const seen = new Set<JsonRpc.RequestId>()
+    for (const item of items) {
+      if (item._tag === "Invalid") {
+        refused.push(invalid(client, item))
+        continue
+      }
+      const message = item.message
+      if (!("method" in message && "id" in message)) {
+        single(client, message)
+        continue
+      }
+      const request = message as JsonRpc.Request
+      if (seen.has(request.id) || isBusy(client, request.id)) {
+        out.push(duplicate(request.id))
+        continue
+      }
+      seen.add(request.id)
+      const done = Deferred.unsafeMake<JsonRpc.Response | undefined>(FiberId.none)
+      answers.push(done)
+      start(
+        client,
+        request.id,
+        request.method,
+        answer(client, request).pipe(
+          Effect.flatMap((response) => Deferred.succeed(done, response)),
+          Effect.onInterrupt(() => Deferred.succeed(done, undefined))
+        )
+      )
+    }
+    // One response array for the whole batch, without the cancelled requests.
+    fork(Effect.gen(function*() {
+      for (const failure of refused) out.push(yield* failure)
+      for (const done of answers) {
+        const response = yield* Deferred.await(done)
+        if (response !== undefined) out.push(response)
+      }
+      if (out.length > 0) yield* sendQuiet(client, out)
+    }))
+  }
+
+  const receive: Inbound["receive"] = (client, inbound) => {
+    try {
+      switch (inbound._tag) {
+        case "Single":
+          return single(client, inbound.message)
+        case "Invalid":
+          return void fork(Effect.flatMap(invalid(client, inbound), (failure) => sendQuiet(client, failure)))
+        case "Batch": {
+          const items = inbound.items
+          return void fork(
+            Effect.flatMap(
+              options.batching(client),
+              (allowed) => allowed ? Effect.sync(() => batch(client, items)) : sendQuiet(client, batchRefused)
+            )
+          )
+        }
+      }
+    } catch (cause) {
+      // A bug while routing one frame is logged; the engine goes on with the next.
+      fork(Effect.logError("effect-mcp: could not route a message", Cause.die(cause)))
+    }
+  }
+
+  const disconnect: Inbound["disconnect"] = (client) => {
+    const map = calls.get(client)
+    if (map === undefined) return
+    for (const call of map.values()) call.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
+
+  const interruptAll = Effect.suspend(() => {
+    const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+    for (const map of calls.values()) {
+      for (const call of map.values()) if (call.fiber !== undefined) fibers.push(call.fiber)
+    }
+    return Fiber.interruptAll(fibers)
+  })
+
+  return { receive, cancel, disconnect, size: () => count, interruptAll }
+}

@@ -1,0 +1,214 @@
+/**
+ * The outbound half of the engine: requests we send (to any client), waiting for their
+ * answers; progress notifications for them; notifications we send.
+ *
+ * - Ids are numbers from one counter per engine, so a call is found by its id alone; an
+ *   answer counts only when it comes from the client the call went to.
+ * - Interrupting a call sends `notifications/cancelled` (unless the method is not
+ *   cancellable: `initialize`); so does a timeout.
+ * - Timeouts may be reset by progress notifications, up to a hard maximum.
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpError from "../McpError.js"
+import * as Meta from "../Meta.js"
+import * as Method from "../Method.js"
+import type * as Transport from "../Transport.js"
+import { RequestTimeout, TransportClosed } from "./errors.js"
+
+/** The params of a progress notification, as handed to `onProgress`. */
+export interface Progress {
+  readonly progressToken: JsonRpc.RequestId
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** Options of one outbound request. */
+export interface RequestOptions {
+  /** Time to wait for the answer (default: the peer's `timeout`). */
+  readonly timeout?: Duration.DurationInput
+  /** A progress notification for this request restarts the timeout (default false). */
+  readonly resetTimeoutOnProgress?: boolean
+  /** Hard maximum whatever progress arrives (default: the peer's `maxTimeout`). */
+  readonly maxTimeout?: Duration.DurationInput
+  /** Receives this request's progress; asks for progress by adding a `progressToken` to `_meta`. */
+  readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+  /** The inbound request this one is made on behalf of (routing on per-request transports). */
+  readonly related?: JsonRpc.RequestId
+  /** The reason sent with `notifications/cancelled` when this call is interrupted. */
+  readonly cancelReason?: string
+}
+
+interface Pending {
+  readonly client: Transport.ClientId
+  readonly method: string
+  readonly deferred: Deferred.Deferred<unknown, McpError.McpError | TransportClosed>
+  readonly progress: Queue.Queue<void> | undefined
+  readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
+}
+
+export interface Options {
+  readonly send: (
+    client: Transport.ClientId,
+    frame: JsonRpc.Frame,
+    context?: Transport.SendContext
+  ) => Effect.Effect<void, Transport.TransportError>
+  /** Runs an effect in the engine's runtime (progress callbacks, warnings). */
+  readonly fork: (effect: Effect.Effect<void>) => void
+  readonly timeout: Duration.Duration
+  readonly maxTimeout: Duration.Duration
+  readonly firstId: number
+}
+
+export interface Outbound {
+  readonly request: (
+    client: Transport.ClientId,
+    method: string,
+    params?: unknown,
+    options?: RequestOptions
+  ) => Effect.Effect<unknown, McpError.McpError | RequestTimeout | TransportClosed>
+  readonly notify: (
+    client: Transport.ClientId,
+    method: string,
+    params?: unknown,
+    context?: Transport.SendContext
+  ) => Effect.Effect<void, TransportClosed>
+  /** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
+  readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
+  /** A progress notification from `client`: true when it was for one of our calls. */
+  readonly progress: (client: Transport.ClientId, params: unknown) => boolean
+  /** `client` is gone: its calls fail with `TransportClosed`. */
+  readonly disconnect: (client: Transport.ClientId) => void
+  /** Every call fails with `TransportClosed`; later requests fail at once. */
+  readonly close: () => void
+}
+
+export const make = (options: Options): Outbound => {
+  const pending = new Map<number, Pending>()
+  let nextId = options.firstId
+  let closed = false
+
+  const sendQuiet = (client: Transport.ClientId, frame: JsonRpc.Frame, related?: JsonRpc.RequestId) =>
+    Effect.catchAll(
+      options.send(client, frame, { related }),
+      (error) => Effect.logDebug("effect-mcp: could not send", error)
+    )
+
+  const fail = (call: Pending) =>
+    Deferred.unsafeDone(call.deferred, Exit.fail(new TransportClosed({ method: call.method })))
+
+  const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        if (closed) return yield* new TransportClosed({ method })
+        const id = nextId++
+        const deferred = yield* Deferred.make<unknown, McpError.McpError | TransportClosed>()
+        const reset = requestOptions.resetTimeoutOnProgress === true
+        const progress = reset ? yield* Queue.sliding<void>(1) : undefined
+        const wantsProgress = requestOptions.onProgress !== undefined || reset
+        pending.set(id, { client, method, deferred, progress, onProgress: requestOptions.onProgress })
+        const cleanup = Effect.sync(() => {
+          pending.delete(id)
+        })
+        const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
+        const sent = yield* Effect.either(
+          options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related })
+        )
+        if (sent._tag === "Left") {
+          yield* cleanup
+          return yield* new TransportClosed({ method, cause: sent.left })
+        }
+        const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
+        const maxTimeout = requestOptions.maxTimeout === undefined
+          ? options.maxTimeout
+          : Duration.decode(requestOptions.maxTimeout)
+        const onTimeout = () => new RequestTimeout({ method, id, timeout })
+        const answer: Effect.Effect<unknown, McpError.McpError | TransportClosed | RequestTimeout> = progress
+          ? Effect.raceFirst(
+            Deferred.await(deferred),
+            Effect.forever(Effect.timeoutFail(Queue.take(progress), { duration: timeout, onTimeout }))
+          ).pipe(
+            Effect.timeoutFail({
+              duration: maxTimeout,
+              onTimeout: () => new RequestTimeout({ method, id, timeout: maxTimeout })
+            })
+          )
+          : Effect.timeoutFail(Deferred.await(deferred), { duration: timeout, onTimeout })
+        const cancel = (reason: string) =>
+          Method.isCancellable(method)
+            ? sendQuiet(
+              client,
+              JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
+              requestOptions.related
+            )
+            : Effect.void
+        return yield* restore(answer).pipe(
+          Effect.onExit((exit) => {
+            if (Exit.isSuccess(exit)) return cleanup
+            if (Cause.isInterruptedOnly(exit.cause)) {
+              return Effect.zipRight(cleanup, cancel(requestOptions.cancelReason ?? "cancelled by the caller"))
+            }
+            const error = Cause.failureOption(exit.cause)
+            return Option.isSome(error) && error.value._tag === "RequestTimeout"
+              ? Effect.zipRight(cleanup, cancel(`timed out after ${Duration.format(error.value.timeout)}`))
+              : cleanup
+          })
+        )
+      })
+    )
+
+  const notify: Outbound["notify"] = (client, method, params, context) =>
+    Effect.mapError(
+      options.send(client, JsonRpc.notification(method, params), context),
+      (cause) => new TransportClosed({ method, cause })
+    )
+
+  const response: Outbound["response"] = (client, message) => {
+    if (message.id === null) {
+      options.fork(
+        Effect.logWarning("effect-mcp: the peer sent an error without an id", (message as JsonRpc.Failure).error)
+      )
+      return
+    }
+    const call = typeof message.id === "number" ? pending.get(message.id) : undefined
+    if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
+    pending.delete(message.id as number)
+    Deferred.unsafeDone(
+      call.deferred,
+      "error" in message ? Exit.fail(McpError.fromWire(message.error)) : Exit.succeed(message.result)
+    )
+  }
+
+  const progress: Outbound["progress"] = (client, params) => {
+    const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
+    const call = typeof token === "number" ? pending.get(token) : undefined
+    if (call === undefined || call.client !== client) return false
+    if (call.progress !== undefined) call.progress.unsafeOffer(undefined)
+    if (call.onProgress !== undefined) options.fork(call.onProgress(params as Progress))
+    return true
+  }
+
+  const disconnect: Outbound["disconnect"] = (client) => {
+    for (const [id, call] of pending) {
+      if (call.client !== client) continue
+      pending.delete(id)
+      fail(call)
+    }
+  }
+
+  const close: Outbound["close"] = () => {
+    closed = true
+    const calls = Array.from(pending.values())
+    pending.clear()
+    for (const call of calls) fail(call)
+  }
+
+  return { request, notify, response, progress, disconnect, close }
+}

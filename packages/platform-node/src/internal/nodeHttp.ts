@@ -1,0 +1,73 @@
+/**
+ * `node:http` requests as MCP HTTP exchanges: headers read as they are, the body collected in
+ * its `data` callbacks (counted as bytes arrive), a JSON answer written with one `res.end`.
+ */
+import type { HttpTransport } from "@effect-mcp/server"
+import type { IncomingMessage, ServerResponse } from "node:http"
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpTransport.Body) => void) => {
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > maxBytes) {
+    // Not read: Node discards the rest of the body once the response is sent.
+    return done({ _tag: "TooLarge" })
+  }
+  let first: Buffer | undefined
+  let more: Array<Buffer> | undefined
+  let size = 0
+  request.on("data", (chunk: Buffer) => {
+    size += chunk.length
+    if (size > maxBytes) return
+    if (first === undefined) first = chunk
+    else (more ??= [first]).push(chunk)
+  })
+  request.once("end", () => {
+    if (size > maxBytes) return done({ _tag: "TooLarge" })
+    const text = more !== undefined
+      ? Buffer.concat(more, size).toString("utf8")
+      : first === undefined
+      ? ""
+      : first.toString("utf8")
+    done({ _tag: "Text", text })
+  })
+  request.once("error", () => done({ _tag: "Failed" }))
+}
+
+/** The exchange of one `node:http` request. */
+export const exchange = (request: IncomingMessage, response: ServerResponse): HttpTransport.Exchange => {
+  const url = request.url ?? "/"
+  const q = url.indexOf("?")
+  return {
+    method: request.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? "" : url.slice(q + 1),
+    header: (name) => header(request, name),
+    body: (maxBytes, done) => readBody(request, maxBytes, done),
+    reply: (reply) => {
+      if (response.headersSent) return
+      response.writeHead(reply.status, reply.headers as Record<string, string>)
+      response.end(reply.body)
+    },
+    stream: (headers) => {
+      response.writeHead(200, headers as Record<string, string>)
+      response.flushHeaders()
+      return {
+        write: (text) => {
+          if (!response.writableEnded) response.write(text)
+        },
+        end: () => {
+          if (!response.writableEnded) response.end()
+        }
+      }
+    },
+    onClose: (listener) => {
+      response.once("close", () => {
+        if (!response.writableFinished) listener()
+      })
+    }
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The HTTP front every MCP HTTP transport shares, as plain functions of the request's method,
+ * path and headers (nothing here reads a body or touches a platform):
+ *
+ * - the Origin/Host guard (Host parsed strictly: a name or an IPv4 address or a bracketed
+ *   IPv6 address, then at most one `:port`);
+ * - media types: `Accept` and `Content-Type` parsed as media types with q-values;
+ * - JSON-RPC error bodies, built by `Wire.encode`;
+ * - SSE framing.
+ */
+import type { JsonRpc } from "@effect-mcp/core"
+import { Wire } from "@effect-mcp/core"
+
+// ---------------------------------------------------------------------------- responses
+
+/** Header names and values of a response (lowercase names). */
+export type Headers = Readonly<Record<string, string>>
+
+/** A response decided by the front or a back end: status, headers, a body (or none). */
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: string | undefined
+}
+
+const json = "application/json"
+
+/** A JSON-RPC error response (`id` null unless the request's id is known). */
+export const error = (
+  status: number,
+  code: number,
+  message: string,
+  options: { readonly id?: JsonRpc.RequestId | null; readonly headers?: Headers } = {}
+): Reply => ({
+  status,
+  headers: { "content-type": json, ...options.headers },
+  body: Wire.encode({ jsonrpc: "2.0", id: options.id ?? null, error: { code, message } })
+})
+
+/** A JSON body. */
+export const body = (status: number, text: string, headers: Headers = {}): Reply => ({
+  status,
+  headers: { "content-type": json, ...headers },
+  body: text
+})
+
+/** No body. */
+export const empty = (status: number, headers: Headers = {}): Reply => ({ status, headers, body: undefined })
+
+/** `-32000`: the code of transport-level errors (no JSON-RPC meaning of their own). */
+export const transportError = -32000
+
+/** 405 with the methods the endpoint serves. */
+export const methodNotAllowed = (allow: ReadonlyArray<string>): Reply =>
+  error(405, transportError, `Method Not Allowed: use ${allow.join(", ")}`, { headers: { allow: allow.join(", ") } })
+
+// ---------------------------------------------------------------------------- Host and Origin
+
+/** The loopback host names accepted by default. */
+export const loopbackHosts: ReadonlyArray<string> = ["localhost", "127.0.0.1", "[::1]"]
+
+/** The loopback origins accepted by default (any port). */
+export const loopbackOrigins: ReadonlyArray<string> = loopbackHosts.flatMap((h) => [`http://${h}`, `https://${h}`])
+
+const regName = /^[a-z0-9.-]+$/
+const ipv6 = /^\[[0-9a-f:.]+\]$/
+const port = /^[0-9]{1,5}$/
+
+/**
+ * The host name of a `Host` header value (lowercase, IPv6 with its brackets), or undefined when
+ * the value is not `host[:port]` with a host of the allowed characters.
+ */
+export const hostname = (host: string): string | undefined => {
+  const value = host.trim().toLowerCase()
+  let name: string
+  let rest: string
+  if (value.startsWith("[")) {
+    const close = value.indexOf("]")
+    if (close < 0) return undefined
+    name = value.slice(0, close + 1)
+    rest = value.slice(close + 1)
+    if (!ipv6.test(name)) return undefined
+  } else {
+    const colon = value.indexOf(":")
+    name = colon < 0 ? value : value.slice(0, colon)
+    rest = colon < 0 ? "" : value.slice(colon)
+    if (!regName.test(name)) return undefined
+  }
+  if (rest === "") return name
+  return rest.startsWith(":") && port.test(rest.slice(1)) ? name : undefined
+}
+
+const originMatches = (origin: string, allowed: string): boolean => {
+  if (origin === allowed) return true
+  // An allowed origin without a port accepts every port of that scheme and host.
+  if (!origin.startsWith(allowed)) return false
+  return /^:\d{1,5}$/.test(origin.slice(allowed.length))
+}
+
+/** The guard's configuration. */
+export interface Guard {
+  readonly allowedHosts: ReadonlyArray<string> | "*"
+  readonly allowedOrigins: ReadonlyArray<string> | "*"
+}
+
+/** 403 when `Host` or `Origin` is not allowed (DNS rebinding, cross-site requests). */
+export const guard = (config: Guard, host: string | undefined, origin: string | undefined): Reply | undefined => {
+  if (config.allowedHosts !== "*") {
+    const name = host === undefined ? undefined : hostname(host)
+    if (name === undefined || !config.allowedHosts.some((allowed) => allowed.toLowerCase() === name)) {
+      return error(403, transportError, "Forbidden: Host not allowed")
+    }
+  }
+  if (origin !== undefined && config.allowedOrigins !== "*") {
+    const lower = origin.toLowerCase()
+    if (!config.allowedOrigins.some((allowed) => originMatches(lower, allowed.toLowerCase()))) {
+      return error(403, transportError, "Forbidden: Origin not allowed")
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------- media types
+
+interface MediaRange {
+  readonly type: string
+  readonly subtype: string
+  readonly q: number
+}
+
+const token = /^[!#$%&'*+.^_`|~0-9a-z-]+$/
+
+/** The media ranges of an `Accept` header (invalid entries are skipped). */
+export const parseAccept = (accept: string): ReadonlyArray<MediaRange> => {
+  const out: Array<MediaRange> = []
+  for (const part of accept.split(",")) {
+    const [range, ...parameters] = part.split(";")
+    const slash = range.indexOf("/")
+    if (slash < 0) continue
+    const type = range.slice(0, slash).trim().toLowerCase()
+    const subtype = range.slice(slash + 1).trim().toLowerCase()
+    if (!token.test(type) || !token.test(subtype) || (type === "*" && subtype !== "*")) continue
+    let q = 1
+    for (const parameter of parameters) {
+      const [name, value] = parameter.split("=")
+      if (name.trim().toLowerCase() === "q" && value !== undefined) {
+        const parsed = Number(value.trim())
+        q = Number.isFinite(parsed) && parsed >= 0 && parsed <= 1 ? parsed : 0
+      }
+    }
+    out.push({ type, subtype, q })
+  }
+  return out
+}
+
+/** Does `accept` accept `mediaType` (`type/subtype`) with q > 0? The most specific range decides. */
+export const accepts = (accept: string | undefined, mediaType: string): boolean => {
+  if (accept === undefined) return false
+  const [type, subtype] = mediaType.split("/")
+  let best: MediaRange | undefined
+  let specificity = -1
+  for (const range of parseAccept(accept)) {
+    const s = range.type === type && range.subtype === subtype
+      ? 2
+      : range.type === type && range.subtype === "*"
+      ? 1
+      : range.type === "*"
+      ? 0
+      : -1
+    if (s > specificity) {
+      specificity = s
+      best = range
+    }
+  }
+  return best !== undefined && best.q > 0
+}
+
+/** The media type of a `Content-Type` header (lowercase, without parameters). */
+export const mediaType = (contentType: string | undefined): string | undefined =>
+  contentType === undefined ? undefined : contentType.split(";")[0].trim().toLowerCase()
+
+/** Is the body JSON? */
+export const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === json
+
+// ---------------------------------------------------------------------------- SSE
+
+/** One SSE event. */
+export interface Event {
+  readonly id?: string | undefined
+  readonly event?: string | undefined
+  readonly data: string
+}
+
+/** One event as SSE text. `data` is one line: JSON from `Wire.encode` has no newline. */
+export const sse = (event: Event): string => {
+  let out = ""
+  if (event.id !== undefined) out += `id: ${event.id}\n`
+  if (event.event !== undefined) out += `event: ${event.event}\n`
+  return out + `data: ${event.data}\n\n`
+}
+
+/** A `retry` hint (milliseconds) as SSE text. */
+export const sseRetry = (millis: number): string => `retry: ${millis}\n\n`
+
+/** A comment line, to keep an idle stream open through proxies. */
+export const sseComment = (text: string): string => `: ${text}\n\n`
+
+/** The headers of an SSE response. */
+export const sseHeaders: Headers = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no"
+}

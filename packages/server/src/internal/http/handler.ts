@@ -1,0 +1,144 @@
+/**
+ * The MCP HTTP handler: the front (method, Origin/Host), the era router, the back ends. One
+ * handler serves every session of one server on one set of paths, whatever platform delivers
+ * the exchanges.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as EventStore from "../../EventStore.js"
+import { McpServer } from "../../McpServer.js"
+import type { Exchange } from "./exchange.js"
+import * as Front from "./front.js"
+import * as Legacy from "./legacy.js"
+import * as Sessions from "./sessions.js"
+import * as Streamable from "./streamable.js"
+
+export interface Options {
+  readonly path?: string
+  readonly legacySse?: false | { readonly ssePath?: string; readonly messagesPath?: string }
+  readonly allowedHosts?: ReadonlyArray<string> | "*"
+  readonly allowedOrigins?: ReadonlyArray<string> | "*"
+  readonly sessionIdleTimeout?: Duration.DurationInput
+  readonly maxSessions?: number
+  readonly maxRequestDuration?: Duration.DurationInput
+  readonly maxBodyBytes?: number
+  readonly standaloneStream?: boolean
+  readonly retry?: Duration.DurationInput
+}
+
+export interface Handler {
+  /** Serves one exchange. */
+  readonly handle: (exchange: Exchange) => void
+  /** The paths served. */
+  readonly paths: ReadonlyArray<string>
+  /** Sessions open right now. */
+  readonly sessions: () => number
+}
+
+export const defaults = {
+  path: "/mcp",
+  ssePath: "/sse",
+  messagesPath: "/messages",
+  sessionIdleTimeout: Duration.minutes(5),
+  maxSessions: 10_000,
+  maxBodyBytes: 4 * 1024 * 1024,
+  retry: Duration.seconds(1)
+} as const
+
+const notFound = Front.error(404, Front.transportError, "Not Found")
+
+export const make = (options: Options = {}): Effect.Effect<Handler, never, McpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const server = yield* McpServer
+    const store = yield* Effect.flatMap(
+      Effect.serviceOption(EventStore.EventStore),
+      Option.match({ onNone: () => EventStore.makeMemory(), onSome: Effect.succeed })
+    )
+    const runtime = yield* Effect.runtime<never>()
+    const fork = (effect: Effect.Effect<void>) => void Runtime.runFork(runtime)(effect)
+    const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
+    const maxRequestMillis = options.maxRequestDuration === undefined
+      ? undefined
+      : Duration.toMillis(options.maxRequestDuration)
+    const sessions = Sessions.make({
+      store,
+      clock: yield* Effect.clock,
+      idleMillis,
+      maxSessions: options.maxSessions ?? defaults.maxSessions,
+      maxRequestMillis,
+      retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
+      fork
+    })
+
+    // The engine: one for every session of this handler, running until the scope closes.
+    yield* Effect.forkScoped(server.serve(sessions.protocol))
+    yield* sessions.ready
+    yield* Effect.addFinalizer(() => sessions.endAll)
+
+    // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
+    const every = Math.max(10, Math.min(idleMillis / 2, (maxRequestMillis ?? Infinity) / 2, 60_000))
+    yield* sessions.sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+
+    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
+    const guard: Front.Guard = {
+      allowedHosts: options.allowedHosts ?? Front.loopbackHosts,
+      allowedOrigins: options.allowedOrigins ?? Front.loopbackOrigins
+    }
+    const streamable: Streamable.Config = {
+      sessions,
+      maxBodyBytes,
+      standaloneStream: options.standaloneStream ?? true,
+      fork
+    }
+    const path = options.path ?? defaults.path
+    const legacyPaths = options.legacySse === false ? undefined : {
+      sse: options.legacySse?.ssePath ?? defaults.ssePath,
+      messages: options.legacySse?.messagesPath ?? defaults.messagesPath
+    }
+    const legacy: Legacy.Config | undefined = legacyPaths && {
+      sessions,
+      maxBodyBytes,
+      messagesPath: legacyPaths.messages
+    }
+    // Yet to come for the stateless 2026-07-28 back end: a POST whose MCP-Protocol-Version names it.
+    const mcp = (exchange: Exchange) => {
+      switch (exchange.method) {
+        case "POST":
+          return Streamable.post(streamable, exchange)
+        case "GET":
+          return Streamable.get(streamable, exchange)
+        case "DELETE":
+          return Streamable.del(streamable, exchange)
+        default:
+          return exchange.reply(Front.methodNotAllowed(["GET", "POST", "DELETE"]))
+      }
+    }
+
+    const handle = (exchange: Exchange): void => {
+      const denied = Front.guard(guard, exchange.header("host"), exchange.header("origin"))
+      if (exchange.path === path) return denied ? exchange.reply(denied) : mcp(exchange)
+      if (legacy !== undefined && exchange.path === legacyPaths!.sse) {
+        if (denied) return exchange.reply(denied)
+        return exchange.method === "GET"
+          ? Legacy.get(legacy, exchange)
+          : exchange.reply(Front.methodNotAllowed(["GET"]))
+      }
+      if (legacy !== undefined && exchange.path === legacyPaths!.messages) {
+        if (denied) return exchange.reply(denied)
+        return exchange.method === "POST"
+          ? Legacy.post(legacy, exchange)
+          : exchange.reply(Front.methodNotAllowed(["POST"]))
+      }
+      exchange.reply(notFound)
+    }
+
+    return {
+      handle,
+      paths: legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages],
+      sessions: sessions.count
+    }
+  })

@@ -1,0 +1,55 @@
+/**
+ * Legacy HTTP+SSE (2024-11-05): GET on the SSE endpoint opens the session's stream, whose first
+ * event is `endpoint` (the URL to POST to, with the session in the query); each POST there is
+ * answered 202 and what the server sends travels on the stream. The stream is the connection:
+ * when it closes, the session ends.
+ */
+import { Revision, Wire } from "@effect-mcp/core"
+import type { Exchange } from "./exchange.js"
+import * as Front from "./front.js"
+import type { Sessions } from "./sessions.js"
+
+export interface Config {
+  readonly sessions: Sessions
+  readonly maxBodyBytes: number
+  /** The path clients POST to. */
+  readonly messagesPath: string
+}
+
+export const get = (config: Config, exchange: Exchange): void => {
+  if (config.sessions.isFull()) {
+    return exchange.reply(
+      Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
+    )
+  }
+  const session = config.sessions.create(true)
+  config.sessions.attachStandalone(session, exchange)
+  session.standalone.stream!.write(
+    Front.sse({ event: "endpoint", data: `${config.messagesPath}?sessionId=${encodeURIComponent(session.id)}` })
+  )
+}
+
+export const post = (config: Config, exchange: Exchange): void => {
+  const id = new URLSearchParams(exchange.query).get("sessionId")
+  if (id === null) return exchange.reply(Front.error(400, Front.transportError, "Bad Request: sessionId is required"))
+  const session = config.sessions.find(id, true)
+  if (session === undefined) return exchange.reply(Front.error(404, -32001, "Session not found"))
+  if (!Front.isJson(exchange.header("content-type"))) {
+    return exchange.reply(
+      Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
+    )
+  }
+  exchange.body(config.maxBodyBytes, (body) => {
+    if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
+    if (body._tag === "Failed") {
+      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
+    }
+    const inbound = Wire.decode(body.text)
+    if (inbound._tag === "Invalid") {
+      const error = inbound.error.toWire(Revision.handshake[0])
+      return exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id: inbound.id, error })))
+    }
+    config.sessions.receiver().receive(session.client, inbound)
+    exchange.reply(Front.empty(202))
+  })
+}

@@ -1,0 +1,151 @@
+/**
+ * Streamable HTTP for the handshake era (2025-03-26 … 2025-11-25) on one endpoint: POST (one
+ * message, or a batch in 2025-03-26 sessions), GET (the standalone stream, or a resumption with
+ * `Last-Event-ID`), DELETE. Sessions and the routing of what the server sends are `sessions.ts`;
+ * the checks every HTTP transport shares are `front.ts`.
+ */
+import type { JsonRpc } from "@effect-mcp/core"
+import { Revision, Wire } from "@effect-mcp/core"
+import type * as Effect from "effect/Effect"
+import type { Exchange } from "./exchange.js"
+import * as Front from "./front.js"
+import type { Session, Sessions } from "./sessions.js"
+
+export interface Config {
+  readonly sessions: Sessions
+  readonly maxBodyBytes: number
+  readonly standaloneStream: boolean
+  readonly fork: (effect: Effect.Effect<void>) => void
+}
+
+const bodyReply = (status: number, id: JsonRpc.RequestId | null, error: JsonRpc.ErrorObject): Front.Reply =>
+  Front.body(status, Wire.encode({ jsonrpc: "2.0", id, error }))
+
+/**
+ * The session a request names (`Mcp-Session-Id`), with its `MCP-Protocol-Version` checked; or
+ * the reply that says why not.
+ */
+const lookup = (config: Config, exchange: Exchange): Session | Front.Reply => {
+  const id = exchange.header("mcp-session-id")
+  if (id === undefined) return Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required")
+  const session = config.sessions.find(id, false)
+  if (session === undefined) return Front.error(404, -32001, "Session not found")
+  const version = exchange.header("mcp-protocol-version")
+  if (version !== undefined && session.revision !== undefined && version !== session.revision) {
+    return Front.error(400, Front.transportError, `Bad Request: unsupported MCP-Protocol-Version ${version}`)
+  }
+  return session
+}
+
+const isSession = (u: Session | Front.Reply): u is Session => "client" in u
+
+const requestsOf = (messages: ReadonlyArray<JsonRpc.Message>): ReadonlyArray<JsonRpc.Request> =>
+  messages.filter((m): m is JsonRpc.Request => "method" in m && "id" in m)
+
+const isInitialize = (message: JsonRpc.Message) => "method" in message && message.method === "initialize"
+
+export const post = (config: Config, exchange: Exchange): void => {
+  const { sessions } = config
+  const accept = exchange.header("accept")
+  if (!Front.accepts(accept, "application/json") || !Front.accepts(accept, "text/event-stream")) {
+    return exchange.reply(
+      Front.error(406, Front.transportError, "Not Acceptable: Accept must list application/json and text/event-stream")
+    )
+  }
+  if (!Front.isJson(exchange.header("content-type"))) {
+    return exchange.reply(
+      Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
+    )
+  }
+  // The session is known from the headers: an unknown one is answered before the body is read.
+  const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange)
+  if (named !== undefined && !isSession(named)) return exchange.reply(named)
+  exchange.body(config.maxBodyBytes, (body) => {
+    if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
+    if (body._tag === "Failed") {
+      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
+    }
+    const inbound = Wire.decode(body.text)
+    if (inbound._tag === "Invalid") {
+      return exchange.reply(
+        bodyReply(400, inbound.id, inbound.error.toWire(named?.revision ?? Revision.latestHandshake))
+      )
+    }
+    const messages = inbound._tag === "Single"
+      ? [inbound.message]
+      : inbound.items.flatMap((item) => (item._tag === "Single" ? [item.message] : []))
+    const requests = requestsOf(messages)
+
+    if (inbound._tag === "Single" && requests.length === 1 && isInitialize(inbound.message)) {
+      // initialize opens a new session; it is known by its id only once initialize succeeded.
+      if (sessions.isFull()) {
+        return exchange.reply(
+          Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
+        )
+      }
+      const session = sessions.create(false)
+      sessions.open(session, exchange, [requests[0].id], true)
+      return sessions.receiver().receive(session.client, inbound)
+    }
+
+    if (named === undefined) {
+      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required"))
+    }
+    const session = named
+    if (inbound._tag === "Batch") {
+      if (session.revision === undefined || !Revision.allowsBatching(session.revision)) {
+        return exchange.reply(
+          Front.error(400, -32600, "Invalid Request: batches are not supported in this protocol revision")
+        )
+      }
+      if (messages.some(isInitialize)) {
+        return exchange.reply(Front.error(400, -32600, "Invalid Request: initialize must not be batched"))
+      }
+    }
+    const busy = requests.find((request) => session.owner.has(request.id))
+    if (busy !== undefined) {
+      // The id of a request still in flight: answered here, so the first request keeps its stream.
+      return exchange.reply(bodyReply(400, busy.id, {
+        code: -32600,
+        message: `Invalid Request: id ${JSON.stringify(busy.id)} is already in flight`
+      }))
+    }
+    // A cancelled request is answered by nobody: its response must not wait for it.
+    for (const message of messages) {
+      if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+        const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
+        if (typeof id === "string" || typeof id === "number") sessions.forget(session, id)
+      }
+    }
+    if (requests.length === 0) {
+      sessions.receiver().receive(session.client, inbound)
+      return exchange.reply(Front.empty(202))
+    }
+    sessions.open(session, exchange, requests.map((request) => request.id), false)
+    sessions.receiver().receive(session.client, inbound)
+  })
+}
+
+export const get = (config: Config, exchange: Exchange): void => {
+  if (!config.standaloneStream) return exchange.reply(Front.methodNotAllowed(["POST", "DELETE"]))
+  if (!Front.accepts(exchange.header("accept"), "text/event-stream")) {
+    return exchange.reply(Front.error(406, Front.transportError, "Not Acceptable: Accept must list text/event-stream"))
+  }
+  const session = lookup(config, exchange)
+  if (!isSession(session)) return exchange.reply(session)
+  const lastEventId = exchange.header("last-event-id")
+  if (lastEventId !== undefined) return config.fork(config.sessions.resume(session, exchange, lastEventId))
+  if (session.standalone.stream !== undefined) {
+    return exchange.reply(
+      Front.error(409, Front.transportError, "Conflict: only one standalone SSE stream per session")
+    )
+  }
+  config.sessions.attachStandalone(session, exchange)
+}
+
+export const del = (config: Config, exchange: Exchange): void => {
+  const session = lookup(config, exchange)
+  if (!isSession(session)) return exchange.reply(session)
+  config.fork(config.sessions.end(session))
+  exchange.reply(Front.empty(200))
+}

@@ -1,0 +1,218 @@
+/**
+ * The serving core: what the methods every era serves do, once, as functions of the registry,
+ * the features of the request's revision and the request's context (`McpRequest`). An era
+ * decides only how a request arrives and what context it carries; it never copies these.
+ *
+ * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
+ * resources/read, completion/complete.
+ */
+import type { Revision } from "@effect-mcp/core"
+import { Dispatch, McpError, Schema as McpSchema } from "@effect-mcp/core"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Ref from "effect/Ref"
+import * as Completion from "../Completion.js"
+import * as McpRequest from "../McpRequest.js"
+import type { Entries, Registry } from "./registry.js"
+import * as Shape from "./shape.js"
+
+type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
+
+/** The server's configuration, shared by every era. */
+export interface Config {
+  readonly serverInfo: McpSchema.Base.Implementation
+  readonly instructions: string | undefined
+  /** Handshake revisions offered, oldest first. */
+  readonly revisions: ReadonlyArray<Revision.Revision>
+  readonly pageSize: number
+  /** Capabilities declared up front, whatever the registry holds (for servers that add things later). */
+  readonly capabilities: {
+    readonly tools?: boolean
+    readonly prompts?: boolean
+    readonly resources?: boolean
+    readonly completions?: boolean
+  }
+  /** Coalescing window of change notifications. */
+  readonly listChangedWindow: Duration.DurationInput
+}
+
+/** What the serving core reads of a request: its context, and the features of its revision. */
+export interface RequestContext extends McpRequest.Service {
+  readonly features: Revision.Features
+}
+
+/** Capabilities derived from what the registry holds (or what the config declares). */
+export const capabilities = (entries: Entries, config: Config, f: Revision.Features): ServerCapabilities => {
+  const hasCompletions = Array.from(entries.prompts.values()).some((p) => Object.keys(p.completions).length > 0) ||
+    Array.from(entries.templates.values()).some((t) => Object.keys(t.completions).length > 0)
+  const tools = entries.tools.size > 0 || config.capabilities.tools === true
+  const prompts = entries.prompts.size > 0 || config.capabilities.prompts === true
+  const resources = entries.resources.size > 0 || entries.templates.size > 0 || config.capabilities.resources === true
+  const completions = f.serverCapabilities.includes("completions") &&
+    (hasCompletions || config.capabilities.completions === true)
+  return {
+    logging: {},
+    ...(completions ? { completions: {} } : {}),
+    ...(prompts ? { prompts: { listChanged: true } } : {}),
+    ...(resources ? { resources: { subscribe: true, listChanged: true } } : {}),
+    ...(tools ? { tools: { listChanged: true } } : {})
+  }
+}
+
+/**
+ * Runs a user handler with `McpRequest` in its context. Every request runs in a fiber of its
+ * own that ends with it, so the service is added to that fiber's context for good:
+ * `provideService` would also restore the old context afterwards, which costs more than the
+ * rest of a small tool call.
+ */
+export const withRequest = <A, E>(
+  request: McpRequest.Service,
+  effect: Effect.Effect<A, E, McpRequest.McpRequest>
+): Effect.Effect<A, E> =>
+  Effect.zipRight(
+    FiberRef.update(FiberRef.currentContext, Context.add(McpRequest.McpRequest, request)),
+    effect as Effect.Effect<A, E>
+  )
+
+// ---------------------------------------------------------------------------- pagination
+
+const encodeCursor = (after: string): string => btoa(encodeURIComponent(after))
+
+const decodeCursor = (cursor: string): string | undefined => {
+  try {
+    return decodeURIComponent(atob(cursor))
+  } catch {
+    return undefined
+  }
+}
+
+const byKey = <A>(key: (a: A) => string) => (a: A, b: A) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+
+/** One page of `items` (in a stable order: sorted by `key`) after the cursor. */
+const page = <A>(
+  items: Iterable<A>,
+  key: (a: A) => string,
+  cursor: string | undefined,
+  size: number
+): Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly nextCursor?: string }, McpError.InvalidParams> => {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor)
+  if (cursor !== undefined && after === undefined) {
+    return Effect.fail(new McpError.InvalidParams({ message: `Invalid cursor: ${JSON.stringify(cursor)}` }))
+  }
+  const sorted = Array.from(items).sort(byKey(key))
+  const start = after === undefined ? 0 : sorted.findIndex((a) => key(a) > after)
+  const from = start < 0 ? sorted.length : start
+  const slice = sorted.slice(from, from + size)
+  return Effect.succeed(
+    from + size < sorted.length ? { items: slice, nextCursor: encodeCursor(key(slice[slice.length - 1])) } : {
+      items: slice
+    }
+  )
+}
+
+// ---------------------------------------------------------------------------- the methods
+
+/** The methods every era serves, typed by the catalog, for a registry and a config. */
+export const make = (
+  registry: Registry,
+  config: Config
+): Dispatch.Handlers<McpError.McpError, never, RequestContext> => {
+  const entriesOf = Ref.get(registry.entries)
+
+  const list = <A, B>(
+    select: (entries: Entries) => Iterable<A>,
+    key: (a: A) => string,
+    render: (a: A, f: Revision.Features) => B
+  ) =>
+  (params: { readonly cursor?: string | undefined }, request: RequestContext) =>
+    Effect.flatMap(
+      entriesOf,
+      (entries) =>
+        Effect.map(page(select(entries), key, params.cursor, config.pageSize), (result) => ({
+          items: result.items.map((item) => render(item, request.features)),
+          ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {})
+        }))
+    )
+
+  const tools = list((e) => e.tools.values(), (t) => t.name, (t, f) => Shape.tool(t.definition, f))
+  const prompts = list((e) => e.prompts.values(), (p) => p.name, (p, f) => Shape.prompt(p.definition, f))
+  const resources = list((e) => e.resources.values(), (r) => r.uri, (r, f) => Shape.resource(r.definition, f))
+  const templates = list((e) => e.templates.values(), (t) => t.uriTemplate, (t, f) => Shape.resource(t.definition, f))
+
+  return {
+    "tools/list": (params, request) =>
+      Effect.map(tools(params, request), ({ items, ...rest }) => ({ tools: items, ...rest })),
+
+    // The hottest path of a server: plain combinators, the registry read once.
+    "tools/call": (params, request) =>
+      Effect.flatMap(entriesOf, (entries) => {
+        const tool = entries.tools.get(params.name)
+        if (tool === undefined) {
+          return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
+        }
+        const f = request.features
+        return Effect.matchEffect(tool.decode(params.arguments), {
+          onFailure: (error) =>
+            // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
+            f.toolInputErrorsAsResults
+              ? Effect.succeed({ content: [{ type: "text" as const, text: error.message }], isError: true })
+              : Effect.fail(new McpError.InvalidParams({ message: error.message })),
+          onSuccess: (args) =>
+            Effect.map(
+              withRequest(request, tool.run(args) as Effect.Effect<any, McpError.McpError, McpRequest.McpRequest>),
+              (result) => Shape.callToolResult(result, f)
+            )
+        })
+      }),
+
+    "prompts/list": (params, request) =>
+      Effect.map(prompts(params, request), ({ items, ...rest }) => ({ prompts: items, ...rest })),
+
+    "prompts/get": (params, request) =>
+      Effect.flatMap(entriesOf, (entries) => {
+        const prompt = entries.prompts.get(params.name)
+        if (prompt === undefined) {
+          return Effect.fail(new McpError.InvalidParams({ message: `Unknown prompt: ${params.name}` }))
+        }
+        return Effect.map(
+          withRequest(request, prompt.get(params.arguments) as Effect.Effect<any, McpError.McpError, any>),
+          (result: McpSchema.Prompt.GetPromptResult) => Shape.promptMessages(result, request.features)
+        )
+      }),
+
+    "resources/list": (params, request) =>
+      Effect.map(resources(params, request), ({ items, ...rest }) => ({ resources: items, ...rest })),
+
+    "resources/templates/list": (params, request) =>
+      Effect.map(templates(params, request), ({ items, ...rest }) => ({ resourceTemplates: items, ...rest })),
+
+    "resources/read": (params, request) =>
+      Effect.flatMap(entriesOf, (entries): Effect.Effect<McpSchema.Resource.ReadResourceResult, McpError.McpError> => {
+        const resource = entries.resources.get(params.uri)
+        if (resource !== undefined) {
+          return withRequest(request, resource.read(params.uri) as Effect.Effect<any, any, any>)
+        }
+        for (const template of entries.templates.values()) {
+          const variables = template.match(params.uri)
+          if (variables !== undefined) {
+            return withRequest(request, template.read(params.uri, variables) as Effect.Effect<any, any, any>)
+          }
+        }
+        return Effect.fail(new McpError.ResourceNotFound({ uri: params.uri }))
+      }),
+
+    "completion/complete": (params, request) =>
+      Effect.flatMap(entriesOf, (entries) => {
+        const completer = params.ref.type === "ref/prompt"
+          ? entries.prompts.get(params.ref.name)?.completions[params.argument.name]
+          : entries.templates.get(params.ref.uri)?.completions[params.argument.name]
+        if (completer === undefined) return Effect.succeed(Completion.result([]))
+        return Effect.map(
+          withRequest(request, completer(params.argument.value, params.context?.arguments ?? {}) as Effect.Effect<any>),
+          (values: ReadonlyArray<string>) => Completion.result(values)
+        )
+      })
+  }
+}
