@@ -234,12 +234,74 @@ export const Icon = Schema.Struct({
 export type Icon = typeof Icon.Type
 
 /**
+ * The annotation of a field that not every revision has: the first revision that has it and,
+ * when a later one dropped it, the last. Read by {@link absentFields}; the server's projection
+ * of what it sends for a revision is derived from it, and a test holds it to the official
+ * schema of each revision.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const RevisionsId: unique symbol = Symbol.for("@effect-mcp/core/Schema/Revisions")
+
+/**
+ * @since 0.1.0
+ * @category annotations
+ */
+export interface FieldRevisions {
+  /** The first revision with the field (a revision string: `YYYY-MM-DD`). */
+  readonly since: string
+  /** The last revision with the field, when a later one dropped it. */
+  readonly until?: string | undefined
+}
+
+/**
+ * Marks an optional field as present in revisions `since` … `until` only.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const since = <S extends Schema.Schema.Any>(
+  field: Schema.optional<S>,
+  first: string,
+  last?: string
+): Schema.optional<S> => field.annotations({ [RevisionsId]: { since: first, until: last } satisfies FieldRevisions })
+
+const hasField = (revisions: FieldRevisions, revision: string): boolean =>
+  revision >= revisions.since && (revisions.until === undefined || revision <= revisions.until)
+
+/**
+ * The fields of a struct schema that `revision` does not have (per their {@link since}
+ * annotation). Fields without the annotation are in every revision.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const absentFields = (schema: Schema.Schema.Any, revision: string): ReadonlyArray<string> => {
+  let ast = schema.ast
+  while (ast._tag === "Refinement" || ast._tag === "Transformation") ast = ast._tag === "Refinement" ? ast.from : ast.to
+  if (ast._tag !== "TypeLiteral") return []
+  return ast.propertySignatures.flatMap((ps) => {
+    const revisions = ps.annotations[RevisionsId] as FieldRevisions | undefined
+    return revisions !== undefined && !hasField(revisions, revision) ? [String(ps.name)] : []
+  })
+}
+
+/**
  * The optional `icons` field (2025-11-25+), for spreading into a struct's fields.
  *
  * @since 0.1.0
  * @category fields
  */
-export const iconsField = { icons: Schema.optional(Schema.Array(Icon)) }
+export const iconsField = { icons: since(Schema.optional(Schema.Array(Icon)), "2025-11-25") }
+
+/**
+ * The `_meta` of a definition (a tool, prompt, resource, template): 2025-06-18+.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const definitionMetaField = { _meta: since(Schema.optional(MetaObject), "2025-06-18") }
 
 /**
  * `name` and the optional display `title` (2025-06-18+), for spreading into a struct's fields.
@@ -249,7 +311,7 @@ export const iconsField = { icons: Schema.optional(Schema.Array(Icon)) }
  */
 export const baseMetadataFields = {
   name: Schema.String,
-  title: Schema.optional(Schema.String)
+  title: since(Schema.optional(Schema.String), "2025-06-18")
 }
 
 /**
@@ -279,8 +341,8 @@ export type Annotations = typeof Annotations.Type
 export const Implementation = Schema.Struct({
   ...baseMetadataFields,
   version: Schema.String,
-  description: Schema.optional(Schema.String),
-  websiteUrl: Schema.optional(Uri),
+  description: since(Schema.optional(Schema.String), "2025-11-25"),
+  websiteUrl: since(Schema.optional(Uri), "2025-11-25"),
   ...iconsField
 }).annotations({ identifier: "Implementation" })
 

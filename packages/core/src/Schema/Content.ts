@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Annotations, Base64, baseMetadataFields, iconsField, metaField, Uri } from "./Base.js"
+import { Annotations, Base64, baseMetadataFields, definitionMetaField, iconsField, metaField, Uri } from "./Base.js"
 
 const annotatedFields = {
   annotations: Schema.optional(Annotations),
@@ -88,7 +88,7 @@ export const resourceFields = {
   size: Schema.optional(Schema.Int),
   annotations: Schema.optional(Annotations),
   ...iconsField,
-  ...metaField
+  ...definitionMetaField
 }
 
 /**

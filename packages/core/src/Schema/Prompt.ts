@@ -10,6 +10,7 @@
 import * as Schema from "effect/Schema"
 import {
   baseMetadataFields,
+  definitionMetaField,
   iconsField,
   metaField,
   NotificationParams,
@@ -49,7 +50,7 @@ export const Prompt = Schema.Struct({
   description: Schema.optional(Schema.String),
   arguments: Schema.optional(Schema.Array(PromptArgument)),
   ...iconsField,
-  ...metaField
+  ...definitionMetaField
 }).annotations({ identifier: "Prompt" })
 
 /**

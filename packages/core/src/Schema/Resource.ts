@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import {
   Annotations,
   baseMetadataFields,
+  definitionMetaField,
   iconsField,
   metaField,
   NotificationParams,
@@ -48,7 +49,7 @@ export const ResourceTemplate = Schema.Struct({
   mimeType: Schema.optional(Schema.String),
   annotations: Schema.optional(Annotations),
   ...iconsField,
-  ...metaField
+  ...definitionMetaField
 }).annotations({ identifier: "ResourceTemplate" })
 
 /**

@@ -14,6 +14,7 @@
 import * as Schema from "effect/Schema"
 import {
   baseMetadataFields,
+  definitionMetaField,
   iconsField,
   JsonObject,
   JsonValue,
@@ -21,7 +22,8 @@ import {
   NotificationParams,
   PaginatedRequestParams,
   paginatedResultFields,
-  RequestParams
+  RequestParams,
+  since
 } from "./Base.js"
 import { ContentBlock, ContentBlock20241105, ContentBlock20250326 } from "./Content.js"
 import { taskField } from "./Tasks.js"
@@ -125,11 +127,10 @@ const toolFields = {
   ...baseMetadataFields,
   description: Schema.optional(Schema.String),
   inputSchema: ToolInputSchema,
-  annotations: Schema.optional(ToolAnnotations),
+  annotations: since(Schema.optional(ToolAnnotations), "2025-03-26"),
   ...iconsField,
-  /** 2025-11-25 only. */
-  execution: Schema.optional(ToolExecution),
-  ...metaField
+  execution: since(Schema.optional(ToolExecution), "2025-11-25", "2025-11-25"),
+  ...definitionMetaField
 }
 
 /**
@@ -141,7 +142,7 @@ const toolFields = {
  */
 export const Tool = Schema.Struct({
   ...toolFields,
-  outputSchema: Schema.optional(ToolOutputSchema)
+  outputSchema: since(Schema.optional(ToolOutputSchema), "2025-06-18")
 }).annotations({ identifier: "Tool" })
 
 /**
@@ -158,7 +159,7 @@ export type Tool = typeof Tool.Type
  */
 export const Tool20250618 = Schema.Struct({
   ...toolFields,
-  outputSchema: Schema.optional(ToolOutputSchema20250618)
+  outputSchema: since(Schema.optional(ToolOutputSchema20250618), "2025-06-18")
 }).annotations({ identifier: "Tool20250618" })
 
 /**

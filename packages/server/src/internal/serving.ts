@@ -139,7 +139,7 @@ export const make = (
   const tools = list((e) => e.tools.values(), (t) => t.name, (t, f) => Shape.tool(t.definition, f))
   const prompts = list((e) => e.prompts.values(), (p) => p.name, (p, f) => Shape.prompt(p.definition, f))
   const resources = list((e) => e.resources.values(), (r) => r.uri, (r, f) => Shape.resource(r.definition, f))
-  const templates = list((e) => e.templates.values(), (t) => t.uriTemplate, (t, f) => Shape.resource(t.definition, f))
+  const templates = list((e) => e.templates.values(), (t) => t.uriTemplate, (t, f) => Shape.template(t.definition, f))
 
   return {
     "tools/list": (params, request) =>

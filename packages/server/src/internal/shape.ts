@@ -1,10 +1,14 @@
 /**
- * Shaping what the server produced for the revision it speaks: fields a revision does not
- * have are left out, content blocks it cannot carry are rendered as text. Every rule reads
- * `Revision.features`, never a version string.
+ * The one projection of what the server produced onto the revision it speaks:
+ * - fields a revision does not have are left out, as the schemas say (each field that not every
+ *   revision has is annotated with the revisions that have it: `Base.since`);
+ * - content blocks a revision cannot carry are rendered as text, and structured content it
+ *   cannot carry is left out, as `Revision.features` says.
+ * Nothing here compares version strings or keeps a list of keys.
  */
-import type { Schema as McpSchema } from "@effect-mcp/core"
-import { Revision } from "@effect-mcp/core"
+import type { Revision } from "@effect-mcp/core"
+import { Schema as McpSchema } from "@effect-mcp/core"
+import type * as Schema from "effect/Schema"
 
 type Features = Revision.Features
 type Content = McpSchema.Content.ContentBlock
@@ -16,38 +20,53 @@ const omit = <A extends object>(value: A, keys: ReadonlyArray<string>): A => {
   return out as A
 }
 
-/** The keys of named things that a revision does not have. */
-const namedKeys = (f: Features): ReadonlyArray<string> => [
-  ...(f.titles ? [] : ["title"]),
-  ...(f.icons ? [] : ["icons"])
-]
-
-export const implementation = (info: McpSchema.Base.Implementation, f: Features): McpSchema.Base.Implementation =>
-  omit(info, [...namedKeys(f), ...(f.icons ? [] : ["description", "websiteUrl"])])
-
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/**
+ * The fields of a definition's schema that a revision does not have, from the schema's own
+ * annotations (`Base.since`), computed once per revision.
+ */
+const absent = (schema: Schema.Schema.Any) => {
+  const byRevision = new Map<Revision.Revision, ReadonlyArray<string>>()
+  return (f: Features): ReadonlyArray<string> => {
+    let keys = byRevision.get(f.revision)
+    if (keys === undefined) byRevision.set(f.revision, keys = McpSchema.Base.absentFields(schema, f.revision))
+    return keys
+  }
+}
+
+const implementationAbsent = absent(McpSchema.Base.Implementation)
+const toolAbsent = absent(McpSchema.Tool.Tool)
+const promptAbsent = absent(McpSchema.Prompt.Prompt)
+const argumentAbsent = absent(McpSchema.Prompt.PromptArgument)
+const resourceAbsent = absent(McpSchema.Resource.Resource)
+const templateAbsent = absent(McpSchema.Resource.ResourceTemplate)
+
+export const implementation = (info: McpSchema.Base.Implementation, f: Features): McpSchema.Base.Implementation =>
+  omit(info, implementationAbsent(f))
+
 export const tool = (definition: McpSchema.Tool.Tool, f: Features): McpSchema.Tool.Tool => {
-  const keys = [
-    ...namedKeys(f),
-    ...(f.toolAnnotations ? [] : ["annotations"]),
-    ...(f.tasks === "core" ? [] : ["execution"]),
-    // Up to 2025-11-25 an output schema must describe an object.
-    ...(f.structuredOutput === "none" || (f.structuredOutput === "object" && definition.outputSchema?.type !== "object")
-      ? ["outputSchema"]
-      : [])
-  ]
-  return omit(definition, keys)
+  // Up to 2025-11-25 an output schema must describe an object: one that does not is left out.
+  const invalid = f.structuredOutput === "object" && definition.outputSchema !== undefined &&
+    definition.outputSchema.type !== "object"
+  return omit(definition, invalid ? [...toolAbsent(f), "outputSchema"] : toolAbsent(f))
 }
 
 export const prompt = (definition: McpSchema.Prompt.Prompt, f: Features): McpSchema.Prompt.Prompt => {
-  const shaped = omit(definition, namedKeys(f))
-  return f.titles || shaped.arguments === undefined
+  const shaped = omit(definition, promptAbsent(f))
+  const keys = argumentAbsent(f)
+  return keys.length === 0 || shaped.arguments === undefined
     ? shaped
-    : { ...shaped, arguments: shaped.arguments.map((a) => omit(a, ["title"])) }
+    : { ...shaped, arguments: shaped.arguments.map((a) => omit(a, keys)) }
 }
 
-export const resource = <A extends object>(definition: A, f: Features): A => omit(definition, namedKeys(f))
+export const resource = (definition: McpSchema.Resource.Resource, f: Features): McpSchema.Resource.Resource =>
+  omit(definition, resourceAbsent(f))
+
+export const template = (
+  definition: McpSchema.Resource.ResourceTemplate,
+  f: Features
+): McpSchema.Resource.ResourceTemplate => omit(definition, templateAbsent(f))
 
 /** A content block the revision cannot carry, as text. */
 const block = (content: Content, f: Features): Content => {
@@ -98,5 +117,3 @@ export const promptMessages = (
   f.audioContent && f.resourceLinks
     ? result
     : { ...result, messages: result.messages.map((m) => ({ ...m, content: block(m.content, f) })) }
-
-export { Revision }
