@@ -95,6 +95,8 @@ export interface Options<R> {
   readonly maxTimeout?: Duration.DurationInput
   /** The first id of outbound requests (default 0). */
   readonly firstId?: number
+  /** Runs each inbound request in a span of its own, `mcp <method>` (default false: no tracing cost). */
+  readonly tracing?: boolean
 }
 
 /**
@@ -159,7 +161,8 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
       revision: options.revision ?? latest,
       batching: options.batching ?? (() => Effect.succeed(false)),
       send,
-      outbound
+      outbound,
+      tracing: options.tracing ?? false
     })
     const disconnect = (client: Transport.ClientId) => {
       inbound.disconnect(client)

@@ -71,6 +71,12 @@ export interface Options {
   readonly standaloneStream?: boolean
   /** The `retry` hint sent before the server closes a stream (default 1 second). */
   readonly retry?: Duration.DurationInput
+  /**
+   * Each MCP request in a span of its own (`mcp <method>`), for the tracer in context. Off by
+   * default: nothing is traced unless asked. (Mounted on a router, the router's own HTTP spans
+   * are its middleware's business.)
+   */
+  readonly tracing?: boolean
 }
 
 /**

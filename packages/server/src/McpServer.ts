@@ -47,7 +47,18 @@ export interface Service {
    * Serves every client of a transport (stdio's one, each HTTP session) until the transport ends.
    * Each client is a session; sessions are plain data, served by one engine per transport.
    */
-  readonly serve: (protocol: Transport.Protocol) => Effect.Effect<void, never, Scope.Scope>
+  readonly serve: (protocol: Transport.Protocol, options?: ServeOptions) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/**
+ * Options of serving one transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServeOptions {
+  /** Each request in a span of its own (`mcp <method>`), for the tracer in context (default false). */
+  readonly tracing?: boolean
 }
 
 /**
@@ -180,9 +191,9 @@ export const make = <R>(
             ? removeFrom("resources", (e) => e.resources, uri)
             : removeFrom("resources", (e) => e.templates, uri)),
       resourceUpdated: registry.updated,
-      serve: (protocol) =>
+      serve: (protocol, serveOptions) =>
         Effect.mapInputContext(
-          Handshake.serve(handshake, protocol),
+          Handshake.serve(handshake, protocol, serveOptions?.tracing ?? false),
           (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
         )
     } satisfies Service
@@ -208,5 +219,5 @@ export const layer = <R>(
  * @since 0.1.0
  * @category combinators
  */
-export const serve = (protocol: Transport.Protocol): Effect.Effect<void, never, McpServer> =>
-  Effect.scoped(Effect.flatMap(McpServer, (server) => server.serve(protocol)))
+export const serve = (protocol: Transport.Protocol, options?: ServeOptions): Effect.Effect<void, never, McpServer> =>
+  Effect.scoped(Effect.flatMap(McpServer, (server) => server.serve(protocol, options)))

@@ -46,6 +46,8 @@ export interface Options<R> {
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
   readonly outbound: Outbound
+  /** Each request in a span of its own (`mcp <method>`). */
+  readonly tracing: boolean
 }
 
 export interface Inbound {
@@ -113,8 +115,16 @@ export const make = <R>(options: Options<R>): Inbound => {
   }
 
   /** Serves one request: its response, or `undefined` when it was interrupted (nothing is sent). */
+  const handle = options.tracing
+    ? (client: Transport.ClientId, request: JsonRpc.Request) =>
+      Effect.withSpan(Effect.suspend(() => options.onRequest(client, request)), `mcp ${request.method}`, {
+        kind: "server",
+        attributes: { "rpc.system": "jsonrpc", "rpc.method": request.method, "rpc.jsonrpc.request_id": request.id }
+      })
+    : (client: Transport.ClientId, request: JsonRpc.Request) => Effect.suspend(() => options.onRequest(client, request))
+
   const answer = (client: Transport.ClientId, request: JsonRpc.Request) =>
-    Effect.matchCauseEffect(Effect.suspend(() => options.onRequest(client, request)), {
+    Effect.matchCauseEffect(handle(client, request), {
       onSuccess: (result): Effect.Effect<JsonRpc.Response | undefined, never, R> =>
         Effect.succeed(JsonRpc.success(request.id, result)),
       onFailure: (cause) => failure(client, request, cause)

@@ -335,7 +335,11 @@ const noSubscriptions: ReadonlySet<string> = new Set()
  * fibers are forked from the runtime of the caller (the server's context), never from the
  * request that created a session.
  */
-export const serve = (server: Server, protocol: Transport.Protocol): Effect.Effect<void, never, Scope.Scope> =>
+export const serve = (
+  server: Server,
+  protocol: Transport.Protocol,
+  tracing: boolean
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { config, registry } = server
     const sessions = new Map<Transport.ClientId, Session>()
@@ -407,6 +411,7 @@ export const serve = (server: Server, protocol: Transport.Protocol): Effect.Effe
 
     const peer = yield* Peer.make({
       protocol,
+      tracing,
       onRequest,
       onNotification,
       onDisconnect: (client) => {

@@ -161,7 +161,7 @@ export const make = (
               : Effect.fail(new McpError.InvalidParams({ message: error.message })),
           onSuccess: (args) =>
             Effect.map(
-              withRequest(request, tool.run(args) as Effect.Effect<any, McpError.McpError, McpRequest.McpRequest>),
+              withRequest(request, tool.run(args)),
               (result) => Shape.callToolResult(result, f)
             )
         })
@@ -177,8 +177,8 @@ export const make = (
           return Effect.fail(new McpError.InvalidParams({ message: `Unknown prompt: ${params.name}` }))
         }
         return Effect.map(
-          withRequest(request, prompt.get(params.arguments) as Effect.Effect<any, McpError.McpError, any>),
-          (result: McpSchema.Prompt.GetPromptResult) => Shape.promptMessages(result, request.features)
+          withRequest(request, prompt.get(params.arguments)),
+          (result) => Shape.promptMessages(result, request.features)
         )
       }),
 
@@ -192,12 +192,12 @@ export const make = (
       Effect.flatMap(entriesOf, (entries): Effect.Effect<McpSchema.Resource.ReadResourceResult, McpError.McpError> => {
         const resource = entries.resources.get(params.uri)
         if (resource !== undefined) {
-          return withRequest(request, resource.read(params.uri) as Effect.Effect<any, any, any>)
+          return withRequest(request, resource.read(params.uri))
         }
         for (const template of entries.templates.values()) {
           const variables = template.match(params.uri)
           if (variables !== undefined) {
-            return withRequest(request, template.read(params.uri, variables) as Effect.Effect<any, any, any>)
+            return withRequest(request, template.read(params.uri, variables))
           }
         }
         return Effect.fail(new McpError.ResourceNotFound({ uri: params.uri }))
@@ -210,8 +210,8 @@ export const make = (
           : entries.templates.get(params.ref.uri)?.completions[params.argument.name]
         if (completer === undefined) return Effect.succeed(Completion.result([]))
         return Effect.map(
-          withRequest(request, completer(params.argument.value, params.context?.arguments ?? {}) as Effect.Effect<any>),
-          (values: ReadonlyArray<string>) => Completion.result(values)
+          withRequest(request, completer(params.argument.value, params.context?.arguments ?? {})),
+          (values) => Completion.result(values)
         )
       })
   }

@@ -28,6 +28,7 @@ export interface Options {
   readonly maxBodyBytes?: number
   readonly standaloneStream?: boolean
   readonly retry?: Duration.DurationInput
+  readonly tracing?: boolean
 }
 
 export interface Handler {
@@ -75,7 +76,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     })
 
     // The engine: one for every session of this handler, running until the scope closes.
-    yield* Effect.forkScoped(server.serve(sessions.protocol))
+    yield* Effect.forkScoped(server.serve(sessions.protocol, { tracing: options.tracing ?? false }))
     yield* sessions.ready
     yield* Effect.addFinalizer(() => sessions.endAll)
 
