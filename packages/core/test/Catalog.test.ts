@@ -3,6 +3,7 @@
  * our schemas (Schema `Arbitrary`) encode to JSON that validates against that revision's
  * official schema.json, and decode(encode(m)) equals m.
  */
+import { definition, definitions, type SchemaSet, validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
@@ -11,7 +12,6 @@ import * as Method from "../src/Method.js"
 import * as Revision from "../src/Revision.js"
 import { arbitrary, parseOptions } from "../src/Schema/Base.js"
 import * as Wire from "../src/Wire.js"
-import { definition, definitions, type SchemaSet, validate } from "./utils/OfficialSchema.js"
 
 /** The official definitions a method's result may be, by name (looked up in the revision's set, then ext-tasks). */
 const resultDefinitions: Record<string, ReadonlyArray<string>> = {

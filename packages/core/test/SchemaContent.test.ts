@@ -1,3 +1,4 @@
+import type { SchemaSet } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { parseOptions } from "../src/Schema/Base.js"
@@ -9,7 +10,6 @@ import * as Resource from "../src/Schema/Resource.js"
 import * as Stateless from "../src/Schema/Stateless.js"
 import * as Tool from "../src/Schema/Tool.js"
 import * as Wire from "../src/Wire.js"
-import type { SchemaSet } from "./utils/OfficialSchema.js"
 import { holds } from "./utils/Property.js"
 
 const all: ReadonlyArray<SchemaSet> = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]

@@ -1,3 +1,4 @@
+import { type SchemaSet, validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { parseOptions, RequestParams } from "../src/Schema/Base.js"
@@ -12,7 +13,6 @@ import * as Subscription from "../src/Schema/Subscription.js"
 import * as Tasks from "../src/Schema/Tasks.js"
 import * as TasksExtension from "../src/Schema/TasksExtension.js"
 import * as Wire from "../src/Wire.js"
-import { type SchemaSet, validate } from "./utils/OfficialSchema.js"
 import { holds } from "./utils/Property.js"
 
 type Any = Schema.Schema<any, any, never>

@@ -3,6 +3,7 @@
  * `Base.absentFields`), are exactly the properties of the official schema of that revision: the
  * server's projection of what it sends is derived from these annotations.
  */
+import { definition } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import type * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -11,7 +12,6 @@ import * as Base from "../src/Schema/Base.js"
 import * as Prompt from "../src/Schema/Prompt.js"
 import * as Resource from "../src/Schema/Resource.js"
 import * as Tool from "../src/Schema/Tool.js"
-import { definition } from "./utils/OfficialSchema.js"
 
 const fieldsOf = (schema: Schema.Schema.Any): ReadonlyArray<string> => {
   const ast = schema.ast as SchemaAST.TypeLiteral

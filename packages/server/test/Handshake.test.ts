@@ -1,7 +1,7 @@
+import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { validate } from "../../core/test/utils/OfficialSchema.js"
 import * as Prompt from "../src/Prompt.js"
 import * as Resource from "../src/Resource.js"
 import * as Tool from "../src/Tool.js"

@@ -1,7 +1,7 @@
 import { McpError } from "@effect-mcp/core"
+import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { validate } from "../../core/test/utils/OfficialSchema.js"
 import * as McpServer from "../src/McpServer.js"
 import * as Resource from "../src/Resource.js"
 import { attach, connect, flush, handshakeRevisions } from "./utils/TestClient.js"

@@ -1,9 +1,9 @@
 import { McpError } from "@effect-mcp/core"
+import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { validate } from "../../core/test/utils/OfficialSchema.js"
 import { McpRequest, Tool } from "../src/index.js"
 import { connect } from "./utils/TestClient.js"
 

@@ -3,12 +3,12 @@
  * the encoded JSON validates against the official definition of each revision that
  * uses it, and decode(encode(m)) equals m.
  */
+import { type SchemaSet, validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { arbitrary, parseOptions } from "../../src/Schema/Base.js"
 import * as Wire from "../../src/Wire.js"
-import { type SchemaSet, validate } from "./OfficialSchema.js"
 
 export interface Case {
   /** Our schema. */

@@ -1,6 +1,8 @@
 /**
  * Validators for the official MCP JSON Schemas (`shared/spec/schema/<revision>/schema.json`),
  * with the known generator artefacts of those files patched, each one listed and explained here.
+ *
+ * @since 0.1.0
  */
 import Ajv from "ajv"
 import addFormats from "ajv-formats"
@@ -8,15 +10,41 @@ import Ajv2020 from "ajv/dist/2020.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Revision } from "../../src/Revision.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
-/** The folder holding `<revision>/schema.json`: `$MCP_SPEC_SCHEMA_DIR`, or `shared/spec/schema` beside the repository. */
+/**
+ * The folder holding `<revision>/schema.json`: `$MCP_SPEC_SCHEMA_DIR`, or `shared/spec/schema` beside the repository.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const schemaDir: string = process.env.MCP_SPEC_SCHEMA_DIR ??
-  path.resolve(here, "../../../../../shared/spec/schema")
+  path.resolve(here, "../../../../shared/spec/schema")
 
-export type SchemaSet = Revision | "ext-tasks-draft"
+/**
+ * The schema sets: one per MCP revision (the revisions of `@effect-mcp/core`'s `Revision.all`),
+ * and the draft of the tasks extension.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const schemaSets = [
+  "2024-11-05",
+  "2025-03-26",
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28",
+  "ext-tasks-draft"
+] as const
+
+/**
+ * A folder of `schemaDir`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SchemaSet = typeof schemaSets[number]
 
 const loaded = new Map<SchemaSet, any>()
 
@@ -96,13 +124,28 @@ const defsOf = (set: SchemaSet): Record<string, any> => {
   return defs!
 }
 
-/** The names of every definition of a schema set. */
+/**
+ * The names of every definition of a schema set.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const definitions = (set: SchemaSet): ReadonlyArray<string> => Object.keys(defsOf(set))
 
-/** The (patched) definition of a schema set. Do not modify it. */
+/**
+ * The (patched) definition of a schema set. Do not modify it.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const definition = (set: SchemaSet, name: string): any => defsOf(set)[name]
 
-/** Validates `value` against definition `name` of `set`; returns the error text, or undefined when valid. */
+/**
+ * Validates `value` against definition `name` of `set`; returns the error text, or undefined when valid.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
 export const validate = (set: SchemaSet, name: string, value: unknown): string | undefined => {
   const { ajv, defsKey, key } = compiled(set)
   const fn = ajv.getSchema(`${key}#/${defsKey}/${name}`)

@@ -1,0 +1,12 @@
+/**
+ * Helpers shared by the tests of the effect-mcp packages (a private package, never published).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Validation against the official MCP JSON Schemas of each revision.
+ *
+ * @since 0.1.0
+ */
+export * as OfficialSchema from "./OfficialSchema.js"
