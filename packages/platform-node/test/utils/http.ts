@@ -254,6 +254,9 @@ export interface SseEvent {
   readonly raw: string
 }
 
+/** `SseReader.next` found no frame in time. */
+export class SseTimeout extends Error {}
+
 /** Reads SSE frames (blocks up to a blank line) from a response body, as sent. */
 export class SseReader {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
@@ -300,21 +303,27 @@ export class SseReader {
         this.pending,
         new Promise<"timeout">((resolve) => timer = setTimeout(() => resolve("timeout"), Math.max(0, left)))
       ]).finally(() => clearTimeout(timer))
-      if (result === "timeout") throw new Error(`no SSE event within ${ms} ms`)
+      if (result === "timeout") throw new SseTimeout(`no SSE event within ${ms} ms`)
       this.pending = undefined
       if (result.done) this.ended = true
       else this.buffer += this.decoder.decode(result.value, { stream: true })
     }
   }
 
-  /** True when nothing arrives within `ms` (what does arrive later is kept). */
+  /**
+   * True when nothing arrives within `ms` (what does arrive later is kept); false when a frame
+   * arrives or the stream ends; a read error is thrown. "Nothing within `ms`" also holds for what
+   * is merely late: to show that something is never sent, prefer reading up to a later event
+   * that must come after it.
+   */
   async quiet(ms: number): Promise<boolean> {
     try {
       const frame = await this.next(ms)
       if (frame !== undefined) this.buffer = `${frame.raw}\n\n${this.buffer}`
       return frame === undefined ? !this.ended : false
-    } catch {
-      return true
+    } catch (error) {
+      if (error instanceof SseTimeout) return true
+      throw error
     }
   }
 
