@@ -10,10 +10,10 @@ import {
   control,
   eventually,
   freshKey,
+  type Harness,
   isDone,
   messagesOf,
   rawRequest,
-  sleep,
   SseReader,
   start,
   WireClient
@@ -69,14 +69,15 @@ describe("Streamable HTTP: sessions", () => {
     // Both streams end, without a response for the request.
     expect(messagesOf(await call.rest()).some((m) => m.id === "running")).toBe(false)
     expect(await standalone.rest()).toEqual([])
-    await sleep(100)
+    await eventually(async () => (await h.store.held(id)).length === 0)
     expect(await h.store.held(id)).toEqual([])
     expect((await c.get()).status).toBe(404)
     expect((await c.get({ headers: { "last-event-id": "s1_0" } })).status).toBe(404)
   })
 
   it("idle sessions expire after sessionIdleTimeout; active ones and ones with a GET stream stay", async () => {
-    const h = await start({ sessionIdleTimeout: "200 millis" })
+    // The server's clock is a TestClock: 700 ms pass in 14 steps, whatever the machine's speed.
+    const h = await start({ sessionIdleTimeout: "200 millis" }, { testClock: true })
     const idle = new WireClient(h)
     await idle.initialize()
     await idle.call("tools/call", { name: "progress", arguments: {}, _meta: { progressToken: 1 } })
@@ -88,21 +89,16 @@ describe("Streamable HTTP: sessions", () => {
     const busy = new WireClient(h)
     await busy.initialize()
     // A session in use stays: a request every 50 ms, meanwhile.
-    let stop = false
     const statuses: Array<number> = []
-    const pinging = (async () => {
-      while (!stop) {
-        statuses.push((await busy.send("ping")).status)
-        await sleep(50)
-      }
-    })()
-    const started = Date.now()
-    // Polls further apart than the timeout: each one finds the session idle for longer than it.
-    await eventually(async () => (await idle.send("ping")).status === 404, 5000, 300)
+    for (let elapsed = 0; elapsed < 700; elapsed += 50) {
+      await h.adjust("50 millis")
+      statuses.push((await busy.send("ping")).status)
+    }
+    // The idle one (last seen 700 ms ago) is gone, its events with it; the listening one, last
+    // seen as long ago, stays.
+    expect((await idle.send("ping")).status).toBe(404)
+    await eventually(async () => (await h.store.held(idle.sessionId!)).length === 0)
     expect(await h.store.held(idle.sessionId!)).toEqual([])
-    while (Date.now() - started < 700) await sleep(50)
-    stop = true
-    await pinging
     expect(statuses.length).toBeGreaterThan(5)
     expect(new Set(statuses)).toEqual(new Set([200]))
     expect((await listening.send("ping")).status).toBe(200)
@@ -244,7 +240,7 @@ describe("Streamable HTTP: Origin and Host", () => {
 })
 
 describe("legacy HTTP+SSE (2024-11-05)", () => {
-  const openSse = async (h: Awaited<ReturnType<typeof start>>, headers: Record<string, string> = {}) => {
+  const openSse = async (h: Harness, headers: Record<string, string> = {}) => {
     const aborter = h.controller()
     const response = await fetch(`${h.origin}/sse`, {
       headers: { accept: "text/event-stream", ...headers },

@@ -7,12 +7,12 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   awaitDeferred,
   control,
+  eventually,
   Extra,
   freshKey,
   isDone,
   messagesOf,
   release,
-  sleep,
   type SseEvent,
   SseReader,
   start,
@@ -58,9 +58,15 @@ describe("Streamable HTTP: the GET stream", () => {
       method: "notifications/resources/updated",
       params: { uri: "test://doc" }
     })
-    // Not subscribed: nothing.
+    // Not subscribed: nothing. Changes are sent in the order they happen: the next update the
+    // stream carries is a later one of the subscribed resource.
     await h.run(h.server.resourceUpdated("test://other"))
-    expect(await stream.quiet(200)).toBe(true)
+    await h.run(h.server.resourceUpdated("test://doc"))
+    expect(await stream.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "test://doc" }
+    })
   })
 
   it("one standalone stream per session: a second GET → 409, a new one once the first is gone", async () => {
@@ -74,11 +80,9 @@ describe("Streamable HTTP: the GET stream", () => {
     expect(b.status).toBe(409)
     expect((await b.json()).error).toBeDefined()
     first.abort()
+    await h.dropped()
     let again: Response | undefined
-    for (let i = 0; i < 100 && again?.status !== 200; i++) {
-      await sleep(20)
-      again = await c.get()
-    }
+    await eventually(async () => (again = await c.get()).status === 200, 5000, 20)
     expect(again?.status).toBe(200)
   })
 
@@ -108,10 +112,11 @@ describe("Streamable HTTP: the GET stream", () => {
     release(key)
     const rest = messagesOf(await call.rest())
     expect(rest.map((m) => m.method ?? m.id)).toEqual(["notifications/progress", "notifications/progress", "c1"])
-    // ...and the standalone stream saw nothing of the request.
+    // ...and the standalone stream saw nothing of the request: the next thing on it is a later change.
     const progress = await c.callTool("progress", {}, "p")
     expect(messagesOf(await new SseReader(progress).rest()).length).toBe(4)
-    expect(await standalone.quiet(200)).toBe(true)
+    await h.run(h.server.removeTool("extra"))
+    expect(await standalone.message()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
   })
 
   it("event ids are unique in the session and name their stream", async () => {
@@ -165,7 +170,7 @@ describe("Streamable HTTP: resumption", () => {
 
   for (const when of ["after the tool finished", "while the tool still runs"] as const) {
     it(`a dropped SSE response resumes with Last-Event-ID ${when}: the rest, once, and nothing else`, async () => {
-      const h = await start()
+      const h = await start({}, { testClock: true })
       const c = new WireClient(h)
       await c.initialize()
       const key = freshKey()
@@ -184,11 +189,13 @@ describe("Streamable HTTP: resumption", () => {
       const seen = [await reader.next(), await reader.next()] as Array<SseEvent> // priming, progress 1
       expect(JSON.parse(seen[1].data!).params.progress).toBe(1)
       aborter.abort()
-      await sleep(50)
+      await h.dropped() // the server saw the drop
       // Other streams go on meanwhile: another request, a standalone notification.
       expect(messagesOf(await new SseReader(await c.callTool("progress", {}, "other")).rest()).length).toBe(4)
       await h.run(h.server.addTool(Extra))
-      await sleep(50)
+      // However long the client stays away (a minute of the server's clock), the tool runs on.
+      await h.adjust("1 minute")
+      expect((await c.send("ping")).status).toBe(200)
       expect(isDone(control(key).interrupted)).toBe(false)
       let frames: Array<SseEvent>
       if (when === "after the tool finished") {
@@ -277,7 +284,7 @@ describe("Streamable HTTP: resumption", () => {
 
 describe("Streamable HTTP: a disconnect is not a cancellation", () => {
   it("an aborted POST's tool completes; its result comes by resumption", async () => {
-    const h = await start()
+    const h = await start({}, { testClock: true })
     const c = new WireClient(h)
     await c.initialize()
     const key = freshKey()
@@ -297,7 +304,10 @@ describe("Streamable HTTP: a disconnect is not a cancellation", () => {
     const priming = await reader.next()
     expect(priming?.data).toBe("")
     aborter.abort()
-    await sleep(100)
+    await h.dropped() // the server saw the drop
+    // However long the client stays away (a minute of the server's clock), the tool runs on.
+    await h.adjust("1 minute")
+    expect((await c.send("ping")).status).toBe(200)
     expect(isDone(control(key).interrupted)).toBe(false)
     release(key)
     await awaitDeferred(control(key).done, 5000, "the tool to complete")
@@ -309,7 +319,7 @@ describe("Streamable HTTP: a disconnect is not a cancellation", () => {
   })
 
   it("a POST aborted before any response byte: the tool still completes", async () => {
-    const h = await start()
+    const h = await start({}, { testClock: true })
     const c = new WireClient(h)
     await c.initialize()
     const key = freshKey()
@@ -324,7 +334,11 @@ describe("Streamable HTTP: a disconnect is not a cancellation", () => {
     await awaitDeferred(control(key).started)
     aborter.abort()
     expect(await pending).toBeInstanceOf(Error)
-    await sleep(100)
+    await h.dropped() // the server saw the drop
+    // However long the client stays away (a minute of the server's clock), the tool runs on.
+    await h.adjust("1 minute")
+    expect((await c.send("ping")).status).toBe(200)
+    expect(isDone(control(key).interrupted)).toBe(false)
     release(key)
     await awaitDeferred(control(key).done)
     expect(isDone(control(key).interrupted)).toBe(false)

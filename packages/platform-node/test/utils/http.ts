@@ -4,11 +4,15 @@
  */
 import { EventStore, McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import * as diagnostics from "node:diagnostics_channel"
 import * as http from "node:http"
 import * as net from "node:net"
 import { onTestFinished } from "vitest"
@@ -145,9 +149,11 @@ export interface TrackedStore {
   readonly held: (sessionId: string) => Promise<ReadonlyArray<EventStore.Event>>
 }
 
-/** `EventStore.makeMemory`, watched: which streams each session wrote to. */
-export const trackedStore = async (): Promise<TrackedStore> => {
-  const memory = await Effect.runPromise(EventStore.makeMemory())
+/** An event store (`EventStore.makeMemory()` by default), watched: which streams each session wrote to. */
+export const trackedStore = async (
+  make: Effect.Effect<EventStore.Service> = EventStore.makeMemory()
+): Promise<TrackedStore> => {
+  const memory = await Effect.runPromise(make)
   const streams = new Map<string, Set<string>>()
   const service: EventStore.Service = {
     ...memory,
@@ -184,6 +190,28 @@ export const freePort = (): Promise<number> =>
     })
   })
 
+/** The server's options (`port` is the harness's: a free one). */
+export type ServerOptions = Omit<NodeMcpServer.HttpOptions, "port">
+
+/** How the harness runs the server. */
+export interface HarnessOptions {
+  /**
+   * Run the server on a `TestClock` (time moves only with `Harness.adjust`): idle expiry, polling
+   * and tool sleeps without waiting for real time. Sockets and `fetch` still run on real time.
+   */
+  readonly testClock?: boolean
+  /** The event store to watch (default `EventStore.makeMemory()`). */
+  readonly eventStore?: Effect.Effect<EventStore.Service>
+}
+
+/** A server response as the Node HTTP server saw it. */
+export interface ServerResponse {
+  readonly method: string
+  readonly url: string
+  /** Resolves when the response's connection closed: `finished` false when it closed before the response ended. */
+  readonly closed: Promise<{ readonly finished: boolean }>
+}
+
 export interface Harness {
   readonly port: number
   readonly origin: string
@@ -192,15 +220,21 @@ export interface Harness {
   readonly server: McpServer.Service
   readonly store: TrackedStore
   readonly run: <A, E>(effect: Effect.Effect<A, E, McpServer.McpServer>) => Promise<A>
+  /** Moves the server's `TestClock` (only with `testClock: true`). */
+  readonly adjust: (duration: Duration.DurationInput) => Promise<void>
+  /** Every request the Node server received, in order. */
+  readonly responses: ReadonlyArray<ServerResponse>
+  /** Resolves once `count` responses were closed by the client before they ended (the server saw the drop). */
+  readonly dropped: (count?: number, ms?: number) => Promise<void>
   /** An AbortController whose fetches are aborted when the test ends. */
   readonly controller: () => AbortController
   readonly close: () => Promise<void>
 }
 
 /** Starts a server with the test tools; stopped (and its fetches aborted) when the test ends. */
-export const start = async (options: Omit<NodeMcpServer.HttpOptions, "port"> = {}): Promise<Harness> => {
+export const start = async (options: ServerOptions = {}, harness: HarnessOptions = {}): Promise<Harness> => {
   const port = await freePort()
-  const store = await trackedStore()
+  const store = await trackedStore(harness.eventStore)
   const layer = NodeMcpServer.layerHttp({ port, ...options }).pipe(
     Layer.provideMerge(
       McpServer.layer<McpRequest.McpRequest>({
@@ -212,7 +246,31 @@ export const start = async (options: Omit<NodeMcpServer.HttpOptions, "port"> = {
     ),
     Layer.provide(Layer.succeed(EventStore.EventStore, store.service))
   )
-  const runtime = ManagedRuntime.make(layer)
+  // The Node server's view of each request.
+  const responses: Array<ServerResponse> = []
+  let dropped = 0
+  const onRequest = (message: unknown) => {
+    const { request, response, server } = message as {
+      readonly request: http.IncomingMessage
+      readonly response: http.ServerResponse
+      readonly server: http.Server
+    }
+    if ((server.address() as net.AddressInfo | null)?.port !== port) return
+    responses.push({
+      method: request.method ?? "",
+      url: request.url ?? "",
+      closed: new Promise((resolve) =>
+        response.once("close", () => {
+          if (!response.writableFinished) dropped++
+          resolve({ finished: response.writableFinished })
+        })
+      )
+    })
+  }
+  diagnostics.subscribe("http.server.request.start", onRequest)
+  const runtime = ManagedRuntime.make(
+    harness.testClock === true ? layer.pipe(Layer.provide(TestContext.TestContext)) : layer
+  )
   const server = await runtime.runPromise(McpServer.McpServer)
   const controllers: Array<AbortController> = []
   let closed = false
@@ -222,6 +280,7 @@ export const start = async (options: Omit<NodeMcpServer.HttpOptions, "port"> = {
     for (const c of controllers) c.abort()
     const t = Date.now()
     await runtime.dispose()
+    diagnostics.unsubscribe("http.server.request.start", onRequest)
     if (process.env.DEBUG_HTTP) console.log("dispose took", Date.now() - t)
   }
   onTestFinished(close)
@@ -233,6 +292,12 @@ export const start = async (options: Omit<NodeMcpServer.HttpOptions, "port"> = {
     server,
     store,
     run: (effect) => runtime.runPromise(effect),
+    adjust: (duration) =>
+      harness.testClock === true
+        ? runtime.runPromise(TestClock.adjust(duration))
+        : Promise.reject(new Error("adjust needs start(…, { testClock: true })")),
+    responses,
+    dropped: (count = 1, ms = 5000) => eventually(() => dropped >= count, ms, 5),
     controller: () => {
       const c = new AbortController()
       controllers.push(c)
