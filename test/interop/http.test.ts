@@ -10,6 +10,7 @@ import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@mode
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as net from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -20,11 +21,23 @@ const Add = Tool.make("add", {
   success: Schema.Struct({ sum: Schema.Number })
 }, ({ a, b }) => Effect.succeed({ sum: a + b }))
 
-const Steps = Tool.make("steps", { description: "Three progress steps, then done" }, () =>
+/** The progress each `steps` call's client handler saw, by the call's key. */
+const seen = new Map<string, Queue.Queue<number>>()
+const seenBy = (key: string): Queue.Queue<number> => {
+  let queue = seen.get(key)
+  if (queue === undefined) seen.set(key, queue = Effect.runSync(Queue.unbounded<number>()))
+  return queue
+}
+
+const Steps = Tool.make("steps", {
+  description: "Three progress steps, each once the client saw the one before, then done",
+  parameters: Schema.Struct({ key: Schema.String })
+}, ({ key }) =>
   Effect.gen(function*() {
     for (let i = 1; i <= 3; i++) {
       yield* McpRequest.progress(i, 3, `step ${i}`)
-      yield* Effect.sleep("10 millis")
+      // Not a pause: the next step waits until the client's handler saw this one (a defect after 5 s).
+      yield* Queue.take(seenBy(key)).pipe(Effect.timeout("5 seconds"), Effect.orDie)
     }
     return "steps done"
   }))
@@ -125,9 +138,11 @@ const exercise = async (client: Client, structured: boolean) => {
   assert.deepStrictEqual(JSON.parse((sum.content as Array<{ text: string }>)[0].text), { sum: 5 })
 
   const progress: Array<{ progress: number; total?: number }> = []
-  const steps = await client.callTool({ name: "steps", arguments: {} }, {
+  const key = Math.random().toString(36).slice(2)
+  const steps = await client.callTool({ name: "steps", arguments: { key } }, {
     onprogress: (p) => {
       progress.push({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) })
+      Queue.unsafeOffer(seenBy(key), p.progress)
     }
   })
   assert.deepStrictEqual(steps.content, [{ type: "text", text: "steps done" }])

@@ -4,8 +4,11 @@
  */
 import { Tool } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
 import * as Everything from "../src/Everything.js"
 import { open } from "./utils/Session.js"
 
@@ -53,6 +56,16 @@ const fixtureTools = [
   "json_schema_2020_12_tool",
   "test_reconnection"
 ]
+
+/** Waits (yielding to the server's fibers) until something sleeps until `at` on the TestClock. */
+const sleepingUntil = (at: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 10_000; i++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (t) => t === at)) return
+      yield* Effect.yieldNow()
+    }
+    return yield* Effect.dieMessage(`nothing sleeps until ${at} on the TestClock`)
+  })
 
 const clientCapabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } }
 
@@ -519,21 +532,28 @@ describe("Everything: the other tools", () => {
       assert.include(response.result.content[0].text, "4 steps")
     }))
 
-  it.scopedLive("longRunning: cancelled, it is answered by nobody", () =>
+  it.scoped("longRunning: cancelled, it is answered by nobody", () =>
     Effect.gen(function*() {
+      // On the TestClock: a step every 100 millis, and time moves only when the test says.
       const session = yield* open()
       const id = yield* session.nextId
+      const start = yield* Clock.currentTimeMillis
       yield* session.send({
         jsonrpc: "2.0",
         id,
         method: "tools/call",
         params: call("longRunning", { duration: 2, steps: 20 }, { progressToken: "p" })
       })
+      yield* sleepingUntil(start + 100)
+      yield* TestClock.adjust("100 millis")
       const first = yield* session.next
       assert.strictEqual(first.method, "notifications/progress")
       yield* session.notify("notifications/cancelled", { requestId: id, reason: "test" })
-      yield* Effect.sleep("300 millis")
-      const { before } = yield* session.exchange("ping")
+      // The ping is answered after the cancellation was read; then the whole duration passes.
+      const { before: beforePing } = yield* session.exchange("ping")
+      yield* TestClock.adjust("5 seconds")
+      const { before: afterAll } = yield* session.exchange("ping")
+      const before = [...beforePing, ...afterAll]
       assert.isTrue(before.every((m) => m.method === "notifications/progress"), JSON.stringify(before))
       assert.isAtMost(before.length, 1)
     }))
