@@ -1,8 +1,8 @@
 /**
  * Streamable HTTP, POST (DIGEST §9.3, §12): a real server on 127.0.0.1, spoken to with `fetch`.
  */
-import { describe, expect, it } from "@effect/vitest"
-import { ACCEPT, messagesOf, rawRequest, readAll, SseReader, start, WireClient } from "./utils/http.js"
+import { expect, it } from "@effect/vitest"
+import { ACCEPT, describeServers, messagesOf, rawRequest, readAll, SseReader, WireClient } from "./utils/http.js"
 
 const rpcError = async (response: Response, status: number, code?: number) => {
   expect(response.status).toBe(status)
@@ -21,7 +21,7 @@ const initializeBody = (protocolVersion = "2025-11-25", id: number | string = 1)
   params: { protocolVersion, capabilities: {}, clientInfo: { name: "wire-test", version: "0.0.1" } }
 })
 
-describe("Streamable HTTP: POST", () => {
+describeServers("Streamable HTTP: POST", (start) => {
   it("checks Accept (406) and Content-Type (415) before anything else", async () => {
     const h = await start()
     const post = (headers: Record<string, string>) =>

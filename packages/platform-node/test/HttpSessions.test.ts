@@ -1,13 +1,14 @@
 /**
  * Streamable HTTP sessions and security, and legacy HTTP+SSE (DIGEST §9.2, §9.3).
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import * as net from "node:net"
 import * as os from "node:os"
 import {
   ACCEPT,
   awaitDeferred,
   control,
+  describeServers,
   eventually,
   freshKey,
   type Harness,
@@ -15,7 +16,6 @@ import {
   messagesOf,
   rawRequest,
   SseReader,
-  start,
   WireClient
 } from "./utils/http.js"
 
@@ -27,7 +27,7 @@ const initialize = (protocolVersion = "2025-11-25") =>
     params: { protocolVersion, capabilities: {}, clientInfo: { name: "wire-test", version: "0.0.1" } }
   })
 
-describe("Streamable HTTP: sessions", () => {
+describeServers("Streamable HTTP: sessions", (start) => {
   it("DELETE ends the session (200); then POST, GET and DELETE → 404", async () => {
     const h = await start()
     const c = new WireClient(h)
@@ -118,7 +118,7 @@ describe("Streamable HTTP: sessions", () => {
   })
 })
 
-describe("Streamable HTTP: Origin and Host", () => {
+describeServers("Streamable HTTP: Origin and Host", (start) => {
   it("a foreign Origin or Host → 403 (a JSON-RPC error without id)", async () => {
     const h = await start()
     const c = new WireClient(h)
@@ -239,7 +239,7 @@ describe("Streamable HTTP: Origin and Host", () => {
   })
 })
 
-describe("legacy HTTP+SSE (2024-11-05)", () => {
+describeServers("legacy HTTP+SSE (2024-11-05)", (start) => {
   const openSse = async (h: Harness, headers: Record<string, string> = {}) => {
     const aborter = h.controller()
     const response = await fetch(`${h.origin}/sse`, {

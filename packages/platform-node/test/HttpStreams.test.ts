@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   awaitDeferred,
   control,
+  describeServers,
   eventually,
   Extra,
   freshKey,
@@ -15,14 +16,13 @@ import {
   release,
   type SseEvent,
   SseReader,
-  start,
   WireClient
 } from "./utils/http.js"
 
 const sameStream = (frames: ReadonlyArray<SseEvent>) =>
   new Set(frames.map((f) => EventStore.parseEventId(f.id!)!.streamId))
 
-describe("Streamable HTTP: the GET stream", () => {
+describeServers("Streamable HTTP: the GET stream", (start) => {
   it("needs a session (400), Accept text/event-stream (406), a live session (404)", async () => {
     const h = await start()
     const c = new WireClient(h)
@@ -140,7 +140,7 @@ describe("Streamable HTTP: the GET stream", () => {
   })
 })
 
-describe("Streamable HTTP: resumption", () => {
+describeServers("Streamable HTTP: resumption", (start) => {
   describe("Streamable HTTP: request ids", () => {
     it("an id still in flight is refused with -32600 and the first request keeps its stream", async () => {
       const h = await start()
@@ -282,7 +282,7 @@ describe("Streamable HTTP: resumption", () => {
   })
 })
 
-describe("Streamable HTTP: a disconnect is not a cancellation", () => {
+describeServers("Streamable HTTP: a disconnect is not a cancellation", (start) => {
   it("an aborted POST's tool completes; its result comes by resumption", async () => {
     const h = await start({}, { testClock: true })
     const c = new WireClient(h)

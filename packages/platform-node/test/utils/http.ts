@@ -1,8 +1,14 @@
 /**
  * A real MCP HTTP server on 127.0.0.1 (a free port) and a wire-level client: `fetch`, raw SSE
  * parsing over `response.body`, and `node:http` where `fetch` cannot set a header (`Host`).
+ *
+ * The server runs on either path a user can take: `NodeMcpServer.layerHttp`, or the routes of
+ * `HttpTransport.layer` served by `HttpLayerRouter.serve` on `NodeHttpServer.layer`.
+ * `describeServers` runs a suite once per path.
  */
-import { EventStore, McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,7 +21,7 @@ import * as TestContext from "effect/TestContext"
 import * as diagnostics from "node:diagnostics_channel"
 import * as http from "node:http"
 import * as net from "node:net"
-import { onTestFinished } from "vitest"
+import { describe, onTestFinished } from "vitest"
 import * as NodeMcpServer from "../../src/NodeMcpServer.js"
 
 // ---------------------------------------------------------------------------- tools the tests drive
@@ -190,6 +196,11 @@ export const freePort = (): Promise<number> =>
     })
   })
 
+/** The two ways to serve the MCP endpoints over HTTP on Node. */
+export const serverPaths = ["NodeMcpServer.layerHttp", "HttpLayerRouter.serve(HttpTransport.layer)"] as const
+
+export type ServerPath = typeof serverPaths[number]
+
 /** The server's options (`port` is the harness's: a free one). */
 export type ServerOptions = Omit<NodeMcpServer.HttpOptions, "port">
 
@@ -213,6 +224,7 @@ export interface ServerResponse {
 }
 
 export interface Harness {
+  readonly path: ServerPath
   readonly port: number
   readonly origin: string
   /** The MCP endpoint. */
@@ -231,11 +243,27 @@ export interface Harness {
   readonly close: () => Promise<void>
 }
 
-/** Starts a server with the test tools; stopped (and its fetches aborted) when the test ends. */
-export const start = async (options: ServerOptions = {}, harness: HarnessOptions = {}): Promise<Harness> => {
+/** The HTTP layer of a path. */
+const httpLayer = (
+  path: ServerPath,
+  port: number,
+  options: ServerOptions
+): Layer.Layer<never, unknown, McpServer.McpServer> =>
+  path === "NodeMcpServer.layerHttp"
+    ? NodeMcpServer.layerHttp({ port, ...options })
+    : HttpLayerRouter.serve(HttpTransport.layer(options), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(NodeHttpServer.layer(http.createServer, { port, host: options.host ?? "127.0.0.1" }))
+    )
+
+/** Starts a server on `path` with the test tools; stopped (and its fetches aborted) when the test ends. */
+export const startServer = async (
+  path: ServerPath,
+  options: ServerOptions = {},
+  harness: HarnessOptions = {}
+): Promise<Harness> => {
   const port = await freePort()
   const store = await trackedStore(harness.eventStore)
-  const layer = NodeMcpServer.layerHttp({ port, ...options }).pipe(
+  const layer = httpLayer(path, port, options).pipe(
     Layer.provideMerge(
       McpServer.layer<McpRequest.McpRequest>({
         serverInfo,
@@ -246,7 +274,7 @@ export const start = async (options: ServerOptions = {}, harness: HarnessOptions
     ),
     Layer.provide(Layer.succeed(EventStore.EventStore, store.service))
   )
-  // The Node server's view of each request.
+  // The Node server's view of each request (any path builds its own `http.Server`).
   const responses: Array<ServerResponse> = []
   let dropped = 0
   const onRequest = (message: unknown) => {
@@ -286,6 +314,7 @@ export const start = async (options: ServerOptions = {}, harness: HarnessOptions
   onTestFinished(close)
   const origin = `http://127.0.0.1:${port}`
   return {
+    path,
     port,
     origin,
     url: `${origin}/mcp`,
@@ -304,6 +333,19 @@ export const start = async (options: ServerOptions = {}, harness: HarnessOptions
       return c
     },
     close
+  }
+}
+
+/** `startServer` on one path. */
+export type Start = (options?: ServerOptions, harness?: HarnessOptions) => Promise<Harness>
+
+/**
+ * Runs a suite once per server path: `body` gets the `start` of that path; every test's name
+ * says the path (`<name> [<path>]`).
+ */
+export const describeServers = (name: string, body: (start: Start, path: ServerPath) => void): void => {
+  for (const path of serverPaths) {
+    describe(`${name} [${path}]`, () => body((options, harness) => startServer(path, options, harness), path))
   }
 }
 
