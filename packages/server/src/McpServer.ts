@@ -31,6 +31,8 @@ import type * as Tool from "./Tool.js"
  */
 export interface Service {
   readonly serverInfo: McpSchema.Base.Implementation
+  /** The revisions this server serves, oldest first. */
+  readonly revisions: ReadonlyArray<Revision.Revision>
   /** Adds or replaces a tool; initialized sessions get `notifications/tools/list_changed`. */
   readonly addTool: <R>(tool: Tool.Tool<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   readonly removeTool: (name: string) => Effect.Effect<boolean>
@@ -164,6 +166,7 @@ export const make = <R>(
           : Effect.succeed(false))
     return {
       serverInfo: options.serverInfo,
+      revisions: config.revisions,
       addTool: (tool) =>
         Effect.flatMap(Effect.context<any>(), (ctx) =>
           registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))),

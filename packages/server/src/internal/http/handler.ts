@@ -3,6 +3,7 @@
  * handler serves every session of one server on one set of paths, whatever platform delivers
  * the exchanges.
  */
+import { McpError, Revision, Wire } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -105,11 +106,30 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       maxBodyBytes,
       messagesPath: legacyPaths.messages
     }
-    // Yet to come for the stateless 2026-07-28 back end: a POST whose MCP-Protocol-Version names it.
+    // The era router: decided from the headers, before the body is read. A POST whose
+    // MCP-Protocol-Version names a stateless revision belongs to the stateless back end, which
+    // this server does not run: it is told, with -32022, which revisions it does serve.
+    const era = (exchange: Exchange): Revision.Era => {
+      const version = exchange.header("mcp-protocol-version")
+      return version !== undefined && Revision.isRevision(version) && Revision.isStateless(version)
+        ? "stateless"
+        : "handshake"
+    }
+    const unserved = (exchange: Exchange) =>
+      exchange.body(maxBodyBytes, (body) => {
+        const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
+        const id = inbound?._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
+        const error = new McpError.UnsupportedProtocolVersion({
+          supported: server.revisions,
+          requested: exchange.header("mcp-protocol-version")!
+        })
+        exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id, error: error.toWire(Revision.latest) })))
+      })
+
     const mcp = (exchange: Exchange) => {
       switch (exchange.method) {
         case "POST":
-          return Streamable.post(streamable, exchange)
+          return era(exchange) === "stateless" ? unserved(exchange) : Streamable.post(streamable, exchange)
         case "GET":
           return Streamable.get(streamable, exchange)
         case "DELETE":
