@@ -1,56 +1,68 @@
 /**
- * `tools/call add` over stdio, end to end, against two servers in child processes:
- * `apps/everything` (effect-mcp) and the official TypeScript SDK (`@modelcontextprotocol/server`
- * 2.4.0, `sdk-add-server.ts`) serving the same tool.
+ * `tools/call add` over stdio, end to end, against three servers in child processes:
+ * `apps/everything` (effect-mcp), the official TypeScript SDK (`@modelcontextprotocol/server`
+ * 2.4.0, `sdk-add-server.ts`) serving the same tool, and a bare `readline` + `JSON.parse` /
+ * `JSON.stringify` loop (`bare-stdio-server.ts`): the floor.
  *
- * For each server: spawn it, do the handshake (2025-11-25), warm up, then send `total`
- * calls keeping `window` in flight (a new one goes out whenever an answer comes back).
- * Latency is send → response line; throughput is calls / wall time; RSS is the child's
- * peak `VmRSS` over samples taken every 50 ms; CPU/call is the child's user + system CPU time
- * over the measured calls (from `/proc/<pid>/stat`), which other load on the machine disturbs less.
+ * Throughput: for each server, spawn it, do the handshake, warm up, then send `total` calls
+ * keeping `window` in flight (a new one goes out whenever an answer comes back). Latency is
+ * send → response line; throughput is calls / wall time; RSS is the child's peak `VmRSS` over
+ * samples taken every 50 ms; CPU/call is the child's user + system CPU time over the measured
+ * calls (from `/proc/<pid>/stat`), which other load on the machine disturbs less.
  *
- * The client is plain Node and the same for both servers: request lines are built before
+ * Startup: spawn → the answer to the first request (`initialize`), `startupRuns` times per
+ * server, alternating; the median is shown. Besides the three, ours serving only `add`
+ * (`ours-stdio-server.ts`) is timed too: the like-for-like startup ratio against the SDK's
+ * one-tool server (`apps/everything` also builds every conformance fixture as it starts).
+ *
+ * The client is plain Node and the same for every server: request lines are built before
  * the clock starts, and each response line is only searched (its id, that it is a result
- * with the right sum), never parsed. Servers run alternately (ours, sdk, ours, sdk, …);
- * the table shows each server's best round by throughput.
+ * with the right sum), never parsed. Servers run alternately (ours, sdk, bare, ours, …), a
+ * fresh child each round; the table shows each server's best round by throughput.
  *
- * Prints the table to stdout and exits 1 if any response was an error, wrong or missing.
+ * The envelope is `BENCH_ENVELOPE` (`envelope.ts`): 2025-11-25 with its handshake (default), or
+ * the stateless 2026-07-28 (`_meta` on every request, no `initialize`; startup is then spawn →
+ * the first call's answer). Environment: BENCH_REQUESTS (20000), BENCH_WARMUP (5000),
+ * BENCH_IN_FLIGHT (64), BENCH_ROUNDS (2), BENCH_STARTUP_RUNS (5), BENCH_OURS (our server's
+ * file), BENCH_NODE_FLAGS, BENCH_PIN=0.
+ *
+ * Prints the tables to stdout and exits 1 if any response was an error, wrong or missing.
  * A benchmark, not a test.
  */
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
-import { availableParallelism } from "node:os"
-import { fileURLToPath } from "node:url"
+import * as Envelope from "./envelope.js"
+import {
+  BenchFailure,
+  type Child,
+  cpuMillis,
+  here,
+  markLoad,
+  median,
+  mib,
+  ms,
+  num,
+  otherLoad,
+  otherLoadNote,
+  percent,
+  percentile,
+  pinningNote,
+  ratio,
+  rssKiB,
+  spawnChild,
+  table
+} from "./proc.js"
+import { record, type Row, targetRow } from "./summary.js"
 
 const total = Number(process.env.BENCH_REQUESTS ?? 20_000)
-const warmup = Number(process.env.BENCH_WARMUP ?? 2_000)
+const warmup = Number(process.env.BENCH_WARMUP ?? 5_000)
 const window = Number(process.env.BENCH_IN_FLIGHT ?? 64)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-/** Extra Node flags for the server children, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
-const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
+const startupRuns = Number(process.env.BENCH_STARTUP_RUNS ?? 5)
+const envelope = Envelope.fromEnv()
 /** Gives up on a round when no answer arrives for this long. */
 const stallMillis = 30_000
 
-/**
- * On Linux with `taskset` and at least two CPUs, this process runs on CPU 0 and each server on
- * the last CPU, so the two never compete for a core and the kernel does not move them around
- * (unpinned, rounds of the same server differed by up to 1.7× on a 2-CPU machine).
- * `BENCH_PIN=0` turns this off.
- */
-const pin: { readonly server: string } | undefined = (() => {
-  const cpus = availableParallelism()
-  if (process.env.BENCH_PIN === "0" || process.platform !== "linux" || cpus < 2) return undefined
-  try {
-    execFileSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" })
-    return { server: String(cpus - 1) }
-  } catch {
-    return undefined
-  }
-})()
-
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
-
 interface Server {
+  readonly key: "ours" | "sdk" | "bare" | "ours-add"
   readonly name: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -58,12 +70,23 @@ interface Server {
 
 const servers: ReadonlyArray<Server> = [
   {
+    key: "ours",
     name: "effect-mcp (apps/everything)",
     file: process.env.BENCH_OURS ?? here("../../apps/everything/dist/main.js"),
     args: ["stdio"]
   },
-  { name: "official SDK 2.4.0", file: here("./sdk-add-server.js"), args: [] }
+  { key: "sdk", name: "official SDK 2.4.0", file: here("./sdk-add-server.js"), args: [] },
+  { key: "bare", name: "bare readline + JSON.parse", file: here("./bare-stdio-server.js"), args: [] }
 ]
+
+/** Startup only: ours with nothing but `add`, like the SDK's server (the like-for-like startup ratio). */
+const oursAdd: Server = {
+  key: "ours-add",
+  name: "effect-mcp, add only",
+  file: here("./ours-stdio-server.js"),
+  args: []
+}
+const startupServers: ReadonlyArray<Server> = [...servers, oursAdd]
 
 interface Round {
   readonly rps: number
@@ -77,31 +100,6 @@ interface Round {
   readonly bad: number
   readonly missing: number
   readonly firstBad: string | undefined
-}
-
-class BenchFailure extends Error {}
-
-const percentile = (sorted: Float64Array, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
-
-const rssKiB = (pid: number): number => {
-  try {
-    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "latin1"))
-    return match ? Number(match[1]) : 0
-  } catch {
-    return 0
-  }
-}
-
-/** User + system CPU time of a process so far, in milliseconds (Linux clock ticks are 10 ms). */
-const cpuMillis = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return Number.NaN
-  }
 }
 
 /** The integer after the first `"id":` of a line, or -1. Only digits: ids here are numbers. */
@@ -118,56 +116,14 @@ const idOf = (line: string): number => {
   return digits === 0 ? -1 : id
 }
 
-/**
- * One connection to a server child: lines in, lines out. `onLines` gets every complete
- * line of one stdout chunk at once, with one timestamp for all of them.
- */
-const connect = (server: Server) => {
-  const command = [process.execPath, ...nodeFlags, server.file, ...server.args]
-  const [file, ...args] = pin === undefined ? command : ["taskset", "-c", pin.server, ...command]
-  const child: ChildProcessWithoutNullStreams = spawn(file, args, {
-    stdio: ["pipe", "pipe", "pipe"]
-  })
-  let stderr = ""
-  child.stderr.setEncoding("utf8")
-  child.stderr.on("data", (text: string) => {
-    stderr = (stderr + text).slice(-4000)
-  })
-  const exited = new Promise<number | null>((resolve) => {
-    child.once("exit", (code) => resolve(code))
-    child.once("error", (error) => {
-      stderr += `\n${error.message}`
-      resolve(null)
-    })
-  })
-  let onLines: (lines: Array<string>, now: number) => void = () => {}
-  let carry = ""
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (text: string) => {
-    const now = performance.now()
-    const lines = (carry + text).split("\n")
-    carry = lines.pop()!
-    onLines(lines, now)
-  })
-  return {
-    child,
-    exited,
-    stderr: () => stderr,
-    setOnLines: (f: typeof onLines) => {
-      onLines = f
-    },
-    write: (text: string) => child.stdin.write(text)
-  }
-}
-
-type Connection = ReturnType<typeof connect>
+const start = (server: Server): Child => spawnChild(server.file, server.args)
 
 /** Sends one request line and waits for the line answering `id`. */
-const call = (connection: Connection, id: number, line: string): Promise<string> =>
+const call = (child: Child, id: number, line: string): Promise<string> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new BenchFailure(`no answer to request ${id}`)), stallMillis)
-    void connection.exited.then((code) => reject(new BenchFailure(`the server exited (code ${code})`)))
-    connection.setOnLines((lines) => {
+    void child.exited.then((code) => reject(new BenchFailure(`the server exited (code ${code})`)))
+    child.setOnLines((lines) => {
       for (const l of lines) {
         if (idOf(l) === id) {
           clearTimeout(timer)
@@ -175,38 +131,25 @@ const call = (connection: Connection, id: number, line: string): Promise<string>
         }
       }
     })
-    connection.write(line + "\n")
+    child.write(line + "\n")
   })
 
-const handshake = async (connection: Connection) => {
-  const answer = await call(
-    connection,
-    0,
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } }
-    })
-  )
+/** The handshake of the envelope (nothing for 2026-07-28). */
+const handshake = async (child: Child) => {
+  if (envelope.handshake === undefined) return
+  const answer = await call(child, 0, envelope.handshake.initialize)
   const result = JSON.parse(answer).result
-  if (result?.protocolVersion !== "2025-11-25") throw new BenchFailure(`initialize failed: ${answer}`)
-  connection.write("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+  if (result?.protocolVersion !== envelope.revision) throw new BenchFailure(`initialize failed: ${answer}`)
+  child.write(envelope.handshake.initialized + "\n")
 }
 
 /**
  * `count` calls with ids `first … first + count - 1`, `window` in flight. Request `id`
  * adds `id` and 1, so its answer must hold `"sum":id+1`.
  */
-const burst = (connection: Connection, first: number, count: number, sampleRss: boolean): Promise<Round> => {
+const burst = (child: Child, first: number, count: number, sampleRss: boolean): Promise<Round> => {
   const requests = new Array<string>(count)
-  const sums = new Array<string>(count)
-  for (let k = 0; k < count; k++) {
-    const id = first + k
-    requests[k] =
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":${id},"b":1}}}\n`
-    sums[k] = `"sum":${id + 1}}`
-  }
+  for (let k = 0; k < count; k++) requests[k] = envelope.addCall(first + k) + "\n"
   const sentAt = new Float64Array(count)
   const latency = new Float64Array(count)
   const answered = new Uint8Array(count)
@@ -216,10 +159,10 @@ const burst = (connection: Connection, first: number, count: number, sampleRss: 
   let bad = 0
   let firstBad: string | undefined
   let peak = 0
-  const pid = connection.child.pid!
+  const pid = child.pid
 
   return new Promise((resolve) => {
-    let start = 0
+    let started = 0
     let cpuAtStart = 0
     let stall: ReturnType<typeof setTimeout> | undefined
     const sampler = sampleRss ? setInterval(() => peak = Math.max(peak, rssKiB(pid)), 50) : undefined
@@ -229,11 +172,11 @@ const burst = (connection: Connection, first: number, count: number, sampleRss: 
       finished = true
       clearTimeout(stall)
       clearInterval(sampler)
-      const seconds = (performance.now() - start) / 1000
+      const seconds = (performance.now() - started) / 1000
       const cpu = cpuMillis(pid) - cpuAtStart
       if (sampleRss) peak = Math.max(peak, rssKiB(pid))
       const measured = latency.filter((_, k) => answered[k] === 1).sort()
-      connection.setOnLines(() => {})
+      child.setOnLines(() => {})
       resolve({
         rps: ok / seconds,
         p50: percentile(measured, 0.5),
@@ -260,9 +203,9 @@ const burst = (connection: Connection, first: number, count: number, sampleRss: 
         sentAt[next] = now
         text += requests[next]
       }
-      connection.write(text)
+      child.write(text)
     }
-    connection.setOnLines((lines, now) => {
+    child.setOnLines((lines, now) => {
       let answers = 0
       for (const line of lines) {
         if (line.startsWith("{\"method\":") || line.includes(",\"method\":")) continue // a notification or request of the server
@@ -276,7 +219,7 @@ const burst = (connection: Connection, first: number, count: number, sampleRss: 
         latency[k] = now - sentAt[k]
         done++
         answers++
-        if (line.includes("\"result\":") && !line.includes("\"error\":") && line.includes(sums[k])) ok++
+        if (Envelope.isGoodAdd(line, first + k)) ok++
         else {
           bad++
           firstBad ??= line
@@ -287,75 +230,123 @@ const burst = (connection: Connection, first: number, count: number, sampleRss: 
       if (done === count) finish()
     })
     // A server that dies leaves the rest missing at once, rather than after the stall timeout.
-    void connection.exited.then(finish)
+    void child.exited.then(finish)
     cpuAtStart = cpuMillis(pid)
-    start = performance.now()
+    started = performance.now()
     armStall()
     send(window)
   })
 }
 
 const round = async (server: Server): Promise<Round> => {
-  const connection = connect(server)
+  const child = start(server)
   try {
-    await handshake(connection)
-    const warm = await burst(connection, 1, warmup, false)
+    await handshake(child)
+    const warm = await burst(child, 1, warmup, false)
     if (warm.ok !== warmup) {
       throw new BenchFailure(
         `${server.name}: warm-up got ${warm.ok}/${warmup} good answers (first bad: ${warm.firstBad ?? "none"})`
       )
     }
-    return await burst(connection, 1 + warmup, total, true)
+    return await burst(child, 1 + warmup, total, true)
   } catch (error) {
     throw new BenchFailure(
-      `${server.name}: ${error instanceof Error ? error.message : String(error)}\nstderr: ${connection.stderr()}`
+      `${server.name}: ${error instanceof Error ? error.message : String(error)}\nstderr: ${child.stderr()}`
     )
   } finally {
-    connection.child.stdin.end()
-    const timer = setTimeout(() => connection.child.kill(), 2_000)
-    await connection.exited
-    clearTimeout(timer)
+    await child.stop()
+  }
+}
+
+/** Spawn → the answer to the first request, in ms. */
+const startup = async (server: Server): Promise<number> => {
+  const spawnedAt = performance.now()
+  const child = start(server)
+  try {
+    if (envelope.handshake !== undefined) {
+      const answer = await call(child, 0, envelope.handshake.initialize)
+      if (!answer.includes("\"result\":")) throw new BenchFailure(`${server.name}: initialize failed: ${answer}`)
+    } else {
+      const answer = await call(child, 1, envelope.addCall(1))
+      if (!Envelope.isGoodAdd(answer, 1)) throw new BenchFailure(`${server.name}: first call failed: ${answer}`)
+    }
+    return performance.now() - spawnedAt
+  } catch (error) {
+    throw new BenchFailure(
+      `${server.name}: ${error instanceof Error ? error.message : String(error)}\nstderr: ${child.stderr()}`
+    )
+  } finally {
+    await child.stop()
   }
 }
 
 const main = async () => {
-  for (const server of servers) {
-    if (!existsSync(server.file)) throw new BenchFailure(`${server.file} is missing: run \`tsc -b\` at the root`)
-  }
+  const note = pinningNote()
+  const loadMark = markLoad()
   const results: Array<Array<Round>> = servers.map(() => [])
   for (let r = 0; r < rounds; r++) {
     for (let s = 0; s < servers.length; s++) results[s].push(await round(servers[s]))
   }
+  const startups: Array<Array<number>> = startupServers.map(() => [])
+  for (let r = 0; r < startupRuns; r++) {
+    for (let s = 0; s < startupServers.length; s++) startups[s].push(await startup(startupServers[s]))
+  }
   const best = results.map((runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a)))
+  const startupMedian = startups.map(median)
   const failed = results.some((runs) => runs.some((run) => run.bad > 0 || run.missing > 0))
 
-  const num = (n: number) => Math.round(n).toLocaleString("en-US")
-  const ms = (n: number) => `${n.toFixed(3)} ms`
-  const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`
-  const rows = [
-    ["server", "req/s", "p50", "p99", "peak RSS", "CPU/call", "runs (req/s)"],
-    ...servers.map((server, s) => [
-      server.name,
-      num(best[s].rps),
-      ms(best[s].p50),
-      ms(best[s].p99),
-      mib(best[s].rssKiB),
-      `${best[s].cpuPerCall.toFixed(1)} µs`,
-      results[s].map((run) => num(run.rps)).join(", ")
-    ])
-  ]
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)))
-  const line = (row: Array<string>) =>
-    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ")
-  const [ours, sdk] = best
+  const at = (key: Server["key"]) => startupServers.findIndex((server) => server.key === key)
+  const ours = best[at("ours")]
+  const sdk = best[at("sdk")]
+  const bare = best[at("bare")]
+  const first = envelope.handshake ? "initialize" : "first call"
+  const startupRatio = startupMedian[at("ours-add")] / startupMedian[at("sdk")]
   const out = [
-    `stdio tools/call add: ${total} calls after ${warmup} warm-up, ${window} in flight, ${rounds} alternating rounds; ` +
-    `best round of each by req/s; ${pin ? `client on CPU 0, server on CPU ${pin.server}` : "not pinned"}`,
-    line(rows[0]),
-    ...rows.slice(1).map(line),
-    `ours/sdk throughput: ${(ours.rps / sdk.rps).toFixed(2)}x`,
-    `ours/sdk p99:        ${(ours.p99 / sdk.p99).toFixed(2)}x`,
-    `ours/sdk CPU/call:   ${(ours.cpuPerCall / sdk.cpuPerCall).toFixed(2)}x`
+    `stdio tools/call add (${envelope.revision}): ${total} calls after ${warmup} warm-up, ${window} in flight, ` +
+    `${rounds} alternating rounds; best round of each by req/s; ${note}`,
+    ...table([
+      ["server", "req/s", "p50", "p99", "peak RSS", "CPU/call", `spawn → ${first}`, "runs (req/s)"],
+      ...startupServers.map((server, s) =>
+        s < servers.length
+          ? [
+            server.name,
+            num(best[s].rps),
+            ms(best[s].p50),
+            ms(best[s].p99),
+            mib(best[s].rssKiB),
+            `${best[s].cpuPerCall.toFixed(1)} µs`,
+            `${startupMedian[s].toFixed(0)} ms`,
+            results[s].map((run) => num(run.rps)).join(", ")
+          ]
+          : [server.name, "", "", "", "", "", `${startupMedian[s].toFixed(0)} ms`, ""]
+      )
+    ]),
+    ...table([
+      ["ratio", "value", "target"],
+      [
+        "ours/bare throughput",
+        percent(ours.rps / bare.rps),
+        `≥ 50%${ours.rps / bare.rps >= 0.5 ? " met" : " NOT MET"}`
+      ],
+      ["ours/sdk throughput", ratio(ours.rps / sdk.rps), `≥ 2.5x${ours.rps / sdk.rps >= 2.5 ? " met" : " NOT MET"}`],
+      ["ours/sdk p99", ratio(ours.p99 / sdk.p99), ""],
+      ["ours/sdk CPU/call", ratio(ours.cpuPerCall / sdk.cpuPerCall), ""],
+      [
+        `ours/sdk startup, add only (spawn → ${first})`,
+        ratio(startupRatio),
+        `≤ 2x${startupRatio <= 2 ? " met" : " NOT MET"}`
+      ],
+      [
+        `ours/sdk startup, apps/everything`,
+        ratio(startupMedian[at("ours")] / startupMedian[at("sdk")]),
+        ""
+      ]
+    ]),
+    `startup: median of ${startupRuns} spawns per server (ms): ` +
+    startupServers.map((server, s) => `${server.key} ${startups[s].map((t) => t.toFixed(0)).join(", ")}`).join(
+      "; "
+    ),
+    otherLoadNote(loadMark)
   ]
   if (failed) {
     servers.forEach((server, s) =>
@@ -371,10 +362,36 @@ const main = async () => {
     )
   }
   process.stdout.write(out.join("\n") + "\n")
+  const summary: Array<Row> = [
+    {
+      section: "stdio",
+      label: `req/s (${servers.map((server) => server.key).join(" / ")})`,
+      value: `${best.map((run) => num(run.rps)).join(" / ")}, p99 ${
+        best.map((run) => run.p99.toFixed(1)).join(" / ")
+      } ms`
+    },
+    targetRow("stdio", "ours / bare throughput", ours.rps / bare.rps, percent(ours.rps / bare.rps), "≥", 0.5, "50%"),
+    targetRow("stdio", "ours / SDK throughput", ours.rps / sdk.rps, ratio(ours.rps / sdk.rps), "≥", 2.5, "2.5x"),
+    {
+      section: "stdio",
+      label: "ours / SDK CPU per call (lower: less)",
+      value: ratio(ours.cpuPerCall / sdk.cpuPerCall)
+    },
+    {
+      section: "stdio",
+      label: `spawn → ${first} (${startupServers.map((server) => server.key).join(" / ")})`,
+      value: `${startupMedian.map((t) => t.toFixed(0)).join(" / ")} ms`
+    },
+    targetRow("stdio", "ours / SDK startup (add only)", startupRatio, ratio(startupRatio), "≤", 2, "2x"),
+    { section: "stdio", label: "other load on the machine", value: `${percent(otherLoad(loadMark))} of a CPU` }
+  ]
+  record(summary)
   if (failed) process.exitCode = 1
 }
 
 main().catch((error) => {
-  process.stderr.write((error instanceof BenchFailure ? error.message : String(error?.stack ?? error)) + "\n")
+  process.stderr.write(
+    `STDIO BENCHMARK FAILED: ${error instanceof BenchFailure ? error.message : String(error?.stack ?? error)}\n`
+  )
   process.exit(1)
 })

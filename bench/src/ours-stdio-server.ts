@@ -1,0 +1,18 @@
+/**
+ * effect-mcp serving only the `add` tool over stdio (`NodeMcpServer.serveStdio`), set up as
+ * `apps/everything` does: the like-for-like counterpart of `sdk-add-server.ts` for the startup
+ * measurement (`apps/everything` also builds every conformance fixture when it starts).
+ *
+ * `node dist/ours-stdio-server.js`
+ */
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import { Server } from "./ours-add.js"
+
+NodeMcpServer.serveStdio.pipe(
+  Effect.provide(Server),
+  Effect.tapErrorCause(Effect.logError),
+  Effect.provide(NodeMcpServer.layerStderrLogger),
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)
