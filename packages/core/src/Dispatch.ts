@@ -59,8 +59,15 @@ export type Table<E, R, C> = ReadonlyMap<string, Route<E, R, C>>
 const route = <E, R, C>(
   revision: Revision.Revision,
   entry: Method.Entry,
-  handler: (params: unknown, context: C) => Effect.Effect<unknown, E, R>
+  handler: (params: unknown, context: C) => Effect.Effect<unknown, E, R>,
+  trusted: boolean
 ): Route<E, R, C> => {
+  if (trusted) {
+    return (request, context) => {
+      const params = entry.decodeParams(request.params)
+      return params._tag === "Left" ? Effect.fail(params.left) : handler(params.right, context)
+    }
+  }
   const encode = entry.encodeResult!
   const name = entry.definition.name
   const encodeOrDie = (result: unknown): Effect.Effect<unknown> => {
@@ -81,8 +88,25 @@ const route = <E, R, C>(
 }
 
 /**
+ * Options of `make`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Which requests of the revision to serve (default: every one that has a handler). */
+  readonly include?: (definition: Method.Definition) => boolean
+  /**
+   * Methods whose handlers make results valid by construction (their parts already checked by
+   * their own schemas, and typed by the method): sent as they are, not checked again. Params
+   * are always decoded.
+   */
+  readonly trusted?: ReadonlyArray<Method.Name>
+}
+
+/**
  * Builds the table of `revision`: every request of the revision that has a handler and that
- * `include` accepts (default: all).
+ * `include` accepts.
  *
  * @since 0.1.0
  * @category constructors
@@ -90,15 +114,17 @@ const route = <E, R, C>(
 export const make = <E, R, C>(
   revision: Revision.Revision,
   handlers: Handlers<E, R, C>,
-  include: (definition: Method.Definition) => boolean = () => true
+  options: Options = {}
 ): Table<E, R, C> => {
+  const include = options.include ?? (() => true)
+  const trusted = new Set<string>(options.trusted ?? [])
   const out = new Map<string, Route<E, R, C>>()
   const byName = handlers as Record<string, ((params: unknown, context: C) => Effect.Effect<unknown, E, R>) | undefined>
   for (const entry of Method.table(revision).values()) {
     const definition = entry.definition
     const handler = Object.hasOwn(byName, definition.name) ? byName[definition.name] : undefined
     if (handler === undefined || definition.kind !== "request" || !include(definition)) continue
-    out.set(definition.name, route(revision, entry, handler))
+    out.set(definition.name, route(revision, entry, handler, trusted.has(definition.name)))
   }
   return out
 }

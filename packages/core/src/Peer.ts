@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -62,6 +63,18 @@ export type Progress = Outbound.Progress
 export type RequestOptions = Outbound.RequestOptions
 
 /**
+ * How one inbound request is served: an effect, or an effect and services its fiber starts with
+ * (added to the engine's context as the fiber is forked, which costs nothing more, where
+ * providing them inside the fiber would).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handling<R> =
+  | Effect.Effect<unknown, unknown, R>
+  | { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> }
+
+/**
  * What the engine needs from the side that runs it.
  *
  * @since 0.1.0
@@ -70,7 +83,7 @@ export type RequestOptions = Outbound.RequestOptions
 export interface Options<R> {
   readonly protocol: Transport.Protocol
   /** Serves one inbound request of `client`: the result object, or a wire error (`McpError`). */
-  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Effect.Effect<unknown, unknown, R>
+  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Handling<R>
   /** Handles one inbound notification (other than cancellation and progress of our own calls). */
   readonly onNotification?: (
     client: Transport.ClientId,

@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 
@@ -40,7 +41,7 @@ export interface Tool<R = never> {
   /** The wire definition (`tools/list`). */
   readonly definition: McpSchema.Tool.Tool
   /** Decodes the arguments; `Left` carries a readable message. */
-  readonly decode: (args: unknown) => Effect.Effect<unknown, InvalidArguments>
+  readonly decode: (args: unknown) => Either.Either<unknown, InvalidArguments>
   /** Runs the handler on decoded arguments; typed failures are already turned into `isError` results. */
   readonly run: (args: unknown) => Effect.Effect<Result, McpError.McpError, R>
 }
@@ -165,12 +166,23 @@ export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown>
 const isResult = (u: unknown): u is CallToolResult =>
   typeof u === "object" && u !== null && !Array.isArray(u) && Array.isArray((u as any).content)
 
-const toResult = (output: Output): Result =>
-  typeof output === "string"
-    ? { content: [{ type: "text", text: output }] }
-    : isResult(output)
-    ? output
-    : { content: output }
+const validResult = McpSchema.Base.codec(McpSchema.Tool.CallToolResult, "encode", McpSchema.Base.parseOptions)
+
+/**
+ * What a handler without a `success` schema returned, as a result: text is wrapped here; content
+ * blocks and whole results are checked here, once (the server sends tool results as they are).
+ */
+const toResult = (name: string, output: Output): Effect.Effect<Result> => {
+  if (typeof output === "string") return Effect.succeed({ content: [{ type: "text", text: output }] })
+  const result: Result = isResult(output) ? output : { content: output as ReadonlyArray<Content> }
+  const checked = validResult(result)
+  return checked._tag === "Right"
+    ? Effect.succeed(result)
+    // Content the protocol cannot carry: a bug, answered with -32603 and logged.
+    : Effect.die(
+      new Defect({ message: `Tool ${name} returned an invalid result: ${Method.describeError(checked.left)}` })
+    )
+}
 
 const describe = (error: unknown): string => {
   if (Schema.is(Schema.Struct({ message: Schema.String }))(error)) return error.message
@@ -249,14 +261,11 @@ export const make = <
       return "the arguments do not match the parameters (too deeply nested to describe)"
     }
   }
-  const decode = (args: unknown): Effect.Effect<unknown, InvalidArguments> => {
-    const decoded = decodeArgs(args ?? {})
-    return decoded._tag === "Right"
-      ? Effect.succeed(decoded.right)
-      : Effect.fail(
-        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(decoded.left)}` })
-      )
-  }
+  const decode = (args: unknown): Either.Either<unknown, InvalidArguments> =>
+    Either.mapLeft(
+      decodeArgs(args ?? {}),
+      (error) => new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(error)}` })
+    )
 
   const structured = (value: unknown): Effect.Effect<Result> => {
     const encoded = encodeSuccess!(value)
@@ -291,7 +300,7 @@ export const make = <
     Effect.matchEffect(handler(args as Arguments<P, I>) as Effect.Effect<unknown, unknown, any>, {
       onFailure: failed,
       onSuccess: (value): Effect.Effect<Result, McpError.McpError> =>
-        encodeSuccess === undefined ? Effect.succeed(toResult(value as Output)) : structured(value)
+        encodeSuccess === undefined ? toResult(name, value as Output) : structured(value)
     })
 
   return { [TypeId]: TypeId, name, definition, decode, run } as any

@@ -256,6 +256,21 @@ describe("Tools: tools/call", () => {
       yield* client.quiet
     }))
 
+  it.scoped("raw content the protocol cannot carry: -32603, for blocks and for whole results", () =>
+    Effect.gen(function*() {
+      const badBlocks = Tool.make("bad-blocks", {}, () => Effect.succeed([{ type: "nope" }] as any))
+      const badResult = Tool.make(
+        "bad-result",
+        {},
+        () => Effect.succeed({ content: [{ type: "text", text: 1 }] } as any)
+      )
+      const client = yield* connect({ serverInfo, tools: [badBlocks, badResult] })
+      yield* client.initialize("2025-11-25")
+      assert.strictEqual((yield* client.error("tools/call", { name: "bad-blocks" })).code, -32603)
+      assert.strictEqual((yield* client.error("tools/call", { name: "bad-result" })).code, -32603)
+      yield* client.quiet
+    }))
+
   it.scoped("content blocks a revision cannot carry are rendered as text", () =>
     Effect.gen(function*() {
       const types: Record<string, ReadonlyArray<string>> = {}

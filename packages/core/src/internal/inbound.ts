@@ -13,8 +13,10 @@
  *   array answers the batch, without the cancelled requests.
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
@@ -29,7 +31,12 @@ import type { Outbound } from "./outbound.js"
 
 export interface Options<R> {
   readonly runtime: Runtime.Runtime<R>
-  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Effect.Effect<unknown, unknown, R>
+  readonly onRequest: (
+    client: Transport.ClientId,
+    request: JsonRpc.Request
+  ) =>
+    | Effect.Effect<unknown, unknown, R>
+    | { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> }
   readonly onNotification: (
     client: Transport.ClientId,
     notification: JsonRpc.Notification
@@ -115,20 +122,40 @@ export const make = <R>(options: Options<R>): Inbound => {
   }
 
   /** Serves one request: its response, or `undefined` when it was interrupted (nothing is sent). */
-  const handle = options.tracing
-    ? (client: Transport.ClientId, request: JsonRpc.Request) =>
-      Effect.withSpan(Effect.suspend(() => options.onRequest(client, request)), `mcp ${request.method}`, {
-        kind: "server",
-        attributes: { "rpc.system": "jsonrpc", "rpc.method": request.method, "rpc.jsonrpc.request_id": request.id }
-      })
-    : (client: Transport.ClientId, request: JsonRpc.Request) => Effect.suspend(() => options.onRequest(client, request))
-
-  const answer = (client: Transport.ClientId, request: JsonRpc.Request) =>
-    Effect.matchCauseEffect(handle(client, request), {
-      onSuccess: (result): Effect.Effect<JsonRpc.Response | undefined, never, R> =>
-        Effect.succeed(JsonRpc.success(request.id, result)),
-      onFailure: (cause) => failure(client, request, cause)
+  const traced = (request: JsonRpc.Request, effect: Effect.Effect<unknown, unknown, R>) =>
+    Effect.withSpan(effect, `mcp ${request.method}`, {
+      kind: "server",
+      attributes: { "rpc.system": "jsonrpc", "rpc.method": request.method, "rpc.jsonrpc.request_id": request.id }
     })
+
+  /**
+   * Serves one request: `respond` gets its response, unless it was interrupted (then nothing is
+   * answered). The fiber it runs in starts with `context`, when the side gives one.
+   */
+  const serve = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
+  ): { readonly effect: Effect.Effect<void, never, R>; readonly context: Context.Context<never> | undefined } => {
+    let handling: ReturnType<Options<R>["onRequest"]>
+    try {
+      handling = options.onRequest(client, request)
+    } catch (defect) {
+      handling = Effect.die(defect)
+    }
+    const given = Effect.isEffect(handling)
+      ? undefined
+      : handling as Exclude<typeof handling, Effect.Effect<any, any, any>>
+    const effect = given === undefined ? handling as Effect.Effect<unknown, unknown, R> : given.effect
+    return {
+      effect: Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
+        onSuccess: (result) => respond(JsonRpc.success(request.id, result)),
+        onFailure: (cause) =>
+          Effect.flatMap(failure(client, request, cause), (r) => r === undefined ? Effect.void : respond(r))
+      }),
+      context: given?.context
+    }
+  }
 
   const callsOf = (client: Transport.ClientId): Map<JsonRpc.RequestId, Call> => {
     let map = calls.get(client)
@@ -146,19 +173,35 @@ export const make = <R>(options: Options<R>): Inbound => {
 
   const isBusy = (client: Transport.ClientId, id: JsonRpc.RequestId) => calls.get(client)?.has(id) === true
 
-  /** Starts `effect` as request `id` of `client`: in flight until it ends. */
+  const forkIn = (context: Context.Context<never> | undefined) =>
+    context === undefined
+      ? fork
+      : Runtime.runFork(Runtime.make({
+        context: Context.merge(runtime.context, context),
+        fiberRefs: runtime.fiberRefs,
+        runtimeFlags: runtime.runtimeFlags
+      }))
+
+  /** Starts serving request `id` of `client`: in flight until its fiber ends. */
   const start = (
     client: Transport.ClientId,
-    id: JsonRpc.RequestId,
-    method: string,
-    effect: Effect.Effect<void, never, R>
+    request: JsonRpc.Request,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
+    ended?: () => void
   ) => {
-    const call: Call = { fiber: undefined, cancellable: Method.isCancellable(method) }
+    const id = request.id
+    const call: Call = { fiber: undefined, cancellable: Method.isCancellable(request.method) }
     callsOf(client).set(id, call)
     count++
-    // Registered first, then started at once: a handler that does not wait ends inside `fork`.
-    const fiber = fork(Effect.ensuring(effect, Effect.sync(() => forget(client, id, call))))
+    const { context, effect } = serve(client, request, respond)
+    // Registered first, then started at once: a handler that does not wait ends inside the fork,
+    // and the observer (called at once then) forgets it.
+    const fiber = forkIn(context)(effect)
     if (calls.get(client)?.get(id) === call) call.fiber = fiber
+    fiber.addObserver(() => {
+      forget(client, id, call)
+      ended?.()
+    })
   }
 
   const request = (client: Transport.ClientId, message: JsonRpc.Request) => {
@@ -166,15 +209,7 @@ export const make = <R>(options: Options<R>): Inbound => {
       fork(sendQuiet(client, duplicate(message.id), message.id))
       return
     }
-    start(
-      client,
-      message.id,
-      message.method,
-      Effect.flatMap(
-        answer(client, message),
-        (response) => response === undefined ? Effect.void : sendQuiet(client, response, message.id)
-      )
-    )
+    start(client, message, (response) => sendQuiet(client, response, message.id))
   }
 
   const cancel: Inbound["cancel"] = (client, id) => {
@@ -228,14 +263,12 @@ export const make = <R>(options: Options<R>): Inbound => {
       seen.add(request.id)
       const done = Deferred.unsafeMake<JsonRpc.Response | undefined>(FiberId.none)
       answers.push(done)
+      // Answered, or (interrupted) settled with nothing when its fiber ends: the first one counts.
       start(
         client,
-        request.id,
-        request.method,
-        answer(client, request).pipe(
-          Effect.flatMap((response) => Deferred.succeed(done, response)),
-          Effect.onInterrupt(() => Deferred.succeed(done, undefined))
-        )
+        request,
+        (response) => Deferred.succeed(done, response),
+        () => Deferred.unsafeDone(done, Exit.succeed(undefined))
       )
     }
     // One response array for the whole batch, without the cancelled requests.

@@ -93,12 +93,15 @@ export const makeServer = (registry: Registry, config: Config): Server => {
       // A capability gates only in the revisions that define it: 2024-11-05 has completion/complete
       // but no `completions` capability.
       const defined = Revision.features(revision).serverCapabilities
-      const routes = new Map(Dispatch.make(revision, handlers, (d) => {
-        if (d.direction === "server") return false
-        if (phase !== "ready") return d.beforeInitialized && (phase === "new" || d.name !== "initialize")
-        if (d.name === "initialize") return false
-        return !(d.capability?.side === "server" && defined.includes(d.capability.key) &&
-          !(d.capability.key in capabilities))
+      const routes = new Map(Dispatch.make(revision, handlers, {
+        include: (d) => {
+          if (d.direction === "server") return false
+          if (phase !== "ready") return d.beforeInitialized && (phase === "new" || d.name !== "initialize")
+          if (d.name === "initialize") return false
+          return !(d.capability?.side === "server" && defined.includes(d.capability.key) &&
+            !(d.capability.key in capabilities))
+        },
+        trusted: Serving.trusted
       }))
       // A second initialize, in either later phase, is an invalid request (not an unknown method).
       if (phase !== "new") routes.set("initialize", alreadyInitialized)
@@ -117,15 +120,23 @@ interface Host {
   readonly protocol: Transport.Protocol
 }
 
-/** The context of one request of a handshake session: `McpRequest` and what the handshake's methods need. */
+/**
+ * The context of one request of a handshake session: `McpRequest` and what the handshake's
+ * methods need. Made before the request's fiber is forked (the fiber starts with it in its
+ * context); the session's state is attached as the fiber's first step.
+ */
 class HandshakeRequest implements RequestContext {
   readonly era = "handshake" as const
-  constructor(
-    readonly request: JsonRpc.Request,
-    readonly session: Session,
-    readonly snapshot: State,
-    readonly host: Host
-  ) {}
+  session!: Session
+  /** The session's state when the request began. */
+  snapshot!: State
+  constructor(readonly request: JsonRpc.Request, readonly host: Host) {}
+
+  attach(session: Session, snapshot: State): this {
+    this.session = session
+    this.snapshot = snapshot
+    return this
+  }
 
   get id() {
     return this.request.id
@@ -375,16 +386,20 @@ export const serve = (
 
     let host: Host | undefined
 
-    const serveIn = (session: Session, request: JsonRpc.Request) =>
+    const serveIn = (session: Session, context: HandshakeRequest) =>
       Effect.flatMap(
         Ref.get(session.state),
-        (s) => Dispatch.run(s.table, request, new HandshakeRequest(request, session, s, host!))
+        (s) => Dispatch.run(s.table, context.request, context.attach(session, s))
       )
-    const onRequest = (client: Transport.ClientId, request: JsonRpc.Request) => {
+    const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
       const session = sessions.get(client)
-      return session === undefined
-        ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, request))
-        : serveIn(session, request)
+      const context = new HandshakeRequest(request, host!)
+      return {
+        effect: session === undefined
+          ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, context))
+          : serveIn(session, context),
+        context: Serving.requestContext(context)
+      }
     }
 
     const onNotification = (client: Transport.ClientId, notification: JsonRpc.Notification): Effect.Effect<void> => {

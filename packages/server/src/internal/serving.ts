@@ -11,7 +11,6 @@ import { Dispatch, McpError, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
@@ -62,19 +61,16 @@ export const capabilities = (entries: Entries, config: Config, f: Revision.Featu
 }
 
 /**
- * Runs a user handler with `McpRequest` in its context. Every request runs in a fiber of its
- * own that ends with it, so the service is added to that fiber's context for good:
- * `provideService` would also restore the old context afterwards, which costs more than the
- * rest of a small tool call.
+ * A user handler, run where the request's `McpRequest` is: every request's fiber starts with it
+ * in its context (the era gives it to the engine, which forks the fiber with it), so nothing is
+ * provided per handler.
  */
-export const withRequest = <A, E>(
-  request: McpRequest.Service,
-  effect: Effect.Effect<A, E, McpRequest.McpRequest>
-): Effect.Effect<A, E> =>
-  Effect.zipRight(
-    FiberRef.update(FiberRef.currentContext, Context.add(McpRequest.McpRequest, request)),
-    effect as Effect.Effect<A, E>
-  )
+const withRequest = <A, E>(effect: Effect.Effect<A, E, McpRequest.McpRequest>): Effect.Effect<A, E> =>
+  effect as Effect.Effect<A, E>
+
+/** The context a request's fiber starts with: its `McpRequest`. */
+export const requestContext = (request: McpRequest.Service): Context.Context<McpRequest.McpRequest> =>
+  Context.make(McpRequest.McpRequest, request)
 
 // ---------------------------------------------------------------------------- pagination
 
@@ -114,6 +110,14 @@ const page = <A>(
 
 // ---------------------------------------------------------------------------- the methods
 
+/**
+ * The methods whose results are valid by construction, so a dispatch table need not check them
+ * again: tools/call (the hottest path of a server) is assembled here from a tool's result, whose
+ * structured value its `success` schema checked and whose raw content `Tool` checked, and is
+ * shaped for the revision by `shape.ts`.
+ */
+export const trusted: ReadonlyArray<"tools/call"> = ["tools/call"]
+
 /** The methods every era serves, typed by the catalog, for a registry and a config. */
 export const make = (
   registry: Registry,
@@ -147,24 +151,20 @@ export const make = (
 
     // The hottest path of a server: plain combinators, the registry read once.
     "tools/call": (params, request) =>
-      Effect.flatMap(entriesOf, (entries) => {
+      Effect.flatMap(entriesOf, (entries): Effect.Effect<McpSchema.Tool.CallToolResult20250618, McpError.McpError> => {
         const tool = entries.tools.get(params.name)
         if (tool === undefined) {
           return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
         }
         const f = request.features
-        return Effect.matchEffect(tool.decode(params.arguments), {
-          onFailure: (error) =>
-            // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
-            f.toolInputErrorsAsResults
-              ? Effect.succeed({ content: [{ type: "text" as const, text: error.message }], isError: true })
-              : Effect.fail(new McpError.InvalidParams({ message: error.message })),
-          onSuccess: (args) =>
-            Effect.map(
-              withRequest(request, tool.run(args)),
-              (result) => Shape.callToolResult(result, f)
-            )
-        })
+        const args = tool.decode(params.arguments)
+        if (args._tag === "Left") {
+          // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
+          return f.toolInputErrorsAsResults
+            ? Effect.succeed({ content: [{ type: "text" as const, text: args.left.message }], isError: true })
+            : Effect.fail(new McpError.InvalidParams({ message: args.left.message }))
+        }
+        return Effect.map(withRequest(tool.run(args.right)), (result) => Shape.callToolResult(result, f))
       }),
 
     "prompts/list": (params, request) =>
@@ -177,7 +177,7 @@ export const make = (
           return Effect.fail(new McpError.InvalidParams({ message: `Unknown prompt: ${params.name}` }))
         }
         return Effect.map(
-          withRequest(request, prompt.get(params.arguments)),
+          withRequest(prompt.get(params.arguments)),
           (result) => Shape.promptMessages(result, request.features)
         )
       }),
@@ -192,12 +192,12 @@ export const make = (
       Effect.flatMap(entriesOf, (entries): Effect.Effect<McpSchema.Resource.ReadResourceResult, McpError.McpError> => {
         const resource = entries.resources.get(params.uri)
         if (resource !== undefined) {
-          return withRequest(request, resource.read(params.uri))
+          return withRequest(resource.read(params.uri))
         }
         for (const template of entries.templates.values()) {
           const variables = template.match(params.uri)
           if (variables !== undefined) {
-            return withRequest(request, template.read(params.uri, variables))
+            return withRequest(template.read(params.uri, variables))
           }
         }
         return Effect.fail(new McpError.ResourceNotFound({ uri: params.uri }))
@@ -210,7 +210,7 @@ export const make = (
           : entries.templates.get(params.ref.uri)?.completions[params.argument.name]
         if (completer === undefined) return Effect.succeed(Completion.result([]))
         return Effect.map(
-          withRequest(request, completer(params.argument.value, params.context?.arguments ?? {})),
+          withRequest(completer(params.argument.value, params.context?.arguments ?? {})),
           (values) => Completion.result(values)
         )
       })
