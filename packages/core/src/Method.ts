@@ -619,10 +619,17 @@ export const describeError = (error: unknown): string => {
   }
 }
 
+/** A codec compiled on its first use: a server starts without compiling what it never serves. */
+const lazily = <A, B>(make: () => (a: A) => B): (a: A) => B => {
+  let compiled: ((a: A) => B) | undefined
+  return (a) => (compiled ??= make())(a)
+}
+
 const makeEntry = (definition: Definition, shape: Shape): Entry => {
-  const decode = Base.codec(shape.params, "decode", Base.parseOptions)
+  const decode = lazily(() => Base.codec(shape.params, "decode", Base.parseOptions))
   const optional = shape.paramsOptional
   const name = definition.name
+  const result = shape.result
   return {
     definition,
     shape,
@@ -631,9 +638,9 @@ const makeEntry = (definition: Definition, shape: Shape): Entry => {
         decode(params === undefined && optional ? {} : params),
         (error) => new McpError.InvalidParams({ message: `Invalid params for ${name}: ${describeError(error)}` })
       ),
-    encodeParams: Base.codec(shape.params, "encode", Base.parseOptions),
-    encodeResult: shape.result && Base.codec(shape.result, "encode", Base.parseOptions),
-    decodeResult: shape.result && Base.codec(shape.result, "decode", Base.parseOptions)
+    encodeParams: lazily(() => Base.codec(shape.params, "encode", Base.parseOptions)),
+    encodeResult: result && lazily(() => Base.codec(result, "encode", Base.parseOptions)),
+    decodeResult: result && lazily(() => Base.codec(result, "decode", Base.parseOptions))
   }
 }
 
@@ -646,12 +653,12 @@ const compile = (revision: Revision.Revision): ReadonlyMap<string, Entry> =>
     )
   )
 
-const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } = {
-  "2024-11-05": compile("2024-11-05"),
-  "2025-03-26": compile("2025-03-26"),
-  "2025-06-18": compile("2025-06-18"),
-  "2025-11-25": compile("2025-11-25"),
-  "2026-07-28": compile("2026-07-28")
+const tables = new Map<Revision.Revision, ReadonlyMap<string, Entry>>()
+
+const tableOf = (revision: Revision.Revision): ReadonlyMap<string, Entry> => {
+  let found = tables.get(revision)
+  if (found === undefined) tables.set(revision, found = compile(revision))
+  return found
 }
 
 /**
@@ -660,7 +667,7 @@ const tables: { readonly [R in Revision.Revision]: ReadonlyMap<string, Entry> } 
  * @since 0.1.0
  * @category catalog
  */
-export const table = (revision: Revision.Revision): ReadonlyMap<string, Entry> => tables[revision]
+export const table = (revision: Revision.Revision): ReadonlyMap<string, Entry> => tableOf(revision)
 
 /**
  * The entry of `method` in `revision`, if that revision has it; typed by the method when its
@@ -672,7 +679,7 @@ export const table = (revision: Revision.Revision): ReadonlyMap<string, Entry> =
 export const lookup: {
   <M extends Name>(revision: Revision.Revision, method: M): Entry<Params<M>, Result<M>> | undefined
   (revision: Revision.Revision, method: string): Entry | undefined
-} = (revision: Revision.Revision, method: string): any => tables[revision].get(method)
+} = (revision: Revision.Revision, method: string): any => tableOf(revision).get(method)
 
 /**
  * The methods of a revision that `side` receives (the ones it may be asked to serve).
@@ -681,6 +688,6 @@ export const lookup: {
  * @category catalog
  */
 export const receivedBy = (side: "server" | "client", revision: Revision.Revision): ReadonlyArray<Entry> =>
-  Array.from(tables[revision].values()).filter((entry) =>
+  Array.from(tableOf(revision).values()).filter((entry) =>
     entry.definition.direction === "both" || entry.definition.direction !== side
   )

@@ -50,7 +50,8 @@ export const reader = (emit: (inbound: Wire.Inbound) => void): Reader => {
   let buffer = ""
   const line = (text: string) => {
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text
-    if (trimmed.trim().length > 0) emit(Wire.decode(trimmed))
+    // A line that is only whitespace is no message (checked without copying the line).
+    if (/\S/.test(trimmed)) emit(Wire.decode(trimmed))
   }
   return {
     push: (chunk) => {

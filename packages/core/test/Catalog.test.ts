@@ -5,12 +5,13 @@
  */
 import { definition, definitions, type SchemaSet, validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Method from "../src/Method.js"
 import * as Revision from "../src/Revision.js"
-import { arbitrary, parseOptions } from "../src/Schema/Base.js"
+import { parseOptions } from "../src/Schema/Base.js"
 import * as Wire from "../src/Wire.js"
 
 /** The official definitions a method's result may be, by name (looked up in the revision's set, then ext-tasks). */
@@ -86,7 +87,7 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
     it(`${method}: generated params validate and round-trip`, () => {
       const encode = Schema.encodeSync(entry.shape.params, parseOptions)
       FastCheck.assert(
-        FastCheck.property(arbitrary(entry.shape.params), (params) => {
+        FastCheck.property(Arbitrary.make(entry.shape.params), (params) => {
           const encoded = wire(encode(params))
           const message = kind === "request"
             ? { jsonrpc: "2.0", id: 1, method, params: encoded }
@@ -120,7 +121,7 @@ describe.each(Revision.all)("catalog at %s", (revision) => {
         )
         assert.isNotEmpty(named)
         FastCheck.assert(
-          FastCheck.property(arbitrary(entry.shape.result!), (result) => {
+          FastCheck.property(Arbitrary.make(entry.shape.result!), (result) => {
             const encoded = wire(Either.getOrThrow(entry.encodeResult!(result)))
             const errors = named.map(({ name, set }) => validate(set, name, encoded))
             if (errors.every((e) => e !== undefined)) {

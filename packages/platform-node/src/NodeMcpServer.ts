@@ -32,29 +32,27 @@ export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
 )
 
 /**
- * Sends frames as lines on a Node writable stream, in order. Lines written in the same tick are
- * corked into one write; Node buffers what the other side has not read yet.
+ * Sends frames as lines on a Node writable stream, in order. Lines sent in the same tick go out
+ * as one write (one string, so Node keeps one buffer, not one per line); Node buffers what the
+ * other side has not read yet.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const lineSender = (output: Writable): Transport.Protocol["send"] => {
-  let corked = false
-  const uncork = () => {
-    corked = false
-    output.uncork()
+  let pending = ""
+  const flush = () => {
+    const text = pending
+    pending = ""
+    if (!output.destroyed && !output.writableEnded) output.write(text)
   }
   return (_client, frame) =>
     Effect.suspend(() => {
       if (output.destroyed || output.writableEnded) {
         return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
       }
-      if (!corked) {
-        corked = true
-        output.cork()
-        process.nextTick(uncork)
-      }
-      output.write(Ndjson.encode(frame))
+      if (pending === "") process.nextTick(flush)
+      pending += Ndjson.encode(frame)
       return Effect.void
     })
 }

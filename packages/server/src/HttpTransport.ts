@@ -24,17 +24,13 @@
  *
  * @since 0.1.0
  */
-import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import type * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import * as internal from "./internal/http/handler.js"
@@ -137,98 +133,11 @@ export interface Handler {
  */
 export const make: (options?: Options) => Effect.Effect<Handler, never, McpServer | Scope.Scope> = internal.make
 
-const encoder = new TextEncoder()
-
-const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse => {
-  const { "content-type": contentType, ...headers } = reply.headers
-  return reply.body === undefined
-    ? HttpServerResponse.empty({ status: reply.status, headers })
-    : HttpServerResponse.text(reply.body, {
-      status: reply.status,
-      headers,
-      ...(contentType !== undefined ? { contentType } : {})
-    })
-}
-
-/** An exchange from an @effect/platform request, answered through `resume`. */
-const fromPlatform = (
-  request: HttpServerRequest.HttpServerRequest,
-  runtime: Runtime.Runtime<never>,
-  resume: (effect: Effect.Effect<HttpServerResponse.HttpServerResponse>) => void,
-  closed: Array<() => void>
-): Exchange => {
-  const url = request.url
-  const q = url.indexOf("?")
-  return {
-    method: request.method,
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? "" : url.slice(q + 1),
-    header: (name) => request.headers[name],
-    body: (maxBytes, done) => {
-      const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > maxBytes) return done({ _tag: "TooLarge" })
-      // Counted while reading, and the excess drained: the platform's own limit would destroy the
-      // connection and the client would never see the 413.
-      let size = 0
-      const chunks: Array<Uint8Array> = []
-      Runtime.runFork(runtime)(
-        request.stream.pipe(
-          Stream.runForEach((chunk) =>
-            Effect.sync(() => {
-              size += chunk.length
-              if (size <= maxBytes) chunks.push(chunk)
-            })
-          ),
-          Effect.match({
-            onFailure: () => done({ _tag: "Failed" }),
-            onSuccess: () => {
-              if (size > maxBytes) return done({ _tag: "TooLarge" })
-              const bytes = new Uint8Array(size)
-              let at = 0
-              for (const chunk of chunks) {
-                bytes.set(chunk, at)
-                at += chunk.length
-              }
-              done({ _tag: "Text", text: new TextDecoder().decode(bytes) })
-            }
-          })
-        )
-      )
-    },
-    reply: (reply) => resume(Effect.succeed(toResponse(reply))),
-    stream: (headers) => {
-      const mailbox = Effect.runSync(Mailbox.make<string>())
-      let ended = false
-      const { "content-type": contentType, ...rest } = headers
-      resume(Effect.succeed(HttpServerResponse.stream(
-        Mailbox.toStream(mailbox).pipe(
-          Stream.map((text) => encoder.encode(text)),
-          Stream.ensuring(Effect.sync(() => {
-            if (!ended) { for (const listener of closed) listener() }
-            ended = true
-          }))
-        ),
-        { headers: rest, ...(contentType !== undefined ? { contentType } : {}) }
-      )))
-      return {
-        write: (text) => {
-          if (!ended) mailbox.unsafeOffer(text)
-        },
-        end: () => {
-          if (ended) return
-          ended = true
-          mailbox.unsafeDone(Exit.void)
-        }
-      }
-    },
-    onClose: (listener) => {
-      closed.push(listener)
-    }
-  }
-}
+/** The @effect/platform adapter, loaded when first used. */
+const platform = Effect.promise(() => import("./internal/http/platform.js"))
 
 /**
- * The handler as an @effect/platform route handler.
+ * The handler as an @effect/platform route handler (for a router of your own).
  *
  * @since 0.1.0
  * @category combinators
@@ -237,35 +146,16 @@ export const toHttpApp = (
   handler: Handler
 ): Effect.Effect<
   (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
-> =>
-  Effect.map(
-    Effect.runtime<never>(),
-    (runtime) => (request) =>
-      Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
-        const closed: Array<() => void> = []
-        let answered = false
-        handler.handle(fromPlatform(request, runtime, (effect) => {
-          answered = true
-          resume(effect)
-        }, closed))
-        // Interrupted before the response: the client went away.
-        return Effect.sync(() => {
-          if (!answered) { for (const listener of closed) listener() }
-        })
-      })
-  )
+> => Effect.flatMap(platform, (adapter) => adapter.toHttpApp(handler))
 
 /**
  * The MCP endpoints as routes of an `HttpLayerRouter` (every method, so that the unsupported
  * ones get their 405): mount them on your own router, or serve them alone with
- * `HttpLayerRouter.serve` and a platform's HTTP server layer.
+ * `HttpLayerRouter.serve` and a platform's HTTP server layer. @effect/platform's HTTP modules
+ * are loaded when this layer is built, not when this module is imported.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | McpServer> =>
-  HttpLayerRouter.addAll(Effect.gen(function*() {
-    const handler = yield* make(options)
-    const app = yield* toHttpApp(handler)
-    return handler.paths.map((path) => HttpLayerRouter.route("*", path as `/${string}`, app))
-  }))
+  Layer.unwrapEffect(Effect.map(platform, (adapter) => adapter.layer(options)))

@@ -12,9 +12,8 @@
  *
  * @since 0.1.0
  */
-import * as Arbitrary from "effect/Arbitrary"
+import type * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
-import type * as FastCheck from "effect/FastCheck"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -424,14 +423,6 @@ export const paginatedResultFields = {
   ...metaField,
   nextCursor: Schema.optional(Cursor)
 }
-
-/**
- * Fast-check arbitrary for any schema, for property tests.
- *
- * @since 0.1.0
- * @category testing
- */
-export const arbitrary = <A, I, R>(schema: Schema.Schema<A, I, R>): FastCheck.Arbitrary<A> => Arbitrary.make(schema)
 
 const transforms = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST>): boolean => {
   if (seen.has(ast)) return false

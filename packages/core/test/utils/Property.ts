@@ -5,9 +5,10 @@
  */
 import { type SchemaSet, validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { arbitrary, parseOptions } from "../../src/Schema/Base.js"
+import { parseOptions } from "../../src/Schema/Base.js"
 import * as Wire from "../../src/Wire.js"
 
 export interface Case {
@@ -26,7 +27,7 @@ export const holds = (c: Case): void => {
   const encode = Schema.encodeSync(c.schema, parseOptions)
   const decode = Schema.decodeUnknownSync(c.schema, parseOptions)
   FastCheck.assert(
-    FastCheck.property(arbitrary(c.schema), (value) => {
+    FastCheck.property(Arbitrary.make(c.schema), (value) => {
       // Through the wire boundary, as every inbound message goes (own `__proto__` keys are dropped there).
       const json = Wire.parse(JSON.stringify(encode(value)))
       for (const set of c.sets) {
