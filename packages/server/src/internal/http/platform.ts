@@ -6,14 +6,15 @@
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
-import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { McpServer } from "../../McpServer.js"
-import type { Exchange } from "./exchange.js"
+import type { Body, Exchange } from "./exchange.js"
 import type { Reply } from "./front.js"
 import type { Handler, Options } from "./handler.js"
 import * as internal from "./handler.js"
@@ -31,57 +32,77 @@ const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse => {
     })
 }
 
-/** An exchange from an @effect/platform request, answered through `resume`. */
+/** What one route call has to do after the handler saw the exchange. */
+interface Pending {
+  /** The handler asked for the body (at most `maxBytes`): the route's fiber reads it. */
+  body: { readonly maxBytes: number; readonly done: (body: Body) => void } | undefined
+  readonly closed: Array<() => void>
+  answered: boolean
+}
+
+const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  return new TextDecoder().decode(bytes)
+}
+
+/** Reads the body in the route's fiber, counted as it arrives (chunked bodies too). */
+const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<Body> => {
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > maxBytes) return Effect.succeed({ _tag: "TooLarge" })
+  if (length !== undefined) {
+    // A known length within the limit: the platform reads it whole.
+    return Effect.match(request.text, {
+      onFailure: (): Body => ({ _tag: "Failed" }),
+      onSuccess: (text): Body => ({ _tag: "Text", text })
+    })
+  }
+  // No length: counted while reading and the excess drained, since the platform's own limit would
+  // destroy the connection and the client would never see the 413.
+  return Effect.suspend(() => {
+    let size = 0
+    const chunks: Array<Uint8Array> = []
+    return Effect.match(
+      Stream.runForEach(request.stream, (chunk) =>
+        Effect.sync(() => {
+          size += chunk.length
+          if (size <= maxBytes) chunks.push(chunk)
+        })),
+      {
+        onFailure: (): Body => ({ _tag: "Failed" }),
+        onSuccess: (): Body => size > maxBytes ? { _tag: "TooLarge" } : { _tag: "Text", text: concat(chunks, size) }
+      }
+    )
+  })
+}
+
+/** An exchange from an @effect/platform request, answered through `resolve`. */
 const fromPlatform = (
   request: HttpServerRequest.HttpServerRequest,
-  runtime: Runtime.Runtime<never>,
-  resume: (effect: Effect.Effect<HttpServerResponse.HttpServerResponse>) => void,
-  closed: Array<() => void>
+  pending: Pending,
+  resolve: (response: HttpServerResponse.HttpServerResponse) => void
 ): Exchange => {
   const url = request.url
   const q = url.indexOf("?")
+  const { closed } = pending
   return {
     method: request.method,
     path: q < 0 ? url : url.slice(0, q),
     query: q < 0 ? "" : url.slice(q + 1),
     header: (name) => request.headers[name],
     body: (maxBytes, done) => {
-      const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > maxBytes) return done({ _tag: "TooLarge" })
-      // Counted while reading, and the excess drained: the platform's own limit would destroy the
-      // connection and the client would never see the 413.
-      let size = 0
-      const chunks: Array<Uint8Array> = []
-      Runtime.runFork(runtime)(
-        request.stream.pipe(
-          Stream.runForEach((chunk) =>
-            Effect.sync(() => {
-              size += chunk.length
-              if (size <= maxBytes) chunks.push(chunk)
-            })
-          ),
-          Effect.match({
-            onFailure: () => done({ _tag: "Failed" }),
-            onSuccess: () => {
-              if (size > maxBytes) return done({ _tag: "TooLarge" })
-              const bytes = new Uint8Array(size)
-              let at = 0
-              for (const chunk of chunks) {
-                bytes.set(chunk, at)
-                at += chunk.length
-              }
-              done({ _tag: "Text", text: new TextDecoder().decode(bytes) })
-            }
-          })
-        )
-      )
+      pending.body = { maxBytes, done }
     },
-    reply: (reply) => resume(Effect.succeed(toResponse(reply))),
+    reply: (reply) => resolve(toResponse(reply)),
     stream: (headers) => {
       const mailbox = Effect.runSync(Mailbox.make<string>())
       let ended = false
       const { "content-type": contentType, ...rest } = headers
-      resume(Effect.succeed(HttpServerResponse.stream(
+      resolve(HttpServerResponse.stream(
         Mailbox.toStream(mailbox).pipe(
           Stream.map((text) => encoder.encode(text)),
           Stream.ensuring(Effect.sync(() => {
@@ -90,7 +111,7 @@ const fromPlatform = (
           }))
         ),
         { headers: rest, ...(contentType !== undefined ? { contentType } : {}) }
-      )))
+      ))
       return {
         write: (text) => {
           if (!ended) mailbox.unsafeOffer(text)
@@ -108,27 +129,34 @@ const fromPlatform = (
   }
 }
 
-/** The handler as an @effect/platform route handler. */
+/** The handler as an @effect/platform route handler: one fiber per call, the route's own. */
 export const toHttpApp = (
   handler: Handler
 ): Effect.Effect<
   (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 > =>
-  Effect.map(
-    Effect.runtime<never>(),
-    (runtime) => (request) =>
-      Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
-        const closed: Array<() => void> = []
-        let answered = false
-        handler.handle(fromPlatform(request, runtime, (effect) => {
-          answered = true
-          resume(effect)
-        }, closed))
-        // Interrupted before the response: the client went away.
-        return Effect.sync(() => {
-          if (!answered) { for (const listener of closed) listener() }
-        })
-      })
+  Effect.succeed((request) =>
+    Effect.suspend(() => {
+      const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
+      const pending: Pending = { body: undefined, closed: [], answered: false }
+      const resolve = (r: HttpServerResponse.HttpServerResponse) => {
+        pending.answered = true
+        Deferred.unsafeDone(response, Exit.succeed(r))
+      }
+      handler.handle(fromPlatform(request, pending, resolve))
+      const wanted = pending.body
+      const answer = wanted === undefined
+        ? Deferred.await(response)
+        : Effect.zipRight(
+          Effect.flatMap(readBody(request, wanted.maxBytes), (body) => Effect.sync(() => wanted.done(body))),
+          Deferred.await(response)
+        )
+      // Interrupted before the response: the client went away.
+      return Effect.onInterrupt(answer, () =>
+        Effect.sync(() => {
+          if (!pending.answered) { for (const listener of pending.closed) listener() }
+        }))
+    })
   )
 
 /** The MCP endpoints as routes of an `HttpLayerRouter`, every method. */
