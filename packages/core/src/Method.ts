@@ -633,11 +633,15 @@ const makeEntry = (definition: Definition, shape: Shape): Entry => {
   return {
     definition,
     shape,
-    decodeParams: (params) =>
-      Either.mapLeft(
-        decode(params === undefined && optional ? {} : params),
-        (error) => new McpError.InvalidParams({ message: `Invalid params for ${name}: ${describeError(error)}` })
-      ),
+    decodeParams: (params) => {
+      const decoded = decode(params === undefined && optional ? {} : params)
+      // A Right is returned as it is (its left type is only a type).
+      return decoded._tag === "Right"
+        ? decoded as Either.Either<unknown, never>
+        : Either.left(
+          new McpError.InvalidParams({ message: `Invalid params for ${name}: ${describeError(decoded.left)}` })
+        )
+    },
     encodeParams: lazily(() => Base.codec(shape.params, "encode", Base.parseOptions)),
     encodeResult: result && lazily(() => Base.codec(result, "encode", Base.parseOptions)),
     decodeResult: result && lazily(() => Base.codec(result, "decode", Base.parseOptions))

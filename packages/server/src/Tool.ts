@@ -261,11 +261,14 @@ export const make = <
       return "the arguments do not match the parameters (too deeply nested to describe)"
     }
   }
-  const decode = (args: unknown): Either.Either<unknown, InvalidArguments> =>
-    Either.mapLeft(
-      decodeArgs(args ?? {}),
-      (error) => new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(error)}` })
-    )
+  const decode = (args: unknown): Either.Either<unknown, InvalidArguments> => {
+    const decoded = decodeArgs(args ?? {})
+    return decoded._tag === "Right"
+      ? decoded as Either.Either<unknown, never>
+      : Either.left(
+        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(decoded.left)}` })
+      )
+  }
 
   const structured = (value: unknown): Effect.Effect<Result> => {
     const encoded = encodeSuccess!(value)

@@ -97,16 +97,14 @@ export const callToolResult = (
   },
   f: Features
 ): McpSchema.Tool.CallToolResult20250618 => {
-  const out: Record<string, unknown> = { ...result, content: contents(result.content, f) }
+  const content = contents(result.content, f)
   const structured = result.structuredContent
-  if (
-    structured === undefined || f.structuredOutput === "none" ||
-    (f.structuredOutput === "object" && !isObject(structured))
-  ) {
-    delete out.structuredContent
-  }
-  if (out.isError === undefined) delete out.isError
-  if (out._meta === undefined) delete out._meta
+  const drop = structured !== undefined &&
+    (f.structuredOutput === "none" || (f.structuredOutput === "object" && !isObject(structured)))
+  // What the revision carries as it is goes out as it is (a field left undefined is not sent).
+  if (!drop && content === result.content) return result as McpSchema.Tool.CallToolResult20250618
+  const out: Record<string, unknown> = { ...result, content }
+  if (drop) delete out.structuredContent
   return out as McpSchema.Tool.CallToolResult20250618
 }
 
