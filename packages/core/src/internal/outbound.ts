@@ -19,6 +19,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Meta from "../Meta.js"
 import * as Method from "../Method.js"
+import type { Peer } from "../Peer.js"
 import type * as Transport from "../Transport.js"
 import { RequestTimeout, TransportClosed } from "./errors.js"
 
@@ -68,18 +69,8 @@ export interface Options {
 }
 
 export interface Outbound {
-  readonly request: (
-    client: Transport.ClientId,
-    method: string,
-    params?: unknown,
-    options?: RequestOptions
-  ) => Effect.Effect<unknown, McpError.McpError | RequestTimeout | TransportClosed>
-  readonly notify: (
-    client: Transport.ClientId,
-    method: string,
-    params?: unknown,
-    context?: Transport.SendContext
-  ) => Effect.Effect<void, TransportClosed>
+  readonly request: Peer["request"]
+  readonly notify: Peer["notify"]
   /** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
   readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
   /** A progress notification from `client`: true when it was for one of our calls. */

@@ -11,6 +11,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as EventStore from "../../EventStore.js"
+import type { Handler, Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
@@ -18,28 +19,7 @@ import * as Legacy from "./legacy.js"
 import * as Sessions from "./sessions.js"
 import * as Streamable from "./streamable.js"
 
-export interface Options {
-  readonly path?: string
-  readonly legacySse?: false | { readonly ssePath?: string; readonly messagesPath?: string }
-  readonly allowedHosts?: ReadonlyArray<string> | "*"
-  readonly allowedOrigins?: ReadonlyArray<string> | "*"
-  readonly sessionIdleTimeout?: Duration.DurationInput
-  readonly maxSessions?: number
-  readonly maxRequestDuration?: Duration.DurationInput
-  readonly maxBodyBytes?: number
-  readonly standaloneStream?: boolean
-  readonly retry?: Duration.DurationInput
-  readonly tracing?: boolean
-}
-
-export interface Handler {
-  /** Serves one exchange. */
-  readonly handle: (exchange: Exchange) => void
-  /** The paths served. */
-  readonly paths: ReadonlyArray<string>
-  /** Sessions open right now. */
-  readonly sessions: () => number
-}
+export type { Handler, Options } from "../../HttpTransport.js"
 
 export const defaults = {
   path: "/mcp",
