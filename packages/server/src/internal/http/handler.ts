@@ -46,7 +46,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const maxRequestMillis = options.maxRequestDuration === undefined
       ? undefined
       : Duration.toMillis(options.maxRequestDuration)
-    const sessions = Sessions.make({
+    const sessions = new Sessions.Sessions({
       store,
       clock: yield* Effect.clock,
       idleMillis,
@@ -140,6 +140,6 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     return {
       handle,
       paths: legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages],
-      sessions: sessions.count
+      sessions: () => sessions.count()
     }
   })

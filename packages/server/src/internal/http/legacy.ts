@@ -23,7 +23,7 @@ export const get = (config: Config, exchange: Exchange): void => {
     )
   }
   const session = config.sessions.create(true)
-  config.sessions.attachStandalone(session, exchange)
+  session.attach(exchange)
   session.standalone.stream!.write(
     Front.sse({ event: "endpoint", data: `${config.messagesPath}?sessionId=${encodeURIComponent(session.id)}` })
   )

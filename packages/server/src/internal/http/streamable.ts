@@ -84,7 +84,7 @@ export const post = (config: Config, exchange: Exchange): void => {
         )
       }
       const session = sessions.create(false)
-      sessions.open(session, exchange, [requests[0].id], true)
+      session.open(exchange, [requests[0].id], true)
       return sessions.receiver().receive(session.client, inbound)
     }
 
@@ -114,14 +114,14 @@ export const post = (config: Config, exchange: Exchange): void => {
     for (const message of messages) {
       if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
         const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
-        if (typeof id === "string" || typeof id === "number") sessions.forget(session, id)
+        if (typeof id === "string" || typeof id === "number") session.forget(id)
       }
     }
     if (requests.length === 0) {
       sessions.receiver().receive(session.client, inbound)
       return exchange.reply(Front.empty(202))
     }
-    sessions.open(session, exchange, requests.map((request) => request.id), false)
+    session.open(exchange, requests.map((request) => request.id), false)
     sessions.receiver().receive(session.client, inbound)
   })
 }
@@ -134,13 +134,13 @@ export const get = (config: Config, exchange: Exchange): void => {
   const session = lookup(config, exchange)
   if (!isSession(session)) return exchange.reply(session)
   const lastEventId = exchange.header("last-event-id")
-  if (lastEventId !== undefined) return config.fork(config.sessions.resume(session, exchange, lastEventId))
+  if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId))
   if (session.standalone.stream !== undefined) {
     return exchange.reply(
       Front.error(409, Front.transportError, "Conflict: only one standalone SSE stream per session")
     )
   }
-  config.sessions.attachStandalone(session, exchange)
+  session.attach(exchange)
 }
 
 export const del = (config: Config, exchange: Exchange): void => {
