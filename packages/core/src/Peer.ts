@@ -175,7 +175,8 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
       batching: options.batching ?? (() => Effect.succeed(false)),
       send,
       outbound,
-      tracing: options.tracing ?? false
+      tracing: options.tracing ?? false,
+      unanswered: protocol.unanswered ?? (() => {})
     })
     const disconnect = (client: Transport.ClientId) => {
       inbound.disconnect(client)

@@ -89,4 +89,9 @@ export interface Protocol {
    * messages for it are kept for the client's resumption. Absent elsewhere.
    */
   readonly closeStream?: ((client: ClientId, related: JsonRpc.RequestId) => Effect.Effect<void>) | undefined
+  /**
+   * Request `id` of `client` ended and the engine will send nothing for it (it was cancelled, or
+   * interrupted with its client): a transport with a response channel per request stops waiting.
+   */
+  readonly unanswered?: ((client: ClientId, id: JsonRpc.RequestId) => void) | undefined
 }

@@ -55,6 +55,8 @@ export interface Options<R> {
   readonly outbound: Outbound
   /** Each request in a span of its own (`mcp <method>`). */
   readonly tracing: boolean
+  /** Request `id` of `client` ended and nothing will be sent for it (it was interrupted). */
+  readonly unanswered: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
 }
 
 export interface Inbound {
@@ -72,6 +74,10 @@ export interface Inbound {
 interface Call {
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
   readonly cancellable: boolean
+  /** The engine interrupted it (a cancel, its client gone): it is answered by nobody. */
+  interrupted: boolean
+  /** Its response (or its batch's share of one) was given to `respond`. */
+  answered: boolean
 }
 
 const internalError = { code: JsonRpc.Code.InternalError, message: "Internal error" } as const
@@ -102,9 +108,12 @@ export const make = <R>(options: Options<R>): Inbound => {
   const failure = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
-    cause: Cause.Cause<unknown>
+    cause: Cause.Cause<unknown>,
+    call: Call
   ): Effect.Effect<JsonRpc.Response | undefined, never, R> => {
-    if (Cause.isInterruptedOnly(cause)) return Effect.succeed(undefined)
+    // Interrupted by the engine: answered by nobody. Interrupted by itself (a shut-down queue, a
+    // joined fiber that was interrupted): nobody cancelled it, so its client still waits: -32603.
+    if (Cause.isInterruptedOnly(cause) && call.interrupted) return Effect.succeed(undefined)
     const error = Cause.failureOption(cause)
     if (Option.isSome(error) && McpError.isMcpError(error.value)) {
       const wire = error.value
@@ -135,6 +144,7 @@ export const make = <R>(options: Options<R>): Inbound => {
   const serve = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
+    call: Call,
     respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
   ): { readonly effect: Effect.Effect<void, never, R>; readonly context: Context.Context<never> | undefined } => {
     let handling: ReturnType<Options<R>["onRequest"]>
@@ -149,9 +159,16 @@ export const make = <R>(options: Options<R>): Inbound => {
     const effect = given === undefined ? handling as Effect.Effect<unknown, unknown, R> : given.effect
     return {
       effect: Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
-        onSuccess: (result) => respond(JsonRpc.success(request.id, result)),
+        onSuccess: (result) => {
+          call.answered = true
+          return respond(JsonRpc.success(request.id, result))
+        },
         onFailure: (cause) =>
-          Effect.flatMap(failure(client, request, cause), (r) => r === undefined ? Effect.void : respond(r))
+          Effect.flatMap(failure(client, request, cause, call), (r) => {
+            if (r === undefined) return Effect.void
+            call.answered = true
+            return respond(r)
+          })
       }),
       context: given?.context
     }
@@ -190,10 +207,15 @@ export const make = <R>(options: Options<R>): Inbound => {
     ended?: () => void
   ) => {
     const id = request.id
-    const call: Call = { fiber: undefined, cancellable: Method.isCancellable(request.method) }
+    const call: Call = {
+      fiber: undefined,
+      cancellable: Method.isCancellable(request.method),
+      interrupted: false,
+      answered: false
+    }
     callsOf(client).set(id, call)
     count++
-    const { context, effect } = serve(client, request, respond)
+    const { context, effect } = serve(client, request, call, respond)
     // Registered first, then started at once: a handler that does not wait ends inside the fork,
     // and the observer (called at once then) forgets it.
     const fiber = forkIn(context)(effect)
@@ -201,6 +223,7 @@ export const make = <R>(options: Options<R>): Inbound => {
     fiber.addObserver(() => {
       forget(client, id, call)
       ended?.()
+      if (!call.answered) options.unanswered(client, id)
     })
   }
 
@@ -212,9 +235,14 @@ export const make = <R>(options: Options<R>): Inbound => {
     start(client, message, (response) => sendQuiet(client, response, message.id))
   }
 
+  const interrupt = (call: Call) => {
+    call.interrupted = true
+    call.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
+
   const cancel: Inbound["cancel"] = (client, id) => {
     const call = calls.get(client)?.get(id)
-    if (call?.fiber !== undefined && call.cancellable) call.fiber.unsafeInterruptAsFork(FiberId.none)
+    if (call?.fiber !== undefined && call.cancellable) interrupt(call)
   }
 
   const notification = (client: Transport.ClientId, message: JsonRpc.Notification) => {
@@ -308,13 +336,16 @@ export const make = <R>(options: Options<R>): Inbound => {
   const disconnect: Inbound["disconnect"] = (client) => {
     const map = calls.get(client)
     if (map === undefined) return
-    for (const call of map.values()) call.fiber?.unsafeInterruptAsFork(FiberId.none)
+    for (const call of map.values()) interrupt(call)
   }
 
   const interruptAll = Effect.suspend(() => {
     const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
     for (const map of calls.values()) {
-      for (const call of map.values()) if (call.fiber !== undefined) fibers.push(call.fiber)
+      for (const call of map.values()) {
+        call.interrupted = true
+        if (call.fiber !== undefined) fibers.push(call.fiber)
+      }
     }
     return Fiber.interruptAll(fibers)
   })

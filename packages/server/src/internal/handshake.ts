@@ -433,8 +433,9 @@ export const serve = (
         sessions.delete(client)
       },
       revision: (client) => Effect.map(stateOf(client), (s) => s.revision),
-      batching: (client) =>
-        Effect.map(stateOf(client), (s) => s.phase === "ready" && Revision.allowsBatching(s.revision))
+      // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its
+      // first requests (each item still goes through its phase's table; initialize is never batched).
+      batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision))
     })
     host = { server, peer, protocol }
 

@@ -1,0 +1,64 @@
+/**
+ * the engine answers each request exactly once, unless the request was interrupted
+ * from outside (cancelled, its client gone). A handler whose own cause is an interruption
+ * (a `Queue.take` on a queue that was shut down, a joined fiber that was interrupted) was not
+ * cancelled by anyone: its client still waits for an answer.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Tool from "../src/Tool.js"
+import { connect } from "./utils/TestClient.js"
+
+const serverInfo = { name: "engine-edges", version: "1.0.0" }
+
+/** Waits on a queue that gets shut down meanwhile: the take is interrupted (not the request). */
+const Drained = Tool.make("drained", {}, () =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<string>()
+    yield* Effect.fork(Effect.zipRight(Effect.sleep("1 millis"), Queue.shutdown(queue)))
+    return yield* Queue.take(queue)
+  }))
+
+/** Joins a worker fiber that was interrupted (a common pattern: a child gave up). */
+const Joined = Tool.make("joined", {}, () =>
+  Effect.gen(function*() {
+    const worker = yield* Effect.fork(Effect.never)
+    yield* Fiber.interrupt(worker)
+    return yield* Fiber.join(worker)
+  }))
+
+describe("a handler whose cause is an interruption nobody asked for", () => {
+  for (const name of ["drained", "joined"]) {
+    it.live(`${name}: the request is answered (an error), not left unanswered`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect({ serverInfo, tools: [Drained, Joined] })
+        yield* client.initialize("2025-06-18")
+        const answer = yield* client.exchange("tools/call", { name, arguments: {} }).pipe(
+          Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => new Error(`no answer to ${name}`) }),
+          Effect.either
+        )
+        assert.strictEqual(answer._tag, "Right", `the client got no answer for tools/call ${name}`)
+        // And the session goes on.
+        yield* client.quiet
+      }).pipe(Effect.scoped))
+  }
+})
+
+describe("2025-03-26 batches before notifications/initialized was seen", () => {
+  it.live("[notifications/initialized, ping] in one batch is accepted (only initialize must not be batched)", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, tools: [Drained] })
+      yield* client.initializeOnly("2025-03-26")
+      yield* client.send([
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 9, method: "ping" }
+      ])
+      const answer = yield* client.next
+      assert.deepStrictEqual(answer, [{ jsonrpc: "2.0", id: 9, result: {} }])
+      // The session is initialized: the full table is served.
+      const tools = yield* client.result("tools/list")
+      assert.isArray(tools.tools)
+    }).pipe(Effect.scoped))
+})
