@@ -104,6 +104,8 @@ export interface MemoryOptions {
 interface Kept {
   readonly seq: number
   readonly event: Event
+  /** Dropped from its stream (by count, or with its stream): its `order` entry is dead. */
+  dropped: boolean
 }
 
 interface StreamEvents {
@@ -115,9 +117,11 @@ interface StreamEvents {
 interface SessionEvents {
   readonly streams: Map<string, StreamEvents>
   /** Every kept event in arrival order, for eviction by bytes; entries before `head` are gone. */
-  readonly order: Array<{ readonly stream: StreamEvents; readonly kept: Kept }>
+  order: Array<{ readonly stream: StreamEvents; readonly kept: Kept }>
   head: number
   bytes: number
+  /** Events kept (not dropped): `order` is compacted when its dead entries outnumber them. */
+  live: number
 }
 
 const sizeOf = (event: Event) => event.data.length + event.id.length
@@ -137,18 +141,26 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service> 
       const maxEvents = options.maxEventsPerStream ?? 1000
       const maxStreams = options.maxStreamsPerSession ?? 100
 
+      const drop = (session: SessionEvents, kept: Kept) => {
+        kept.dropped = true
+        session.live--
+        session.bytes -= sizeOf(kept.event)
+      }
+
       const evictOldest = (session: SessionEvents) => {
         const oldest = session.order[session.head++]
+        if (oldest.kept.dropped) return
         const index = oldest.stream.events.indexOf(oldest.kept)
-        if (index >= 0) {
-          oldest.stream.events.splice(index, 1)
-          oldest.stream.evictedUpTo = Math.max(oldest.stream.evictedUpTo, oldest.kept.seq)
-          session.bytes -= sizeOf(oldest.kept.event)
-        }
-        if (session.head > 1024 && session.head * 2 > session.order.length) {
-          session.order.splice(0, session.head)
-          session.head = 0
-        }
+        if (index >= 0) oldest.stream.events.splice(index, 1)
+        oldest.stream.evictedUpTo = Math.max(oldest.stream.evictedUpTo, oldest.kept.seq)
+        drop(session, oldest.kept)
+      }
+
+      /** Forgets the entries of `order` that no stream holds any more (evicted, dropped by count). */
+      const compact = (session: SessionEvents) => {
+        if (session.order.length - session.head <= 2 * session.live + 1024) return
+        session.order = session.order.slice(session.head).filter((entry) => !entry.kept.dropped)
+        session.head = 0
       }
 
       return {
@@ -158,7 +170,7 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service> 
             if (parsed === undefined) return sessions
             let session = sessions.get(sessionId)
             if (session === undefined) {
-              sessions.set(sessionId, session = { streams: new Map(), order: [], head: 0, bytes: 0 })
+              sessions.set(sessionId, session = { streams: new Map(), order: [], head: 0, bytes: 0, live: 0 })
             }
             let stream = session.streams.get(parsed.streamId)
             if (stream === undefined) {
@@ -167,20 +179,22 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service> 
               if (session.streams.size > maxStreams) {
                 const [oldestId, oldest] = session.streams.entries().next().value!
                 session.streams.delete(oldestId)
-                for (const kept of oldest.events) session.bytes -= sizeOf(kept.event)
+                for (const kept of oldest.events) drop(session, kept)
                 oldest.events.length = 0
               }
             }
-            const kept: Kept = { seq: parsed.seq, event }
+            const kept: Kept = { seq: parsed.seq, event, dropped: false }
             stream.events.push(kept)
             session.order.push({ stream, kept })
             session.bytes += sizeOf(event)
+            session.live++
             if (stream.events.length > maxEvents) {
               const dropped = stream.events.splice(0, stream.events.length - maxEvents)
-              for (const d of dropped) session.bytes -= sizeOf(d.event)
+              for (const d of dropped) drop(session, d)
               stream.evictedUpTo = Math.max(stream.evictedUpTo, dropped[dropped.length - 1].seq)
             }
             while (session.bytes > maxBytes && session.head < session.order.length) evictOldest(session)
+            compact(session)
             return sessions
           }),
         after: (sessionId, lastEventId) =>

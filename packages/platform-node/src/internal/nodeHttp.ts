@@ -19,14 +19,20 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
   let first: Buffer | undefined
   let more: Array<Buffer> | undefined
   let size = 0
+  let over = false
   request.on("data", (chunk: Buffer) => {
+    if (over) return
     size += chunk.length
-    if (size > maxBytes) return
+    if (size > maxBytes) {
+      // Refused as soon as the limit is crossed, not when the client stops sending.
+      over = true
+      return done({ _tag: "TooLarge" })
+    }
     if (first === undefined) first = chunk
     else (more ??= [first]).push(chunk)
   })
   request.once("end", () => {
-    if (size > maxBytes) return done({ _tag: "TooLarge" })
+    if (over) return
     const text = more !== undefined
       ? Buffer.concat(more, size).toString("utf8")
       : first === undefined
@@ -34,13 +40,23 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
       : first.toString("utf8")
     done({ _tag: "Text", text })
   })
-  request.once("error", () => done({ _tag: "Failed" }))
+  request.once("error", () => {
+    if (!over) done({ _tag: "Failed" })
+  })
 }
 
 /** The exchange of one `node:http` request. */
 export const exchange = (request: IncomingMessage, response: ServerResponse): HttpTransport.Exchange => {
   const url = request.url ?? "/"
   const q = url.indexOf("?")
+  // The client went away before the response ended: listeners now, and any added later at once.
+  let gone = false
+  const listeners: Array<() => void> = []
+  response.once("close", () => {
+    if (response.writableFinished) return
+    gone = true
+    for (const listener of listeners) listener()
+  })
   return {
     method: request.method ?? "GET",
     path: q < 0 ? url : url.slice(0, q),
@@ -49,6 +65,11 @@ export const exchange = (request: IncomingMessage, response: ServerResponse): Ht
     body: (maxBytes, done) => readBody(request, maxBytes, done),
     reply: (reply) => {
       if (response.headersSent) return
+      if (reply.status === 413 && !request.complete) {
+        // The rest of an oversized body is not read: the connection closes after the answer.
+        response.setHeader("connection", "close")
+        response.once("finish", () => request.destroy())
+      }
       response.writeHead(reply.status, reply.headers as Record<string, string>)
       response.end(reply.body)
     },
@@ -65,9 +86,8 @@ export const exchange = (request: IncomingMessage, response: ServerResponse): Ht
       }
     },
     onClose: (listener) => {
-      response.once("close", () => {
-        if (!response.writableFinished) listener()
-      })
+      if (gone) listener()
+      else listeners.push(listener)
     }
   }
 }

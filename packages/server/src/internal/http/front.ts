@@ -87,7 +87,7 @@ export const hostname = (host: string): string | undefined => {
     if (!regName.test(name)) return undefined
   }
   if (rest === "") return name
-  return rest.startsWith(":") && port.test(rest.slice(1)) ? name : undefined
+  return rest.startsWith(":") && port.test(rest.slice(1)) && Number(rest.slice(1)) <= 65535 ? name : undefined
 }
 
 const originMatches = (origin: string, allowed: string): boolean => {

@@ -62,7 +62,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     yield* Effect.addFinalizer(() => sessions.endAll)
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
-    const every = Math.max(10, Math.min(idleMillis / 2, (maxRequestMillis ?? Infinity) / 2, 60_000))
+    // Also the keep-alive of open SSE streams: at least every 15 seconds.
+    const every = Math.max(10, Math.min(idleMillis / 2, (maxRequestMillis ?? Infinity) / 2, 15_000))
     yield* sessions.sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
 
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
@@ -97,6 +98,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     }
     const unserved = (exchange: Exchange) =>
       exchange.body(maxBodyBytes, (body) => {
+        if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
         const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
         const id = inbound?._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
         const error = new McpError.UnsupportedProtocolVersion({

@@ -49,6 +49,10 @@ export const post = (config: Config, exchange: Exchange): void => {
       const error = inbound.error.toWire(Revision.handshake[0])
       return exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id: inbound.id, error })))
     }
+    // Requests in flight, for the maximum request duration (their answers travel on the stream).
+    if (inbound._tag === "Single" && "method" in inbound.message && "id" in inbound.message) {
+      session.started.set(inbound.message.id, config.sessions.now())
+    }
     config.sessions.receiver().receive(session.client, inbound)
     exchange.reply(Front.empty(202))
   })

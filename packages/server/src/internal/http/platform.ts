@@ -15,6 +15,7 @@ import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import type { McpServer } from "../../McpServer.js"
 import type { Body, Exchange } from "./exchange.js"
+import * as Front from "./front.js"
 import type { Reply } from "./front.js"
 import type { Handler, Options } from "./handler.js"
 import * as internal from "./handler.js"
@@ -22,7 +23,9 @@ import * as internal from "./handler.js"
 const encoder = new TextEncoder()
 
 const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse => {
-  const { "content-type": contentType, ...headers } = reply.headers
+  const { "content-type": contentType, ...given } = reply.headers
+  // The rest of an oversized body is not waited for: the connection closes after the answer.
+  const headers = reply.status === 413 ? { ...given, connection: "close" } : given
   return reply.body === undefined
     ? HttpServerResponse.empty({ status: reply.status, headers })
     : HttpServerResponse.text(reply.body, {
@@ -38,6 +41,8 @@ interface Pending {
   body: { readonly maxBytes: number; readonly done: (body: Body) => void } | undefined
   readonly closed: Array<() => void>
   answered: boolean
+  /** The client went away before the response ended. */
+  gone: boolean
 }
 
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
@@ -50,34 +55,46 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
   return new TextDecoder().decode(bytes)
 }
 
-/** Reads the body in the route's fiber, counted as it arrives (chunked bodies too). */
-const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<Body> => {
+/**
+ * Reads the body, counted as it arrives (chunked bodies too): a known length within the limit in
+ * the route's fiber, read whole by the platform; no length, in a fiber of its own that keeps
+ * draining after the limit is crossed, since ending the platform's stream early would destroy the
+ * connection before the 413 reaches the client (which then closes the connection).
+ */
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number,
+  done: (body: Body) => void
+): Effect.Effect<void> => {
   const length = request.headers["content-length"]
-  if (length !== undefined && Number(length) > maxBytes) return Effect.succeed({ _tag: "TooLarge" })
+  if (length !== undefined && Number(length) > maxBytes) return Effect.sync(() => done({ _tag: "TooLarge" }))
   if (length !== undefined) {
-    // A known length within the limit: the platform reads it whole.
     return Effect.match(request.text, {
-      onFailure: (): Body => ({ _tag: "Failed" }),
-      onSuccess: (text): Body => ({ _tag: "Text", text })
+      onFailure: () => done({ _tag: "Failed" }),
+      onSuccess: (text) => done({ _tag: "Text", text })
     })
   }
-  // No length: counted while reading and the excess drained, since the platform's own limit would
-  // destroy the connection and the client would never see the 413.
-  return Effect.suspend(() => {
+  return Effect.asVoid(Effect.forkDaemon(Effect.suspend(() => {
     let size = 0
     const chunks: Array<Uint8Array> = []
     return Effect.match(
       Stream.runForEach(request.stream, (chunk) =>
         Effect.sync(() => {
+          if (size > maxBytes) return
           size += chunk.length
-          if (size <= maxBytes) chunks.push(chunk)
+          if (size > maxBytes) done({ _tag: "TooLarge" })
+          else chunks.push(chunk)
         })),
       {
-        onFailure: (): Body => ({ _tag: "Failed" }),
-        onSuccess: (): Body => size > maxBytes ? { _tag: "TooLarge" } : { _tag: "Text", text: concat(chunks, size) }
+        onFailure: () => {
+          if (size <= maxBytes) done({ _tag: "Failed" })
+        },
+        onSuccess: () => {
+          if (size <= maxBytes) done({ _tag: "Text", text: concat(chunks, size) })
+        }
       }
     )
-  })
+  })))
 }
 
 /** An exchange from an @effect/platform request, answered through `resolve`. */
@@ -89,6 +106,11 @@ const fromPlatform = (
   const url = request.url
   const q = url.indexOf("?")
   const { closed } = pending
+  const gone = () => {
+    if (pending.gone) return
+    pending.gone = true
+    for (const listener of closed) listener()
+  }
   return {
     method: request.method,
     path: q < 0 ? url : url.slice(0, q),
@@ -102,11 +124,17 @@ const fromPlatform = (
       const mailbox = Effect.runSync(Mailbox.make<string>())
       let ended = false
       const { "content-type": contentType, ...rest } = headers
+      // The platform sends a stream's headers with its first chunk: when nothing is written at once
+      // (no priming event, an empty replay), a comment opens it.
+      let written = false
+      queueMicrotask(() => {
+        if (!written && !ended) mailbox.unsafeOffer(Front.sseComment("open"))
+      })
       resolve(HttpServerResponse.stream(
         Mailbox.toStream(mailbox).pipe(
           Stream.map((text) => encoder.encode(text)),
           Stream.ensuring(Effect.sync(() => {
-            if (!ended) { for (const listener of closed) listener() }
+            if (!ended) gone()
             ended = true
           }))
         ),
@@ -114,6 +142,7 @@ const fromPlatform = (
       ))
       return {
         write: (text) => {
+          written = true
           if (!ended) mailbox.unsafeOffer(text)
         },
         end: () => {
@@ -124,7 +153,8 @@ const fromPlatform = (
       }
     },
     onClose: (listener) => {
-      closed.push(listener)
+      if (pending.gone) listener()
+      else closed.push(listener)
     }
   }
 }
@@ -138,7 +168,7 @@ export const toHttpApp = (
   Effect.succeed((request) =>
     Effect.suspend(() => {
       const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
-      const pending: Pending = { body: undefined, closed: [], answered: false }
+      const pending: Pending = { body: undefined, closed: [], answered: false, gone: false }
       const resolve = (r: HttpServerResponse.HttpServerResponse) => {
         pending.answered = true
         Deferred.unsafeDone(response, Exit.succeed(r))
@@ -147,14 +177,13 @@ export const toHttpApp = (
       const wanted = pending.body
       const answer = wanted === undefined
         ? Deferred.await(response)
-        : Effect.zipRight(
-          Effect.flatMap(readBody(request, wanted.maxBytes), (body) => Effect.sync(() => wanted.done(body))),
-          Deferred.await(response)
-        )
+        : Effect.zipRight(readBody(request, wanted.maxBytes, wanted.done), Deferred.await(response))
       // Interrupted before the response: the client went away.
       return Effect.onInterrupt(answer, () =>
         Effect.sync(() => {
-          if (!pending.answered) { for (const listener of pending.closed) listener() }
+          if (pending.answered) return
+          pending.gone = true
+          for (const listener of pending.closed) listener()
         }))
     })
   )

@@ -65,18 +65,23 @@ export class Channel {
   mode: "waiting" | "sse" | "detached" | "done"
   stream: Stream | undefined = undefined
   seq = 0
+  /** Answers still to come: one per request; a batch with invalid items waits for its array too. */
   pending: number
+  /** A batch's requests that ran over the maximum duration: their errors join the batch's array. */
+  readonly expired: Array<JsonRpc.Response> = []
   constructor(
     readonly session: Session,
     readonly streamId: string,
     readonly exchange: Exchange | undefined,
-    ids: number,
+    pending: number,
     readonly startedAt: number,
     /** This POST carries `initialize`: its answer registers (or drops) the session. */
-    readonly initialize: boolean
+    readonly initialize: boolean,
+    /** This POST is a batch (2025-03-26): answered by one array. */
+    readonly batch: boolean
   ) {
     this.mode = exchange === undefined ? "detached" : "waiting"
-    this.pending = ids
+    this.pending = pending
   }
 
   /** Answers the waiting POST with one JSON body. */
@@ -99,9 +104,9 @@ export class Channel {
     this.stream = stream
     this.mode = "sse"
     if (this.session.polling()) {
-      // A priming event (an id, empty data) opens the stream, so the client can resume it at once;
-      // it is stored too, so the store knows the stream from its first event.
-      const event = { id: EventStore.eventId(this.streamId, 0), data: "" }
+      // A priming event (an id of its own, empty data) opens the stream, so the client can resume it
+      // at once; it is stored too, so the store knows the stream from its first event.
+      const event = { id: EventStore.eventId(this.streamId, this.seq++), data: "" }
       this.session.sessions.config.fork(this.session.sessions.config.store.append(this.session.id, event))
       stream.write(Front.sse(event))
     }
@@ -130,8 +135,27 @@ export class Channel {
     if (this.mode === "waiting") this.startSse()
     this.mode = "done"
     this.session.streams.delete(this.streamId)
+    this.session.touch()
     this.stream?.end()
     this.stream = undefined
+  }
+
+  /** Delivers the last of what this channel answers (JSON when nothing came before it), and ends. */
+  last(frame: JsonRpc.Frame): Effect.Effect<void> {
+    if (this.mode === "waiting") {
+      this.reply(frame)
+      this.session.touch()
+      return Effect.void
+    }
+    return Effect.zipRight(this.emit(frame), Effect.sync(() => this.finish()))
+  }
+
+  /** One of its requests will not be answered (cancelled, interrupted). */
+  unanswered(): Effect.Effect<void> {
+    this.pending--
+    if (this.pending > 0) return Effect.void
+    if (this.expired.length > 0) return this.last(this.expired)
+    return Effect.sync(() => this.finish())
   }
 
   /** 2025-11-25 polling: the response ends now, with a `retry` hint; later events wait in the store. */
@@ -179,6 +203,10 @@ export class Session {
   /** The GET stream (legacy: the session's SSE stream); detached while no GET is open. */
   readonly standalone: Channel
   readonly buffered: Array<JsonRpc.Frame> = []
+  /** Batch channels waiting for their array, oldest first (an array may carry no id to find it by). */
+  readonly batches: Array<Channel> = []
+  /** Legacy HTTP+SSE: requests in flight and when they started (their answers go on the stream). */
+  readonly started = new Map<RequestId, number>()
   private nextStream = 0
 
   constructor(
@@ -190,7 +218,12 @@ export class Session {
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
     this.lastSeen = sessions.now()
-    this.standalone = new Channel(this, "standalone", undefined, 0, 0, false)
+    this.standalone = new Channel(this, "standalone", undefined, 0, 0, false, false)
+  }
+
+  /** Activity: the idle timeout counts from now. */
+  touch(): void {
+    this.lastSeen = this.sessions.now()
   }
 
   polling(): boolean {
@@ -201,43 +234,65 @@ export class Session {
     return this.legacy ? Front.sseHeaders : { ...Front.sseHeaders, "mcp-session-id": this.id }
   }
 
-  /** A channel for one POST answering `ids` (in flight from now). */
-  open(exchange: Exchange, ids: ReadonlyArray<RequestId>, initialize: boolean): Channel {
-    const channel = new Channel(this, `s${this.nextStream++}`, exchange, ids.length, this.sessions.now(), initialize)
+  /**
+   * A channel for one POST answering `ids` (in flight from now); a batch's channel also waits for
+   * the array that answers it, which its invalid items alone may make.
+   */
+  open(
+    exchange: Exchange,
+    ids: ReadonlyArray<RequestId>,
+    options: { readonly initialize?: boolean; readonly batch?: boolean; readonly invalid?: boolean } = {}
+  ): Channel {
+    const pending = ids.length + (options.invalid === true ? 1 : 0)
+    const channel = new Channel(
+      this,
+      `s${this.nextStream++}`,
+      exchange,
+      pending,
+      this.sessions.now(),
+      options.initialize === true,
+      options.batch === true
+    )
     for (const id of ids) this.owner.set(id, channel)
+    if (channel.batch) this.batches.push(channel)
     exchange.onClose(() => channel.detach())
     return channel
   }
 
   /** Routes one outbound frame to the channel it belongs to. */
   route(frame: JsonRpc.Frame, related: RequestId | undefined): Effect.Effect<void> {
-    if (this.legacy) return this.standalone.emit(frame)
+    if (this.legacy) {
+      for (const id of responseIds(frame)) this.started.delete(id)
+      return this.standalone.emit(frame)
+    }
+    if (Array.isArray(frame)) return this.routeBatch(frame as ReadonlyArray<JsonRpc.Message>)
     const ids = responseIds(frame)
     if (ids.length === 0) {
       const channel = related === undefined ? undefined : this.owner.get(related)
       return channel !== undefined && channel.mode !== "done" ? channel.emit(frame) : this.toStandalone(frame)
     }
     const channel = this.owner.get(ids[0])
-    for (const id of ids) {
-      const owner = this.owner.get(id)
-      if (owner === undefined) continue
-      owner.pending--
-      this.owner.delete(id)
-    }
     // A response nobody waits for any more (cancelled, over its maximum duration): dropped, since
     // the GET stream must not carry responses.
     if (channel === undefined) return Effect.logDebug("effect-mcp: a response nobody waits for", ids)
+    this.owner.delete(ids[0])
+    channel.pending--
     if (channel.initialize) this.sessions.initialized(this, frame)
-    if (channel.mode === "waiting" && channel.pending === 0) {
-      channel.reply(frame)
-      return Effect.void
-    }
-    return Effect.zipRight(
-      channel.emit(frame),
-      Effect.sync(() => {
-        if (channel.pending === 0) channel.finish()
-      })
-    )
+    if (channel.pending === 0) return channel.last(frame)
+    return channel.emit(frame)
+  }
+
+  /** The array that answers a batch: its POST's, found by an id it answers or, with none, the oldest. */
+  private routeBatch(frame: ReadonlyArray<JsonRpc.Message>): Effect.Effect<void> {
+    const ids = responseIds(frame)
+    const byId = ids.map((id) => this.owner.get(id)).find((c) => c !== undefined && c.batch)
+    const channel = byId ?? this.batches[0]
+    if (channel === undefined) return Effect.logDebug("effect-mcp: a batch answer nobody waits for", ids)
+    for (const id of ids) if (this.owner.get(id) === channel) this.owner.delete(id)
+    const at = this.batches.indexOf(channel)
+    if (at >= 0) this.batches.splice(at, 1)
+    channel.pending = 0
+    return channel.last(channel.expired.length > 0 ? [...frame, ...channel.expired] : frame)
   }
 
   private toStandalone(frame: JsonRpc.Frame): Effect.Effect<void> {
@@ -250,13 +305,18 @@ export class Session {
     return this.standalone.emit(frame)
   }
 
-  /** Stops waiting for the answer to `id` (it was cancelled): its channel ends when nothing else is pending. */
-  forget(id: RequestId): void {
+  /** Request `id` will not be answered (cancelled, interrupted): its channel stops waiting for it. */
+  forget(id: RequestId): Effect.Effect<void> {
+    this.started.delete(id)
     const channel = this.owner.get(id)
-    if (channel === undefined) return
+    if (channel === undefined) return Effect.void
     this.owner.delete(id)
-    channel.pending--
-    if (channel.pending === 0) channel.finish()
+    const done = channel.unanswered()
+    if (channel.pending <= 0) {
+      const at = this.batches.indexOf(channel)
+      if (at >= 0) this.batches.splice(at, 1)
+    }
+    return done
   }
 
   /** A GET stream carries the standalone channel from now on; the frames waiting for it go out first. */
@@ -268,6 +328,7 @@ export class Session {
       if (channel.stream === stream) {
         channel.stream = undefined
         channel.mode = "detached"
+        this.touch()
       }
       if (this.legacy) this.sessions.config.fork(this.sessions.end(this))
     })
@@ -300,30 +361,59 @@ export class Session {
         if (live.stream === stream) {
           live.stream = undefined
           if (live.mode === "sse") live.mode = "detached"
+          this.touch()
         }
       })
+      if (live === this.standalone && this.buffered.length > 0) {
+        // What was sent while no GET was open follows the replay.
+        const waiting = this.buffered.splice(0, this.buffered.length)
+        this.sessions.config.fork(Effect.forEach(waiting, (frame) => live.emit(frame), { discard: true }))
+      }
     })
   }
 
-  /** Requests over the maximum duration: interrupted, their clients told if they still listen. */
-  expire(now: number, maxRequestMillis: number, receiver: Transport.Receiver | undefined): void {
-    for (const [id, channel] of this.owner) {
-      if (now - channel.startedAt <= maxRequestMillis) continue
-      this.owner.delete(id)
-      channel.pending--
-      receiver?.responseClosed(this.client, id)
-      const expired = JsonRpc.failure(id, {
+  /**
+   * Requests over the maximum duration: interrupted, and answered with an error in their stead (on
+   * their own channel, stored for a resumption; a batch's join its array).
+   */
+  expire(now: number, maxRequestMillis: number, receiver: Transport.Receiver | undefined): Effect.Effect<void> {
+    const answers: Array<Effect.Effect<void>> = []
+    const expired = (id: RequestId) =>
+      JsonRpc.failure(id, {
         code: JsonRpc.Code.InternalError,
         message: "Request exceeded the server's maximum duration"
       })
-      if (channel.mode === "waiting" && channel.pending === 0) channel.reply(expired)
-      else if (channel.stream !== undefined) channel.stream.write(Front.sse({ data: Wire.encode(expired) }))
-      if (channel.pending === 0) channel.finish()
+    for (const [id, channel] of this.owner) {
+      if (now - channel.startedAt <= maxRequestMillis) continue
+      this.owner.delete(id)
+      receiver?.responseClosed(this.client, id)
+      if (channel.batch) {
+        channel.expired.push(expired(id))
+        answers.push(channel.unanswered())
+        continue
+      }
+      channel.pending--
+      answers.push(channel.pending === 0 ? channel.last(expired(id)) : channel.emit(expired(id)))
     }
+    for (const [id, startedAt] of this.started) {
+      if (now - startedAt <= maxRequestMillis) continue
+      this.started.delete(id)
+      receiver?.responseClosed(this.client, id)
+      answers.push(this.standalone.emit(expired(id)))
+    }
+    return Effect.all(answers, { discard: true })
+  }
+
+  /** A comment on every open SSE stream: proxies keep it open, a dead connection shows itself. */
+  keepAlive(): void {
+    const comment = Front.sseComment("keep-alive")
+    this.standalone.stream?.write(comment)
+    for (const channel of this.streams.values()) channel.stream?.write(comment)
   }
 
   idle(now: number, idleMillis: number): boolean {
-    return this.standalone.stream === undefined && this.owner.size === 0 && now - this.lastSeen > idleMillis
+    return this.standalone.stream === undefined && this.owner.size === 0 && this.started.size === 0 &&
+      now - this.lastSeen > idleMillis
   }
 }
 
@@ -383,7 +473,11 @@ export class Sessions {
         const session = this.byClient.get(client)
         if (session === undefined || !session.polling()) return
         session.owner.get(related)?.close(this.config.retryMillis)
-      })
+      }),
+    unanswered: (client, id) => {
+      const session = this.byClient.get(client)
+      if (session !== undefined) this.config.fork(session.forget(id))
+    }
   }
 
   /** A new session, known only by its client until initialize succeeds (a legacy one at once). */
@@ -442,11 +536,18 @@ export class Sessions {
     return Effect.suspend(() => {
       const now = this.now()
       const ending: Array<Session> = []
+      const expiring: Array<Effect.Effect<void>> = []
       for (const session of this.byClient.values()) {
-        if (this.config.maxRequestMillis !== undefined) session.expire(now, this.config.maxRequestMillis, this.engine)
+        if (this.config.maxRequestMillis !== undefined) {
+          expiring.push(session.expire(now, this.config.maxRequestMillis, this.engine))
+        }
         if (session.idle(now, this.config.idleMillis)) ending.push(session)
+        else session.keepAlive()
       }
-      return Effect.forEach(ending, (session) => this.end(session), { discard: true })
+      return Effect.zipRight(
+        Effect.all(expiring, { discard: true }),
+        Effect.forEach(ending, (session) => this.end(session), { discard: true })
+      )
     })
   }
 

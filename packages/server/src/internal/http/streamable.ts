@@ -84,7 +84,7 @@ export const post = (config: Config, exchange: Exchange): void => {
         )
       }
       const session = sessions.create(false)
-      session.open(exchange, [requests[0].id], true)
+      session.open(exchange, [requests[0].id], { initialize: true })
       return sessions.receiver().receive(session.client, inbound)
     }
 
@@ -102,38 +102,40 @@ export const post = (config: Config, exchange: Exchange): void => {
         return exchange.reply(Front.error(400, -32600, "Invalid Request: initialize must not be batched"))
       }
     }
-    const busy = requests.find((request) => session.owner.has(request.id))
+    const busy = requests.find((request, i) =>
+      session.owner.has(request.id) || requests.findIndex((other) => other.id === request.id) < i
+    )
     if (busy !== undefined) {
-      // The id of a request still in flight: answered here, so the first request keeps its stream.
+      // The id of a request still in flight (or twice in one batch): answered here, so the first
+      // request keeps its stream.
       return exchange.reply(bodyReply(400, busy.id, {
         code: -32600,
         message: `Invalid Request: id ${JSON.stringify(busy.id)} is already in flight`
       }))
     }
-    // A cancelled request is answered by nobody: its response must not wait for it.
-    for (const message of messages) {
-      if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
-        const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
-        if (typeof id === "string" || typeof id === "number") session.forget(id)
-      }
-    }
-    if (requests.length === 0) {
+    // A batch's invalid items are answered in its array, even when it holds no request.
+    const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
+    if (requests.length === 0 && !invalid) {
       sessions.receiver().receive(session.client, inbound)
       return exchange.reply(Front.empty(202))
     }
-    session.open(exchange, requests.map((request) => request.id), false)
+    // Its requests' answers (cancelled ones included: the engine says when one will not come).
+    session.open(exchange, requests.map((request) => request.id), { batch: inbound._tag === "Batch", invalid })
     sessions.receiver().receive(session.client, inbound)
   })
 }
 
 export const get = (config: Config, exchange: Exchange): void => {
-  if (!config.standaloneStream) return exchange.reply(Front.methodNotAllowed(["POST", "DELETE"]))
+  // Without the standalone stream, GET still resumes a stream (2025-11-25 polling needs it).
+  const lastEventId = exchange.header("last-event-id")
+  if (!config.standaloneStream && lastEventId === undefined) {
+    return exchange.reply(Front.methodNotAllowed(["POST", "DELETE"]))
+  }
   if (!Front.accepts(exchange.header("accept"), "text/event-stream")) {
     return exchange.reply(Front.error(406, Front.transportError, "Not Acceptable: Accept must list text/event-stream"))
   }
   const session = lookup(config, exchange)
   if (!isSession(session)) return exchange.reply(session)
-  const lastEventId = exchange.header("last-event-id")
   if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId))
   if (session.standalone.stream !== undefined) {
     return exchange.reply(
