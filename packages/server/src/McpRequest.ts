@@ -102,6 +102,14 @@ export interface Service {
     key?: string,
     options?: AskOptions
   ) => Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, ClientRequestError>
+  /**
+   * 2026-07-28, the low-level side of a multi-round-trip request: the answer this retry carries
+   * under `key` (this round's `inputResponses`, or an earlier round's, kept in the sealed
+   * `requestState`), as the client sent it. Always none in the handshake era.
+   */
+  readonly inputResponse: (key: string) => Option.Option<unknown>
+  /** 2026-07-28: the handler's own state, from the `requestState` it gave with `McpServer.inputRequired`. */
+  readonly requestState: Option.Option<string>
 }
 
 /**
@@ -167,3 +175,23 @@ export const roots = (
   options?: AskOptions
 ): Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, ClientRequestError, McpRequest> =>
   Effect.flatMap(McpRequest, (request) => request.roots(key, options))
+
+/**
+ * The answer the current retry carries under `key` (2026-07-28; none otherwise).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const inputResponse = (key: string): Effect.Effect<Option.Option<unknown>, never, McpRequest> =>
+  Effect.map(McpRequest, (request) => request.inputResponse(key))
+
+/**
+ * The handler's own state from its previous round (2026-07-28; none otherwise).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const requestState: Effect.Effect<Option.Option<string>, never, McpRequest> = Effect.map(
+  McpRequest,
+  (request) => request.requestState
+)

@@ -11,15 +11,20 @@
  */
 import type { Transport } from "@effect-mcp/core"
 import { Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as Engine from "./internal/engine.js"
 import * as Handshake from "./internal/handshake.js"
+import * as InputRequired from "./internal/inputRequired.js"
 import * as Registry from "./internal/registry.js"
 import type * as Serving from "./internal/serving.js"
+import * as Stateless from "./internal/stateless.js"
 import type * as McpRequest from "./McpRequest.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
@@ -81,8 +86,26 @@ export interface Options<R> {
   readonly tools?: ReadonlyArray<Tool.Tool<R>>
   readonly prompts?: ReadonlyArray<Prompt.Prompt<R>>
   readonly resources?: ReadonlyArray<Resource.Resource<R> | Resource.Template<R>>
-  /** Handshake revisions offered (default: all four), oldest first. */
+  /**
+   * The revisions served, oldest first (default: the four of the handshake era). With
+   * `"2026-07-28"` the server speaks the stateless revision; with it and handshake ones, both
+   * eras on one endpoint (dual): a request with a protocol version in its `_meta` is served
+   * statelessly, `initialize` opens a handshake session.
+   */
   readonly revisions?: ReadonlyArray<Revision.Revision>
+  /**
+   * 2026-07-28 caching hints of the cacheable results, per method (default `ttlMs: 0`,
+   * `cacheScope: "public"`); a handler's own `ttlMs` / `cacheScope` take precedence.
+   */
+  readonly cachePolicy?: Partial<Record<Stateless.Cacheable, Stateless.CacheHint>>
+  /**
+   * The key that seals 2026-07-28 `requestState` (HMAC-SHA256), so that a retry may reach any
+   * process that has it. Default: a random key per server, and a warning when the first state is
+   * sealed (retries then cannot move between processes).
+   */
+  readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
+  /** How long a sealed `requestState` stays valid (default 10 minutes). */
+  readonly requestStateTtl?: Duration.DurationInput
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /** Declare capabilities even when the registry starts empty (for servers that add things later). */
@@ -133,10 +156,13 @@ export const make = <R>(
     // The handlers given here run with the server's context, provided once per session (below),
     // not once per call; only things added later carry their own context.
     const resources = (options.resources ?? []) as ReadonlyArray<Resource.Resource | Resource.Template>
+    const revisions = options.revisions ?? Revision.handshake
+    const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
+    const statelessRevisions = revisions.filter(Revision.isStateless)
     const config: Serving.Config = {
       serverInfo: options.serverInfo,
       instructions: options.instructions,
-      revisions: options.revisions ?? Revision.handshake,
+      revisions: handshakeRevisions,
       pageSize: options.pageSize ?? 100,
       capabilities: options.capabilities ?? {},
       listChangedWindow: options.listChangedWindow ?? "10 millis"
@@ -148,7 +174,41 @@ export const make = <R>(
       templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
       window: config.listChangedWindow
     })
-    const handshake = Handshake.makeServer(registry, config)
+    const clock = yield* Effect.clock
+    const given = options.requestStateKey
+    const key = given === undefined
+      ? undefined
+      : Redacted.isRedacted(given)
+      ? given
+      : yield* Effect.orDie(given as Config.Config<Redacted.Redacted<string>>)
+    const sealer = yield* Effect.cached(
+      Effect.tap(
+        InputRequired.sealer({
+          key: key === undefined ? InputRequired.randomKey() : new TextEncoder().encode(Redacted.value(key)),
+          ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+          now: () => clock.unsafeCurrentTimeMillis()
+        }),
+        () =>
+          key === undefined
+            ? Effect.logWarning(
+              "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+                "a retry of a multi-round-trip request cannot move to another process"
+            )
+            : Effect.void
+      )
+    )
+    const eras: Engine.Eras = {
+      registry,
+      handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config) : undefined,
+      stateless: statelessRevisions.length > 0
+        ? Stateless.makeServer(registry, config, {
+          revisions: statelessRevisions,
+          supportedVersions: revisions,
+          cachePolicy: options.cachePolicy ?? {},
+          sealer
+        })
+        : undefined
+    }
     const removeFrom = (
       kind: Registry.ListKind,
       pick: (e: Registry.Entries) => ReadonlyMap<string, unknown>,
@@ -166,7 +226,7 @@ export const make = <R>(
           : Effect.succeed(false))
     return {
       serverInfo: options.serverInfo,
-      revisions: config.revisions,
+      revisions,
       addTool: (tool) =>
         Effect.flatMap(Effect.context<any>(), (ctx) =>
           registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))),
@@ -196,7 +256,7 @@ export const make = <R>(
       resourceUpdated: registry.updated,
       serve: (protocol, serveOptions) =>
         Effect.mapInputContext(
-          Handshake.serve(handshake, protocol, serveOptions?.tracing ?? false),
+          Engine.serve(eras, protocol, serveOptions?.tracing ?? false),
           (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
         )
     } satisfies Service
@@ -224,3 +284,72 @@ export const layer = <R>(
  */
 export const serve = (protocol: Transport.Protocol, options?: ServeOptions): Effect.Effect<void, never, McpServer> =>
   Effect.scoped(Effect.flatMap(McpServer, (server) => server.serve(protocol, options)))
+
+/**
+ * 2026-07-28, the low-level side of a multi-round-trip request: stops the handler with an
+ * `input_required` result asking the client for `inputRequests` (by keys of the handler's choosing),
+ * and carrying the handler's own `requestState`, which the library seals with its own. On the retry,
+ * `McpRequest.inputResponse(key)` and `McpRequest.requestState` read them back. Only tools/call,
+ * prompts/get and resources/read may answer so; an input kind the request's capabilities do not
+ * declare is refused with -32021, and nothing is asked. (In a handshake session there is no
+ * `input_required`: use `McpRequest.elicit`, `.sample` and `.roots`, which work in both eras.)
+ *
+ * ```ts
+ * const Confirm = Tool.make("confirm", {}, () =>
+ *   Effect.gen(function*() {
+ *     const answer = yield* McpRequest.inputResponse("ok")
+ *     if (Option.isNone(answer)) {
+ *       return yield* McpServer.inputRequired({
+ *         inputRequests: { ok: McpServer.elicitForm({ message: "Sure?", requestedSchema: { type: "object", properties: {} } }) }
+ *       })
+ *     }
+ *     return "confirmed"
+ *   }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const inputRequired = (options: {
+  readonly inputRequests?: Readonly<Record<string, McpSchema.InputRequired.InputRequest>>
+  readonly requestState?: string
+}): Effect.Effect<never> => InputRequired.signal(options.inputRequests ?? {}, options.requestState)
+
+/**
+ * An input request: a form for the user to fill in.
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const elicitForm = (
+  params: McpSchema.Elicitation.ElicitRequestFormParams
+): McpSchema.InputRequired.InputRequest => ({ method: "elicitation/create", params })
+
+/**
+ * An input request: a URL for the user to open (the out-of-band step).
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const elicitUrl = (
+  params: McpSchema.Elicitation.ElicitRequestURLParams20251125
+): McpSchema.InputRequired.InputRequest =>
+  ({ method: "elicitation/create", params }) as McpSchema.InputRequired.InputRequest
+
+/**
+ * An input request: a completion of the client's LLM.
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const sample = (
+  params: McpSchema.Sampling.CreateMessageRequestParams
+): McpSchema.InputRequired.InputRequest => ({ method: "sampling/createMessage", params })
+
+/**
+ * An input request: the client's roots.
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const roots = (): McpSchema.InputRequired.InputRequest => ({ method: "roots/list" })

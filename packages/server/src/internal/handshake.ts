@@ -16,7 +16,6 @@ import { Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema }
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
 import * as McpRequest from "../McpRequest.js"
 import * as Resource from "../Resource.js"
 import type { Changes, Registry } from "./registry.js"
@@ -114,8 +113,8 @@ export const makeServer = (registry: Registry, config: Config): Server => {
 
 // ---------------------------------------------------------------------------- the per-request context
 
-interface Host {
-  readonly server: Server
+/** The engine an era runs on: where its asks and notifications go. */
+export interface Host {
   readonly peer: Peer.Peer
   readonly protocol: Transport.Protocol
 }
@@ -130,7 +129,7 @@ class HandshakeRequest implements RequestContext {
   session!: Session
   /** The session's state when the request began. */
   snapshot!: State
-  constructor(readonly request: JsonRpc.Request, readonly host: Host) {}
+  constructor(readonly request: JsonRpc.Request, readonly server: Server, readonly host: Host) {}
 
   attach(session: Session, snapshot: State): this {
     this.session = session
@@ -235,6 +234,12 @@ class HandshakeRequest implements RequestContext {
               )
             ))
   }
+  inputResponse(_key: string): Option.Option<unknown> {
+    return Option.none()
+  }
+  get requestState(): Option.Option<string> {
+    return Option.none()
+  }
   get closeSseStream(): Effect.Effect<void> {
     const close = this.host.protocol.closeStream
     return close === undefined ? Effect.void : close(this.session.client, this.request.id)
@@ -291,7 +296,7 @@ class HandshakeRequest implements RequestContext {
 
   /** `initialize`: negotiates the revision, records the client, answers with what the server serves. */
   initialize(params: McpSchema.Lifecycle.InitializeRequestParams) {
-    const { config, registry, table } = this.host.server
+    const { config, registry, table } = this.server
     return Effect.flatMap(Ref.get(registry.entries), (entries) => {
       const revision = Revision.negotiate(params.protocolVersion, config.revisions)
       const f = Revision.features(revision)
@@ -341,130 +346,132 @@ const listChanged: Record<string, string> = {
 
 const noSubscriptions: ReadonlySet<string> = new Set()
 
+/** What an engine needs of one era: how its requests and notifications are served. */
+export interface Era {
+  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Peer.Handling<never>
+  readonly onNotification: (client: Transport.ClientId, notification: JsonRpc.Notification) => Effect.Effect<void>
+  readonly onDisconnect: (client: Transport.ClientId) => void
+  /** The revision errors of `client` are rendered for. */
+  readonly revision: (client: Transport.ClientId) => Effect.Effect<Revision.Revision>
+  readonly batching: (client: Transport.ClientId) => Effect.Effect<boolean>
+  /** Change notifications for the era's clients. */
+  readonly fanOut: (changes: Changes) => Effect.Effect<void>
+}
+
 /**
- * Serves handshake sessions on `protocol`, one per client, until the transport ends. Request
- * fibers are forked from the runtime of the caller (the server's context), never from the
- * request that created a session.
+ * The handshake era on one engine: a session per client, begun on its first message. Request
+ * fibers are forked from the engine's runtime (the server's context), never from the request
+ * that created a session.
  */
-export const serve = (
-  server: Server,
-  protocol: Transport.Protocol,
-  tracing: boolean
-): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const { config, registry } = server
-    const sessions = new Map<Transport.ClientId, Session>()
-    const initialRevision = config.revisions[config.revisions.length - 1]
-    const initial: State = {
-      phase: "new",
-      revision: initialRevision,
-      clientInfo: Option.none(),
-      clientCapabilities: {},
-      capabilities: {},
-      logLevel: Option.none(),
-      subscriptions: noSubscriptions,
-      roots: Option.none(),
-      rootsGeneration: 0,
-      since: 0,
-      table: server.table("new", initialRevision, {})
-    }
-    /** The session of `client`, begun on its first message. */
-    const sessionOf = (client: Transport.ClientId): Effect.Effect<Session> => {
-      const session = sessions.get(client)
-      if (session !== undefined) return Effect.succeed(session)
-      return Effect.flatMap(registry.version, (since) =>
-        Effect.map(Ref.make({ ...initial, since }), (state) => {
-          const begun = sessions.get(client) ?? { client, state }
-          sessions.set(client, begun)
-          return begun
-        }))
-    }
-    const stateOf = (client: Transport.ClientId): Effect.Effect<State> => {
-      const session = sessions.get(client)
-      return session === undefined ? Effect.succeed(initial) : Ref.get(session.state)
-    }
+export const era = (server: Server, host: () => Host): Era => {
+  const { config, registry } = server
+  const sessions = new Map<Transport.ClientId, Session>()
+  const initialRevision = config.revisions[config.revisions.length - 1]
+  const initial: State = {
+    phase: "new",
+    revision: initialRevision,
+    clientInfo: Option.none(),
+    clientCapabilities: {},
+    capabilities: {},
+    logLevel: Option.none(),
+    subscriptions: noSubscriptions,
+    roots: Option.none(),
+    rootsGeneration: 0,
+    since: 0,
+    table: server.table("new", initialRevision, {})
+  }
+  /** The session of `client`, begun on its first message. */
+  const sessionOf = (client: Transport.ClientId): Effect.Effect<Session> => {
+    const session = sessions.get(client)
+    if (session !== undefined) return Effect.succeed(session)
+    return Effect.flatMap(registry.version, (since) =>
+      Effect.map(Ref.make({ ...initial, since }), (state) => {
+        const begun = sessions.get(client) ?? { client, state }
+        sessions.set(client, begun)
+        return begun
+      }))
+  }
+  const stateOf = (client: Transport.ClientId): Effect.Effect<State> => {
+    const session = sessions.get(client)
+    return session === undefined ? Effect.succeed(initial) : Ref.get(session.state)
+  }
 
-    let host: Host | undefined
+  const serveIn = (session: Session, context: HandshakeRequest) =>
+    Effect.flatMap(
+      Ref.get(session.state),
+      (s) => Dispatch.run(s.table, context.request, context.attach(session, s))
+    )
 
-    const serveIn = (session: Session, context: HandshakeRequest) =>
-      Effect.flatMap(
-        Ref.get(session.state),
-        (s) => Dispatch.run(s.table, context.request, context.attach(session, s))
-      )
-    const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
-      const session = sessions.get(client)
-      const context = new HandshakeRequest(request, host!)
-      return {
-        effect: session === undefined
-          ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, context))
-          : serveIn(session, context),
-        context: Serving.requestContext(context)
-      }
+  const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
+    const session = sessions.get(client)
+    const context = new HandshakeRequest(request, server, host())
+    return {
+      effect: session === undefined
+        ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, context))
+        : serveIn(session, context),
+      context: Serving.requestContext(context)
     }
+  }
 
-    const onNotification = (client: Transport.ClientId, notification: JsonRpc.Notification): Effect.Effect<void> => {
-      switch (notification.method) {
-        case "notifications/initialized":
-          return Effect.flatMap(
-            sessionOf(client),
-            (session) =>
-              Ref.update(session.state, (s): State =>
-                s.phase === "initializing"
-                  ? { ...s, phase: "ready", table: server.table("ready", s.revision, s.capabilities) }
-                  : s)
-          )
-        case "notifications/roots/list_changed":
-          return Effect.flatMap(sessionOf(client), (session) =>
-            Ref.update(
-              session.state,
-              (s) => ({ ...s, roots: Option.none(), rootsGeneration: s.rootsGeneration + 1 })
-            ))
-        default:
-          return Effect.void
-      }
+  const onNotification = (client: Transport.ClientId, notification: JsonRpc.Notification): Effect.Effect<void> => {
+    switch (notification.method) {
+      case "notifications/initialized":
+        return Effect.flatMap(
+          sessionOf(client),
+          (session) =>
+            Ref.update(session.state, (s): State =>
+              s.phase === "initializing"
+                ? { ...s, phase: "ready", table: server.table("ready", s.revision, s.capabilities) }
+                : s)
+        )
+      case "notifications/roots/list_changed":
+        return Effect.flatMap(sessionOf(client), (session) =>
+          Ref.update(
+            session.state,
+            (s) => ({ ...s, roots: Option.none(), rootsGeneration: s.rootsGeneration + 1 })
+          ))
+      default:
+        return Effect.void
     }
+  }
 
-    const peer = yield* Peer.make({
-      protocol,
-      tracing,
-      onRequest,
-      onNotification,
-      onDisconnect: (client) => {
-        sessions.delete(client)
-      },
-      revision: (client) => Effect.map(stateOf(client), (s) => s.revision),
-      // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its
-      // first requests (each item still goes through its phase's table; initialize is never batched).
-      batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision))
-    })
-    host = { server, peer, protocol }
-
-    // Changes → notifications, for every ready session of this engine.
-    const fanOut = (changes: Changes) =>
-      Effect.forEach(
-        sessions.values(),
-        (session) =>
-          Effect.flatMap(Ref.get(session.state), (s) =>
-            Effect.gen(function*() {
-              if (s.phase !== "ready") return
-              for (const [kind, seq] of changes.lists) {
-                const declared = (s.capabilities as Record<string, { listChanged?: boolean } | undefined>)[kind]
-                if (seq > s.since && declared?.listChanged === true) {
-                  yield* Effect.ignore(peer.notify(session.client, listChanged[kind]))
+  // Changes → notifications, for every ready session.
+  const fanOut = (changes: Changes) =>
+    Effect.forEach(
+      sessions.values(),
+      (session) =>
+        Effect.flatMap(Ref.get(session.state), (s) =>
+          Effect.gen(function*() {
+            if (s.phase !== "ready") return
+            const { peer } = host()
+            for (const [kind, seq] of changes.lists) {
+              const declared = (s.capabilities as Record<string, { listChanged?: boolean } | undefined>)[kind]
+              if (seq > s.since && declared?.listChanged === true) {
+                yield* Effect.ignore(peer.notify(session.client, listChanged[kind]))
+              }
+            }
+            if (s.capabilities.resources?.subscribe === true && s.subscriptions.size > 0) {
+              for (const [uri, seq] of changes.uris) {
+                if (seq <= s.since) continue
+                if (Array.from(s.subscriptions).some((subscribed) => Resource.covers(subscribed, uri))) {
+                  yield* Effect.ignore(peer.notify(session.client, "notifications/resources/updated", { uri }))
                 }
               }
-              if (s.capabilities.resources?.subscribe === true && s.subscriptions.size > 0) {
-                for (const [uri, seq] of changes.uris) {
-                  if (seq <= s.since) continue
-                  if (Array.from(s.subscriptions).some((subscribed) => Resource.covers(subscribed, uri))) {
-                    yield* Effect.ignore(peer.notify(session.client, "notifications/resources/updated", { uri }))
-                  }
-                }
-              }
-            })),
-        { discard: true }
-      )
-    yield* registry.listen(fanOut)
+            }
+          })),
+      { discard: true }
+    )
 
-    yield* peer.closed
-  })
+  return {
+    onRequest,
+    onNotification,
+    onDisconnect: (client) => {
+      sessions.delete(client)
+    },
+    revision: (client) => Effect.map(stateOf(client), (s) => s.revision),
+    // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its
+    // first requests (each item still goes through its phase's table; initialize is never batched).
+    batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision)),
+    fanOut
+  }
+}

@@ -134,3 +134,11 @@ export const flush = TestClock.adjust("20 millis")
 
 /** The four handshake revisions. */
 export const handshakeRevisions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const
+
+/** The `_meta` of a 2026-07-28 request (`extra` fields on top; the request's client capabilities). */
+export const meta = (extra: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": capabilities,
+  "io.modelcontextprotocol/clientInfo": clientInfo,
+  ...extra
+})

@@ -1,0 +1,63 @@
+/**
+ * One engine on one transport, serving the eras the server speaks: the era router. In dual mode
+ * each request chooses: a protocol version in its `_meta` → the stateless era; anything else
+ * (`initialize` first) → a handshake session of its client. Neither disturbs the other.
+ */
+import type { JsonRpc, Transport } from "@effect-mcp/core"
+import { Peer, Revision } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Handshake from "./handshake.js"
+import type { Registry } from "./registry.js"
+import * as Stateless from "./stateless.js"
+
+/** The eras a server speaks (at least one). */
+export interface Eras {
+  readonly registry: Registry
+  readonly handshake: Handshake.Server | undefined
+  readonly stateless: Stateless.Server | undefined
+}
+
+/**
+ * Serves every client of `protocol` until the transport ends. Request fibers are forked from the
+ * runtime of the caller (the server's context).
+ */
+export const serve = (
+  eras: Eras,
+  protocol: Transport.Protocol,
+  tracing: boolean
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    let host: Handshake.Host | undefined
+    const hostOf = () => host!
+    const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf)
+    const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
+    const isStateless = (request: JsonRpc.Request) =>
+      stateless !== undefined && (handshake === undefined || Stateless.claims(request))
+
+    const peer = yield* Peer.make({
+      protocol,
+      tracing,
+      onRequest: (client, request) =>
+        isStateless(request) ? stateless!.onRequest(client, request) : handshake!.onRequest(client, request),
+      onNotification: (client, notification) =>
+        handshake === undefined ? Effect.void : handshake.onNotification(client, notification),
+      onDisconnect: (client) => handshake?.onDisconnect(client),
+      revision: (client, request) =>
+        request !== undefined && isStateless(request)
+          ? Effect.succeed(Stateless.revisionOf(request))
+          : handshake === undefined
+          ? Effect.succeed(Revision.latest)
+          : handshake.revision(client),
+      batching: (client) => handshake === undefined ? Effect.succeed(false) : handshake.batching(client)
+    })
+    host = { peer, protocol }
+
+    yield* eras.registry.listen((changes) =>
+      Effect.zipRight(
+        handshake === undefined ? Effect.void : handshake.fanOut(changes),
+        stateless === undefined ? Effect.void : stateless.fanOut(changes)
+      )
+    )
+    yield* peer.closed
+  })

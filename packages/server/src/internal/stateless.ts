@@ -1,0 +1,473 @@
+/**
+ * The stateless era (2026-07-28) on one engine: every request carries its own revision,
+ * capabilities, client info and log level in `_meta`, and lives in its `McpRequest`; nothing of
+ * it is kept between requests. This module owns what is the era's: the validation ladder, the
+ * result envelope (`resultType`, serverInfo, caching hints), `server/discover`, and the
+ * multi-round-trip requests (asks answered from the retry, or an `input_required` result with a
+ * sealed `requestState`). The methods themselves are the serving core's (`serving.ts`).
+ *
+ * The validation ladder, every error with the request's id: missing `_meta` fields → -32602; an
+ * unsupported version → -32022 with `{ supported, requested }`; an input kind the request's
+ * capabilities do not declare → -32021; an unknown method → -32601.
+ */
+import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
+import { Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as McpRequest from "../McpRequest.js"
+import type { Host } from "./handshake.js"
+import * as InputRequired from "./inputRequired.js"
+import type { Changes, Entries, Registry } from "./registry.js"
+import type { Config, RequestContext } from "./serving.js"
+import * as Serving from "./serving.js"
+import * as Shape from "./shape.js"
+
+type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
+type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
+type LoggingLevel = McpSchema.Base.LoggingLevel
+type InputRequest = McpSchema.InputRequired.InputRequest
+
+/** Caching hints of one cacheable method: how long a result stays fresh, and who may share it. */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/** The cacheable methods of 2026-07-28. */
+export type Cacheable =
+  | "server/discover"
+  | "tools/list"
+  | "prompts/list"
+  | "resources/list"
+  | "resources/templates/list"
+  | "resources/read"
+
+/** What the stateless era needs of the server, beyond the shared config. */
+export interface StatelessConfig {
+  /** The stateless revisions served. */
+  readonly revisions: ReadonlyArray<Revision.Revision>
+  /** Every revision served (handshake ones too, in dual mode): what `server/discover` lists. */
+  readonly supportedVersions: ReadonlyArray<Revision.Revision>
+  /** Caching hints per method (a handler's own `ttlMs` / `cacheScope` take precedence). */
+  readonly cachePolicy: Partial<Record<Cacheable, CacheHint>>
+  readonly sealer: Effect.Effect<InputRequired.Sealer>
+}
+
+const defaultHint: CacheHint = { ttlMs: 0, cacheScope: "public" }
+
+const levels = McpSchema.Base.LoggingLevel.literals
+const atLeast = (level: LoggingLevel, threshold: LoggingLevel) => levels.indexOf(level) >= levels.indexOf(threshold)
+const isLevel = (u: unknown): u is LoggingLevel =>
+  typeof u === "string" && (levels as ReadonlyArray<string>).includes(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const decodeSampled = McpSchema.Base.codec(
+  McpSchema.Sampling.CreateMessageResult,
+  "decode",
+  McpSchema.Base.parseOptions
+)
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
+
+// ---------------------------------------------------------------------------- the per-request context
+
+/**
+ * The context of one stateless request: `McpRequest`, read from the request's own `_meta`. Made
+ * before the request's fiber is forked; the answers a retry carries are attached as its first step.
+ */
+class StatelessRequest implements RequestContext {
+  readonly era = "stateless" as const
+  /** Answers of this round and of earlier ones (from the sealed state), by key. */
+  answers: Readonly<Record<string, unknown>> = {}
+  userState: Option.Option<string> = Option.none()
+
+  constructor(
+    readonly request: JsonRpc.Request,
+    readonly client: Transport.ClientId,
+    readonly revision: Revision.Revision,
+    readonly meta: McpSchema.Base.MetaObject,
+    readonly clientCapabilities: ClientCapabilities,
+    readonly level: Option.Option<LoggingLevel>,
+    readonly host: Host
+  ) {}
+
+  get id() {
+    return this.request.id
+  }
+  get method() {
+    return this.request.method
+  }
+  get features() {
+    return Revision.features(this.revision)
+  }
+  get clientInfo() {
+    return Meta.getClientInfo(this.meta)
+  }
+  get progressToken() {
+    return Meta.getProgressToken(this.meta)
+  }
+  get logLevel() {
+    return Effect.succeed(this.level)
+  }
+
+  // Methods are getters returning functions, so that a handler may destructure the service.
+  get progress(): McpRequest.Service["progress"] {
+    return (progress, total, message) => {
+      const token = this.progressToken
+      if (Option.isNone(token)) return Effect.void
+      return this.notify("notifications/progress", {
+        progressToken: token.value,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {})
+      })
+    }
+  }
+  get log(): McpRequest.Service["log"] {
+    // Only for requests that asked (`logLevel` in their `_meta`).
+    return (level, data, logger) =>
+      Option.isSome(this.level) && atLeast(level, this.level.value)
+        ? this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
+        : Effect.void
+  }
+  get sample(): McpRequest.Service["sample"] {
+    return (key, params) => {
+      const c = this.clientCapabilities
+      const tools = params.tools !== undefined || params.toolChoice !== undefined
+      return this.ask(
+        key,
+        { method: "sampling/createMessage", params } as InputRequest,
+        c.sampling !== undefined && (!tools || c.sampling.tools !== undefined),
+        "sampling",
+        decodeSampled
+      )
+    }
+  }
+  get elicit(): McpRequest.Service["elicit"] {
+    return (key, params) => {
+      const url = params.mode === "url"
+      const c = this.clientCapabilities.elicitation
+      return this.ask(
+        key,
+        { method: "elicitation/create", params } as InputRequest,
+        c !== undefined && (url ? c.url !== undefined : c.form !== undefined || c.url === undefined),
+        url ? "elicitation.url" : "elicitation",
+        decodeElicited
+      )
+    }
+  }
+  get roots(): McpRequest.Service["roots"] {
+    return (key = "roots") =>
+      Effect.map(
+        this.ask<McpSchema.Roots.ListRootsResult>(
+          key,
+          { method: "roots/list" },
+          this.clientCapabilities.roots !== undefined,
+          "roots",
+          decodeRoots
+        ),
+        (result) => result.roots
+      )
+  }
+  inputResponse(key: string): Option.Option<unknown> {
+    return Object.hasOwn(this.answers, key) ? Option.some(this.answers[key]) : Option.none()
+  }
+  get requestState(): Option.Option<string> {
+    return this.userState
+  }
+  get closeSseStream(): Effect.Effect<void> {
+    return Effect.void
+  }
+  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
+    return () => Effect.void
+  }
+
+  private notify(method: string, params: unknown): Effect.Effect<void> {
+    return Effect.ignore(this.host.peer.notify(this.client, method, params, { related: this.request.id }))
+  }
+
+  /**
+   * An ask in a stateless request: the answer when this retry carries it, otherwise the handler
+   * stops with an input-required signal. A kind the request's capabilities do not declare is
+   * refused, and nothing is asked.
+   */
+  private ask<A>(
+    key: string,
+    inputRequest: InputRequest,
+    declared: boolean,
+    capability: string,
+    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
+  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+    if (!declared) return Effect.fail(new McpRequest.MissingClientCapability({ capability }))
+    if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
+    const decoded = decode(this.answers[key])
+    return decoded._tag === "Right"
+      ? Effect.succeed(decoded.right as A)
+      : Effect.fail(
+        new McpError.InvalidParams({
+          message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
+        })
+      )
+  }
+}
+
+// ---------------------------------------------------------------------------- the server's part
+
+/** What a server shares between every engine it serves stateless requests on. */
+export interface Server {
+  readonly registry: Registry
+  readonly config: Config
+  readonly stateless: StatelessConfig
+  /** The capabilities the registry's entries make, and the table serving them (kept per entries). */
+  readonly served: (entries: Entries) => {
+    readonly capabilities: ServerCapabilities
+    readonly table: Dispatch.Table<McpError.McpError, never, StatelessRequest>
+  }
+}
+
+/** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
+const isRetry = (params: unknown) => isObject(params) && ("inputResponses" in params || "requestState" in params)
+
+/** The capability an input request needs, as `requiredCapabilities` says it; undefined when declared. */
+const missing = (request: InputRequest, c: ClientCapabilities): ClientCapabilities | undefined => {
+  switch (request.method) {
+    case "elicitation/create":
+      return request.params.mode === "url"
+        ? c.elicitation?.url === undefined ? { elicitation: { url: {} } } : undefined
+        : c.elicitation === undefined || (c.elicitation.form === undefined && c.elicitation.url !== undefined)
+        ? { elicitation: { form: {} } }
+        : undefined
+    case "sampling/createMessage":
+      return c.sampling === undefined ? { sampling: {} } : undefined
+    case "roots/list":
+      return c.roots === undefined ? { roots: {} } : undefined
+  }
+}
+
+export const makeServer = (registry: Registry, config: Config, stateless: StatelessConfig): Server => {
+  const core = Serving.make(registry, config)
+  const features = Revision.features("2026-07-28")
+  const hint = (method: Cacheable) => stateless.cachePolicy[method] ?? defaultHint
+
+  const withServerInfo = (result: object, request: StatelessRequest) =>
+    Meta.merge((result as { readonly _meta?: McpSchema.Base.MetaObject })._meta, {
+      [Meta.serverInfo]: Shape.implementation(config.serverInfo, request.features)
+    })
+
+  /** The 2026-07-28 envelope of a complete result: `resultType`, serverInfo. */
+  const complete = <A extends object>(result: A, request: StatelessRequest) => ({
+    ...result,
+    resultType: "complete" as const,
+    _meta: withServerInfo(result, request)
+  })
+
+  /** The envelope of a cacheable result: caching hints too (a handler's own take precedence). */
+  const cached = <A extends object>(result: A, request: StatelessRequest, method: Cacheable) => {
+    const own = result as { readonly ttlMs?: number; readonly cacheScope?: "public" | "private" }
+    const h = hint(method)
+    // A retry of a multi-round-trip request is never cached.
+    const ttlMs = isRetry(request.request.params) ? 0 : own.ttlMs ?? h.ttlMs
+    return { ...complete(result, request), ttlMs, cacheScope: own.cacheScope ?? h.cacheScope }
+  }
+
+  /**
+   * A method that may answer `input_required`: the answers the retry carries (its own and, from
+   * the sealed state, earlier rounds') are attached first; the signals its run stops with become
+   * one `input_required` result.
+   */
+  const multiRound = <A extends object>(
+    method: string,
+    params: object,
+    request: StatelessRequest,
+    run: (request: StatelessRequest) => Effect.Effect<A, McpError.McpError>
+  ) =>
+    Effect.gen(function*() {
+      const raw = params as Record<string, unknown>
+      const given = params as {
+        readonly inputResponses?: Readonly<Record<string, unknown>>
+        readonly requestState?: string
+      }
+      const sealer = yield* stateless.sealer
+      if (given.requestState !== undefined) {
+        const unsealed = yield* sealer.unseal(method, raw, given.requestState)
+        request.answers = { ...unsealed.answers, ...given.inputResponses }
+        request.userState = unsealed.userState
+      } else if (given.inputResponses !== undefined) {
+        request.answers = given.inputResponses
+      }
+      return yield* Effect.catchAllCause(
+        run(request),
+        (cause): Effect.Effect<A | McpSchema.InputRequired.InputRequiredResult, McpError.McpError> => {
+          const signals = Chunk.toReadonlyArray(Cause.defects(cause)).filter(InputRequired.isInputRequired)
+          if (signals.length === 0) return Effect.failCause(cause)
+          const inputRequests: Record<string, InputRequest> = {}
+          for (const signal of signals) Object.assign(inputRequests, signal.inputRequests)
+          for (const [key, input] of Object.entries(inputRequests)) {
+            const required = missing(input, request.clientCapabilities)
+            if (required !== undefined) {
+              return Effect.fail(
+                new McpError.MissingRequiredClientCapability({
+                  requiredCapabilities: required,
+                  detail: `Input request ${key} needs a client capability this request does not declare`
+                })
+              )
+            }
+          }
+          const userState = signals.find((s) => s.requestState !== undefined)?.requestState
+          return Effect.map(sealer.seal(method, raw, request.answers, userState), (requestState) => ({
+            resultType: "input_required" as const,
+            ...(Object.keys(inputRequests).length > 0 ? { inputRequests } : {}),
+            requestState
+          }))
+        }
+      )
+    })
+
+  const handlers: Dispatch.Handlers<McpError.McpError, never, StatelessRequest> = {
+    "server/discover": (_params, request) =>
+      Effect.map(Ref.get(registry.entries), (entries) =>
+        cached(
+          {
+            supportedVersions: stateless.supportedVersions,
+            capabilities: Serving.capabilities(entries, config, features),
+            ...(config.instructions !== undefined ? { instructions: config.instructions } : {})
+          },
+          request,
+          "server/discover"
+        )),
+    "tools/list": (params, request) =>
+      Effect.map(core["tools/list"]!(params, request), (r) => cached(r, request, "tools/list")),
+    "prompts/list": (params, request) =>
+      Effect.map(core["prompts/list"]!(params, request), (r) => cached(r, request, "prompts/list")),
+    "resources/list": (params, request) =>
+      Effect.map(core["resources/list"]!(params, request), (r) => cached(r, request, "resources/list")),
+    "resources/templates/list": (params, request) =>
+      Effect.map(
+        core["resources/templates/list"]!(params, request),
+        (r) => cached(r, request, "resources/templates/list")
+      ),
+    "completion/complete": (params, request) =>
+      Effect.map(core["completion/complete"]!(params, request), (r) => complete(r, request)),
+    "tools/call": (params, request) =>
+      multiRound(
+        "tools/call",
+        params,
+        request,
+        (r) => Effect.map(core["tools/call"]!(params, r), (result) => complete(result, r))
+      ),
+    "prompts/get": (params, request) =>
+      multiRound(
+        "prompts/get",
+        params,
+        request,
+        (r) => Effect.map(core["prompts/get"]!(params, r), (result) => complete(result, r))
+      ),
+    "resources/read": (params, request) =>
+      multiRound(
+        "resources/read",
+        params,
+        request,
+        (r) => Effect.map(core["resources/read"]!(params, r), (result) => cached(result, r, "resources/read"))
+      )
+  }
+
+  // A table per set of capabilities the registry makes (kept per entries: they change only with an edit).
+  const byCapabilities = new Map<string, Dispatch.Table<McpError.McpError, never, StatelessRequest>>()
+  const byEntries = new WeakMap<Entries, ReturnType<Server["served"]>>()
+  const defined = features.serverCapabilities
+  const served = (entries: Entries) => {
+    let found = byEntries.get(entries)
+    if (found === undefined) {
+      const capabilities = Serving.capabilities(entries, config, features)
+      const key = Object.keys(capabilities).sort().join(",")
+      let table = byCapabilities.get(key)
+      if (table === undefined) {
+        table = Dispatch.make("2026-07-28", handlers, {
+          include: (d) =>
+            d.direction !== "server" &&
+            !(d.capability?.side === "server" && defined.includes(d.capability.key) &&
+              !(d.capability.key in capabilities)),
+          trusted: Serving.trusted
+        })
+        byCapabilities.set(key, table)
+      }
+      byEntries.set(entries, found = { capabilities, table })
+    }
+    return found
+  }
+
+  return { registry, config, stateless, served }
+}
+
+// ---------------------------------------------------------------------------- serving an engine
+
+/** Does this request speak the stateless era? (It carries a protocol version in its `_meta`.) */
+export const claims = (request: JsonRpc.Request): boolean => {
+  const meta = Meta.of(request.params)
+  return meta !== undefined && Object.hasOwn(meta, Meta.protocolVersion)
+}
+
+/** The revision a stateless request's errors are rendered for. */
+export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revision => {
+  const version = Option.getOrUndefined(Meta.getProtocolVersion(Meta.of(request?.params)))
+  return Revision.isRevision(version) && Revision.isStateless(version) ? version : Revision.latest
+}
+
+/** The stateless era on one engine. */
+export const era = (server: Server, host: () => Host) => {
+  const { stateless } = server
+  const unsupported = (requested: string) =>
+    new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
+
+  const ladder = (client: Transport.ClientId, request: JsonRpc.Request): StatelessRequest | McpError.McpError => {
+    if (request.method === "initialize") {
+      // A handshake client reaching a stateless-only server: told what would work.
+      const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
+      return unsupported(typeof requested === "string" ? requested : "")
+    }
+    const meta = Meta.of(request.params)
+    const version = meta?.[Meta.protocolVersion]
+    const capabilities = meta?.[Meta.clientCapabilities]
+    if (meta === undefined || typeof version !== "string" || !isObject(capabilities)) {
+      return new McpError.InvalidParams({
+        message: `Invalid params for ${request.method}: a 2026-07-28 request carries _meta with ` +
+          `${Meta.protocolVersion} and ${Meta.clientCapabilities}`
+      })
+    }
+    if (!(stateless.revisions as ReadonlyArray<string>).includes(version)) return unsupported(version)
+    const level = meta[Meta.logLevel]
+    if (level !== undefined && !isLevel(level)) {
+      return new McpError.InvalidParams({ message: `Invalid params: unknown log level ${JSON.stringify(level)}` })
+    }
+    return new StatelessRequest(
+      request,
+      client,
+      version as Revision.Revision,
+      meta,
+      capabilities as ClientCapabilities,
+      Option.fromNullable(level as LoggingLevel | undefined),
+      host()
+    )
+  }
+
+  const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
+    const context = ladder(client, request)
+    if (!(context instanceof StatelessRequest)) return Effect.fail(context)
+    return {
+      effect: Effect.flatMap(
+        Ref.get(server.registry.entries),
+        (entries) => Dispatch.run(server.served(entries).table, request, context)
+      ),
+      context: Serving.requestContext(context)
+    }
+  }
+
+  const fanOut = (_changes: Changes): Effect.Effect<void> => Effect.void
+
+  return { onRequest, fanOut }
+}

@@ -1,0 +1,317 @@
+/**
+ * Multi-round-trip requests (2026-07-28) at the wire: asks answered from the retry or turned into
+ * one `input_required` result; the sealed `requestState` (answers of earlier rounds, the
+ * handler's own state; tampered, expired and foreign states refused); capabilities; a retry that
+ * reaches another server with the same key.
+ */
+import { validate } from "@effect-mcp/test-support/OfficialSchema"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as McpRequest from "../src/McpRequest.js"
+import * as McpServer from "../src/McpServer.js"
+import * as Prompt from "../src/Prompt.js"
+import * as Resource from "../src/Resource.js"
+import * as Tool from "../src/Tool.js"
+import { attach, connect, meta } from "./utils/TestClient.js"
+
+const serverInfo = { name: "mrtr-test", version: "1.0.0" }
+
+const form = (message: string) => ({
+  message,
+  requestedSchema: { type: "object" as const, properties: { name: { type: "string" as const } } }
+})
+
+/** A failed ask becomes the tool's own failure (its isError result): its message. */
+const failure = Schema.String
+const told = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => error.message)
+
+const Greet = Tool.make(
+  "greet",
+  { parameters: Schema.Struct({ greeting: Schema.String }), failure },
+  ({ greeting }) =>
+    told(
+      Effect.map(McpRequest.elicit("name", form("Who are you?")), (answer) => `${greeting}, ${answer.content?.name}`)
+    )
+)
+
+const Both = Tool.make("both", { failure }, () =>
+  told(Effect.map(
+    Effect.all([McpRequest.elicit("name", form("Name?")), McpRequest.roots("roots")], { concurrency: "unbounded" }),
+    ([answer, roots]) => `${answer.content?.name} has ${roots.length} roots`
+  )))
+
+const Steps = Tool.make("steps", { failure }, () =>
+  told(Effect.gen(function*() {
+    const first = yield* McpRequest.elicit("first", form("First?"))
+    const second = yield* McpRequest.elicit("second", form("Second?"))
+    return `${first.content?.name} then ${second.content?.name}`
+  })))
+
+/** The low-level API: its own requestState, and the answer read back on the retry. */
+const Manual = Tool.make("manual", {}, () =>
+  Effect.gen(function*() {
+    const answer = yield* McpRequest.inputResponse("ok")
+    if (Option.isNone(answer)) {
+      return yield* McpServer.inputRequired({
+        inputRequests: { ok: McpServer.elicitForm(form("Sure?")) },
+        requestState: "step-1"
+      })
+    }
+    const state = yield* McpRequest.requestState
+    return `confirmed at ${Option.getOrElse(state, () => "?")}`
+  }))
+
+/** Asks for sampling in its low-level form, whatever the request declares. */
+const Sampler = Tool.make("sampler", {}, () =>
+  McpServer.inputRequired({
+    inputRequests: { s: McpServer.sample({ messages: [], maxTokens: 1 }) }
+  }))
+
+const Paged = Prompt.make(
+  "paged",
+  {},
+  () => Effect.map(Effect.orDie(McpRequest.elicit("page", form("Which page?"))), (a) => `page ${a.content?.name}`)
+)
+
+const Secret = Resource.make(
+  "test://secret",
+  { name: "secret" },
+  Effect.map(Effect.orDie(McpRequest.elicit("pin", form("PIN?"))), (a) => `secret for ${a.content?.name}`)
+)
+
+const options = {
+  serverInfo,
+  tools: [Greet, Both, Steps, Manual, Sampler],
+  prompts: [Paged],
+  resources: [Secret],
+  revisions: ["2026-07-28"],
+  requestStateKey: Redacted.make("a key shared by every process of this server")
+} as const
+
+const caps = { elicitation: {}, roots: {}, sampling: {} }
+
+const accept = (name: string) => ({ action: "accept", content: { name } })
+
+describe("Multi-round trips: asks in a stateless request", () => {
+  it.scoped("round 1 is input_required with a sealed state; the retry with the answer completes", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "greet", arguments: { greeting: "hi" }, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      assert.strictEqual(first.resultType, "input_required")
+      assert.deepStrictEqual(first.inputRequests, {
+        name: { method: "elicitation/create", params: form("Who are you?") }
+      })
+      assert.isString(first.requestState)
+      assert.isUndefined(first.ttlMs)
+      assert.isUndefined(validate("2026-07-28", "InputRequiredResult", first))
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: first.requestState
+      })
+      assert.strictEqual(done.resultType, "complete")
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "hi, Ann" }])
+    }))
+
+  it.scoped("parallel asks of one run come back together in one input_required result", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "both", arguments: {}, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      assert.deepStrictEqual(Object.keys(first.inputRequests).sort(), ["name", "roots"])
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Bo"), roots: { roots: [{ uri: "file:///a" }] } },
+        requestState: first.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "Bo has 1 roots" }])
+    }))
+
+  it.scoped("multi-round: earlier answers ride in the state; a missing answer is asked again; extra keys are ignored", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "steps", arguments: {}, _meta: meta({}, caps) }
+      const round1 = yield* client.result("tools/call", params)
+      assert.deepStrictEqual(Object.keys(round1.inputRequests), ["first"])
+      // The wrong key: the server asks again for what it needs, it is no error.
+      const again = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { other: accept("x") },
+        requestState: round1.requestState
+      })
+      assert.strictEqual(again.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(again.inputRequests), ["first"])
+      const round2 = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { first: accept("one"), extra: accept("ignored") },
+        requestState: again.requestState
+      })
+      assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      // Round 3 carries only the second answer: the first comes from the state.
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { second: accept("two") },
+        requestState: round2.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
+    }))
+
+  it.scoped("prompts/get and resources/read may answer input_required too", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const prompt = yield* client.result("prompts/get", { name: "paged", _meta: meta({}, caps) })
+      assert.strictEqual(prompt.resultType, "input_required")
+      const page = yield* client.result("prompts/get", {
+        name: "paged",
+        _meta: meta({}, caps),
+        inputResponses: { page: accept("2") },
+        requestState: prompt.requestState
+      })
+      assert.strictEqual(page.messages[0].content.text, "page 2")
+      const read = yield* client.result("resources/read", { uri: "test://secret", _meta: meta({}, caps) })
+      assert.strictEqual(read.resultType, "input_required")
+      const secret = yield* client.result("resources/read", {
+        uri: "test://secret",
+        _meta: meta({}, caps),
+        inputResponses: { pin: accept("1234") },
+        requestState: read.requestState
+      })
+      assert.strictEqual(secret.contents[0].text, "secret for 1234")
+      // The result of a retry is never cached.
+      assert.strictEqual(secret.ttlMs, 0)
+    }))
+
+  it.scoped("the low-level API: the handler's own requestState and the answer read back", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "manual", arguments: {}, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      assert.deepStrictEqual(Object.keys(first.inputRequests), ["ok"])
+      assert.notInclude(first.requestState, "step-1", "the handler's state is sealed, not shown")
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { ok: { action: "accept", content: {} } },
+        requestState: first.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "confirmed at step-1" }])
+    }))
+})
+
+describe("Multi-round trips: the sealed state", () => {
+  const roundOne = Effect.gen(function*() {
+    const client = yield* connect(options)
+    const params = { name: "greet", arguments: { greeting: "hi" }, _meta: meta({}, caps) }
+    const first = yield* client.result("tools/call", params)
+    return { client, params, state: first.requestState as string }
+  })
+
+  it.scoped("a tampered state is a JSON-RPC error (-32602)", () =>
+    Effect.gen(function*() {
+      const { client, params, state } = yield* roundOne
+      for (const tampered of [`${state}-TAMPERED`, `x${state}`, "nope", state.replace(/\./, ".x")]) {
+        const error = yield* client.error("tools/call", {
+          ...params,
+          inputResponses: { name: accept("Ann") },
+          requestState: tampered
+        })
+        assert.strictEqual(error.code, -32602, tampered)
+      }
+    }))
+
+  it.scoped("a state for another request (other tool, other arguments) is refused", () =>
+    Effect.gen(function*() {
+      const { client, params, state } = yield* roundOne
+      const otherArguments = yield* client.error("tools/call", {
+        ...params,
+        arguments: { greeting: "bye" },
+        inputResponses: { name: accept("Ann") },
+        requestState: state
+      })
+      assert.strictEqual(otherArguments.code, -32602)
+      assert.match(otherArguments.message, /another request/)
+      const otherTool = yield* client.error("tools/call", {
+        name: "steps",
+        arguments: {},
+        _meta: meta({}, caps),
+        inputResponses: { first: accept("x") },
+        requestState: state
+      })
+      assert.strictEqual(otherTool.code, -32602)
+    }))
+
+  it.scoped("an expired state is refused", () =>
+    Effect.gen(function*() {
+      const { client, params, state } = yield* roundOne
+      yield* TestClock.adjust("11 minutes")
+      const error = yield* client.error("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: state
+      })
+      assert.strictEqual(error.code, -32602)
+      assert.match(error.message, /expired/)
+    }))
+
+  it.scoped("malformed inputResponses are an error", () =>
+    Effect.gen(function*() {
+      const { client, params, state } = yield* roundOne
+      const error = yield* client.error("tools/call", { ...params, inputResponses: "not a map", requestState: state })
+      assert.strictEqual(error.code, -32602)
+    }))
+
+  it.scoped("a retry may reach another server that has the same key", () =>
+    Effect.gen(function*() {
+      const { params, state } = yield* roundOne
+      const other = yield* attach(yield* McpServer.make(options))
+      const done = yield* other.result("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: state
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "hi, Ann" }])
+      // A server with another key refuses it.
+      const stranger = yield* attach(
+        yield* McpServer.make({ ...options, requestStateKey: Redacted.make("another key") })
+      )
+      const error = yield* stranger.error("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: state
+      })
+      assert.strictEqual(error.code, -32602)
+    }))
+})
+
+describe("Multi-round trips: capabilities", () => {
+  it.scoped("an ask the request's capabilities do not declare is refused without asking", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      // The tool does not handle the failure: it becomes its isError result, no input is asked.
+      const result = yield* client.result("tools/call", {
+        name: "greet",
+        arguments: { greeting: "hi" },
+        _meta: meta({}, { sampling: {} })
+      })
+      assert.strictEqual(result.resultType, "complete")
+      assert.strictEqual(result.isError, true)
+      assert.isUndefined(result.inputRequests)
+    }))
+
+  it.scoped("a low-level input request of an undeclared kind: -32021 with requiredCapabilities", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const error = yield* client.error("tools/call", {
+        name: "sampler",
+        arguments: {},
+        _meta: meta({}, { elicitation: {} })
+      })
+      assert.strictEqual(error.code, -32021)
+      assert.deepStrictEqual(error.data, { requiredCapabilities: { sampling: {} } })
+    }))
+})
