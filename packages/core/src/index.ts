@@ -66,6 +66,13 @@ export * as Revision from "./Revision.js"
 export * as Meta from "./Meta.js"
 
 /**
+ * The 2026-07-28 HTTP request headers: what they mirror, their value encoding, `x-mcp-header`.
+ *
+ * @since 0.1.0
+ */
+export * as HttpHeaders from "./HttpHeaders.js"
+
+/**
  * The method catalog.
  *
  * @since 0.1.0

@@ -16,6 +16,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -50,6 +51,8 @@ export interface Service {
   readonly removeResource: (uri: string) => Effect.Effect<boolean>
   /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
+  /** The tool registered under `name` right now. */
+  readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
   /**
    * Serves every client of a transport (stdio's one, each HTTP session) until the transport ends.
    * Each client is a session; sessions are plain data, served by one engine per transport.
@@ -66,6 +69,12 @@ export interface Service {
 export interface ServeOptions {
   /** Each request in a span of its own (`mcp <method>`), for the tracer in context (default false). */
   readonly tracing?: boolean
+  /**
+   * Serve one era only on this transport (default: every era the server speaks), as a transport
+   * with a back end per era does (HTTP: 2026-07-28 POSTs apart from handshake sessions). Ignored
+   * when the server does not speak that era.
+   */
+  readonly era?: Revision.Era
 }
 
 /**
@@ -254,13 +263,22 @@ export const make = <R>(
             ? removeFrom("resources", (e) => e.resources, uri)
             : removeFrom("resources", (e) => e.templates, uri)),
       resourceUpdated: registry.updated,
+      tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
       serve: (protocol, serveOptions) =>
         Effect.mapInputContext(
-          Engine.serve(eras, protocol, serveOptions?.tracing ?? false),
+          Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),
           (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
         )
     } satisfies Service
   })
+
+/** The eras of `eras` an engine serves: `era` alone when the server speaks it, else all. */
+const only = (eras: Engine.Eras, era: Revision.Era | undefined): Engine.Eras =>
+  era === "stateless" && eras.stateless !== undefined
+    ? { ...eras, handshake: undefined }
+    : era === "handshake" && eras.handshake !== undefined
+    ? { ...eras, stateless: undefined }
+    : eras
 
 const kindField = (kind: Registry.ListKind, entries: Registry.Entries, key: string): keyof Registry.Entries =>
   kind === "tools" ? "tools" : kind === "prompts" ? "prompts" : entries.resources.has(key) ? "resources" : "templates"

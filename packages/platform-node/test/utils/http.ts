@@ -136,6 +136,15 @@ export const Sample = Tool.make(
 
 export const Extra = Tool.make("extra", {}, () => Effect.succeed("extra"))
 
+/** Arguments mirrored in headers (2026-07-28 `x-mcp-header`): a string, an integer, a boolean. */
+export const Region = Tool.make("region", {
+  parameters: Schema.Struct({
+    region: Schema.String.annotations({ jsonSchema: { "x-mcp-header": "Region" } }),
+    count: Schema.optional(Schema.Int.annotations({ jsonSchema: { type: "integer", "x-mcp-header": "Count" } })),
+    dry: Schema.optional(Schema.Boolean.annotations({ jsonSchema: { "x-mcp-header": "Dry-Run" } }))
+  })
+}, ({ count, dry, region }) => Effect.succeed(`${region} ${count ?? "-"} ${dry ?? "-"}`))
+
 export const Doc = Resource.make("test://doc", { name: "doc", mimeType: "text/plain" }, Effect.succeed("the doc"))
 
 export const Greeting = Prompt.make("greeting", {
@@ -213,6 +222,8 @@ export interface HarnessOptions {
   readonly testClock?: boolean
   /** The event store to watch (default `EventStore.makeMemory()`). */
   readonly eventStore?: Effect.Effect<EventStore.Service>
+  /** The revisions the server serves (default: the handshake era's). */
+  readonly revisions?: McpServer.Options<never>["revisions"]
 }
 
 /** A server response as the Node HTTP server saw it. */
@@ -267,7 +278,8 @@ export const startServer = async (
     Layer.provideMerge(
       McpServer.layer<McpRequest.McpRequest>({
         serverInfo,
-        tools: [Controlled, Quick, Progress, Log, Sample],
+        ...(harness.revisions === undefined ? {} : { revisions: harness.revisions }),
+        tools: [Controlled, Quick, Progress, Log, Sample, Region],
         resources: [Doc],
         prompts: [Greeting]
       })

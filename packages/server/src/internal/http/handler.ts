@@ -17,6 +17,7 @@ import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import * as Legacy from "./legacy.js"
 import * as Sessions from "./sessions.js"
+import * as Stateless from "./stateless.js"
 import * as Streamable from "./streamable.js"
 
 export type { Handler, Options } from "../../HttpTransport.js"
@@ -42,59 +43,82 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     )
     const runtime = yield* Effect.runtime<never>()
     const fork = (effect: Effect.Effect<void>) => void Runtime.runFork(runtime)(effect)
+    const clock = yield* Effect.clock
+    const tracing = options.tracing ?? false
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
     const maxRequestMillis = options.maxRequestDuration === undefined
       ? undefined
       : Duration.toMillis(options.maxRequestDuration)
-    const sessions = new Sessions.Sessions({
-      store,
-      clock: yield* Effect.clock,
-      idleMillis,
-      maxSessions: options.maxSessions ?? defaults.maxSessions,
-      maxRequestMillis,
-      retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
-      fork
-    })
+    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
+    const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
+    const servesStateless = server.revisions.some(Revision.isStateless)
 
-    // The engine: one for every session of this handler, running until the scope closes.
-    yield* Effect.forkScoped(server.serve(sessions.protocol, { tracing: options.tracing ?? false }))
-    yield* sessions.ready
-    yield* Effect.addFinalizer(() => sessions.endAll)
+    // The handshake era: one engine for every session of this handler, running until the scope closes.
+    const sessions = servesHandshake
+      ? new Sessions.Sessions({
+        store,
+        clock,
+        idleMillis,
+        maxSessions: options.maxSessions ?? defaults.maxSessions,
+        maxRequestMillis,
+        retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
+        fork
+      })
+      : undefined
+    // The stateless era: one engine for every POST of this handler, each POST a client of its own.
+    const posts = servesStateless
+      ? new Stateless.Posts({ server, maxBodyBytes, clock, maxRequestMillis, runtime })
+      : undefined
+    if (sessions !== undefined) {
+      yield* Effect.forkScoped(server.serve(sessions.protocol, { tracing, era: "handshake" }))
+      yield* sessions.ready
+      yield* Effect.addFinalizer(() => sessions.endAll)
+    }
+    if (posts !== undefined) {
+      yield* Effect.forkScoped(server.serve(posts.protocol, { tracing, era: "stateless" }))
+      yield* posts.ready
+      yield* Effect.addFinalizer(() => posts.endAll)
+    }
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
     // Also the keep-alive of open SSE streams: at least every 15 seconds.
     const every = Math.max(10, Math.min(idleMillis / 2, (maxRequestMillis ?? Infinity) / 2, 15_000))
-    yield* sessions.sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+    yield* Effect.zipRight(sessions?.sweep ?? Effect.void, posts?.sweep ?? Effect.void).pipe(
+      Effect.repeat(Schedule.spaced(Duration.millis(every))),
+      Effect.forkScoped
+    )
 
-    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
     const guard: Front.Guard = {
       allowedHosts: options.allowedHosts ?? Front.loopbackHosts,
       allowedOrigins: options.allowedOrigins ?? Front.loopbackOrigins
     }
-    const streamable: Streamable.Config = {
+    const streamable: Streamable.Config | undefined = sessions && {
       sessions,
       maxBodyBytes,
       standaloneStream: options.standaloneStream ?? true,
       fork
     }
     const path = options.path ?? defaults.path
-    const legacyPaths = options.legacySse === false ? undefined : {
+    const legacyPaths = options.legacySse === false || sessions === undefined ? undefined : {
       sse: options.legacySse?.ssePath ?? defaults.ssePath,
       messages: options.legacySse?.messagesPath ?? defaults.messagesPath
     }
-    const legacy: Legacy.Config | undefined = legacyPaths && {
+    const legacy: Legacy.Config | undefined = legacyPaths && sessions && {
       sessions,
       maxBodyBytes,
       messagesPath: legacyPaths.messages
     }
-    // The era router: decided from the headers, before the body is read. A POST whose
-    // MCP-Protocol-Version names a stateless revision belongs to the stateless back end, which
-    // this server does not run: it is told, with -32022, which revisions it does serve.
-    const era = (exchange: Exchange): Revision.Era => {
+    // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
+    // stateless revision belongs to the stateless back end (told, with -32022, which revisions this
+    // server serves when it has none); a known handshake revision or a session id, to the handshake
+    // one. Otherwise (initialize, a legacy client, a stateless request without its headers) the body
+    // decides: a protocol version in its _meta is a stateless request.
+    const headerEra = (exchange: Exchange): Revision.Era | undefined => {
       const version = exchange.header("mcp-protocol-version")
-      return version !== undefined && Revision.isRevision(version) && Revision.isStateless(version)
-        ? "stateless"
-        : "handshake"
+      if (version !== undefined && Revision.isRevision(version)) {
+        return Revision.isStateless(version) ? "stateless" : "handshake"
+      }
+      return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
     }
     const unserved = (exchange: Exchange) =>
       exchange.body(maxBodyBytes, (body) => {
@@ -107,17 +131,48 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         })
         exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id, error: error.toWire(Revision.latest) })))
       })
+    /** Dual era, nothing in the headers: the body decides. */
+    const byBody = (exchange: Exchange) =>
+      exchange.body(maxBodyBytes, (body) => {
+        const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
+        if (inbound !== undefined && Stateless.claims(inbound)) {
+          const refused = Stateless.refuse(exchange)
+          return refused !== undefined ? exchange.reply(refused) : posts!.receive(exchange, inbound)
+        }
+        // The handshake back end reads the body already read.
+        const read: Exchange = Object.assign(Object.create(exchange), {
+          body: (_max: number, done: (b: typeof body) => void) => done(body)
+        })
+        Streamable.post(streamable!, read)
+      })
+    const post = (exchange: Exchange) => {
+      if (posts === undefined) {
+        return headerEra(exchange) === "stateless" ? unserved(exchange) : Streamable.post(streamable!, exchange)
+      }
+      if (streamable === undefined) return posts.post(exchange)
+      const era = headerEra(exchange)
+      return era === "stateless"
+        ? posts.post(exchange)
+        : era === "handshake"
+        ? Streamable.post(streamable, exchange)
+        : byBody(exchange)
+    }
 
     const mcp = (exchange: Exchange) => {
       switch (exchange.method) {
         case "POST":
-          return era(exchange) === "stateless" ? unserved(exchange) : Streamable.post(streamable, exchange)
+          return post(exchange)
         case "GET":
-          return Streamable.get(streamable, exchange)
         case "DELETE":
-          return Streamable.del(streamable, exchange)
+          // 2026-07-28 is POST only.
+          if (streamable === undefined || headerEra(exchange) === "stateless") {
+            return exchange.reply(
+              Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"])
+            )
+          }
+          return exchange.method === "GET" ? Streamable.get(streamable, exchange) : Streamable.del(streamable, exchange)
         default:
-          return exchange.reply(Front.methodNotAllowed(["GET", "POST", "DELETE"]))
+          return exchange.reply(Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"]))
       }
     }
 
@@ -142,6 +197,6 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     return {
       handle,
       paths: legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages],
-      sessions: () => sessions.count()
+      sessions: () => sessions?.count() ?? 0
     }
   })

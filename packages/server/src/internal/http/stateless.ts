@@ -1,0 +1,338 @@
+/**
+ * Streamable HTTP for the stateless era (2026-07-28): POST only, every request its own POST and
+ * its own client of the engine, for exactly as long as its response is open. No session, no
+ * event ids, no resumption: `Mcp-Session-Id` and `Last-Event-ID` are ignored.
+ *
+ * - The headers are checked against the body first (SEP-2243): `MCP-Protocol-Version` equals the
+ *   `_meta` version, `Mcp-Method` the method, `Mcp-Name` the name or URI, each `Mcp-Param-*` the
+ *   tool argument its `x-mcp-header` names; values `=?base64?…?=` decoded. Any disagreement, a
+ *   missing header, a broken value: 400 with -32020, and nothing runs.
+ * - A response is plain JSON, or an SSE stream scoped to the request when something related to it
+ *   (progress, a log, a subscription's acknowledgement) comes first; its end is the response.
+ * - A closed response is a cancellation: the request's fiber is interrupted, nothing more is sent.
+ * - The status follows the answer: 404 for -32601, 400 for the errors of a bad request (-32700,
+ *   -32600, -32602, -32020, -32021, -32022), 200 otherwise.
+ */
+import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
+import type * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type * as McpServer from "../../McpServer.js"
+import type * as Tool from "../../Tool.js"
+import type { Exchange, Stream } from "./exchange.js"
+import * as Front from "./front.js"
+
+type RequestId = JsonRpc.RequestId
+
+export interface Config {
+  readonly server: McpServer.Service
+  readonly maxBodyBytes: number
+  readonly clock: Clock.Clock
+  /** Requests (but listens) in flight longer than this are interrupted (undefined: no limit). */
+  readonly maxRequestMillis: number | undefined
+  /** The runtime the handler runs in (registry lookups, forks). */
+  readonly runtime: Runtime.Runtime<never>
+}
+
+const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
+
+/** The HTTP status of a JSON answer. */
+const statusOf = (frame: JsonRpc.Frame): number => {
+  const error = (frame as { readonly error?: { readonly code?: unknown } }).error
+  if (error === undefined || typeof error.code !== "number") return 200
+  return error.code === -32601 ? 404 : badRequest.has(error.code) ? 400 : 200
+}
+
+const failure = (status: number, id: RequestId | null, error: McpError.McpError | JsonRpc.ErrorObject): Front.Reply =>
+  Front.body(
+    status,
+    Wire.encode({ jsonrpc: "2.0", id, error: "toWire" in error ? error.toWire("2026-07-28") : error })
+  )
+
+const mismatch = (id: RequestId, message: string): Front.Reply =>
+  failure(400, id, new McpError.HeaderMismatch({ message: `Header mismatch: ${message}` }))
+
+// ---------------------------------------------------------------------------- headers against the body
+
+/** The parameter headers of a tool, derived once per tool (invalid annotations: none checked). */
+const paramHeadersOf = new WeakMap<Tool.Tool, ReadonlyArray<HttpHeaders.ParamHeader>>()
+const paramHeaders = (tool: Tool.Tool): ReadonlyArray<HttpHeaders.ParamHeader> => {
+  let found = paramHeadersOf.get(tool)
+  if (found === undefined) {
+    const derived = HttpHeaders.paramHeaders(tool.definition.inputSchema)
+    found = derived._tag === "Right" ? derived.right : []
+    paramHeadersOf.set(tool, found)
+  }
+  return found
+}
+
+/** One standard header against the body value it mirrors: why they disagree, or undefined. */
+const disagreement = (exchange: Exchange, name: string, display: string, body: string): string | undefined => {
+  const raw = exchange.header(name)
+  if (raw === undefined) return `${display} is required (${JSON.stringify(body)})`
+  const value = HttpHeaders.decodeValue(raw)
+  if (value._tag === "Left") return `${display} is invalid: ${value.left}`
+  return value.right === body ? undefined : `${display} ${JSON.stringify(value.right)} is not ${JSON.stringify(body)}`
+}
+
+/** The headers of a 2026-07-28 request checked against its body: the reply when they disagree. */
+const checkHeaders = (config: Config, exchange: Exchange, request: JsonRpc.Request): Front.Reply | undefined => {
+  const version = Meta.of(request.params)?.[Meta.protocolVersion] as string
+  const wrong = disagreement(exchange, HttpHeaders.protocolVersion, "MCP-Protocol-Version", version) ??
+    disagreement(exchange, HttpHeaders.method, "Mcp-Method", request.method)
+  if (wrong !== undefined) return mismatch(request.id, wrong)
+  const name = HttpHeaders.nameOf(request.method, request.params)
+  if (name !== undefined) {
+    const wrongName = disagreement(exchange, HttpHeaders.name, "Mcp-Name", name)
+    if (wrongName !== undefined) return mismatch(request.id, wrongName)
+  }
+  if (request.method !== "tools/call" || name === undefined) return undefined
+  const tool = Runtime.runSync(config.runtime)(config.server.tool(name))
+  if (Option.isNone(tool)) return undefined
+  const args = (request.params as { readonly arguments?: unknown }).arguments
+  for (const spec of paramHeaders(tool.value)) {
+    const display = `Mcp-Param-${spec.header}`
+    const body = HttpHeaders.argumentOf(spec, args)
+    const raw = exchange.header(HttpHeaders.paramPrefix + spec.header.toLowerCase())
+    if (raw === undefined) {
+      if (body !== undefined) return mismatch(request.id, `${display} is required (argument ${spec.path.join(".")})`)
+      continue
+    }
+    const value = HttpHeaders.decodeValue(raw)
+    if (value._tag === "Left") return mismatch(request.id, `${display} is invalid: ${value.left}`)
+    if (body === undefined) {
+      return mismatch(request.id, `${display} is sent, but argument ${spec.path.join(".")} is not`)
+    }
+    if (!HttpHeaders.matches(spec.type, value.right, body)) {
+      return mismatch(request.id, `${display} ${JSON.stringify(value.right)} is not ${JSON.stringify(body)}`)
+    }
+  }
+  return undefined
+}
+
+/** The reply to a POST whose `Accept` or `Content-Type` will not do, before its body is read. */
+export const refuse = (exchange: Exchange): Front.Reply | undefined => {
+  const accept = exchange.header("accept")
+  if (!Front.accepts(accept, "application/json") || !Front.accepts(accept, "text/event-stream")) {
+    return Front.error(
+      406,
+      Front.transportError,
+      "Not Acceptable: Accept must list application/json and text/event-stream"
+    )
+  }
+  if (!Front.isJson(exchange.header("content-type"))) {
+    return Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------- one POST
+
+/** One request's POST: its response, JSON until something related comes first, then SSE. */
+class Post {
+  mode: "waiting" | "sse" | "done" = "waiting"
+  stream: Stream | undefined = undefined
+
+  constructor(
+    readonly posts: Posts,
+    readonly client: Transport.ClientId,
+    readonly id: RequestId,
+    readonly exchange: Exchange,
+    readonly startedAt: number,
+    /** A `subscriptions/listen`: held open, never over the maximum duration. */
+    readonly listen: boolean
+  ) {}
+
+  /** Something related to the request: the response becomes (or stays) an SSE stream. */
+  emit(frame: JsonRpc.Frame): void {
+    if (this.mode === "done") return
+    if (this.mode === "waiting") {
+      this.mode = "sse"
+      this.stream = this.exchange.stream(Front.sseHeaders)
+    }
+    this.stream!.write(Front.sse({ data: Wire.encode(frame) }))
+  }
+
+  /** The answer: the JSON body, or the stream's last event; the response ends. */
+  last(frame: JsonRpc.Frame): void {
+    if (this.mode === "done") return
+    if (this.mode === "waiting") this.exchange.reply(Front.body(statusOf(frame), Wire.encode(frame)))
+    else {
+      this.stream!.write(Front.sse({ data: Wire.encode(frame) }))
+      this.stream!.end()
+    }
+    this.done()
+  }
+
+  /** The response ends without an answer (the request was interrupted by the server). */
+  abandon(reply: Front.Reply): void {
+    if (this.mode === "done") return
+    if (this.mode === "waiting") this.exchange.reply(reply)
+    else this.stream!.end()
+    this.done()
+  }
+
+  done(): void {
+    this.mode = "done"
+    this.stream = undefined
+    this.posts.forget(this)
+  }
+}
+
+// ---------------------------------------------------------------------------- every POST
+
+/** Every open stateless POST of one handler, and the protocol its engine runs on. */
+export class Posts {
+  private readonly byClient = new Map<Transport.ClientId, Post>()
+  private nextClient = 0
+  private engine: Transport.Receiver | undefined
+  private readonly running = Deferred.unsafeMake<void>(FiberId.none)
+
+  constructor(readonly config: Config) {}
+
+  /** Completes once the engine runs on this protocol. */
+  get ready(): Effect.Effect<void> {
+    return Deferred.await(this.running)
+  }
+
+  count(): number {
+    return this.byClient.size
+  }
+
+  /** The protocol the engine runs on: each POST is a client; `send` answers it. */
+  readonly protocol: Transport.Protocol = {
+    run: (receiver) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          this.engine = receiver
+          Deferred.unsafeDone(this.running, Effect.void)
+        }),
+        Effect.never
+      ),
+    send: (client, frame) =>
+      Effect.suspend(() => {
+        const post = this.byClient.get(client)
+        if (post === undefined) return Effect.fail(new Transport.TransportError({ message: "the response closed" }))
+        const message = frame as JsonRpc.Message
+        // Its response ends it; what else is sent for it (notifications) goes on its stream.
+        if (!Array.isArray(frame) && !("method" in message) && message.id === post.id) post.last(frame)
+        else post.emit(frame)
+        return Effect.void
+      }),
+    unanswered: (client) => {
+      this.byClient.get(client)?.abandon(
+        failure(503, null, { code: JsonRpc.Code.InternalError, message: "The request was not answered" })
+      )
+    }
+  }
+
+  forget(post: Post): void {
+    if (this.byClient.get(post.client) === post) this.byClient.delete(post.client)
+  }
+
+  /** Serves one POST. */
+  post(exchange: Exchange): void {
+    const refused = refuse(exchange)
+    if (refused !== undefined) return exchange.reply(refused)
+    exchange.body(this.config.maxBodyBytes, (body) => {
+      if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
+      if (body._tag === "Failed") {
+        return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
+      }
+      this.receive(exchange, Wire.decode(body.text))
+    })
+  }
+
+  /** Serves one POST whose body was read and decoded. */
+  receive(exchange: Exchange, inbound: Wire.Inbound): void {
+    if (inbound._tag === "Invalid") return exchange.reply(failure(400, inbound.id, inbound.error))
+    if (inbound._tag === "Batch") {
+      return exchange.reply(
+        failure(400, null, {
+          code: -32600,
+          message: "Invalid Request: 2026-07-28 has no batches, one message per POST"
+        })
+      )
+    }
+    const message = inbound.message
+    if (!("method" in message)) {
+      return exchange.reply(
+        failure(400, message.id, {
+          code: -32600,
+          message: "Invalid Request: a 2026-07-28 client sends no responses"
+        })
+      )
+    }
+    // A notification has nothing to do here (a closed stream is how a request is cancelled).
+    if (!("id" in message)) return exchange.reply(Front.empty(202))
+    const request = message as JsonRpc.Request
+    // Only a request of this era has headers to mirror its body; the engine tells the others
+    // what is wrong with them (no _meta: -32602; initialize: the revisions served).
+    const meta = Meta.of(request.params)
+    if (meta !== undefined && typeof meta[Meta.protocolVersion] === "string") {
+      const denied = checkHeaders(this.config, exchange, request)
+      if (denied !== undefined) return exchange.reply(denied)
+    }
+    const client = this.nextClient++
+    const post = new Post(
+      this,
+      client,
+      request.id,
+      exchange,
+      this.config.clock.unsafeCurrentTimeMillis(),
+      request.method === "subscriptions/listen"
+    )
+    this.byClient.set(client, post)
+    exchange.onClose(() => {
+      // A closed response is a cancellation: the request is interrupted, nothing more is sent.
+      if (post.mode === "done") return
+      post.done()
+      this.engine?.disconnect(client)
+    })
+    this.engine!.receive(client, inbound)
+  }
+
+  /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */
+  get sweep(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      const now = this.config.clock.unsafeCurrentTimeMillis()
+      const max = this.config.maxRequestMillis
+      const comment = Front.sseComment("keep-alive")
+      for (const post of Array.from(this.byClient.values())) {
+        if (max !== undefined && !post.listen && now - post.startedAt > max) {
+          post.last({
+            jsonrpc: "2.0",
+            id: post.id,
+            error: { code: JsonRpc.Code.InternalError, message: "Request exceeded the server's maximum duration" }
+          })
+          this.engine?.disconnect(post.client)
+        } else if (post.mode === "sse") post.stream!.write(comment)
+      }
+    })
+  }
+
+  /** Every open response ends (the server is shutting down). */
+  get endAll(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      for (const post of Array.from(this.byClient.values())) {
+        post.abandon(
+          failure(503, post.id, { code: JsonRpc.Code.InternalError, message: "The server is shutting down" })
+        )
+        this.engine?.disconnect(post.client)
+      }
+    })
+  }
+}
+
+/**
+ * Is this decoded body a request of the stateless era (a protocol version in its `_meta`, even
+ * one this server does not serve: the stateless era tells it which it does)?
+ */
+export const claims = (inbound: Wire.Inbound): boolean => {
+  if (inbound._tag !== "Single" || !("method" in inbound.message)) return false
+  const version = Meta.of((inbound.message as JsonRpc.Request).params)?.[Meta.protocolVersion]
+  return typeof version === "string"
+}
