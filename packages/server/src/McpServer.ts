@@ -26,9 +26,12 @@ import * as InputRequired from "./internal/inputRequired.js"
 import * as Registry from "./internal/registry.js"
 import type * as Serving from "./internal/serving.js"
 import * as Stateless from "./internal/stateless.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 import type * as McpRequest from "./McpRequest.js"
+import * as NotificationBus from "./NotificationBus.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
+import type * as Subscription from "./Subscription.js"
 import type * as Tool from "./Tool.js"
 
 /**
@@ -39,7 +42,10 @@ export interface Service {
   readonly serverInfo: McpSchema.Base.Implementation
   /** The revisions this server serves, oldest first. */
   readonly revisions: ReadonlyArray<Revision.Revision>
-  /** Adds or replaces a tool; initialized sessions get `notifications/tools/list_changed`. */
+  /**
+   * Adds or replaces a tool; initialized sessions, and subscriptions that asked, get
+   * `notifications/tools/list_changed` (every edit is published to the `NotificationBus`).
+   */
   readonly addTool: <R>(tool: Tool.Tool<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   readonly removeTool: (name: string) => Effect.Effect<boolean>
   readonly addPrompt: <R>(prompt: Prompt.Prompt<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
@@ -49,7 +55,10 @@ export interface Service {
   ) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
   /** Removes a resource by URI, or a template by URI template. */
   readonly removeResource: (uri: string) => Effect.Effect<boolean>
-  /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
+  /**
+   * Tells subscribed sessions, and subscriptions whose `resourceSubscriptions` cover the URI, that
+   * a resource changed (`notifications/resources/updated`).
+   */
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
   /** The tool registered under `name` right now. */
   readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
@@ -58,6 +67,23 @@ export interface Service {
    * Each client is a session; sessions are plain data, served by one engine per transport.
    */
   readonly serve: (protocol: Transport.Protocol, options?: ServeOptions) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * 2026-07-28: the open `subscriptions/listen` requests, over every transport and client, oldest
+   * first (a snapshot). Each has a server-wide `handle`, and its wire `subscriptionId` (the listen
+   * request's JSON-RPC id, unique per client only).
+   */
+  readonly activeSubscriptions: Effect.Effect<ReadonlyArray<Subscription.Subscription>>
+  /**
+   * 2026-07-28: ends a subscription gracefully, by its handle (or as listed): what it had yet to
+   * send is sent, then its listen request is answered `{ resultType: "complete", _meta: {
+   * subscriptionId, serverInfo } }`. Completes once the answer is handed to the transport: true,
+   * or false when it was not (no longer) open. The server's end closes every subscription so.
+   */
+  readonly closeSubscription: (
+    subscription: Subscription.Handle | Subscription.Subscription
+  ) => Effect.Effect<boolean>
+  /** 2026-07-28: ends every subscription gracefully (as `closeSubscription`); how many were answered. */
+  readonly closeAllSubscriptions: Effect.Effect<number>
 }
 
 /**
@@ -176,13 +202,22 @@ export const make = <R>(
       capabilities: options.capabilities ?? {},
       listChangedWindow: options.listChangedWindow ?? "10 millis"
     }
+    // The bus of the server's context, if given (shared with other servers), else its own.
+    const bus = yield* Effect.catchTag(
+      Effect.serviceOptional(NotificationBus.NotificationBus),
+      "NoSuchElementException",
+      () => NotificationBus.make
+    )
     const registry = yield* Registry.make({
       tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
       prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
       resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
       templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
-      window: config.listChangedWindow
+      window: config.listChangedWindow,
+      bus
     })
+    // Every subscription, over every engine; closed gracefully when the server's scope ends.
+    const subscriptions = yield* Subscriptions.make(registry, config)
     const clock = yield* Effect.clock
     const given = options.requestStateKey
     const key = given === undefined
@@ -215,7 +250,7 @@ export const make = <R>(
           supportedVersions: revisions,
           cachePolicy: options.cachePolicy ?? {},
           sealer
-        })
+        }, subscriptions)
         : undefined
     }
     const removeFrom = (
@@ -268,7 +303,10 @@ export const make = <R>(
         Effect.mapInputContext(
           Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),
           (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
-        )
+        ),
+      activeSubscriptions: subscriptions.active,
+      closeSubscription: subscriptions.close,
+      closeAllSubscriptions: subscriptions.closeAll
     } satisfies Service
   })
 

@@ -57,3 +57,17 @@ export * as HttpTransport from "./HttpTransport.js"
  * @since 0.1.0
  */
 export * as EventStore from "./EventStore.js"
+
+/**
+ * The server-wide bus of changes (lists, resources) that notifications are fanned out from.
+ *
+ * @since 0.1.0
+ */
+export * as NotificationBus from "./NotificationBus.js"
+
+/**
+ * 2026-07-28 subscriptions (`subscriptions/listen`) as the server reports them.
+ *
+ * @since 0.1.0
+ */
+export * as Subscription from "./Subscription.js"

@@ -153,6 +153,11 @@ describe("Multi-round trips: asks in a stateless request", () => {
         requestState: again.requestState
       })
       assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      // Only the answers the handler read ride on: an extra key cannot grow the state.
+      const payload = (state: string) => atob(state.split(".")[0].replace(/-/g, "+").replace(/_/g, "/"))
+      assert.include(payload(round2.requestState), "one")
+      assert.notInclude(payload(round2.requestState), "ignored")
+      assert.notInclude(payload(again.requestState), "\"other\"")
       // Round 3 carries only the second answer: the first comes from the state.
       const done = yield* client.result("tools/call", {
         ...params,

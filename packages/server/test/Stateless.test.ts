@@ -71,6 +71,29 @@ describe("Stateless: the validation ladder, every error with the request's id", 
       assert.isUndefined(validate("2026-07-28", "UnsupportedProtocolVersionError", response))
     }))
 
+  it.scoped("initialize in the stateless era's own shape is a method it does not have: -32601", () =>
+    Effect.gen(function*() {
+      for (const options of [statelessOnly, dual]) {
+        const client = yield* connect(options)
+        const error = yield* client.error("initialize", {
+          protocolVersion: "2026-07-28",
+          capabilities: {},
+          clientInfo,
+          _meta: meta()
+        })
+        assert.strictEqual(error.code, -32601)
+      }
+    }))
+
+  it.scoped("on a dual connection, server/discover and subscriptions/listen without _meta are -32602", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(dual)
+      for (const params of [undefined, {}, { _meta: {} }]) {
+        assert.strictEqual((yield* client.error("server/discover", params)).code, -32602, JSON.stringify(params))
+      }
+      assert.strictEqual((yield* client.error("subscriptions/listen", {})).code, -32602)
+    }))
+
   it.scoped("an unknown method: -32601; an unknown log level: -32602", () =>
     Effect.gen(function*() {
       const client = yield* connect(statelessOnly)

@@ -2,6 +2,11 @@
  * One engine on one transport, serving the eras the server speaks: the era router. In dual mode
  * each request chooses: a protocol version in its `_meta` → the stateless era; anything else
  * (`initialize` first) → a handshake session of its client. Neither disturbs the other.
+ *
+ * Changes reach the handshake sessions of this engine through its registry listener, and the
+ * subscriptions (`subscriptions/listen`) through the server's own, whatever engine serves them;
+ * when the engine ends, the subscriptions it serves are closed gracefully first (answered while
+ * the transport still runs).
  */
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Peer, Revision } from "@effect-mcp/core"
@@ -51,13 +56,14 @@ export const serve = (
           : handshake.revision(client),
       batching: (client) => handshake === undefined ? Effect.succeed(false) : handshake.batching(client)
     })
-    host = { peer, protocol }
+    const engine: Handshake.Host = { peer, protocol }
+    host = engine
 
-    yield* eras.registry.listen((changes) =>
-      Effect.zipRight(
-        handshake === undefined ? Effect.void : handshake.fanOut(changes),
-        stateless === undefined ? Effect.void : stateless.fanOut(changes)
-      )
-    )
+    if (handshake !== undefined) yield* eras.registry.listen(handshake.fanOut)
+    // Run before the engine's own finalizer (which interrupts every request in flight).
+    if (eras.stateless !== undefined) {
+      const { subscriptions } = eras.stateless
+      yield* Effect.addFinalizer(() => subscriptions.closeOwned(engine))
+    }
     yield* peer.closed
   })

@@ -1,11 +1,16 @@
 /**
  * The server-wide registry: tools, prompts, resources and templates (with their requirements
- * already provided), and the change bus.
+ * already provided), and the changes made to them.
  *
- * Changes (a list changed, a resource was updated) are coalesced by one server-level fiber
- * over a short window and handed, as one batch, to every listener (each engine serving
- * handshake sessions registers one for its lifetime; later, every subscription). Nothing is
- * kept or run per session.
+ * Changes (a list changed, a resource was updated) are numbered: this server's own as they are
+ * made, other servers' (from the notification bus, `NotificationBus`) as they arrive. They are
+ * coalesced by one server-level fiber over a short window and handed, as one batch, to every
+ * listener (each engine serving handshake sessions registers one for its lifetime; the server's
+ * subscriptions one). Nothing is kept or run per session.
+ *
+ * This server's own changes are also published to the bus, marked with its `origin` (so that it
+ * skips them when the bus delivers them back): they reach its own clients even when the bus is
+ * slow or down, and exactly once.
  */
 import * as Chunk from "effect/Chunk"
 import type * as Duration from "effect/Duration"
@@ -14,6 +19,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
@@ -25,7 +31,7 @@ export interface Entries {
   readonly templates: ReadonlyMap<string, Resource.Template>
 }
 
-export type ListKind = "tools" | "prompts" | "resources"
+export type ListKind = NotificationBus.ListKind
 
 export type Change =
   | { readonly _tag: "ListChanged"; readonly kind: ListKind; readonly seq: number }
@@ -46,7 +52,7 @@ export interface Registry {
   readonly entries: Ref.Ref<Entries>
   readonly edit: (kind: ListKind, f: (entries: Entries) => Entries) => Effect.Effect<void>
   readonly updated: (uri: string) => Effect.Effect<void>
-  /** The sequence number of the last change made so far. */
+  /** The sequence number of the last change made or received so far. */
   readonly version: Effect.Effect<number>
   /** Receives every batch of changes for the lifetime of the scope. */
   readonly listen: (listener: Listener) => Effect.Effect<void, never, Scope.Scope>
@@ -54,6 +60,8 @@ export interface Registry {
 
 const byName = <A>(items: ReadonlyArray<A>, key: (a: A) => string): ReadonlyMap<string, A> =>
   new Map(items.map((item) => [key(item), item]))
+
+const kinds: ReadonlySet<string> = new Set(NotificationBus.ListKind.literals)
 
 const coalesce = (chunk: Chunk.Chunk<Change>): Changes => {
   const lists = new Map<ListKind, number>()
@@ -65,6 +73,14 @@ const coalesce = (chunk: Chunk.Chunk<Change>): Changes => {
   return { lists, uris }
 }
 
+/** An event, numbered; undefined for one that is not an event (a foreign bus's mistake). */
+const numbered = (event: NotificationBus.Event, seq: number): Change | undefined =>
+  event._tag === "ListChanged"
+    ? kinds.has(event.kind) ? { _tag: "ListChanged", kind: event.kind, seq } : undefined
+    : event._tag === "ResourceUpdated" && typeof event.uri === "string"
+    ? { _tag: "ResourceUpdated", uri: event.uri, seq }
+    : undefined
+
 export const make = (initial: {
   readonly tools: ReadonlyArray<Tool.Tool>
   readonly prompts: ReadonlyArray<Prompt.Prompt>
@@ -72,6 +88,8 @@ export const make = (initial: {
   readonly templates: ReadonlyArray<Resource.Template>
   /** The coalescing window of change notifications. */
   readonly window: Duration.DurationInput
+  /** Where changes are published, and other servers' received from. */
+  readonly bus: NotificationBus.Service
 }): Effect.Effect<Registry, never, Scope.Scope> =>
   Effect.gen(function*() {
     const entries = yield* Ref.make<Entries>({
@@ -80,9 +98,26 @@ export const make = (initial: {
       resources: byName(initial.resources, (r) => r.uri),
       templates: byName(initial.templates, (t) => t.uriTemplate)
     })
+    const { bus } = initial
+    // This server on the bus.
+    const origin = yield* Effect.sync(() => globalThis.crypto.randomUUID())
     const changes = yield* Effect.acquireRelease(Queue.unbounded<Change>(), Queue.shutdown)
     const version = yield* Ref.make(0)
     const listeners = yield* Ref.make<ReadonlySet<Listener>>(new Set())
+    /** Numbers a change and hands it to the coalescing fiber. */
+    const change = (event: NotificationBus.Event) =>
+      Effect.flatMap(Ref.updateAndGet(version, (n) => n + 1), (seq) => {
+        const numberedChange = numbered(event, seq)
+        return numberedChange === undefined ? Effect.void : Effect.asVoid(Queue.offer(changes, numberedChange))
+      })
+    /** A change of this server: numbered now, published for the others. */
+    const local = (event: NotificationBus.Event) => Effect.zipRight(change(event), bus.publish({ ...event, origin }))
+    // Other servers' changes (this server's own come back marked with its origin).
+    const events = yield* bus.subscribe
+    yield* Stream.fromQueue(events).pipe(
+      Stream.runForEach((event) => event.origin === origin ? Effect.void : change(event)),
+      Effect.forkScoped
+    )
     yield* Stream.fromQueue(changes).pipe(
       Stream.groupedWithin(1024, initial.window),
       Stream.runForEach((chunk) =>
@@ -95,19 +130,8 @@ export const make = (initial: {
     )
     return {
       entries,
-      edit: (kind, f) =>
-        Effect.zipRight(
-          Ref.update(entries, f),
-          Effect.flatMap(
-            Ref.updateAndGet(version, (n) => n + 1),
-            (seq) => Queue.offer(changes, { _tag: "ListChanged", kind, seq })
-          )
-        ),
-      updated: (uri) =>
-        Effect.flatMap(
-          Ref.updateAndGet(version, (n) => n + 1),
-          (seq) => Effect.asVoid(Queue.offer(changes, { _tag: "ResourceUpdated", uri, seq }))
-        ),
+      edit: (kind, f) => Effect.zipRight(Ref.update(entries, f), local(NotificationBus.listChanged(kind))),
+      updated: (uri) => local(NotificationBus.resourceUpdated(uri)),
       version: Ref.get(version),
       listen: (listener) =>
         Effect.acquireRelease(

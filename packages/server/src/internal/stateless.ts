@@ -9,6 +9,10 @@
  * The validation ladder, every error with the request's id: missing `_meta` fields → -32602; an
  * unsupported version → -32022 with `{ supported, requested }`; an input kind the request's
  * capabilities do not declare → -32021; an unknown method → -32601.
+ *
+ * `subscriptions/listen` is served here too (validated, acknowledged with what the server can
+ * serve at that instant, answered with the envelope when the server closes it); the open
+ * subscriptions are the server's (`subscriptions.ts`), over every engine.
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
 import { Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
@@ -22,15 +26,17 @@ import * as Ref from "effect/Ref"
 import * as McpRequest from "../McpRequest.js"
 import type { Host } from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
-import type { Changes, Entries, Registry } from "./registry.js"
+import type { Entries, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
+import type { Subscriptions } from "./subscriptions.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
 type LoggingLevel = McpSchema.Base.LoggingLevel
 type InputRequest = McpSchema.InputRequired.InputRequest
+type SubscriptionFilter = McpSchema.Subscription.SubscriptionFilter
 
 /** Caching hints of one cacheable method: how long a result stays fresh, and who may share it. */
 export interface CacheHint {
@@ -84,6 +90,8 @@ class StatelessRequest implements RequestContext {
   readonly era = "stateless" as const
   /** Answers of this round and of earlier ones (from the sealed state), by key. */
   answers: Readonly<Record<string, unknown>> = {}
+  /** The keys of the answers this run read: only those ride on in the sealed state. */
+  readonly consumed = new Set<string>()
   userState: Option.Option<string> = Option.none()
 
   constructor(
@@ -175,7 +183,16 @@ class StatelessRequest implements RequestContext {
       )
   }
   inputResponse(key: string): Option.Option<unknown> {
-    return Object.hasOwn(this.answers, key) ? Option.some(this.answers[key]) : Option.none()
+    if (!Object.hasOwn(this.answers, key)) return Option.none()
+    this.consumed.add(key)
+    return Option.some(this.answers[key])
+  }
+
+  /** The answers this run read (what the next round's state carries: never what nobody asked for). */
+  get kept(): Readonly<Record<string, unknown>> {
+    const out: Record<string, unknown> = {}
+    for (const key of this.consumed) out[key] = this.answers[key]
+    return out
   }
   get requestState(): Option.Option<string> {
     return this.userState
@@ -205,6 +222,7 @@ class StatelessRequest implements RequestContext {
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
     if (!declared) return Effect.fail(new McpRequest.MissingClientCapability({ capability }))
     if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
+    this.consumed.add(key)
     const decoded = decode(this.answers[key])
     return decoded._tag === "Right"
       ? Effect.succeed(decoded.right as A)
@@ -223,6 +241,8 @@ export interface Server {
   readonly registry: Registry
   readonly config: Config
   readonly stateless: StatelessConfig
+  /** The server's open subscriptions (`subscriptions/listen`), over every engine. */
+  readonly subscriptions: Subscriptions
   /** The capabilities the registry's entries make, and the table serving them (kept per entries). */
   readonly served: (entries: Entries) => {
     readonly capabilities: ServerCapabilities
@@ -249,7 +269,30 @@ const missing = (request: InputRequest, c: ClientCapabilities): ClientCapabiliti
   }
 }
 
-export const makeServer = (registry: Registry, config: Config, stateless: StatelessConfig): Server => {
+/**
+ * What of a listen filter the server can serve now (what its acknowledgement says): a kind only
+ * when its capability is served with `listChanged`; `resourceSubscriptions` only when
+ * `resources.subscribe` is; `taskIds` never (the tasks extension is not served).
+ */
+const acknowledge = (filter: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter => ({
+  ...(filter.toolsListChanged === true && capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+  ...(filter.promptsListChanged === true && capabilities.prompts?.listChanged === true
+    ? { promptsListChanged: true }
+    : {}),
+  ...(filter.resourcesListChanged === true && capabilities.resources?.listChanged === true
+    ? { resourcesListChanged: true }
+    : {}),
+  ...(filter.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true
+    ? { resourceSubscriptions: filter.resourceSubscriptions }
+    : {})
+})
+
+export const makeServer = (
+  registry: Registry,
+  config: Config,
+  stateless: StatelessConfig,
+  subscriptions: Subscriptions
+): Server => {
   const core = Serving.make(registry, config)
   const features = Revision.features("2026-07-28")
   const hint = (method: Cacheable) => stateless.cachePolicy[method] ?? defaultHint
@@ -319,7 +362,7 @@ export const makeServer = (registry: Registry, config: Config, stateless: Statel
             }
           }
           const userState = signals.find((s) => s.requestState !== undefined)?.requestState
-          return Effect.map(sealer.seal(method, raw, request.answers, userState), (requestState) => ({
+          return Effect.map(sealer.seal(method, raw, request.kept, userState), (requestState) => ({
             resultType: "input_required" as const,
             ...(Object.keys(inputRequests).length > 0 ? { inputRequests } : {}),
             requestState
@@ -328,7 +371,46 @@ export const makeServer = (registry: Registry, config: Config, stateless: Statel
       )
     })
 
+  /**
+   * `subscriptions/listen`: held open until the server closes it (then answered with the
+   * envelope and its subscription id) or the client cancels it (then answered by nobody).
+   * Plain combinators: what a held-open request keeps costs memory while it is idle.
+   */
+  const tasks = McpSchema.TasksExtension.extensionId
+  const listen = (
+    params: McpSchema.Subscription.SubscriptionsListenRequestParams,
+    request: StatelessRequest
+  ): Effect.Effect<McpSchema.Subscription.SubscriptionsListenResult, McpError.McpError> => {
+    const filter = params.notifications
+    if (filter.taskIds !== undefined && request.clientCapabilities.extensions?.[tasks] === undefined) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: { extensions: { [tasks]: {} } },
+          detail: `taskIds in a subscriptions/listen filter needs the ${tasks} extension`
+        })
+      )
+    }
+    const { client, host, id } = request
+    return Effect.map(
+      subscriptions.serve({
+        client,
+        id,
+        filter,
+        acknowledge: Effect.map(
+          Ref.get(registry.entries),
+          (entries) => acknowledge(filter, Serving.capabilities(entries, config, features))
+        ),
+        clientInfo: request.clientInfo,
+        owner: host,
+        notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id }))
+      }),
+      () =>
+        complete({ _meta: { [Meta.subscriptionId]: id } }, request) as McpSchema.Subscription.SubscriptionsListenResult
+    )
+  }
+
   const handlers: Dispatch.Handlers<McpError.McpError, never, StatelessRequest> = {
+    "subscriptions/listen": listen,
     "server/discover": (_params, request) =>
       Effect.map(Ref.get(registry.entries), (entries) =>
         cached(
@@ -401,13 +483,18 @@ export const makeServer = (registry: Registry, config: Config, stateless: Statel
     return found
   }
 
-  return { registry, config, stateless, served }
+  return { registry, config, stateless, subscriptions, served }
 }
 
 // ---------------------------------------------------------------------------- serving an engine
 
-/** Does this request speak the stateless era? (It carries a protocol version in its `_meta`.) */
+/**
+ * Does this request speak the stateless era? It carries a protocol version in its `_meta`, or it
+ * is a method only that era has (`server/discover`, `subscriptions/listen`: without their `_meta`
+ * they are told -32602, not -32601).
+ */
 export const claims = (request: JsonRpc.Request): boolean => {
+  if (request.method === "server/discover" || request.method === "subscriptions/listen") return true
   const meta = Meta.of(request.params)
   return meta !== undefined && Object.hasOwn(meta, Meta.protocolVersion)
 }
@@ -425,8 +512,9 @@ export const era = (server: Server, host: () => Host) => {
     new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
 
   const ladder = (client: Transport.ClientId, request: JsonRpc.Request): StatelessRequest | McpError.McpError => {
-    if (request.method === "initialize") {
-      // A handshake client reaching a stateless-only server: told what would work.
+    if (request.method === "initialize" && !claims(request)) {
+      // A handshake client reaching a stateless-only server: told what would work. (An initialize
+      // of the stateless era's own shape is a method it does not have: -32601.)
       const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
       return unsupported(typeof requested === "string" ? requested : "")
     }
@@ -467,7 +555,5 @@ export const era = (server: Server, host: () => Host) => {
     }
   }
 
-  const fanOut = (_changes: Changes): Effect.Effect<void> => Effect.void
-
-  return { onRequest, fanOut }
+  return { onRequest }
 }

@@ -69,15 +69,17 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const posts = servesStateless
       ? new Stateless.Posts({ server, maxBodyBytes, clock, maxRequestMillis, runtime })
       : undefined
+    // Each engine ends before its responses do (finalizers run last first): the stateless engine
+    // answers its subscriptions gracefully while their streams are still open.
     if (sessions !== undefined) {
+      yield* Effect.addFinalizer(() => sessions.endAll)
       yield* Effect.forkScoped(server.serve(sessions.protocol, { tracing, era: "handshake" }))
       yield* sessions.ready
-      yield* Effect.addFinalizer(() => sessions.endAll)
     }
     if (posts !== undefined) {
+      yield* Effect.addFinalizer(() => posts.endAll)
       yield* Effect.forkScoped(server.serve(posts.protocol, { tracing, era: "stateless" }))
       yield* posts.ready
-      yield* Effect.addFinalizer(() => posts.endAll)
     }
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
