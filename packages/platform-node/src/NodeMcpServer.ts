@@ -10,10 +10,14 @@
 import { Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import * as http from "node:http"
 import type { Readable, Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
@@ -161,6 +165,9 @@ export class ListenError extends Data.TaggedError("ListenError")<{
   }
 }
 
+/** How long open connections may finish what they are sending when the server closes. */
+const closeGraceMillis = 1_000
+
 const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput) =>
   Duration.toMillis(input ?? fallback)
 
@@ -175,7 +182,10 @@ const millis = (input: Duration.DurationInput | undefined, fallback: Duration.Du
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError, McpServer.McpServer> =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const handler = yield* HttpTransport.make(options)
+    // The handler's own scope, closed while the connections are still open: what it answers as it
+    // ends (2026-07-28 subscriptions, answered gracefully) reaches the clients.
+    const handlerScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const handler = yield* Scope.extend(HttpTransport.make(options), handlerScope)
     const host = options.host ?? "127.0.0.1"
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
@@ -194,10 +204,22 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
         })
       }),
       () =>
-        Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
-          // Open SSE streams and idle keep-alive connections would hold the close.
-          server.closeAllConnections()
+        Effect.gen(function*() {
+          // No new connections; then the handler ends (its last answers written); then every
+          // connection still open (SSE streams, keep-alive ones) is closed, after a grace period.
+          const closed = yield* Deferred.make<void>()
+          server.close(() => Deferred.unsafeDone(closed, Exit.void))
+          yield* Scope.close(handlerScope, Exit.void)
+          // Node's timers, not the Effect clock: a test's TestClock must not hold the close.
+          // Connections become idle as their last responses are flushed, and are closed as they
+          // do; those still busy after the grace period are cut.
+          server.closeIdleConnections()
+          const idle = setInterval(() => server.closeIdleConnections(), 20)
+          const grace = setTimeout(() => server.closeAllConnections(), closeGraceMillis)
+          yield* Deferred.await(closed).pipe(Effect.ensuring(Effect.sync(() => {
+            clearInterval(idle)
+            clearTimeout(grace)
+          })))
         })
     )
   }))

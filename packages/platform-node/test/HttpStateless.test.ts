@@ -13,6 +13,7 @@ import {
   awaitDeferred,
   control,
   describeServers,
+  Extra,
   freshKey,
   type Harness,
   rawRequest,
@@ -278,7 +279,10 @@ describeServers("HTTP 2026-07-28: standard headers against the body", (start) =>
 
   it("MCP-Protocol-Version: required and equal to the _meta version", async () => {
     const h = await start({}, statelessOnly)
-    await headerMismatch(await post(h, "tools/list", {}, { id: 21, headers: { "mcp-protocol-version": undefined } }), 21)
+    await headerMismatch(
+      await post(h, "tools/list", {}, { id: 21, headers: { "mcp-protocol-version": undefined } }),
+      21
+    )
     await headerMismatch(
       await post(h, "tools/list", {}, { id: 22, headers: { "mcp-protocol-version": "2025-11-25" } }),
       22
@@ -514,4 +518,110 @@ describe("HTTP 2026-07-28: headers encoding", () => {
       expect(HttpHeaders.encodeValue(42)).toBe("42")
       expect(HttpHeaders.encodeValue(false)).toBe("false")
     }))
+})
+
+describeServers("HTTP 2026-07-28: subscriptions/listen", (start) => {
+  const listen = (h: Harness, filter: Record<string, unknown>, id: string | number = ++ids) =>
+    post(h, "subscriptions/listen", { notifications: filter }, { id })
+
+  const validNotification = (message: any) => {
+    const names: Record<string, string> = {
+      "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+      "notifications/tools/list_changed": "ToolListChangedNotification",
+      "notifications/resources/updated": "ResourceUpdatedNotification"
+    }
+    assert.isUndefined(validate(V, names[message.method] ?? "JSONRPCNotification", message))
+    return message
+  }
+
+  it("one held-open SSE stream: the acknowledgement first, then what it asked for, tagged; closed gracefully", async () => {
+    const h = await start({}, dual)
+    const response = await listen(h, { toolsListChanged: true, promptsListChanged: true }, "L1")
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("text/event-stream")
+    expect(response.headers.get("x-accel-buffering")).toBe("no")
+    const stream = new SseReader(response)
+    const ack = validNotification(await stream.message())
+    expect(ack.method).toBe("notifications/subscriptions/acknowledged")
+    expect(ack.params._meta["io.modelcontextprotocol/subscriptionId"]).toBe("L1")
+    expect(ack.params.notifications.toolsListChanged).toBe(true)
+
+    await h.run(h.server.addTool(Extra))
+    const changed = validNotification(await stream.message())
+    expect(changed).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "L1" } }
+    })
+
+    const [open] = await h.run(h.server.activeSubscriptions)
+    expect(open.subscriptionId).toBe("L1")
+    expect(await h.run(h.server.closeSubscription(open))).toBe(true)
+    const last = await stream.message()
+    expect(last).toMatchObject({
+      id: "L1",
+      result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "L1" } }
+    })
+    assert.isUndefined(validate(V, "SubscriptionsListenResultResponse", last))
+    expect(await stream.rest()).toEqual([])
+    expect(await h.run(h.server.activeSubscriptions)).toEqual([])
+  })
+
+  it("a closed stream ends the subscription; the others go on", async () => {
+    const h = await start({}, statelessOnly)
+    const controller = new AbortController()
+    const first = new SseReader(
+      await post(h, "subscriptions/listen", { notifications: { toolsListChanged: true } }, {
+        id: 1,
+        signal: controller.signal
+      })
+    )
+    const second = new SseReader(await listen(h, { toolsListChanged: true }, 1))
+    await first.message()
+    await second.message()
+    expect((await h.run(h.server.activeSubscriptions)).length).toBe(2)
+    controller.abort()
+    await h.dropped()
+    for (let i = 0; i < 100 && (await h.run(h.server.activeSubscriptions)).length > 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect((await h.run(h.server.activeSubscriptions)).length).toBe(1)
+    await h.run(h.server.addTool(Extra))
+    expect((await second.message()).method).toBe("notifications/tools/list_changed")
+  })
+
+  it("the server's end answers every subscription gracefully before the streams close", async () => {
+    const h = await start({}, dual)
+    // Streams of their own (the harness's close would abort its own first).
+    const own = (id: number) =>
+      post(h, "subscriptions/listen", { notifications: { toolsListChanged: true } }, {
+        id,
+        signal: new AbortController().signal
+      })
+    const streams = [new SseReader(await own(1)), new SseReader(await own(2))]
+    for (const stream of streams) await stream.message()
+    const closing = h.close()
+    for (const [i, stream] of streams.entries()) {
+      expect(await stream.message()).toMatchObject({ id: i + 1, result: { resultType: "complete" } })
+    }
+    await closing
+  })
+
+  it("keep-alive comments on an idle listen; the maximum request duration does not cut it", async () => {
+    const h = await start({ maxRequestDuration: "1 second" }, { ...statelessOnly, testClock: true })
+    const stream = new SseReader(await listen(h, { toolsListChanged: true }))
+    await stream.message()
+    await h.adjust("16 seconds")
+    const comment = await stream.next()
+    expect(comment?.raw).toBe(": keep-alive")
+    await h.run(h.server.addTool(Extra))
+    expect((await stream.message()).method).toBe("notifications/tools/list_changed")
+  })
+
+  it("a bad filter is -32602 with the request's id", async () => {
+    const h = await start({}, statelessOnly)
+    const response = await post(h, "subscriptions/listen", { notifications: "all" }, { id: 77 })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ id: 77, error: { code: -32602 } })
+  })
 })
