@@ -1,17 +1,26 @@
 /**
- * The demo server. It has every fixture the MCP conformance suite calls (tools, resources, a
- * template, prompts and a completion, with the reference texts), and tools for benchmarks and
- * interop tests: `add`, `echo`, `longRunning`, live edits (`editTools`), resource updates
+ * The demo server. It has every fixture the MCP conformance suite calls, for both requirement
+ * sets: the handshake era's (2025-11-25: tools, resources, a template, prompts and a completion,
+ * with the reference texts, asks to the client as server→client requests) and the stateless
+ * era's (2026-07-28: multi-round-trip tools and a prompt and a resource answering
+ * `input_required`, a tool refused for a capability the request did not declare, a tool whose
+ * argument is mirrored in an `Mcp-Param-Region` header, list-change triggers). It serves both
+ * eras at once by default (dual). Besides, tools for benchmarks and interop tests: `about`,
+ * `add`, `echo`, `longRunning`, live edits (`editTools`), resource updates
  * (`updateWatchedResource`) and roots (`listRoots`).
  *
  * @since 0.1.0
  */
-import { Schema as McpSchema } from "@effect-mcp/core"
+import type { Revision } from "@effect-mcp/core"
+import { McpError, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 
@@ -376,7 +385,320 @@ export const Reconnection = Tool.make(
     })
 )
 
+// ---------------------------------------------------------------------------- 2026-07-28 fixtures
+
+/** What an ask missed, as `requiredCapabilities` says it: `"elicitation.url"` is `{ elicitation: { url: {} } }`. */
+const requiredCapabilities = (capability: string): McpSchema.Capabilities.ClientCapabilities => {
+  const [head, ...rest] = capability.split(".")
+  return { [head]: rest.reduceRight<object>((inner, key) => ({ [key]: inner }), {}) }
+}
+
+/**
+ * How the fixtures of the stateless suite answer a failed ask, in both eras: a capability the
+ * request does not declare is the protocol error -32021 (2026-07-28 requires it), a malformed
+ * answer in `inputResponses` stays the -32602 it is, a timeout or a closed connection (handshake
+ * sessions only) is a -32603. (The input-required signal of a stateless first round is no
+ * failure: it passes through untouched.)
+ */
+const refused = (error: McpRequest.ClientRequestError): McpError.McpError =>
+  error instanceof McpRequest.MissingClientCapability
+    ? new McpError.MissingRequiredClientCapability({
+      requiredCapabilities: requiredCapabilities(error.capability),
+      detail: `This request needs the client capability ${error.capability}, which it does not declare`
+    })
+    : McpError.isMcpError(error)
+    ? error
+    : new McpError.InternalError({ message: error.message })
+
+/** A field of an accepted form, as text; undefined when the user declined, cancelled or left it out. */
+const field = (answer: McpSchema.Elicitation.ElicitResult, name: string): string | undefined => {
+  const value = answer.action === "accept" ? answer.content?.[name] : undefined
+  return value === undefined ? undefined : String(value)
+}
+
+const oneField = (message: string, name: string) =>
+  Form.form(message, { properties: { [name]: Form.string() }, required: [name] })
+
+const text = (prompt: string, maxTokens: number): McpSchema.Sampling.CreateMessageRequestParams => ({
+  messages: [{ role: "user", content: { type: "text", text: prompt } }],
+  maxTokens
+})
+
+const describeRoots = (roots: ReadonlyArray<McpSchema.Roots.Root>): string =>
+  roots.length === 0
+    ? "the client has no roots"
+    : roots.map(({ name, uri }) => (name === undefined ? uri : `${uri} (${name})`)).join(", ")
+
+/**
+ * Asks the user's name under the key `user_name`: in 2026-07-28 the first call answers
+ * `input_required`, the retry carrying the answer completes with `Hello, <name>!`; in a
+ * handshake session it is an `elicitation/create` request to the client. A retry whose
+ * `inputResponses` lack `user_name` is asked again; other keys are ignored.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredElicitation = Tool.make("test_input_required_result_elicitation", {
+  description: "Asks the user's name (input request user_name), then greets them (SEP-2322)"
+}, () =>
+  McpRequest.elicit("user_name", oneField("What is your name?", "name")).pipe(
+    Effect.map((answer) => {
+      const name = field(answer, "name")
+      return name === undefined ? `No name given (action=${answer.action})` : `Hello, ${name}!`
+    }),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Asks the client's LLM for the capital of France under the key `capital_question`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredSampling = Tool.make("test_input_required_result_sampling", {
+  description: "Asks the client's LLM a question (input request capital_question), then returns its answer (SEP-2322)"
+}, () =>
+  McpRequest.sample("capital_question", text("What is the capital of France?", 100)).pipe(
+    Effect.map((result) => `LLM response: ${textOf(result.content)}`),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Asks for the client's roots under the key `client_roots`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredListRoots = Tool.make("test_input_required_result_list_roots", {
+  description: "Asks for the client's roots (input request client_roots), then lists them (SEP-2322)"
+}, () =>
+  McpRequest.roots("client_roots").pipe(
+    Effect.map((roots) => `Client roots: ${describeRoots(roots)}`),
+    Effect.mapError(refused)
+  ))
+
+const confirmForm = Form.form("Please confirm", { properties: { ok: Form.boolean() }, required: ["ok"] })
+
+/** The handler's own `requestState` of `test_input_required_result_request_state` (sealed by the library). */
+const awaitingConfirmation = "awaiting-confirmation/v1"
+
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+
+/** An answer read with the low-level API is as the client sent it: checked here. */
+const elicitedAnswer = (
+  key: string,
+  raw: unknown
+): Effect.Effect<McpSchema.Elicitation.ElicitResult, McpError.InvalidParams> => {
+  const decoded = decodeElicited(raw)
+  return decoded._tag === "Right"
+    ? Effect.succeed(decoded.right as McpSchema.Elicitation.ElicitResult)
+    : Effect.fail(new McpError.InvalidParams({ message: `Invalid inputResponses.${key}: not an elicitation result` }))
+}
+
+const confirmation = (answer: McpSchema.Elicitation.ElicitResult): string =>
+  answer.action === "accept" ? `confirmed=${answer.content?.ok === true}` : `not confirmed (action=${answer.action})`
+
+/**
+ * The low-level side of a multi-round-trip request: the first round is
+ * `McpServer.inputRequired` with an input request under the key `confirm` and the handler's own
+ * `requestState`; the retry reads the answer (`McpRequest.inputResponse`) and the state
+ * (`McpRequest.requestState`), checks both, and completes with a text holding `state-ok`. A retry
+ * without the answer or the state is asked again. In a handshake session there are no retries:
+ * the ask is an `elicitation/create` request.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredRequestState = Tool.make("test_input_required_result_request_state", {
+  description: "Asks for a confirmation with its own requestState, checked on the retry (SEP-2322, low-level API)"
+}, () =>
+  Effect.gen(function*() {
+    const request = yield* McpRequest.McpRequest
+    if (request.era === "handshake") {
+      const answer = yield* Effect.mapError(request.elicit("confirm", confirmForm), refused)
+      return `state-ok: ${confirmation(answer)} (a handshake session needs no requestState)`
+    }
+    const raw = request.inputResponse("confirm")
+    const state = request.requestState
+    if (Option.isNone(raw) || Option.isNone(state)) {
+      return yield* McpServer.inputRequired({
+        inputRequests: { confirm: McpServer.elicitForm(confirmForm) },
+        requestState: awaitingConfirmation
+      })
+    }
+    if (state.value !== awaitingConfirmation) {
+      return yield* new McpError.InvalidParams({ message: "Invalid requestState: not a state this tool issued" })
+    }
+    const answer = yield* elicitedAnswer("confirm", raw.value)
+    return `state-ok: ${confirmation(answer)}`
+  }))
+
+/**
+ * Three asks of different kinds at once (`user_name`, `greeting`, `client_roots`): one
+ * `input_required` result carries them all.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredMultipleInputs = Tool.make("test_input_required_result_multiple_inputs", {
+  description: "Asks for a name, an LLM greeting and the client's roots at once (SEP-2322)"
+}, () =>
+  Effect.all([
+    McpRequest.elicit("user_name", oneField("What is your name?", "name")),
+    McpRequest.sample("greeting", text("Generate a greeting", 50)),
+    McpRequest.roots("client_roots")
+  ], { concurrency: "unbounded" }).pipe(
+    Effect.map(([answer, greeting, roots]) =>
+      `${textOf(greeting.content)} ${field(answer, "name") ?? "stranger"}; ${describeRoots(roots)}`
+    ),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Two asks one after the other (`step1`, then `step2`): two `input_required` rounds, the first
+ * answer riding in the second round's `requestState`, then the result.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredMultiRound = Tool.make("test_input_required_result_multi_round", {
+  description: "Asks for a name, then a favorite color, in two rounds (SEP-2322)"
+}, () =>
+  Effect.gen(function*() {
+    const step1 = yield* McpRequest.elicit("step1", oneField("Step 1: What is your name?", "name"))
+    const step2 = yield* McpRequest.elicit("step2", oneField("Step 2: What is your favorite color?", "color"))
+    return `${field(step1, "name") ?? "Someone"}'s favorite color is ${field(step2, "color") ?? "a secret"}`
+  }).pipe(Effect.mapError(refused)))
+
+/**
+ * A confirmation (key `confirm`) whose `requestState` is sealed (HMAC-SHA256, bound to the
+ * request, expiring): a retry with a changed state is refused with -32602.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredTamperedState = Tool.make("test_input_required_result_tampered_state", {
+  description: "Asks for a confirmation; its requestState is integrity-protected, a tampered one is refused (SEP-2322)"
+}, () => McpRequest.elicit("confirm", confirmForm).pipe(Effect.map(confirmation), Effect.mapError(refused)))
+
+/**
+ * Asks only what the request's client capabilities allow: a form if it declares elicitation
+ * (form mode), a completion if sampling, the roots if roots; nothing to ask, it completes at once.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const InputRequiredCapabilities = Tool.make("test_input_required_result_capabilities", {
+  description: "Asks for the inputs the request's client capabilities declare, and no other (SEP-2322)"
+}, () =>
+  Effect.gen(function*() {
+    const { clientCapabilities: declared } = yield* McpRequest.McpRequest
+    const asks: Array<Effect.Effect<string, McpRequest.ClientRequestError, McpRequest.McpRequest>> = []
+    const elicitation = declared.elicitation
+    if (elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)) {
+      asks.push(Effect.map(
+        McpRequest.elicit("user_name", oneField("What is your name?", "name")),
+        (answer) => `name: ${field(answer, "name") ?? "not given"}`
+      ))
+    }
+    if (declared.sampling !== undefined) {
+      asks.push(Effect.map(
+        McpRequest.sample("greeting", text("Generate a greeting", 50)),
+        (result) => `greeting: ${textOf(result.content)}`
+      ))
+    }
+    if (declared.roots !== undefined) {
+      asks.push(Effect.map(McpRequest.roots("client_roots"), (roots) => `roots: ${describeRoots(roots)}`))
+    }
+    if (
+      asks.length === 0
+    ) return "The request declares no input capability (elicitation, sampling, roots): nothing to ask"
+    return (yield* Effect.mapError(Effect.all(asks, { concurrency: "unbounded" }), refused)).join("; ")
+  }))
+
+/**
+ * Needs sampling: a request that does not declare it is refused with -32021, whose
+ * `data.requiredCapabilities` is `{ sampling: {} }`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const MissingCapability = Tool.make("test_missing_capability", {
+  description: "Needs the client's sampling capability: without it the request is refused with -32021 (SEP-2575)"
+}, () =>
+  McpRequest.sample("completion", text("Say hello", 20)).pipe(
+    Effect.map((result) => `LLM response: ${textOf(result.content)}`),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * An elicitation over 2026-07-28 Streamable HTTP: the response stream carries the
+ * `input_required` result and never a JSON-RPC request.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const StreamingElicitation = Tool.make("test_streaming_elicitation", {
+  description: "Asks the user's name: in 2026-07-28 an input_required result, never a request on the stream"
+}, () =>
+  McpRequest.elicit("name", oneField("What is your name?", "name")).pipe(
+    Effect.map((answer) => `Streaming elicitation: action=${answer.action}, name=${field(answer, "name") ?? "none"}`),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Logs at `info`: in 2026-07-28 the logs reach only a request whose `_meta` asks for them
+ * (`io.modelcontextprotocol/logLevel`).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const LoggingTool = Tool.make(
+  "test_logging_tool",
+  { description: "Logs two info lines; they are sent only to a request whose _meta sets a logLevel" },
+  () =>
+    Effect.gen(function*() {
+      yield* McpRequest.log("info", "Logging tool started")
+      yield* McpRequest.log("info", "Logging tool finished")
+      return "Logging tool completed"
+    })
+)
+
+/**
+ * A string argument mirrored in the HTTP header `Mcp-Param-Region` (`x-mcp-header`, SEP-2243):
+ * the transport checks that the header and the body agree.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const CustomHeader = Tool.make("test_custom_header", {
+  description: "Its region argument travels in the Mcp-Param-Region header too (x-mcp-header, SEP-2243)",
+  parameters: Schema.Struct({
+    region: Schema.String.annotations({
+      description: "A region, mirrored in the Mcp-Param-Region header",
+      jsonSchema: { "x-mcp-header": "Region" }
+    })
+  })
+}, ({ region }) => Effect.succeed(`Region: ${region}`))
+
 // ---------------------------------------------------------------------------- other tools
+
+/**
+ * What this server is and which revisions it serves. It takes no arguments and sorts first in
+ * `tools/list`: the http-header-validation scenario calls the first tool with `{}`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const About = Tool.make("about", {
+  description: "Describes this server: the revisions it serves, the one this request speaks"
+}, () =>
+  Effect.gen(function*() {
+    const server = yield* McpServer.McpServer
+    const request = yield* McpRequest.McpRequest
+    return `${serverInfo.title ?? serverInfo.name} ${serverInfo.version} serves ${server.revisions.join(", ")}; ` +
+      `this request speaks ${request.revision} (the ${request.era} era). ${instructions}`
+  }))
 
 /**
  * Adds two numbers; the sum is also `structuredContent`.
@@ -484,6 +806,55 @@ export const UpdateWatchedResource = Tool.make(
 )
 
 /**
+ * Adds the tool `dynamic`, or removes it when present: `tools/list` changes
+ * (`notifications/tools/list_changed` to handshake sessions and to 2026-07-28 listeners).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const TriggerToolChange = Tool.make(
+  "test_trigger_tool_change",
+  { description: "Adds the tool dynamic, or removes it when present (tools/list changes)" },
+  () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.McpServer
+      if (yield* server.removeTool(Dynamic.name)) return "Removed the tool dynamic"
+      yield* server.addTool(Dynamic)
+      return "Added the tool dynamic"
+    })
+)
+
+/**
+ * The prompt `test_trigger_prompt_change` adds and removes.
+ *
+ * @since 0.1.0
+ * @category prompts
+ */
+export const DynamicPrompt = Prompt.make(
+  "dynamic_prompt",
+  { description: "A prompt added at runtime by test_trigger_prompt_change" },
+  () => Effect.succeed("This prompt was added at runtime.")
+)
+
+/**
+ * Adds the prompt `dynamic_prompt`, or removes it when present: `prompts/list` changes.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const TriggerPromptChange = Tool.make(
+  "test_trigger_prompt_change",
+  { description: "Adds the prompt dynamic_prompt, or removes it when present (prompts/list changes)" },
+  () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.McpServer
+      if (yield* server.removePrompt(DynamicPrompt.name)) return "Removed the prompt dynamic_prompt"
+      yield* server.addPrompt(DynamicPrompt)
+      return "Added the prompt dynamic_prompt"
+    })
+)
+
+/**
  * The client's roots (`roots/list`).
  *
  * @since 0.1.0
@@ -550,6 +921,30 @@ export const WatchedResource = Resource.make(watchedUri, {
   description: "A resource that changes when the tool updateWatchedResource runs",
   mimeType: "text/plain"
 }, Effect.map(Effect.flatMap(Watched, Ref.get), (version) => `Watched resource content (version ${version})`))
+
+const contextForm = oneField("What context should the prompt use?", "context")
+
+/**
+ * Read only with the user's context (key `user_context`): `resources/read` answers
+ * `input_required` first in 2026-07-28. Its URI sorts after the static resources, so that the
+ * first of `resources/list` reads at once (the caching scenario reads it).
+ *
+ * @since 0.1.0
+ * @category resources
+ */
+export const InputRequiredResource = Resource.make(
+  "test://user-context",
+  {
+    name: "user-context",
+    title: "Resource Asking For Input",
+    description: "Asks the user for context (input request user_context) before it is read (SEP-2322)",
+    mimeType: "text/plain"
+  },
+  McpRequest.elicit("user_context", contextForm).pipe(
+    Effect.map((answer) => `Context given by the user: ${field(answer, "context") ?? "none"}`),
+    Effect.mapError(refused)
+  )
+)
 
 // ---------------------------------------------------------------------------- prompts
 
@@ -621,6 +1016,22 @@ export const PromptWithImage = Prompt.make(
     ])
 )
 
+/**
+ * Rendered only with the user's context (key `user_context`): `prompts/get` answers
+ * `input_required` first in 2026-07-28.
+ *
+ * @since 0.1.0
+ * @category prompts
+ */
+export const InputRequiredPrompt = Prompt.make("test_input_required_result_prompt", {
+  title: "Prompt Asking For Input",
+  description: "Asks the user for context (input request user_context) before it is rendered (SEP-2322)"
+}, () =>
+  McpRequest.elicit("user_context", contextForm).pipe(
+    Effect.map((answer) => `Write a short story set in this context: ${field(answer, "context") ?? "anywhere"}`),
+    Effect.mapError(refused)
+  ))
+
 // ---------------------------------------------------------------------------- the server
 
 /**
@@ -644,6 +1055,18 @@ export const tools = [
   ElicitationEnums,
   JsonSchema2020_12,
   Reconnection,
+  InputRequiredElicitation,
+  InputRequiredSampling,
+  InputRequiredListRoots,
+  InputRequiredRequestState,
+  InputRequiredMultipleInputs,
+  InputRequiredMultiRound,
+  InputRequiredTamperedState,
+  InputRequiredCapabilities,
+  MissingCapability,
+  StreamingElicitation,
+  LoggingTool,
+  CustomHeader,
   Add,
   Echo,
   LongRunning,
@@ -656,19 +1079,25 @@ export const tools = [
  * @since 0.1.0
  * @category tools
  */
-export const serverTools = [EditTools, UpdateWatchedResource] as const
+export const serverTools = [About, EditTools, UpdateWatchedResource, TriggerToolChange, TriggerPromptChange] as const
 
 /**
  * @since 0.1.0
  * @category resources
  */
-export const resources = [StaticText, StaticBinary, Template, WatchedResource] as const
+export const resources = [StaticText, StaticBinary, Template, WatchedResource, InputRequiredResource] as const
 
 /**
  * @since 0.1.0
  * @category prompts
  */
-export const prompts = [SimplePrompt, PromptWithArguments, PromptWithEmbeddedResource, PromptWithImage] as const
+export const prompts = [
+  SimplePrompt,
+  PromptWithArguments,
+  PromptWithEmbeddedResource,
+  PromptWithImage,
+  InputRequiredPrompt
+] as const
 
 /**
  * @since 0.1.0
@@ -684,23 +1113,114 @@ export const serverInfo: McpSchema.Base.Implementation = {
  * @since 0.1.0
  * @category constants
  */
-export const instructions = "A demo server with every fixture of the MCP conformance suite " +
-  "(tools test_*, resources test://*, prompts test_*), plus add, echo, longRunning, editTools, " +
-  "updateWatchedResource and listRoots. Try tools/call with name test_simple_text."
+export const instructions = "A demo server with every fixture of the MCP conformance suite, for 2025-11-25 " +
+  "(handshake) and 2026-07-28 (stateless) clients alike: tools test_*, resources test://*, prompts test_*; " +
+  "plus about, add, echo, longRunning, editTools, updateWatchedResource and listRoots. " +
+  "Try tools/call with name test_simple_text, or test_input_required_result_elicitation for a multi-round trip."
+
+/**
+ * Which eras the server speaks: `"handshake"` (2024-11-05 … 2025-11-25, `initialize` and
+ * sessions), `"stateless"` (2026-07-28, every request carrying its own `_meta`), or `"dual"`
+ * (both at once, each request served by the era it speaks).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Era = "handshake" | "stateless" | "dual"
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const eras: ReadonlyArray<Era> = ["handshake", "stateless", "dual"]
+
+/**
+ * The revisions served in an era, oldest first (`McpServer.Options.revisions`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const revisions = (era: Era): ReadonlyArray<Revision.Revision> =>
+  era === "handshake"
+    ? ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+    : era === "stateless"
+    ? ["2026-07-28"]
+    : ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+
+/**
+ * 2026-07-28 caching hints: `server/discover` stays fresh for five minutes (what it says changes
+ * only with a new version of the server); the lists and reads are stale at once, since
+ * `editTools`, the triggers and `updateWatchedResource` change them at any time. Nothing here is
+ * per user: every result may be shared.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const cachePolicy: McpServer.Options<never>["cachePolicy"] = {
+  "server/discover": { ttlMs: 300_000, cacheScope: "public" },
+  "tools/list": { ttlMs: 0, cacheScope: "public" },
+  "prompts/list": { ttlMs: 0, cacheScope: "public" },
+  "resources/list": { ttlMs: 0, cacheScope: "public" },
+  "resources/templates/list": { ttlMs: 0, cacheScope: "public" },
+  "resources/read": { ttlMs: 0, cacheScope: "public" }
+}
+
+/**
+ * Options of {@link layerWith}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The eras served (default `"dual"`). */
+  readonly era?: Era
+  /**
+   * The key sealing 2026-07-28 `requestState`, so that a retry may reach any process holding it
+   * (default: a random key of the server, and a warning when it first seals a state).
+   */
+  readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
+  /** How long a sealed `requestState` stays valid (default 10 minutes). */
+  readonly requestStateTtl?: Duration.DurationInput
+}
 
 const ServerTools = Layer.effectDiscard(
-  Effect.flatMap(McpServer.McpServer, (server) => Effect.forEach(serverTools, server.addTool, { discard: true }))
+  Effect.flatMap(McpServer.McpServer, (server) =>
+    Effect.forEach(
+      serverTools,
+      (tool: Tool.Tool<McpServer.McpServer | McpRequest.McpRequest | Watched>) => server.addTool(tool),
+      { discard: true }
+    ))
 )
 
 /**
- * The server, ready to serve (`NodeMcpServer.serveStdio`, `McpServer.serve`).
+ * The server in the eras of `options` (default: dual), ready to serve
+ * (`NodeMcpServer.serveStdio`, `NodeMcpServer.layerHttp`, `McpServer.serve`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<McpServer.McpServer> = ServerTools.pipe(
-  Layer.provideMerge(
-    McpServer.layer<McpRequest.McpRequest | Watched>({ serverInfo, instructions, tools, resources, prompts })
-  ),
-  Layer.provide(Watched.layer)
-)
+export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServer> =>
+  ServerTools.pipe(
+    Layer.provideMerge(
+      McpServer.layer<McpRequest.McpRequest | Watched>({
+        serverInfo,
+        instructions,
+        tools,
+        resources,
+        prompts,
+        revisions: revisions(options.era ?? "dual"),
+        cachePolicy,
+        ...(options.requestStateKey !== undefined ? { requestStateKey: options.requestStateKey } : {}),
+        ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {})
+      })
+    ),
+    Layer.provide(Watched.layer)
+  )
+
+/**
+ * The dual-era server with the defaults of {@link layerWith}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<McpServer.McpServer> = layerWith()

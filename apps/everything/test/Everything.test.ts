@@ -1,16 +1,20 @@
 /**
  * The demo server answers every conformance fixture the way the suite checks it (the
- * fixture inventory of conformance 0.2.0-alpha.12), over the in-memory transport.
+ * fixture inventory of conformance 0.2.0-alpha.12), over the in-memory transport: the
+ * 2025-11-25 fixtures in handshake sessions, the 2026-07-28 ones as stateless requests, both
+ * on the default (dual-era) server.
  */
 import { Tool } from "@effect-mcp/server"
+import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as Everything from "../src/Everything.js"
-import { open } from "./utils/Session.js"
+import { connect, meta, open, type Session } from "./utils/Session.js"
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
@@ -40,6 +44,24 @@ const jsonSchema2020_12 = {
   additionalProperties: false
 }
 
+/** The tools of the 2026-07-28 requirement set. */
+const statelessFixtureTools = [
+  "test_input_required_result_elicitation",
+  "test_input_required_result_sampling",
+  "test_input_required_result_list_roots",
+  "test_input_required_result_request_state",
+  "test_input_required_result_multiple_inputs",
+  "test_input_required_result_multi_round",
+  "test_input_required_result_tampered_state",
+  "test_input_required_result_capabilities",
+  "test_missing_capability",
+  "test_streaming_elicitation",
+  "test_logging_tool",
+  "test_trigger_tool_change",
+  "test_trigger_prompt_change",
+  "test_custom_header"
+]
+
 const fixtureTools = [
   "test_simple_text",
   "test_image_content",
@@ -54,7 +76,8 @@ const fixtureTools = [
   "test_elicitation_sep1034_defaults",
   "test_elicitation_sep1330_enums",
   "json_schema_2020_12_tool",
-  "test_reconnection"
+  "test_reconnection",
+  ...statelessFixtureTools
 ]
 
 /** Waits (yielding to the server's fibers) until something sleeps until `at` on the TestClock. */
@@ -104,7 +127,9 @@ describe("Everything: tools", () => {
       const session = yield* open()
       const { tools } = yield* session.result("tools/list")
       const names = tools.map((t: any) => t.name)
-      for (const name of [...fixtureTools, "add", "echo", "longRunning", "editTools", "updateWatchedResource"]) {
+      for (
+        const name of [...fixtureTools, "about", "add", "echo", "longRunning", "editTools", "updateWatchedResource"]
+      ) {
         assert.include(names, name)
       }
       for (const tool of tools) {
@@ -367,6 +392,7 @@ describe("Everything: resources", () => {
         [
           ["test://static-binary", "static-binary", "image/png"],
           ["test://static-text", "static-text", "text/plain"],
+          ["test://user-context", "user-context", "text/plain"],
           ["test://watched-resource", "watched-resource", "text/plain"]
         ]
       )
@@ -424,6 +450,7 @@ describe("Everything: prompts and completions", () => {
       const session = yield* open()
       const { prompts } = yield* session.result("prompts/list")
       assert.deepStrictEqual(prompts.map((p: any) => p.name), [
+        "test_input_required_result_prompt",
         "test_prompt_with_arguments",
         "test_prompt_with_embedded_resource",
         "test_prompt_with_image",
@@ -651,4 +678,719 @@ describe("Tool.make: a raw inputSchema", () => {
     })
     assert.deepStrictEqual<unknown>(Everything.JsonSchema2020_12.definition.inputSchema, jsonSchema2020_12)
   })
+})
+
+// ---------------------------------------------------------------------------- 2026-07-28
+
+const requestStateKey = Redacted.make("the key of the everything tests")
+
+/** The dual server (the default), with a fixed requestState key. */
+const dual = connect({ requestStateKey })
+
+/** What the conformance client declares by default. */
+const declared = { sampling: {}, elicitation: {}, roots: { listChanged: true } }
+
+/** Asserts that `value` is valid as the 2026-07-28 definition `name`. */
+const valid = (name: string, value: unknown) => assert.isUndefined(validate("2026-07-28", name, value), name)
+
+const accept = (content: Record<string, unknown>) => ({ action: "accept", content })
+const sampled = (text: string) => ({
+  role: "assistant",
+  content: { type: "text", text },
+  model: "test-model",
+  stopReason: "endTurn"
+})
+const roots = { roots: [{ uri: "file:///test/root", name: "Test Root" }] }
+
+interface Call {
+  readonly capabilities?: Record<string, unknown>
+  readonly arguments?: unknown
+  readonly inputResponses?: unknown
+  readonly requestState?: unknown
+  readonly meta?: Record<string, unknown>
+}
+
+/** A stateless request; its response (valid as `definition`) and the messages before it. */
+const stateless = (
+  session: Session,
+  method: string,
+  params: Record<string, unknown>,
+  call: Call,
+  definition: string
+) =>
+  Effect.map(
+    session.exchange(method, {
+      ...params,
+      ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
+      ...(call.inputResponses !== undefined ? { inputResponses: call.inputResponses } : {}),
+      ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
+      _meta: meta(call.capabilities ?? declared, call.meta)
+    }),
+    (exchange) => {
+      valid(exchange.response.error === undefined ? definition : "JSONRPCErrorResponse", exchange.response)
+      return exchange
+    }
+  )
+
+/** A stateless tools/call (arguments `{}` unless given): its response. */
+const callTool = (session: Session, name: string, call: Call = {}) =>
+  Effect.map(
+    stateless(session, "tools/call", { name }, { arguments: {}, ...call }, "CallToolResultResponse"),
+    ({ response }) => response
+  )
+
+/** The text of a complete tools/call result. */
+const completed = (response: any): string => {
+  assert.isUndefined(response.error, JSON.stringify(response.error))
+  assert.strictEqual(response.result.resultType, "complete", JSON.stringify(response.result))
+  return response.result.content[0].text
+}
+
+/** An input_required result: its input requests and state. */
+const inputRequired = (response: any): { readonly inputRequests: any; readonly requestState: string } => {
+  assert.isUndefined(response.error, JSON.stringify(response.error))
+  assert.strictEqual(response.result.resultType, "input_required", JSON.stringify(response.result))
+  valid("InputRequiredResult", response.result)
+  assert.isUndefined(response.result.ttlMs)
+  assert.isString(response.result.requestState)
+  return response.result
+}
+
+const nameForm = (message: string, name = "name") => ({
+  message,
+  requestedSchema: { type: "object", properties: { [name]: { type: "string" } }, required: [name] }
+})
+
+describe("Everything: eras", () => {
+  it("revisions per era; dual by default", () => {
+    assert.deepStrictEqual(Everything.revisions("handshake"), ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+    assert.deepStrictEqual(Everything.revisions("stateless"), ["2026-07-28"])
+    assert.deepStrictEqual(Everything.revisions("dual"), [
+      "2024-11-05",
+      "2025-03-26",
+      "2025-06-18",
+      "2025-11-25",
+      "2026-07-28"
+    ])
+  })
+
+  it.scopedLive("dual: server/discover lists every revision; a handshake session on the same connection", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const { response } = yield* stateless(session, "server/discover", {}, {}, "DiscoverResultResponse")
+      assert.deepStrictEqual(response.result.supportedVersions, Everything.revisions("dual"))
+      assert.deepStrictEqual(response.result.capabilities, {
+        logging: {},
+        completions: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        tools: { listChanged: true }
+      })
+      assert.deepStrictEqual(response.result._meta["io.modelcontextprotocol/serverInfo"], Everything.serverInfo)
+      assert.deepStrictEqual([response.result.ttlMs, response.result.cacheScope], [300_000, "public"])
+      const init = yield* session.result("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })
+      assert.strictEqual(init.protocolVersion, "2025-11-25")
+    }))
+
+  it.scopedLive("stateless only: initialize is told the versions served (-32022)", () =>
+    Effect.gen(function*() {
+      const session = yield* connect({ era: "stateless", requestStateKey })
+      const { response } = yield* session.exchange("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })
+      assert.strictEqual(response.error.code, -32022)
+      assert.deepStrictEqual(response.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" })
+      const { response: discover } = yield* stateless(session, "server/discover", {}, {}, "DiscoverResultResponse")
+      assert.deepStrictEqual(discover.result.supportedVersions, ["2026-07-28"])
+    }))
+
+  it.scopedLive("handshake only: a 2026-07-28 request is not served", () =>
+    Effect.gen(function*() {
+      const session = yield* connect({ era: "handshake" })
+      const { response } = yield* session.exchange("server/discover", { _meta: meta() })
+      assert.strictEqual(response.error.code, -32601)
+    }))
+})
+
+describe("Everything: 2026-07-28 server-stateless, caching, resources", () => {
+  it.scopedLive("tools/list: about first (it takes {}), a deterministic order, the Mcp-Param-Region tool", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const lists: Array<ReadonlyArray<string>> = []
+      let tools: Array<any> = []
+      for (let i = 0; i < 3; i++) {
+        const { response } = yield* stateless(session, "tools/list", {}, {}, "ListToolsResultResponse")
+        tools = response.result.tools
+        lists.push(tools.map((t: any) => t.name))
+      }
+      assert.deepStrictEqual(lists[1], lists[0])
+      assert.deepStrictEqual(lists[2], lists[0])
+      for (const name of [...statelessFixtureTools, "json_schema_2020_12_tool"]) assert.include(lists[0], name)
+      assert.strictEqual(lists[0][0], "about")
+      const about = yield* callTool(session, "about")
+      assert.include(completed(about), "2026-07-28 (the stateless era)")
+      // The first tool with an x-mcp-header annotation, on a string property.
+      const annotated = tools.find((t: any) =>
+        Object.values(t.inputSchema.properties ?? {}).some((p: any) => p["x-mcp-header"] !== undefined)
+      )
+      assert.strictEqual(annotated.name, "test_custom_header")
+      assert.deepStrictEqual(annotated.inputSchema, {
+        type: "object",
+        required: ["region"],
+        properties: {
+          region: {
+            type: "string",
+            description: "A region, mirrored in the Mcp-Param-Region header",
+            "x-mcp-header": "Region"
+          }
+        },
+        additionalProperties: false
+      })
+      for (const region of ["Hello", "SGVsbG8=", "=?base64?SGVsbG8="]) {
+        assert.strictEqual(
+          completed(yield* callTool(session, "test_custom_header", { arguments: { region } })),
+          `Region: ${region}`
+        )
+      }
+      const raw = tools.find((t: any) => t.name === "json_schema_2020_12_tool")
+      assert.deepStrictEqual(raw.inputSchema, jsonSchema2020_12)
+    }))
+
+  it.scopedLive("caching: ttlMs and cacheScope on the lists and on reading the first resource", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const lists = [
+        ["tools/list", "ListToolsResultResponse"],
+        ["prompts/list", "ListPromptsResultResponse"],
+        ["resources/list", "ListResourcesResultResponse"],
+        ["resources/templates/list", "ListResourceTemplatesResultResponse"]
+      ] as const
+      for (const [method, definition] of lists) {
+        const { response } = yield* stateless(session, method, {}, {}, definition)
+        assert.deepStrictEqual([response.result.ttlMs, response.result.cacheScope], [0, "public"], method)
+      }
+      const { response: listed } = yield* stateless(session, "resources/list", {}, {}, "ListResourcesResultResponse")
+      const first = listed.result.resources[0].uri
+      assert.strictEqual(first, "test://static-binary")
+      const { response: read } = yield* stateless(
+        session,
+        "resources/read",
+        { uri: first },
+        {},
+        "ReadResourceResultResponse"
+      )
+      assert.deepStrictEqual([read.result.resultType, read.result.ttlMs, read.result.cacheScope], [
+        "complete",
+        0,
+        "public"
+      ])
+    }))
+
+  it.scopedLive("sep-2164: an unknown resource is -32602 with its uri in data, never empty contents", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const uri = "test://nonexistent-resource-for-conformance-testing"
+      const { response } = yield* stateless(session, "resources/read", { uri }, {}, "ReadResourceResultResponse")
+      assert.strictEqual(response.error.code, -32602)
+      assert.deepStrictEqual(response.error.data, { uri })
+      valid("InvalidParamsError", response.error)
+    }))
+
+  it.scopedLive("test_missing_capability: -32021 naming sampling; declared, it samples in two rounds", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const refused = yield* callTool(session, "test_missing_capability", { capabilities: {} })
+      assert.strictEqual(refused.error.code, -32021)
+      assert.deepStrictEqual(refused.error.data, { requiredCapabilities: { sampling: {} } })
+      assert.isNumber(refused.id)
+      valid("MissingRequiredClientCapabilityError", refused)
+      const first = inputRequired(
+        yield* callTool(session, "test_missing_capability", { capabilities: { sampling: {} } })
+      )
+      assert.deepStrictEqual(Object.keys(first.inputRequests), ["completion"])
+      const done = yield* callTool(session, "test_missing_capability", {
+        capabilities: { sampling: {} },
+        inputResponses: { completion: sampled("Hello!") },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "LLM response: Hello!")
+    }))
+
+  it.scopedLive("removed and unknown methods: -32601 with the request's id", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      for (
+        const method of ["ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method"]
+      ) {
+        const { response } = yield* session.exchange(method, { _meta: meta() })
+        assert.strictEqual(response.error.code, -32601, method)
+        assert.isNumber(response.id)
+        valid("MethodNotFoundError", response.error)
+      }
+    }))
+
+  it.scopedLive("_meta without its required fields: -32602 (over a stateless-only connection, or with a version)", () =>
+    Effect.gen(function*() {
+      const session = yield* connect({ era: "stateless", requestStateKey })
+      for (
+        const params of [
+          {},
+          { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } },
+          { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }
+        ]
+      ) {
+        const { response } = yield* session.exchange("server/discover", params)
+        assert.strictEqual(response.error.code, -32602, JSON.stringify(params))
+      }
+      // On a dual connection a request is stateless when its _meta names a version.
+      const both = yield* dual
+      const { response } = yield* both.exchange("server/discover", {
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }
+      })
+      assert.strictEqual(response.error.code, -32602)
+      const { response: served } = yield* both.exchange("server/discover", {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {}
+        }
+      })
+      assert.strictEqual(served.result.resultType, "complete", "clientInfo is optional")
+    }))
+
+  it.scopedLive("test_streaming_elicitation: the response is the input_required result, nothing before it", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const { before, response } = yield* stateless(
+        session,
+        "tools/call",
+        { name: "test_streaming_elicitation", arguments: {} },
+        { capabilities: { elicitation: {} } },
+        "CallToolResultResponse"
+      )
+      assert.deepStrictEqual(before, [])
+      const { inputRequests, requestState } = inputRequired(response)
+      assert.deepStrictEqual(inputRequests, {
+        name: { method: "elicitation/create", params: nameForm("What is your name?") }
+      })
+      const done = yield* callTool(session, "test_streaming_elicitation", {
+        capabilities: { elicitation: {} },
+        inputResponses: { name: accept({ name: "Ann" }) },
+        requestState
+      })
+      assert.strictEqual(completed(done), "Streaming elicitation: action=accept, name=Ann")
+    }))
+
+  it.scopedLive("test_logging_tool: no notifications/message unless the request sets a logLevel", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const quiet = yield* stateless(session, "tools/call", { name: "test_logging_tool" }, {}, "CallToolResultResponse")
+      assert.deepStrictEqual(quiet.before, [])
+      assert.strictEqual(completed(quiet.response), "Logging tool completed")
+      const asked = yield* stateless(
+        session,
+        "tools/call",
+        { name: "test_logging_tool" },
+        { meta: { "io.modelcontextprotocol/logLevel": "info" } },
+        "CallToolResultResponse"
+      )
+      assert.deepStrictEqual(asked.before.map((m) => m.params), [
+        { level: "info", data: "Logging tool started" },
+        { level: "info", data: "Logging tool finished" }
+      ])
+      for (const message of asked.before) valid("LoggingMessageNotification", message)
+    }))
+
+  it.scopedLive("test_trigger_tool_change and test_trigger_prompt_change add, then remove, what they change", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const names = (method: "tools/list" | "prompts/list") =>
+        Effect.map(
+          stateless(
+            session,
+            method,
+            {},
+            {},
+            method === "tools/list" ? "ListToolsResultResponse" : "ListPromptsResultResponse"
+          ),
+          ({ response }) =>
+            (method === "tools/list" ? response.result.tools : response.result.prompts).map((t: any) => t.name)
+        )
+      assert.strictEqual(completed(yield* callTool(session, "test_trigger_tool_change")), "Added the tool dynamic")
+      assert.include(yield* names("tools/list"), "dynamic")
+      assert.strictEqual(completed(yield* callTool(session, "test_trigger_tool_change")), "Removed the tool dynamic")
+      assert.notInclude(yield* names("tools/list"), "dynamic")
+      assert.strictEqual(
+        completed(yield* callTool(session, "test_trigger_prompt_change")),
+        "Added the prompt dynamic_prompt"
+      )
+      assert.include(yield* names("prompts/list"), "dynamic_prompt")
+      const { response } = yield* stateless(
+        session,
+        "prompts/get",
+        { name: "dynamic_prompt" },
+        {},
+        "GetPromptResultResponse"
+      )
+      assert.strictEqual(response.result.messages[0].content.text, "This prompt was added at runtime.")
+      assert.strictEqual(
+        completed(yield* callTool(session, "test_trigger_prompt_change")),
+        "Removed the prompt dynamic_prompt"
+      )
+      assert.notInclude(yield* names("prompts/list"), "dynamic_prompt")
+    }))
+
+  it.scopedLive("the 2025-11-25 fixtures answer stateless requests too, with resultType", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      assert.strictEqual(
+        completed(yield* callTool(session, "test_simple_text")),
+        "This is a simple text response for testing."
+      )
+      const { response } = yield* stateless(
+        session,
+        "completion/complete",
+        { ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "test" } },
+        {},
+        "CompleteResultResponse"
+      )
+      assert.deepStrictEqual(response.result.completion.values, ["test", "testValue1", "testing"])
+      const { response: prompt } = yield* stateless(
+        session,
+        "prompts/get",
+        { name: "test_prompt_with_arguments", arguments: { arg1: "a", arg2: "b" } },
+        {},
+        "GetPromptResultResponse"
+      )
+      assert.strictEqual(prompt.result.messages[0].content.text, "Prompt with arguments: arg1='a', arg2='b'")
+    }))
+})
+
+describe("Everything: 2026-07-28 input-required-result-*", () => {
+  it.scopedLive("basic-elicitation and result-type: user_name asked, then Hello, Alice!", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_elicitation"))
+      assert.deepStrictEqual(first.inputRequests, {
+        user_name: { method: "elicitation/create", params: nameForm("What is your name?") }
+      })
+      const done = yield* callTool(session, "test_input_required_result_elicitation", {
+        inputResponses: { user_name: accept({ name: "Alice" }) },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "Hello, Alice!")
+      assert.isUndefined(done.result.ttlMs)
+    }))
+
+  it.scopedLive("basic-sampling: capital_question asked, then the LLM's answer", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_sampling"))
+      assert.deepStrictEqual(first.inputRequests, {
+        capital_question: {
+          method: "sampling/createMessage",
+          params: {
+            messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+            maxTokens: 100
+          }
+        }
+      })
+      const done = yield* callTool(session, "test_input_required_result_sampling", {
+        inputResponses: { capital_question: sampled("The capital of France is Paris.") },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "LLM response: The capital of France is Paris.")
+    }))
+
+  it.scopedLive("basic-list-roots: client_roots asked, then the roots", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_list_roots"))
+      assert.deepStrictEqual(first.inputRequests, { client_roots: { method: "roots/list" } })
+      const done = yield* callTool(session, "test_input_required_result_list_roots", {
+        inputResponses: { client_roots: roots },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "Client roots: file:///test/root (Test Root)")
+    }))
+
+  it.scopedLive("request-state (low-level API): its own state comes back sealed; state-ok on the retry", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_request_state"))
+      assert.deepStrictEqual(first.inputRequests, {
+        confirm: {
+          method: "elicitation/create",
+          params: {
+            message: "Please confirm",
+            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }
+          }
+        }
+      })
+      assert.notInclude(first.requestState, "awaiting-confirmation")
+      const done = yield* callTool(session, "test_input_required_result_request_state", {
+        inputResponses: { confirm: accept({ ok: true }) },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "state-ok: confirmed=true")
+      // The answer without the state: asked again.
+      const again = yield* callTool(session, "test_input_required_result_request_state", {
+        inputResponses: { confirm: accept({ ok: true }) }
+      })
+      assert.deepStrictEqual(Object.keys(inputRequired(again).inputRequests), ["confirm"])
+      // Without elicitation declared, the low-level input request is refused.
+      const refused = yield* callTool(session, "test_input_required_result_request_state", {
+        capabilities: { sampling: {} }
+      })
+      assert.strictEqual(refused.error.code, -32021)
+      assert.deepStrictEqual(refused.error.data, { requiredCapabilities: { elicitation: { form: {} } } })
+    }))
+
+  it.scopedLive("multiple-input-requests: elicitation, sampling and roots at once, then complete", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_multiple_inputs"))
+      assert.deepStrictEqual(
+        Object.entries(first.inputRequests).map(([key, request]: [string, any]) => [key, request.method]).sort(),
+        [["client_roots", "roots/list"], ["greeting", "sampling/createMessage"], ["user_name", "elicitation/create"]]
+      )
+      const done = yield* callTool(session, "test_input_required_result_multiple_inputs", {
+        inputResponses: {
+          user_name: accept({ name: "Alice" }),
+          greeting: sampled("Hello there!"),
+          client_roots: roots
+        },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "Hello there! Alice; file:///test/root (Test Root)")
+    }))
+
+  it.scopedLive("multi-round: step1, then step2 with a new state, then complete", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const round1 = inputRequired(yield* callTool(session, "test_input_required_result_multi_round"))
+      assert.deepStrictEqual(round1.inputRequests, {
+        step1: { method: "elicitation/create", params: nameForm("Step 1: What is your name?") }
+      })
+      const round2 = inputRequired(
+        yield* callTool(session, "test_input_required_result_multi_round", {
+          inputResponses: { step1: accept({ name: "Alice" }) },
+          requestState: round1.requestState
+        })
+      )
+      assert.deepStrictEqual(round2.inputRequests, {
+        step2: { method: "elicitation/create", params: nameForm("Step 2: What is your favorite color?", "color") }
+      })
+      assert.notStrictEqual(round2.requestState, round1.requestState)
+      const done = yield* callTool(session, "test_input_required_result_multi_round", {
+        inputResponses: { step2: accept({ color: "blue" }) },
+        requestState: round2.requestState
+      })
+      assert.strictEqual(completed(done), "Alice's favorite color is blue")
+    }))
+
+  it.scopedLive("missing-input-response: a wrong key is asked again, no error", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const again = yield* callTool(session, "test_input_required_result_elicitation", {
+        inputResponses: { wrong_key: accept({ data: "wrong" }) }
+      })
+      assert.deepStrictEqual(Object.keys(inputRequired(again).inputRequests), ["user_name"])
+    }))
+
+  it.scopedLive("ignore-extra-params: the right answer and unknown keys (no state) complete", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const done = yield* callTool(session, "test_input_required_result_elicitation", {
+        inputResponses: {
+          user_name: accept({ name: "Alice" }),
+          unknown_extra_key: accept({ foo: "bar" }),
+          another_unexpected: accept({ baz: 123 })
+        }
+      })
+      assert.strictEqual(completed(done), "Hello, Alice!")
+    }))
+
+  it.scopedLive("validate-input: malformed inputResponses are JSON-RPC errors", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      for (const inputResponses of [{ user_name: 12345 }, null, "not a map"]) {
+        const response = yield* callTool(session, "test_input_required_result_elicitation", { inputResponses })
+        assert.strictEqual(response.error?.code, -32602, JSON.stringify(inputResponses))
+      }
+    }))
+
+  it.scopedLive("unsupported-methods: tools/list and prompts/list never answer input_required", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const { response: tools } = yield* stateless(session, "tools/list", {}, {}, "ListToolsResultResponse")
+      const { response: prompts } = yield* stateless(session, "prompts/list", {}, {}, "ListPromptsResultResponse")
+      assert.strictEqual(tools.result.resultType, "complete")
+      assert.strictEqual(prompts.result.resultType, "complete")
+    }))
+
+  it.scopedLive("tampered-state: a changed requestState is refused (-32602); the real one completes", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = inputRequired(yield* callTool(session, "test_input_required_result_tampered_state"))
+      assert.deepStrictEqual(Object.keys(first.inputRequests), ["confirm"])
+      const tampered = yield* callTool(session, "test_input_required_result_tampered_state", {
+        inputResponses: { confirm: accept({ ok: true }) },
+        requestState: `${first.requestState}-TAMPERED`
+      })
+      assert.strictEqual(tampered.error.code, -32602)
+      valid("InvalidParamsError", tampered.error)
+      const done = yield* callTool(session, "test_input_required_result_tampered_state", {
+        inputResponses: { confirm: accept({ ok: true }) },
+        requestState: first.requestState
+      })
+      assert.strictEqual(completed(done), "confirmed=true")
+      // A state of another tool is refused too.
+      const foreign = yield* callTool(session, "test_input_required_result_elicitation", {
+        inputResponses: { user_name: accept({ name: "Eve" }) },
+        requestState: first.requestState
+      })
+      assert.strictEqual(foreign.error.code, -32602)
+    }))
+
+  it.scopedLive("capability-check: only the declared kinds are asked for", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const samplingOnly = inputRequired(
+        yield* callTool(session, "test_input_required_result_capabilities", { capabilities: { sampling: {} } })
+      )
+      assert.deepStrictEqual(
+        Object.values(samplingOnly.inputRequests).map((request: any) => request.method),
+        ["sampling/createMessage"]
+      )
+      const done = yield* callTool(session, "test_input_required_result_capabilities", {
+        capabilities: { sampling: {} },
+        inputResponses: { greeting: sampled("Hi") },
+        requestState: samplingOnly.requestState
+      })
+      assert.strictEqual(completed(done), "greeting: Hi")
+      const all = inputRequired(yield* callTool(session, "test_input_required_result_capabilities"))
+      assert.deepStrictEqual(Object.keys(all.inputRequests).sort(), ["client_roots", "greeting", "user_name"])
+      // URL mode only is no form.
+      const urlOnly = yield* callTool(session, "test_input_required_result_capabilities", {
+        capabilities: { elicitation: { url: {} } }
+      })
+      assert.match(completed(urlOnly), /nothing to ask/)
+      const none = yield* callTool(session, "test_input_required_result_capabilities", { capabilities: {} })
+      assert.match(completed(none), /nothing to ask/)
+    }))
+
+  it.scopedLive("non-tool-request: prompts/get asks user_context, then renders", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const first = yield* stateless(
+        session,
+        "prompts/get",
+        { name: "test_input_required_result_prompt" },
+        {},
+        "GetPromptResultResponse"
+      )
+      const { inputRequests, requestState } = inputRequired(first.response)
+      assert.deepStrictEqual(inputRequests, {
+        user_context: {
+          method: "elicitation/create",
+          params: nameForm("What context should the prompt use?", "context")
+        }
+      })
+      const done = yield* stateless(
+        session,
+        "prompts/get",
+        { name: "test_input_required_result_prompt" },
+        { inputResponses: { user_context: accept({ context: "test context" }) }, requestState },
+        "GetPromptResultResponse"
+      )
+      assert.strictEqual(done.response.result.resultType, "complete")
+      assert.deepStrictEqual(done.response.result.messages, [{
+        role: "user",
+        content: { type: "text", text: "Write a short story set in this context: test context" }
+      }])
+      // Without elicitation declared: -32021.
+      const refused = yield* stateless(
+        session,
+        "prompts/get",
+        { name: "test_input_required_result_prompt" },
+        { capabilities: {} },
+        "GetPromptResultResponse"
+      )
+      assert.strictEqual(refused.response.error.code, -32021)
+    }))
+
+  it.scopedLive("non-tool-request: resources/read of test://user-context asks user_context, then reads (never cached)", () =>
+    Effect.gen(function*() {
+      const session = yield* dual
+      const uri = "test://user-context"
+      const first = yield* stateless(session, "resources/read", { uri }, {}, "ReadResourceResultResponse")
+      const { inputRequests, requestState } = inputRequired(first.response)
+      assert.deepStrictEqual(Object.keys(inputRequests), ["user_context"])
+      const done = yield* stateless(
+        session,
+        "resources/read",
+        { uri },
+        { inputResponses: { user_context: accept({ context: "a library" }) }, requestState },
+        "ReadResourceResultResponse"
+      )
+      assert.deepStrictEqual(done.response.result.contents, [{
+        uri,
+        mimeType: "text/plain",
+        text: "Context given by the user: a library"
+      }])
+      assert.deepStrictEqual([done.response.result.ttlMs, done.response.result.cacheScope], [0, "public"])
+    }))
+})
+
+describe("Everything: the 2026-07-28 fixtures in a handshake session", () => {
+  it.scopedLive("asks are server→client requests; the answer completes the call", () =>
+    Effect.gen(function*() {
+      const session = yield* open("2025-11-25", clientCapabilities)
+      const asked: Array<any> = []
+      const answer = (request: { readonly method: string; readonly params?: any }) => {
+        asked.push(request)
+        const fields = { ok: true, name: "Alice", color: "blue", context: "a library" } as Record<string, unknown>
+        return request.method === "elicitation/create"
+          ? accept(
+            Object.fromEntries(Object.keys(request.params.requestedSchema.properties).map((k) => [k, fields[k]]))
+          )
+          : request.method === "sampling/createMessage"
+          ? sampled("Hello there!")
+          : roots
+      }
+      const text = (name: string) =>
+        Effect.map(session.result("tools/call", call(name, {}), answer), (result) => {
+          assert.isUndefined(result.resultType)
+          assert.isUndefined(validate("2025-11-25", "CallToolResult", result))
+          return result.content[0].text
+        })
+      assert.strictEqual(yield* text("test_input_required_result_elicitation"), "Hello, Alice!")
+      assert.strictEqual(
+        yield* text("test_input_required_result_request_state"),
+        "state-ok: confirmed=true (a handshake session needs no requestState)"
+      )
+      assert.strictEqual(
+        yield* text("test_input_required_result_multiple_inputs"),
+        "Hello there! Alice; file:///test/root (Test Root)"
+      )
+      assert.strictEqual(yield* text("test_input_required_result_multi_round"), "Alice's favorite color is blue")
+      assert.deepStrictEqual(asked.map((r) => r.method).slice(0, 2), ["elicitation/create", "elicitation/create"])
+      for (const request of asked) assert.isUndefined(validate("2025-11-25", "JSONRPCRequest", request), request.method)
+      const prompt = yield* session.result("prompts/get", { name: "test_input_required_result_prompt" }, answer)
+      assert.strictEqual(prompt.messages[0].content.text, "Write a short story set in this context: a library")
+    }))
+
+  it.scopedLive("without the capability: -32021 as well", () =>
+    Effect.gen(function*() {
+      const session = yield* open()
+      const { response } = yield* session.exchange("tools/call", call("test_missing_capability", {}))
+      assert.strictEqual(response.error.code, -32021)
+      assert.deepStrictEqual(response.error.data, { requiredCapabilities: { sampling: {} } })
+    }))
 })

@@ -1,6 +1,8 @@
 /**
  * A wire-level session with the demo server over the in-memory transport: JSON text in,
- * JSON text out, server→client requests answered by the test.
+ * JSON text out, server→client requests answered by the test. `open` begins a handshake
+ * session; `connect` leaves the connection bare, for 2026-07-28 requests (each with its own
+ * `_meta`, see `meta`).
  */
 import type { Transport } from "@effect-mcp/core"
 import { MemoryTransport } from "@effect-mcp/core"
@@ -40,14 +42,33 @@ export interface Session {
 
 export const clientInfo = { name: "everything-test", version: "0.0.1" }
 
+/** Builds the server (a fresh one per call, dual-era unless `options` say otherwise). */
+export const build = (options?: Everything.Options): Effect.Effect<McpServer.Service, never, Scope.Scope> =>
+  Effect.map(
+    Layer.build(options === undefined ? Everything.layer : Everything.layerWith(options)),
+    Context.get(McpServer.McpServer)
+  )
+
+/** Builds the server and connects to it without a handshake (2026-07-28 requests). */
+export const connect = (options?: Everything.Options): Effect.Effect<Session, never, Scope.Scope> =>
+  Effect.flatMap(build(options), attach)
+
+/** The `_meta` of a 2026-07-28 request: its client capabilities, and `extra` fields on top. */
+export const meta = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": capabilities,
+  "io.modelcontextprotocol/clientInfo": clientInfo,
+  ...extra
+})
+
 /** Builds the server (a fresh one per call) and opens an initialized session on it. */
 export const open = (
   protocolVersion = "2025-11-25",
-  capabilities: Record<string, unknown> = {}
+  capabilities: Record<string, unknown> = {},
+  options?: Everything.Options
 ): Effect.Effect<Session & { readonly initialize: any }, Transport.TransportError | Error, Scope.Scope> =>
   Effect.gen(function*() {
-    const server = Context.get(yield* Layer.build(Everything.layer), McpServer.McpServer)
-    const session = yield* attach(server)
+    const session = yield* connect(options)
     const initialize = yield* session.result("initialize", { protocolVersion, capabilities, clientInfo })
     assert.strictEqual(initialize.protocolVersion, protocolVersion)
     yield* session.notify("notifications/initialized")
