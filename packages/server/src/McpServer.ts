@@ -63,6 +63,11 @@ export interface Service {
   /** The tool registered under `name` right now. */
   readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
   /**
+   * The tool registered under `name` right now, read synchronously: for a transport that checks a
+   * request against its tool before anything runs (2026-07-28 `Mcp-Param-*` headers).
+   */
+  readonly unsafeTool: (name: string) => Tool.Tool | undefined
+  /**
    * Serves every client of a transport (stdio's one, each HTTP session) until the transport ends.
    * Each client is a session; sessions are plain data, served by one engine per transport.
    */
@@ -299,6 +304,7 @@ export const make = <R>(
             : removeFrom("resources", (e) => e.templates, uri)),
       resourceUpdated: registry.updated,
       tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
+      unsafeTool: (name) => registry.unsafeEntries().tools.get(name),
       serve: (protocol, serveOptions) =>
         Effect.mapInputContext(
           Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),

@@ -15,6 +15,7 @@
 import * as Chunk from "effect/Chunk"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -50,6 +51,8 @@ export type Listener = (changes: Changes) => Effect.Effect<void>
 
 export interface Registry {
   readonly entries: Ref.Ref<Entries>
+  /** The entries now, read synchronously (what a transport checks a request against before it runs). */
+  readonly unsafeEntries: () => Entries
   readonly edit: (kind: ListKind, f: (entries: Entries) => Entries) => Effect.Effect<void>
   readonly updated: (uri: string) => Effect.Effect<void>
   /** The sequence number of the last change made or received so far. */
@@ -92,12 +95,13 @@ export const make = (initial: {
   readonly bus: NotificationBus.Service
 }): Effect.Effect<Registry, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const entries = yield* Ref.make<Entries>({
+    const mirror = MutableRef.make<Entries>({
       tools: byName(initial.tools, (t) => t.name),
       prompts: byName(initial.prompts, (p) => p.name),
       resources: byName(initial.resources, (r) => r.uri),
       templates: byName(initial.templates, (t) => t.uriTemplate)
     })
+    const entries = yield* Ref.make(MutableRef.get(mirror))
     const { bus } = initial
     // This server on the bus.
     const origin = yield* Effect.sync(() => globalThis.crypto.randomUUID())
@@ -130,7 +134,13 @@ export const make = (initial: {
     )
     return {
       entries,
-      edit: (kind, f) => Effect.zipRight(Ref.update(entries, f), local(NotificationBus.listChanged(kind))),
+      unsafeEntries: () => MutableRef.get(mirror),
+      edit: (kind, f) =>
+        Effect.zipRight(
+          // The mirror is set within the update: both hold the same entries at every instant.
+          Ref.update(entries, (before) => MutableRef.set(mirror, f(before)).current),
+          local(NotificationBus.listChanged(kind))
+        ),
       updated: (uri) => local(NotificationBus.resourceUpdated(uri)),
       version: Ref.get(version),
       listen: (listener) =>

@@ -182,6 +182,42 @@ export const mediaType = (contentType: string | undefined): string | undefined =
 /** Is the body JSON? */
 export const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === json
 
+/**
+ * The verdicts on the `Accept` headers a handler saw lately: a client sends the same one on every
+ * request, so it is parsed once (at most `size` remembered; then they are forgotten at once).
+ */
+export class AcceptVerdicts {
+  private readonly verdicts = new Map<string, boolean>()
+  constructor(private readonly size = 64) {}
+
+  /** Does `accept` list both `application/json` and `text/event-stream` (q > 0)? */
+  jsonAndSse(accept: string | undefined): boolean {
+    if (accept === undefined) return false
+    let verdict = this.verdicts.get(accept)
+    if (verdict === undefined) {
+      verdict = accepts(accept, json) && accepts(accept, "text/event-stream")
+      if (this.verdicts.size >= this.size) this.verdicts.clear()
+      this.verdicts.set(accept, verdict)
+    }
+    return verdict
+  }
+}
+
+/** The reply to a POST whose `Accept` or `Content-Type` will not do (checked before its body is read). */
+export const refusePost = (
+  verdicts: AcceptVerdicts,
+  accept: string | undefined,
+  contentType: string | undefined
+): Reply | undefined => {
+  if (!verdicts.jsonAndSse(accept)) {
+    return error(406, transportError, "Not Acceptable: Accept must list application/json and text/event-stream")
+  }
+  if (!isJson(contentType)) {
+    return error(415, transportError, "Unsupported Media Type: Content-Type must be application/json")
+  }
+  return undefined
+}
+
 // ---------------------------------------------------------------------------- SSE
 
 /** One SSE event. */

@@ -65,9 +65,11 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         fork
       })
       : undefined
+    // Both back ends check a POST's Accept: each value a client sends is parsed once.
+    const acceptVerdicts = new Front.AcceptVerdicts()
     // The stateless era: one engine for every POST of this handler, each POST a client of its own.
     const posts = servesStateless
-      ? new Stateless.Posts({ server, maxBodyBytes, clock, maxRequestMillis, runtime })
+      ? new Stateless.Posts({ server, maxBodyBytes, clock, maxRequestMillis, acceptVerdicts })
       : undefined
     // Each engine ends before its responses do (finalizers run last first): the stateless engine
     // answers its subscriptions gracefully while their streams are still open.
@@ -98,7 +100,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       sessions,
       maxBodyBytes,
       standaloneStream: options.standaloneStream ?? true,
-      fork
+      fork,
+      acceptVerdicts
     }
     const path = options.path ?? defaults.path
     const legacyPaths = options.legacySse === false || sessions === undefined ? undefined : {
@@ -138,7 +141,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       exchange.body(maxBodyBytes, (body) => {
         const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
         if (inbound !== undefined && Stateless.claims(inbound)) {
-          const refused = Stateless.refuse(exchange)
+          const refused = Stateless.refuse(posts!.config, exchange)
           return refused !== undefined ? exchange.reply(refused) : posts!.receive(exchange, inbound)
         }
         // The handshake back end reads the body already read.

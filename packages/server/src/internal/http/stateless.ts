@@ -18,8 +18,6 @@ import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
-import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
 import type { Exchange, Stream } from "./exchange.js"
@@ -33,8 +31,7 @@ export interface Config {
   readonly clock: Clock.Clock
   /** Requests (but listens) in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
-  /** The runtime the handler runs in (registry lookups, forks). */
-  readonly runtime: Runtime.Runtime<never>
+  readonly acceptVerdicts: Front.AcceptVerdicts
 }
 
 const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
@@ -90,10 +87,10 @@ const checkHeaders = (config: Config, exchange: Exchange, request: JsonRpc.Reque
     if (wrongName !== undefined) return mismatch(request.id, wrongName)
   }
   if (request.method !== "tools/call" || name === undefined) return undefined
-  const tool = Runtime.runSync(config.runtime)(config.server.tool(name))
-  if (Option.isNone(tool)) return undefined
+  const tool = config.server.unsafeTool(name)
+  if (tool === undefined) return undefined
   const args = (request.params as { readonly arguments?: unknown }).arguments
-  for (const spec of paramHeaders(tool.value)) {
+  for (const spec of paramHeaders(tool)) {
     const display = `Mcp-Param-${spec.header}`
     const body = HttpHeaders.argumentOf(spec, args)
     const raw = exchange.header(HttpHeaders.paramPrefix + spec.header.toLowerCase())
@@ -114,20 +111,8 @@ const checkHeaders = (config: Config, exchange: Exchange, request: JsonRpc.Reque
 }
 
 /** The reply to a POST whose `Accept` or `Content-Type` will not do, before its body is read. */
-export const refuse = (exchange: Exchange): Front.Reply | undefined => {
-  const accept = exchange.header("accept")
-  if (!Front.accepts(accept, "application/json") || !Front.accepts(accept, "text/event-stream")) {
-    return Front.error(
-      406,
-      Front.transportError,
-      "Not Acceptable: Accept must list application/json and text/event-stream"
-    )
-  }
-  if (!Front.isJson(exchange.header("content-type"))) {
-    return Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
-  }
-  return undefined
-}
+export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefined =>
+  Front.refusePost(config.acceptVerdicts, exchange.header("accept"), exchange.header("content-type"))
 
 // ---------------------------------------------------------------------------- one POST
 
@@ -235,7 +220,7 @@ export class Posts {
 
   /** Serves one POST. */
   post(exchange: Exchange): void {
-    const refused = refuse(exchange)
+    const refused = refuse(this.config, exchange)
     if (refused !== undefined) return exchange.reply(refused)
     exchange.body(this.config.maxBodyBytes, (body) => {
       if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))

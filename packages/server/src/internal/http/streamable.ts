@@ -16,6 +16,7 @@ export interface Config {
   readonly maxBodyBytes: number
   readonly standaloneStream: boolean
   readonly fork: (effect: Effect.Effect<void>) => void
+  readonly acceptVerdicts: Front.AcceptVerdicts
 }
 
 const bodyReply = (status: number, id: JsonRpc.RequestId | null, error: JsonRpc.ErrorObject): Front.Reply =>
@@ -46,17 +47,8 @@ const isInitialize = (message: JsonRpc.Message) => "method" in message && messag
 
 export const post = (config: Config, exchange: Exchange): void => {
   const { sessions } = config
-  const accept = exchange.header("accept")
-  if (!Front.accepts(accept, "application/json") || !Front.accepts(accept, "text/event-stream")) {
-    return exchange.reply(
-      Front.error(406, Front.transportError, "Not Acceptable: Accept must list application/json and text/event-stream")
-    )
-  }
-  if (!Front.isJson(exchange.header("content-type"))) {
-    return exchange.reply(
-      Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
-    )
-  }
+  const refused = Front.refusePost(config.acceptVerdicts, exchange.header("accept"), exchange.header("content-type"))
+  if (refused !== undefined) return exchange.reply(refused)
   // The session is known from the headers: an unknown one is answered before the body is read.
   const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange)
   if (named !== undefined && !isSession(named)) return exchange.reply(named)
