@@ -6,11 +6,14 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc, McpError, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { JsonRpc, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type Implementation = McpSchema.Base.Implementation
@@ -195,3 +198,27 @@ export const requestState: Effect.Effect<Option.Option<string>, never, McpReques
   McpRequest,
   (request) => request.requestState
 )
+
+/**
+ * The handler's own state from its previous round as a value of `schema` (what
+ * `McpServer.inputRequiredWith(schema)` put there; none on a first round or in a handshake
+ * session). State that does not decode (a schema changed between deployments) is -32602.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const requestStateAs = <A, I>(
+  schema: Schema.Schema<A, I>
+): Effect.Effect<Option.Option<A>, McpError.InvalidParams, McpRequest> => {
+  const decode = Schema.decode(Schema.parseJson(schema))
+  return Effect.flatMap(
+    requestState,
+    (state) =>
+      Option.isNone(state) ?
+        Effect.succeedNone :
+        Effect.asSome(Effect.mapError(decode(state.value), (error) =>
+          new McpError.InvalidParams({
+            message: `Invalid requestState: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+          })))
+  )
+}

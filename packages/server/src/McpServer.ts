@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Engine from "./internal/engine.js"
 import * as Handshake from "./internal/handshake.js"
@@ -376,6 +377,40 @@ export const inputRequired = (options: {
   readonly inputRequests?: Readonly<Record<string, McpSchema.InputRequired.InputRequest>>
   readonly requestState?: string
 }): Effect.Effect<never> => InputRequired.signal(options.inputRequests ?? {}, options.requestState)
+
+/**
+ * `inputRequired` with the handler's own state as a value of `schema` (serialized as JSON inside
+ * the sealed `requestState`); the retry reads it back with `McpRequest.requestStateAs(schema)`.
+ * A value the schema cannot encode is a defect of the handler (-32603).
+ *
+ * @example
+ * ```ts
+ * const Step = Schema.Struct({ step: Schema.Number, draft: Schema.String })
+ *
+ * // round 1
+ * McpServer.inputRequiredWith(Step)({
+ *   inputRequests: { ok: McpServer.elicitForm({ message: "Sure?", requestedSchema: { type: "object", properties: {} } }) },
+ *   state: { step: 1, draft: "hello" }
+ * })
+ * // the retry
+ * const state = yield* McpRequest.requestStateAs(Step) // Option<{ step: number; draft: string }>
+ * ```
+ *
+ * @since 0.1.0
+ * @category multi-round trips
+ */
+export const inputRequiredWith = <A, I>(schema: Schema.Schema<A, I>) =>
+(options: {
+  readonly inputRequests?: Readonly<Record<string, McpSchema.InputRequired.InputRequest>>
+  readonly state: A
+}): Effect.Effect<never> =>
+  Effect.flatMap(
+    Effect.orDie(Schema.encode(Schema.parseJson(schema))(options.state)),
+    (requestState) =>
+      inputRequired(
+        options.inputRequests === undefined ? { requestState } : { inputRequests: options.inputRequests, requestState }
+      )
+  )
 
 /**
  * An input request: a form for the user to fill in.

@@ -66,6 +66,30 @@ const Manual = Tool.make("manual", {}, () =>
     return `confirmed at ${Option.getOrElse(state, () => "?")}`
   }))
 
+/** The low-level API with typed state: a Schema value sealed in round 1, read back on the retry. */
+const Draft = Schema.Struct({ step: Schema.Int, draft: Schema.String })
+const Typed = Tool.make("typed", {}, () =>
+  Effect.gen(function*() {
+    const state = yield* McpRequest.requestStateAs(Draft)
+    if (Option.isNone(state)) {
+      return yield* McpServer.inputRequiredWith(Draft)({
+        inputRequests: { ok: McpServer.elicitForm(form("Send the draft?")) },
+        state: { step: 1, draft: "hello" }
+      })
+    }
+    return `step ${state.value.step}: ${state.value.draft}`
+  }))
+
+/** Seals a Draft, reads back something else (a schema changed between deployments). */
+const Changed = Tool.make("changed", {}, () =>
+  Effect.gen(function*() {
+    const state = yield* McpRequest.requestStateAs(Schema.Struct({ page: Schema.Number }))
+    if (Option.isNone(state)) {
+      return yield* McpServer.inputRequiredWith(Draft)({ state: { step: 1, draft: "hello" } })
+    }
+    return `page ${state.value.page}`
+  }))
+
 /** Asks for sampling in its low-level form, whatever the request declares. */
 const Sampler = Tool.make("sampler", {}, () =>
   McpServer.inputRequired({
@@ -86,7 +110,7 @@ const Secret = Resource.make(
 
 const options = {
   serverInfo,
-  tools: [Greet, Both, Steps, Manual, Sampler],
+  tools: [Greet, Both, Steps, Manual, Sampler, Typed, Changed],
   prompts: [Paged],
   resources: [Secret],
   revisions: ["2026-07-28"],
@@ -205,6 +229,27 @@ describe("Multi-round trips: asks in a stateless request", () => {
         requestState: first.requestState
       })
       assert.deepStrictEqual(done.content, [{ type: "text", text: "confirmed at step-1" }])
+    }))
+
+  it.scoped("typed state: a Schema value rides sealed in requestState and decodes on the retry", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "typed", arguments: {}, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      assert.strictEqual(first.resultType, "input_required")
+      assert.notInclude(first.requestState, "hello", "the state is sealed, not shown")
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { ok: { action: "accept", content: {} } },
+        requestState: first.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "step 1: hello" }])
+      // State that no longer decodes is the request's error, not the tool's.
+      const changed = { name: "changed", arguments: {}, _meta: meta({}, caps) }
+      const sealed = yield* client.result("tools/call", changed)
+      const error = yield* client.error("tools/call", { ...changed, requestState: sealed.requestState })
+      assert.strictEqual(error.code, -32602)
+      assert.include(error.message, "Invalid requestState")
     }))
 })
 
