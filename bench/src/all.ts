@@ -4,7 +4,8 @@
  * reported (`summary.ts`), with the targets. A benchmark that reports no rows (the in-process
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
- * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, http, memory).
+ * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
+ * http-stateless, memory, listen).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -17,14 +18,24 @@ interface Bench {
   readonly name: string
   readonly file: string
   readonly what: string
+  /** Environment of its process, besides this one's. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 const benches: ReadonlyArray<Bench> = [
   { name: "core", file: "core-request-path.js", what: "core request path, in-process" },
   { name: "server", file: "server-path.js", what: "server request path, in-process" },
   { name: "stdio", file: "stdio.js", what: "stdio vs SDK vs bare, startup" },
+  {
+    name: "stdio-stateless",
+    file: "stdio.js",
+    what: "stdio 2026-07-28 vs SDK vs bare, startup",
+    env: { BENCH_ENVELOPE: "2026-07-28" }
+  },
   { name: "http", file: "http.js", what: "Streamable HTTP vs SDK vs bare" },
-  { name: "memory", file: "memory.js", what: "memory per session vs SDK" }
+  { name: "http-stateless", file: "http-stateless.js", what: "Streamable HTTP 2026-07-28 vs SDK vs bare" },
+  { name: "memory", file: "memory.js", what: "memory per session vs SDK" },
+  { name: "listen", file: "listen.js", what: "idle subscriptions/listen: memory, list_changed fan-out" }
 ]
 
 const only = process.env.BENCH_ONLY?.split(",")
@@ -35,7 +46,7 @@ const run = (bench: Bench, summaryFile: string): Promise<{ readonly code: number
     process.stdout.write(`\n## ${bench.name}: ${bench.what}\n`)
     const child = spawn(process.execPath, [here(`./${bench.file}`)], {
       stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, BENCH_SUMMARY: summaryFile }
+      env: { ...process.env, ...bench.env, BENCH_SUMMARY: summaryFile }
     })
     let last = ""
     child.stdout.setEncoding("utf8")

@@ -3,11 +3,11 @@
  * handshake era (2025-11-25: `initialize` + `notifications/initialized` first, the revision
  * negotiated once per session) and the stateless 2026-07-28 revision (no handshake; every
  * request carries `_meta` with `io.modelcontextprotocol/protocolVersion` and
- * `io.modelcontextprotocol/clientCapabilities`).
+ * `io.modelcontextprotocol/clientCapabilities`, and over HTTP the headers that repeat the body:
+ * `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
  *
- * `BENCH_ENVELOPE=2025-11-25` (default) or `BENCH_ENVELOPE=2026-07-28`. Our server does not
- * serve 2026-07-28 yet: the switch is here so the variant is one environment variable away
- * once it does.
+ * `BENCH_ENVELOPE=2025-11-25` (default) or `BENCH_ENVELOPE=2026-07-28` (the stdio benchmark;
+ * `http-stateless.ts` always uses 2026-07-28).
  */
 
 export interface Envelope {
@@ -16,6 +16,11 @@ export interface Envelope {
   readonly handshake: { readonly initialize: string; readonly initialized: string } | undefined
   /** `tools/call add` with id `id`, adding `id` and 1: its answer holds `"sum":id+1`. */
   readonly addCall: (id: number) => string
+  /**
+   * HTTP: the header lines (each ending in CRLF) every `tools/call add` POST carries besides
+   * `Accept` and `Content-Type`; in the handshake era they come from the session instead.
+   */
+  readonly addCallHeaders: string
 }
 
 const initialize = (revision: string) =>
@@ -33,7 +38,8 @@ export const handshakeEra: Envelope = {
     initialized: "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
   },
   addCall: (id) =>
-    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":${id},"b":1}}}`
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":${id},"b":1}}}`,
+  addCallHeaders: ""
 }
 
 const statelessMeta =
@@ -43,8 +49,15 @@ export const stateless: Envelope = {
   revision: "2026-07-28",
   handshake: undefined,
   addCall: (id) =>
-    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":${id},"b":1},${statelessMeta}}}`
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":${id},"b":1},${statelessMeta}}}`,
+  addCallHeaders: "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n"
 }
+
+/** A `subscriptions/listen` request (2026-07-28) for `notifications/tools/list_changed`, with id `id`. */
+export const listenToolsCall = (id: string | number): string =>
+  `{"jsonrpc":"2.0","id":${
+    JSON.stringify(id)
+  },"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},${statelessMeta}}}`
 
 export const fromEnv = (): Envelope => {
   const wanted = process.env.BENCH_ENVELOPE ?? "2025-11-25"

@@ -226,12 +226,13 @@ const describe = (response: Response) => `${response.status}\n${response.head}\n
 /**
  * Opens a session: `initialize` (a 200 with an `Mcp-Session-Id` and the revision), then
  * `notifications/initialized` (202). A 503 on `initialize` is a `Refused`; anything else
- * unexpected fails the benchmark. Without a handshake (2026-07-28) it only builds the headers.
+ * unexpected fails the benchmark. Without a handshake (2026-07-28) it only builds the headers
+ * (the envelope's `addCallHeaders` among them: a session of `tools/call add` only).
  */
 export const openSession = async (connection: Connection, envelope: Envelope): Promise<Session | Refused> => {
   const target = connection.target
   if (envelope.handshake === undefined) {
-    return { connection, sessionId: undefined, prefix: headers(target, undefined, undefined) }
+    return { connection, sessionId: undefined, prefix: headers(target, undefined, undefined) + envelope.addCallHeaders }
   }
   const init = await connection.request(
     requestText(headers(target, undefined, undefined), envelope.handshake.initialize)
@@ -372,6 +373,15 @@ export const load = (
     for (const session of sessions) next(session)
   })
 
+/** Header lines (`Name: value\r\n`…) as a record. */
+const headerRecord = (lines: string): Record<string, string> =>
+  Object.fromEntries(
+    lines.split("\r\n").filter((line) => line.length > 0).map((line) => {
+      const colon = line.indexOf(":")
+      return [line.slice(0, colon), line.slice(colon + 1).trim()]
+    })
+  )
+
 /**
  * The same closed loop with Node's `fetch` (undici, keep-alive pool), `connections` loops
  * against the bare server (no sessions): to compare clients, not servers.
@@ -400,7 +410,11 @@ export const fetchLoad = async (
       const sentAt = performance.now()
       const response = await fetch(url, {
         method: "POST",
-        headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          ...headerRecord(envelope.addCallHeaders)
+        },
         body: envelope.addCall(id)
       })
       const body = await response.text()

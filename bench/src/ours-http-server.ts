@@ -7,23 +7,30 @@
  *   next to an application route (`GET /health`), served with `HttpLayerRouter.serve` (its
  *   request logger off) and `NodeHttpServer.layer(createServer, { port, host })`.
  *
- * Idle sessions live for an hour and up to 100,000 sessions are allowed (`sessionIdleTimeout`,
- * `maxSessions`), so the memory benchmark can hold thousands. Logs go to stderr; stdout is the
- * control channel of `control.ts`.
+ * `--revisions handshake|stateless|dual` (`ours-add.ts`): the handshake era (default), the
+ * stateless 2026-07-28 alone, or both on one endpoint.
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router]`
+ * Idle sessions live for an hour and up to 100,000 sessions are allowed (`sessionIdleTimeout`,
+ * `maxSessions`), so the memory benchmark can hold thousands; up to 20,000 connections at once
+ * (its idle listens each hold one). Logs go to stderr; stdout is the control channel of
+ * `control.ts`, with two commands of this server: `addTool` adds a tool (`extra-1`, `extra-2`, …)
+ * through `McpServer.addTool` and answers `added <name>` once it is in; `subscriptions` answers
+ * `subscriptions <n>`, the number of open `subscriptions/listen` (`McpServer.activeSubscriptions`).
+ *
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual]`
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
-import { HttpTransport, type McpServer } from "@effect-mcp/server"
+import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { createServer } from "node:http"
 import { port, ready } from "./control.js"
-import { Server } from "./ours-add.js"
+import { revisionsArg, serverOf } from "./ours-add.js"
 
 const listen = { port: port(), host: "127.0.0.1" }
 const at = process.argv.indexOf("--mode")
@@ -43,16 +50,33 @@ const Http: Layer.Layer<never, unknown, McpServer.McpServer> = mode === "router"
     disableLogger: true,
     disableListenLog: true
   }).pipe(Layer.provide(NodeHttpServer.layer(createServer, listen)))
-  : NodeMcpServer.layerHttp({ ...transportOptions, ...listen })
+  : NodeMcpServer.layerHttp({ ...transportOptions, ...listen, maxConnections: 20_000 })
 
 if (mode !== "router" && mode !== "layerHttp") {
   process.stderr.write(`unknown mode ${mode}: layerHttp or router\n`)
   process.exit(2)
 }
 
+/** Tool `extra-<n>`, added by the `addTool` command. */
+const extra = (n: number) => Tool.make(`extra-${n}`, { description: "Added while running" }, () => Effect.succeed("ok"))
+
+/** Ready, with the `addTool` and `subscriptions` commands run on the server in context. */
+const control = Effect.gen(function*() {
+  const server = yield* McpServer.McpServer
+  const run = Runtime.runPromise(yield* Effect.runtime<never>())
+  let added = 0
+  ready({
+    addTool: () => {
+      const tool = extra(++added)
+      return run(server.addTool(tool)).then(() => `added ${tool.name}`)
+    },
+    subscriptions: () => run(server.activeSubscriptions).then((open) => `subscriptions ${open.length}`)
+  })
+})
+
 Http.pipe(
-  Layer.provide(Server),
-  Layer.tap(() => Effect.sync(ready)),
+  Layer.provideMerge(serverOf(revisionsArg())),
+  Layer.tap((context) => Effect.provide(control, context)),
   Layer.launch,
   Effect.tapErrorCause(Effect.logError),
   Effect.provide(NodeMcpServer.layerStderrLogger),

@@ -272,7 +272,12 @@ export const waitForLine = <A>(
     )
     child.setOnLines((lines) => {
       for (const line of lines) {
-        const value = match(line)
+        let value: A | undefined
+        try {
+          value = match(line)
+        } catch (error) {
+          return settle(() => reject(error))
+        }
         if (value !== undefined) return settle(() => resolve(value))
       }
     })
@@ -313,3 +318,21 @@ export const memoryOf = (child: Child): Promise<Memory> => {
   child.write("memory\n")
   return answer
 }
+
+/** Sends a control command (`control.ts`) to a server child; resolves with its answer line (`failed …` rejects). */
+export const command = (child: Child, line: string, answer: string): Promise<string> => {
+  const answered = waitForLine(child, (text) => {
+    if (text.startsWith("failed ")) throw new BenchFailure(`${line}: ${text}`)
+    return text.startsWith(answer) ? text : undefined
+  }, `the answer to ${line}`)
+  child.write(`${line}\n`)
+  return answered
+}
+
+/**
+ * `BENCH_PROFILE=<dir>`: the HTTP benchmarks profile each measured run of each server in the
+ * server itself (`profile-start` / `profile-stop`, `control.ts`) and write
+ * `<dir>/<bench>-<server>-<conns>c-r<round>.cpuprofile`; read them with `profile.ts`. The
+ * profiler slows the server down: figures of a profiled run are not comparable.
+ */
+export const profileDir: string | undefined = process.env.BENCH_PROFILE || undefined

@@ -1,7 +1,9 @@
 /**
  * The server request path for `tools/call add`, in one process: text over the in-memory
  * transport → a handshake session of `McpServer` (catalog decode, tool argument decode, the
- * handler, structured output, revision shaping, catalog encode) → text.
+ * handler, structured output, revision shaping, catalog encode) → text. With
+ * `BENCH_ENVELOPE=2026-07-28` (`envelope.ts`), the stateless revision instead: no handshake, every
+ * request its own `_meta`, answered with the 2026 envelope.
  *
  * Prints requests per second and latency percentiles. A benchmark, not a test.
  */
@@ -9,11 +11,13 @@ import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer, Tool } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { addCall, drive, report } from "./driver.js"
+import { drive, report } from "./driver.js"
+import * as Envelope from "./envelope.js"
 
 const total = Number(process.env.BENCH_REQUESTS ?? 100_000)
 const warmup = Number(process.env.BENCH_WARMUP ?? 20_000)
 const window = Number(process.env.BENCH_IN_FLIGHT ?? 64)
+const envelope = Envelope.fromEnv()
 
 const Add = Tool.make("add", {
   description: "Adds two numbers",
@@ -23,21 +27,27 @@ const Add = Tool.make("add", {
 
 const run = (count: number) =>
   Effect.scoped(Effect.gen(function*() {
-    const server = yield* McpServer.make({ serverInfo: { name: "bench", version: "1" }, tools: [Add] })
+    const server = yield* McpServer.make({
+      serverInfo: { name: "bench", version: "1" },
+      tools: [Add],
+      revisions: [envelope.revision]
+    })
     const { protocol, remote } = yield* MemoryTransport.connection
     yield* Effect.forkScoped(server.serve(protocol))
-    yield* remote.write(
-      `{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`
-    )
-    yield* remote.read
-    yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-    return yield* drive(remote, Array.from({ length: count }, (_, i) => addCall(i)), window)
+    if (envelope.handshake !== undefined) {
+      yield* remote.write(envelope.handshake.initialize)
+      yield* remote.read
+      yield* remote.write(envelope.handshake.initialized)
+    }
+    return yield* drive(remote, Array.from({ length: count }, (_, i) => envelope.addCall(i + 1)), window)
   }))
 
 const main = Effect.gen(function*() {
   yield* run(warmup)
   const result = yield* run(total)
-  yield* Effect.sync(() => process.stdout.write(report("server tools/call path", result, total, window) + "\n"))
+  yield* Effect.sync(() =>
+    process.stdout.write(report(`server tools/call path, ${envelope.revision}`, result, total, window) + "\n")
+  )
 })
 
 Effect.runPromise(main).catch((error) => {
