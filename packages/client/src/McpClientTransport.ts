@@ -1,0 +1,58 @@
+/**
+ * The transport a client runs on, as a Layer: the `Transport.Protocol` of its connection to one
+ * server (the server is the protocol's one client, id 0). The in-memory one serves the other end
+ * with whatever the caller gives it (say `McpServer.serve` with the server's Layer), which makes
+ * it the test kit: a server and a client in one process, `TestClock`-friendly.
+ *
+ * @since 0.1.0
+ */
+import { MemoryTransport, type Transport } from "@effect-mcp/core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The connection to the server: its one client (id 0) is the server. */
+  readonly protocol: Transport.Protocol
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpClientTransport
+  extends Context.Tag("@effect-mcp/client/McpClientTransport")<McpClientTransport, Service>()
+{}
+
+/**
+ * A client transport from a protocol the caller made.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProtocol = (protocol: Transport.Protocol): Layer.Layer<McpClientTransport> =>
+  Layer.succeed(McpClientTransport, { protocol })
+
+/**
+ * An in-memory connection whose other end is served by `serve` for the lifetime of the layer:
+ * `McpClientTransport.layerMemory(McpServer.serve)` with the server's Layer provided.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = <E, R>(
+  serve: (protocol: Transport.Protocol) => Effect.Effect<void, E, R>
+): Layer.Layer<McpClientTransport, never, Exclude<R, Scope.Scope>> =>
+  Layer.scoped(
+    McpClientTransport,
+    Effect.gen(function*() {
+      const [client, server] = yield* MemoryTransport.pair
+      yield* Effect.forkScoped(Effect.ignoreLogged(Effect.scoped(serve(server))))
+      return { protocol: client }
+    })
+  )
