@@ -7,10 +7,12 @@
  * @since 0.1.0
  */
 import { MemoryTransport, type Transport } from "@effect-mcp/core"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Http from "./internal/http.js"
 
 /**
  * @since 0.1.0
@@ -56,3 +58,22 @@ export const layerMemory = <E, R>(
       return { protocol: client }
     })
   )
+
+/**
+ * Options of the Streamable HTTP transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HttpOptions = Http.Options
+
+/**
+ * Streamable HTTP, both eras, over @effect/platform's `HttpClient` (give it one: `FetchHttpClient.layer`,
+ * or platform-node's). The handshake era's session id and revision are echoed; a 2026-07-28
+ * request carries the headers that mirror its body, and is cancelled by closing its response.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (options: HttpOptions): Layer.Layer<McpClientTransport, never, HttpClient.HttpClient> =>
+  Layer.scoped(McpClientTransport, Effect.map(Http.make(options), (protocol) => ({ protocol })))

@@ -1,0 +1,118 @@
+/**
+ * Our client over Streamable HTTP (`McpClientTransport.layerHttp` on `FetchHttpClient`) against
+ * our server (`NodeMcpServer.layerHttp`): `auto` picks the stateless era on a dual endpoint and
+ * falls back to a session on a handshake-only one; multi-round trips, progress over SSE, and a
+ * stateless call cancelled by closing its response stream.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { Revision } from "@effect-mcp/core"
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as net from "node:net"
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = net.createServer().listen(0, "127.0.0.1", () => {
+    const port = (probe.address() as net.AddressInfo).port
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const Add = Tool.make("add", {
+  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+  success: Schema.Struct({ sum: Schema.Number })
+}, ({ a, b }) => Effect.succeed({ sum: a + b }))
+
+const Ask = Tool.make("ask", { failure: Schema.String }, () =>
+  Effect.map(
+    McpRequest.elicit("name", {
+      mode: "form",
+      message: "Name?",
+      requestedSchema: { type: "object", properties: { name: { type: "string" } } }
+    }).pipe(Effect.mapError((e) => e.message)),
+    (answer) => `hello ${answer.content?.name}`
+  ))
+
+const Steps = Tool.make("steps", {}, () =>
+  Effect.zipRight(
+    Effect.zipRight(McpRequest.progress(1, 2), Effect.sleep("20 millis")),
+    Effect.succeed("done")
+  ))
+
+/** A server on a free port serving `revisions`, and a client of it. */
+const connect = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    yield* Layer.build(
+      NodeMcpServer.layerHttp({ port }).pipe(
+        Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+          serverInfo: { name: "http-client-test", version: "1.0.0" },
+          tools: [Add, Ask, Steps, ...tools],
+          revisions,
+          requestStateKey: Redacted.make("http client test")
+        }))
+      )
+    )
+    const context = yield* Layer.build(
+      McpClient.layer({
+        clientInfo: { name: "http-test", version: "1.0.0" },
+        handlers: {
+          elicitation: () => Effect.succeed({ action: "accept" as const, content: { name: "Ada" } })
+        }
+      }).pipe(
+        Layer.provide(McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` })),
+        Layer.provide(FetchHttpClient.layer)
+      )
+    )
+    return Effect.runSync(Effect.provide(McpClient.McpClient, context))
+  })
+
+describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () => {
+  for (
+    const [name, revisions, era] of [
+      ["dual endpoint", [...Revision.handshake, "2026-07-28"], "stateless"],
+      ["stateless-only endpoint", ["2026-07-28"], "stateless"],
+      ["handshake-only endpoint", Revision.handshake, "handshake"]
+    ] as const
+  ) {
+    it.scopedLive(`${name}: auto speaks the ${era} era`, () =>
+      Effect.gen(function*() {
+        const c = yield* connect(revisions)
+        assert.strictEqual(c.era, era)
+        assert.deepStrictEqual((yield* c.listTools).map((t) => t.name), ["add", "ask", "steps"])
+        assert.deepStrictEqual((yield* c.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 })
+        const asked = yield* c.callTool("ask")
+        assert.deepStrictEqual(asked.content, [{ type: "text", text: "hello Ada" }])
+        const seen = yield* Ref.make(0)
+        const done = yield* c.callTool("steps", {}, { onProgress: () => Ref.update(seen, (n) => n + 1) })
+        assert.deepStrictEqual(done.content, [{ type: "text", text: "done" }])
+        assert.strictEqual(yield* Ref.get(seen), 1)
+      }))
+  }
+
+  it.scopedLive("interrupting a call cancels it on the server, in both eras", () =>
+    Effect.gen(function*() {
+      for (const revisions of [Revision.handshake, ["2026-07-28"] as const]) {
+        const started = yield* Deferred.make<void>()
+        const cancelled = yield* Deferred.make<void>()
+        const Hang = Tool.make("hang", {}, () =>
+          Effect.zipRight(Deferred.succeed(started, void 0), Effect.never).pipe(
+            Effect.onInterrupt(() => Deferred.succeed(cancelled, void 0))
+          ))
+        const c = yield* connect(revisions, [Hang])
+        const call = yield* Effect.fork(c.callTool("hang"))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(call)
+        yield* Deferred.await(cancelled).pipe(Effect.timeout("5 seconds"))
+        assert.deepStrictEqual((yield* c.callTool("add", { a: 2, b: 2 })).structuredContent, { sum: 4 })
+      }
+    }))
+})
