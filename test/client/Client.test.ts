@@ -243,3 +243,54 @@ describe("McpClient against McpServer (in memory)", () => {
       assert.include((yield* c.listTools).map((t) => t.name), "later")
     }))
 })
+
+describe("McpClient.subscribe", () => {
+  const connectTo = (revisions: ReadonlyArray<Revision.Revision>) =>
+    Effect.gen(function*() {
+      const srv = yield* McpServer.make<McpRequest.McpRequest>({ ...serverOptions, revisions })
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "test-client", version: "1.0.0" } }).pipe(
+          Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol)))
+        )
+      )
+      return { srv, c: Effect.runSync(Effect.provide(McpClient.McpClient, context)) }
+    })
+
+  it.scopedLive("stateless: acknowledged first, then only what the filter asked for; a graceful close ends it", () =>
+    Effect.gen(function*() {
+      const { c, srv } = yield* connectTo(["2026-07-28"])
+      const sub = yield* c.subscribe({ toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
+      assert.deepStrictEqual(sub.acknowledged, { toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
+      const got = yield* Effect.fork(Stream.runCollect(sub.notifications))
+      yield* srv.addPrompt(Prompt.make("unasked", {}, () => Effect.succeed("x")))
+      yield* srv.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
+      yield* srv.resourceUpdated("test://doc")
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual(yield* srv.closeAllSubscriptions, 1)
+      const methods = Array.from(yield* Fiber.join(got), (n) => n.method)
+      assert.sameMembers(methods, ["notifications/tools/list_changed", "notifications/resources/updated"])
+    }))
+
+  it.scopedLive("stateless: closing the scope cancels the listen on the server", () =>
+    Effect.gen(function*() {
+      const { c, srv } = yield* connectTo(["2026-07-28"])
+      yield* Effect.scoped(Effect.flatMap(c.subscribe({ toolsListChanged: true }), () =>
+        Effect.map(srv.activeSubscriptions, (open) =>
+          assert.strictEqual(open.length, 1))))
+      yield* Effect.sleep("50 millis")
+      assert.strictEqual((yield* srv.activeSubscriptions).length, 0)
+    }))
+
+  it.scopedLive("a session: resources/subscribe for the URIs, the session's list changes", () =>
+    Effect.gen(function*() {
+      const { c, srv } = yield* connectTo(Revision.handshake)
+      const sub = yield* c.subscribe({ toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
+      assert.deepStrictEqual(sub.acknowledged, { toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
+      const got = yield* Effect.fork(Stream.runCollect(Stream.take(sub.notifications, 2)))
+      yield* Effect.sleep("20 millis")
+      yield* srv.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
+      yield* srv.resourceUpdated("test://doc")
+      const methods = Array.from(yield* Fiber.join(got), (n) => n.method)
+      assert.sameMembers(methods, ["notifications/tools/list_changed", "notifications/resources/updated"])
+    }))
+})

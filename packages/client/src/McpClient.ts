@@ -20,11 +20,15 @@
 import type { JsonRpc } from "@effect-mcp/core"
 import { McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "./ClientError.js"
@@ -100,6 +104,20 @@ export interface CallOptions {
 }
 
 /**
+ * An open subscription: what the server acknowledged it can serve, and the notifications the
+ * filter asked for. The stream ends when the server closes the subscription gracefully; closing
+ * the scope ends the subscription (a 2026-07-28 listen is cancelled; handshake resource
+ * subscriptions are unsubscribed).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Subscription {
+  readonly acknowledged: McpSchema.Subscription.SubscriptionFilter
+  readonly notifications: Stream.Stream<JsonRpc.Notification, ClientError.ClientError>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -150,6 +168,13 @@ export interface Service {
   readonly setLogLevel: (level: LoggingLevel) => Effect.Effect<void, ClientError.ClientError>
   /** Every notification the server sends from now on (list changes, logs, resource updates, ...). */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /**
+   * Subscribes to list changes and resource updates: a `subscriptions/listen` in the stateless
+   * era; in a session, `resources/subscribe` for the URIs and the session's own list changes.
+   */
+  readonly subscribe: (
+    filter: McpSchema.Subscription.SubscriptionFilter
+  ) => Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope>
 }
 
 /**
@@ -175,6 +200,24 @@ const handlerOf = (method: string): "sampling" | "elicitation" | "roots" | undef
     : method === "roots/list"
     ? "roots"
     : undefined
+
+/** Does a subscribed URI cover `uri` (a trailing slash covers everything beneath)? */
+const covers = (subscribed: string, uri: string) =>
+  subscribed === uri || (subscribed.endsWith("/") && uri.startsWith(subscribed))
+
+const listKinds = {
+  "notifications/tools/list_changed": "toolsListChanged",
+  "notifications/prompts/list_changed": "promptsListChanged",
+  "notifications/resources/list_changed": "resourcesListChanged"
+} as const
+
+/** Does a notification belong to what `filter` asked for? */
+const wanted = (filter: McpSchema.Subscription.SubscriptionFilter, n: JsonRpc.Notification): boolean => {
+  if (Object.hasOwn(listKinds, n.method)) return filter[listKinds[n.method as keyof typeof listKinds]] === true
+  if (n.method !== "notifications/resources/updated") return false
+  const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
+  return typeof uri === "string" && (filter.resourceSubscriptions ?? []).some((s) => covers(s, uri))
+}
 
 /**
  * Connects, picks the era and the revision, and serves the server's asks, for the lifetime of the
@@ -404,6 +447,82 @@ export const make = <R = never>(
     const infoOf = (): Option.Option<Implementation> =>
       initialized !== undefined ? Option.some(initialized.serverInfo) : Meta.getServerInfo(discovered?._meta)
 
+    const subscriptionIdOf = (n: JsonRpc.Notification) => Meta.getSubscriptionId(Meta.of(n.params))
+
+    /** 2026-07-28: one held-open `subscriptions/listen`, its notifications tagged with its id. */
+    const listen = (filter: McpSchema.Subscription.SubscriptionFilter) =>
+      Effect.gen(function*() {
+        const inbox = yield* PubSub.subscribe(notifications)
+        const id = yield* Deferred.make<JsonRpc.RequestId>()
+        const listening = yield* Effect.forkScoped(
+          peer.request(server, "subscriptions/listen", Meta.withMeta({ notifications: filter }, meta), {
+            timeout: Duration.infinity,
+            onId: (assigned) => Deferred.unsafeDone(id, Exit.succeed(assigned)),
+            cancelReason: "subscription closed"
+          }).pipe(
+            Effect.catchTag("UnsupportedProtocolVersion", (error) => Effect.fail(versionMismatch(error)))
+          )
+        )
+        const mine = yield* Deferred.await(id)
+        const ours = (n: JsonRpc.Notification) =>
+          Option.match(subscriptionIdOf(n), { onNone: () => false, onSome: (sid) => sid === mine })
+        // The acknowledgement first (or the listen's own failure, when it is refused).
+        const ack = yield* Effect.raceFirst(
+          Effect.flatMap(
+            Effect.repeat(Queue.take(inbox), {
+              until: (n) => n.method === "notifications/subscriptions/acknowledged" && ours(n)
+            }),
+            (n) =>
+              Effect.succeed(
+                ((n.params as { readonly notifications?: McpSchema.Subscription.SubscriptionFilter }).notifications ??
+                  {}) as McpSchema.Subscription.SubscriptionFilter
+              )
+          ),
+          Effect.flatMap(Fiber.join(listening), () =>
+            Effect.fail(
+              new ClientError.InvalidResult({
+                method: "subscriptions/listen",
+                detail: "answered before it was acknowledged"
+              })
+            ))
+        )
+        return {
+          acknowledged: ack,
+          notifications: Stream.fromQueue(inbox).pipe(
+            Stream.filter((n) => ours(n) && n.method !== "notifications/subscriptions/acknowledged"),
+            Stream.interruptWhen(Fiber.join(listening))
+          )
+        } satisfies Subscription
+      })
+
+    /** A session: resource subscriptions by URI, and the session's own list changes. */
+    const sessionSubscription = (filter: McpSchema.Subscription.SubscriptionFilter) =>
+      Effect.gen(function*() {
+        const inbox = yield* PubSub.subscribe(notifications)
+        const caps = (initialized?.capabilities ?? {}) as ServerCapabilities
+        const acknowledged: McpSchema.Subscription.SubscriptionFilter = {
+          ...(filter.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+          ...(filter.promptsListChanged === true && caps.prompts?.listChanged === true
+            ? { promptsListChanged: true }
+            : {}),
+          ...(filter.resourcesListChanged === true && caps.resources?.listChanged === true
+            ? { resourcesListChanged: true }
+            : {}),
+          ...(filter.resourceSubscriptions !== undefined && caps.resources?.subscribe === true
+            ? { resourceSubscriptions: filter.resourceSubscriptions }
+            : {})
+        }
+        const uris = acknowledged.resourceSubscriptions ?? []
+        yield* Effect.forEach(uris, (uri) => request("resources/subscribe", { uri }), { discard: true })
+        yield* Effect.addFinalizer(() =>
+          Effect.ignore(Effect.forEach(uris, (uri) => request("resources/unsubscribe", { uri }), { discard: true }))
+        )
+        return {
+          acknowledged,
+          notifications: Stream.fromQueue(inbox).pipe(Stream.filter((n) => wanted(acknowledged, n)))
+        } satisfies Subscription
+      })
+
     return {
       era,
       revision: spoken,
@@ -448,7 +567,8 @@ export const make = <R = never>(
               detail: "logging/setLevel is a handshake-era method"
             })
           ),
-      notifications: Stream.fromPubSub(notifications)
+      notifications: Stream.fromPubSub(notifications),
+      subscribe: (filter) => era === "stateless" ? listen(filter) : sessionSubscription(filter)
     } satisfies Service
   })
 

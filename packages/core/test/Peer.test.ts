@@ -356,6 +356,17 @@ describe("Peer: outbound requests", () => {
       assert.deepStrictEqual(yield* Ref.get(seen), [1, 2, 3])
     }))
 
+  it.scoped("a request made where nothing is interruptible (a finalizer) still ends with its answer", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const fiber = yield* Effect.fork(Effect.uninterruptible(
+        peer.request(remote.client, "tools/call", { name: "x" }, { resetTimeoutOnProgress: true })
+      ))
+      const sent = JSON.parse(yield* remote.read)
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { content: [] } }))
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { content: [] })
+    }))
+
   it.scoped("without progress the reset timeout still fires", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()

@@ -45,6 +45,8 @@ export interface RequestOptions {
   readonly related?: JsonRpc.RequestId
   /** The reason sent with `notifications/cancelled` when this call is interrupted. */
   readonly cancelReason?: string
+  /** Told the request's id before it is sent (what a 2026-07-28 subscription is tagged with). */
+  readonly onId?: (id: JsonRpc.RequestId) => void
 }
 
 interface Pending {
@@ -100,6 +102,7 @@ export const make = (options: Options): Outbound => {
       Effect.gen(function*() {
         if (closed) return yield* new TransportClosed({ method })
         const id = nextId++
+        requestOptions.onId?.(id)
         const deferred = yield* Deferred.make<unknown, McpError.McpError | TransportClosed>()
         const reset = requestOptions.resetTimeoutOnProgress === true
         const progress = reset ? yield* Queue.sliding<void>(1) : undefined
@@ -124,7 +127,11 @@ export const make = (options: Options): Outbound => {
         const answer: Effect.Effect<unknown, McpError.McpError | TransportClosed | RequestTimeout> = progress
           ? Effect.raceFirst(
             Deferred.await(deferred),
-            Effect.forever(Effect.timeoutFail(Queue.take(progress), { duration: timeout, onTimeout }))
+            // Interruptible even when the request is made where nothing is (a finalizer): the
+            // race ends this loser when the answer wins.
+            Effect.interruptible(
+              Effect.forever(Effect.timeoutFail(Queue.take(progress), { duration: timeout, onTimeout }))
+            )
           ).pipe(
             Effect.timeoutFail({
               duration: maxTimeout,
