@@ -14,9 +14,11 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as net from "node:net"
 
 const freePort = Effect.async<number>((resume) => {
@@ -47,13 +49,25 @@ const Steps = Tool.make("steps", {}, () =>
     Effect.succeed("done")
   ))
 
+/** 2025-11-25 polling: the answer's stream is closed first, the answer comes on resumption. */
+const Poll = Tool.make("poll", {}, () =>
+  Effect.gen(function*() {
+    yield* McpRequest.progress(1, 2)
+    yield* Effect.flatMap(McpRequest.McpRequest, (request) => request.closeSseStream)
+    yield* Effect.sleep("50 millis")
+    return "after the poll"
+  }))
+
 /** A server on a free port serving `revisions`, and a client of it. */
 const connect = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
+  Effect.map(connectTo(revisions, tools), ({ client }) => client)
+
+const connectTo = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
   Effect.gen(function*() {
     const port = yield* freePort
-    yield* Layer.build(
+    const server = yield* Layer.build(
       NodeMcpServer.layerHttp({ port }).pipe(
-        Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+        Layer.provideMerge(McpServer.layer<McpRequest.McpRequest>({
           serverInfo: { name: "http-client-test", version: "1.0.0" },
           tools: [Add, Ask, Steps, ...tools],
           revisions,
@@ -72,7 +86,10 @@ const connect = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArr
         Layer.provide(FetchHttpClient.layer)
       )
     )
-    return Effect.runSync(Effect.provide(McpClient.McpClient, context))
+    return {
+      client: Effect.runSync(Effect.provide(McpClient.McpClient, context)),
+      server: Effect.runSync(Effect.provide(McpServer.McpServer, server))
+    }
   })
 
 describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () => {
@@ -114,5 +131,18 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
         yield* Deferred.await(cancelled).pipe(Effect.timeout("5 seconds"))
         assert.deepStrictEqual((yield* c.callTool("add", { a: 2, b: 2 })).structuredContent, { sum: 4 })
       }
+    }))
+
+  it.scopedLive("a session: list changes on the standalone GET stream; a polled answer resumed with Last-Event-ID", () =>
+    Effect.gen(function*() {
+      const { client: c, server } = yield* connectTo(Revision.handshake, [Poll])
+      const changed = yield* Effect.fork(
+        Stream.runHead(Stream.filter(c.notifications, (n) => n.method === "notifications/tools/list_changed"))
+      )
+      yield* Effect.sleep("100 millis")
+      yield* server.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
+      assert.strictEqual(Option.isSome(yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))), true)
+      const polled = yield* c.callTool("poll", {}, { onProgress: () => Effect.void })
+      assert.deepStrictEqual(polled.content, [{ type: "text", text: "after the poll" }])
     }))
 })

@@ -8,6 +8,10 @@
  * - 2026-07-28 (a frame with a protocol version in its `_meta`): `MCP-Protocol-Version`,
  *   `Mcp-Method` and `Mcp-Name` mirror the body; a `notifications/cancelled` is not sent but
  *   closes the cancelled request's response stream (that is how this era cancels).
+ * - An SSE answer that ends before the answer (2025-11-25 polling, a dropped connection) is
+ *   resumed with GET and `Last-Event-ID` after the server's `retry`. Once the session is
+ *   initialized, its standalone GET stream is opened (and reopened from its last event id);
+ *   a 405 means the server has none.
  * - A POST that fails (no connection, an HTTP error without a JSON-RPC body) answers its request
  *   with a -32603 error saying why, so the caller is never left waiting.
  */
@@ -32,13 +36,20 @@ export interface Options {
 /** The server is the protocol's one client. */
 const server = 0
 
-/** An SSE parser: calls `emit` with the data of each complete event. */
-const sseParser = (emit: (data: string) => void) => {
+/** One SSE event's data and id. */
+interface SseEvent {
+  readonly data: string
+  readonly id: string | undefined
+}
+
+/** An SSE parser: `emit` gets each complete event, `onRetry` each `retry` field. */
+const sseParser = (emit: (event: SseEvent) => void, onRetry: (millis: number) => void) => {
   let buffer = ""
   let data: Array<string> = []
+  let id: string | undefined
   const line = (text: string) => {
     if (text === "") {
-      if (data.length > 0) emit(data.join("\n"))
+      if (data.length > 0) emit({ data: data.join("\n"), id })
       data = []
       return
     }
@@ -47,6 +58,8 @@ const sseParser = (emit: (data: string) => void) => {
     const field = colon < 0 ? text : text.slice(0, colon)
     const value = colon < 0 ? "" : text.slice(colon + 1).replace(/^ /, "")
     if (field === "data") data.push(value)
+    else if (field === "id" && !value.includes("\0")) id = value
+    else if (field === "retry" && /^\d+$/.test(value)) onRetry(Number(value))
   }
   return (chunk: string) => {
     buffer += chunk
@@ -78,9 +91,14 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
     const streams = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
     const open = new Set<Fiber.RuntimeFiber<void>>()
 
-    const deliver = (text: string) =>
+    /** Delivers one message; true when it is the answer to request `answers`. */
+    const deliver = (text: string, answers?: JsonRpc.RequestId) =>
       Effect.map(Deferred.await(receiver), (r) => {
-        if (text.trim().length > 0) r.receive(server, Wire.decode(text))
+        if (text.trim().length === 0) return false
+        const inbound = Wire.decode(text)
+        r.receive(server, inbound)
+        return answers !== undefined && inbound._tag === "Single" && !("method" in inbound.message) &&
+          (inbound.message as { readonly id?: unknown }).id === answers
       })
 
     const headersOf = (message: JsonRpc.Message): Record<string, string> => {
@@ -102,31 +120,98 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
       return headers
     }
 
-    /** Reads an answer: JSON, or SSE events as they come. */
-    const read = (response: HttpClientResponse.HttpClientResponse, isInitialize: boolean) => {
-      const type = response.headers["content-type"] ?? ""
-      if (type.startsWith("text/event-stream")) {
-        const decoder = new TextDecoder()
-        const events: Array<string> = []
-        const parse = sseParser((data) => events.push(data))
-        return response.stream.pipe(
-          Stream.runForEach((bytes) =>
-            Effect.suspend(() => {
-              parse(decoder.decode(bytes, { stream: true }))
-              const ready = events.splice(0)
-              return Effect.forEach(ready, (data) => {
-                if (isInitialize) remember(data)
-                return deliver(data)
-              }, { discard: true })
-            })
-          )
-        )
-      }
-      return Effect.flatMap(response.text, (text) => {
-        if (isInitialize) remember(text)
-        return deliver(text)
-      })
+    /** Where an SSE stream got to: what a resumption starts from. */
+    interface Progress {
+      lastEventId: string | undefined
+      retry: number
+      answered: boolean
     }
+
+    /** Reads an SSE response to its end, delivering events as they come. */
+    const readSse = (
+      response: HttpClientResponse.HttpClientResponse,
+      answers: JsonRpc.RequestId | undefined,
+      at: Progress,
+      isInitialize: boolean
+    ) => {
+      const decoder = new TextDecoder()
+      const events: Array<SseEvent> = []
+      const parse = sseParser((event) => events.push(event), (millis) => at.retry = millis)
+      return response.stream.pipe(
+        Stream.runForEach((bytes) =>
+          Effect.suspend(() => {
+            parse(decoder.decode(bytes, { stream: true }))
+            return Effect.forEach(events.splice(0), (event) => {
+              if (event.id !== undefined) at.lastEventId = event.id
+              if (isInitialize) remember(event.data)
+              return Effect.map(deliver(event.data, answers), (answered) => {
+                if (answered) at.answered = true
+              })
+            }, { discard: true })
+          })
+        )
+      )
+    }
+
+    const sessionHeaders = (): Record<string, string> => ({
+      ...options.headers,
+      ...(sessionId !== undefined ? { "mcp-session-id": sessionId } : {}),
+      ...(negotiated !== undefined ? { [HttpHeaders.protocolVersion]: negotiated } : {})
+    })
+
+    /** One GET of the session's stream, from `at.lastEventId` when there is one; its status. */
+    const get = (answers: JsonRpc.RequestId | undefined, at: Progress) =>
+      client.execute(
+        HttpClientRequest.get(options.url).pipe(
+          HttpClientRequest.setHeaders({
+            ...sessionHeaders(),
+            accept: "text/event-stream",
+            ...(at.lastEventId !== undefined ? { "last-event-id": at.lastEventId } : {})
+          })
+        )
+      ).pipe(
+        Effect.flatMap((response) =>
+          response.status === 200 && (response.headers["content-type"] ?? "").startsWith("text/event-stream")
+            ? Effect.as(readSse(response, answers, at, false), 200)
+            : Effect.succeed(response.status)
+        ),
+        Effect.scoped
+      )
+
+    /**
+     * A POST's stream ended before its answer (2025-11-25 polling, a dropped connection): resumed
+     * with GET and `Last-Event-ID` after the server's `retry`, until the answer comes.
+     */
+    const resume = (answers: JsonRpc.RequestId, at: Progress): Effect.Effect<void, unknown> =>
+      Effect.suspend(() => {
+        if (at.answered) return Effect.void
+        if (at.lastEventId === undefined) {
+          return Effect.asVoid(deliver(Wire.encode(failed(answers, "the stream ended before the answer"))))
+        }
+        return Effect.zipRight(
+          Effect.sleep(at.retry),
+          Effect.flatMap(get(answers, at), (status) =>
+            status === 200
+              ? resume(answers, at)
+              : Effect.asVoid(deliver(Wire.encode(failed(answers, `${status} resuming the stream`)))))
+        )
+      })
+
+    /** The session's standalone stream (server requests and notifications outside any request). */
+    const standalone = Effect.suspend(() => {
+      const at: Progress = { lastEventId: undefined, retry: 1_000, answered: false }
+      let failures = 0
+      const loop: Effect.Effect<void> = Effect.flatMap(
+        Effect.either(get(undefined, at)),
+        (result) => {
+          // 405: the server has no such stream; 404: the session is gone.
+          if (result._tag === "Right" && (result.right === 405 || result.right === 404)) return Effect.void
+          failures = result._tag === "Right" && result.right === 200 ? 0 : failures + 1
+          return failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
+        }
+      )
+      return loop
+    })
 
     /** The revision an `initialize` answer negotiated (sent on every later POST). */
     const remember = (text: string) => {
@@ -153,18 +238,34 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
           if (isInitialize && given !== undefined) sessionId = given
           const type = response.headers["content-type"] ?? ""
           if (response.status === 202 || response.status === 204) return Effect.void
-          if (type.startsWith("application/json") || type.startsWith("text/event-stream")) {
-            return read(response, isInitialize)
+          if (type.startsWith("text/event-stream")) {
+            const at: Progress = { lastEventId: undefined, retry: 1_000, answered: false }
+            return Effect.zipRight(
+              readSse(response, id, at, isInitialize),
+              id === undefined ? Effect.void : resume(id, at)
+            )
+          }
+          if (type.startsWith("application/json")) {
+            return Effect.flatMap(response.text, (text) => {
+              if (isInitialize) remember(text)
+              return deliver(text)
+            })
           }
           return id === undefined
             ? Effect.void
             : deliver(Wire.encode(failed(id, `${response.status} from ${options.url}`)))
         }),
-        Effect.catchAll((error) => id === undefined ? Effect.void : deliver(Wire.encode(failed(id, error.message)))),
+        Effect.catchAll((error) =>
+          id === undefined ? Effect.void : deliver(Wire.encode(failed(id, String((error as Error).message ?? error))))
+        ),
         Effect.scoped
       )
+      // Once the session is initialized, its standalone stream is opened.
+      const then = "method" in message && message.method === "notifications/initialized" && sessionId !== undefined
+        ? Effect.zipRight(exchange, Effect.sync(() => track(fork(standalone))))
+        : exchange
       return Effect.sync(() => {
-        const fiber = fork(exchange)
+        const fiber = fork(then)
         open.add(fiber)
         const stateless = id !== undefined && headers[HttpHeaders.method] !== undefined
         if (stateless) streams.set(id, fiber)
@@ -175,16 +276,17 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
       })
     }
 
+    const track = (fiber: Fiber.RuntimeFiber<void>) => {
+      open.add(fiber)
+      fiber.addObserver(() => open.delete(fiber))
+    }
+
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
         Fiber.interruptAll(Array.from(open)),
         sessionId === undefined ? Effect.void : client.execute(
           HttpClientRequest.del(options.url).pipe(
-            HttpClientRequest.setHeaders({
-              ...options.headers,
-              "mcp-session-id": sessionId,
-              ...(negotiated !== undefined ? { [HttpHeaders.protocolVersion]: negotiated } : {})
-            })
+            HttpClientRequest.setHeaders(sessionHeaders())
           )
         ).pipe(Effect.scoped, Effect.timeout("2 seconds"), Effect.ignore)
       )
