@@ -58,6 +58,21 @@ const Poll = Tool.make("poll", {}, () =>
     return "after the poll"
   }))
 
+/** Arguments mirrored in headers (x-mcp-header): the server refuses a call without them (-32020). */
+const Region = Tool.make("region", {
+  parameters: Schema.Struct({
+    region: Schema.String.annotations({ jsonSchema: { "x-mcp-header": "Region" } }),
+    count: Schema.Number.annotations({ jsonSchema: { type: "integer", "x-mcp-header": "Count" } })
+  })
+}, ({ count, region }) => Effect.succeed(`${count} in ${region}`))
+
+/** An annotation on a type no header can carry: not offered to the user. */
+const Broken = Tool.make("broken", {
+  parameters: Schema.Struct({
+    tags: Schema.Array(Schema.String).annotations({ jsonSchema: { type: "array", "x-mcp-header": "Tags" } })
+  })
+}, () => Effect.succeed("never"))
+
 /** A server on a free port serving `revisions`, and a client of it. */
 const connect = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
   Effect.map(connectTo(revisions, tools), ({ client }) => client)
@@ -144,5 +159,15 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
       assert.strictEqual(Option.isSome(yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))), true)
       const polled = yield* c.callTool("poll", {}, { onProgress: () => Effect.void })
       assert.deepStrictEqual(polled.content, [{ type: "text", text: "after the poll" }])
+    }))
+
+  it.scopedLive("2026-07-28: Mcp-Param headers mirror x-mcp-header arguments; a tool with a broken one is not offered", () =>
+    Effect.gen(function*() {
+      const c = yield* connect(["2026-07-28"], [Region, Broken])
+      const names = (yield* c.listTools).map((t) => t.name)
+      assert.include(names, "region")
+      assert.notInclude(names, "broken")
+      const result = yield* c.callTool("region", { region: "Zürich", count: 3 })
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "3 in Zürich" }])
     }))
 })

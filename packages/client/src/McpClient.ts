@@ -230,7 +230,8 @@ export const make = <R = never>(
   options: Options<R>
 ): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
   Effect.gen(function*() {
-    const { protocol } = yield* McpClientTransport
+    const transport = yield* McpClientTransport
+    const { protocol } = transport
     const context = yield* Effect.context<R>()
     const handlers = options.handlers ?? {}
     const capabilities = options.capabilities ?? capabilitiesOf(handlers)
@@ -537,7 +538,16 @@ export const make = <R = never>(
         : Effect.fail(
           new McpError.MethodNotFound({ method: "server/discover", detail: "server/discover is a 2026-07-28 method" })
         ),
-      listTools: listAll<McpSchema.Tool.Tool>("tools/list", "tools"),
+      listTools: Effect.flatMap(listAll<McpSchema.Tool.Tool>("tools/list", "tools"), (listed) => {
+        const offered = transport.tools === undefined || era === "handshake" ? listed : transport.tools(listed)
+        const hidden = listed.filter((tool) => !offered.includes(tool)).map((tool) => tool.name)
+        return hidden.length === 0 ? Effect.succeed(offered) : Effect.as(
+          Effect.logWarning(
+            `effect-mcp: tools with invalid x-mcp-header annotations are not offered: ${hidden.join(", ")}`
+          ),
+          offered
+        )
+      }),
       callTool: (name, args, call) =>
         Effect.map(
           request("tools/call", args === undefined ? { name } : { name, arguments: args }, call),

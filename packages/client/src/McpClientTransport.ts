@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { MemoryTransport, type Transport } from "@effect-mcp/core"
+import { MemoryTransport, type Schema as McpSchema, type Transport } from "@effect-mcp/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,11 @@ import * as Http from "./internal/http.js"
 export interface Service {
   /** The connection to the server: its one client (id 0) is the server. */
   readonly protocol: Transport.Protocol
+  /**
+   * Told every tool listed (2026-07-28 HTTP learns the headers that mirror their arguments); the
+   * tools that may be offered. Absent: all of them.
+   */
+  readonly tools?: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
 }
 
 /**
@@ -76,4 +81,4 @@ export type HttpOptions = Http.Options
  * @category layers
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<McpClientTransport, never, HttpClient.HttpClient> =>
-  Layer.scoped(McpClientTransport, Effect.map(Http.make(options), (protocol) => ({ protocol })))
+  Layer.scoped(McpClientTransport, Http.make(options))

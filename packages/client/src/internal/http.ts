@@ -12,11 +12,13 @@
  *   resumed with GET and `Last-Event-ID` after the server's `retry`. Once the session is
  *   initialized, its standalone GET stream is opened (and reopened from its last event id);
  *   a 405 means the server has none.
+ * - `Mcp-Param-*` headers mirror the arguments a tool's `x-mcp-header` annotations name; a tool
+ *   whose annotations break the rules is not offered (the client warns).
  * - A POST that fails (no connection, an HTTP error without a JSON-RPC body) answers its request
  *   with a -32603 error saying why, so the caller is never left waiting.
  */
 import type { Transport } from "@effect-mcp/core"
-import { HttpHeaders, JsonRpc, Meta, Wire } from "@effect-mcp/core"
+import { HttpHeaders, JsonRpc, Meta, type Schema as McpSchema, Wire } from "@effect-mcp/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -79,7 +81,14 @@ const failed = (id: JsonRpc.RequestId, message: string): JsonRpc.Frame => ({
   error: { code: JsonRpc.Code.InternalError, message: `HTTP transport: ${message}` }
 })
 
-export const make = (options: Options): Effect.Effect<Transport.Protocol, never, HttpClient.HttpClient | Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<
+  {
+    readonly protocol: Transport.Protocol
+    readonly tools: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
+  },
+  never,
+  HttpClient.HttpClient | Scope.Scope
+> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const runtime = yield* Effect.runtime<never>()
@@ -89,6 +98,8 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
     let negotiated: string | undefined
     /** The POSTs of 2026-07-28 requests in flight, by request id: interrupting one closes its stream. */
     const streams = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+    /** The `Mcp-Param-*` headers of each tool listed so far (from `x-mcp-header` annotations). */
+    const paramHeaders = new Map<string, ReadonlyArray<HttpHeaders.ParamHeader>>()
     const open = new Set<Fiber.RuntimeFiber<void>>()
 
     /** Delivers one message; true when it is the answer to request `answers`. */
@@ -113,6 +124,15 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
         headers[HttpHeaders.method] = request.method
         const name = HttpHeaders.nameOf(request.method, request.params)
         if (name !== undefined) headers[HttpHeaders.name] = HttpHeaders.encodeValue(name)
+        if (request.method === "tools/call" && name !== undefined) {
+          const args = (request.params as { readonly arguments?: unknown }).arguments
+          for (const spec of paramHeaders.get(name) ?? []) {
+            const value = HttpHeaders.argumentOf(spec, args)
+            if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+              headers[HttpHeaders.paramPrefix + spec.header.toLowerCase()] = HttpHeaders.encodeValue(value)
+            }
+          }
+        }
       } else {
         if (sessionId !== undefined) headers["mcp-session-id"] = sessionId
         if (negotiated !== undefined) headers[HttpHeaders.protocolVersion] = negotiated
@@ -292,6 +312,15 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
       )
     )
 
+    /** Learns each tool's parameter headers; a tool whose annotations break the rules is not offered. */
+    const tools = (listed: ReadonlyArray<McpSchema.Tool.Tool>) =>
+      listed.filter((tool) => {
+        const found = HttpHeaders.paramHeaders(tool.inputSchema)
+        if (found._tag === "Left") return false
+        paramHeaders.set(tool.name, found.right)
+        return true
+      })
+
     const protocol: Transport.Protocol = {
       run: (r) => Effect.zipRight(Deferred.succeed(receiver, r), Effect.never),
       send: (_client, frame) =>
@@ -307,5 +336,5 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
           return post(message)
         })
     }
-    return protocol
+    return { protocol, tools }
   })
