@@ -314,6 +314,18 @@ export const make = <R = never>(
     const versionMismatch = (error: McpError.UnsupportedProtocolVersion) =>
       new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.all })
 
+    /**
+     * A -32022 whose `supported` lists the revision we speak is retried once (a server may reject a
+     * first choice it then accepts); otherwise, or again, it is a `VersionMismatch` naming both.
+     */
+    const retryOnce = <A>(
+      send: () => Effect.Effect<A, Exclude<ClientError.ClientError, ClientError.VersionMismatch>>
+    ) =>
+      Effect.catchTag(send(), "UnsupportedProtocolVersion", (error) =>
+        error.supported.includes(stateless)
+          ? Effect.catchTag(send(), "UnsupportedProtocolVersion", (again) => Effect.fail(versionMismatch(again)))
+          : Effect.fail(versionMismatch(error)))
+
     /** Fulfils every input request of one round, in parallel, with the handlers. */
     const fulfil = (requests: Readonly<Record<string, InputRequest>>) =>
       Effect.all(
@@ -333,10 +345,8 @@ export const make = <R = never>(
         extra: object
       ): Effect.Effect<unknown, ClientError.ClientError> =>
         Effect.flatMap(
-          Effect.catchTag(
-            peer.request(server, method, Meta.withMeta({ ...params, ...extra }, meta), requestOptions(call)),
-            "UnsupportedProtocolVersion",
-            (error) => Effect.fail(versionMismatch(error))
+          retryOnce(() =>
+            peer.request(server, method, Meta.withMeta({ ...params, ...extra }, meta), requestOptions(call))
           ),
           (result): Effect.Effect<unknown, ClientError.ClientError> => {
             if (!isObject(result) || result.resultType !== "input_required") {

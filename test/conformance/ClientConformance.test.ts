@@ -1,0 +1,64 @@
+/**
+ * The official MCP conformance suite against our client: `test/conformance/client.ts` (McpClient
+ * over Streamable HTTP) is the command the suite runs with each scenario's mock server, for the
+ * client scenarios of 2025-11-25 and of 2026-07-28 (the authorization ones come with
+ * authorization). A scenario passes when every check passes and nothing warns.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const require = createRequire(import.meta.url)
+const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
+const driver = `${process.execPath} --import tsx ${path.join(here, "client.ts")}`
+
+const scenario = (name: string, version: "2025-11-25" | "2026-07-28") =>
+  new Promise<{ readonly output: string; readonly code: number | null }>((resolve) => {
+    const args = [cli, "client", "--command", driver, "--scenario", name, "--spec-version", version]
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.on("close", (code) => resolve({ output, code }))
+  })
+
+const scenarios = {
+  "2025-11-25": [
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "json-schema-2020-12-preservation"
+  ],
+  "2026-07-28": [
+    "tools_call",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation"
+  ]
+} as const
+
+for (const [version, names] of Object.entries(scenarios) as Array<[keyof typeof scenarios, ReadonlyArray<string>]>) {
+  describe(`official conformance suite, client, ${version}`, () => {
+    for (const name of names) {
+      it(name, async () => {
+        const { code, output } = await scenario(name, version)
+        const counts = output.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/)
+        assert.isNotNull(counts, output)
+        assert.strictEqual(counts![3], "0", output)
+        assert.strictEqual(counts![4], "0", output)
+        assert.isAbove(Number(counts![1]), 0, output)
+        assert.include(output, "OVERALL: PASSED", output)
+        assert.strictEqual(code, 0, output)
+      }, 60_000)
+    }
+  })
+}
