@@ -17,6 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 
 const form = (message: string) => ({
   mode: "form" as const,
@@ -292,5 +293,53 @@ describe("McpClient.subscribe", () => {
       yield* srv.resourceUpdated("test://doc")
       const methods = Array.from(yield* Fiber.join(got), (n) => n.method)
       assert.sameMembers(methods, ["notifications/tools/list_changed", "notifications/resources/updated"])
+    }))
+})
+
+describe("McpClient response cache (2026-07-28)", () => {
+  const connectCached = Effect.gen(function*() {
+    const srv = yield* McpServer.make<McpRequest.McpRequest>({
+      ...serverOptions,
+      revisions: ["2026-07-28"],
+      cachePolicy: { "tools/list": { ttlMs: 60_000, cacheScope: "public" } }
+    })
+    const context = yield* Layer.build(
+      McpClient.layer({ clientInfo: { name: "test-client", version: "1.0.0" } }).pipe(
+        Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol)))
+      )
+    )
+    return { srv, c: Effect.runSync(Effect.provide(McpClient.McpClient, context)) }
+  })
+
+  it.scoped("a fresh result is answered from the cache; a stale one is asked again", () =>
+    Effect.gen(function*() {
+      const { c } = yield* connectCached
+      yield* c.listTools
+      yield* c.listTools
+      assert.deepStrictEqual(yield* c.cacheStats, { hits: 1, misses: 1 })
+      yield* TestClock.adjust("61 seconds")
+      yield* c.listTools
+      assert.deepStrictEqual(yield* c.cacheStats, { hits: 1, misses: 2 })
+      // A ttlMs of 0 (the default of the other lists) is never kept.
+      yield* c.listPrompts
+      yield* c.listPrompts
+      assert.deepStrictEqual(yield* c.cacheStats, { hits: 1, misses: 4 })
+    }))
+
+  it.scoped("a list_changed drops the list at once", () =>
+    Effect.gen(function*() {
+      const { c, srv } = yield* connectCached
+      assert.notInclude((yield* c.listTools).map((t) => t.name), "later")
+      // A stateless client hears of changes through a listen.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sub = yield* c.subscribe({ toolsListChanged: true })
+        const first = yield* Effect.fork(Stream.runHead(sub.notifications))
+        yield* Effect.yieldNow()
+        yield* srv.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
+        yield* TestClock.adjust("20 millis")
+        yield* Fiber.join(first)
+      }))
+      assert.include((yield* c.listTools).map((t) => t.name), "later")
+      assert.deepStrictEqual(yield* c.cacheStats, { hits: 0, misses: 2 })
     }))
 })

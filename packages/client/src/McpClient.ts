@@ -19,6 +19,7 @@
  */
 import type { JsonRpc } from "@effect-mcp/core"
 import { McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -29,10 +30,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "./ClientError.js"
 import { McpClientTransport } from "./McpClientTransport.js"
+import * as ResponseCache from "./ResponseCache.js"
 
 type Implementation = McpSchema.Base.Implementation
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
@@ -89,6 +92,13 @@ export interface Options<R = never> {
   readonly probeTimeout?: Duration.DurationInput
   /** Pages a listing follows before it stops (default 100). */
   readonly maxPages?: number
+  /**
+   * The response cache (2026-07-28): `false` turns it off; a `Store` replaces the in-memory one.
+   * Results are kept only as long as their `ttlMs` says (the server's default 0: not at all).
+   */
+  readonly cache?: boolean | ResponseCache.Store
+  /** Who the client acts for, for `private` cache entries (an auth context; default one for all). */
+  readonly cachePartition?: string
 }
 
 /**
@@ -168,6 +178,8 @@ export interface Service {
   readonly setLogLevel: (level: LoggingLevel) => Effect.Effect<void, ClientError.ClientError>
   /** Every notification the server sends from now on (list changes, logs, resource updates, ...). */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /** How often the response cache answered, and how often it could not. */
+  readonly cacheStats: Effect.Effect<{ readonly hits: number; readonly misses: number }>
   /**
    * Subscribes to list changes and resource updates: a `subscriptions/listen` in the stateless
    * era; in a session, `resources/subscribe` for the URIs and the session's own list changes.
@@ -238,6 +250,12 @@ export const make = <R = never>(
     const maxRoundTrips = options.maxRoundTrips ?? 8
     const maxPages = options.maxPages ?? 100
     const notifications = yield* Effect.acquireRelease(PubSub.unbounded<JsonRpc.Notification>(), PubSub.shutdown)
+    const store = options.cache === false
+      ? undefined
+      : options.cache === undefined || options.cache === true
+      ? yield* ResponseCache.memory
+      : options.cache
+    const stats = yield* Ref.make({ hits: 0, misses: 0 })
     // The revision server requests are decoded with: known once negotiated.
     let spoken: Revision.Revision = Revision.latestHandshake
 
@@ -283,7 +301,16 @@ export const make = <R = never>(
           (missing) => Effect.fail(new McpError.MethodNotFound({ method: missing.method, detail: missing.message }))
         )
       },
-      onNotification: (_client, notification) => Effect.asVoid(PubSub.publish(notifications, notification))
+      onNotification: (_client, notification) => {
+        // What it makes stale is dropped before anyone hears of it.
+        const stale = store === undefined
+          ? undefined
+          : ResponseCache.staleAfter(notification.method, notification.params)
+        return Effect.zipRight(
+          stale === undefined ? Effect.void : store!.invalidate(stale),
+          Effect.asVoid(PubSub.publish(notifications, notification))
+        )
+      }
     })
 
     const requestOptions = (call: CallOptions | undefined): Peer.RequestOptions => ({
@@ -339,7 +366,13 @@ export const make = <R = never>(
       )
 
     /** A stateless request: `_meta` on it, rounds driven until the result is complete. */
-    const statelessRequest = (method: string, params: object | undefined, call: CallOptions | undefined) => {
+    const statelessRequest = (
+      method: string,
+      params: object | undefined,
+      call: CallOptions | undefined,
+      /** Told a result that came without a multi-round trip (only those may be cached). */
+      firstRound?: (result: Record<string, unknown>) => void
+    ) => {
       const round = (
         n: number,
         extra: object
@@ -350,6 +383,7 @@ export const make = <R = never>(
           ),
           (result): Effect.Effect<unknown, ClientError.ClientError> => {
             if (!isObject(result) || result.resultType !== "input_required") {
+              if (n === 1 && isObject(result)) firstRound?.(result)
               return decoded(stateless, method, result)
             }
             if (n >= maxRoundTrips) return Effect.fail(new ClientError.RoundTripsExceeded({ method, rounds: n }))
@@ -432,9 +466,41 @@ export const make = <R = never>(
       initialized = (yield* initialize).result
     }
 
+    /** A cacheable stateless request: answered from the cache while fresh, kept for its `ttlMs`. */
+    const cached = (method: string, params: object | undefined, call: CallOptions | undefined) => {
+      if (store === undefined || !ResponseCache.cacheable.has(method)) return statelessRequest(method, params, call)
+      const canonical = JSON.stringify(params ?? {})
+      const publicKey = `public ${method} ${canonical}`
+      const privateKey = `private ${options.cachePartition ?? ""} ${method} ${canonical}`
+      return Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        for (const key of [privateKey, publicKey]) {
+          const hit = yield* store.get(key)
+          if (Option.isSome(hit) && hit.value.expiresAt > now) {
+            yield* Ref.update(stats, (s) => ({ ...s, hits: s.hits + 1 }))
+            return hit.value.value
+          }
+        }
+        yield* Ref.update(stats, (s) => ({ ...s, misses: s.misses + 1 }))
+        let keep: Record<string, unknown> | undefined
+        const value = yield* statelessRequest(method, params, call, (result) => keep = result)
+        const ttl = keep?.ttlMs
+        if (typeof ttl === "number" && ttl > 0) {
+          const uri = method === "resources/read" ? (params as { readonly uri?: string } | undefined)?.uri : undefined
+          yield* store.set(keep!.cacheScope === "private" ? privateKey : publicKey, {
+            method,
+            uri,
+            value,
+            expiresAt: (yield* Clock.currentTimeMillis) + ttl
+          })
+        }
+        return value
+      })
+    }
+
     const request: Service["request"] = (method, params, call) =>
       era === "stateless"
-        ? statelessRequest(method, params, call)
+        ? cached(method, params, call)
         : Effect.flatMap(
           peer.request(server, method, params, requestOptions(call)),
           (result) => decoded(spoken, method, result)
@@ -588,6 +654,7 @@ export const make = <R = never>(
             })
           ),
       notifications: Stream.fromPubSub(notifications),
+      cacheStats: Ref.get(stats),
       subscribe: (filter) => era === "stateless" ? listen(filter) : sessionSubscription(filter)
     } satisfies Service
   })

@@ -22,3 +22,10 @@ export * as McpClient from "./McpClient.js"
  * @since 0.1.0
  */
 export * as McpClientTransport from "./McpClientTransport.js"
+
+/**
+ * The client's response cache (2026-07-28 `ttlMs` / `cacheScope`).
+ *
+ * @since 0.1.0
+ */
+export * as ResponseCache from "./ResponseCache.js"
