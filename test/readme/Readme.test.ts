@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { Client, greeting } from "./client.js"
 import { DualServer } from "./dual.js"
 import { Server } from "./greet.js"
 
@@ -69,5 +70,15 @@ describe("README example", () => {
   it("is the dual server the README shows", () => {
     const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "dual.ts"), "utf8").trim())
+  })
+
+  it.scoped("the client example: the test kit calls the server", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* Effect.provide(greeting, Client), { greeting: "hello Ada" })
+    }))
+
+  it("is the client example the README shows", () => {
+    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    assert.include(readme, fs.readFileSync(path.resolve(here, "client.ts"), "utf8").trim())
   })
 })

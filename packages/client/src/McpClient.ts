@@ -313,9 +313,10 @@ export const make = <R = never>(
       }
     })
 
+    // Progress is asked for (a progressToken) only by a caller that listens; then it also restarts
+    // the timeout, up to `maxTimeout`. Without a token no progress comes, and nothing is raced.
     const requestOptions = (call: CallOptions | undefined): Peer.RequestOptions => ({
-      resetTimeoutOnProgress: true,
-      ...(call?.onProgress !== undefined ? { onProgress: call.onProgress } : {}),
+      ...(call?.onProgress !== undefined ? { onProgress: call.onProgress, resetTimeoutOnProgress: true } : {}),
       ...(call?.timeout !== undefined ? { timeout: call.timeout } : {})
     })
 

@@ -161,6 +161,7 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
     const send = protocol.send
 
     const outbound = Outbound.make({
+      clock: yield* Effect.clock,
       send,
       fork: (effect) => void fork(effect),
       timeout: Duration.decode(options.timeout ?? Duration.seconds(60)),
@@ -185,6 +186,7 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
     }
 
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => outbound.close()), inbound.interruptAll))
+    yield* Effect.forkScoped(Effect.interruptible(outbound.sweeper))
     yield* protocol.run({
       receive: inbound.receive,
       disconnect,

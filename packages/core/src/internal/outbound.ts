@@ -6,15 +6,20 @@
  *   answer counts only when it comes from the client the call went to.
  * - Interrupting a call sends `notifications/cancelled` (unless the method is not
  *   cancellable: `initialize`); so does a timeout.
- * - Timeouts may be reset by progress notifications, up to a hard maximum.
+ * - Timeouts may be reset by progress notifications, up to a hard maximum. A call's timeout is
+ *   a deadline in its entry, not a timer of its own: one sweeper fiber per engine sleeps until
+ *   the earliest deadline (on the engine's `Clock`, so a `TestClock` drives it) and fails the
+ *   calls whose time is up. A timer per call (`Effect.timeout`) cost more than the rest of a
+ *   client's call together.
  */
 import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Meta from "../Meta.js"
@@ -50,11 +55,18 @@ export interface RequestOptions {
 }
 
 interface Pending {
+  readonly id: number
   readonly client: Transport.ClientId
   readonly method: string
-  readonly deferred: Deferred.Deferred<unknown, McpError.McpError | TransportClosed>
-  readonly progress: Queue.Queue<void> | undefined
+  readonly deferred: Deferred.Deferred<unknown, McpError.McpError | TransportClosed | RequestTimeout>
   readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
+  /** Restarted by progress (when asked), never past `hardDeadline`. */
+  readonly timeout: Duration.Duration
+  readonly reset: boolean
+  /** Epoch millis; Infinity until the request is sent. */
+  deadline: number
+  hardDeadline: number
+  readonly maxTimeout: Duration.Duration
 }
 
 export interface Options {
@@ -68,6 +80,7 @@ export interface Options {
   readonly timeout: Duration.Duration
   readonly maxTimeout: Duration.Duration
   readonly firstId: number
+  readonly clock: Clock.Clock
 }
 
 export interface Outbound {
@@ -81,6 +94,8 @@ export interface Outbound {
   readonly disconnect: (client: Transport.ClientId) => void
   /** Every call fails with `TransportClosed`; later requests fail at once. */
   readonly close: () => void
+  /** Fails the calls whose time is up; runs for the engine's lifetime (fork it). */
+  readonly sweeper: Effect.Effect<never>
 }
 
 export const make = (options: Options): Outbound => {
@@ -97,17 +112,64 @@ export const make = (options: Options): Outbound => {
   const fail = (call: Pending) =>
     Deferred.unsafeDone(call.deferred, Exit.fail(new TransportClosed({ method: call.method })))
 
+  const { clock } = options
+  /** The earliest deadline the sweeper sleeps until, and how to wake it for an earlier one. */
+  let target = Infinity
+  let wake = Deferred.unsafeMake<void>(FiberId.none)
+  const watch = (call: Pending) => {
+    if (call.deadline < target) Deferred.unsafeDone(wake, Exit.void)
+  }
+  const millisOf = (duration: Duration.Duration) => Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+
+  const sweeper: Effect.Effect<never> = Effect.suspend(() => {
+    const now = clock.unsafeCurrentTimeMillis()
+    let earliest = Infinity
+    for (const call of Array.from(pending.values())) {
+      const due = Math.min(call.deadline, call.hardDeadline)
+      if (due <= now) {
+        pending.delete(call.id)
+        const timeout = call.hardDeadline <= call.deadline ? call.maxTimeout : call.timeout
+        Deferred.unsafeDone(
+          call.deferred,
+          Exit.fail(new RequestTimeout({ method: call.method, id: call.id, timeout }))
+        )
+      } else if (due < earliest) earliest = due
+    }
+    target = earliest
+    wake = Deferred.unsafeMake<void>(FiberId.none)
+    const woken = Deferred.await(wake)
+    return Effect.zipRight(
+      earliest === Infinity ? woken : Effect.raceFirst(clock.sleep(Duration.millis(earliest - now)), woken),
+      sweeper
+    )
+  })
+
   const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         if (closed) return yield* new TransportClosed({ method })
         const id = nextId++
         requestOptions.onId?.(id)
-        const deferred = yield* Deferred.make<unknown, McpError.McpError | TransportClosed>()
+        const deferred = yield* Deferred.make<unknown, McpError.McpError | TransportClosed | RequestTimeout>()
         const reset = requestOptions.resetTimeoutOnProgress === true
-        const progress = reset ? yield* Queue.sliding<void>(1) : undefined
         const wantsProgress = requestOptions.onProgress !== undefined || reset
-        pending.set(id, { client, method, deferred, progress, onProgress: requestOptions.onProgress })
+        const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
+        const maxTimeout = requestOptions.maxTimeout === undefined
+          ? options.maxTimeout
+          : Duration.decode(requestOptions.maxTimeout)
+        const call: Pending = {
+          id,
+          client,
+          method,
+          deferred,
+          onProgress: requestOptions.onProgress,
+          timeout,
+          reset,
+          maxTimeout,
+          deadline: Infinity,
+          hardDeadline: Infinity
+        }
+        pending.set(id, call)
         const cleanup = Effect.sync(() => {
           pending.delete(id)
         })
@@ -119,26 +181,12 @@ export const make = (options: Options): Outbound => {
           yield* cleanup
           return yield* new TransportClosed({ method, cause: sent.left })
         }
-        const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
-        const maxTimeout = requestOptions.maxTimeout === undefined
-          ? options.maxTimeout
-          : Duration.decode(requestOptions.maxTimeout)
-        const onTimeout = () => new RequestTimeout({ method, id, timeout })
-        const answer: Effect.Effect<unknown, McpError.McpError | TransportClosed | RequestTimeout> = progress
-          ? Effect.raceFirst(
-            Deferred.await(deferred),
-            // Interruptible even when the request is made where nothing is (a finalizer): the
-            // race ends this loser when the answer wins.
-            Effect.interruptible(
-              Effect.forever(Effect.timeoutFail(Queue.take(progress), { duration: timeout, onTimeout }))
-            )
-          ).pipe(
-            Effect.timeoutFail({
-              duration: maxTimeout,
-              onTimeout: () => new RequestTimeout({ method, id, timeout: maxTimeout })
-            })
-          )
-          : Effect.timeoutFail(Deferred.await(deferred), { duration: timeout, onTimeout })
+        // The time runs from the send; progress restarts it (when asked) up to the hard maximum.
+        const now = clock.unsafeCurrentTimeMillis()
+        call.deadline = now + millisOf(timeout)
+        call.hardDeadline = reset ? now + millisOf(maxTimeout) : Infinity
+        watch(call)
+        const answer = Deferred.await(deferred)
         const cancel = (reason: string) =>
           Method.isCancellable(method)
             ? sendQuiet(
@@ -188,7 +236,7 @@ export const make = (options: Options): Outbound => {
     const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
     const call = typeof token === "number" ? pending.get(token) : undefined
     if (call === undefined || call.client !== client) return false
-    if (call.progress !== undefined) call.progress.unsafeOffer(undefined)
+    if (call.reset) call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
     if (call.onProgress !== undefined) options.fork(call.onProgress(params as Progress))
     return true
   }
@@ -208,5 +256,5 @@ export const make = (options: Options): Outbound => {
     for (const call of calls) fail(call)
   }
 
-  return { request, notify, response, progress, disconnect, close }
+  return { request, notify, response, progress, disconnect, close, sweeper }
 }
