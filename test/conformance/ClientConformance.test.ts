@@ -1,6 +1,7 @@
 /**
- * The official MCP conformance suite against our client: `test/conformance/client.ts` (McpClient
- * over Streamable HTTP) is the command the suite runs with each scenario's mock server, for the
+ * The official MCP conformance suite against our client: `mcp <url>` (apps/cli, whose driver
+ * mode runs McpClient over Streamable HTTP) is the command the suite runs with each scenario's
+ * mock server, for the
  * client scenarios of 2025-11-25 and of 2026-07-28 (the authorization ones come with
  * authorization). A scenario passes when every check passes and nothing warns.
  */
@@ -14,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
 const require = createRequire(import.meta.url)
 const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
-const driver = `${process.execPath} --import tsx ${path.join(here, "client.ts")}`
+const driver = `${process.execPath} ${path.join(root, "apps/cli/dist/main.js")}`
 
 const scenario = (name: string, version: "2025-11-25" | "2026-07-28") =>
   new Promise<{ readonly output: string; readonly code: number | null }>((resolve) => {

@@ -1,0 +1,108 @@
+/**
+ * `mcp <url>` with `MCP_CONFORMANCE_SCENARIO` set: the conformance suite's client driver. The
+ * revision is `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28: the stateless era; earlier: a
+ * session). It connects over Streamable HTTP, lists the tools and calls each one with arguments
+ * made from its schema (the echo tool of the JSON Schema scenarios gets the other tool's schema
+ * as listed; tools that mirror arguments in headers are called again with values only Base64
+ * can carry), answering elicitation with the schema's defaults.
+ *
+ * @since 0.1.0
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+type JsonSchema = {
+  readonly type?: unknown
+  readonly default?: unknown
+  readonly properties?: Record<string, JsonSchema>
+  readonly required?: ReadonlyArray<string>
+  readonly enum?: ReadonlyArray<unknown>
+}
+
+/** A value for a schema: its default, else something of its type (`unsafe`: a string only Base64 can carry in a header). */
+const sample = (schema: JsonSchema, unsafe = false): unknown => {
+  if (schema.default !== undefined) return schema.default
+  if (schema.enum !== undefined && schema.enum.length > 0) return schema.enum[0]
+  switch (schema.type) {
+    case "string":
+      return unsafe ? "Zürich ✓" : "test"
+    case "number":
+    case "integer":
+      return 1
+    case "boolean":
+      return true
+    case "array":
+      return []
+    case "object":
+      return argumentsFor(schema, unsafe)
+    default:
+      return "test"
+  }
+}
+const argumentsFor = (schema: JsonSchema, unsafe = false): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(schema.properties ?? {})
+      .filter(([name, s]) => (schema.required ?? []).includes(name) || s.default !== undefined)
+      .map(([name, s]) => [name, sample(s, unsafe)])
+  )
+
+/** Does a tool mirror an argument in a header (`x-mcp-header`)? */
+const mirrors = (schema: JsonSchema): boolean =>
+  Object.values(schema.properties ?? {}).some((s) => "x-mcp-header" in s || mirrors(s))
+
+const program = (scenario: string) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = yield* client.listTools
+    process.stderr.write(
+      `${scenario}: ${client.era} ${client.revision}; tools ${tools.map((t) => t.name).join(", ")}\n`
+    )
+    if (scenario === "initialize") return
+    // json-schema-*: the echo tool is given another tool's inputSchema exactly as it was listed.
+    const focal = tools.find((t) => t.name === "json_schema_2020_12_tool" || t.name === "json_schema_ref_tool")
+    for (const tool of tools) {
+      const args = tool.name === "json_schema_echo" && focal !== undefined
+        ? { schema: focal.inputSchema }
+        : argumentsFor(tool.inputSchema as JsonSchema)
+      const result = yield* Effect.either(client.callTool(tool.name, args))
+      process.stderr.write(`${tool.name}: ${JSON.stringify(result).slice(0, 300)}\n`)
+      // http-custom-headers: values only Base64 can carry in a header, too.
+      if (mirrors(tool.inputSchema as JsonSchema)) {
+        yield* Effect.either(client.callTool(tool.name, argumentsFor(tool.inputSchema as JsonSchema, true)))
+      }
+    }
+  })
+
+/**
+ * Runs one scenario against `url`.
+ *
+ * @since 0.1.0
+ * @category conformance
+ */
+export const run = (url: string, scenario: string, version: string) =>
+  program(scenario).pipe(
+    Effect.provide(
+      McpClient.layer({
+        clientInfo: { name: "effect-mcp-conformance", version: "0.1.0" },
+        era: version === "2026-07-28" ? "stateless" : "handshake",
+        handlers: {
+          elicitation: (params) =>
+            Effect.succeed({
+              action: "accept" as const,
+              content: "requestedSchema" in params
+                ? argumentsFor(params.requestedSchema as JsonSchema) as Record<string, string>
+                : {}
+            }),
+          sampling: () =>
+            Effect.succeed({
+              role: "assistant" as const,
+              model: "conformance",
+              content: { type: "text" as const, text: "ok" }
+            }),
+          roots: Effect.succeed([])
+        }
+      }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
+    )
+  )

@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+/**
+ * `mcp`: a command-line MCP client. Every command takes a target (`stdio:<command …>` or an
+ * http(s) URL), `--era auto|handshake|stateless` and `--json` (the results as JSON, for
+ * scripts; otherwise readable tables). Errors are one line on stderr and a non-zero exit.
+ *
+ *   mcp discover <target>             the server: era, revision, info, capabilities
+ *   mcp tools <target>                its tools
+ *   mcp call <target> <tool> [--args '{"a":1}']
+ *   mcp resources <target>            its resources and templates
+ *   mcp read <target> <uri>
+ *   mcp prompts <target>
+ *   mcp get <target> <prompt> [--args '{"name":"x"}']
+ *   mcp listen <target> [--tools] [--prompts] [--resources] [--uri <uri>]…
+ *
+ * With `MCP_CONFORMANCE_SCENARIO` set, `mcp <url>` is the conformance suite's client driver.
+ *
+ * @since 0.1.0
+ */
+import { McpClient } from "@effect-mcp/client"
+import { Args, Command, Options } from "@effect/cli"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Conformance from "./Conformance.js"
+import * as Target from "./Target.js"
+
+const target = Args.text({ name: "target" }).pipe(
+  Args.withDescription("stdio:<command> <args…> or an http(s):// URL")
+)
+const json = Options.boolean("json").pipe(Options.withDescription("print the results as JSON"))
+const era = Options.choice("era", ["auto", "handshake", "stateless"]).pipe(
+  Options.withDefault("auto" as const),
+  Options.withDescription("the era to speak (auto: probe with server/discover, then fall back)")
+)
+/** Runs `use` with a client of `target`. */
+const withClient = <A, E>(
+  where: string,
+  choice: McpClient.EraChoice,
+  use: (client: McpClient.Service) => Effect.Effect<A, E>
+) =>
+  Effect.flatMap(
+    Target.transport(where),
+    (transport) =>
+      Effect.flatMap(McpClient.McpClient, use).pipe(
+        Effect.provide(
+          McpClient.layer({ clientInfo: { name: "mcp", version: "0.1.0" }, era: choice }).pipe(Layer.provide(transport))
+        )
+      )
+  )
+
+/** Aligned columns, the first padded. */
+const columns = (rows: ReadonlyArray<readonly [string, string]>) => {
+  const width = Math.max(0, ...rows.map(([a]) => a.length))
+  return rows.map(([a, b]) => `${a.padEnd(width)}  ${b}`).join("\n")
+}
+
+const oneLine = (text: string | undefined, max = 100) => {
+  const flat = (text ?? "").replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+const print = (asJson: boolean, value: unknown, readable: () => string) =>
+  Console.log(asJson ? JSON.stringify(value, null, 2) : readable())
+
+/** `--args`: a JSON object. */
+const parseArgs = (given: Option.Option<string>) =>
+  Effect.try({
+    try: () => {
+      if (Option.isNone(given)) return undefined
+      const value = JSON.parse(given.value)
+      if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object")
+      return value as Record<string, unknown>
+    },
+    catch: () => new Error(`--args must be a JSON object, got ${Option.getOrElse(given, () => "")}`)
+  })
+
+/** The text of content blocks, as a terminal shows it. */
+const contentText = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>) =>
+  content.map((block) => block.type === "text" ? block.text ?? "" : `[${block.type}]`).join("\n")
+
+const discover = Command.make(
+  "discover",
+  { target, json, era },
+  ({ era, json, target }) =>
+    withClient(target, era, (client) =>
+      print(json, {
+        era: client.era,
+        revision: client.revision,
+        serverInfo: Option.getOrUndefined(client.serverInfo),
+        capabilities: client.serverCapabilities,
+        instructions: Option.getOrUndefined(client.instructions)
+      }, () =>
+        columns([
+          ["server", Option.match(client.serverInfo, { onNone: () => "?", onSome: (i) => `${i.name} ${i.version}` })],
+          ["era", `${client.era} (${client.revision})`],
+          ["capabilities", Object.keys(client.serverCapabilities).join(", ") || "none"],
+          ...Option.match(client.instructions, {
+            onNone: () => [],
+            onSome: (text) => [["instructions", oneLine(text)] as const]
+          })
+        ])))
+).pipe(Command.withDescription("What the server is and what it serves"))
+
+const tools = Command.make(
+  "tools",
+  { target, json, era },
+  ({ era, json, target }) =>
+    withClient(target, era, (client) =>
+      Effect.flatMap(client.listTools, (listed) =>
+        print(
+          json,
+          listed,
+          () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
+        )))
+).pipe(Command.withDescription("The server's tools"))
+
+const call = Command.make(
+  "call",
+  { target, json, era, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
+  ({ args, era, json, target, tool }) =>
+    withClient(target, era, (client) =>
+      Effect.gen(function*() {
+        const given = yield* parseArgs(args)
+        const result = yield* client.callTool(tool, given, {
+          onProgress: (p) =>
+            Effect.sync(() =>
+              process.stderr.write(
+                `\r${tool}: ${p.progress}${p.total !== undefined ? `/${p.total}` : ""} ${p.message ?? ""}`.padEnd(60)
+              )
+            )
+        })
+        yield* print(json, result, () => contentText(result.content))
+        if (result.isError === true) yield* Effect.sync(() => process.exitCode = 1)
+      }))
+).pipe(Command.withDescription("Calls a tool (arguments as a JSON object)"))
+
+const resources = Command.make(
+  "resources",
+  { target, json, era },
+  ({ era, json, target }) =>
+    withClient(target, era, (client) =>
+      Effect.gen(function*() {
+        const listed = yield* client.listResources
+        const templates = yield* Effect.orElseSucceed(client.listResourceTemplates, () => [])
+        yield* print(json, { resources: listed, resourceTemplates: templates }, () =>
+          columns([
+            ...listed.map((r) => [r.uri, oneLine(r.name)] as const),
+            ...templates.map((t) => [t.uriTemplate, oneLine(t.name)] as const)
+          ]) || "(no resources)")
+      }))
+).pipe(Command.withDescription("The server's resources and resource templates"))
+
+const read = Command.make(
+  "read",
+  { target, json, era, uri: Args.text({ name: "uri" }) },
+  ({ era, json, target, uri }) =>
+    withClient(
+      target,
+      era,
+      (client) =>
+        Effect.flatMap(client.readResource(uri), (result) =>
+          print(json, result, () =>
+            result.contents.map((c) =>
+              "text" in c ? c.text : `[${c.mimeType ?? "binary"}, base64]`
+            ).join("\n")))
+    )
+).pipe(
+  Command.withDescription("Reads a resource")
+)
+
+const prompts = Command.make(
+  "prompts",
+  { target, json, era },
+  ({ era, json, target }) =>
+    withClient(target, era, (client) =>
+      Effect.flatMap(client.listPrompts, (listed) =>
+        print(
+          json,
+          listed,
+          () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
+        )))
+).pipe(Command.withDescription("The server's prompts"))
+
+const get = Command.make(
+  "get",
+  { target, json, era, prompt: Args.text({ name: "prompt" }), args: Options.text("args").pipe(Options.optional) },
+  ({ args, era, json, prompt, target }) =>
+    withClient(target, era, (client) =>
+      Effect.gen(function*() {
+        const given = (yield* parseArgs(args)) as Record<string, string> | undefined
+        const result = yield* client.getPrompt(prompt, given)
+        yield* print(
+          json,
+          result,
+          () =>
+            result.messages.map((m) => `${m.role}: ${contentText([m.content as { type: string; text?: string }])}`)
+              .join("\n")
+        )
+      }))
+).pipe(Command.withDescription("Gets a prompt (arguments as a JSON object)"))
+
+const listen = Command.make("listen", {
+  target,
+  json,
+  era,
+  tools: Options.boolean("tools").pipe(Options.withDescription("tools/list_changed")),
+  prompts: Options.boolean("prompts").pipe(Options.withDescription("prompts/list_changed")),
+  resources: Options.boolean("resources").pipe(Options.withDescription("resources/list_changed")),
+  uri: Options.text("uri").pipe(Options.repeated, Options.withDescription("resources/updated of a URI (repeatable)"))
+}, (o) =>
+  withClient(o.target, o.era, (client) =>
+    Effect.scoped(Effect.gen(function*() {
+      const subscription = yield* client.subscribe({
+        ...(o.tools ? { toolsListChanged: true } : {}),
+        ...(o.prompts ? { promptsListChanged: true } : {}),
+        ...(o.resources ? { resourcesListChanged: true } : {}),
+        ...(o.uri.length > 0 ? { resourceSubscriptions: o.uri } : {})
+      })
+      yield* Effect.sync(() =>
+        process.stderr.write(`listening: ${JSON.stringify(subscription.acknowledged)} (Ctrl-C to stop)\n`)
+      )
+      yield* Stream.runForEach(subscription.notifications, (n) =>
+        Console.log(
+          o.json ?
+            JSON.stringify(n) :
+            `${n.method}${
+              (n.params as { readonly uri?: string } | undefined)?.uri !== undefined
+                ? ` ${(n.params as { readonly uri: string }).uri}`
+                : ""
+            }`
+        ))
+    })))).pipe(Command.withDescription("Prints list changes and resource updates as they come"))
+
+const mcp = Command.make("mcp").pipe(
+  Command.withDescription("A Model Context Protocol client for servers over stdio or HTTP, in either era"),
+  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen])
+)
+
+const cli = Command.run(mcp, { name: "mcp", version: "0.1.0" })
+
+/** One readable line for any failure. */
+const describe = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error
+    ? String((error as { readonly message: unknown }).message)
+    : String(error)
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO
+const program = scenario !== undefined
+  ? Conformance.run(process.argv[2] ?? "", scenario, process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? "2025-11-25")
+  : cli(process.argv)
+
+program.pipe(
+  Effect.catchAll((error: unknown) =>
+    // @effect/cli has already shown its own usage errors.
+    typeof error === "object" && error !== null && "_tag" in error &&
+      String((error as { readonly _tag: unknown })._tag).match(/^(ValidationError|HelpRequested|CommandMismatch)/)
+      ? Effect.sync(() => process.exitCode = 1)
+      : Effect.sync(() => {
+        process.stderr.write(`mcp: ${describe(error)}\n`)
+        process.exitCode = 1
+      })
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)

@@ -1,0 +1,106 @@
+/**
+ * The `mcp` command (apps/cli, built) against apps/everything over stdio and HTTP: readable
+ * output and `--json`, both eras, and a failure is one line on stderr with a non-zero exit.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = path.join(root, "apps/everything/dist/main.js")
+const stdio = `stdio:${process.execPath} ${everything} stdio`
+
+const mcp = (...args: ReadonlyArray<string>) =>
+  new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [mcpMain, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+describe("mcp over stdio", () => {
+  it("tools: a readable list; --json: the tools as listed", async () => {
+    const readable = await mcp("tools", stdio)
+    assert.strictEqual(readable.code, 0, readable.stderr)
+    assert.match(readable.stdout, /^add\s+Adds two numbers$/m)
+    const listed = await mcp("tools", stdio, "--json")
+    const tools = JSON.parse(listed.stdout) as Array<{ readonly name: string; readonly inputSchema: unknown }>
+    assert.isDefined(tools.find((t) => t.name === "add")?.inputSchema)
+  })
+
+  it("call: the tool's text; --era handshake and stateless alike", async () => {
+    for (const era of ["handshake", "stateless"]) {
+      const result = await mcp("call", stdio, "add", "--args", "{\"a\":20,\"b\":22}", "--era", era)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout.trim(), "{\"sum\":42}")
+    }
+  })
+
+  it("discover names the server and its era", async () => {
+    const result = await mcp("discover", stdio, "--json")
+    const found = JSON.parse(result.stdout)
+    assert.strictEqual(found.serverInfo.name, "effect-mcp-everything")
+    assert.strictEqual(found.era, "stateless")
+  })
+
+  it("a failure is one line on stderr, nothing on stdout, exit 1", async () => {
+    for (
+      const args of [
+        ["read", stdio, "test://missing"],
+        ["tools", "nowhere"],
+        ["call", stdio, "add", "--args", "[1]"],
+        ["tools", "stdio:/nonexistent/server"]
+      ]
+    ) {
+      const result = await mcp(...args)
+      assert.strictEqual(result.code, 1, args.join(" "))
+      assert.strictEqual(result.stdout, "", args.join(" "))
+      assert.match(result.stderr, /^mcp: [^\n]+\n$/, args.join(" "))
+    }
+  })
+})
+
+describe("mcp over HTTP", () => {
+  it("listen prints the changes a call makes", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const server = spawn(process.execPath, [everything, "http", "--port", String(port)], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`
+      await new Promise<void>((resolve) =>
+        server.stderr.on("data", (chunk) => String(chunk).includes(url) && resolve())
+      )
+      const listening = spawn(process.execPath, [mcpMain, "listen", url, "--tools"], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let out = ""
+      listening.stdout.on("data", (chunk) => (out += chunk))
+      await new Promise<void>((resolve) =>
+        listening.stderr.on("data", (chunk) => String(chunk).includes("listening") && resolve())
+      )
+      const edit = await mcp("call", url, "editTools", "--args", "{\"action\":\"add\"}")
+      assert.strictEqual(edit.code, 0, edit.stderr)
+      const deadline = Date.now() + 5_000
+      while (!out.includes("notifications/tools/list_changed") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      listening.kill()
+      assert.include(out, "notifications/tools/list_changed")
+    } finally {
+      server.kill()
+    }
+  })
+})
