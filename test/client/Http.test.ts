@@ -170,4 +170,31 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
       const result = yield* c.callTool("region", { region: "Zürich", count: 3 })
       assert.deepStrictEqual(result.content, [{ type: "text", text: "3 in Zürich" }])
     }))
+
+  it.scopedLive("legacy HTTP+SSE (2024-11-05): the endpoint event, answers and asks on the stream", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      yield* Layer.build(
+        NodeMcpServer.layerHttp({ port }).pipe(
+          Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+            serverInfo: { name: "sse-client-test", version: "1.0.0" },
+            tools: [Add, Ask]
+          }))
+        )
+      )
+      const context = yield* Layer.build(
+        McpClient.layer({
+          clientInfo: { name: "sse-test", version: "1.0.0" },
+          era: "handshake",
+          handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: { name: "Ada" } }) }
+        }).pipe(
+          Layer.provide(McpClientTransport.layerSse({ url: `http://127.0.0.1:${port}/sse` })),
+          Layer.provide(FetchHttpClient.layer)
+        )
+      )
+      const c = Effect.runSync(Effect.provide(McpClient.McpClient, context))
+      assert.strictEqual(c.era, "handshake")
+      assert.deepStrictEqual((yield* c.callTool("add", { a: 5, b: 6 })).structuredContent, { sum: 11 })
+      assert.deepStrictEqual((yield* c.callTool("ask")).content, [{ type: "text", text: "hello Ada" }])
+    }))
 })

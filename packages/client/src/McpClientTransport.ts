@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Http from "./internal/http.js"
+import * as Legacy from "./internal/legacy.js"
 
 /**
  * @since 0.1.0
@@ -82,3 +83,21 @@ export type HttpOptions = Http.Options
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<McpClientTransport, never, HttpClient.HttpClient> =>
   Layer.scoped(McpClientTransport, Http.make(options))
+
+/**
+ * Options of the legacy HTTP+SSE transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SseOptions = Legacy.Options
+
+/**
+ * The legacy HTTP+SSE transport of 2024-11-05 (the server's `/sse` endpoint announces where to
+ * POST), for servers that predate Streamable HTTP. Handshake era only: pin `era: "handshake"`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSse = (options: SseOptions): Layer.Layer<McpClientTransport, never, HttpClient.HttpClient> =>
+  Layer.scoped(McpClientTransport, Effect.map(Legacy.make(options), (protocol) => ({ protocol })))

@@ -28,6 +28,7 @@ import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { type SseEvent, sseParser } from "./sse.js"
 
 export interface Options {
   readonly url: string
@@ -37,43 +38,6 @@ export interface Options {
 
 /** The server is the protocol's one client. */
 const server = 0
-
-/** One SSE event's data and id. */
-interface SseEvent {
-  readonly data: string
-  readonly id: string | undefined
-}
-
-/** An SSE parser: `emit` gets each complete event, `onRetry` each `retry` field. */
-const sseParser = (emit: (event: SseEvent) => void, onRetry: (millis: number) => void) => {
-  let buffer = ""
-  let data: Array<string> = []
-  let id: string | undefined
-  const line = (text: string) => {
-    if (text === "") {
-      if (data.length > 0) emit({ data: data.join("\n"), id })
-      data = []
-      return
-    }
-    if (text.startsWith(":")) return
-    const colon = text.indexOf(":")
-    const field = colon < 0 ? text : text.slice(0, colon)
-    const value = colon < 0 ? "" : text.slice(colon + 1).replace(/^ /, "")
-    if (field === "data") data.push(value)
-    else if (field === "id" && !value.includes("\0")) id = value
-    else if (field === "retry" && /^\d+$/.test(value)) onRetry(Number(value))
-  }
-  return (chunk: string) => {
-    buffer += chunk
-    let newline = buffer.search(/\r\n|\r|\n/)
-    while (newline >= 0) {
-      const width = buffer.startsWith("\r\n", newline) ? 2 : 1
-      line(buffer.slice(0, newline))
-      buffer = buffer.slice(newline + width)
-      newline = buffer.search(/\r\n|\r|\n/)
-    }
-  }
-}
 
 const failed = (id: JsonRpc.RequestId, message: string): JsonRpc.Frame => ({
   jsonrpc: "2.0",
