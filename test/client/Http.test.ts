@@ -9,6 +9,7 @@ import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -196,5 +197,50 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
       assert.strictEqual(c.era, "handshake")
       assert.deepStrictEqual((yield* c.callTool("add", { a: 5, b: 6 })).structuredContent, { sum: 11 })
       assert.deepStrictEqual((yield* c.callTool("ask")).content, [{ type: "text", text: "hello Ada" }])
+    }))
+
+  it.scopedLive("a session the server forgot (404) is renewed: initialize again, then the call", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      const url = `http://127.0.0.1:${port}/mcp`
+      yield* Layer.build(
+        NodeMcpServer.layerHttp({ port }).pipe(
+          Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+            serverInfo: { name: "renew-test", version: "1.0.0" },
+            tools: [Add]
+          }))
+        )
+      )
+      // The session ids the server hands out, as the client's HttpClient sees them.
+      const sessions: Array<string> = []
+      const recording = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          HttpClient.tap(client, (response) =>
+            Effect.sync(() => {
+              const id = response.headers["mcp-session-id"]
+              if (id !== undefined && !sessions.includes(id)) sessions.push(id)
+            })))
+      ).pipe(Layer.provide(FetchHttpClient.layer))
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "renew-test", version: "1.0.0" }, era: "handshake" }).pipe(
+          Layer.provide(McpClientTransport.layerHttp({ url })),
+          Layer.provide(recording)
+        )
+      )
+      const c = Effect.runSync(Effect.provide(McpClient.McpClient, context))
+      assert.deepStrictEqual((yield* c.callTool("add", { a: 1, b: 1 })).structuredContent, { sum: 2 })
+      // Someone ends the session behind the client's back: its next requests meet 404.
+      yield* Effect.promise(() =>
+        fetch(url, {
+          method: "DELETE",
+          headers: { "mcp-session-id": sessions[0], "mcp-protocol-version": "2025-11-25" }
+        })
+      )
+      const after = yield* Effect.all([c.callTool("add", { a: 2, b: 2 }), c.callTool("add", { a: 3, b: 3 })], {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(after.map((r) => r.structuredContent), [{ sum: 4 }, { sum: 6 }])
+      assert.strictEqual(sessions.length, 2, "one new session for both requests")
     }))
 })

@@ -12,6 +12,8 @@
  *   resumed with GET and `Last-Event-ID` after the server's `retry`. Once the session is
  *   initialized, its standalone GET stream is opened (and reopened from its last event id);
  *   a 405 means the server has none.
+ * - A 404 for a session the server forgot (expired, restarted): the session's `initialize` is
+ *   sent again (once, for every request that met the 404), and the request after it.
  * - `Mcp-Param-*` headers mirror the arguments a tool's `x-mcp-header` annotations name; a tool
  *   whose annotations break the rules is not offered (the client warns).
  * - A POST that fails (no connection, an HTTP error without a JSON-RPC body) answers its request
@@ -25,6 +27,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -207,43 +210,103 @@ export const make = (options: Options): Effect.Effect<
       }
     }
 
-    const post = (message: JsonRpc.Message): Effect.Effect<void> => {
+    /** The `initialize` this session began with: sent again when the server forgot the session. */
+    let initialize: JsonRpc.Request | undefined
+    let renewals = 0
+    let renewing: { readonly from: string; readonly done: Deferred.Deferred<void, Error> } | undefined
+
+    /** A new session in place of `expired` (the server answered 404): initialize again, once. */
+    const renew = (expired: string): Effect.Effect<void, Error> =>
+      Effect.suspend(() => {
+        // Another request met the 404 first: its renewal is this one's too.
+        if (renewing?.from === expired) return Deferred.await(renewing.done)
+        if (sessionId !== expired) return Effect.void
+        const done = Deferred.unsafeMake<void, Error>(FiberId.none)
+        renewing = { from: expired, done }
+        sessionId = undefined
+        const again = { ...initialize!, id: `effect-mcp-renew-${++renewals}` }
+        // Headers read when sent: the new session's id once it is known.
+        const send = (frame: JsonRpc.Message) =>
+          Effect.suspend(() =>
+            client.execute(
+              HttpClientRequest.post(options.url).pipe(
+                HttpClientRequest.setHeaders(headersOf(frame)),
+                HttpClientRequest.bodyText(Wire.encode(frame), "application/json")
+              )
+            )
+          )
+        const renewed = send(again).pipe(
+          Effect.flatMap((response) => {
+            const given = response.headers["mcp-session-id"]
+            if (response.status !== 200 || given === undefined) {
+              return Effect.fail(new Error(`initialize again: ${response.status}`))
+            }
+            sessionId = given
+            // The answer is ours, not the engine's: read and dropped.
+            return Effect.asVoid(response.text)
+          }),
+          Effect.zipRight(send({ jsonrpc: "2.0", method: "notifications/initialized" })),
+          Effect.zipRight(Effect.sync(() => track(fork(standalone)))),
+          Effect.scoped,
+          Effect.mapError((error) => new Error(`the session ended and could not be renewed: ${error.message}`))
+        )
+        return Effect.zipRight(Effect.intoDeferred(renewed, done), Deferred.await(done))
+      })
+
+    const exchangeOf = (message: JsonRpc.Message, renewed: boolean): Effect.Effect<void> => {
       const id = "id" in message && "method" in message ? (message as JsonRpc.Request).id : undefined
       const isInitialize = "method" in message && message.method === "initialize"
-      const headers = headersOf(message)
-      const exchange = client.execute(
-        HttpClientRequest.post(options.url).pipe(
-          HttpClientRequest.setHeaders(headers),
-          HttpClientRequest.bodyText(Wire.encode(message), "application/json")
+      if (isInitialize) initialize = message as JsonRpc.Request
+      return Effect.suspend(() => {
+        const headers = headersOf(message)
+        const session = headers["mcp-session-id"]
+        return client.execute(
+          HttpClientRequest.post(options.url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(Wire.encode(message), "application/json")
+          )
+        ).pipe(
+          Effect.flatMap((response): Effect.Effect<void, unknown> => {
+            // The server forgot the session (expired, restarted): a new one, and this again.
+            if (response.status === 404 && session !== undefined && !renewed && initialize !== undefined) {
+              return Effect.zipRight(renew(session), exchangeOf(message, true))
+            }
+            const given = response.headers["mcp-session-id"]
+            if (isInitialize && given !== undefined) sessionId = given
+            const type = response.headers["content-type"] ?? ""
+            if (response.status === 202 || response.status === 204) return Effect.void
+            if (type.startsWith("text/event-stream")) {
+              const at: Progress = { lastEventId: undefined, retry: 1_000, answered: false }
+              return Effect.zipRight(
+                readSse(response, id, at, isInitialize),
+                id === undefined ? Effect.void : resume(id, at)
+              )
+            }
+            if (type.startsWith("application/json")) {
+              return Effect.flatMap(response.text, (text) => {
+                if (isInitialize) remember(text)
+                return deliver(text)
+              })
+            }
+            return id === undefined
+              ? Effect.void
+              : deliver(Wire.encode(failed(id, `${response.status} from ${options.url}`)))
+          }),
+          Effect.catchAll((error) =>
+            id === undefined
+              ? Effect.void
+              : deliver(Wire.encode(failed(id, String((error as Error).message ?? error))))
+          ),
+          Effect.scoped,
+          Effect.asVoid
         )
-      ).pipe(
-        Effect.flatMap((response) => {
-          const given = response.headers["mcp-session-id"]
-          if (isInitialize && given !== undefined) sessionId = given
-          const type = response.headers["content-type"] ?? ""
-          if (response.status === 202 || response.status === 204) return Effect.void
-          if (type.startsWith("text/event-stream")) {
-            const at: Progress = { lastEventId: undefined, retry: 1_000, answered: false }
-            return Effect.zipRight(
-              readSse(response, id, at, isInitialize),
-              id === undefined ? Effect.void : resume(id, at)
-            )
-          }
-          if (type.startsWith("application/json")) {
-            return Effect.flatMap(response.text, (text) => {
-              if (isInitialize) remember(text)
-              return deliver(text)
-            })
-          }
-          return id === undefined
-            ? Effect.void
-            : deliver(Wire.encode(failed(id, `${response.status} from ${options.url}`)))
-        }),
-        Effect.catchAll((error) =>
-          id === undefined ? Effect.void : deliver(Wire.encode(failed(id, String((error as Error).message ?? error))))
-        ),
-        Effect.scoped
-      )
+      })
+    }
+
+    const post = (message: JsonRpc.Message): Effect.Effect<void> => {
+      const id = "id" in message && "method" in message ? (message as JsonRpc.Request).id : undefined
+      const headers = headersOf(message)
+      const exchange = exchangeOf(message, false)
       // Once the session is initialized, its standalone stream is opened.
       const then = "method" in message && message.method === "notifications/initialized" && sessionId !== undefined
         ? Effect.zipRight(exchange, Effect.sync(() => track(fork(standalone))))
