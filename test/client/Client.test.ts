@@ -343,3 +343,32 @@ describe("McpClient response cache (2026-07-28)", () => {
       assert.deepStrictEqual(yield* c.cacheStats, { hits: 0, misses: 2 })
     }))
 })
+
+describe("McpClient roots", () => {
+  it.scopedLive("a session keeps the roots it asked for until the client says they changed", () =>
+    Effect.gen(function*() {
+      const Roots = Tool.make("roots", { failure: Schema.String }, () =>
+        Effect.map(
+          McpRequest.roots("roots").pipe(Effect.mapError((e) => e.message)),
+          (roots) => roots.map((r) => r.uri).join(",")
+        ))
+      const srv = yield* McpServer.make({ serverInfo: serverOptions.serverInfo, tools: [Roots] })
+      const current = yield* Ref.make([{ uri: "file:///a" }])
+      const context = yield* Layer.build(
+        McpClient.layer({
+          clientInfo: { name: "test-client", version: "1.0.0" },
+          handlers: { roots: Ref.get(current) }
+        })
+          .pipe(Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol))))
+      )
+      const c = Effect.runSync(Effect.provide(McpClient.McpClient, context))
+      const text = Effect.map(c.callTool("roots"), (r) => r.content)
+      assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///a" }])
+      yield* Ref.set(current, [{ uri: "file:///b" }])
+      // Kept by the server: it was not told.
+      assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///a" }])
+      yield* c.rootsChanged
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///b" }])
+    }))
+})

@@ -178,6 +178,11 @@ export interface Service {
   readonly setLogLevel: (level: LoggingLevel) => Effect.Effect<void, ClientError.ClientError>
   /** Every notification the server sends from now on (list changes, logs, resource updates, ...). */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /**
+   * Tells the server the roots changed (`notifications/roots/list_changed`; handshake era, where
+   * it may keep the roots it asked for; a stateless server asks in each request that needs them).
+   */
+  readonly rootsChanged: Effect.Effect<void, ClientError.ClientError>
   /** How often the response cache answered, and how often it could not. */
   readonly cacheStats: Effect.Effect<{ readonly hits: number; readonly misses: number }>
   /**
@@ -201,7 +206,7 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 const capabilitiesOf = (handlers: Handlers<any>): ClientCapabilities => ({
   ...(handlers.sampling !== undefined ? { sampling: {} } : {}),
   ...(handlers.elicitation !== undefined ? { elicitation: { form: {}, url: {} } } : {}),
-  ...(handlers.roots !== undefined ? { roots: { listChanged: false } } : {})
+  ...(handlers.roots !== undefined ? { roots: { listChanged: true } } : {})
 })
 
 const handlerOf = (method: string): "sampling" | "elicitation" | "roots" | undefined =>
@@ -656,6 +661,7 @@ export const make = <R = never>(
           ),
       notifications: Stream.fromPubSub(notifications),
       cacheStats: Ref.get(stats),
+      rootsChanged: era === "handshake" ? peer.notify(server, "notifications/roots/list_changed", {}) : Effect.void,
       subscribe: (filter) => era === "stateless" ? listen(filter) : sessionSubscription(filter)
     } satisfies Service
   })

@@ -356,6 +356,29 @@ describe("Peer: outbound requests", () => {
       assert.deepStrictEqual(yield* Ref.get(seen), [1, 2, 3])
     }))
 
+  it.scoped("a notification goes out when its Effect runs, each time it runs (a transport whose send acts at once)", () =>
+    Effect.gen(function*() {
+      // MemoryTransport.pair's send offers when called: the engine must not call it before running.
+      const [ours, theirs] = yield* MemoryTransport.pair
+      const peer = yield* Peer.make({ protocol: ours, onRequest: () => Effect.succeed({}) })
+      const seen: Array<string> = []
+      const got = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(theirs.run({
+        receive: (_client, inbound) => {
+          if (inbound._tag === "Single" && "method" in inbound.message) seen.push(inbound.message.method)
+          if (seen.length === 3) Deferred.unsafeDone(got, Effect.void)
+        },
+        disconnect: () => {},
+        responseClosed: () => {}
+      }))
+      const later = peer.notify(0, "notifications/later", {})
+      yield* peer.notify(0, "notifications/first", {})
+      yield* later
+      yield* later
+      yield* Deferred.await(got)
+      assert.deepStrictEqual(seen, ["notifications/first", "notifications/later", "notifications/later"])
+    }))
+
   it.scoped("a request made where nothing is interruptible (a finalizer) still ends with its answer", () =>
     Effect.gen(function*() {
       const { peer, remote } = yield* setup()

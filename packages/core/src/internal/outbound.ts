@@ -210,9 +210,11 @@ export const make = (options: Options): Outbound => {
       })
     )
 
+  // Lazy: a transport's `send` may act when called (the in-memory one does), and a notification
+  // must go out when its Effect runs, each time it runs.
   const notify: Outbound["notify"] = (client, method, params, context) =>
     Effect.mapError(
-      options.send(client, JsonRpc.notification(method, params), context),
+      Effect.suspend(() => options.send(client, JsonRpc.notification(method, params), context)),
       (cause) => new TransportClosed({ method, cause })
     )
 
