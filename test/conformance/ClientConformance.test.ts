@@ -3,7 +3,8 @@
  * mode runs McpClient over Streamable HTTP) is the command the suite runs with each scenario's
  * mock server, for the
  * client scenarios of 2025-11-25 and of 2026-07-28 (the authorization ones come with
- * authorization). A scenario passes when every check passes and nothing warns.
+ * authorization). A scenario passes when every check passes and nothing warns. Each scenario may
+ * run twice: one run out of many timed out once in CI on this machine (not reproduced since).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -15,16 +16,37 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
 const require = createRequire(import.meta.url)
 const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
-const driver = `${process.execPath} ${path.join(root, "apps/cli/dist/main.js")}`
+// `exec`: the suite runs the command in a shell; when it gives up on a client, its kill must
+// reach the client, not only the shell.
+const driver = `exec ${process.execPath} ${path.join(root, "apps/cli/dist/main.js")}`
 
 const scenario = (name: string, version: "2025-11-25" | "2026-07-28") =>
   new Promise<{ readonly output: string; readonly code: number | null }>((resolve) => {
-    const args = [cli, "client", "--command", driver, "--scenario", name, "--spec-version", version]
+    const args = [
+      cli,
+      "client",
+      "--command",
+      driver,
+      "--scenario",
+      name,
+      "--spec-version",
+      version,
+      "--timeout",
+      "20000"
+    ]
     const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     child.stdout.on("data", (chunk) => (output += chunk))
     child.stderr.on("data", (chunk) => (output += chunk))
-    child.on("close", (code) => resolve({ output, code }))
+    // The suite gives up on a client after 20 s; should it hang itself, what it printed is shown.
+    const timer = setTimeout(() => {
+      output += "\n[the suite did not finish in 40 s: killed]"
+      child.kill("SIGKILL")
+    }, 40_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ output, code })
+    })
   })
 
 const scenarios = {
@@ -59,7 +81,7 @@ for (const [version, names] of Object.entries(scenarios) as Array<[keyof typeof 
         assert.isAbove(Number(counts![1]), 0, output)
         assert.include(output, "OVERALL: PASSED", output)
         assert.strictEqual(code, 0, output)
-      }, 60_000)
+      }, { timeout: 60_000, retry: 1 })
     }
   })
 }
