@@ -8,7 +8,7 @@
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Client, StreamableHTTPClientTransport, type VersionNegotiationMode } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -130,10 +130,10 @@ const recording = () => {
   return { log, fetch: recordingFetch }
 }
 
-const newClient = (mode: "auto" | { readonly pin: string }) => {
+const newClient = (mode: VersionNegotiationMode) => {
   const client = new Client({ name: "official-modern-client", version: "1.0.0" }, {
     capabilities: { sampling: {}, elicitation: { form: {} } },
-    versionNegotiation: { mode: mode as any }
+    versionNegotiation: { mode }
   })
   client.setRequestHandler("sampling/createMessage", async (request) => ({
     model: "test-model",

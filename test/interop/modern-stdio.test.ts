@@ -7,7 +7,7 @@
  * And a multi-round trip whose first round goes to one server process and whose retry goes to
  * another, sharing nothing but `MCP_REQUEST_STATE_KEY`.
  */
-import { Client } from "@modelcontextprotocol/client"
+import { Client, type VersionNegotiationMode } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -21,10 +21,10 @@ const main = path.join(root, "apps/everything/dist/main.js")
 
 const textOf = (result: any): string => result.content[0].text
 
-const newClient = (mode: "auto" | { readonly pin: string }) => {
+const newClient = (mode: VersionNegotiationMode) => {
   const client = new Client({ name: "modern-stdio-interop", version: "1.0.0" }, {
     capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} },
-    versionNegotiation: { mode: mode as any }
+    versionNegotiation: { mode }
   })
   client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: { name: "Ada" } }))
   client.setRequestHandler("sampling/createMessage", async () => ({
@@ -52,15 +52,15 @@ describe("official client, modern era, over stdio", () => {
       await client.connect(transport)
       const received: Array<any> = []
       const send = transport.send.bind(transport)
-      transport.send = ((message: any, options?: any) => {
+      transport.send = (message) => {
         sent.push(message)
-        return (send as any)(message, options)
-      }) as typeof transport.send
+        return send(message)
+      }
       const deliver = transport.onmessage!
-      transport.onmessage = ((message: any, ...rest: Array<any>) => {
+      transport.onmessage = (message) => {
         received.push(message)
-        ;(deliver as any)(message, ...rest)
-      }) as NonNullable<typeof transport.onmessage>
+        deliver(message)
+      }
       assert.strictEqual(client.getNegotiatedProtocolVersion(), "2026-07-28")
       assert.strictEqual(client.getServerVersion()?.name, "effect-mcp-everything")
       assert.includeMembers(client.getDiscoverResult()?.supportedVersions ?? [], ["2025-11-25", "2026-07-28"])
