@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import type { JsonRpc } from "@effect-mcp/core"
-import { McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Meta, Method, Peer, Revision, Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -218,24 +218,6 @@ const handlerOf = (method: string): "sampling" | "elicitation" | "roots" | undef
     ? "roots"
     : undefined
 
-/** Does a subscribed URI cover `uri` (a trailing slash covers everything beneath)? */
-const covers = (subscribed: string, uri: string) =>
-  subscribed === uri || (subscribed.endsWith("/") && uri.startsWith(subscribed))
-
-const listKinds = {
-  "notifications/tools/list_changed": "toolsListChanged",
-  "notifications/prompts/list_changed": "promptsListChanged",
-  "notifications/resources/list_changed": "resourcesListChanged"
-} as const
-
-/** Does a notification belong to what `filter` asked for? */
-const wanted = (filter: McpSchema.Subscription.SubscriptionFilter, n: JsonRpc.Notification): boolean => {
-  if (Object.hasOwn(listKinds, n.method)) return filter[listKinds[n.method as keyof typeof listKinds]] === true
-  if (n.method !== "notifications/resources/updated") return false
-  const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
-  return typeof uri === "string" && (filter.resourceSubscriptions ?? []).some((s) => covers(s, uri))
-}
-
 /**
  * Connects, picks the era and the revision, and serves the server's asks, for the lifetime of the
  * scope.
@@ -337,7 +319,8 @@ export const make = <R = never>(
 
     // ------------------------------------------------------------------------ the stateless era
 
-    const stateless: Revision.Revision = "2026-07-28"
+    // The newest stateless revision of the table: what every stateless request of this client speaks.
+    const stateless: Revision.Revision = Revision.stateless[Revision.stateless.length - 1]
     const meta: McpSchema.Base.MetaObject = {
       [Meta.protocolVersion]: stateless,
       [Meta.clientCapabilities]: capabilities,
@@ -582,19 +565,10 @@ export const make = <R = never>(
     const sessionSubscription = (filter: McpSchema.Subscription.SubscriptionFilter) =>
       Effect.gen(function*() {
         const inbox = yield* PubSub.subscribe(notifications)
-        const caps = (initialized?.capabilities ?? {}) as ServerCapabilities
-        const acknowledged: McpSchema.Subscription.SubscriptionFilter = {
-          ...(filter.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-          ...(filter.promptsListChanged === true && caps.prompts?.listChanged === true
-            ? { promptsListChanged: true }
-            : {}),
-          ...(filter.resourcesListChanged === true && caps.resources?.listChanged === true
-            ? { resourcesListChanged: true }
-            : {}),
-          ...(filter.resourceSubscriptions !== undefined && caps.resources?.subscribe === true
-            ? { resourceSubscriptions: filter.resourceSubscriptions }
-            : {})
-        }
+        const acknowledged = SubscriptionFilter.servable(
+          filter,
+          (initialized?.capabilities ?? {}) as ServerCapabilities
+        )
         const uris = acknowledged.resourceSubscriptions ?? []
         yield* Effect.forEach(uris, (uri) => request("resources/subscribe", { uri }), { discard: true })
         yield* Effect.addFinalizer(() =>
@@ -602,7 +576,7 @@ export const make = <R = never>(
         )
         return {
           acknowledged,
-          notifications: Stream.fromQueue(inbox).pipe(Stream.filter((n) => wanted(acknowledged, n)))
+          notifications: Stream.fromQueue(inbox).pipe(Stream.filter((n) => SubscriptionFilter.wants(acknowledged, n)))
         } satisfies Subscription
       })
 

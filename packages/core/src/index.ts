@@ -87,6 +87,13 @@ export * as Method from "./Method.js"
 export * as Dispatch from "./Dispatch.js"
 
 /**
+ * What a subscription asks for, read the same way by server and client.
+ *
+ * @since 0.1.0
+ */
+export * as SubscriptionFilter from "./SubscriptionFilter.js"
+
+/**
  * MCP wire types, one module per area.
  *
  * @since 0.1.0

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { McpError } from "@effect-mcp/core"
-import { Schema as McpSchema } from "@effect-mcp/core"
+import { Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type { Completer } from "./Completion.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
@@ -164,5 +164,4 @@ export const template = <E extends McpError.McpError, R>(
  * @since 0.1.0
  * @category predicates
  */
-export const covers = (subscribed: string, uri: string): boolean =>
-  subscribed === uri || (subscribed.endsWith("/") && uri.startsWith(subscribed))
+export const covers: (subscribed: string, uri: string) => boolean = SubscriptionFilter.covers

@@ -42,6 +42,12 @@ export interface Options {
 /** The server is the protocol's one client. */
 const server = 0
 
+/** The revision a 2026-07-28 message names in its `_meta` (undefined: a handshake-era one). */
+const statelessVersion = (message: JsonRpc.Message): string | undefined => {
+  const version = "method" in message ? Meta.of(message.params)?.[Meta.protocolVersion] : undefined
+  return typeof version === "string" ? version : undefined
+}
+
 const failed = (id: JsonRpc.RequestId, message: string): JsonRpc.Frame => ({
   jsonrpc: "2.0",
   id,
@@ -84,8 +90,8 @@ export const make = (options: Options): Effect.Effect<
         accept: "application/json, text/event-stream",
         ...options.headers
       }
-      const version = "method" in message ? Meta.of(message.params)?.[Meta.protocolVersion] : undefined
-      if (typeof version === "string") {
+      const version = statelessVersion(message)
+      if (version !== undefined) {
         headers[HttpHeaders.protocolVersion] = version
         const request = message as JsonRpc.Request
         headers[HttpHeaders.method] = request.method
@@ -305,7 +311,6 @@ export const make = (options: Options): Effect.Effect<
 
     const post = (message: JsonRpc.Message): Effect.Effect<void> => {
       const id = "id" in message && "method" in message ? (message as JsonRpc.Request).id : undefined
-      const headers = headersOf(message)
       const exchange = exchangeOf(message, false)
       // Once the session is initialized, its standalone stream is opened.
       const then = "method" in message && message.method === "notifications/initialized" && sessionId !== undefined
@@ -314,7 +319,7 @@ export const make = (options: Options): Effect.Effect<
       return Effect.sync(() => {
         const fiber = fork(then)
         open.add(fiber)
-        const stateless = id !== undefined && headers[HttpHeaders.method] !== undefined
+        const stateless = id !== undefined && statelessVersion(message) !== undefined
         if (stateless) streams.set(id, fiber)
         fiber.addObserver(() => {
           open.delete(fiber)

@@ -170,12 +170,10 @@ class HandshakeRequest implements RequestContext {
     return (progress, total, message) => {
       const token = this.progressToken
       if (Option.isNone(token)) return Effect.void
-      return this.notify("notifications/progress", {
-        progressToken: token.value,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined && this.features.progressMessage ? { message } : {})
-      })
+      return this.notify(
+        "notifications/progress",
+        Serving.progressParams(token.value, progress, total, message, this.features)
+      )
     }
   }
   get log(): McpRequest.Service["log"] {

@@ -68,6 +68,20 @@ export const capabilities = (entries: Entries, config: Config, f: Revision.Featu
 const withRequest = <A, E>(effect: Effect.Effect<A, E, McpRequest.McpRequest>): Effect.Effect<A, E> =>
   effect as Effect.Effect<A, E>
 
+/** The params of a request's `notifications/progress`: `message` only where the revision has it. */
+export const progressParams = (
+  progressToken: McpSchema.Base.ProgressToken,
+  progress: number,
+  total: number | undefined,
+  message: string | undefined,
+  features: Revision.Features
+) => ({
+  progressToken,
+  progress,
+  ...(total !== undefined ? { total } : {}),
+  ...(message !== undefined && features.progressMessage ? { message } : {})
+})
+
 /** The context a request's fiber starts with: its `McpRequest`. */
 export const requestContext = (request: McpRequest.Service): Context.Context<McpRequest.McpRequest> =>
   Context.make(McpRequest.McpRequest, request)

@@ -15,7 +15,7 @@
  * subscriptions are the server's (`subscriptions.ts`), over every engine.
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
-import { Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -36,7 +36,6 @@ type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
 type LoggingLevel = McpSchema.Base.LoggingLevel
 type InputRequest = McpSchema.InputRequired.InputRequest
-type SubscriptionFilter = McpSchema.Subscription.SubscriptionFilter
 
 /** Caching hints of one cacheable method: how long a result stays fresh, and who may share it. */
 export interface CacheHint {
@@ -128,12 +127,10 @@ class StatelessRequest implements RequestContext {
     return (progress, total, message) => {
       const token = this.progressToken
       if (Option.isNone(token)) return Effect.void
-      return this.notify("notifications/progress", {
-        progressToken: token.value,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {})
-      })
+      return this.notify(
+        "notifications/progress",
+        Serving.progressParams(token.value, progress, total, message, this.features)
+      )
     }
   }
   get log(): McpRequest.Service["log"] {
@@ -269,24 +266,6 @@ const missing = (request: InputRequest, c: ClientCapabilities): ClientCapabiliti
   }
 }
 
-/**
- * What of a listen filter the server can serve now (what its acknowledgement says): a kind only
- * when its capability is served with `listChanged`; `resourceSubscriptions` only when
- * `resources.subscribe` is; `taskIds` never (the tasks extension is not served).
- */
-const acknowledge = (filter: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter => ({
-  ...(filter.toolsListChanged === true && capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-  ...(filter.promptsListChanged === true && capabilities.prompts?.listChanged === true
-    ? { promptsListChanged: true }
-    : {}),
-  ...(filter.resourcesListChanged === true && capabilities.resources?.listChanged === true
-    ? { resourcesListChanged: true }
-    : {}),
-  ...(filter.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true
-    ? { resourceSubscriptions: filter.resourceSubscriptions }
-    : {})
-})
-
 export const makeServer = (
   registry: Registry,
   config: Config,
@@ -414,7 +393,7 @@ export const makeServer = (
         filter,
         acknowledge: Effect.map(
           Ref.get(registry.entries),
-          (entries) => acknowledge(filter, Serving.capabilities(entries, config, features))
+          (entries) => SubscriptionFilter.servable(filter, Serving.capabilities(entries, config, features))
         ),
         clientInfo: request.clientInfo,
         owner: host,
