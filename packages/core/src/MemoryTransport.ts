@@ -147,7 +147,9 @@ export const pair: Effect.Effect<readonly [Transport.Protocol, Transport.Protoco
           Stream.runForEach((text) => Effect.sync(() => receiver.receive(0, Wire.decode(text)))),
           Effect.ensuring(Effect.sync(() => receiver.disconnect(0)))
         ),
-      send: (_client, frame) => outbox.unsafeOffer(Wire.encode(frame)) ? Effect.void : Effect.fail(closed())
+      // Offered when the Effect runs, like every transport's send.
+      send: (_client, frame) =>
+        Effect.suspend(() => outbox.unsafeOffer(Wire.encode(frame)) ? Effect.void : Effect.fail(closed()))
     })
     return [side(bToA, aToB), side(aToB, bToA)] as const
   }
