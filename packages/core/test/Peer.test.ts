@@ -358,9 +358,16 @@ describe("Peer: outbound requests", () => {
 
   it.scoped("a notification goes out when its Effect runs, each time it runs (a transport whose send acts at once)", () =>
     Effect.gen(function*() {
-      // MemoryTransport.pair's send offers when called: the engine must not call it before running.
+      // A send that acts when called (a transport may): the engine must not call it before running.
       const [ours, theirs] = yield* MemoryTransport.pair
-      const peer = yield* Peer.make({ protocol: ours, onRequest: () => Effect.succeed({}) })
+      const eager: typeof ours = {
+        ...ours,
+        send: (client, frame) => {
+          Effect.runSync(Effect.ignore(ours.send(client, frame)))
+          return Effect.void
+        }
+      }
+      const peer = yield* Peer.make({ protocol: eager, onRequest: () => Effect.succeed({}) })
       const seen: Array<string> = []
       const got = yield* Deferred.make<void>()
       yield* Effect.forkScoped(theirs.run({
