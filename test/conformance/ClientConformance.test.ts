@@ -72,7 +72,7 @@ const scenarios = {
 for (const [version, names] of Object.entries(scenarios) as Array<[keyof typeof scenarios, ReadonlyArray<string>]>) {
   describe(`official conformance suite, client, ${version}`, () => {
     for (const name of names) {
-      it(name, async () => {
+      it(name, { timeout: 60_000, retry: 1 }, async () => {
         const { code, output } = await scenario(name, version)
         const counts = output.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/)
         assert.isNotNull(counts, output)
@@ -81,7 +81,7 @@ for (const [version, names] of Object.entries(scenarios) as Array<[keyof typeof 
         assert.isAbove(Number(counts![1]), 0, output)
         assert.include(output, "OVERALL: PASSED", output)
         assert.strictEqual(code, 0, output)
-      }, { timeout: 60_000, retry: 1 })
+      })
     }
   })
 }
