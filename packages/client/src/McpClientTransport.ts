@@ -95,6 +95,7 @@ export type SseOptions = Legacy.Options
 /**
  * The legacy HTTP+SSE transport of 2024-11-05 (the server's `/sse` endpoint announces where to
  * POST), for servers that predate Streamable HTTP. Handshake era only: pin `era: "handshake"`.
+ * (`layerHttp` falls back to it by itself when the URL turns out to be such an endpoint.)
  *
  * @since 0.1.0
  * @category layers

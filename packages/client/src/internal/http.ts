@@ -29,14 +29,33 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Legacy from "./legacy.js"
 import { type SseEvent, sseParser } from "./sse.js"
 
 export interface Options {
   readonly url: string
   /** Headers sent on every request (authorization, say). */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Whether an `initialize` refused without a JSON-RPC error (400, 404, 405) falls back to the
+   * legacy HTTP+SSE transport at the same URL (default true).
+   */
+  readonly legacyFallback?: boolean
+}
+
+/** The statuses of a server that has no Streamable HTTP endpoint at the URL (the back-compat rule of 2025-03-26 and later). */
+const legacyStatuses = new Set([400, 404, 405])
+
+/** Whether a body is a JSON-RPC error (a modern server refusing the request, not a legacy one). */
+const isJsonRpcError = (text: string): boolean => {
+  try {
+    const parsed = JSON.parse(text)
+    return typeof parsed === "object" && parsed !== null && parsed.jsonrpc === "2.0" && "error" in parsed
+  } catch {
+    return false
+  }
 }
 
 /** The server is the protocol's one client. */
@@ -46,6 +65,23 @@ const server = 0
 const statelessVersion = (message: JsonRpc.Message): string | undefined => {
   const version = "method" in message ? Meta.of(message.params)?.[Meta.protocolVersion] : undefined
   return typeof version === "string" ? version : undefined
+}
+
+/**
+ * A JSON answer to one POST is the answer to its request: an error the server could not tie to
+ * an id (`"id": null`, say a 400 before it parsed the body) is given the request's.
+ */
+const attributed = (text: string, id: JsonRpc.RequestId | undefined): string => {
+  if (id === undefined) return text
+  try {
+    const parsed = JSON.parse(text)
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed) {
+      if (parsed.id === null || parsed.id === undefined) return Wire.encode({ ...parsed, id })
+    }
+  } catch {
+    // Not JSON: the engine reports it.
+  }
+  return text
 }
 
 const failed = (id: JsonRpc.RequestId, message: string): JsonRpc.Frame => ({
@@ -74,6 +110,27 @@ export const make = (options: Options): Effect.Effect<
     /** The `Mcp-Param-*` headers of each tool listed so far (from `x-mcp-header` annotations). */
     const paramHeaders = new Map<string, ReadonlyArray<HttpHeaders.ParamHeader>>()
     const open = new Set<Fiber.RuntimeFiber<void>>()
+    const scope = yield* Effect.scope
+    /** The legacy HTTP+SSE transport this session fell back to, once it has. */
+    let legacy: Transport.Protocol | undefined
+
+    /** The server has no Streamable HTTP endpoint: the URL as a legacy SSE endpoint, and `message` sent there. */
+    const fallBack = (message: JsonRpc.Message) =>
+      Effect.gen(function*() {
+        if (legacy === undefined) {
+          const made = yield* Legacy.make({
+            url: options.url,
+            ...(options.headers ? { headers: options.headers } : {})
+          }).pipe(
+            Effect.provideService(HttpClient.HttpClient, client),
+            Scope.extend(scope)
+          )
+          legacy = made
+          const r = yield* Deferred.await(receiver)
+          track(fork(Effect.ignore(Effect.scoped(made.run(r)))))
+        }
+        yield* legacy.send(server, message)
+      })
 
     /** Delivers one message; true when it is the answer to request `answers`. */
     const deliver = (text: string, answers?: JsonRpc.RequestId) =>
@@ -277,6 +334,12 @@ export const make = (options: Options): Effect.Effect<
             if (response.status === 404 && session !== undefined && !renewed && initialize !== undefined) {
               return Effect.zipRight(renew(session), exchangeOf(message, true))
             }
+            if (isInitialize && legacyStatuses.has(response.status) && options.legacyFallback !== false) {
+              return Effect.flatMap(
+                Effect.orElseSucceed(response.text, () => ""),
+                (text) => isJsonRpcError(text) ? deliver(attributed(text, id)) : fallBack(message)
+              )
+            }
             const given = response.headers["mcp-session-id"]
             if (isInitialize && given !== undefined) sessionId = given
             const type = response.headers["content-type"] ?? ""
@@ -291,7 +354,7 @@ export const make = (options: Options): Effect.Effect<
             if (type.startsWith("application/json")) {
               return Effect.flatMap(response.text, (text) => {
                 if (isInitialize) remember(text)
-                return deliver(text)
+                return deliver(attributed(text, id))
               })
             }
             return id === undefined
@@ -357,6 +420,7 @@ export const make = (options: Options): Effect.Effect<
       run: (r) => Effect.zipRight(Deferred.succeed(receiver, r), Effect.never),
       send: (_client, frame) =>
         Effect.suspend(() => {
+          if (legacy !== undefined) return legacy.send(server, frame)
           if (Array.isArray(frame)) return Effect.forEach(frame, post, { discard: true })
           const message = frame as JsonRpc.Message
           if ("method" in message && message.method === "notifications/cancelled") {
