@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { McpError, Peer } from "@effect-mcp/core"
+import type { McpError, Peer, Schema as McpSchema } from "@effect-mcp/core"
 import * as Data from "effect/Data"
 
 /**
@@ -67,6 +67,40 @@ export class InvalidResult extends Data.TaggedError("InvalidResult")<{
 }> {
   override get message(): string {
     return `Invalid ${this.method} result: ${this.detail}`
+  }
+}
+
+/**
+ * The arguments of a typed tool call do not encode with the tool's `parameters` schema: the call
+ * was not sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{
+  readonly tool: string
+  readonly detail: string
+}> {
+  override get message(): string {
+    return `Invalid arguments for ${this.tool}: ${this.detail}`
+  }
+}
+
+/**
+ * A typed tool call answered `isError`: the tool's failure, decoded with its `failure` schema
+ * when it has one (from `structuredContent`, else from the JSON of its text), and the result as sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolFailed<F = unknown> extends Data.TaggedError("ToolFailed")<{
+  readonly tool: string
+  readonly failure: F
+  readonly result: McpSchema.Tool.CallToolResult
+}> {
+  override get message(): string {
+    const text = this.result.content.flatMap((c) => c.type === "text" ? [c.text] : []).join(" ")
+    return `${this.tool} failed${text.length > 0 ? `: ${text}` : ""}`
   }
 }
 

@@ -28,9 +28,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "./ClientError.js"
@@ -45,6 +47,18 @@ type InputRequest = McpSchema.InputRequired.InputRequest
 
 /** The server, as the client's transport sees it: the protocol's one client. */
 const server = 0
+
+/** A result's structured value: `structuredContent`, else the JSON of its one text content. */
+const structuredOf = (result: McpSchema.Tool.CallToolResult): unknown => {
+  if (result.structuredContent !== undefined) return result.structuredContent
+  const text = result.content.length === 1 && result.content[0]!.type === "text" ? result.content[0]!.text : undefined
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
 
 /**
  * How the client picks its era: probe (`auto`), or pin one and never fall back.
@@ -114,6 +128,20 @@ export interface CallOptions {
 }
 
 /**
+ * What a typed call needs to know of a tool: its name and Schemas, the same ones the server's
+ * `Tool.make(name, { parameters, success, failure }, handler)` is given (share one object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolSpec<P = unknown, PI = unknown, S = unknown, SI = unknown, F = unknown, FI = unknown> {
+  readonly name: string
+  readonly parameters?: Schema.Schema<P, PI>
+  readonly success?: Schema.Schema<S, SI>
+  readonly failure?: Schema.Schema<F, FI>
+}
+
+/**
  * An open subscription: what the server acknowledged it can serve, and the notifications the
  * filter asked for. The stream ends when the server closes the subscription gracefully; closing
  * the scope ends the subscription (a 2026-07-28 listen is cancelled; handshake resource
@@ -156,6 +184,17 @@ export interface Service {
     args?: Readonly<Record<string, unknown>>,
     options?: CallOptions
   ) => Effect.Effect<McpSchema.Tool.CallToolResult, ClientError.ClientError>
+  /**
+   * `tools/call` typed by the tool's Schemas: the arguments are encoded with `parameters` (a
+   * mismatch is `InvalidArguments`, and nothing is sent); the value is decoded with `success`
+   * from `structuredContent` (else from the JSON of the text, as revisions before 2025-06-18 carry
+   * it); an `isError` answer fails with `ToolFailed` carrying the decoded `failure`.
+   */
+  readonly callToolWith: <P, PI, S, SI, F = unknown, FI = unknown>(
+    tool: ToolSpec<P, PI, S, SI, F, FI> & { readonly success: Schema.Schema<S, SI> },
+    args: P,
+    options?: CallOptions
+  ) => Effect.Effect<S, ClientError.ClientError | ClientError.InvalidArguments | ClientError.ToolFailed<F>>
   readonly listResources: Effect.Effect<ReadonlyArray<McpSchema.Resource.Resource>, ClientError.ClientError>
   readonly listResourceTemplates: Effect.Effect<
     ReadonlyArray<McpSchema.Resource.ResourceTemplate>,
@@ -580,6 +619,39 @@ export const make = <R = never>(
         } satisfies Subscription
       })
 
+    const callToolWith = <P, PI, S, SI, F, FI>(
+      tool: ToolSpec<P, PI, S, SI, F, FI> & { readonly success: Schema.Schema<S, SI> },
+      args: P,
+      call?: CallOptions
+    ): Effect.Effect<S, ClientError.ClientError | ClientError.InvalidArguments | ClientError.ToolFailed<F>> =>
+      Effect.gen(function*() {
+        const encoded = tool.parameters === undefined ? args : yield* Schema.encodeUnknown(tool.parameters)(args).pipe(
+          Effect.mapError((error) =>
+            new ClientError.InvalidArguments({ tool: tool.name, detail: ParseResult.TreeFormatter.formatErrorSync(error) })
+          )
+        )
+        const result = (yield* request(
+          "tools/call",
+          encoded === undefined ? { name: tool.name } : { name: tool.name, arguments: encoded },
+          call
+        )) as McpSchema.Tool.CallToolResult
+        const carried = structuredOf(result)
+        if (result.isError === true) {
+          const failure = tool.failure === undefined || carried === undefined
+            ? carried
+            : Option.getOrElse(Schema.decodeUnknownOption(tool.failure)(carried), () => carried)
+          return yield* new ClientError.ToolFailed({ tool: tool.name, failure: failure as F, result })
+        }
+        return yield* Schema.decodeUnknown(tool.success)(carried).pipe(
+          Effect.mapError((error) =>
+            new ClientError.InvalidResult({
+              method: `tools/call ${tool.name}`,
+              detail: ParseResult.TreeFormatter.formatErrorSync(error)
+            })
+          )
+        )
+      })
+
     return {
       era,
       revision: spoken,
@@ -609,6 +681,7 @@ export const make = <R = never>(
           request("tools/call", args === undefined ? { name } : { name, arguments: args }, call),
           (r) => r as McpSchema.Tool.CallToolResult
         ),
+      callToolWith: (tool, args, call) => callToolWith(tool, args, call),
       listResources: listAll<McpSchema.Resource.Resource>("resources/list", "resources"),
       listResourceTemplates: listAll<McpSchema.Resource.ResourceTemplate>(
         "resources/templates/list",
