@@ -12,12 +12,16 @@
  *   mcp prompts <target>
  *   mcp get <target> <prompt> [--args '{"name":"x"}']
  *   mcp listen <target> [--tools] [--prompts] [--resources] [--uri <uri>]…
+ *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
+ *                                     the target's features served over stdio (or HTTP with --port)
  *
  * With `MCP_CONFORMANCE_SCENARIO` set, `mcp <url>` is the conformance suite's client driver.
  *
  * @since 0.1.0
  */
 import { McpClient } from "@effect-mcp/client"
+import { Revision } from "@effect-mcp/core"
+import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { Args, Command, Options } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -27,6 +31,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Conformance from "./Conformance.js"
+import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
 
 const target = Args.text({ name: "target" }).pipe(
@@ -236,9 +241,51 @@ const listen = Command.make("listen", {
         ))
     })))).pipe(Command.withDescription("Prints list changes and resource updates as they come"))
 
+const proxy = Command.make("proxy", {
+  target,
+  era,
+  serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
+    Options.withDefault("dual" as const),
+    Options.withDescription("the era(s) served to the proxy's clients")
+  ),
+  port: Options.integer("port").pipe(
+    Options.optional,
+    Options.withDescription("serve Streamable HTTP on this port (default: serve stdio)")
+  ),
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
+  path: Options.text("path").pipe(Options.withDefault("/mcp"))
+}, (o) =>
+  Effect.flatMap(Target.transport(o.target), (transport) => {
+    const revisions = o.serve === "stateless"
+      ? Revision.stateless
+      : o.serve === "handshake"
+      ? Revision.handshake
+      : [...Revision.handshake, ...Revision.stateless]
+    const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
+      revisions
+    }).pipe(Layer.provide(transport))
+    const serving = Option.match(o.port, {
+      // Nothing but protocol bytes on stdout: logs go to stderr.
+      onNone: () => NodeMcpServer.serveStdio,
+      onSome: (port) =>
+        Layer.launch(
+          Layer.effectDiscard(
+            Effect.sync(() =>
+              process.stderr.write(`mcp proxy: serving ${o.target} at http://${o.host}:${port}${o.path}\n`)
+            )
+          ).pipe(
+            Layer.provideMerge(
+              NodeMcpServer.layerHttp({ port, host: o.host, path: o.path as `/${string}` })
+            )
+          )
+        )
+    })
+    return serving.pipe(Effect.provide(server), Effect.provide(NodeMcpServer.layerStderrLogger))
+  })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))
+
 const mcp = Command.make("mcp").pipe(
   Command.withDescription("A Model Context Protocol client for servers over stdio or HTTP, in either era"),
-  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen])
+  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen, proxy])
 )
 
 const cli = Command.run(mcp, { name: "mcp", version: "0.1.0" })

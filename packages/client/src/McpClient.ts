@@ -627,7 +627,10 @@ export const make = <R = never>(
       Effect.gen(function*() {
         const encoded = tool.parameters === undefined ? args : yield* Schema.encodeUnknown(tool.parameters)(args).pipe(
           Effect.mapError((error) =>
-            new ClientError.InvalidArguments({ tool: tool.name, detail: ParseResult.TreeFormatter.formatErrorSync(error) })
+            new ClientError.InvalidArguments({
+              tool: tool.name,
+              detail: ParseResult.TreeFormatter.formatErrorSync(error)
+            })
           )
         )
         const result = (yield* request(

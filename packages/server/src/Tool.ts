@@ -106,6 +106,11 @@ export interface Options<
   readonly inputSchema?: I
   /** The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+). */
   readonly success?: S
+  /**
+   * A raw JSON Schema published as `outputSchema` verbatim, for a handler that returns whole
+   * results carrying their own `structuredContent` (a proxy forwarding another server's tool).
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>
   /** The typed failure. A failure becomes an `isError` result whose text is the encoded failure. */
   readonly failure?: F
   readonly annotations?: McpSchema.Tool.ToolAnnotations
@@ -246,7 +251,11 @@ export const make = <
     inputSchema: options.inputSchema ?? inputSchema(parameters),
     ...(options.title !== undefined ? { title: options.title } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
-    ...(success !== undefined ? { outputSchema: outputSchema(success) as any } : {}),
+    ...(options.outputSchema !== undefined
+      ? { outputSchema: options.outputSchema as any }
+      : success !== undefined
+      ? { outputSchema: outputSchema(success) as any }
+      : {}),
     ...(options.annotations !== undefined ? { annotations: options.annotations } : {}),
     ...(options.icons !== undefined ? { icons: options.icons } : {}),
     ...(options.execution !== undefined ? { execution: options.execution } : {}),

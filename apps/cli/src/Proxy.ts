@@ -1,0 +1,462 @@
+/**
+ * A proxy: one server's features served to clients of another era or transport (a 2026-07-28
+ * HTTP endpoint in front of a handshake-only stdio server, say). It is a client and a server at
+ * once, on the same catalog:
+ *
+ * - **Mirroring**: the upstream's tools, resources, templates and prompts are registered on an
+ *   `McpServer` as they are listed (definitions verbatim: input and output schemas, annotations,
+ *   icons), and listed again when the upstream says a list changed; the server then tells its own
+ *   clients and subscriptions.
+ * - **Forwarding**: a call, read or prompt is the same request upstream. Its progress is the
+ *   downstream request's progress; interrupting it (the downstream client cancelled, or closed
+ *   its 2026 stream) cancels it upstream. Upstream errors are passed through as they came.
+ * - **Updates**: the proxy subscribes upstream to every listed resource and to list changes;
+ *   `notifications/resources/updated` becomes the server's `resourceUpdated`, which reaches the
+ *   downstream sessions and `subscriptions/listen` streams that asked.
+ * - **Asks**: the upstream's sampling, elicitation and roots requests are asked of the downstream
+ *   client whose request is in flight (the most recent one when several are), in its own era: a
+ *   session's request is asked at once, a 2026-07-28 request gets an `input_required` round, whose
+ *   retry calls upstream again and answers the same ask (keyed by its content) from the retry.
+ *
+ * @since 0.1.0
+ */
+import { type ClientError, McpClient } from "@effect-mcp/client"
+import { McpError, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
+import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { createHash, randomBytes } from "node:crypto"
+
+/** An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. */
+const toMcpError = (error: ClientError.ClientError | McpRequest.ClientRequestError): McpError.McpError =>
+  McpError.isMcpError(error) ? error : new McpError.InternalError({ message: `proxy: ${error.message}` })
+
+/** One ask of the upstream, handed to the downstream request it is asked of. */
+interface Ask {
+  readonly key: string
+  readonly run: (request: McpRequest.Service, key: string) => Effect.Effect<unknown, McpRequest.ClientRequestError>
+  readonly reply: Deferred.Deferred<unknown, McpError.McpError>
+}
+
+/** A downstream request in flight, and the asks waiting for it. */
+interface Inflight {
+  readonly request: McpRequest.Service
+  readonly asks: Queue.Queue<Ask>
+}
+
+/**
+ * Where the upstream's asks go: the downstream requests in flight. The client's handlers ask
+ * through it; every forwarded request runs `forward`, which serves the asks meant for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Relay {
+  readonly handlers: McpClient.Handlers
+  readonly forward: <A, E>(call: Effect.Effect<A, E>) => Effect.Effect<A, E, McpRequest.McpRequest>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProxyRelay extends Context.Tag("mcp/Proxy/Relay")<ProxyRelay, Relay>() {}
+
+/** The key of an ask: the same ask in a retry gets the same key, whatever order it comes in. */
+const keyOf = (kind: string, params: unknown) =>
+  `${kind}-${createHash("sha256").update(JSON.stringify(params ?? null)).digest("base64url").slice(0, 16)}`
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
+  const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+
+  const ask = (
+    kind: string,
+    params: unknown,
+    run: Ask["run"]
+  ): Effect.Effect<unknown, McpError.McpError> =>
+    Effect.flatMap(Ref.get(inflight), (all) => {
+      const target = all[all.length - 1]
+      if (target === undefined) {
+        return Effect.fail(
+          new McpError.InternalError({ message: `proxy: no request of a client is in flight to ask (${kind})` })
+        )
+      }
+      return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) =>
+        Effect.zipRight(
+          Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
+          Deferred.await(reply)
+        ))
+    })
+
+  const handlers: McpClient.Handlers = {
+    sampling: (params) =>
+      ask("sampling", params, (request, key) => request.sample(key, params)) as Effect.Effect<
+        McpSchema.Sampling.CreateMessageResult,
+        McpError.McpError
+      >,
+    elicitation: (params) =>
+      ask("elicitation", params, (request, key) => request.elicit(key, params as never)) as Effect.Effect<
+        McpSchema.Elicitation.ElicitResult,
+        McpError.McpError
+      >,
+    roots: ask("roots", {}, (request, key) => request.roots(key)) as Effect.Effect<
+      ReadonlyArray<McpSchema.Roots.Root>,
+      McpError.McpError
+    >
+  }
+
+  /**
+   * Serves the asks meant for this request while `call` runs. The asks that arrive together are
+   * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
+   * with every such signal of the batch, so one round carries them all.
+   */
+  const serveAsks = (entry: Inflight): Effect.Effect<never> =>
+    Effect.forever(
+      Effect.gen(function*() {
+        const first = yield* Queue.take(entry.asks)
+        const rest = yield* Queue.takeAll(entry.asks)
+        const batch = [first, ...rest]
+        const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
+          concurrency: "unbounded"
+        })
+        const stopped: Array<Cause.Cause<never>> = []
+        yield* Effect.forEach(batch, (a, i) => {
+          const exit = exits[i]!
+          if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
+          const failure = Cause.failureOption(exit.cause)
+          if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+          stopped.push(exit.cause as Cause.Cause<never>)
+          return Effect.void
+        }, { discard: true })
+        if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+      })
+    )
+
+  const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
+    Effect.gen(function*() {
+      const request = yield* McpRequest.McpRequest
+      const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>() }
+      yield* Ref.update(inflight, (all) => [...all, entry])
+      return yield* Effect.raceFirst(call, serveAsks(entry)).pipe(
+        Effect.ensuring(Ref.update(inflight, (all) => all.filter((e) => e !== entry)))
+      )
+    })
+
+  return { handlers, forward }
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRelay: Layer.Layer<ProxyRelay> = Layer.effect(ProxyRelay, makeRelay)
+
+/** The progress of an upstream call, as the downstream request's. */
+const progressOf = (request: McpRequest.Service) => ({
+  onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
+    request.progress(p.progress, p.total, p.message)
+})
+
+const toolOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Tool.Tool) => {
+  const { inputSchema, name, outputSchema, ...rest } = definition
+  return Tool.make(
+    name,
+    {
+      ...rest,
+      inputSchema,
+      ...(outputSchema !== undefined ? { outputSchema } : {})
+    } as Tool.Options<undefined, undefined, undefined, typeof inputSchema>,
+    (args) =>
+      Effect.flatMap(McpRequest.McpRequest, (request) =>
+        relay.forward(
+          client.callTool(name, args, progressOf(request)).pipe(Effect.mapError(toMcpError))
+        ))
+  )
+}
+
+/** Completions of one argument or variable, asked upstream. */
+const completer = (
+  client: McpClient.Service,
+  ref: McpSchema.Completion.CompleteRequestParams["ref"],
+  argument: string
+) =>
+(value: string, context: Readonly<Record<string, string>>) =>
+  client.complete({
+    ref,
+    argument: { name: argument, value },
+    ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {})
+  }).pipe(
+    Effect.map((result) => result.completion.values),
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
+  )
+
+const promptOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Prompt.Prompt, complete: boolean) => {
+  const args = definition.arguments ?? []
+  const fields = Object.fromEntries(args.map((a) => {
+    const base = a.description !== undefined ? Schema.String.annotations({ description: a.description }) : Schema.String
+    return [a.name, a.required === true ? base : Schema.optional(base)] as const
+  })) as Schema.Struct.Fields
+  return Prompt.make<McpRequest.McpRequest, McpError.McpError, Schema.Struct.Fields>(definition.name, {
+    ...(definition.title !== undefined ? { title: definition.title } : {}),
+    ...(definition.description !== undefined ? { description: definition.description } : {}),
+    ...(definition.icons !== undefined ? { icons: definition.icons } : {}),
+    arguments: Schema.Struct(fields),
+    ...(complete
+      ? {
+        complete: Object.fromEntries(
+          args.map((a) => [a.name, completer(client, { type: "ref/prompt", name: definition.name }, a.name)])
+        )
+      }
+      : {})
+  }, (given) =>
+    Effect.flatMap(McpRequest.McpRequest, (request) =>
+      relay.forward(
+        client.getPrompt(definition.name, given as Record<string, string>, progressOf(request)).pipe(
+          Effect.mapError(toMcpError)
+        )
+      )))
+}
+
+const read = (client: McpClient.Service, relay: Relay, uri: string) =>
+  Effect.flatMap(
+    McpRequest.McpRequest,
+    (request) => relay.forward(client.readResource(uri, progressOf(request)).pipe(Effect.mapError(toMcpError)))
+  )
+
+/** The variables of a URI template (`{name}`, `{+name}`, `{?a,b}`, …). */
+const variablesOf = (uriTemplate: string) =>
+  Array.from(uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)).flatMap((m) =>
+    m[1]!.split(",").map((v) => v.replace(/[*]|:\d+$/g, ""))
+  )
+
+const templateOf = (
+  client: McpClient.Service,
+  relay: Relay,
+  definition: McpSchema.Resource.ResourceTemplate,
+  complete: boolean
+) =>
+  Resource.template(definition.uriTemplate, {
+    ...definition,
+    ...(complete
+      ? {
+        complete: Object.fromEntries(
+          variablesOf(definition.uriTemplate).map((v) => [
+            v,
+            completer(client, { type: "ref/resource", uri: definition.uriTemplate }, v)
+          ])
+        )
+      }
+      : {})
+  }, (_variables, uri) => read(client, relay, uri))
+
+/**
+ * Options of the proxy's server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** What the proxy serves (default: the handshake era's revisions, as `McpServer`). */
+  readonly revisions?: ReadonlyArray<Revision.Revision>
+  /**
+   * The key sealing 2026-07-28 `requestState`, for proxies behind one load balancer (default: a
+   * random key of this process, which is enough for one proxy).
+   */
+  readonly requestStateKey?: Redacted.Redacted<string>
+}
+
+/**
+ * The proxy's server: an `McpServer` mirroring the upstream `McpClient` (the one the relay's
+ * handlers were given to), kept in step for the lifetime of the layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<McpServer.McpServer, never, McpClient.McpClient | ProxyRelay> =>
+  Layer.scoped(
+    McpServer.McpServer,
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const relay = yield* ProxyRelay
+      const caps = client.serverCapabilities
+      const completes = caps.completions !== undefined
+      const server = yield* McpServer.make<never>({
+        serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
+        ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
+        ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
+        requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
+        capabilities: {
+          tools: caps.tools !== undefined,
+          prompts: caps.prompts !== undefined,
+          resources: caps.resources !== undefined,
+          completions: completes
+        }
+      })
+
+      /** What is mirrored now, by kind: each name, URI or URI template, with its definition as JSON. */
+      const mirrored = yield* Ref.make({
+        tools: new Map<string, string>(),
+        prompts: new Map<string, string>(),
+        resources: new Map<string, string>(),
+        templates: new Map<string, string>()
+      })
+
+      /**
+       * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
+       * is one change downstream); a definition that cannot be served is skipped with a warning.
+       */
+      const sync = <D>(
+        kind: "tools" | "prompts" | "resources" | "templates",
+        listed: ReadonlyArray<D>,
+        keyOf: (d: D) => string,
+        add: (d: D) => Effect.Effect<void>,
+        remove: (key: string) => Effect.Effect<boolean>
+      ) =>
+        Effect.gen(function*() {
+          const before = (yield* Ref.get(mirrored))[kind]
+          const now = new Map<string, string>()
+          for (const d of listed) {
+            const key = keyOf(d)
+            const json = JSON.stringify(d)
+            if (before.get(key) === json) {
+              now.set(key, json)
+              continue
+            }
+            const added = yield* Effect.either(Effect.try(() => add(d)).pipe(Effect.flatten))
+            if (added._tag === "Left") {
+              yield* Effect.logWarning(`mcp proxy: ${kind} ${key} is not served: ${added.left.message}`)
+            } else now.set(key, json)
+          }
+          for (const key of before.keys()) if (!now.has(key)) yield* remove(key)
+          yield* Ref.update(mirrored, (m) => ({ ...m, [kind]: now }))
+        })
+
+      const list = <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, ClientError.ClientError>) =>
+        effect.pipe(
+          Effect.tapError((error) => Effect.logWarning(`mcp proxy: listing ${what} failed: ${error.message}`)),
+          Effect.orElseSucceed((): ReadonlyArray<A> => [])
+        )
+
+      const syncTools = Effect.flatMap(
+        list("tools", client.listTools),
+        (listed) =>
+          sync("tools", listed, (t) => t.name, (t) => server.addTool(toolOf(client, relay, t)), server.removeTool)
+      )
+      const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>
+        sync(
+          "prompts",
+          listed,
+          (p) => p.name,
+          (p) => server.addPrompt(promptOf(client, relay, p, completes)),
+          server.removePrompt
+        ))
+      const syncResources = Effect.gen(function*() {
+        const listed = yield* list("resources", client.listResources)
+        yield* sync(
+          "resources",
+          listed,
+          (r) => r.uri,
+          (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri))),
+          server.removeResource
+        )
+        const templates = yield* list("resource templates", client.listResourceTemplates)
+        yield* sync(
+          "templates",
+          templates,
+          (t) => t.uriTemplate,
+          (t) => server.addResource(templateOf(client, relay, t, completes)),
+          server.removeResource
+        )
+      })
+
+      if (caps.tools !== undefined) yield* syncTools
+      if (caps.prompts !== undefined) yield* syncPrompts
+      if (caps.resources !== undefined) yield* syncResources
+
+      /**
+       * Follows the upstream: list changes are listed again, resource updates passed on. A change
+       * of the resource list subscribes again, to the URIs listed now.
+       */
+      const follow = Effect.gen(function*() {
+        const uris = caps.resources?.subscribe === true ? Array.from((yield* Ref.get(mirrored)).resources.keys()) : []
+        const subscription = yield* client.subscribe({
+          ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+          ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+          ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+          ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
+        })
+        yield* subscription.notifications.pipe(
+          Stream.mapEffect((n) => {
+            switch (n.method) {
+              case "notifications/tools/list_changed":
+                return Effect.as(syncTools, true)
+              case "notifications/prompts/list_changed":
+                return Effect.as(syncPrompts, true)
+              case "notifications/resources/list_changed":
+                return Effect.as(syncResources, false)
+              case "notifications/resources/updated": {
+                const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
+                return Effect.as(typeof uri === "string" ? server.resourceUpdated(uri) : Effect.void, true)
+              }
+              default:
+                return Effect.succeed(true)
+            }
+          }),
+          Stream.takeWhile((goOn) => goOn),
+          Stream.runDrain
+        )
+      }).pipe(
+        Effect.scoped,
+        Effect.matchEffect({
+          // Subscribed again after a pause: the upstream may be restarting.
+          onFailure: (error) =>
+            Effect.zipRight(
+              Effect.logWarning(`mcp proxy: following the upstream: ${error.message}`),
+              Effect.sleep("5 seconds")
+            ),
+          onSuccess: () => Effect.sleep("100 millis")
+        }),
+        Effect.forever
+      )
+      const followed = caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
+        caps.resources?.listChanged === true || caps.resources?.subscribe === true
+      if (followed) yield* Effect.forkScoped(follow)
+      return server
+    })
+  )
+
+/**
+ * A proxy of the upstream the client transport reaches, as a server: the client (`era` chosen
+ * as `McpClient` does) and the relay, wired.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFrom = (
+  clientOptions: Omit<McpClient.Options, "handlers">,
+  options: Options = {}
+) =>
+  layer(options).pipe(
+    Layer.provideMerge(
+      Layer.unwrapEffect(
+        Effect.map(ProxyRelay, (relay) => McpClient.layer({ ...clientOptions, handlers: relay.handlers }))
+      )
+    ),
+    Layer.provideMerge(layerRelay)
+  )

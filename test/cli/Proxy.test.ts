@@ -1,0 +1,136 @@
+/**
+ * `mcp proxy` (apps/cli, built) in front of a handshake-only stdio server (apps/everything
+ * `--era handshake`), served as 2026-07-28 over Streamable HTTP, and over stdio: our client in
+ * the stateless era calls through it, gets progress, answers the upstream's elicitation as
+ * `input_required` rounds, and hears the upstream's list changes and resource updates on a
+ * `subscriptions/listen` stream.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { NodeMcpClient } from "@effect-mcp/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = path.join(root, "apps/everything/dist/main.js")
+const upstream = `stdio:${process.execPath} ${everything} stdio --era handshake`
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = net.createServer().listen(0, "127.0.0.1", () => {
+    const port = (probe.address() as net.AddressInfo).port
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/** `mcp proxy <upstream> --port P --serve stateless` until the scope closes; its URL once it serves. */
+const proxyOverHttp = Effect.gen(function*() {
+  const port = yield* freePort
+  const child = yield* Effect.acquireRelease(
+    Effect.sync(() =>
+      spawn(process.execPath, [mcpMain, "proxy", upstream, "--port", String(port), "--serve", "stateless"], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+    ),
+    (child: ChildProcess) => Effect.sync(() => child.kill("SIGTERM"))
+  )
+  yield* Effect.async<void>((resume) => {
+    let seen = ""
+    child.stderr!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString()
+      if (seen.includes("mcp proxy: serving")) resume(Effect.void)
+    })
+  }).pipe(Effect.timeout(Duration.seconds(20)))
+  return `http://127.0.0.1:${port}/mcp`
+})
+
+const clientOn = (transport: Layer.Layer<McpClientTransport.McpClientTransport, unknown>) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({
+        clientInfo: { name: "proxy-test", version: "1.0.0" },
+        era: "stateless",
+        handlers: {
+          elicitation: () => Effect.succeed({ action: "accept" as const, content: { username: "ada", email: "a@b.c" } })
+        }
+      }).pipe(Layer.provide(transport))
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => {
+  it.scopedLive(
+    "over HTTP: calls, progress, elicitation rounds, cancellation, list changes and updates",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* proxyOverHttp
+        const client = yield* clientOn(
+          McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
+        )
+        assert.strictEqual(client.revision, "2026-07-28")
+        const discovered = yield* client.discover
+        assert.deepStrictEqual(discovered.supportedVersions, ["2026-07-28"])
+        assert.includeMembers((yield* client.listTools).map((t) => t.name), ["add", "longRunning", "test_elicitation"])
+        assert.deepStrictEqual((yield* client.callTool("add", { a: 20, b: 22 })).structuredContent, { sum: 42 })
+
+        const progress: Array<number> = []
+        yield* client.callTool("longRunning", { duration: 0.2, steps: 4 }, {
+          onProgress: (p) => Effect.sync(() => progress.push(p.progress))
+        })
+        assert.deepStrictEqual(progress, [1, 2, 3, 4])
+
+        const elicited = yield* client.callTool("test_elicitation", { message: "Who?" })
+        assert.include(JSON.stringify(elicited.content), "ada")
+
+        // Cancelled downstream (the response stream closed): the proxy goes on serving.
+        const long = yield* Effect.fork(client.callTool("longRunning", { duration: 30, steps: 30 }))
+        yield* Effect.sleep("200 millis")
+        yield* Fiber.interrupt(long)
+        assert.deepStrictEqual((yield* client.callTool("add", { a: 1, b: 1 })).structuredContent, { sum: 2 })
+
+        const subscription = yield* client.subscribe({
+          toolsListChanged: true,
+          resourceSubscriptions: ["test://watched-resource"]
+        })
+        const next = yield* Stream.toPull(subscription.notifications)
+        yield* client.callTool("editTools", { action: "add" })
+        const changed = yield* next.pipe(Effect.timeout("5 seconds"))
+        assert.strictEqual(Chunk.unsafeHead(changed).method, "notifications/tools/list_changed")
+        assert.include((yield* client.listTools).map((t) => t.name), "dynamic")
+
+        yield* client.callTool("updateWatchedResource", {})
+        const updated = yield* next.pipe(Effect.timeout("5 seconds"))
+        assert.strictEqual(Chunk.unsafeHead(updated).method, "notifications/resources/updated")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "over stdio: the proxy is the child process, and nothing but protocol reaches stdout",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* clientOn(
+          NodeMcpClient.layerStdio({
+            command: process.execPath,
+            args: [mcpMain, "proxy", upstream, "--serve", "dual"],
+            cwd: root,
+            stderr: "ignore"
+          })
+        )
+        assert.strictEqual(client.revision, "2026-07-28")
+        assert.deepStrictEqual((yield* client.callTool("add", { a: 2, b: 3 })).structuredContent, { sum: 5 })
+      }),
+    { timeout: 60_000 }
+  )
+})
