@@ -41,6 +41,16 @@ describe("mcp over stdio", () => {
     }
   })
 
+  it("call: progress goes to stderr (a line per report off a terminal), the result alone to stdout", async () => {
+    const result = await mcp("call", stdio, "longRunning", "--args", "{\"duration\":0.2,\"steps\":2}")
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout.trim(), "Long running operation completed: 2 steps in 0.2 seconds")
+    assert.deepStrictEqual(result.stderr.trim().split("\n"), [
+      "longRunning: 1/2 Step 1 of 2",
+      "longRunning: 2/2 Step 2 of 2"
+    ])
+  })
+
   it("discover names the server and its era", async () => {
     const result = await mcp("discover", stdio, "--json")
     const found = JSON.parse(result.stdout)

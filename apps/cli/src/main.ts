@@ -88,6 +88,40 @@ const parseArgs = (given: Option.Option<string>) =>
 const contentText = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>) =>
   content.map((block) => block.type === "text" ? block.text ?? "" : `[${block.type}]`).join("\n")
 
+const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+/**
+ * A call's progress on stderr: on a terminal, a bar when the total is known and a spinner when
+ * it is not, redrawn in place and cleared at the end; elsewhere, one line per report.
+ */
+const progressMeter = (tool: string) => {
+  const tty = process.stderr.isTTY === true
+  let drawn = false
+  let frame = 0
+  const update = (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
+    Effect.sync(() => {
+      const message = p.message !== undefined ? ` ${oneLine(p.message, 40)}` : ""
+      if (!tty) {
+        process.stderr.write(`${tool}: ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${message}\n`)
+        return
+      }
+      const width = Math.max(10, Math.min(30, (process.stderr.columns ?? 80) - 60))
+      const line = p.total !== undefined && p.total > 0
+        ? (() => {
+          const ratio = Math.max(0, Math.min(1, p.progress / p.total))
+          const filled = Math.round(ratio * width)
+          return `${tool} [${"█".repeat(filled)}${"░".repeat(width - filled)}] ${Math.round(ratio * 100)}%${message}`
+        })()
+        : `${spinner[frame++ % spinner.length]} ${tool} ${p.progress}${message}`
+      process.stderr.write(`\r\x1b[K${line}`)
+      drawn = true
+    })
+  const done = Effect.sync(() => {
+    if (drawn) process.stderr.write("\r\x1b[K")
+  })
+  return { update, done }
+}
+
 const discover = Command.make(
   "discover",
   { target, json, era },
@@ -131,14 +165,10 @@ const call = Command.make(
     withClient(target, era, (client) =>
       Effect.gen(function*() {
         const given = yield* parseArgs(args)
-        const result = yield* client.callTool(tool, given, {
-          onProgress: (p) =>
-            Effect.sync(() =>
-              process.stderr.write(
-                `\r${tool}: ${p.progress}${p.total !== undefined ? `/${p.total}` : ""} ${p.message ?? ""}`.padEnd(60)
-              )
-            )
-        })
+        const meter = progressMeter(tool)
+        const result = yield* client.callTool(tool, given, { onProgress: meter.update }).pipe(
+          Effect.ensuring(meter.done)
+        )
         yield* print(json, result, () => contentText(result.content))
         if (result.isError === true) yield* Effect.sync(() => process.exitCode = 1)
       }))
