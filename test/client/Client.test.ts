@@ -80,7 +80,7 @@ const serverOptions = {
 const server = (revisions: ReadonlyArray<Revision.Revision>) =>
   McpClientTransport.layerMemory((protocol) =>
     McpServer.serve(protocol).pipe(
-      Effect.provide(McpServer.layer<McpRequest.McpRequest>({ ...serverOptions, revisions }))
+      Effect.provide(McpServer.layer({ ...serverOptions, revisions }))
     )
   )
 
@@ -228,7 +228,7 @@ describe("McpClient against McpServer (in memory)", () => {
 
   it.scopedLive("a session's notifications are a Stream: a tool added later is announced", () =>
     Effect.gen(function*() {
-      const srv = yield* McpServer.make<McpRequest.McpRequest>({ ...serverOptions, revisions: Revision.handshake })
+      const srv = yield* McpServer.make({ ...serverOptions, revisions: Revision.handshake })
       const context = yield* Layer.build(
         McpClient.layer({ clientInfo: { name: "test-client", version: "1.0.0" } }).pipe(
           Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol)))
@@ -248,7 +248,7 @@ describe("McpClient against McpServer (in memory)", () => {
 describe("McpClient.subscribe", () => {
   const connectTo = (revisions: ReadonlyArray<Revision.Revision>) =>
     Effect.gen(function*() {
-      const srv = yield* McpServer.make<McpRequest.McpRequest>({ ...serverOptions, revisions })
+      const srv = yield* McpServer.make({ ...serverOptions, revisions })
       const context = yield* Layer.build(
         McpClient.layer({ clientInfo: { name: "test-client", version: "1.0.0" } }).pipe(
           Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol)))
@@ -298,7 +298,7 @@ describe("McpClient.subscribe", () => {
 
 describe("McpClient response cache (2026-07-28)", () => {
   const connectCached = Effect.gen(function*() {
-    const srv = yield* McpServer.make<McpRequest.McpRequest>({
+    const srv = yield* McpServer.make({
       ...serverOptions,
       revisions: ["2026-07-28"],
       cachePolicy: { "tools/list": { ttlMs: 60_000, cacheScope: "public" } }

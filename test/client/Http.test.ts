@@ -83,7 +83,7 @@ const connectTo = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyA
     const port = yield* freePort
     const server = yield* Layer.build(
       NodeMcpServer.layerHttp({ port }).pipe(
-        Layer.provideMerge(McpServer.layer<McpRequest.McpRequest>({
+        Layer.provideMerge(McpServer.layer({
           serverInfo: { name: "http-client-test", version: "1.0.0" },
           tools: [Add, Ask, Steps, ...tools],
           revisions,
@@ -177,7 +177,7 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
       const port = yield* freePort
       yield* Layer.build(
         NodeMcpServer.layerHttp({ port }).pipe(
-          Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+          Layer.provide(McpServer.layer({
             serverInfo: { name: "sse-client-test", version: "1.0.0" },
             tools: [Add, Ask]
           }))
@@ -205,7 +205,7 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
       const url = `http://127.0.0.1:${port}/mcp`
       yield* Layer.build(
         NodeMcpServer.layerHttp({ port }).pipe(
-          Layer.provide(McpServer.layer<McpRequest.McpRequest>({
+          Layer.provide(McpServer.layer({
             serverInfo: { name: "renew-test", version: "1.0.0" },
             tools: [Add]
           }))

@@ -425,7 +425,7 @@ const captureLogs = () => {
 }
 
 /** Lines whose error log is expected: the defect of `boom`. */
-const expectedLog = (line: string) => line.includes("request handler failed")
+const expectedLog = (line: string) => line.includes("effect-mcp: tools/call boom failed")
 
 /** Is this request a call of the `boom` tool (whose defect is -32603)? */
 const isBoomCall = (e: Expected) =>

@@ -82,7 +82,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${port}`
   runtime = ManagedRuntime.make(
     NodeMcpServer.layerHttp({ port }).pipe(
-      Layer.provideMerge(McpServer.layer<McpRequest.McpRequest>({
+      Layer.provideMerge(McpServer.layer({
         serverInfo: { name: "effect-mcp-http-interop", version: "1.0.0" },
         tools: [Add, Steps, Sample],
         resources: [Doc],

@@ -89,7 +89,7 @@ beforeAll(async () => {
   url = new URL(`http://127.0.0.1:${port}/mcp`)
   runtime = ManagedRuntime.make(
     NodeMcpServer.layerHttp({ port }).pipe(
-      Layer.provideMerge(McpServer.layer<McpRequest.McpRequest>({
+      Layer.provideMerge(McpServer.layer({
         serverInfo: { name: "effect-mcp-modern-interop", version: "1.0.0" },
         revisions: [...Revision.handshake, "2026-07-28"],
         tools: [Add, Steps, Sample, Register, Region],

@@ -296,7 +296,7 @@ export const layer = (
       const relay = yield* ProxyRelay
       const caps = client.serverCapabilities
       const completes = caps.completions !== undefined
-      const server = yield* McpServer.make<never>({
+      const server = yield* McpServer.make({
         serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
         ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
         ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),

@@ -1202,7 +1202,7 @@ const ServerTools = Layer.effectDiscard(
 export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServer> =>
   ServerTools.pipe(
     Layer.provideMerge(
-      McpServer.layer<McpRequest.McpRequest | Watched>({
+      McpServer.layer({
         serverInfo,
         instructions,
         tools,

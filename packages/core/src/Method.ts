@@ -12,6 +12,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Issues from "./internal/issues.js"
 import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
@@ -610,7 +611,7 @@ export interface Entry<P = unknown, A = unknown> {
 export const describeError = (error: unknown): string => {
   try {
     return ParseResult.isParseError(error)
-      ? ParseResult.TreeFormatter.formatErrorSync(error)
+      ? Issues.describe(error)
       : error instanceof Error
       ? error.message
       : String(error)

@@ -182,18 +182,49 @@ const provideResource = <R>(
       )
     }
 
+/** The first key given twice, as a sentence naming it and its kind. */
+const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | undefined => {
+  const seen = new Set<string>()
+  for (const key of keys) {
+    if (seen.has(key)) return `Duplicate ${kind} ${JSON.stringify(key)}: each may be given only once`
+    seen.add(key)
+  }
+  return undefined
+}
+
 /**
- * Makes a server. Handlers' requirements are taken from the context here, except
+ * What the tools, prompts and resources of `options` require, together: the union across the
+ * arrays (a tool needing `Counter` and another needing `Clock` require both), without
  * `McpRequest`, which each request provides.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements<O> = Exclude<
+  | (O extends { readonly tools?: ReadonlyArray<infer T> | undefined } ? T extends Tool.Tool<infer R> ? R : never
+    : never)
+  | (O extends { readonly prompts?: ReadonlyArray<infer P> | undefined } ? P extends Prompt.Prompt<infer R> ? R
+    : never
+    : never)
+  | (O extends { readonly resources?: ReadonlyArray<infer X> | undefined }
+    ? X extends Resource.Resource<infer R> | Resource.Template<infer R> ? R : never
+    : never),
+  McpRequest.McpRequest
+>
+
+/**
+ * Makes a server. Handlers' requirements are taken from the context here (their union across
+ * tools, prompts and resources, inferred), except `McpRequest`, which each request provides.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R>(
-  options: Options<R>
-): Effect.Effect<Service, never, Exclude<R, McpRequest.McpRequest> | Scope.Scope> =>
+export const make = <const O extends Options<any>>(
+  options: O
+): Effect.Effect<Service, never, Requirements<O> | Scope.Scope> =>
   Effect.gen(function*() {
-    const context = (yield* Effect.context<Exclude<R, McpRequest.McpRequest>>()) as Context.Context<R>
+    type R = any
+    const context = (yield* Effect.context<Requirements<O>>()) as Context.Context<R>
     // The handlers given here run with the server's context, provided once per session (below),
     // not once per call; only things added later carry their own context.
     const resources = (options.resources ?? []) as ReadonlyArray<Resource.Resource | Resource.Template>
@@ -214,6 +245,12 @@ export const make = <R>(
       "NoSuchElementException",
       () => NotificationBus.make
     )
+    // Two definitions under one name would leave one silently unreachable: a mistake, said now.
+    const duplicate = firstDuplicate("tool name", (options.tools ?? []).map((t) => t.name)) ??
+      firstDuplicate("prompt name", (options.prompts ?? []).map((p) => p.name)) ??
+      firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
+      firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
+    if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
     const registry = yield* Registry.make({
       tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
       prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
@@ -329,15 +366,16 @@ const kindField = (kind: Registry.ListKind, entries: Registry.Entries, key: stri
   kind === "tools" ? "tools" : kind === "prompts" ? "prompts" : entries.resources.has(key) ? "resources" : "templates"
 
 /**
- * The server as a Layer. Handlers' requirements `R` (but `McpRequest`) are requirements of the layer.
+ * The server as a Layer. What the handlers require (but `McpRequest`) is what the layer requires:
+ * `McpServer.layer({ tools: [a, b] })` with `a` needing `Counter` and `b` needing `Clock` requires
+ * `Counter | Clock`, with no type arguments.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R>(
-  options: Options<R>
-): Layer.Layer<McpServer, never, Exclude<R, Scope.Scope | McpRequest.McpRequest>> =>
-  Layer.scoped(McpServer, make(options)) as any
+export const layer = <const O extends Options<any>>(
+  options: O
+): Layer.Layer<McpServer, never, Exclude<Requirements<O>, Scope.Scope>> => Layer.scoped(McpServer, make(options)) as any
 
 /**
  * Serves every client of a transport until the transport ends (stdio: its input).

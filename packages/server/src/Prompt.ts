@@ -11,9 +11,22 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import type { Completer } from "./Completion.js"
+import * as Failure from "./internal/failure.js"
 
-type PromptMessage = McpSchema.Prompt.PromptMessage
-type GetPromptResult = McpSchema.Prompt.GetPromptResult
+/**
+ * One message of a prompt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PromptMessage = McpSchema.Prompt.PromptMessage
+/**
+ * A whole `prompts/get` result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type GetPromptResult = McpSchema.Prompt.GetPromptResult
 
 /**
  * @since 0.1.0
@@ -112,7 +125,7 @@ const toResult = (output: Output, description: string | undefined): GetPromptRes
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R, E extends McpError.McpError, A extends Schema.Struct.Fields = {}>(
+export const make = <R, E, A extends Schema.Struct.Fields = {}>(
   name: string,
   options: Options<A, R>,
   handler: (args: Schema.Struct.Type<A>) => Effect.Effect<Output, E, R>
@@ -140,9 +153,7 @@ export const make = <R, E extends McpError.McpError, A extends Schema.Struct.Fie
         Effect.mapError((error) =>
           new McpError.InvalidParams({ message: `Invalid arguments for prompt ${name}: ${error.message}` })
         ),
-        Effect.flatMap((decoded) =>
-          handler(decoded as Schema.Struct.Type<A>) as Effect.Effect<Output, McpError.McpError, R>
-        ),
+        Effect.flatMap((decoded) => Effect.mapError(handler(decoded as Schema.Struct.Type<A>), Failure.toMcpError)),
         Effect.map((output) => toResult(output, options.description))
       )
   }

@@ -9,10 +9,23 @@ import type { McpError } from "@effect-mcp/core"
 import { Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type { Completer } from "./Completion.js"
+import * as Failure from "./internal/failure.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
 
-type ResourceContents = McpSchema.Content.ResourceContents
-type ReadResourceResult = McpSchema.Resource.ReadResourceResult
+/**
+ * The contents of one resource (text or a base64 blob).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceContents = McpSchema.Content.ResourceContents
+/**
+ * A whole `resources/read` result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReadResourceResult = McpSchema.Resource.ReadResourceResult
 
 /**
  * @since 0.1.0
@@ -103,7 +116,7 @@ export type Options = Omit<McpSchema.Resource.Resource, "uri" | "name"> & { read
  * @since 0.1.0
  * @category constructors
  */
-export const make = <E extends McpError.McpError, R>(
+export const make = <E, R>(
   uri: string,
   options: Options,
   read: Effect.Effect<Contents, E, R>
@@ -114,7 +127,11 @@ export const make = <E extends McpError.McpError, R>(
     _tag: "Resource",
     uri,
     definition,
-    read: (requested) => Effect.map(read, (contents) => toResult(requested, options.mimeType, contents))
+    read: (requested) =>
+      Effect.mapBoth(read, {
+        onFailure: Failure.toMcpError,
+        onSuccess: (contents) => toResult(requested, options.mimeType, contents)
+      })
   }
 }
 
@@ -135,7 +152,7 @@ export type TemplateOptions<R> = Omit<McpSchema.Resource.ResourceTemplate, "uriT
  * @since 0.1.0
  * @category constructors
  */
-export const template = <E extends McpError.McpError, R>(
+export const template = <E, R>(
   uriTemplate: string,
   options: TemplateOptions<R>,
   read: (
@@ -153,7 +170,11 @@ export const template = <E extends McpError.McpError, R>(
     definition: { ...fields, uriTemplate },
     completions: complete ?? {},
     match: compiled.match,
-    read: (uri, variables) => Effect.map(read(variables, uri), (contents) => toResult(uri, options.mimeType, contents))
+    read: (uri, variables) =>
+      Effect.mapBoth(read(variables, uri), {
+        onFailure: Failure.toMcpError,
+        onSuccess: (contents) => toResult(uri, options.mimeType, contents)
+      })
   }
 }
 

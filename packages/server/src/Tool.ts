@@ -11,9 +11,22 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
-type Content = McpSchema.Content.ContentBlock
-type CallToolResult = McpSchema.Tool.CallToolResult
+/**
+ * A content block of a result (text, image, audio, a resource link or an embedded resource).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Content = McpSchema.Content.ContentBlock
+/**
+ * A whole `tools/call` result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CallToolResult = McpSchema.Tool.CallToolResult
 
 /**
  * @since 0.1.0
@@ -111,8 +124,13 @@ export interface Options<
    * results carrying their own `structuredContent` (a proxy forwarding another server's tool).
    */
   readonly outputSchema?: Readonly<Record<string, unknown>>
-  /** The typed failure. A failure becomes an `isError` result whose text is the encoded failure. */
+  /**
+   * The typed failure. A failure becomes an `isError` result carrying the encoded failure as
+   * `structuredContent` (2025-06-18+) and as its text (JSON, unless `failureText` says otherwise).
+   */
   readonly failure?: F
+  /** The text of a failure's `isError` result (default: the encoded failure as JSON). */
+  readonly failureText?: (failure: F extends Schema.Schema.Any ? Schema.Schema.Type<F> : never) => string
   readonly annotations?: McpSchema.Tool.ToolAnnotations
   readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
   readonly execution?: McpSchema.Tool.ToolExecution
@@ -134,6 +152,34 @@ type HandlerOutput<S> = S extends Schema.Schema.Any ? Schema.Schema.Type<S> : Ou
 type HandlerError<F> = F extends Schema.Schema.Any ? Schema.Schema.Type<F> | McpError.McpError : McpError.McpError
 
 const EmptyParameters = Schema.Struct({})
+
+/** Whether a schema's wire form is a JSON object (what `arguments` always is). */
+const isObjectSchema = (ast: SchemaAST.AST): boolean => {
+  const encoded = SchemaAST.encodedAST(ast)
+  switch (encoded._tag) {
+    case "TypeLiteral":
+      return true
+    case "Refinement":
+      return isObjectSchema(encoded.from)
+    case "Suspend":
+      return isObjectSchema(encoded.f())
+    case "Declaration":
+      // A declared type says nothing of its JSON form: trusted.
+      return true
+    default:
+      return false
+  }
+}
+
+/**
+ * What a `parameters` schema must be in the types: one whose encoded side is an object (not an
+ * array, a string, a number, ...). A union of structs passes here and is refused by `make`.
+ */
+type ObjectParameters<P> = P extends Schema.Schema<any, infer I, any>
+  ? [I] extends [ReadonlyArray<any>] ? "parameters must be an object schema (Schema.Struct), not an array"
+  : [I] extends [object] ? P
+  : "parameters must be an object schema (Schema.Struct): a tool's arguments are always a JSON object"
+  : P
 
 const UnknownArguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -224,7 +270,7 @@ export const make = <
   I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
 >(
   name: string,
-  options: Options<P, S, F, I>,
+  options: Options<P, S, F, I> & { readonly parameters?: ObjectParameters<P> },
   handler: (args: Arguments<P, I>) => Effect.Effect<HandlerOutput<S>, HandlerError<F>, R>
 ): Tool<
   | R
@@ -236,6 +282,13 @@ export const make = <
       `Invalid tool name ${JSON.stringify(name)}: use 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"`
     )
   }
+  if (options.parameters !== undefined && !isObjectSchema(options.parameters.ast)) {
+    throw new Error(
+      `Tool ${name}: parameters must be an object schema (Schema.Struct, a Schema.Class, a Schema.Record), ` +
+        `not ${String(options.parameters.ast)}: a tool's arguments are always a JSON object, and clients would be ` +
+        `told this tool takes none. Name the value in a field instead: Schema.Struct({ value: ... })`
+    )
+  }
   const parameters = (options.parameters ??
     (options.inputSchema !== undefined ? UnknownArguments : EmptyParameters)) as Schema.Schema<any, any, never>
   const success = options.success as Schema.Schema<any, any, never> | undefined
@@ -245,6 +298,7 @@ export const make = <
   const encodeSuccess = success && McpSchema.Base.codec(success, "encode")
   const encodeFailure = failure && Schema.encode(failure)
   const isFailure = failure && Schema.is(failure)
+  const failureText = options.failureText as ((failure: unknown) => string) | undefined
 
   const definition: McpSchema.Tool.Tool = {
     name,
@@ -262,21 +316,16 @@ export const make = <
     ...(options._meta !== undefined ? { _meta: options._meta } : {})
   }
 
-  // Formatting a value nested thousands deep overflows the stack: bad input, still not a bug (-32603).
-  const describeInvalid = (error: { readonly message: string }): string => {
-    try {
-      return error.message
-    } catch {
-      return "the arguments do not match the parameters (too deeply nested to describe)"
-    }
-  }
   const decode = (args: unknown): Either.Either<unknown, InvalidArguments> => {
     const decoded = decodeArgs(args ?? {})
-    return decoded._tag === "Right"
-      ? decoded as Either.Either<unknown, never>
-      : Either.left(
-        new InvalidArguments({ message: `Invalid arguments for tool ${name}: ${describeInvalid(decoded.left)}` })
-      )
+    if (decoded._tag === "Right") return decoded as Either.Either<unknown, never>
+    // One line per problem, each with its path.
+    const problems = Method.describeError(decoded.left)
+    return Either.left(
+      new InvalidArguments({
+        message: `Invalid arguments for tool ${name}:${problems.includes("\n") ? "\n" : " "}${problems}`
+      })
+    )
   }
 
   const structured = (value: unknown): Effect.Effect<Result> => {
@@ -300,7 +349,18 @@ export const make = <
       return Effect.match(encodeFailure(error), {
         onFailure: () => ({ content: [{ type: "text" as const, text: describe(error) }], isError: true }),
         onSuccess: (encoded) => ({
-          content: [{ type: "text" as const, text: typeof encoded === "string" ? encoded : JSON.stringify(encoded) }],
+          content: [{
+            type: "text" as const,
+            text: failureText !== undefined
+              ? failureText(error)
+              : typeof encoded === "string"
+              ? encoded
+              : JSON.stringify(encoded)
+          }],
+          // Structured where it is an object (the only structured content there is).
+          ...(typeof encoded === "object" && encoded !== null && !Array.isArray(encoded)
+            ? { structuredContent: encoded }
+            : {}),
           isError: true
         })
       })

@@ -71,3 +71,26 @@ export * as NotificationBus from "./NotificationBus.js"
  * @since 0.1.0
  */
 export * as Subscription from "./Subscription.js"
+
+/**
+ * The wire errors a handler may fail with (`McpError.InvalidParams`, `McpError.ResourceNotFound`,
+ * ...), re-exported so that one import serves a server author.
+ *
+ * @since 0.1.0
+ */
+export { McpError } from "@effect-mcp/core"
+
+/**
+ * The revisions, as data (`Revision.handshake`, `Revision.stateless`, `Revision.all`).
+ *
+ * @since 0.1.0
+ */
+export { Revision } from "@effect-mcp/core"
+
+/**
+ * Every MCP type of every revision as Effect Schema, named `McpSchema` so that it does not clash
+ * with effect's `Schema`: `McpSchema.Content.ContentBlock`, `McpSchema.Tool.CallToolResult`, ...
+ *
+ * @since 0.1.0
+ */
+export { Schema as McpSchema } from "@effect-mcp/core"

@@ -21,6 +21,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as HttpHeaders from "../HttpHeaders.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Method from "../Method.js"
@@ -122,9 +123,11 @@ export const make = <R>(options: Options<R>): Inbound => {
         (revision) => JsonRpc.failure(request.id, wire.toWire(revision))
       )
     }
+    // The tool, prompt or resource it was for, when it was for one: what a reader looks for first.
+    const name = HttpHeaders.nameOf(request.method, request.params)
     return Effect.as(
-      Effect.logError("effect-mcp: request handler failed", cause).pipe(
-        Effect.annotateLogs({ method: request.method, id: String(request.id) })
+      Effect.logError(`effect-mcp: ${request.method}${name !== undefined ? ` ${name}` : ""} failed`, cause).pipe(
+        Effect.annotateLogs({ method: request.method, id: String(request.id), ...(name !== undefined ? { name } : {}) })
       ),
       JsonRpc.failure(request.id, internalError)
     )

@@ -276,7 +276,7 @@ export const startServer = async (
   const store = await trackedStore(harness.eventStore)
   const layer = httpLayer(path, port, options).pipe(
     Layer.provideMerge(
-      McpServer.layer<McpRequest.McpRequest>({
+      McpServer.layer({
         serverInfo,
         ...(harness.revisions === undefined ? {} : { revisions: harness.revisions }),
         tools: [Controlled, Quick, Progress, Log, Sample, Region],

@@ -48,9 +48,9 @@ export interface TestClient {
 export const clientInfo = { name: "test-client", version: "0.0.1" }
 
 /** Starts a server with `options` and serves one session on an in-memory connection. */
-export const connect = <R = never>(
-  options: McpServer.Options<R>
-): Effect.Effect<TestClient, never, Scope.Scope | Exclude<R, import("../../src/McpRequest.js").McpRequest>> =>
+export const connect = <const O extends McpServer.Options<any>>(
+  options: O
+): Effect.Effect<TestClient, never, Scope.Scope | McpServer.Requirements<O>> =>
   Effect.gen(function*() {
     const server = yield* McpServer.make(options)
     return yield* attach(server)

@@ -1,0 +1,277 @@
+/**
+ * The traps a new user met on the first day, each at the wire (or in the types):
+ *
+ * - tools needing different services in one `McpServer.layer`, with no type arguments;
+ * - a `parameters` schema that is not an object, refused when the tool is defined;
+ * - resources and prompts failing with the user's own errors;
+ * - a typed tool failure as `structuredContent`, and text the tool chooses;
+ * - invalid arguments as one line per problem, with its path;
+ * - duplicate names refused when the server is built;
+ * - what a server author needs, from `@effect-mcp/server` alone.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { McpError, McpSchema, McpServer, Prompt, Resource, Tool } from "../src/index.js"
+import { connect } from "./utils/TestClient.js"
+
+const serverInfo = { name: "first-day", version: "1.0.0" }
+
+class Counter extends Context.Tag("Counter")<Counter, Ref.Ref<number>>() {}
+class Clock extends Context.Tag("Clock")<Clock, { readonly now: Effect.Effect<string> }>() {}
+
+const Increment = Tool.make("increment", {
+  parameters: Schema.Struct({
+    by: Schema.Number.pipe(Schema.positive()).annotations({ description: "How much to add" })
+  })
+}, ({ by }) => Effect.flatMap(Counter, (counter) => Effect.map(Ref.updateAndGet(counter, (n) => n + by), String)))
+
+const Now = Tool.make("now", {}, () => Effect.flatMap(Clock, (clock) => clock.now))
+
+const Count = Resource.make(
+  "counter://value",
+  { name: "count" },
+  Effect.flatMap(Counter, (counter) => Effect.map(Ref.get(counter), String))
+)
+
+const Greeting = Prompt.make("greeting", {}, () => Effect.map(Clock, () => "Say good morning"))
+
+/** The layer's type, checked: both services required, `McpRequest` not among them. */
+const Server = McpServer.layer({ serverInfo, tools: [Increment, Now], resources: [Count], prompts: [Greeting] })
+const _requires: Layer.Layer<McpServer.McpServer, never, Counter | Clock> = Server
+const _exactly = <R>(_: Layer.Layer<McpServer.McpServer, never, R>): [R] extends [Counter | Clock] ? true : false =>
+  true as any
+const _noRequest: true = _exactly(Server)
+
+const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const counter = yield* Ref.make(0)
+    return yield* effect.pipe(
+      Effect.provideService(Counter, counter),
+      Effect.provideService(Clock, { now: Effect.succeed("09:00") })
+    )
+  })
+
+class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("DivisionByZero", { dividend: Schema.Number }) {}
+class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
+
+const Divide = Tool.make(
+  "divide",
+  {
+    parameters: Schema.Struct({ dividend: Schema.Number, divisor: Schema.Number }),
+    failure: DivisionByZero
+  },
+  ({ dividend, divisor }) =>
+    divisor === 0 ? Effect.fail(new DivisionByZero({ dividend })) : Effect.succeed(String(dividend / divisor))
+)
+
+const Worded = Tool.make("worded", {
+  failure: DivisionByZero,
+  failureText: (failure) => `cannot divide ${failure.dividend} by zero`
+}, () => Effect.fail(new DivisionByZero({ dividend: 7 })))
+
+describe("a server with several services", () => {
+  it("has a layer requiring the union of what its handlers require, and not McpRequest", () => {
+    assert.isTrue(_noRequest)
+    assert.strictEqual(_requires, Server)
+  })
+
+  it.scoped("compiles without type arguments and serves every handler with its service", () =>
+    services(Effect.gen(function*() {
+      const client = yield* connect({
+        serverInfo,
+        tools: [Increment, Now],
+        resources: [Count],
+        prompts: [Greeting]
+      })
+      yield* client.initialize("2025-11-25")
+      const added = yield* client.result("tools/call", { name: "increment", arguments: { by: 2 } })
+      assert.deepStrictEqual(added.content, [{ type: "text", text: "2" }])
+      const now = yield* client.result("tools/call", { name: "now", arguments: {} })
+      assert.deepStrictEqual(now.content, [{ type: "text", text: "09:00" }])
+      const read = yield* client.result("resources/read", { uri: "counter://value" })
+      assert.strictEqual(read.contents[0].text, "2")
+      const got = yield* client.result("prompts/get", { name: "greeting" })
+      assert.strictEqual(got.messages[0].content.text, "Say good morning")
+    })))
+})
+
+describe("parameters that are not an object", () => {
+  it("are refused when the tool is defined, saying why", () => {
+    assert.throws(
+      () =>
+        Tool.make(
+          "either",
+          { parameters: Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })) },
+          () => Effect.succeed("never")
+        ),
+      /Tool either: parameters must be an object schema .*clients would be told this tool takes none/
+    )
+    assert.throws(
+      // @ts-expect-error: a string is not a tool's arguments (the types say so too)
+      () => Tool.make("text", { parameters: Schema.String }, () => Effect.succeed("never")),
+      /parameters must be an object schema/
+    )
+    assert.throws(
+      // @ts-expect-error: nor is an array
+      () => Tool.make("list", { parameters: Schema.Array(Schema.String) }, () => Effect.succeed("never")),
+      /parameters must be an object schema/
+    )
+    // Objects of every kind are fine.
+    class Point extends Schema.Class<Point>("Point")({ x: Schema.Number }) {}
+    Tool.make("point", { parameters: Point }, ({ x }) => Effect.succeed(String(x)))
+    Tool.make(
+      "bag",
+      { parameters: Schema.Record({ key: Schema.String, value: Schema.Number }) },
+      () => Effect.succeed("ok")
+    )
+    Tool.make("checked", {
+      parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }).pipe(Schema.filter((v) => v.a < v.b))
+    }, () => Effect.succeed("ok"))
+  })
+})
+
+describe("resources and prompts failing with the user's own errors", () => {
+  const Missing = Resource.make("test://missing", { name: "missing" }, Effect.fail(new NotFound({ message: "gone" })))
+  const Tagged = Resource.template(
+    "test://items/{id}",
+    { name: "items" },
+    ({ id }) => Effect.fail(new DivisionByZero({ dividend: Number(id) }))
+  )
+  const Refusing = Prompt.make("refusing", {}, () => Effect.fail(new NotFound({ message: "no such prompt today" })))
+  const Buggy = Prompt.make("buggy", {}, () => Effect.die(new Error("a bug")))
+
+  it.scoped("become JSON-RPC errors with the failure's message; a defect is -32603, logged with its name", () =>
+    Effect.gen(function*() {
+      const logged: Array<string> = []
+      const client = yield* connect({ serverInfo, resources: [Missing, Tagged], prompts: [Refusing, Buggy] }).pipe(
+        Effect.provide(Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ message }) =>
+            logged.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+          )
+        ))
+      )
+      yield* client.initialize("2025-11-25")
+      const missing = yield* client.error("resources/read", { uri: "test://missing" })
+      assert.deepStrictEqual(missing, { code: -32603, message: "gone" })
+      const tagged = yield* client.error("resources/read", { uri: "test://items/3" })
+      assert.deepStrictEqual(tagged, { code: -32603, message: "DivisionByZero: { \"dividend\": 3 }" })
+      const refusing = yield* client.error("prompts/get", { name: "refusing" })
+      assert.deepStrictEqual(refusing, { code: -32603, message: "no such prompt today" })
+      const buggy = yield* client.error("prompts/get", { name: "buggy" })
+      assert.deepStrictEqual(buggy, { code: -32603, message: "Internal error" })
+      assert.isTrue(logged.some((line) => line.includes("prompts/get buggy failed")), logged.join("\n"))
+    }))
+})
+
+describe("a typed tool failure", () => {
+  it.scoped("is structuredContent where the revision has it, besides its text", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, tools: [Divide, Worded] })
+      yield* client.initialize("2025-06-18")
+      const failed = yield* client.result("tools/call", { name: "divide", arguments: { dividend: 1, divisor: 0 } })
+      assert.deepStrictEqual(failed, {
+        content: [{ type: "text", text: "{\"dividend\":1,\"_tag\":\"DivisionByZero\"}" }],
+        structuredContent: { dividend: 1, _tag: "DivisionByZero" },
+        isError: true
+      })
+      const worded = yield* client.result("tools/call", { name: "worded", arguments: {} })
+      assert.deepStrictEqual(worded.content, [{ type: "text", text: "cannot divide 7 by zero" }])
+      assert.deepStrictEqual(worded.structuredContent, { dividend: 7, _tag: "DivisionByZero" })
+    }))
+
+  it.scoped("is text alone before 2025-06-18", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, tools: [Divide] })
+      yield* client.initialize("2025-03-26")
+      const failed = yield* client.result("tools/call", { name: "divide", arguments: { dividend: 1, divisor: 0 } })
+      assert.isUndefined(failed.structuredContent)
+      assert.isTrue(failed.isError)
+    }))
+})
+
+describe("invalid arguments", () => {
+  it.scoped("are one line per problem, with the path, saying what was expected and what came", () =>
+    services(Effect.gen(function*() {
+      const Order = Tool.make("order", {
+        parameters: Schema.Struct({
+          items: Schema.Array(Schema.Struct({ sku: Schema.String.pipe(Schema.minLength(3)), qty: Schema.Int })),
+          note: Schema.optional(Schema.String)
+        })
+      }, () => Effect.succeed("ordered"))
+      const client = yield* connect({ serverInfo, tools: [Increment, Order] })
+      yield* client.initialize("2025-11-25")
+      const one = yield* client.result("tools/call", { name: "increment", arguments: { by: -1 } })
+      assert.deepStrictEqual(one.content, [{
+        type: "text",
+        text: "Invalid arguments for tool increment: by: expected a number greater than 0, got -1"
+      }])
+      const many = yield* client.result("tools/call", {
+        name: "order",
+        arguments: { items: [{ sku: "abc", qty: 1 }, { sku: "x", qty: 1.5 }], note: 3 }
+      })
+      assert.strictEqual(
+        many.content[0].text,
+        [
+          "Invalid arguments for tool order:",
+          "items[1].sku: expected a string at least 3 characters long, got \"x\"",
+          "items[1].qty: expected an integer, got 1.5",
+          "note: expected a string, got 3"
+        ].join("\n")
+      )
+      const missing = yield* client.result("tools/call", { name: "increment", arguments: {} })
+      assert.strictEqual(
+        missing.content[0].text,
+        "Invalid arguments for tool increment: by: missing (expected a number greater than 0)"
+      )
+    })))
+})
+
+describe("duplicate names", () => {
+  const cases = [
+    ["tool name \"a\"", {
+      tools: [Tool.make("a", {}, () => Effect.succeed("1")), Tool.make("a", {}, () => Effect.succeed("2"))]
+    }],
+    ["prompt name \"p\"", {
+      prompts: [Prompt.make("p", {}, () => Effect.succeed("1")), Prompt.make("p", {}, () => Effect.succeed("2"))]
+    }],
+    ["resource URI \"test://r\"", {
+      resources: [
+        Resource.make("test://r", {}, Effect.succeed("1")),
+        Resource.make("test://r", {}, Effect.succeed("2"))
+      ]
+    }],
+    ["resource template \"test://{x}\"", {
+      resources: [
+        Resource.template("test://{x}", { name: "one" }, () => Effect.succeed("1")),
+        Resource.template("test://{x}", { name: "two" }, () => Effect.succeed("2"))
+      ]
+    }]
+  ] as const
+  for (const [what, given] of cases) {
+    it.scoped(`are refused when the server is built: ${what}`, () =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(McpServer.make({ serverInfo, ...given }))
+        assert.isTrue(Exit.isFailure(exit))
+        if (Exit.isSuccess(exit)) return
+        assert.include(Cause.pretty(exit.cause), `Duplicate ${what}: each may be given only once`)
+      }))
+  }
+})
+
+describe("one import serves a server author", () => {
+  it("McpError, McpSchema and the result types come from @effect-mcp/server", () => {
+    const error: McpError.McpError = new McpError.InvalidParams({ message: "no" })
+    assert.strictEqual(error.toWire("2025-11-25").code, -32602)
+    const block: Tool.Content = { type: "text", text: "hi" }
+    const result: Tool.CallToolResult = { content: [block] }
+    assert.isTrue(Schema.is(McpSchema.Tool.CallToolResult)(result))
+  })
+})
