@@ -9,6 +9,8 @@
  */
 import { Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -117,6 +119,83 @@ export const layerStdio: Layer.Layer<never, never, McpServer.McpServer> = Layer.
 ).pipe(Layer.provide(layerStderrLogger))
 
 /**
+ * Options of `runMain`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export interface RunMainOptions {
+  /** What the failure line starts with (default `"mcp server"`): `my-server: port 3000 is already in use`. */
+  readonly name?: string
+}
+
+/** One readable line for a failure: its own message (a tagged error's, a config error's, a defect's). */
+const failureLine = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const defect = Cause.dieOption(cause)
+  const error: unknown = failure._tag === "Some" ? failure.value : defect._tag === "Some" ? defect.value : undefined
+  let text: string
+  if (error === undefined) text = Cause.pretty(cause)
+  else if (typeof error === "object" && error !== null && "message" in error && String(error.message).length > 0) {
+    const tag = (error as { readonly _tag?: unknown })._tag
+    const message = String(error.message)
+    text = typeof tag === "string" && message.startsWith("{") ? `${tag}: ${message}` : message
+  } else text = typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
+  return text.replace(/\s+/g, " ").trim()
+}
+
+/**
+ * Runs a server program as the process: a stdio server (`serveStdio` with the server provided,
+ * which ends when the input does) or an HTTP one (`layerHttp`, which runs until a signal).
+ *
+ * - Logs go to stderr, never stdout (stdout is the protocol channel of a stdio server).
+ * - Any startup failure (a layer that fails, a bad config, a port in use) is one line on
+ *   stderr (`mcp server: port 3000 is already in use (EADDRINUSE)`) and exit code 1.
+ * - SIGINT or SIGTERM interrupts it: sessions and subscriptions end gracefully, connections
+ *   close, and the process exits 0. When a stdio server's input ends, it exits too.
+ *
+ * ```ts
+ * NodeMcpServer.runMain(NodeMcpServer.serveStdio.pipe(Effect.provide(Server)))
+ * NodeMcpServer.runMain(NodeMcpServer.layerHttp({ port: 3000 }).pipe(Layer.provide(Server)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runMain = <E, A = void, ROut = never>(
+  program: Layer.Layer<ROut, E, never> | Effect.Effect<A, E, never>,
+  options: RunMainOptions = {}
+): void => {
+  const name = options.name ?? "mcp server"
+  const main: Effect.Effect<unknown, E> = Layer.isLayer(program)
+    // A layer alone is a server that runs until interrupted.
+    ? Layer.launch(program as Layer.Layer<ROut, E, never>)
+    : program as Effect.Effect<A, E, never>
+  NodeRuntime.runMain(
+    main.pipe(
+      Effect.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.void
+          : Effect.sync(() => process.stderr.write(`${name}: ${failureLine(cause)}\n`))
+      ),
+      Effect.provide(layerStderrLogger)
+    ),
+    {
+      disableErrorReporting: true,
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => {
+        const code = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
+        process.exitCode = code
+        onExit(code)
+        // Ended without a signal (stdin closed, a failure): exit once what is left is flushed,
+        // even when something the program started still holds the event loop.
+        setTimeout(() => process.exit(code), 200).unref()
+      }
+    }
+  )
+}
+
+/**
  * Options of `layerHttp`: the MCP endpoints' (`HttpTransport.Options`) and Node's server limits.
  *
  * @since 0.1.0
@@ -135,6 +214,11 @@ export interface HttpOptions extends HttpTransport.Options {
   readonly keepAliveTimeout?: Duration.DurationInput
   /** Most connections at once (default 4096); more are refused. */
   readonly maxConnections?: number
+  /**
+   * Says where the server listens, once it does, as one line on stderr (`listening on
+   * http://127.0.0.1:3000/mcp`; the port chosen when `port` is 0). Default false.
+   */
+  readonly announce?: boolean
 }
 
 /**
@@ -200,6 +284,12 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
         server.once("error", onError)
         server.listen(options.port, host, () => {
           server.off("error", onError)
+          if (options.announce === true) {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : options.port
+            const shown = host.includes(":") ? `[${host}]` : host
+            process.stderr.write(`listening on http://${shown}:${port}${options.path ?? "/mcp"}\n`)
+          }
           resume(Effect.void)
         })
       }),

@@ -19,6 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as HttpHeaders from "../HttpHeaders.js"
@@ -97,6 +100,10 @@ const batchRefused = JsonRpc.failure(null, {
 export const make = <R>(options: Options<R>): Inbound => {
   const { outbound, runtime } = options
   const fork = Runtime.runFork(runtime)
+  // A line per request at Debug level, when the engine's runtime logs Debug (read once: nothing
+  // is paid per request otherwise).
+  const logRequests = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel).ordinal <=
+    LogLevel.Debug.ordinal
   const calls = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Call>>()
   let count = 0
 
@@ -160,8 +167,8 @@ export const make = <R>(options: Options<R>): Inbound => {
       ? undefined
       : handling as Exclude<typeof handling, Effect.Effect<any, any, any>>
     const effect = given === undefined ? handling as Effect.Effect<unknown, unknown, R> : given.effect
-    return {
-      effect: Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
+    const served = (respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>) =>
+      Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
         onSuccess: (result) => {
           call.answered = true
           return respond(JsonRpc.success(request.id, result))
@@ -172,9 +179,37 @@ export const make = <R>(options: Options<R>): Inbound => {
             call.answered = true
             return respond(r)
           })
-      }),
-      context: given?.context
-    }
+      })
+    return { effect: logRequests ? logged(request, served, respond) : served(respond), context: given?.context }
+  }
+
+  /** What a response says of its request, in a word or two. */
+  const outcomeOf = (response: JsonRpc.Response): string => {
+    if ("error" in response) return `error ${response.error.code}`
+    const result = response.result as { readonly isError?: unknown; readonly resultType?: unknown } | undefined
+    if (result?.isError === true) return "tool error"
+    if (result?.resultType === "input_required") return "input required"
+    return "ok"
+  }
+
+  /** The request's line at Debug level: method, name, duration and outcome (a cancel's too). */
+  const logged = (
+    request: JsonRpc.Request,
+    serve: (respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
+  ): Effect.Effect<void, never, R> => {
+    const started = performance.now()
+    const name = HttpHeaders.nameOf(request.method, request.params)
+    const line = (outcome: string) =>
+      Effect.logDebug(
+        `effect-mcp: ${request.method}${name !== undefined ? ` ${name}` : ""} ${outcome} in ${
+          (performance.now() - started).toFixed(1)
+        } ms`
+      ).pipe(Effect.annotateLogs({ method: request.method, id: String(request.id), outcome }))
+    return Effect.onInterrupt(
+      serve((response) => Effect.zipRight(respond(response), line(outcomeOf(response)))),
+      () => line("cancelled")
+    )
   }
 
   const callsOf = (client: Transport.ClientId): Map<JsonRpc.RequestId, Call> => {

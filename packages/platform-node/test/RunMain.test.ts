@@ -1,0 +1,189 @@
+/**
+ * `NodeMcpServer.runMain` as a user runs it (a child process, `fixtures/run-main.ts`):
+ *
+ * - a stdio server answers on stdout and exits 0 when its input ends;
+ * - a failing layer is one line on stderr, nothing on stdout, exit 1;
+ * - a port in use is one line naming the port, exit 1;
+ * - `announce` says where it listens; at Debug level every request is a line (method, name,
+ *   outcome, duration);
+ * - SIGTERM with a session, its GET stream and a 2026-07-28 listen open: the listen is answered
+ *   gracefully and the process exits 0 at once (measured in the bench; here within a second).
+ */
+import { assert, describe, it } from "@effect/vitest"
+
+import { type ChildProcess, spawn } from "node:child_process"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../../..")
+const fixture = path.join(here, "fixtures", "run-main.ts")
+
+interface Run {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: Promise<{ readonly code: number | null; readonly at: number }>
+}
+
+const run = (...args: ReadonlyArray<string>): Run => {
+  const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", fixture, ...args], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, RUN_MAIN_FIXTURE_TOKEN: undefined }
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (chunk) => (stdout += chunk))
+  child.stderr!.on("data", (chunk) => (stderr += chunk))
+  const exited = new Promise<{ readonly code: number | null; readonly at: number }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, at: performance.now() }))
+  )
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+const until = async (check: () => boolean, what: string, ms = 20_000) => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as net.AddressInfo).port
+      probe.close(() => resolve(port))
+    })
+  })
+
+describe("NodeMcpServer.runMain", () => {
+  it("stdio: answers on stdout, exits 0 when the input ends", async () => {
+    const server = run("stdio")
+    server.child.stdin!.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      }) + "\n"
+    )
+    await until(() => server.stdout().includes("\"id\":1"), "the initialize answer")
+    server.child.stdin!.end()
+    const { code } = await server.exited
+    assert.strictEqual(code, 0, server.stderr())
+    assert.strictEqual(JSON.parse(server.stdout().trim()).result.serverInfo.name, "run-main-fixture")
+  })
+
+  it("a failing layer: one line on stderr, nothing on stdout, exit 1", async () => {
+    const server = run("failing-stdio")
+    const { code } = await server.exited
+    assert.strictEqual(code, 1)
+    assert.strictEqual(server.stdout(), "")
+    const lines = server.stderr().trim().split("\n")
+    assert.strictEqual(lines.length, 1, server.stderr())
+    assert.match(lines[0]!, /^fixture: .*RUN_MAIN_FIXTURE_TOKEN/)
+  })
+
+  it("a port in use: one line naming the port, exit 1", async () => {
+    const port = await freePort()
+    const taken = net.createServer().listen(port, "127.0.0.1")
+    await new Promise((resolve) => taken.once("listening", resolve))
+    try {
+      const server = run("http", String(port))
+      const { code } = await server.exited
+      assert.strictEqual(code, 1)
+      assert.strictEqual(server.stderr().trim(), `fixture: port ${port} is already in use (EADDRINUSE)`)
+      assert.strictEqual(server.stdout(), "")
+    } finally {
+      taken.close()
+    }
+  })
+
+  it("http: announces where it listens, logs each request at Debug, and SIGTERM ends it gracefully at once", async () => {
+    const port = await freePort()
+    const server = run("http", String(port))
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`
+      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line")
+
+      // A session, with its standalone GET stream open.
+      const init = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        })
+      })
+      const session = init.headers.get("mcp-session-id")!
+      await init.text()
+      const sessionHeaders = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+      await (await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...sessionHeaders
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+      })).text()
+      const standalone = await fetch(url, { headers: { accept: "text/event-stream", ...sessionHeaders } })
+      assert.strictEqual(standalone.status, 200)
+
+      // A stateless call, then a listen held open.
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }
+      }
+      const modern = (id: number, method: string, params: object, extra: Record<string, string> = {}) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": method,
+            ...extra
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })
+        })
+      const sum = await (await modern(2, "tools/call", { name: "add", arguments: { a: 1, b: 2 } }, {
+        "mcp-name": "add"
+      })).json()
+      assert.deepStrictEqual(sum.result.content, [{ type: "text", text: "3" }])
+      await until(() => /effect-mcp: tools\/call add ok in [\d.]+ ms/.test(server.stderr()), "the request's log line")
+
+      const listen = await modern(3, "subscriptions/listen", { notifications: { toolsListChanged: true } })
+      const reader = listen.body!.getReader()
+      let streamed = ""
+      const reading = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) return
+          streamed += new TextDecoder().decode(value)
+        }
+      })()
+      await until(
+        () => streamed.includes("acknowledged") || streamed.includes("\"id\""),
+        "the listen's acknowledgement"
+      )
+
+      const signalled = performance.now()
+      server.child.kill("SIGTERM")
+      const { at, code } = await server.exited
+      await reading.catch(() => undefined)
+      assert.strictEqual(code, 0, server.stderr())
+      // The listen was answered as complete before the stream closed.
+      assert.include(streamed, "\"resultType\":\"complete\"")
+      assert.isBelow(at - signalled, 1_000, "exit after SIGTERM")
+    } finally {
+      if (server.child.exitCode === null) server.child.kill("SIGKILL")
+    }
+  })
+})
