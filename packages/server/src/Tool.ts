@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as JsonSchema from "./internal/jsonSchema.js"
 
 /**
  * A content block of a result (text, image, audio, a resource link or an embedded resource).
@@ -191,9 +192,11 @@ const UnknownArguments = Schema.Record({ key: Schema.String, value: Schema.Unkno
  * @category json schema
  */
 export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.Tool["inputSchema"] => {
-  const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema<any, any, never>, {
-    target: "jsonSchema2020-12"
-  }) as unknown as Record<string, unknown>
+  const { $schema: _, ...json } = JsonSchema.plain(
+    JSONSchema.make(schema as Schema.Schema<any, any, never>, {
+      target: "jsonSchema2020-12"
+    }) as unknown as Record<string, unknown>
+  )
   if (json.type !== "object") {
     // An empty struct renders as `{}`-like "object or array"; a tool's arguments are always an object.
     return { type: "object", properties: {}, additionalProperties: false } as any
@@ -208,9 +211,11 @@ export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.Tool["inp
  * @category json schema
  */
 export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown> => {
-  const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema<any, any, never>, {
-    target: "jsonSchema2020-12"
-  }) as unknown as Record<string, unknown>
+  const { $schema: _, ...json } = JsonSchema.plain(
+    JSONSchema.make(schema as Schema.Schema<any, any, never>, {
+      target: "jsonSchema2020-12"
+    }) as unknown as Record<string, unknown>
+  )
   return json
 }
 

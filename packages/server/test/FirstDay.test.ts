@@ -234,6 +234,48 @@ describe("invalid arguments", () => {
     })))
 })
 
+describe("the JSON Schema a tool publishes", () => {
+  it("is the plain form: no $ref to a named refinement, no generated titles; $defs kept for recursion", () => {
+    assert.deepStrictEqual(
+      Tool.inputSchema(Schema.Struct({
+        by: Schema.Int.pipe(Schema.positive()).annotations({ description: "How much to add" }),
+        count: Schema.NonNegativeInt,
+        name: Schema.String.pipe(Schema.minLength(1)),
+        seconds: Schema.Number.pipe(Schema.nonNegative()).annotations({ title: "duration" })
+      })),
+      {
+        type: "object",
+        required: ["by", "count", "name", "seconds"],
+        properties: {
+          by: { type: "integer", exclusiveMinimum: 0, description: "How much to add" },
+          count: { type: "integer", minimum: 0 },
+          name: { type: "string", minLength: 1 },
+          seconds: { type: "number", minimum: 0, title: "duration" }
+        },
+        additionalProperties: false
+      } as any
+    )
+    class Point extends Schema.Class<Point>("Point")({ x: Schema.Number }) {}
+    assert.deepStrictEqual(Tool.inputSchema(Point), {
+      type: "object",
+      required: ["x"],
+      properties: { x: { type: "number" } },
+      additionalProperties: false
+    } as any)
+    interface Tree {
+      readonly name: string
+      readonly children: ReadonlyArray<Tree>
+    }
+    const Tree: Schema.Schema<Tree> = Schema.Struct({
+      name: Schema.String,
+      children: Schema.Array(Schema.suspend(() => Tree))
+    }).annotations({ identifier: "Tree" })
+    const recursive = Tool.inputSchema(Schema.Struct({ root: Tree })) as any
+    assert.deepStrictEqual(recursive.properties.root, { $ref: "#/$defs/Tree" })
+    assert.deepStrictEqual(recursive.$defs.Tree.properties.children.items, { $ref: "#/$defs/Tree" })
+  })
+})
+
 describe("duplicate names", () => {
   const cases = [
     ["tool name \"a\"", {
