@@ -176,8 +176,8 @@ const isObjectSchema = (ast: SchemaAST.AST): boolean => {
  * What a `parameters` schema must be in the types: one whose encoded side is an object (not an
  * array, a string, a number, ...). A union of structs passes here and is refused by `make`.
  */
-type ObjectParameters<P> = P extends Schema.Schema<any, infer I, any>
-  ? [I] extends [ReadonlyArray<any>] ? "parameters must be an object schema (Schema.Struct), not an array"
+type ObjectParameters<P> = P extends Schema.Schema<any, infer I, any> ? 0 extends (1 & I) ? P
+  : [I] extends [ReadonlyArray<any>] ? "parameters must be an object schema (Schema.Struct), not an array"
   : [I] extends [object] ? P
   : "parameters must be an object schema (Schema.Struct): a tool's arguments are always a JSON object"
   : P
