@@ -3,12 +3,15 @@ import { McpServer } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client, greeting } from "./client.js"
 import { DualServer } from "./dual.js"
 import { Server } from "./greet.js"
+import { AppLive } from "./services.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
@@ -80,5 +83,103 @@ describe("README example", () => {
   it("is the client example the README shows", () => {
     const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "client.ts"), "utf8").trim())
+  })
+
+  it.scoped("the services example: tools with services, a resource, a template with completions, a prompt", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      yield* Effect.forkScoped(McpServer.serve(protocol).pipe(Effect.provide(AppLive)))
+      let id = 0
+      const call = (method: string, params: object) =>
+        Effect.zipRight(
+          remote.write(JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params })),
+          Effect.map(remote.read, JSON.parse)
+        )
+      yield* call("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })
+      yield* remote.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+      const now = yield* call("tools/call", { name: "now", arguments: {} })
+      assert.match(now.result.content[0].text, /^\d{4}-\d\d-\d\dT/)
+      const note = yield* call("resources/read", { uri: "notes://welcome" })
+      assert.strictEqual(note.result.contents[0].text, "Hello!")
+      const missing = yield* call("resources/read", { uri: "notes://nope" })
+      assert.deepStrictEqual(missing.error, { code: -32603, message: "there is no note nope" })
+      const completed = yield* call("completion/complete", {
+        ref: { type: "ref/resource", uri: "notes://{name}" },
+        argument: { name: "name", value: "t" }
+      })
+      assert.deepStrictEqual(completed.result.completion.values, ["todo"])
+      const standup = yield* call("prompts/get", { name: "standup", arguments: { team: "core" } })
+      assert.match(standup.result.messages[0].content.text, /^Stand-up of core, /)
+    }))
+
+  for (const file of ["services.ts", "main-stdio.ts", "main-http.ts", "Testing.test.ts"]) {
+    it(`shows ${file} as it is`, () => {
+      const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+      assert.include(readme, fs.readFileSync(path.resolve(here, file), "utf8").trim())
+    })
+  }
+
+  it("main-stdio.ts runs: answers on stdout and exits 0 when stdin ends", async () => {
+    const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", "main-stdio.ts"], {
+      cwd: here,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      }) + "\n"
+    )
+    const deadline = Date.now() + 20_000
+    while (!stdout.includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    child.stdin.end()
+    assert.strictEqual(await exited, 0)
+    assert.strictEqual(JSON.parse(stdout).result.serverInfo.name, "app")
+  })
+
+  it("main-http.ts runs: says where it listens, serves, and ends on SIGTERM", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const found = (probe.address() as net.AddressInfo).port
+        probe.close(() => resolve(found))
+      })
+    })
+    const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", "main-http.ts"], {
+      cwd: here,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PORT: String(port) }
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      const deadline = Date.now() + 20_000
+      while (!stderr.includes("listening on") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      assert.include(stderr, `listening on http://127.0.0.1:${port}/mcp`)
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        })
+      })
+      assert.strictEqual((await response.json()).result.serverInfo.name, "app")
+      child.kill("SIGTERM")
+      assert.strictEqual(await exited, 0)
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
   })
 })

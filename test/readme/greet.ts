@@ -17,4 +17,4 @@ export const Greet = Tool.make("greet", {
 export const Server = McpServer.layer({ serverInfo: { name: "demo", version: "1.0.0" }, tools: [Greet] })
 
 // Serve it over stdio until stdin closes (nothing but protocol bytes on stdout):
-// NodeMcpServer.serveStdio.pipe(Effect.provide(Server), NodeRuntime.runMain)
+// NodeMcpServer.runMain(NodeMcpServer.serveStdio.pipe(Effect.provide(Server)))
