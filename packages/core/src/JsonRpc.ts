@@ -7,11 +7,15 @@
 import * as Schema from "effect/Schema"
 import { JsonValue, RequestId } from "./Schema/Base.js"
 
-/**
- * @since 0.1.0
- * @category models
- */
-export type { RequestId } from "./Schema/Base.js"
+export type {
+  /**
+   * A request's id: a string or an integer.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestId
+} from "./Schema/Base.js"
 
 /**
  * A request: has an `id`, expects exactly one response.

@@ -51,7 +51,15 @@ export class ParseError extends Schema.TaggedError<ParseError>("@effect-mcp/core
   message: Schema.String,
   ...data
 }) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(JsonRpc.Code.ParseError, this.message, this.data)
   }
@@ -68,7 +76,15 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("@effect-
   "InvalidRequest",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(JsonRpc.Code.InvalidRequest, this.message, this.data)
   }
@@ -85,10 +101,18 @@ export class MethodNotFound extends Schema.TaggedError<MethodNotFound>("@effect-
   "MethodNotFound",
   { method: Schema.String, detail: Schema.optional(Schema.String) }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.detail ?? `Method not found: ${this.method}`
   }
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return { code: JsonRpc.Code.MethodNotFound, message: this.message }
   }
@@ -104,7 +128,15 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>("@effect-mc
   "InvalidParams",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(JsonRpc.Code.InvalidParams, this.message, this.data)
   }
@@ -120,7 +152,15 @@ export class InternalError extends Schema.TaggedError<InternalError>("@effect-mc
   "InternalError",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(JsonRpc.Code.InternalError, this.message, this.data)
   }
@@ -136,10 +176,18 @@ export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>("@eff
   "ResourceNotFound",
   { uri: Schema.String }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `Resource not found: ${this.uri}`
   }
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(revision: Revision.Revision): JsonRpc.ErrorObject {
     return { code: Revision.resourceNotFoundCode(revision), message: this.message, data: { uri: this.uri } }
   }
@@ -159,10 +207,18 @@ export class UrlElicitationRequired
   )
   implements Renderable
 {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.detail ?? "URL elicitation required"
   }
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(revision: Revision.Revision): JsonRpc.ErrorObject {
     const code = Revision.features(revision).urlElicitationRequiredError
       ? JsonRpc.Code.UrlElicitationRequired
@@ -181,7 +237,15 @@ export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>("@effect-
   "HeaderMismatch",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(JsonRpc.Code.HeaderMismatch, this.message, this.data)
   }
@@ -200,10 +264,18 @@ export class MissingRequiredClientCapability
   )
   implements Renderable
 {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.detail ?? "Missing required client capability"
   }
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return {
       code: JsonRpc.Code.MissingRequiredClientCapability,
@@ -226,10 +298,18 @@ export class UnsupportedProtocolVersion
   )
   implements Renderable
 {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `Unsupported protocol version: ${this.requested}`
   }
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return {
       code: JsonRpc.Code.UnsupportedProtocolVersion,
@@ -250,7 +330,15 @@ export class RpcError extends Schema.TaggedError<RpcError>("@effect-mcp/core/Rpc
   message: Schema.String,
   ...data
 }) implements Renderable {
+  /**
+   * @since 0.1.0
+   */
   readonly [TypeId]: TypeId = TypeId
+  /**
+   * The error as the wire carries it in `revision`.
+   *
+   * @since 0.1.0
+   */
   toWire(_revision: Revision.Revision): JsonRpc.ErrorObject {
     return render(this.code, this.message, this.data)
   }

@@ -58,7 +58,11 @@ const gone = (child: ChildProcess): boolean => child.exitCode !== null || child.
  *
  * @example
  * ```ts
- * const Client = McpClient.layer({ clientInfo: { name: "me", version: "1.0.0" } }).pipe(
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeMcpClient } from "@effect-mcp/platform-node"
+ * import { Layer } from "effect"
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "me", version: "1.0.0" } }).pipe(
  *   Layer.provide(NodeMcpClient.layerStdio({ command: "node", args: ["server.js"] }))
  * )
  * ```

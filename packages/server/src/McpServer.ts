@@ -423,15 +423,25 @@ export const inputRequired = (options: {
  *
  * @example
  * ```ts
+ * import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+ * import { Effect, Option, Schema } from "effect"
+ *
  * const Step = Schema.Struct({ step: Schema.Number, draft: Schema.String })
  *
- * // round 1
- * McpServer.inputRequiredWith(Step)({
- *   inputRequests: { ok: McpServer.elicitForm({ message: "Sure?", requestedSchema: { type: "object", properties: {} } }) },
- *   state: { step: 1, draft: "hello" }
- * })
- * // the retry
- * const state = yield* McpRequest.requestStateAs(Step) // Option<{ step: number; draft: string }>
+ * export const Publish = Tool.make("publish", {}, () =>
+ *   Effect.gen(function*() {
+ *     // The retry carries the state of the round before (none in the first round).
+ *     const state = yield* McpRequest.requestStateAs(Step)
+ *     if (Option.isNone(state)) {
+ *       return yield* McpServer.inputRequiredWith(Step)({
+ *         inputRequests: {
+ *           ok: McpServer.elicitForm({ message: "Sure?", requestedSchema: { type: "object", properties: {} } })
+ *         },
+ *         state: { step: 1, draft: "hello" }
+ *       })
+ *     }
+ *     return `published ${state.value.draft}`
+ *   }))
  * ```
  *
  * @since 0.1.0

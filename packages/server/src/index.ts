@@ -72,25 +72,31 @@ export * as NotificationBus from "./NotificationBus.js"
  */
 export * as Subscription from "./Subscription.js"
 
-/**
- * The wire errors a handler may fail with (`McpError.InvalidParams`, `McpError.ResourceNotFound`,
- * ...), re-exported so that one import serves a server author.
- *
- * @since 0.1.0
- */
-export { McpError } from "@effect-mcp/core"
+export {
+  /**
+   * The wire errors a handler may fail with (`McpError.InvalidParams`, `McpError.ResourceNotFound`,
+   * ...), re-exported so that one import serves a server author.
+   *
+   * @since 0.1.0
+   */
+  McpError
+} from "@effect-mcp/core"
 
-/**
- * The revisions, as data (`Revision.handshake`, `Revision.stateless`, `Revision.all`).
- *
- * @since 0.1.0
- */
-export { Revision } from "@effect-mcp/core"
+export {
+  /**
+   * The revisions, as data (`Revision.handshake`, `Revision.stateless`, `Revision.all`).
+   *
+   * @since 0.1.0
+   */
+  Revision
+} from "@effect-mcp/core"
 
-/**
- * Every MCP type of every revision as Effect Schema, named `McpSchema` so that it does not clash
- * with effect's `Schema`: `McpSchema.Content.ContentBlock`, `McpSchema.Tool.CallToolResult`, ...
- *
- * @since 0.1.0
- */
-export { Schema as McpSchema } from "@effect-mcp/core"
+export {
+  /**
+   * Every MCP type of every revision as Effect Schema, named `McpSchema` so that it does not clash
+   * with effect's `Schema`: `McpSchema.Content.ContentBlock`, `McpSchema.Tool.CallToolResult`, ...
+   *
+   * @since 0.1.0
+   */
+  Schema as McpSchema
+} from "@effect-mcp/core"

@@ -13,7 +13,15 @@ import { JsonValue, LoggingLevel, metaField, RequestParams } from "./Base.js"
  * @since 0.1.0
  * @category schemas
  */
-export { LoggingLevel } from "./Base.js"
+export {
+  /**
+   * The syslog severities of `logging/setLevel` and `notifications/message`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  LoggingLevel
+} from "./Base.js"
 
 /**
  * The levels in order of severity, lowest first.
