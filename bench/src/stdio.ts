@@ -70,7 +70,7 @@ const envelope = Envelope.fromEnv()
 const stallMillis = 30_000
 
 interface Server {
-  readonly key: "ours" | "ours-dual" | "sdk" | "bare" | "ours-add"
+  readonly key: "ours" | "ours-dual" | "sdk" | "bare" | "ours-add" | "ours-bundled"
   readonly name: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -123,7 +123,19 @@ const oursAdd: Server = {
   file: here("./ours-stdio-server.js"),
   args: []
 }
-const startupServers: ReadonlyArray<Server> = envelope.handshake ? [...servers, oursAdd] : servers
+/**
+ * The same server bundled into one file (`scripts/bundle.mjs`, esbuild), as the demo and the
+ * `mcp` command are run: what startup costs when Node loads one module instead of hundreds.
+ */
+const oursBundled: Server = {
+  key: "ours-bundled",
+  name: "effect-mcp, add only, bundled",
+  file: here("./ours-stdio-server.bundle.mjs"),
+  args: envelope.handshake ? [] : ["--revisions", "stateless"]
+}
+const startupServers: ReadonlyArray<Server> = envelope.handshake
+  ? [...servers, oursAdd, oursBundled]
+  : [...servers, oursBundled]
 
 interface Round {
   readonly rps: number
@@ -338,6 +350,7 @@ const main = async () => {
   const first = envelope.handshake ? "initialize" : "first call"
   // Ours with only `add` against the SDK's one-tool server.
   const startupRatio = startupMedian[at(envelope.handshake ? "ours-add" : "ours")] / startupMedian[at("sdk")]
+  const bundledRatio = startupMedian[at("ours-bundled")] / startupMedian[at("sdk")]
 
   interface Pair {
     readonly a: Server["key"]
@@ -417,6 +430,11 @@ const main = async () => {
         ratio(startupRatio),
         `≤ 2x${startupRatio <= 2 ? " met" : " NOT MET"}`
       ],
+      [
+        `ours/sdk startup, add only, bundled (spawn → ${first})`,
+        ratio(bundledRatio),
+        `≤ 2x${bundledRatio <= 2 ? " met" : " NOT MET"}`
+      ],
       ...(envelope.handshake
         ? [["ours/sdk startup, apps/everything", ratio(startupMedian[at("ours")] / startupMedian[at("sdk")]), ""]]
         : [])
@@ -454,6 +472,7 @@ const main = async () => {
       value: `${startupMedian.map((t) => t.toFixed(0)).join(" / ")} ms`
     },
     targetRow(section, "ours / SDK startup (add only)", startupRatio, ratio(startupRatio), "≤", 2, "2x"),
+    targetRow(section, "ours / SDK startup (add only, bundled)", bundledRatio, ratio(bundledRatio), "≤", 2, "2x"),
     { section, label: "other load on the machine", value: `${percent(otherLoad(loadMark))} of a CPU` }
   )
   record(summary)
