@@ -9,7 +9,7 @@
 import type * as ParseResult from "effect/ParseResult"
 import * as AST from "effect/SchemaAST"
 
-/** At most this many problems are listed; the rest are counted. */
+/** At most this many problems are listed; "(and more)" says there were others. */
 const maxLines = 10
 
 const show = (actual: unknown): string => {
