@@ -12,14 +12,12 @@
  *   calls whose time is up. A timer per call (`Effect.timeout`) cost more than the rest of a
  *   client's call together.
  */
-import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
-import * as Option from "effect/Option"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Meta from "../Meta.js"
@@ -54,11 +52,16 @@ export interface RequestOptions {
   readonly onId?: (id: JsonRpc.RequestId) => void
 }
 
+type Answer = Exit.Exit<unknown, McpError.McpError | TransportClosed | RequestTimeout>
+
 interface Pending {
   readonly id: number
   readonly client: Transport.ClientId
   readonly method: string
-  readonly deferred: Deferred.Deferred<unknown, McpError.McpError | TransportClosed | RequestTimeout>
+  /** Resumes the caller waiting for the answer; until it waits, the answer is kept in `done`. */
+  resume: ((answer: Answer) => void) | undefined
+  done: Answer | undefined
+  readonly related: JsonRpc.RequestId | undefined
   readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
   /** Restarted by progress (when asked), never past `hardDeadline`. */
   readonly timeout: Duration.Duration
@@ -109,8 +112,35 @@ export const make = (options: Options): Outbound => {
       (error) => Effect.logDebug("effect-mcp: could not send", error)
     )
 
-  const fail = (call: Pending) =>
-    Deferred.unsafeDone(call.deferred, Exit.fail(new TransportClosed({ method: call.method })))
+  /** Completes a call: its caller resumes with `answer` (at once, or when it starts waiting). */
+  const settle = (call: Pending, answer: Answer) => {
+    const resume = call.resume
+    if (resume === undefined) {
+      call.done = answer
+      return
+    }
+    call.resume = undefined
+    resume(answer)
+  }
+
+  const fail = (call: Pending) => settle(call, Exit.fail(new TransportClosed({ method: call.method })))
+
+  /** Tells the peer a call of ours is cancelled (only a method that may be). */
+  const cancel = (call: Pending, reason: string) =>
+    Method.isCancellable(call.method)
+      ? sendQuiet(
+        call.client,
+        JsonRpc.notification("notifications/cancelled", { requestId: call.id, reason }),
+        call.related
+      )
+      : Effect.void
+
+  /** Waits for a call's answer: an async with no allocation beyond its own (no Deferred). */
+  const answerOf = (call: Pending): Effect.Effect<unknown, McpError.McpError | TransportClosed | RequestTimeout> =>
+    Effect.async((resume) => {
+      if (call.done !== undefined) resume(call.done)
+      else call.resume = resume
+    })
 
   const { clock } = options
   /** The earliest deadline the sweeper sleeps until, and how to wake it for an earlier one. */
@@ -129,10 +159,8 @@ export const make = (options: Options): Outbound => {
       if (due <= now) {
         pending.delete(call.id)
         const timeout = call.hardDeadline <= call.deadline ? call.maxTimeout : call.timeout
-        Deferred.unsafeDone(
-          call.deferred,
-          Exit.fail(new RequestTimeout({ method: call.method, id: call.id, timeout }))
-        )
+        settle(call, Exit.fail(new RequestTimeout({ method: call.method, id: call.id, timeout })))
+        options.fork(cancel(call, `timed out after ${Duration.format(timeout)}`))
       } else if (due < earliest) earliest = due
     }
     target = earliest
@@ -145,70 +173,58 @@ export const make = (options: Options): Outbound => {
   })
 
   const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        if (closed) return yield* new TransportClosed({ method })
-        const id = nextId++
-        requestOptions.onId?.(id)
-        const deferred = yield* Deferred.make<unknown, McpError.McpError | TransportClosed | RequestTimeout>()
-        const reset = requestOptions.resetTimeoutOnProgress === true
-        const wantsProgress = requestOptions.onProgress !== undefined || reset
-        const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
-        const maxTimeout = requestOptions.maxTimeout === undefined
-          ? options.maxTimeout
-          : Duration.decode(requestOptions.maxTimeout)
-        const call: Pending = {
-          id,
-          client,
-          method,
-          deferred,
-          onProgress: requestOptions.onProgress,
-          timeout,
-          reset,
-          maxTimeout,
-          deadline: Infinity,
-          hardDeadline: Infinity
-        }
-        pending.set(id, call)
-        const cleanup = Effect.sync(() => {
-          pending.delete(id)
-        })
-        const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
-        const sent = yield* Effect.either(
-          options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related })
-        )
-        if (sent._tag === "Left") {
-          yield* cleanup
-          return yield* new TransportClosed({ method, cause: sent.left })
-        }
-        // The time runs from the send; progress restarts it (when asked) up to the hard maximum.
-        const now = clock.unsafeCurrentTimeMillis()
-        call.deadline = now + millisOf(timeout)
-        call.hardDeadline = reset ? now + millisOf(maxTimeout) : Infinity
-        watch(call)
-        const answer = Deferred.await(deferred)
-        const cancel = (reason: string) =>
-          Method.isCancellable(method)
-            ? sendQuiet(
-              client,
-              JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
-              requestOptions.related
-            )
-            : Effect.void
-        return yield* restore(answer).pipe(
-          Effect.onExit((exit) => {
-            if (Exit.isSuccess(exit)) return cleanup
-            if (Cause.isInterruptedOnly(exit.cause)) {
-              return Effect.zipRight(cleanup, cancel(requestOptions.cancelReason ?? "cancelled by the caller"))
+    Effect.suspend(() => {
+      if (closed) return Effect.fail(new TransportClosed({ method }))
+      const id = nextId++
+      requestOptions.onId?.(id)
+      const reset = requestOptions.resetTimeoutOnProgress === true
+      const wantsProgress = requestOptions.onProgress !== undefined || reset
+      const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
+      const maxTimeout = requestOptions.maxTimeout === undefined
+        ? options.maxTimeout
+        : Duration.decode(requestOptions.maxTimeout)
+      const call: Pending = {
+        id,
+        client,
+        method,
+        resume: undefined,
+        done: undefined,
+        related: requestOptions.related,
+        onProgress: requestOptions.onProgress,
+        timeout,
+        reset,
+        maxTimeout,
+        deadline: Infinity,
+        hardDeadline: Infinity
+      }
+      pending.set(id, call)
+      const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
+      // Sent whole, whatever happens to the caller meanwhile; only the wait is interruptible, and
+      // interrupting it (however early) forgets the call and tells the peer.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.matchEffect(
+          options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related }),
+          {
+            onFailure: (cause) => {
+              pending.delete(id)
+              return Effect.fail(new TransportClosed({ method, cause }))
+            },
+            onSuccess: () => {
+              // The time runs from the send; progress restarts it (when asked) up to the hard maximum.
+              const now = clock.unsafeCurrentTimeMillis()
+              call.deadline = now + millisOf(timeout)
+              call.hardDeadline = reset ? now + millisOf(maxTimeout) : Infinity
+              watch(call)
+              return Effect.onInterrupt(restore(answerOf(call)), () => {
+                pending.delete(id)
+                call.resume = undefined
+                return cancel(call, requestOptions.cancelReason ?? "cancelled by the caller")
+              })
             }
-            const error = Cause.failureOption(exit.cause)
-            return Option.isSome(error) && error.value._tag === "RequestTimeout"
-              ? Effect.zipRight(cleanup, cancel(`timed out after ${Duration.format(error.value.timeout)}`))
-              : cleanup
-          })
+          }
         )
-      })
-    )
+      )
+    })
 
   // Lazy: a transport's `send` may act when called (the in-memory one does), and a notification
   // must go out when its Effect runs, each time it runs.
@@ -228,10 +244,7 @@ export const make = (options: Options): Outbound => {
     const call = typeof message.id === "number" ? pending.get(message.id) : undefined
     if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
     pending.delete(message.id as number)
-    Deferred.unsafeDone(
-      call.deferred,
-      "error" in message ? Exit.fail(McpError.fromWire(message.error)) : Exit.succeed(message.result)
-    )
+    settle(call, "error" in message ? Exit.fail(McpError.fromWire(message.error)) : Exit.succeed(message.result))
   }
 
   const progress: Outbound["progress"] = (client, params) => {
