@@ -9,12 +9,14 @@
  * Target: ours ≥ 2× the SDK pair's requests/s.
  *
  * Environment: BENCH_CLIENT_CALLS (10000), BENCH_CLIENT_WARMUP (2000), BENCH_IN_FLIGHT (16),
- * BENCH_ROUNDS (2), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset).
+ * BENCH_ROUNDS (2), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset), BENCH_CLIENT_HTTP
+ * (`fetch`, the default, like the SDK client; `node`: our client on platform-node's `NodeHttpClient`).
  *
  * A benchmark, not a test.
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
@@ -115,7 +117,9 @@ const cases: ReadonlyArray<Case> = [
     connect: async () => {
       const { child, port } = await startHttpServer(here("./ours-http-server.js"), ["--mode", "layerHttp"])
       const pair = await ours(
-        McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` }).pipe(Layer.provide(FetchHttpClient.layer))
+        McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` }).pipe(
+          Layer.provide(process.env.BENCH_CLIENT_HTTP === "node" ? NodeHttpClient.layer : FetchHttpClient.layer)
+        )
       )
       return { pair, stop: () => child.process.kill() }
     }

@@ -115,15 +115,21 @@ describe("an @effect/ai toolkit served over MCP, called by the official SDK clie
       assert.deepStrictEqual(paris.structuredContent, { city: "Paris", celsius: 21 })
       assert.isUndefined(paris.isError)
 
+      // GetWeather publishes an outputSchema: the failure rides in _meta (structuredContent must fit the schema).
       const unknown = await client.callTool({ name: "GetWeather", arguments: { city: "Atlantis" } })
       assert.isTrue(unknown.isError)
-      assert.deepStrictEqual(unknown.structuredContent, { city: "Atlantis", _tag: "CityUnknown" })
+      assert.isUndefined(unknown.structuredContent)
+      assert.deepStrictEqual(unknown._meta?.["dev.effect-mcp/failure"], { city: "Atlantis", _tag: "CityUnknown" })
+      assert.deepStrictEqual(unknown.content, [{
+        type: "text",
+        text: "{\"city\":\"Atlantis\",\"_tag\":\"CityUnknown\"}"
+      }])
 
       const forecast = await client.callTool({ name: "Forecast", arguments: { city: "Paris" } })
       assert.deepStrictEqual(forecast.content, [{ type: "text", text: "sunny in Paris" }])
       const returned = await client.callTool({ name: "Forecast", arguments: { city: "Atlantis" } })
       assert.isTrue(returned.isError)
-      assert.deepStrictEqual(returned.structuredContent, { city: "Atlantis", _tag: "CityUnknown" })
+      assert.deepStrictEqual(returned._meta?.["dev.effect-mcp/failure"], { city: "Atlantis", _tag: "CityUnknown" })
 
       const invalid = await client.callTool({ name: "GetWeather", arguments: { city: "" } })
       assert.isTrue(invalid.isError)

@@ -28,7 +28,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
@@ -629,7 +628,7 @@ export const make = <R = never>(
           Effect.mapError((error) =>
             new ClientError.InvalidArguments({
               tool: tool.name,
-              detail: ParseResult.TreeFormatter.formatErrorSync(error)
+              detail: Method.describeError(error)
             })
           )
         )
@@ -638,18 +637,30 @@ export const make = <R = never>(
           encoded === undefined ? { name: tool.name } : { name: tool.name, arguments: encoded },
           call
         )) as McpSchema.Tool.CallToolResult
-        const carried = structuredOf(result)
         if (result.isError === true) {
-          const failure = tool.failure === undefined || carried === undefined
-            ? carried
-            : Option.getOrElse(Schema.decodeUnknownOption(tool.failure)(carried), () => carried)
-          return yield* new ClientError.ToolFailed({ tool: tool.name, failure: failure as F, result })
+          // Where the server put it: `_meta` when the tool has an output schema, else structured
+          // content, else the JSON of the text.
+          const given = Meta.of(result)?.[Meta.toolFailure]
+          const carried = given !== undefined ? given : structuredOf(result)
+          if (tool.failure === undefined) {
+            return yield* new ClientError.ToolFailed({ tool: tool.name, failure: carried as F, result })
+          }
+          const failure = yield* Schema.decodeUnknown(tool.failure)(carried).pipe(
+            Effect.mapError((error) =>
+              new ClientError.InvalidResult({
+                method: `tools/call ${tool.name}`,
+                detail: `the failure does not fit the tool's failure schema: ${Method.describeError(error)}`
+              })
+            )
+          )
+          return yield* new ClientError.ToolFailed({ tool: tool.name, failure, result })
         }
+        const carried = structuredOf(result)
         return yield* Schema.decodeUnknown(tool.success)(carried).pipe(
           Effect.mapError((error) =>
             new ClientError.InvalidResult({
               method: `tools/call ${tool.name}`,
-              detail: ParseResult.TreeFormatter.formatErrorSync(error)
+              detail: Method.describeError(error)
             })
           )
         )

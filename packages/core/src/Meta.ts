@@ -89,6 +89,16 @@ export const modelImmediateResponse = "io.modelcontextprotocol/model-immediate-r
 export const progressToken = "progressToken" as const
 
 /**
+ * effect-mcp's own key (not the protocol's): the encoded typed failure of an `isError` tool
+ * result. It rides in `_meta` when the tool publishes an `outputSchema`, because
+ * `structuredContent` must then fit that schema (older SDK clients check it even on errors).
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const toolFailure = "dev.effect-mcp/failure" as const
+
+/**
  * W3C trace context and baggage keys (un-prefixed by exception).
  *
  * @since 0.1.0

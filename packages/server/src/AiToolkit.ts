@@ -40,6 +40,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as Failure from "./internal/failure.js"
 import * as McpServer from "./McpServer.js"
 import * as Tool from "./Tool.js"
 
@@ -49,13 +50,12 @@ const isEmpty = (schema: Schema.Schema.All): boolean => {
   return tag === "VoidKeyword" || tag === "NeverKeyword" || tag === "UndefinedKeyword"
 }
 
-/** An encoded value as a tool result: its JSON as text, and as structured content when it is an object. */
-const resultOf = (encoded: unknown, isError: boolean): Tool.Result => ({
-  content: encoded === undefined
-    ? []
-    : [{ type: "text", text: typeof encoded === "string" ? encoded : JSON.stringify(encoded) }],
-  ...(typeof encoded === "object" && encoded !== null && !Array.isArray(encoded) ? { structuredContent: encoded } : {}),
-  ...(isError ? { isError: true } : {})
+const textOf = (encoded: unknown) => typeof encoded === "string" ? encoded : JSON.stringify(encoded)
+
+/** A success as a tool result: its JSON as text, and as structured content when it is an object. */
+const successOf = (encoded: unknown): Tool.Result => ({
+  content: encoded === undefined ? [] : [{ type: "text", text: textOf(encoded) }],
+  ...(typeof encoded === "object" && encoded !== null && !Array.isArray(encoded) ? { structuredContent: encoded } : {})
 })
 
 /** The annotations that differ from MCP's defaults (which are @effect/ai's too). */
@@ -101,15 +101,21 @@ export const tools = <Tools extends Record<string, AiTool.Any>>(
         ...(annotations !== undefined ? { annotations } : {})
       }, () => Effect.void as Effect.Effect<any>)
       const encodeFailure = failure && Schema.encodeUnknown(failure)
+      const hasOutput = base.definition.outputSchema !== undefined
       const run = (args: unknown): Effect.Effect<Tool.Result, never, any> =>
         handled.handle(tool.name as keyof Tools, args as never).pipe(
           Effect.matchEffect({
-            onSuccess: ({ encodedResult, isFailure }) => Effect.succeed(resultOf(encodedResult, isFailure)),
+            onSuccess: ({ encodedResult, isFailure }) =>
+              Effect.succeed(
+                isFailure
+                  ? Failure.toolFailure(encodedResult, textOf(encodedResult), hasOutput)
+                  : successOf(encodedResult)
+              ),
             onFailure: (error): Effect.Effect<Tool.Result> => {
               if (encodeFailure !== undefined && Schema.is(failure!)(error)) {
                 return Effect.match(encodeFailure(error), {
-                  onFailure: () => resultOf(String(error), true),
-                  onSuccess: (encoded) => resultOf(encoded, true)
+                  onFailure: () => Failure.toolFailure(undefined, String(error), hasOutput),
+                  onSuccess: (encoded) => Failure.toolFailure(encoded, textOf(encoded), hasOutput)
                 })
               }
               // An AiError: the handler's result does not fit its schemas, a bug (-32603).

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as Failure from "./internal/failure.js"
 import * as JsonSchema from "./internal/jsonSchema.js"
 
 /**
@@ -126,8 +127,10 @@ export interface Options<
    */
   readonly outputSchema?: Readonly<Record<string, unknown>>
   /**
-   * The typed failure. A failure becomes an `isError` result carrying the encoded failure as
-   * `structuredContent` (2025-06-18+) and as its text (JSON, unless `failureText` says otherwise).
+   * The typed failure. A failure becomes an `isError` result whose text is the encoded failure
+   * (JSON, unless `failureText` says otherwise), carrying it structured too: as
+   * `structuredContent` (2025-06-18+) when the tool has no `success` schema, else under `_meta`
+   * (`Meta.toolFailure`), since `structuredContent` must fit the published `outputSchema`.
    */
   readonly failure?: F
   /** The text of a failure's `isError` result (default: the encoded failure as JSON). */
@@ -353,21 +356,16 @@ export const make = <
     if (encodeFailure && isFailure!(error)) {
       return Effect.match(encodeFailure(error), {
         onFailure: () => ({ content: [{ type: "text" as const, text: describe(error) }], isError: true }),
-        onSuccess: (encoded) => ({
-          content: [{
-            type: "text" as const,
-            text: failureText !== undefined
+        onSuccess: (encoded) =>
+          Failure.toolFailure(
+            encoded,
+            failureText !== undefined
               ? failureText(error)
               : typeof encoded === "string"
               ? encoded
-              : JSON.stringify(encoded)
-          }],
-          // Structured where it is an object (the only structured content there is).
-          ...(typeof encoded === "object" && encoded !== null && !Array.isArray(encoded)
-            ? { structuredContent: encoded }
-            : {}),
-          isError: true
-        })
+              : JSON.stringify(encoded),
+            definition.outputSchema !== undefined
+          )
       })
     }
     return Effect.succeed({ content: [{ type: "text", text: describe(error) }], isError: true })
