@@ -14,7 +14,8 @@
  *   `notifications/resources/updated` becomes the server's `resourceUpdated`, which reaches the
  *   downstream sessions and `subscriptions/listen` streams that asked.
  * - **Asks**: the upstream's sampling, elicitation and roots requests are asked of the downstream
- *   client whose request is in flight (the most recent one when several are), in its own era: a
+ *   client whose request is in flight (refused when several are: the upstream does not say which
+ *   one it asks for, and a guess could hand one client's prompt to another), in its own era: a
  *   session's request is asked at once, a 2026-07-28 request gets an `input_required` round, whose
  *   retry calls upstream again and answers the same ask (keyed by its content) from the retry.
  *
@@ -48,10 +49,11 @@ interface Ask {
   readonly reply: Deferred.Deferred<unknown, McpError.McpError>
 }
 
-/** A downstream request in flight, and the asks waiting for it. */
+/** A downstream request in flight, the asks waiting for it, and every reply still owed upstream. */
 interface Inflight {
   readonly request: McpRequest.Service
   readonly asks: Queue.Queue<Ask>
+  readonly replies: Set<Deferred.Deferred<unknown, McpError.McpError>>
 }
 
 /**
@@ -89,17 +91,25 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
     run: Ask["run"]
   ): Effect.Effect<unknown, McpError.McpError> =>
     Effect.flatMap(Ref.get(inflight), (all) => {
-      const target = all[all.length - 1]
-      if (target === undefined) {
+      // The upstream does not say which request it asks for: with one in flight it is that one;
+      // with several, guessing could hand one client's prompt to another, so it is refused.
+      if (all.length !== 1) {
         return Effect.fail(
-          new McpError.InternalError({ message: `proxy: no request of a client is in flight to ask (${kind})` })
+          new McpError.InternalError({
+            message: all.length === 0
+              ? `proxy: no request of a client is in flight to ask (${kind})`
+              : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
+          })
         )
       }
-      return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) =>
-        Effect.zipRight(
+      const target = all[0]!
+      return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
+        target.replies.add(reply)
+        return Effect.zipRight(
           Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
-          Deferred.await(reply)
-        ))
+          Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
+        )
+      })
     })
 
   const handlers: McpClient.Handlers = {
@@ -139,8 +149,12 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
           if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
           const failure = Cause.failureOption(exit.cause)
           if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+          // Asked of a stateless client as input_required: the retry asks again, and is answered.
           stopped.push(exit.cause as Cause.Cause<never>)
-          return Effect.void
+          return Deferred.fail(
+            a.reply,
+            new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+          )
         }, { discard: true })
         if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
       })
@@ -149,10 +163,19 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
   const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
     Effect.gen(function*() {
       const request = yield* McpRequest.McpRequest
-      const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>() }
+      const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
       yield* Ref.update(inflight, (all) => [...all, entry])
+      // Whatever ends the request, nothing the upstream asked of it is left waiting.
+      const ended = Effect.suspend(() =>
+        Effect.forEach(
+          Array.from(entry.replies),
+          (reply) =>
+            Deferred.fail(reply, new McpError.InternalError({ message: "proxy: the request it was asked for ended" })),
+          { discard: true }
+        )
+      )
       return yield* Effect.raceFirst(call, serveAsks(entry)).pipe(
-        Effect.ensuring(Ref.update(inflight, (all) => all.filter((e) => e !== entry)))
+        Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
       )
     })
 
@@ -393,14 +416,33 @@ export const layer = (
        * Follows the upstream: list changes are listed again, resource updates passed on. A change
        * of the resource list subscribes again, to the URIs listed now.
        */
-      const follow = Effect.gen(function*() {
-        const uris = caps.resources?.subscribe === true ? Array.from((yield* Ref.get(mirrored)).resources.keys()) : []
+      /** Everything listed again, as the capabilities allow. */
+      const syncAll = Effect.all([
+        caps.tools !== undefined ? syncTools : Effect.void,
+        caps.prompts !== undefined ? syncPrompts : Effect.void,
+        caps.resources !== undefined ? syncResources : Effect.void
+      ], { discard: true })
+      const subscribedUris = Effect.map(
+        Ref.get(mirrored),
+        (m) => caps.resources?.subscribe === true ? Array.from(m.resources.keys()) : []
+      )
+
+      /**
+       * Follows the upstream: list changes are listed again, resource updates passed on. It
+       * subscribes first and then lists everything again, so that nothing changed in between is
+       * missed; a change of the subscribed URIs subscribes again.
+       */
+      const once = Effect.gen(function*() {
+        const uris = yield* subscribedUris
         const subscription = yield* client.subscribe({
           ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
           ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
           ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
           ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
         })
+        yield* syncAll
+        const same = (now: ReadonlyArray<string>) =>
+          now.length === uris.length && now.every((uri) => uris.includes(uri))
         yield* subscription.notifications.pipe(
           Stream.mapEffect((n) => {
             switch (n.method) {
@@ -409,7 +451,7 @@ export const layer = (
               case "notifications/prompts/list_changed":
                 return Effect.as(syncPrompts, true)
               case "notifications/resources/list_changed":
-                return Effect.as(syncResources, false)
+                return Effect.zipRight(syncResources, Effect.map(subscribedUris, same))
               case "notifications/resources/updated": {
                 const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
                 return Effect.as(typeof uri === "string" ? server.resourceUpdated(uri) : Effect.void, true)
@@ -421,18 +463,21 @@ export const layer = (
           Stream.takeWhile((goOn) => goOn),
           Stream.runDrain
         )
-      }).pipe(
-        Effect.scoped,
-        Effect.matchEffect({
-          // Subscribed again after a pause: the upstream may be restarting.
+      })
+
+      // Subscribed again after an end or a failure (the upstream may be restarting); not once
+      // the upstream is gone.
+      const follow: Effect.Effect<void> = Effect.suspend(() =>
+        Effect.matchEffect(Effect.scoped(once), {
           onFailure: (error) =>
-            Effect.zipRight(
-              Effect.logWarning(`mcp proxy: following the upstream: ${error.message}`),
-              Effect.sleep("5 seconds")
-            ),
-          onSuccess: () => Effect.sleep("100 millis")
-        }),
-        Effect.forever
+            error._tag === "TransportClosed"
+              ? Effect.logWarning(`mcp proxy: the upstream closed; no longer following it: ${error.message}`)
+              : Effect.zipRight(
+                Effect.logWarning(`mcp proxy: following the upstream: ${error.message}`),
+                Effect.zipRight(Effect.sleep("5 seconds"), follow)
+              ),
+          onSuccess: () => Effect.zipRight(Effect.sleep("100 millis"), follow)
+        })
       )
       const followed = caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
         caps.resources?.listChanged === true || caps.resources?.subscribe === true

@@ -142,6 +142,18 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
       assert.deepStrictEqual(yield* Ref.get(asked), ["First name?", "Last name?"])
     }))
 
+  it.scopedLive("with two requests in flight, the upstream's ask is refused, not guessed", () =>
+    Effect.gen(function*() {
+      const { asked, client } = yield* setup
+      const hanging = yield* Effect.fork(client.callTool("hang", {}))
+      yield* Effect.sleep("100 millis")
+      const result = yield* client.callTool("greet", {})
+      assert.isTrue(result.isError)
+      assert.include(JSON.stringify(result.content), "2 requests are in flight")
+      assert.deepStrictEqual(yield* Ref.get(asked), [])
+      yield* Fiber.interrupt(hanging)
+    }))
+
   it.scopedLive("list changes and resource updates reach the downstream subscription", () =>
     Effect.gen(function*() {
       const { client, upstream } = yield* setup

@@ -20,7 +20,8 @@ const show = (actual: unknown): string => {
   try {
     text = JSON.stringify(actual) ?? String(actual)
   } catch {
-    text = String(actual)
+    // Too deep (or cyclic) to print: what it is, not what is in it.
+    text = Array.isArray(actual) ? "an array" : typeof actual === "object" && actual !== null ? "an object" : "a value"
   }
   return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
@@ -163,9 +164,21 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
       return
     case "Composite": {
       const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues]
-      // A union none of whose members fit: what it accepts, in one line.
       if (issue.ast._tag === "Union" && issues.length !== 1) {
-        out.push(line(path, `expected ${expected(issue.ast)}, got ${show(issue.actual)}`))
+        // Members of one kind (objects, say): the problems of the one that came closest.
+        const described = expected(issue.ast)
+        if (!described.includes(" or ") && !described.startsWith("one of")) {
+          let best: Array<string> | undefined
+          for (const each of issues) {
+            const lines: Array<string> = []
+            collect(each, path, lines)
+            if (best === undefined || lines.length < best.length) best = lines
+          }
+          out.push(...(best ?? []))
+          return
+        }
+        // Members of different kinds: what the union accepts, in one line.
+        out.push(line(path, `expected ${described}, got ${show(issue.actual)}`))
         return
       }
       for (const each of issues) collect(each, path, out)

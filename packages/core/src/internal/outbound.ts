@@ -172,37 +172,37 @@ export const make = (options: Options): Outbound => {
     )
   })
 
+  // Registered and sent whole, whatever happens to the caller meanwhile; only the wait is
+  // interruptible, and interrupting it (however early) forgets the call and tells the peer.
   const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
-    Effect.suspend(() => {
-      if (closed) return Effect.fail(new TransportClosed({ method }))
-      const id = nextId++
-      requestOptions.onId?.(id)
-      const reset = requestOptions.resetTimeoutOnProgress === true
-      const wantsProgress = requestOptions.onProgress !== undefined || reset
-      const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
-      const maxTimeout = requestOptions.maxTimeout === undefined
-        ? options.maxTimeout
-        : Duration.decode(requestOptions.maxTimeout)
-      const call: Pending = {
-        id,
-        client,
-        method,
-        resume: undefined,
-        done: undefined,
-        related: requestOptions.related,
-        onProgress: requestOptions.onProgress,
-        timeout,
-        reset,
-        maxTimeout,
-        deadline: Infinity,
-        hardDeadline: Infinity
-      }
-      pending.set(id, call)
-      const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
-      // Sent whole, whatever happens to the caller meanwhile; only the wait is interruptible, and
-      // interrupting it (however early) forgets the call and tells the peer.
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.matchEffect(
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(new TransportClosed({ method }))
+        const id = nextId++
+        requestOptions.onId?.(id)
+        const reset = requestOptions.resetTimeoutOnProgress === true
+        const wantsProgress = requestOptions.onProgress !== undefined || reset
+        const timeout = requestOptions.timeout === undefined ? options.timeout : Duration.decode(requestOptions.timeout)
+        const maxTimeout = requestOptions.maxTimeout === undefined
+          ? options.maxTimeout
+          : Duration.decode(requestOptions.maxTimeout)
+        const call: Pending = {
+          id,
+          client,
+          method,
+          resume: undefined,
+          done: undefined,
+          related: requestOptions.related,
+          onProgress: requestOptions.onProgress,
+          timeout,
+          reset,
+          maxTimeout,
+          deadline: Infinity,
+          hardDeadline: Infinity
+        }
+        pending.set(id, call)
+        const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
+        return Effect.matchEffect(
           options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related }),
           {
             onFailure: (cause) => {
@@ -223,8 +223,8 @@ export const make = (options: Options): Outbound => {
             }
           }
         )
-      )
-    })
+      })
+    )
 
   // Lazy: a transport's `send` may act when called (the in-memory one does), and a notification
   // must go out when its Effect runs, each time it runs.

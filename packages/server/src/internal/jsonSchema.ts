@@ -42,8 +42,19 @@ const one = new Set(["items", "additionalProperties", "not", "if", "then", "else
 const many = new Set(["anyOf", "oneOf", "allOf", "prefixItems"])
 const named = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"])
 
+/** The definition a `$ref` names (a JSON Pointer token: `~1` is `/`, `~0` is `~`). */
 const defName = (ref: unknown): string | undefined =>
-  typeof ref === "string" && ref.startsWith("#/$defs/") ? decodeURIComponent(ref.slice("#/$defs/".length)) : undefined
+  typeof ref === "string" && ref.startsWith("#/$defs/")
+    ? ref.slice("#/$defs/".length).replace(/~1/g, "/").replace(/~0/g, "~")
+    : undefined
+
+const generated = (key: string, value: unknown): boolean =>
+  typeof value === "string" &&
+  ((key === "title" && generatedTitle.test(value)) || (key === "description" && generatedDescription.test(value)))
+
+/** A node without the titles and descriptions Effect generated for it. */
+const withoutGenerated = (node: Json): Json =>
+  Object.fromEntries(Object.entries(node).filter(([key, value]) => !generated(key, value)))
 
 /** The definitions a schema refers to, directly. */
 const refsOf = (node: unknown, out: Set<string>): Set<string> => {
@@ -75,14 +86,15 @@ export const plain = (root: Json): Json => {
     if (!isObject(node) || depth > 64) return node
     const name = defName(node.$ref)
     if (name !== undefined && !recursive.has(name) && isObject(defs[name])) {
+      // The referring node's own keywords win, but not its generated words over the definition's own.
       const { $ref: _, ...rest } = node
-      return schema({ ...defs[name], ...rest }, depth + 1)
+      return schema({ ...defs[name], ...withoutGenerated(rest) }, depth + 1)
     }
+    if (name !== undefined) kept.add(name)
     const out: Json = {}
     for (const [key, value] of Object.entries(node)) {
       if (key === "$defs") continue
-      if (key === "title" && typeof value === "string" && generatedTitle.test(value)) continue
-      if (key === "description" && typeof value === "string" && generatedDescription.test(value)) continue
+      if (generated(key, value)) continue
       if (one.has(key)) out[key] = schema(value, depth + 1)
       else if (many.has(key) && Array.isArray(value)) out[key] = value.map((v) => schema(v, depth + 1))
       else if (named.has(key) && isObject(value)) {
@@ -92,11 +104,19 @@ export const plain = (root: Json): Json => {
     return out
   }
 
+  /** The definitions still referred to (recursive ones, and any that could not be inlined). */
+  const kept = new Set<string>()
   const result = schema(root, 0) as Json
-  if (recursive.size > 0) {
-    result.$defs = Object.fromEntries(
-      Array.from(recursive).map((name) => [name, schema(defs[name], 0)])
-    )
+  const out: Json = {}
+  // Kept definitions may refer to more: walked until none is new.
+  for (let added = true; added;) {
+    added = false
+    for (const name of Array.from(kept)) {
+      if (name in out || !(name in defs)) continue
+      out[name] = schema(defs[name], 0)
+      added = true
+    }
   }
+  if (Object.keys(out).length > 0) result.$defs = out
   return result
 }
