@@ -48,6 +48,22 @@ export interface Options {
 /** The statuses of a server that has no Streamable HTTP endpoint at the URL (the back-compat rule of 2025-03-26 and later). */
 const legacyStatuses = new Set([400, 404, 405])
 
+/** Whether a body is JSON-RPC at all: a message or a batch of them. */
+const isJsonRpc = (text: string): boolean => {
+  try {
+    const parsed = JSON.parse(text)
+    const first = Array.isArray(parsed) ? parsed[0] : parsed
+    return typeof first === "object" && first !== null && first.jsonrpc === "2.0"
+  } catch {
+    return false
+  }
+}
+
+const excerpt = (text: string) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat
+}
+
 /** Whether a body is a JSON-RPC error (a modern server refusing the request, not a legacy one). */
 const isJsonRpcError = (text: string): boolean => {
   try {
@@ -115,12 +131,13 @@ export const make = (options: Options): Effect.Effect<
     let legacy: Transport.Protocol | undefined
 
     /** The server has no Streamable HTTP endpoint: the URL as a legacy SSE endpoint, and `message` sent there. */
-    const fallBack = (message: JsonRpc.Message) =>
+    const fallBack = (message: JsonRpc.Message, tried: string) =>
       Effect.gen(function*() {
         if (legacy === undefined) {
           const made = yield* Legacy.make({
             url: options.url,
-            ...(options.headers ? { headers: options.headers } : {})
+            ...(options.headers ? { headers: options.headers } : {}),
+            tried
           }).pipe(
             Effect.provideService(HttpClient.HttpClient, client),
             Scope.extend(scope)
@@ -337,7 +354,10 @@ export const make = (options: Options): Effect.Effect<
             if (isInitialize && legacyStatuses.has(response.status) && options.legacyFallback !== false) {
               return Effect.flatMap(
                 Effect.orElseSucceed(response.text, () => ""),
-                (text) => isJsonRpcError(text) ? deliver(attributed(text, id)) : fallBack(message)
+                (text) =>
+                  isJsonRpcError(text)
+                    ? deliver(attributed(text, id))
+                    : fallBack(message, `POST ${options.url} answered ${response.status}`)
               )
             }
             const given = response.headers["mcp-session-id"]
@@ -354,6 +374,11 @@ export const make = (options: Options): Effect.Effect<
             if (type.startsWith("application/json")) {
               return Effect.flatMap(response.text, (text) => {
                 if (isInitialize) remember(text)
+                // A JSON body that is not JSON-RPC (an OAuth 401, a gateway's error page): the
+                // request's answer, said with the status, rather than a frame the engine drops.
+                if (id !== undefined && !isJsonRpc(text)) {
+                  return deliver(Wire.encode(failed(id, `${response.status} from ${options.url}: ${excerpt(text)}`)))
+                }
                 return deliver(attributed(text, id))
               })
             }

@@ -9,6 +9,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -18,6 +19,11 @@ export interface Options {
   /** The SSE endpoint (`http://host/sse`). */
   readonly url: string
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Why this transport is tried (a Streamable HTTP POST that was refused): said with the error
+   * when the SSE endpoint cannot be opened either, so that neither failure hides the other.
+   */
+  readonly tried?: string
 }
 
 /** The server is the protocol's one client. */
@@ -29,20 +35,23 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
-    const endpoint = yield* Deferred.make<string>()
+    const endpoint = yield* Deferred.make<string, Transport.TransportError>()
+    /** Requests posted before the endpoint was known: answered with the error if it never is. */
+    const waiting = new Set<JsonRpc.RequestId>()
+    const answerError = (r: Transport.Receiver, id: JsonRpc.RequestId, why: string) =>
+      r.receive(
+        server,
+        Wire.decode(Wire.encode({
+          jsonrpc: "2.0",
+          id,
+          error: { code: JsonRpc.Code.InternalError, message: `HTTP transport: ${why}` }
+        }))
+      )
     const receiver = yield* Deferred.make<Transport.Receiver>()
 
     /** Answers request `id` with an error when its POST was refused (its answer will not come). */
     const refused = (id: JsonRpc.RequestId, why: string) =>
-      Effect.map(Deferred.await(receiver), (r) =>
-        r.receive(
-          server,
-          Wire.decode(Wire.encode({
-            jsonrpc: "2.0",
-            id,
-            error: { code: JsonRpc.Code.InternalError, message: `HTTP transport: ${why}` }
-          }))
-        ))
+      Effect.map(Deferred.await(receiver), (r) => answerError(r, id, why))
 
     const stream = (r: Transport.Receiver) =>
       Effect.flatMap(
@@ -84,7 +93,9 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
       const id = !Array.isArray(frame) && "id" in message && "method" in message
         ? (message as JsonRpc.Request).id
         : undefined
-      return Effect.flatMap(Deferred.await(endpoint), (url) =>
+      if (id !== undefined) waiting.add(id)
+      const forget = Effect.sync(() => id !== undefined && waiting.delete(id))
+      const sent = (url: string) =>
         client.execute(
           HttpClientRequest.post(url).pipe(
             HttpClientRequest.setHeaders({ ...options.headers }),
@@ -100,14 +111,30 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
           ),
           Effect.catchAll((error) => id === undefined ? Effect.void : refused(id, error.message)),
           Effect.scoped
-        ))
+        )
+      // No endpoint ever: the stream's end answered this request already.
+      return Effect.matchEffect(Effect.ensuring(Deferred.await(endpoint), forget), {
+        onFailure: () => Effect.void,
+        onSuccess: sent
+      })
     }
 
     return {
       run: (r) =>
         Effect.zipRight(
           Deferred.succeed(receiver, r),
-          Effect.ensuring(stream(r), Effect.sync(() => r.disconnect(server)))
+          stream(r).pipe(
+            // The endpoint never came: what waited for it is answered with why (posts stop waiting).
+            Effect.tapError((error) =>
+              Effect.sync(() => {
+                const why = `${options.tried !== undefined ? `${options.tried}, and ` : ""}${error.message}`
+                for (const id of waiting) answerError(r, id, why)
+                waiting.clear()
+                Deferred.unsafeDone(endpoint, Exit.fail(error))
+              })
+            ),
+            Effect.ensuring(Effect.sync(() => r.disconnect(server)))
+          )
         ),
       send: (_client, frame) => Effect.sync(() => void fork(post(frame)))
     } satisfies Transport.Protocol
