@@ -122,6 +122,10 @@ const toResult = (output: Output, description: string | undefined): GetPromptRes
 /**
  * Defines a prompt.
  *
+ * A failure of the handler reaches the client as a JSON-RPC error carrying the failure's own message
+ * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
+ * server (an SQL error, a URL with a token) before they get here.
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -113,6 +113,10 @@ export type Options = Omit<McpSchema.Resource.Resource, "uri" | "name"> & { read
 /**
  * Defines a resource with a fixed URI.
  *
+ * A failure of `read` reaches the client as a JSON-RPC error carrying the failure's own message
+ * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
+ * server (an SQL error, a URL with a token) before they get here.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -148,6 +152,10 @@ export type TemplateOptions<R> = Omit<McpSchema.Resource.ResourceTemplate, "uriT
 
 /**
  * Defines a resource template. `read` gets the requested URI and its variables.
+ *
+ * A failure of `read` reaches the client as a JSON-RPC error carrying the failure's own message
+ * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
+ * server (an SQL error, a URL with a token) before they get here.
  *
  * @since 0.1.0
  * @category constructors
