@@ -374,9 +374,10 @@ export const make = (options: Options): Effect.Effect<
             if (type.startsWith("application/json")) {
               return Effect.flatMap(response.text, (text) => {
                 if (isInitialize) remember(text)
-                // A JSON body that is not JSON-RPC (an OAuth 401, a gateway's error page): the
-                // request's answer, said with the status, rather than a frame the engine drops.
-                if (id !== undefined && !isJsonRpc(text)) {
+                // An error status whose JSON body is not JSON-RPC (an OAuth 401, a gateway's page):
+                // the request's answer, said with the status, rather than a frame the engine drops.
+                // (Checked on errors only: a 2xx body is parsed once, by the engine.)
+                if (id !== undefined && (response.status < 200 || response.status >= 300) && !isJsonRpc(text)) {
                   return deliver(Wire.encode(failed(id, `${response.status} from ${options.url}: ${excerpt(text)}`)))
                 }
                 return deliver(attributed(text, id))
