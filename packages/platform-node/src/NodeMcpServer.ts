@@ -140,7 +140,14 @@ const failureLine = (cause: Cause.Cause<unknown>): string => {
     const tag = (error as { readonly _tag?: unknown })._tag
     const message = String(error.message)
     text = typeof tag === "string" && message.startsWith("{") ? `${tag}: ${message}` : message
-  } else text = typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
+  } else if (typeof error === "string") text = error
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error)
+    } catch {
+      text = String(error)
+    }
+  }
   return text.replace(/\s+/g, " ").trim()
 }
 

@@ -50,7 +50,8 @@ const isEmpty = (schema: Schema.Schema.All): boolean => {
   return tag === "VoidKeyword" || tag === "NeverKeyword" || tag === "UndefinedKeyword"
 }
 
-const textOf = (encoded: unknown) => typeof encoded === "string" ? encoded : JSON.stringify(encoded)
+const textOf = (encoded: unknown): string =>
+  typeof encoded === "string" ? encoded : encoded === undefined ? "" : JSON.stringify(encoded) ?? String(encoded)
 
 /** A success as a tool result: its JSON as text, and as structured content when it is an object. */
 const successOf = (encoded: unknown): Tool.Result => ({
