@@ -13,7 +13,8 @@
  *   mcp get <target> <prompt> [--args '{"name":"x"}']
  *   mcp listen <target> [--tools] [--prompts] [--resources] [--uri <uri>]…
  *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
- *                                     the target's features served over stdio (or HTTP with --port)
+ *                                     the target's features served over stdio (or HTTP with --port);
+ *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
  *
  * With `MCP_CONFORMANCE_SCENARIO` set, `mcp <url>` is the conformance suite's client driver.
  *
@@ -29,6 +30,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Conformance from "./Conformance.js"
 import * as Proxy from "./Proxy.js"
@@ -291,8 +293,11 @@ const proxy = Command.make("proxy", {
       : o.serve === "handshake"
       ? Revision.handshake
       : [...Revision.handshake, ...Revision.stateless]
+    // Proxies behind one balancer share the key that seals 2026-07-28 requestState.
+    const key = process.env.MCP_REQUEST_STATE_KEY
     const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
-      revisions
+      revisions,
+      ...(key !== undefined && key.length > 0 ? { requestStateKey: Redacted.make(key) } : {})
     }).pipe(Layer.provide(transport))
     const serving = Option.match(o.port, {
       // Nothing but protocol bytes on stdout: logs go to stderr.
