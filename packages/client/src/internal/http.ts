@@ -48,30 +48,32 @@ export interface Options {
 /** The statuses of a server that has no Streamable HTTP endpoint at the URL (the back-compat rule of 2025-03-26 and later). */
 const legacyStatuses = new Set([400, 404, 405])
 
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const isMessage = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && (u as { readonly jsonrpc?: unknown }).jsonrpc === "2.0"
+
 /** Whether a body is JSON-RPC at all: a message or a batch of them. */
 const isJsonRpc = (text: string): boolean => {
-  try {
-    const parsed = JSON.parse(text)
-    const first = Array.isArray(parsed) ? parsed[0] : parsed
-    return typeof first === "object" && first !== null && first.jsonrpc === "2.0"
-  } catch {
-    return false
-  }
+  const parsed = parseJson(text)
+  return isMessage(Array.isArray(parsed) ? parsed[0] : parsed)
+}
+
+/** Whether a body is a JSON-RPC error (a modern server refusing the request, not a legacy one). */
+const isJsonRpcError = (text: string): boolean => {
+  const parsed = parseJson(text)
+  return isMessage(parsed) && "error" in parsed
 }
 
 const excerpt = (text: string) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat
-}
-
-/** Whether a body is a JSON-RPC error (a modern server refusing the request, not a legacy one). */
-const isJsonRpcError = (text: string): boolean => {
-  try {
-    const parsed = JSON.parse(text)
-    return typeof parsed === "object" && parsed !== null && parsed.jsonrpc === "2.0" && "error" in parsed
-  } catch {
-    return false
-  }
 }
 
 /** The server is the protocol's one client. */
@@ -81,23 +83,6 @@ const server = 0
 const statelessVersion = (message: JsonRpc.Message): string | undefined => {
   const version = "method" in message ? Meta.of(message.params)?.[Meta.protocolVersion] : undefined
   return typeof version === "string" ? version : undefined
-}
-
-/**
- * A JSON answer to one POST is the answer to its request: an error the server could not tie to
- * an id (`"id": null`, say a 400 before it parsed the body) is given the request's.
- */
-const attributed = (text: string, id: JsonRpc.RequestId | undefined): string => {
-  if (id === undefined) return text
-  try {
-    const parsed = JSON.parse(text)
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed) {
-      if (parsed.id === null || parsed.id === undefined) return Wire.encode({ ...parsed, id })
-    }
-  } catch {
-    // Not JSON: the engine reports it.
-  }
-  return text
 }
 
 const failed = (id: JsonRpc.RequestId, message: string): JsonRpc.Frame => ({
@@ -149,11 +134,21 @@ export const make = (options: Options): Effect.Effect<
         yield* legacy.send(server, message)
       })
 
-    /** Delivers one message; true when it is the answer to request `answers`. */
-    const deliver = (text: string, answers?: JsonRpc.RequestId) =>
+    /**
+     * Delivers one message; true when it is the answer to request `answers`. A JSON answer to one
+     * POST is its request's (`owner`): an error the server could not tie to an id (`"id": null`,
+     * say a 400 before it parsed the body) is given the request's, on the message decoded once.
+     */
+    const deliver = (text: string, answers?: JsonRpc.RequestId, owner?: JsonRpc.RequestId) =>
       Effect.map(Deferred.await(receiver), (r) => {
         if (text.trim().length === 0) return false
-        const inbound = Wire.decode(text)
+        let inbound = Wire.decode(text)
+        if (
+          owner !== undefined && inbound._tag === "Single" && "error" in inbound.message &&
+          (inbound.message.id === null || inbound.message.id === undefined)
+        ) {
+          inbound = { _tag: "Single", message: { ...inbound.message, id: owner } }
+        }
         r.receive(server, inbound)
         return answers !== undefined && inbound._tag === "Single" && !("method" in inbound.message) &&
           (inbound.message as { readonly id?: unknown }).id === answers
@@ -356,7 +351,7 @@ export const make = (options: Options): Effect.Effect<
                 Effect.orElseSucceed(response.text, () => ""),
                 (text) =>
                   isJsonRpcError(text)
-                    ? deliver(attributed(text, id))
+                    ? deliver(text, undefined, id)
                     : fallBack(message, `POST ${options.url} answered ${response.status}`)
               )
             }
@@ -380,7 +375,7 @@ export const make = (options: Options): Effect.Effect<
                 if (id !== undefined && (response.status < 200 || response.status >= 300) && !isJsonRpc(text)) {
                   return deliver(Wire.encode(failed(id, `${response.status} from ${options.url}: ${excerpt(text)}`)))
                 }
-                return deliver(attributed(text, id))
+                return deliver(text, undefined, id)
               })
             }
             return id === undefined
