@@ -423,3 +423,28 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
   }
   return new RpcError(withData({ code: error.code, message: error.message }))
 }
+
+/**
+ * A failure's own message, as a person reads it: a string as it is; an error's `message` (a
+ * `Schema.TaggedError` without a message of its own shows its tag and fields, `Tag: { ... }`);
+ * a bare tag; else its JSON.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const messageOf = (failure: unknown): string => {
+  if (typeof failure === "string") return failure
+  if (typeof failure === "object" && failure !== null) {
+    const tag = (failure as { readonly _tag?: unknown })._tag
+    const message = (failure as { readonly message?: unknown }).message
+    if (typeof message === "string" && message.length > 0) {
+      return typeof tag === "string" && message.startsWith("{") ? `${tag}: ${message}` : message
+    }
+    if (typeof tag === "string") return tag
+  }
+  try {
+    return JSON.stringify(failure) ?? String(failure)
+  } catch {
+    return String(failure)
+  }
+}

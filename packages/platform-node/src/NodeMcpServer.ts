@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Ndjson, Transport } from "@effect-mcp/core"
+import { McpError, Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
@@ -133,21 +133,11 @@ export interface RunMainOptions {
 const failureLine = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   const defect = Cause.dieOption(cause)
-  const error: unknown = failure._tag === "Some" ? failure.value : defect._tag === "Some" ? defect.value : undefined
-  let text: string
-  if (error === undefined) text = Cause.pretty(cause)
-  else if (typeof error === "object" && error !== null && "message" in error && String(error.message).length > 0) {
-    const tag = (error as { readonly _tag?: unknown })._tag
-    const message = String(error.message)
-    text = typeof tag === "string" && message.startsWith("{") ? `${tag}: ${message}` : message
-  } else if (typeof error === "string") text = error
-  else {
-    try {
-      text = JSON.stringify(error) ?? String(error)
-    } catch {
-      text = String(error)
-    }
-  }
+  const text = failure._tag === "Some"
+    ? McpError.messageOf(failure.value)
+    : defect._tag === "Some"
+    ? McpError.messageOf(defect.value)
+    : Cause.pretty(cause)
   return text.replace(/\s+/g, " ").trim()
 }
 

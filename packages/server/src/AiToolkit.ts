@@ -50,12 +50,9 @@ const isEmpty = (schema: Schema.Schema.All): boolean => {
   return tag === "VoidKeyword" || tag === "NeverKeyword" || tag === "UndefinedKeyword"
 }
 
-const textOf = (encoded: unknown): string =>
-  typeof encoded === "string" ? encoded : encoded === undefined ? "" : JSON.stringify(encoded) ?? String(encoded)
-
 /** A success as a tool result: its JSON as text, and as structured content when it is an object. */
 const successOf = (encoded: unknown): Tool.Result => ({
-  content: encoded === undefined ? [] : [{ type: "text", text: textOf(encoded) }],
+  content: encoded === undefined ? [] : [{ type: "text", text: Failure.textOf(encoded) }],
   ...(typeof encoded === "object" && encoded !== null && !Array.isArray(encoded) ? { structuredContent: encoded } : {})
 })
 
@@ -109,14 +106,14 @@ export const tools = <Tools extends Record<string, AiTool.Any>>(
             onSuccess: ({ encodedResult, isFailure }) =>
               Effect.succeed(
                 isFailure
-                  ? Failure.toolFailure(encodedResult, textOf(encodedResult), hasOutput)
+                  ? Failure.toolFailure(encodedResult, Failure.textOf(encodedResult), hasOutput)
                   : successOf(encodedResult)
               ),
             onFailure: (error): Effect.Effect<Tool.Result> => {
               if (encodeFailure !== undefined && Schema.is(failure!)(error)) {
                 return Effect.match(encodeFailure(error), {
                   onFailure: () => Failure.toolFailure(undefined, String(error), hasOutput),
-                  onSuccess: (encoded) => Failure.toolFailure(encoded, textOf(encoded), hasOutput)
+                  onSuccess: (encoded) => Failure.toolFailure(encoded, Failure.textOf(encoded), hasOutput)
                 })
               }
               // An AiError: the handler's result does not fit its schemas, a bug (-32603).

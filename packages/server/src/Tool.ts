@@ -359,11 +359,7 @@ export const make = <
         onSuccess: (encoded) =>
           Failure.toolFailure(
             encoded,
-            failureText !== undefined
-              ? failureText(error)
-              : typeof encoded === "string"
-              ? encoded
-              : JSON.stringify(encoded),
+            failureText !== undefined ? failureText(error) : Failure.textOf(encoded),
             definition.outputSchema !== undefined
           )
       })

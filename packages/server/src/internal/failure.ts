@@ -5,26 +5,12 @@
  */
 import { McpError, Meta } from "@effect-mcp/core"
 
-export const messageOf = (failure: unknown): string => {
-  if (typeof failure === "string") return failure
-  if (typeof failure === "object" && failure !== null) {
-    const tag = (failure as { readonly _tag?: unknown })._tag
-    const message = (failure as { readonly message?: unknown }).message
-    if (typeof message === "string" && message.length > 0) {
-      // A tagged error without a message of its own shows its fields as its message.
-      return typeof tag === "string" && message.startsWith("{") ? `${tag}: ${message}` : message
-    }
-    if (typeof tag === "string") return tag
-  }
-  try {
-    return JSON.stringify(failure) ?? String(failure)
-  } catch {
-    return String(failure)
-  }
-}
-
 export const toMcpError = (failure: unknown): McpError.McpError =>
-  McpError.isMcpError(failure) ? failure : new McpError.InternalError({ message: messageOf(failure) })
+  McpError.isMcpError(failure) ? failure : new McpError.InternalError({ message: McpError.messageOf(failure) })
+
+/** An encoded value as a result's text: a string as it is, anything else as JSON (nothing: empty). */
+export const textOf = (encoded: unknown): string =>
+  typeof encoded === "string" ? encoded : encoded === undefined ? "" : JSON.stringify(encoded) ?? String(encoded)
 
 /**
  * A typed tool failure as an `isError` result: `text`, and the encoded failure as
