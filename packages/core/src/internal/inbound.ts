@@ -167,20 +167,26 @@ export const make = <R>(options: Options<R>): Inbound => {
       ? undefined
       : handling as Exclude<typeof handling, Effect.Effect<any, any, any>>
     const effect = given === undefined ? handling as Effect.Effect<unknown, unknown, R> : given.effect
-    const served = (respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>) =>
-      Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
-        onSuccess: (result) => {
+    const log = logRequests ? requestLog(request) : undefined
+    const answer = log === undefined
+      ? respond
+      : (response: JsonRpc.Response) => Effect.zipRight(respond(response), log(outcomeOf(response)))
+    const served = Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
+      onSuccess: (result) => {
+        call.answered = true
+        return answer(JsonRpc.success(request.id, result))
+      },
+      onFailure: (cause) =>
+        Effect.flatMap(failure(client, request, cause, call), (r) => {
+          if (r === undefined) return Effect.void
           call.answered = true
-          return respond(JsonRpc.success(request.id, result))
-        },
-        onFailure: (cause) =>
-          Effect.flatMap(failure(client, request, cause, call), (r) => {
-            if (r === undefined) return Effect.void
-            call.answered = true
-            return respond(r)
-          })
-      })
-    return { effect: logRequests ? logged(request, served, respond) : served(respond), context: given?.context }
+          return answer(r)
+        })
+    })
+    return {
+      effect: log === undefined ? served : Effect.onInterrupt(served, () => log("cancelled")),
+      context: given?.context
+    }
   }
 
   /** What a response says of its request, in a word or two. */
@@ -192,24 +198,16 @@ export const make = <R>(options: Options<R>): Inbound => {
     return "ok"
   }
 
-  /** The request's line at Debug level: method, name, duration and outcome (a cancel's too). */
-  const logged = (
-    request: JsonRpc.Request,
-    serve: (respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>,
-    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
-  ): Effect.Effect<void, never, R> => {
+  /** The request's line at Debug level, given its outcome: method, name, duration (a cancel's too). */
+  const requestLog = (request: JsonRpc.Request) => {
     const started = performance.now()
     const name = HttpHeaders.nameOf(request.method, request.params)
-    const line = (outcome: string) =>
+    return (outcome: string) =>
       Effect.logDebug(
         `effect-mcp: ${request.method}${name !== undefined ? ` ${name}` : ""} ${outcome} in ${
           (performance.now() - started).toFixed(1)
         } ms`
       ).pipe(Effect.annotateLogs({ method: request.method, id: String(request.id), outcome }))
-    return Effect.onInterrupt(
-      serve((response) => Effect.zipRight(respond(response), line(outcomeOf(response)))),
-      () => line("cancelled")
-    )
   }
 
   const callsOf = (client: Transport.ClientId): Map<JsonRpc.RequestId, Call> => {
