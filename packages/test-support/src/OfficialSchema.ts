@@ -1,6 +1,7 @@
 /**
- * Validators for the official MCP JSON Schemas (`shared/spec/schema/<revision>/schema.json`),
- * with the known generator artefacts of those files patched, each one listed and explained here.
+ * Validators for the official MCP JSON Schemas (`schema/<revision>/schema.json` in this package, copied verbatim
+ * from the MCP projects: `schema/SOURCES.md` says from where), with the known generator artefacts of those files
+ * patched in memory, each one listed and explained here.
  *
  * @since 0.1.0
  */
@@ -14,13 +15,13 @@ import { fileURLToPath } from "node:url"
 const here = path.dirname(fileURLToPath(import.meta.url))
 
 /**
- * The folder holding `<revision>/schema.json`: `$MCP_SPEC_SCHEMA_DIR`, or `shared/spec/schema` beside the repository.
+ * The folder holding `<revision>/schema.json`: this package's own `schema` folder (the tests read nothing outside
+ * the repository).
  *
  * @since 0.1.0
  * @category constants
  */
-export const schemaDir: string = process.env.MCP_SPEC_SCHEMA_DIR ??
-  path.resolve(here, "../../../../shared/spec/schema")
+export const schemaDir: string = path.resolve(here, "../schema")
 
 /**
  * The schema sets: one per MCP revision (the revisions of `@effect-mcp/core`'s `Revision.all`),
@@ -61,7 +62,7 @@ const load = (set: SchemaSet): any => {
 const read = (set: SchemaSet): string => {
   const file = path.join(schemaDir, set, "schema.json")
   if (!fs.existsSync(file)) {
-    throw new Error(`official schema not found at ${file}; set MCP_SPEC_SCHEMA_DIR to the spec's schema folder`)
+    throw new Error(`official schema not found at ${file}: the package's schema folder is incomplete`)
   }
   return fs.readFileSync(file, "utf8")
 }

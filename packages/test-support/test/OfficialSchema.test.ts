@@ -3,7 +3,13 @@
  * message, and the patched artefacts are as documented. Every other test leans on it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { definition, definitions, schemaSets, validate } from "../src/OfficialSchema.js"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { definition, definitions, schemaDir, schemaSets, validate } from "../src/OfficialSchema.js"
+
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 describe("OfficialSchema", () => {
   for (const set of schemaSets) {
@@ -15,6 +21,21 @@ describe("OfficialSchema", () => {
       assert.match(error!, /Implementation/)
     })
   }
+
+  it("reads the package's own copies, each byte for byte the file SOURCES.md names", () => {
+    assert.strictEqual(schemaDir, path.join(packageDir, "schema"))
+    const sources = fs.readFileSync(path.join(schemaDir, "SOURCES.md"), "utf8")
+    for (const set of schemaSets) {
+      const row = sources.split("\n").find((line) => line.startsWith(`| \`${set}/schema.json\``))
+      assert.isDefined(row, `SOURCES.md lists ${set}`)
+      const sha256 = row!.split("|").map((cell) => cell.trim()).at(-2)
+      const bytes = fs.readFileSync(path.join(schemaDir, set, "schema.json"))
+      assert.strictEqual(crypto.createHash("sha256").update(bytes).digest("hex"), sha256, `${set}/schema.json`)
+    }
+    for (const license of ["LICENSE-modelcontextprotocol", "LICENSE-ext-tasks"]) {
+      assert.match(fs.readFileSync(path.join(schemaDir, license), "utf8"), /Apache License/)
+    }
+  })
 
   it("an unknown definition is an error, not a pass", () => {
     assert.throws(() => validate("2025-11-25", "NoSuchDefinition", {}), /no definition NoSuchDefinition/)
