@@ -6,11 +6,15 @@
  *
  * @since 0.1.0
  */
-import { MemoryTransport, type Schema as McpSchema, type Transport } from "@effect-mcp/core"
+import { McpError, MemoryTransport, type Schema as McpSchema, Transport } from "@effect-mcp/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Http from "./internal/http.js"
 import * as Legacy from "./internal/legacy.js"
@@ -50,6 +54,11 @@ export const layerProtocol = (protocol: Transport.Protocol): Layer.Layer<McpClie
  * An in-memory connection whose other end is served by `serve` for the lifetime of the layer:
  * `McpClientTransport.layerMemory(McpServer.serve)` with the server's Layer provided.
  *
+ * If `serve` fails (its Layer refuses to build, say, with a duplicate tool name) or stops, the
+ * connection closes at once: the calls waiting and every later one fail with `TransportClosed`,
+ * whose message ends with the server's own (`...; the server failed: Duplicate tool name "echo": ...`)
+ * and whose `reason.cause` is its `Cause`.
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -60,10 +69,42 @@ export const layerMemory = <E, R>(
     McpClientTransport,
     Effect.gen(function*() {
       const [client, server] = yield* MemoryTransport.pair
-      yield* Effect.forkScoped(Effect.ignoreLogged(Effect.scoped(serve(server))))
-      return { protocol: client }
+      const ended = yield* Deferred.make<Transport.TransportError>()
+      yield* Effect.forkScoped(
+        Effect.scoped(serve(server)).pipe(
+          Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : Deferred.succeed(ended, serverEnded(exit)))
+        )
+      )
+      return { protocol: endedBy(client, ended) }
     })
   )
+
+/** Why the served side ended: its failure (or defect), in its own words, or that it stopped. */
+const serverEnded = <E>(exit: Exit.Exit<void, E>): Transport.TransportError => {
+  if (Exit.isSuccess(exit)) return new Transport.TransportError({ message: "the server stopped serving" })
+  const first = Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause))
+  const said = Option.match(first, {
+    onSome: McpError.messageOf,
+    onNone: () => Cause.pretty(exit.cause).split("\n")[0]!
+  })
+  return new Transport.TransportError({ message: `the server failed: ${said}`, cause: exit.cause })
+}
+
+/**
+ * `protocol`, ended by `ended`: the client gone with the reason (what is waiting fails with it),
+ * then `run` failing with it (what comes later fails with it too).
+ */
+const endedBy = (protocol: Transport.Protocol, ended: Deferred.Deferred<Transport.TransportError>) => ({
+  ...protocol,
+  run: (receiver: Transport.Receiver) =>
+    Effect.raceFirst(
+      protocol.run(receiver),
+      Effect.flatMap(Deferred.await(ended), (reason) => {
+        receiver.disconnect(0, reason)
+        return Effect.fail(reason)
+      })
+    )
+} satisfies Transport.Protocol)
 
 /**
  * Options of the Streamable HTTP transport.

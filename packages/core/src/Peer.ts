@@ -179,21 +179,26 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
       tracing: options.tracing ?? false,
       unanswered: protocol.unanswered ?? (() => {})
     })
-    const disconnect = (client: Transport.ClientId) => {
+    const disconnect = (client: Transport.ClientId, reason?: Transport.TransportError) => {
       inbound.disconnect(client)
-      outbound.disconnect(client)
+      outbound.disconnect(client, reason)
       options.onDisconnect?.(client)
     }
 
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => outbound.close()), inbound.interruptAll))
     yield* Effect.forkScoped(Effect.interruptible(outbound.sweeper))
+    // How the transport failed, if it did: what the calls still waiting, and later ones, fail with.
+    let failed: Transport.TransportError | undefined
     yield* protocol.run({
       receive: inbound.receive,
       disconnect,
       responseClosed: inbound.cancel
     }).pipe(
-      Effect.catchAll((error) => Effect.logDebug("effect-mcp: transport failed", error)),
-      Effect.ensuring(Effect.zipRight(Effect.sync(() => outbound.close()), Deferred.succeed(closed, undefined))),
+      Effect.catchAll((error) => {
+        failed = error
+        return Effect.logDebug("effect-mcp: transport failed", error)
+      }),
+      Effect.ensuring(Effect.zipRight(Effect.sync(() => outbound.close(failed)), Deferred.succeed(closed, undefined))),
       Effect.scoped,
       Effect.forkScoped,
       Effect.interruptible

@@ -59,8 +59,13 @@ export interface SendContext {
 export interface Receiver {
   /** One inbound frame from `client` (already through `Wire.decode`). */
   readonly receive: (client: ClientId, inbound: Wire.Inbound) => void
-  /** `client` is gone (connection closed, session ended): its requests are interrupted, its asks fail. */
-  readonly disconnect: (client: ClientId) => void
+  /**
+   * `client` is gone (connection closed, session ended): its requests are interrupted, its asks fail.
+   * `reason`, when the transport knows why (a child process exited, the in-memory server failed), is
+   * carried by the `TransportClosed` each ask fails with; a transport that knows it also fails its
+   * `run` with it, so that later asks carry it too.
+   */
+  readonly disconnect: (client: ClientId, reason?: TransportError) => void
   /**
    * The response channel of request `id` of `client` closed before the answer (2026-07-28 HTTP:
    * a closed response stream is a cancellation). Transports where a disconnect is not a

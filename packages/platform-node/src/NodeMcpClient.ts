@@ -4,18 +4,26 @@
  *
  * The child lives as long as the layer. On release its stdin is closed (a well-behaved server
  * exits at end of input); if it has not exited after `closeTimeout` it gets SIGTERM, and after
- * as long again SIGKILL. Its stderr is the caller's (`stderr: "inherit"`, the default), dropped
- * (`"ignore"`), or handed to a callback line by line.
+ * as long again SIGKILL. Its stderr is written to the caller's as it comes (`stderr: "inherit"`,
+ * the default), not shown (`"ignore"`), or handed to a callback line by line; whichever, its last
+ * lines are kept (20 lines, 4 KiB at most) for the error if the child ends first.
+ *
+ * If the child ends (exits, or closes its stdout) while the client is using it, the calls waiting
+ * and every later one fail at once with `TransportClosed`, saying how it ended and what its
+ * stderr ended with (`...; the server exited with code 1; its stderr ended with:\n  boom`); the
+ * `cause` of its `reason` is a {@link ServerExited}, with the exit code and those lines.
  *
  * @since 0.1.0
  */
 import { McpClientTransport } from "@effect-mcp/client"
+import { Ndjson, Transport } from "@effect-mcp/core"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import * as StderrTail from "./internal/stderrTail.js"
 import * as NodeMcpServer from "./NodeMcpServer.js"
 
 /**
@@ -35,6 +43,34 @@ export class SpawnError extends Data.TaggedError("SpawnError")<{
 }
 
 /**
+ * The server's process ended while the client was using it: it exited (`code`), a signal ended it
+ * (`signal`), or it closed its stdout and had not exited a moment later (both null). `stderr` is
+ * the last lines it wrote there, oldest first (at most 20 lines and 4 KiB). It is the `cause` of
+ * the `reason` of the `TransportClosed` the client's calls fail with:
+ * `error.reason?.cause instanceof NodeMcpClient.ServerExited`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerExited extends Data.TaggedError("ServerExited")<{
+  readonly command: string
+  readonly code: number | null
+  readonly signal: string | null
+  readonly stderr: ReadonlyArray<string>
+}> {
+  override get message(): string {
+    const how = this.code !== null
+      ? `the server exited with code ${this.code}`
+      : this.signal !== null
+      ? `the server was ended by ${this.signal}`
+      : "the server closed its stdout"
+    return this.stderr.length === 0
+      ? how
+      : `${how}; its stderr ended with:\n${this.stderr.map((line) => `  ${line}`).join("\n")}`
+  }
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -44,7 +80,10 @@ export interface StdioOptions {
   /** The child's environment (default: this process's). */
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly cwd?: string
-  /** What becomes of the child's stderr (default `"inherit"`). */
+  /**
+   * What becomes of the child's stderr (default `"inherit"`: written to ours as it comes). Its
+   * last lines are kept for the error whichever is chosen.
+   */
   readonly stderr?: "inherit" | "ignore" | ((line: string) => void)
   /** How long the child may take to exit once its stdin is closed, before SIGTERM (default 2 seconds). */
   readonly closeTimeout?: Duration.DurationInput
@@ -52,6 +91,64 @@ export interface StdioOptions {
 
 /** Has the child exited? */
 const gone = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null
+
+/**
+ * Once the child's stdout has ended: until it has exited and its stderr is read to the end (its
+ * `close`), a moment after its exit if its stderr stays open (a grandchild holding it), two
+ * seconds at most if it does not exit. Node's timers, not the Effect clock (as on release).
+ */
+const ended = (child: ChildProcess, closed: () => boolean): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (closed()) return resume(Effect.void)
+    const timers: Array<ReturnType<typeof setTimeout>> = []
+    const cleanup = () => {
+      for (const timer of timers) clearTimeout(timer)
+      child.off("close", done)
+      child.off("exit", exited)
+    }
+    const done = () => {
+      cleanup()
+      resume(Effect.void)
+    }
+    const exited = () => timers.push(setTimeout(done, 100))
+    child.once("close", done)
+    if (gone(child)) exited()
+    else child.once("exit", exited)
+    timers.push(setTimeout(done, 2000))
+    return Effect.sync(cleanup)
+  })
+
+/**
+ * The protocol over the child's pipes: when its stdout ends, the client is gone with the reason
+ * (how the child ended, its stderr's last lines), and `run` fails with it.
+ */
+const childProtocol = (
+  command: string,
+  child: ChildProcess,
+  tail: StderrTail.Tail,
+  closed: () => boolean
+): Transport.Protocol => {
+  const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!)
+  return {
+    ...inner,
+    run: (receiver) =>
+      // The inner protocol's disconnect (at the end of stdout) waits for the reason.
+      Effect.zipRight(
+        inner.run({ ...receiver, disconnect: () => {} }),
+        Effect.flatMap(ended(child, closed), () => {
+          const exited = new ServerExited({
+            command,
+            code: child.exitCode,
+            signal: child.signalCode,
+            stderr: tail.lines()
+          })
+          const reason = new Transport.TransportError({ message: exited.message, cause: exited })
+          receiver.disconnect(Ndjson.client, reason)
+          return Effect.fail(reason)
+        })
+      )
+  }
+}
 
 /**
  * A client transport to a server run as a child process.
@@ -75,13 +172,21 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
     McpClientTransport.McpClientTransport,
     Effect.gen(function*() {
       const stderr = options.stderr ?? "inherit"
+      const tail = StderrTail.make()
+      let closed = false
       const child = yield* Effect.acquireRelease(
         Effect.async<ChildProcess, SpawnError>((resume) => {
+          // stderr is always a pipe: its last lines are kept whatever becomes of it.
           const child = spawn(options.command, [...(options.args ?? [])], {
-            stdio: ["pipe", "pipe", typeof stderr === "function" ? "pipe" : stderr],
+            stdio: ["pipe", "pipe", "pipe"],
             ...(options.env !== undefined ? { env: { ...options.env } } : {}),
             ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
           })
+          // Watched from the start: a child that fails at once says why before we look.
+          child.once("close", () => closed = true)
+          child.stderr!.on("data", (chunk: Uint8Array) => tail.push(chunk))
+          if (stderr === "inherit") child.stderr!.pipe(process.stderr, { end: false })
+          else if (typeof stderr === "function") createInterface({ input: child.stderr! }).on("line", stderr)
           const onError = (cause: unknown) => resume(Effect.fail(new SpawnError({ command: options.command, cause })))
           child.once("error", onError)
           child.once("spawn", () => {
@@ -107,9 +212,6 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
       )
       // A write to a child that is gone fails the send; it must not crash this process.
       child.stdin!.on("error", () => {})
-      if (typeof stderr === "function") {
-        createInterface({ input: child.stderr! }).on("line", stderr)
-      }
-      return { protocol: NodeMcpServer.protocol(child.stdout!, child.stdin!) }
+      return { protocol: childProtocol(options.command, child, tail, () => closed) }
     })
   )

@@ -4,6 +4,7 @@
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import type * as JsonRpc from "../JsonRpc.js"
+import type * as Transport from "../Transport.js"
 
 /**
  * An outbound request got no answer in time (a local error: never sent by a peer).
@@ -23,7 +24,10 @@ export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
 
 /**
  * The connection closed before the answer arrived, or the request could not be sent
- * (a local error: never sent by a peer).
+ * (a local error: never sent by a peer). `reason` is why the connection ended, when its transport
+ * knows: a child process's exit (platform-node's `ServerExited` is its `cause`: the exit code and
+ * the last lines of the child's stderr), the in-memory server's failure (its `Cause` is the
+ * `cause`); its message ends the error's.
  *
  * @since 0.1.0
  * @category errors
@@ -31,8 +35,10 @@ export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
 export class TransportClosed extends Data.TaggedError("TransportClosed")<{
   readonly method: string
   readonly cause?: unknown
+  readonly reason?: Transport.TransportError | undefined
 }> {
   override get message(): string {
-    return `Transport closed before ${this.method} was answered`
+    const why = this.reason === undefined ? "" : `; ${this.reason.message}`
+    return `Transport closed before ${this.method} was answered${why}`
   }
 }

@@ -93,10 +93,10 @@ export interface Outbound {
   readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
   /** A progress notification from `client`: true when it was for one of our calls. */
   readonly progress: (client: Transport.ClientId, params: unknown) => boolean
-  /** `client` is gone: its calls fail with `TransportClosed`. */
-  readonly disconnect: (client: Transport.ClientId) => void
-  /** Every call fails with `TransportClosed`; later requests fail at once. */
-  readonly close: () => void
+  /** `client` is gone: its calls fail with `TransportClosed` (carrying `reason`, when known). */
+  readonly disconnect: (client: Transport.ClientId, reason?: Transport.TransportError) => void
+  /** Every call fails with `TransportClosed`; later requests fail at once (carrying `reason`, when known). */
+  readonly close: (reason?: Transport.TransportError) => void
   /** Fails the calls whose time is up; runs for the engine's lifetime (fork it). */
   readonly sweeper: Effect.Effect<never>
 }
@@ -105,6 +105,8 @@ export const make = (options: Options): Outbound => {
   const pending = new Map<number, Pending>()
   let nextId = options.firstId
   let closed = false
+  /** Why the transport ended, when it said: what later requests fail with. */
+  let ended: Transport.TransportError | undefined
 
   const sendQuiet = (client: Transport.ClientId, frame: JsonRpc.Frame, related?: JsonRpc.RequestId) =>
     Effect.catchAll(
@@ -123,7 +125,11 @@ export const make = (options: Options): Outbound => {
     resume(answer)
   }
 
-  const fail = (call: Pending) => settle(call, Exit.fail(new TransportClosed({ method: call.method })))
+  const closedError = (method: string, reason: Transport.TransportError | undefined) =>
+    new TransportClosed(reason === undefined ? { method } : { method, reason })
+
+  const fail = (call: Pending, reason: Transport.TransportError | undefined) =>
+    settle(call, Exit.fail(closedError(call.method, reason)))
 
   /** Tells the peer a call of ours is cancelled (only a method that may be). */
   const cancel = (call: Pending, reason: string) =>
@@ -177,7 +183,7 @@ export const make = (options: Options): Outbound => {
   const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
-        if (closed) return Effect.fail(new TransportClosed({ method }))
+        if (closed) return Effect.fail(closedError(method, ended))
         const id = nextId++
         requestOptions.onId?.(id)
         const reset = requestOptions.resetTimeoutOnProgress === true
@@ -256,19 +262,20 @@ export const make = (options: Options): Outbound => {
     return true
   }
 
-  const disconnect: Outbound["disconnect"] = (client) => {
+  const disconnect: Outbound["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
       pending.delete(id)
-      fail(call)
+      fail(call, reason)
     }
   }
 
-  const close: Outbound["close"] = () => {
+  const close: Outbound["close"] = (reason) => {
+    if (!closed) ended = reason
     closed = true
     const calls = Array.from(pending.values())
     pending.clear()
-    for (const call of calls) fail(call)
+    for (const call of calls) fail(call, reason ?? ended)
   }
 
   return { request, notify, response, progress, disconnect, close, sweeper }
