@@ -74,7 +74,7 @@ const serverOptions = {
   tools: [Add, Greet, Forever, Sample, Slow],
   resources: [Doc],
   prompts: [Hello],
-  requestStateKey: Redacted.make("a key for the tests")
+  requestStateKey: Redacted.make("a requestState key for the client tests")
 } as const
 
 const server = (revisions: ReadonlyArray<Revision.Revision>) =>

@@ -87,7 +87,7 @@ const connectTo = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyA
           serverInfo: { name: "http-client-test", version: "1.0.0" },
           tools: [Add, Ask, Steps, ...tools],
           revisions,
-          requestStateKey: Redacted.make("http client test")
+          requestStateKey: Redacted.make("the requestState key of the http client test")
         }))
       )
     )

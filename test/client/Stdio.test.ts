@@ -26,7 +26,11 @@ const handlers: McpClient.Handlers = {
   roots: Effect.succeed([{ uri: "file:///work", name: "work" }])
 }
 
-const connect = (args: ReadonlyArray<string>, options: Partial<McpClient.Options> = {}) =>
+const connect = (
+  args: ReadonlyArray<string>,
+  options: Partial<McpClient.Options> = {},
+  key = "the requestState key of the stdio client test"
+) =>
   Effect.map(
     Layer.build(
       McpClient.layer({ clientInfo: { name: "stdio-test", version: "1.0.0" }, handlers, ...options }).pipe(
@@ -36,7 +40,7 @@ const connect = (args: ReadonlyArray<string>, options: Partial<McpClient.Options
             args: [main, "stdio", ...args],
             cwd: root,
             stderr: "ignore",
-            env: { ...process.env, MCP_REQUEST_STATE_KEY: "stdio-client-test" }
+            env: { ...process.env, MCP_REQUEST_STATE_KEY: key }
           })
         )
       )
@@ -89,5 +93,13 @@ describe("McpClient over stdio against apps/everything", () => {
       const error = yield* Effect.flip(c.callTool("test_input_required_result_sampling"))
       assert.instanceOf(error, ClientError.MissingHandler)
       assert.include(error.message, "sampling/createMessage")
+    }))
+
+  it.scopedLive("the demo with an empty MCP_REQUEST_STATE_KEY: refused at startup, its line in the client's error", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(connect([], {}, ""))
+      assert.strictEqual(error._tag, "TransportClosed")
+      assert.include(error.message, "the server exited with code 1")
+      assert.include(error.message, "requestStateKey must be at least 32 bytes (got 0)")
     }))
 })

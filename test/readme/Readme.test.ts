@@ -51,7 +51,7 @@ describe("README example", () => {
         McpServer.serve(protocol).pipe(
           Effect.provide(DualServer),
           Effect.withConfigProvider(
-            ConfigProvider.fromMap(new Map([["MCP_REQUEST_STATE_KEY", "a key every process shares"]]))
+            ConfigProvider.fromMap(new Map([["MCP_REQUEST_STATE_KEY", "a key every process of the server shares"]]))
           )
         )
       )

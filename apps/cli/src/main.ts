@@ -293,11 +293,12 @@ const proxy = Command.make("proxy", {
       : o.serve === "handshake"
       ? Revision.handshake
       : [...Revision.handshake, ...Revision.stateless]
-    // Proxies behind one balancer share the key that seals 2026-07-28 requestState.
+    // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even
+    // empty, goes to the server, which refuses one too short).
     const key = process.env.MCP_REQUEST_STATE_KEY
     const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
       revisions,
-      ...(key !== undefined && key.length > 0 ? { requestStateKey: Redacted.make(key) } : {})
+      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {})
     }).pipe(Layer.provide(transport))
     const serving = Option.match(o.port, {
       // Nothing but protocol bytes on stdout: logs go to stderr.

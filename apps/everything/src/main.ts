@@ -51,14 +51,8 @@ const say = (line: string) => Effect.sync(() => process.stderr.write(`effect-mcp
  * said once on stderr (the server then warns no more).
  */
 const requestStateKey = Effect.gen(function*() {
-  const given = yield* Config.option(
-    Config.redacted("MCP_REQUEST_STATE_KEY").pipe(
-      Config.validate({
-        message: "MCP_REQUEST_STATE_KEY must not be empty",
-        validation: (key) => Redacted.value(key).length > 0
-      })
-    )
-  )
+  // A key too short (an empty variable included) is refused by the server itself, in one line.
+  const given = yield* Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))
   if (Option.isSome(given)) return given.value
   yield* say(
     "MCP_REQUEST_STATE_KEY is not set: requestState is sealed with a random key of this process, " +

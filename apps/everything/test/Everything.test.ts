@@ -682,7 +682,7 @@ describe("Tool.make: a raw inputSchema", () => {
 
 // ---------------------------------------------------------------------------- 2026-07-28
 
-const requestStateKey = Redacted.make("the key of the everything tests")
+const requestStateKey = Redacted.make("the requestState key of the everything tests")
 
 /** The dual server (the default), with a fixed requestState key. */
 const dual = connect({ requestStateKey })

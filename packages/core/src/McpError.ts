@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as ConfigError from "effect/ConfigError"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "./JsonRpc.js"
 import * as Revision from "./Revision.js"
@@ -44,6 +45,14 @@ const render = (code: number, message: string, data: unknown): JsonRpc.ErrorObje
 /**
  * -32700: the text was not JSON.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.ParseError({ message: "Parse error: Unexpected end of JSON input" })
+ * console.log(error.toWire("2025-11-25")) // { code: -32700, message: "Parse error: Unexpected end of JSON input" }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -51,6 +60,18 @@ export class ParseError extends Schema.TaggedError<ParseError>("@effect-mcp/core
   message: Schema.String,
   ...data
 }) implements Renderable {
+  /**
+   * What was wrong with the text, as the peer reads it in `error.message`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -69,6 +90,14 @@ export class ParseError extends Schema.TaggedError<ParseError>("@effect-mcp/core
  * -32600: not a valid request (also a batch where the revision forbids batches, or a
  * duplicate in-flight id).
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.InvalidRequest({ message: "Already initialized" })
+ * console.log(error.toWire("2025-11-25")) // { code: -32600, message: "Already initialized" }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -76,6 +105,18 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("@effect-
   "InvalidRequest",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * Why the request is refused, as the peer reads it in `error.message`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -94,6 +135,16 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("@effect-
  * -32601: the method does not exist (or is not served in this phase, or needs a
  * capability the receiver did not advertise).
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.MethodNotFound({ method: "tools/frobnicate" })
+ * console.log(error.message) // "Method not found: tools/frobnicate"
+ * console.log(new McpError.MethodNotFound({ method: "sampling/createMessage", detail: "No sampling here" }).message)
+ * // "No sampling here"
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -101,6 +152,18 @@ export class MethodNotFound extends Schema.TaggedError<MethodNotFound>("@effect-
   "MethodNotFound",
   { method: Schema.String, detail: Schema.optional(Schema.String) }
 ) implements Renderable {
+  /**
+   * The method asked for (the request's `method`).
+   *
+   * @since 0.1.0
+   */
+  declare readonly method: string
+  /**
+   * The message to send instead of `Method not found: <method>`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly detail?: string
   /**
    * @since 0.1.0
    */
@@ -121,6 +184,14 @@ export class MethodNotFound extends Schema.TaggedError<MethodNotFound>("@effect-
 /**
  * -32602: the params are not what the method takes.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.InvalidParams({ message: "Unknown tool: frobnicate", data: { name: "frobnicate" } })
+ * console.log(error.toWire("2025-11-25")) // { code: -32602, message: "Unknown tool: frobnicate", data: { ... } }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -128,6 +199,18 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>("@effect-mc
   "InvalidParams",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * What is wrong with the params, as the peer reads it in `error.message`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -145,6 +228,14 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>("@effect-mc
 /**
  * -32603: the receiver failed. Defects in handlers become this.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.InternalError({ message: "The database is unreachable" })
+ * console.log(error.toWire("2025-11-25")) // { code: -32603, message: "The database is unreachable" }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -152,6 +243,18 @@ export class InternalError extends Schema.TaggedError<InternalError>("@effect-mc
   "InternalError",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * What failed, as the peer reads it in `error.message` (say nothing secret).
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -169,6 +272,20 @@ export class InternalError extends Schema.TaggedError<InternalError>("@effect-mc
 /**
  * The resource does not exist: -32002 up to 2025-11-25, -32602 in 2026-07-28.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ * import { Effect } from "effect"
+ *
+ * // A template's read for a URI it has nothing at: the client gets the code of its revision.
+ * export const missing = (uri: string) => Effect.fail(new McpError.ResourceNotFound({ uri }))
+ *
+ * const error = new McpError.ResourceNotFound({ uri: "notes://nope" })
+ * console.log(error.message) // "Resource not found: notes://nope"
+ * console.log(error.toWire("2025-11-25")) // { code: -32002, message: "...", data: { uri: "notes://nope" } }
+ * console.log(error.toWire("2026-07-28").code) // -32602
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -176,6 +293,12 @@ export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>("@eff
   "ResourceNotFound",
   { uri: Schema.String }
 ) implements Renderable {
+  /**
+   * The URI asked for; sent as `data.uri` and named in the message (`Resource not found: <uri>`).
+   *
+   * @since 0.1.0
+   */
+  declare readonly uri: string
   /**
    * @since 0.1.0
    */
@@ -197,6 +320,22 @@ export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>("@eff
  * -32042 (2025-11-25): the request needs these URL elicitations completed first.
  * Other revisions have no such code; there it renders as -32602 with the same data.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.UrlElicitationRequired({
+ *   elicitations: [{
+ *     mode: "url",
+ *     elicitationId: "login-1",
+ *     url: "https://example.com/login",
+ *     message: "Sign in to continue"
+ *   }],
+ *   detail: "Sign in first"
+ * })
+ * console.log(error.toWire("2025-11-25").code) // -32042
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -207,6 +346,18 @@ export class UrlElicitationRequired
   )
   implements Renderable
 {
+  /**
+   * The URL elicitations to complete first (`ElicitRequestURLParams`), sent as `data.elicitations`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly elicitations: ReadonlyArray<unknown>
+  /**
+   * The message to send instead of `URL elicitation required`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly detail?: string
   /**
    * @since 0.1.0
    */
@@ -230,6 +381,14 @@ export class UrlElicitationRequired
 /**
  * -32020 (2026-07-28): HTTP headers missing, malformed, or disagreeing with the body.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.HeaderMismatch({ message: "Mcp-Method says tools/list, the body tools/call" })
+ * console.log(error.toWire("2026-07-28").code) // -32020
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -237,6 +396,18 @@ export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>("@effect-
   "HeaderMismatch",
   { message: Schema.String, ...data }
 ) implements Renderable {
+  /**
+   * Which header is missing, malformed or disagrees with the body, as the peer reads it.
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -254,6 +425,17 @@ export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>("@effect-
 /**
  * -32021 (2026-07-28): the request needs a client capability it did not declare.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.MissingRequiredClientCapability({
+ *   requiredCapabilities: { elicitation: {} },
+ *   detail: "This tool asks the user: declare elicitation"
+ * })
+ * console.log(error.toWire("2026-07-28").data) // { requiredCapabilities: { elicitation: {} } }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -264,6 +446,18 @@ export class MissingRequiredClientCapability
   )
   implements Renderable
 {
+  /**
+   * The client capabilities the request needs, sent as `data.requiredCapabilities`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly requiredCapabilities: ClientCapabilities
+  /**
+   * The message to send instead of `Missing required client capability`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly detail?: string
   /**
    * @since 0.1.0
    */
@@ -288,6 +482,15 @@ export class MissingRequiredClientCapability
 /**
  * -32022 (2026-07-28): the requested protocol version is not supported.
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * const error = new McpError.UnsupportedProtocolVersion({ supported: ["2026-07-28"], requested: "2099-01-01" })
+ * console.log(error.message) // "Unsupported protocol version: 2099-01-01"
+ * console.log(error.toWire("2026-07-28").data) // { supported: ["2026-07-28"], requested: "2099-01-01" }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -298,6 +501,18 @@ export class UnsupportedProtocolVersion
   )
   implements Renderable
 {
+  /**
+   * The versions the receiver speaks, sent as `data.supported`.
+   *
+   * @since 0.1.0
+   */
+  declare readonly supported: ReadonlyArray<string>
+  /**
+   * The version the request asked for, sent as `data.requested` and named in the message.
+   *
+   * @since 0.1.0
+   */
+  declare readonly requested: string
   /**
    * @since 0.1.0
    */
@@ -322,6 +537,15 @@ export class UnsupportedProtocolVersion
 /**
  * Any other error a peer sent (application-defined codes, legacy codes).
  *
+ * @example
+ * ```ts
+ * import { McpError } from "@effect-mcp/core"
+ *
+ * // An application-defined code.
+ * const error = new McpError.RpcError({ code: -31000, message: "Quota exceeded", data: { retryAfter: 60 } })
+ * console.log(error.toWire("2025-11-25")) // { code: -31000, message: "Quota exceeded", data: { retryAfter: 60 } }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -330,6 +554,24 @@ export class RpcError extends Schema.TaggedError<RpcError>("@effect-mcp/core/Rpc
   message: Schema.String,
   ...data
 }) implements Renderable {
+  /**
+   * The JSON-RPC error code, sent as it is.
+   *
+   * @since 0.1.0
+   */
+  declare readonly code: number
+  /**
+   * The error's message, sent as it is.
+   *
+   * @since 0.1.0
+   */
+  declare readonly message: string
+  /**
+   * Optional extra detail for the peer, sent as the error's `data` (any JSON value).
+   *
+   * @since 0.1.0
+   */
+  declare readonly data?: unknown
   /**
    * @since 0.1.0
    */
@@ -424,16 +666,49 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
   return new RpcError(withData({ code: error.code, message: error.message }))
 }
 
+/** What Effect puts in place of a config error's message when the config is `Config.redacted`. */
+const redactedMessage = "<redacted>"
+
 /**
- * A failure's own message, as a person reads it: a string as it is; an error's `message` (a
- * `Schema.TaggedError` without a message of its own shows its tag and fields, `Tag: { ... }`);
- * a bare tag; else its JSON.
+ * A config error as a sentence naming its path: `PORT is missing (Expected PORT to exist in the
+ * process context)`, `PORT is invalid: Expected an integer value but received "abc"`. The message of
+ * a `Config.redacted` value is `<redacted>` (Effect hides it), so the path alone is said.
+ */
+const configMessage = (error: ConfigError.ConfigError): string => {
+  switch (error._op) {
+    case "And":
+      return `${configMessage(error.left)}; ${configMessage(error.right)}`
+    case "Or":
+      return `${configMessage(error.left)}, or ${configMessage(error.right)}`
+    default: {
+      const path = error.path.length === 0 ? "the config" : error.path.join(".")
+      const detail = error.message === redactedMessage || error.message.length === 0 ? undefined : error.message
+      switch (error._op) {
+        case "MissingData":
+          return detail === undefined ? `${path} is missing` : `${path} is missing (${detail})`
+        case "InvalidData":
+          return detail === undefined ? `${path} is invalid` : `${path} is invalid: ${detail}`
+        case "SourceUnavailable":
+          return detail === undefined ? `${path} could not be read` : `${path} could not be read: ${detail}`
+        case "Unsupported":
+          return detail === undefined ? `${path} is not supported` : `${path} is not supported: ${detail}`
+      }
+    }
+  }
+}
+
+/**
+ * A failure's own message, as a person reads it: a string as it is; a config error as what is
+ * wrong with which path (`MCP_REQUEST_STATE_KEY is missing`, even for a `Config.redacted` one);
+ * an error's `message` (a `Schema.TaggedError` without a message of its own shows its tag and
+ * fields, `Tag: { ... }`); a bare tag; else its JSON.
  *
  * @since 0.1.0
  * @category rendering
  */
 export const messageOf = (failure: unknown): string => {
   if (typeof failure === "string") return failure
+  if (ConfigError.isConfigError(failure)) return configMessage(failure)
   if (typeof failure === "object" && failure !== null) {
     const tag = (failure as { readonly _tag?: unknown })._tag
     const message = (failure as { readonly message?: unknown }).message

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
 import * as http from "node:http"
+import type * as net from "node:net"
 import type { Readable, Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
 import * as NodeHttp from "./internal/nodeHttp.js"
@@ -268,11 +269,30 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     const handlerScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const handler = yield* Scope.extend(HttpTransport.make(options), handlerScope)
     const host = options.host ?? "127.0.0.1"
+    // Every open connection, with how many of its requests are being answered. When the server
+    // closes, one with none (idle between requests, or not yet through a request's headers: Node
+    // counts it busy, so `closeIdleConnections` would leave it to the grace period) closes at once.
+    const connections = new Map<net.Socket, number>()
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
       requestTimeout: millis(options.requestTimeout, "60 seconds"),
       keepAliveTimeout: millis(options.keepAliveTimeout, "5 seconds")
-    }, (request, response) => handler.handle(NodeHttp.exchange(request, response)))
+    }, (request, response) => {
+      const socket = request.socket
+      connections.set(socket, (connections.get(socket) ?? 0) + 1)
+      response.once("close", () => {
+        const answering = connections.get(socket)
+        if (answering !== undefined) connections.set(socket, answering - 1)
+      })
+      handler.handle(NodeHttp.exchange(request, response))
+    })
+    server.on("connection", (socket: net.Socket) => {
+      connections.set(socket, 0)
+      socket.once("close", () => connections.delete(socket))
+    })
+    const closeIdle = () => {
+      for (const [socket, answering] of connections) if (answering === 0) socket.destroy()
+    }
     server.maxConnections = options.maxConnections ?? 4096
     yield* Effect.acquireRelease(
       Effect.async<void, ListenError>((resume) => {
@@ -292,16 +312,16 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
       }),
       () =>
         Effect.gen(function*() {
-          // No new connections; then the handler ends (its last answers written); then every
-          // connection still open (SSE streams, keep-alive ones) is closed, after a grace period.
+          // No new connections; then the handler ends (its last answers written, its streams
+          // ended); then every connection answering nothing is closed, at once.
           const closed = yield* Deferred.make<void>()
           server.close(() => Deferred.unsafeDone(closed, Exit.void))
           yield* Scope.close(handlerScope, Exit.void)
           // Node's timers, not the Effect clock: a test's TestClock must not hold the close.
           // Connections become idle as their last responses are flushed, and are closed as they
           // do; those still busy after the grace period are cut.
-          server.closeIdleConnections()
-          const idle = setInterval(() => server.closeIdleConnections(), 20)
+          closeIdle()
+          const idle = setInterval(closeIdle, 20)
           const grace = setTimeout(() => server.closeAllConnections(), closeGraceMillis)
           yield* Deferred.await(closed).pipe(Effect.ensuring(Effect.sync(() => {
             clearInterval(idle)

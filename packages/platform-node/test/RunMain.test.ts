@@ -3,11 +3,16 @@
  *
  * - a stdio server answers on stdout and exits 0 when its input ends;
  * - a failing layer is one line on stderr, nothing on stdout, exit 1;
+ * - a missing `Config.redacted` value is one line naming it; a too-short requestState key one
+ *   line saying the minimum; both exit 1;
  * - a port in use is one line naming the port, exit 1;
  * - `announce` says where it listens; at Debug level every request is a line (method, name,
  *   outcome, duration);
  * - SIGTERM with a session, its GET stream and a 2026-07-28 listen open: the listen is answered
- *   gracefully and the process exits 0 at once (measured in the bench; here within a second).
+ *   gracefully and the process exits 0 at once (measured in the bench; here within a second);
+ * - SIGTERM with connections answering nothing (a fresh one, one halfway through its headers, an
+ *   idle keep-alive one) and an SSE stream: the stream is ended, the connections closed at once,
+ *   exit 0 before the grace period of busy connections (1 second) would have run out.
  */
 import { assert, describe, it } from "@effect/vitest"
 
@@ -27,11 +32,14 @@ interface Run {
   readonly exited: Promise<{ readonly code: number | null; readonly at: number }>
 }
 
-const run = (...args: ReadonlyArray<string>): Run => {
+const run = (...args: ReadonlyArray<string>): Run => runWith({}, ...args)
+
+/** Runs the fixture with `env` over this process's environment (an `undefined` entry: unset). */
+const runWith = (env: Record<string, string | undefined>, ...args: ReadonlyArray<string>): Run => {
   const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", fixture, ...args], {
     cwd: root,
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, RUN_MAIN_FIXTURE_TOKEN: undefined }
+    env: { ...process.env, RUN_MAIN_FIXTURE_TOKEN: undefined, MCP_REQUEST_STATE_KEY: undefined, ...env }
   })
   let stdout = ""
   let stderr = ""
@@ -85,6 +93,25 @@ describe("NodeMcpServer.runMain", () => {
     const lines = server.stderr().trim().split("\n")
     assert.strictEqual(lines.length, 1, server.stderr())
     assert.match(lines[0]!, /^fixture: .*RUN_MAIN_FIXTURE_TOKEN/)
+  })
+
+  it("a missing Config.redacted value: one line naming the variable (not <redacted>), exit 1", async () => {
+    const server = runWith({ MCP_REQUEST_STATE_KEY: undefined }, "state-key-stdio")
+    const { code } = await server.exited
+    assert.strictEqual(code, 1)
+    assert.strictEqual(server.stdout(), "")
+    assert.strictEqual(server.stderr(), "fixture: MCP_REQUEST_STATE_KEY is missing\n")
+  })
+
+  it("an empty requestStateKey: refused in one line that says the minimum, exit 1", async () => {
+    const server = runWith({ MCP_REQUEST_STATE_KEY: "" }, "state-key-stdio")
+    const { code } = await server.exited
+    assert.strictEqual(code, 1)
+    assert.strictEqual(server.stdout(), "")
+    assert.strictEqual(
+      server.stderr(),
+      "fixture: requestStateKey must be at least 32 bytes (got 0): make one with openssl rand -base64 32\n"
+    )
   })
 
   it("a port in use: one line naming the port, exit 1", async () => {
@@ -183,6 +210,73 @@ describe("NodeMcpServer.runMain", () => {
       assert.include(streamed, "\"resultType\":\"complete\"")
       assert.isBelow(at - signalled, 1_000, "exit after SIGTERM")
     } finally {
+      if (server.child.exitCode === null) server.child.kill("SIGKILL")
+    }
+  })
+  it("http: SIGTERM with connections answering nothing and an open stream closes them at once, exit 0", async () => {
+    const port = await freePort()
+    const server = run("http", String(port))
+    const sockets: Array<net.Socket> = []
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`
+      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line")
+      /** A raw connection that has sent `text`; resolves when the server closes it. */
+      const connection = async (text: string) => {
+        const socket = net.connect(port, "127.0.0.1")
+        sockets.push(socket)
+        let received = ""
+        socket.on("data", (chunk) => (received += chunk))
+        socket.on("error", () => undefined)
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+        await new Promise((resolve) => socket.once("connect", resolve))
+        if (text !== "") socket.write(text)
+        return { closed, received: () => received }
+      }
+      const initialize = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      })
+      // One that never sent a byte, one halfway through its headers (Node counts both busy), and
+      // a keep-alive one idle after its answer.
+      const fresh = await connection("")
+      const halfway = await connection("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: app")
+      const keepAlive = await connection(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+          `accept: application/json, text/event-stream\r\ncontent-length: ${initialize.length}\r\n\r\n${initialize}`
+      )
+      await until(() => keepAlive.received().includes("serverInfo"), "the keep-alive connection's answer")
+      const session = /mcp-session-id: (\S+)/i.exec(keepAlive.received())![1]!
+      const sessionHeaders = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+      await (await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...sessionHeaders
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+      })).text()
+      // And the session's standalone SSE stream, open.
+      const standalone = await fetch(url, { headers: { accept: "text/event-stream", ...sessionHeaders } })
+      assert.strictEqual(standalone.status, 200)
+      const reader = standalone.body!.getReader()
+      const streamEnded = (async () => {
+        for (;;) if ((await reader.read()).done) return "ended"
+      })().catch(() => "cut")
+
+      const signalled = performance.now()
+      server.child.kill("SIGTERM")
+      const { at, code } = await server.exited
+      assert.strictEqual(code, 0, server.stderr())
+      // The stream was ended by the server, not cut by the process going away.
+      assert.strictEqual(await streamEnded, "ended")
+      await Promise.all([fresh.closed, halfway.closed, keepAlive.closed])
+      // Idle connections are closed at once, not after the 1-second grace period of busy ones.
+      assert.isBelow(at - signalled, 1_000, "exit after SIGTERM")
+    } finally {
+      for (const socket of sockets) socket.destroy()
       if (server.child.exitCode === null) server.child.kill("SIGKILL")
     }
   })

@@ -7,12 +7,11 @@
  * @since 0.1.0
  */
 import type { JsonRpc, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
-import { McpError } from "@effect-mcp/core"
+import { McpError, Method } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
@@ -218,7 +217,7 @@ export const requestStateAs = <A, I>(
         Effect.succeedNone :
         Effect.asSome(Effect.mapError(decode(state.value), (error) =>
           new McpError.InvalidParams({
-            message: `Invalid requestState: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+            message: `Invalid requestState: ${Method.describeError(error)}`
           })))
   )
 }

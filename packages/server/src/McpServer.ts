@@ -142,7 +142,9 @@ export interface Options<R> {
   /**
    * The key that seals 2026-07-28 `requestState` (HMAC-SHA256), so that a retry may reach any
    * process that has it. Default: a random key per server, and a warning when the first state is
-   * sealed (retries then cannot move between processes).
+   * sealed (retries then cannot move between processes). At least 32 bytes (UTF-8; e.g.
+   * `openssl rand -base64 32`): a shorter key, an empty one included, fails the server when it is
+   * built, in one line (`requestStateKey must be at least 32 bytes (got 0)`).
    */
   readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
   /** How long a sealed `requestState` stays valid (default 10 minutes). */
@@ -181,6 +183,9 @@ const provideResource = <R>(
         ) => [k, (v: string, ctx: any) => Effect.provide(c(v, ctx), context)])
       )
     }
+
+/** The shortest `requestStateKey` taken, in UTF-8 bytes: as many as HMAC-SHA256 puts out. */
+const minimumKeyBytes = 32
 
 /** The first key given twice, as a sentence naming it and its kind. */
 const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | undefined => {
@@ -268,10 +273,18 @@ export const make = <const O extends Options<any>>(
       : Redacted.isRedacted(given)
       ? given
       : yield* Effect.orDie(given as Config.Config<Redacted.Redacted<string>>)
+    const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
+    // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now.
+    if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes) {
+      return yield* Effect.dieMessage(
+        `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
+          "make one with openssl rand -base64 32"
+      )
+    }
     const sealer = yield* Effect.cached(
       Effect.tap(
         InputRequired.sealer({
-          key: key === undefined ? InputRequired.randomKey() : new TextEncoder().encode(Redacted.value(key)),
+          key: keyBytes ?? InputRequired.randomKey(),
           ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
           now: () => clock.unsafeCurrentTimeMillis()
         }),

@@ -171,34 +171,48 @@ describe("Handshake: serverInfo and instructions", () => {
 })
 
 describe("Handshake: phases", () => {
-  it.scoped("before initialize: ping is served, tools/list is -32601 with its id", () =>
+  it.scoped("before initialize: ping is served, tools/list is -32600 (not initialized) with its id", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, tools: [Echo] })
       assert.deepStrictEqual(yield* client.call("ping"), { jsonrpc: "2.0", id: 1, result: {} })
       const response = yield* client.call("tools/list")
       assert.strictEqual(response.id, 2)
-      assert.strictEqual(response.error.code, -32601)
+      assert.deepStrictEqual(response.error, {
+        code: -32600,
+        message: "Session not initialized: send initialize before tools/list"
+      })
     }))
 
-  it.scoped("between initialize and initialized: only initialize and ping", () =>
-    Effect.gen(function*() {
-      const client = yield* connect({ serverInfo, tools: [Echo] })
-      yield* client.initializeOnly("2025-06-18")
-      yield* client.quiet
-      for (const method of ["tools/list", "tools/call", "logging/setLevel"]) {
-        const response = yield* client.call(method, { name: "echo", arguments: { text: "x" }, level: "info" })
-        assert.isNumber(response.id)
-        assert.strictEqual(response.error.code, -32601, method)
-      }
-    }))
-
-  it.scoped("a request with a string id gets its id back on -32601", () =>
-    Effect.gen(function*() {
-      const client = yield* connect({ serverInfo, tools: [Echo] })
-      yield* client.send({ jsonrpc: "2.0", id: "early", method: "tools/list" })
-      const response = yield* client.next
-      assert.deepStrictEqual([response.id, response.error.code], ["early", -32601])
-    }))
+  for (const revision of handshakeRevisions) {
+    it.scoped(`${revision}: a request before initialize, or before initialized, says so (-32600) with its id`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect({ serverInfo, tools: [Echo], revisions: [revision] })
+        const params = { name: "echo", arguments: { text: "x" } }
+        yield* client.send({ jsonrpc: "2.0", id: "early", method: "tools/call", params })
+        assert.deepStrictEqual(yield* client.next, {
+          jsonrpc: "2.0",
+          id: "early",
+          error: { code: -32600, message: "Session not initialized: send initialize before tools/call" }
+        })
+        // A name no revision has is still an unknown method.
+        assert.deepStrictEqual(yield* client.error("no/such/method"), {
+          code: -32601,
+          message: "Method not found: no/such/method"
+        })
+        yield* client.initializeOnly(revision)
+        yield* client.quiet
+        for (const method of ["tools/list", "tools/call", "logging/setLevel"]) {
+          const response = yield* client.call(method, { ...params, level: "info" })
+          assert.isNumber(response.id)
+          assert.deepStrictEqual(response.error, {
+            code: -32600,
+            message: `Session not initialized: send notifications/initialized before ${method}`
+          }, method)
+        }
+        yield* client.notify("notifications/initialized")
+        assert.deepStrictEqual((yield* client.result("tools/call", params)).content, [{ type: "text", text: "x" }])
+      }))
+  }
 
   it.scoped("a second initialize is -32600, before and after notifications/initialized", () =>
     Effect.gen(function*() {

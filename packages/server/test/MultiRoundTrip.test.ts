@@ -4,9 +4,14 @@
  * handler's own state; tampered, expired and foreign states refused); capabilities; a retry that
  * reaches another server with the same key.
  */
+import { McpError } from "@effect-mcp/core"
 import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -250,6 +255,7 @@ describe("Multi-round trips: asks in a stateless request", () => {
       const error = yield* client.error("tools/call", { ...changed, requestState: sealed.requestState })
       assert.strictEqual(error.code, -32602)
       assert.include(error.message, "Invalid requestState")
+      assert.notMatch(error.message, /[└├─]|\n/, "one line per problem, not Effect's tree")
     }))
 })
 
@@ -327,7 +333,10 @@ describe("Multi-round trips: the sealed state", () => {
       assert.deepStrictEqual(done.content, [{ type: "text", text: "hi, Ann" }])
       // A server with another key refuses it.
       const stranger = yield* attach(
-        yield* McpServer.make({ ...options, requestStateKey: Redacted.make("another key") })
+        yield* McpServer.make({
+          ...options,
+          requestStateKey: Redacted.make("another key, not the one the others share")
+        })
       )
       const error = yield* stranger.error("tools/call", {
         ...params,
@@ -335,6 +344,35 @@ describe("Multi-round trips: the sealed state", () => {
         requestState: state
       })
       assert.strictEqual(error.code, -32602)
+    }))
+
+  it.scoped("a key shorter than 32 bytes (an empty variable included) fails the server, in one line", () =>
+    Effect.gen(function*() {
+      const refusal = (key: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>) =>
+        Effect.map(Effect.exit(McpServer.make({ ...options, requestStateKey: key })), (exit) => {
+          const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+          return Option.isSome(defect) ? McpError.messageOf(defect.value) : "built"
+        })
+      assert.strictEqual(
+        yield* refusal(Redacted.make("")),
+        "requestStateKey must be at least 32 bytes (got 0): make one with openssl rand -base64 32"
+      )
+      assert.match(
+        yield* refusal(Redacted.make("x".repeat(31))),
+        /^requestStateKey must be at least 32 bytes \(got 31\)/
+      )
+      // Counted in UTF-8 bytes: what the HMAC is keyed with.
+      assert.strictEqual(yield* refusal(Redacted.make("é".repeat(16))), "built")
+      // Read from a config: an empty variable is refused the same way.
+      const fromEnv = Config.redacted("MCP_REQUEST_STATE_KEY")
+      assert.match(
+        yield* Effect.withConfigProvider(
+          refusal(fromEnv),
+          ConfigProvider.fromMap(new Map([["MCP_REQUEST_STATE_KEY", ""]]))
+        ),
+        /^requestStateKey must be at least 32 bytes \(got 0\)/
+      )
+      assert.strictEqual(yield* refusal(Redacted.make("x".repeat(32))), "built")
     }))
 })
 

@@ -8,8 +8,10 @@
  *
  * Dispatch tables are built once per server, per phase, revision and declared capabilities,
  * from the catalog: before `notifications/initialized` only what the catalog marks
- * `beforeInitialized` (`initialize`, `ping`); after it, every method of the negotiated revision
- * the server serves and whose capability it declared. A session holds a reference to its table.
+ * `beforeInitialized` (`initialize`, `ping`), any other method of the revisions served being
+ * refused as too early (-32600 `Session not initialized: send initialize before tools/call`);
+ * after it, every method of the negotiated revision the server serves and whose capability it
+ * declared. A session holds a reference to its table.
  */
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
@@ -84,6 +86,20 @@ export const makeServer = (registry: Registry, config: Config): Server => {
   }
   const alreadyInitialized: Dispatch.Route<McpError.McpError, never, HandshakeRequest> = () =>
     Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
+  // What a client may ask of a server in the revisions served: asked before the session is
+  // initialized, such a method is an invalid request that says what to send first (-32600), not an
+  // unknown method (-32601, kept for names no revision has).
+  const asked = new Set(
+    config.revisions.flatMap((revision) =>
+      Array.from(Method.table(revision).values()).flatMap(({ definition }) =>
+        definition.kind === "request" && definition.direction !== "server" ? [definition.name] : []
+      )
+    )
+  )
+  const tooEarly = (first: string): Dispatch.Route<McpError.McpError, never, HandshakeRequest> => (request) =>
+    Effect.fail(
+      new McpError.InvalidRequest({ message: `Session not initialized: send ${first} before ${request.method}` })
+    )
   const tables = new Map<string, Table>()
   const table = (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities): Table => {
     const key = `${phase}:${revision}:${phase === "ready" ? served(capabilities) : ""}`
@@ -102,6 +118,10 @@ export const makeServer = (registry: Registry, config: Config): Server => {
         },
         trusted: Serving.trusted
       }))
+      if (phase !== "ready") {
+        const early = tooEarly(phase === "new" ? "initialize" : "notifications/initialized")
+        for (const name of asked) if (!routes.has(name)) routes.set(name, early)
+      }
       // A second initialize, in either later phase, is an invalid request (not an unknown method).
       if (phase !== "new") routes.set("initialize", alreadyInitialized)
       tables.set(key, found = routes)
