@@ -91,11 +91,13 @@ export const tools = <Tools extends Record<string, AiTool.Any>>(
       const success = isEmpty(tool.successSchema) ? undefined : tool.successSchema
       const failure = isEmpty(tool.failureSchema) ? undefined : tool.failureSchema as Schema.Schema<any, any, never>
       const annotations = annotationsOf(tool.annotations)
-      // The definition and the argument check, as any tool's; the call is the toolkit's.
+      // The definition and the argument check, as any tool's; the call is the toolkit's. The success
+      // schema is published as it is: an LLM tool's success may be a string (structuredContent is then
+      // left out, and an outputSchema that is not an object only reaches revisions that take any).
       const base = Tool.make(tool.name, {
         ...(tool.description !== undefined ? { description: tool.description } : {}),
         parameters: tool.parametersSchema as Schema.Schema<any, any, never>,
-        ...(success !== undefined ? { success: success as Schema.Schema<any, any, never> } : {}),
+        ...(success !== undefined ? { outputSchema: Tool.outputSchema(success) } : {}),
         ...(annotations !== undefined ? { annotations } : {})
       }, () => Effect.void as Effect.Effect<any>)
       const encodeFailure = failure && Schema.encodeUnknown(failure)

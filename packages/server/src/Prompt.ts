@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -154,9 +154,13 @@ export const make = <R, E, A extends Schema.Struct.Fields = {}>(
     completions: (options.complete ?? {}) as Record<string, Completer<R>>,
     get: (args): Effect.Effect<GetPromptResult, McpError.McpError, R> =>
       decode(args ?? {}).pipe(
-        Effect.mapError((error) =>
-          new McpError.InvalidParams({ message: `Invalid arguments for prompt ${name}: ${error.message}` })
-        ),
+        // One line per problem, each with its path, as a tool's arguments.
+        Effect.mapError((error) => {
+          const problems = Method.describeError(error)
+          return new McpError.InvalidParams({
+            message: `Invalid arguments for prompt ${name}:${problems.includes("\n") ? "\n" : " "}${problems}`
+          })
+        }),
         Effect.flatMap((decoded) => Effect.mapError(handler(decoded as Schema.Struct.Type<A>), Failure.toMcpError)),
         Effect.map((output) => toResult(output, options.description))
       )

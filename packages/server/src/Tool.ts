@@ -119,7 +119,11 @@ export interface Options<
    * gets the arguments object as sent (any object, not validated against this schema).
    */
   readonly inputSchema?: I
-  /** The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+). */
+  /**
+   * The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+).
+   * An object schema, as `parameters` is: a list or a single value goes in a field,
+   * `Schema.Struct({ items: Schema.Array(Item) })`.
+   */
   readonly success?: S
   /**
    * A raw JSON Schema published as `outputSchema` verbatim, for a handler that returns whole
@@ -127,7 +131,8 @@ export interface Options<
    */
   readonly outputSchema?: Readonly<Record<string, unknown>>
   /**
-   * The typed failure. A failure becomes an `isError` result whose text is the encoded failure
+   * The typed failure, and with `McpError`s the only errors the handler may fail with (the compiler
+   * says so of any other: map it, or declare it here). A failure becomes an `isError` result whose text is the encoded failure
    * (JSON, unless `failureText` says otherwise), carrying it structured too: as
    * `structuredContent` (2025-06-18+) when the tool has no `success` schema, else under `_meta`
    * (`Meta.toolFailure`), since `structuredContent` must fit the published `outputSchema`.
@@ -153,7 +158,24 @@ export type Arguments<P, I> = P extends Schema.Schema.Any ? Schema.Schema.Type<P
   : {}
 
 type HandlerOutput<S> = S extends Schema.Schema.Any ? Schema.Schema.Type<S> : Output
-type HandlerError<F> = F extends Schema.Schema.Any ? Schema.Schema.Type<F> | McpError.McpError : McpError.McpError
+
+/** What a handler may fail with: its declared `failure`, and the wire errors (`McpError`). */
+type DeclaredError<F> = F extends Schema.Schema.Any ? Schema.Schema.Type<F> | McpError.McpError : McpError.McpError
+
+/** The compiler's message for a handler failing with an error, when the tool has no `failure` schema. */
+type MissingFailure =
+  "the handler fails with an error the tool does not declare: declare it with `failure:` (its Schema), or map it (Effect.catchTag, Effect.mapError, Effect.orDie)"
+
+/** The compiler's message for a handler failing with an error its `failure` schema does not cover. */
+type UncoveredFailure =
+  "the handler fails with an error its `failure` schema does not cover: add it to `failure:` (Schema.Union), or map it (Effect.catchTag, Effect.mapError, Effect.orDie)"
+
+/**
+ * The handler's error channel, checked: the errors it fails with (`E`, inferred) when each is
+ * declared; otherwise one message, where the compiler would list `McpError` members the user never wrote.
+ */
+type CheckedError<E, F> = [Exclude<E, DeclaredError<F>>] extends [never] ? E
+  : E & (F extends Schema.Schema.Any ? UncoveredFailure : MissingFailure)
 
 const EmptyParameters = Schema.Struct({})
 
@@ -184,6 +206,18 @@ type ObjectParameters<P> = P extends Schema.Schema<any, infer I, any> ? 0 extend
   : [I] extends [object] ? P
   : "parameters must be an object schema (Schema.Struct): a tool's arguments are always a JSON object"
   : P
+
+/**
+ * What a `success` schema must be in the types: one whose encoded side is an object, since MCP's
+ * `outputSchema` describes an object and `structuredContent` is one. A union of structs passes here
+ * and is refused by `make`.
+ */
+type ObjectSuccess<S> = S extends Schema.Schema<any, infer I, any> ? 0 extends (1 & I) ? S
+  : [I] extends [ReadonlyArray<any>] ?
+    "success must be an object schema (Schema.Struct), not an array: wrap it in a field, Schema.Struct({ items: Schema.Array(...) })"
+  : [I] extends [object] ? S
+  : "success must be an object schema (Schema.Struct): structuredContent is a JSON object, so wrap the value in a field, Schema.Struct({ value: ... })"
+  : S
 
 const UnknownArguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -219,6 +253,14 @@ export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown>
       target: "jsonSchema2020-12"
     }) as unknown as Record<string, unknown>
   )
+  const encoded = SchemaAST.encodedAST(schema.ast)
+  if (
+    SchemaAST.isTypeLiteral(encoded) && encoded.propertySignatures.length === 0 &&
+    encoded.indexSignatures.length === 0
+  ) {
+    // An empty struct renders as "object or array", which the 2025 revisions' outputSchema (an object) refuses.
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
   return json
 }
 
@@ -265,21 +307,26 @@ const describe = (error: unknown): string => {
  * ```
  *
  * Names follow the 2025-11-25 rule (1–128 characters of `A-Z a-z 0-9 _ . -`): any other name
- * throws here, when the tool is defined, rather than confusing clients later.
+ * throws here, when the tool is defined, rather than confusing clients later; so do `parameters`
+ * and `success` schemas that are not objects (the types refuse most of them already).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = <
   R,
+  E,
   P extends Schema.Schema.Any | undefined = undefined,
   S extends Schema.Schema.Any | undefined = undefined,
   F extends Schema.Schema.Any | undefined = undefined,
   I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
 >(
   name: string,
-  options: Options<P, S, F, I> & { readonly parameters?: ObjectParameters<P> },
-  handler: (args: Arguments<P, I>) => Effect.Effect<HandlerOutput<S>, HandlerError<F>, R>
+  options: Options<P, S, F, I> & {
+    readonly parameters?: ObjectParameters<P>
+    readonly success?: ObjectSuccess<S>
+  },
+  handler: (args: Arguments<P, I>) => Effect.Effect<HandlerOutput<S>, CheckedError<E, F>, R>
 ): Tool<
   | R
   | (P extends Schema.Schema.Any ? Schema.Schema.Context<P> : never)
@@ -295,6 +342,13 @@ export const make = <
       `Tool ${name}: parameters must be an object schema (Schema.Struct, a Schema.Class, a Schema.Record), ` +
         `not ${String(options.parameters.ast)}: a tool's arguments are always a JSON object, and clients would be ` +
         `told this tool takes none. Name the value in a field instead: Schema.Struct({ value: ... })`
+    )
+  }
+  if (options.success !== undefined && !isObjectSchema(options.success.ast)) {
+    throw new Error(
+      `Tool ${name}: success must be an object schema (Schema.Struct, a Schema.Class, a Schema.Record), ` +
+        `not ${String(options.success.ast)}: MCP's outputSchema describes an object, and structuredContent is one. ` +
+        `Wrap the value in a field instead: Schema.Struct({ items: Schema.Array(...) })`
     )
   }
   const parameters = (options.parameters ??

@@ -2,7 +2,8 @@
  * The traps a new user met on the first day, each at the wire (or in the types):
  *
  * - tools needing different services in one `McpServer.layer`, with no type arguments;
- * - a `parameters` schema that is not an object, refused when the tool is defined;
+ * - a `parameters` or `success` schema that is not an object, refused when the tool is defined;
+ * - a handler failing with an error it does not declare, refused by the compiler;
  * - resources and prompts failing with the user's own errors;
  * - a typed tool failure as `structuredContent`, and text the tool chooses;
  * - invalid arguments as one line per problem, with its path;
@@ -134,6 +135,101 @@ describe("parameters that are not an object", () => {
     Tool.make("checked", {
       parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }).pipe(Schema.filter((v) => v.a < v.b))
     }, () => Effect.succeed("ok"))
+  })
+})
+
+describe("a success schema that is not an object", () => {
+  it("is refused when the tool is defined, saying to wrap it in a Schema.Struct", () => {
+    const wrap = /Wrap the value in a field instead: Schema\.Struct\(\{ items: Schema\.Array\(\.\.\.\) \}\)/
+    assert.throws(
+      // @ts-expect-error: an array is not structuredContent (the types say so too)
+      () => Tool.make("list", { success: Schema.Array(Schema.String) }, () => Effect.succeed(["a"])),
+      /Tool list: success must be an object schema .*not ReadonlyArray<string>: MCP's outputSchema describes an object/
+    )
+    assert.throws(
+      // @ts-expect-error: nor is a string
+      () => Tool.make("text", { success: Schema.String }, () => Effect.succeed("a")),
+      wrap
+    )
+    assert.throws(
+      // @ts-expect-error: nor a number
+      () => Tool.make("count", { success: Schema.Number }, () => Effect.succeed(1)),
+      wrap
+    )
+    assert.throws(
+      // @ts-expect-error: nor a union of literals
+      () => Tool.make("pick", { success: Schema.Literal("a", "b") }, () => Effect.succeed("a" as const)),
+      wrap
+    )
+    // A union of structs has no `type: "object"` at its root (clients up to 2025-11-25 would drop it): refused too.
+    assert.throws(
+      () =>
+        Tool.make(
+          "either",
+          { success: Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })) },
+          () => Effect.succeed({ a: "x" })
+        ),
+      wrap
+    )
+    // Objects of every kind are fine, and so is a tool without a success schema.
+    class Point extends Schema.Class<Point>("Point")({ x: Schema.Number }) {}
+    Tool.make("point", { success: Point }, () => Effect.succeed(new Point({ x: 1 })))
+    Tool.make(
+      "done",
+      { success: Schema.TaggedStruct("Done", { n: Schema.Number }) },
+      () => Effect.succeed({ _tag: "Done" as const, n: 1 })
+    )
+    Tool.make(
+      "bag",
+      { success: Schema.Record({ key: Schema.String, value: Schema.Number }) },
+      () => Effect.succeed({ a: 1 })
+    )
+    Tool.make(
+      "checked",
+      { success: Schema.Struct({ n: Schema.Number }).pipe(Schema.filter((v) => v.n > 0)) },
+      () => Effect.succeed({ n: 1 })
+    )
+    Tool.make("plain", {}, () => Effect.succeed("text"))
+  })
+
+  it.scoped("wrapped in a field, is an outputSchema and structuredContent; without one, the result is text", () =>
+    Effect.gen(function*() {
+      const Items = Tool.make("items", {
+        success: Schema.Struct({ items: Schema.Array(Schema.String) })
+      }, () => Effect.succeed({ items: ["a", "b"] }))
+      const Plain = Tool.make("plain", {}, () => Effect.succeed("a, b"))
+      const client = yield* connect({ serverInfo, tools: [Items, Plain] })
+      yield* client.initialize("2025-11-25")
+      const { tools } = yield* client.result("tools/list")
+      assert.strictEqual(tools.find((t: any) => t.name === "items").outputSchema.type, "object")
+      assert.isUndefined(tools.find((t: any) => t.name === "plain").outputSchema)
+      // An empty Struct is an object too (Effect renders it "object or array", which 2025-11-25 refuses).
+      assert.deepStrictEqual(Tool.outputSchema(Schema.Struct({})), {
+        type: "object",
+        properties: {},
+        additionalProperties: false
+      })
+      const items = yield* client.result("tools/call", { name: "items", arguments: {} })
+      assert.deepStrictEqual(items.structuredContent, { items: ["a", "b"] })
+      const plain = yield* client.result("tools/call", { name: "plain", arguments: {} })
+      assert.deepStrictEqual(plain, { content: [{ type: "text", text: "a, b" }] })
+    }))
+})
+
+describe("a handler failing with an error it does not declare", () => {
+  it("does not compile (the compiler's message is checked in TypeMessages.test.ts); declared ones do", () => {
+    // @ts-expect-error: NotFound is not declared
+    Tool.make("undeclared", {}, () => Effect.fail(new NotFound({ message: "no" })))
+    // @ts-expect-error: nor covered by the failure schema
+    Tool.make("uncovered", { failure: DivisionByZero }, () => Effect.fail(new NotFound({ message: "no" })))
+    // What is declared, the wire errors, and an error mapped away compile.
+    Tool.make("declared", { failure: DivisionByZero }, () => Effect.fail(new DivisionByZero({ dividend: 1 })))
+    Tool.make("wire", { failure: DivisionByZero }, () => Effect.fail(new McpError.InvalidParams({ message: "no" })))
+    Tool.make("mapped", {}, () =>
+      Effect.fail(new NotFound({ message: "no" })).pipe(
+        Effect.mapError((e) => new McpError.InvalidParams({ message: e.message }))
+      ))
+    Tool.make("died", {}, () => Effect.orDie(Effect.fail(new NotFound({ message: "no" }))))
   })
 })
 

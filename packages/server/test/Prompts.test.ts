@@ -133,6 +133,37 @@ describe("Prompts: prompts/get", () => {
       assert.strictEqual((yield* client.error("prompts/get", { name: "review" })).code, -32602)
     }))
 
+  it.scoped("invalid arguments are -32602 with the request's id, one line per problem with its path", () =>
+    Effect.gen(function*() {
+      const Standup = Prompt.make("standup", {
+        arguments: Schema.Struct({ team: Schema.String, days: Schema.NumberFromString.pipe(Schema.int()) })
+      }, ({ days, team }) => Effect.succeed(`${team}: the last ${days} days`))
+      const client = yield* connect({ serverInfo, prompts: [Standup] })
+      yield* client.initialize("2025-11-25")
+      const missing = yield* client.send({
+        jsonrpc: "2.0",
+        id: "get-1",
+        method: "prompts/get",
+        params: { name: "standup", arguments: { days: "3" } }
+      }).pipe(Effect.zipRight(client.next))
+      assert.deepStrictEqual(missing, {
+        jsonrpc: "2.0",
+        id: "get-1",
+        error: { code: -32602, message: "Invalid arguments for prompt standup: team: missing (expected a string)" }
+      })
+      const both = yield* client.error("prompts/get", { name: "standup", arguments: { days: "1.5" } })
+      assert.deepStrictEqual(both, {
+        code: -32602,
+        message: [
+          "Invalid arguments for prompt standup:",
+          "team: missing (expected a string)",
+          "days: expected an integer, got \"1.5\""
+        ].join("\n")
+      })
+      const got = yield* client.result("prompts/get", { name: "standup", arguments: { team: "core", days: "2" } })
+      assert.strictEqual(got.messages[0].content.text, "core: the last 2 days")
+    }))
+
   it.scoped("an unknown prompt is -32602", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, prompts })
