@@ -22,17 +22,27 @@ const mcp = (...args: ReadonlyArray<string>) =>
 
 describe("mcp against a stdio server that fails at startup", () => {
   it("tools: the exit code and the server's own stderr line, nothing on stdout, exit 1", async () => {
-    // The target is split on whitespace: a script without spaces.
-    const failing = `stdio:${process.execPath} -e console.error("boom:no-config");process.exit(2)`
+    // The target's words are split as a shell splits them: the script is one quoted word.
+    const failing = `stdio:'${process.execPath}' -e 'console.error("boom: no config"); process.exit(2)'`
     for (const era of ["auto", "handshake", "stateless"]) {
       const result = await mcp("tools", failing, "--era", era)
       assert.strictEqual(result.code, 1, era)
       assert.strictEqual(result.stdout, "", era)
       assert.match(
         result.stderr,
-        /^mcp: Transport closed before \S+ was answered; the server exited with code 2; its stderr ended with:\n  boom:no-config\n$/,
+        /^mcp: Transport closed before \S+ was answered; the server exited with code 2; its stderr ended with:\n  boom: no config\n$/,
         era
       )
     }
+  })
+
+  it("a target with a shell operator is refused in one line, since no shell runs it", async () => {
+    const result = await mcp("tools", `stdio:${process.execPath} server.js | tee log`)
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.match(
+      result.stderr,
+      /^mcp: cannot run "stdio:.*": \| is a shell operator, and the command is run without a shell/
+    )
   })
 })

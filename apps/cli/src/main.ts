@@ -37,7 +37,7 @@ import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
 
 const target = Args.text({ name: "target" }).pipe(
-  Args.withDescription("stdio:<command> <args…> or an http(s):// URL")
+  Args.withDescription("stdio:<command> <args…> (split as a shell splits words) or an http(s):// URL")
 )
 const json = Options.boolean("json").pipe(Options.withDescription("print the results as JSON"))
 const era = Options.choice("era", ["auto", "handshake", "stateless"]).pipe(
