@@ -75,13 +75,16 @@ const ours = (name: string): ReadonlyArray<string> => {
   )
 }
 
+/** A path as one shell word. */
+const quoted = (file: string) => `'${file.replace(/'/g, `'\\''`)}'`
+
 /** A README line with every `@effect-mcp/x` named by its tarball, and the tarballs it depends on added. */
 const withTarballs = (line: string, tarballs: Record<string, string>): string => {
   const named = new Set<string>()
   const replaced = line.replace(/@effect-mcp\/([a-z-]+)/g, (_, name: string) => {
     assert.property(tarballs, name, `the README names a package we have: @effect-mcp/${name}`)
     named.add(name)
-    return tarballs[name]!
+    return quoted(tarballs[name]!)
   })
   const closure = new Set<string>()
   const visit = (name: string) => {
@@ -93,7 +96,7 @@ const withTarballs = (line: string, tarballs: Record<string, string>): string =>
     }
   }
   named.forEach(visit)
-  return [replaced, ...[...closure].map((name) => tarballs[name]!)].join(" ")
+  return [replaced, ...[...closure].map((name) => quoted(tarballs[name]!))].join(" ")
 }
 
 describe("the packages, packed and installed outside the workspace", () => {

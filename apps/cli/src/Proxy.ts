@@ -38,9 +38,19 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createHash, randomBytes } from "node:crypto"
 
-/** An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. */
+/**
+ * An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. An upstream
+ * that went away is said without its reason: how a stdio upstream ended carries the last lines of its
+ * stderr, which are the operator's to read, not the clients'.
+ */
 const toMcpError = (error: ClientError.ClientError | McpRequest.ClientRequestError): McpError.McpError =>
-  McpError.isMcpError(error) ? error : new McpError.InternalError({ message: `proxy: ${error.message}` })
+  McpError.isMcpError(error) ? error : new McpError.InternalError({
+    message: `proxy: ${
+      error._tag === "TransportClosed"
+        ? `the upstream server closed before ${error.method} was answered`
+        : error.message
+    }`
+  })
 
 /** One ask of the upstream, handed to the downstream request it is asked of. */
 interface Ask {

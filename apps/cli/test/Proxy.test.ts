@@ -56,6 +56,7 @@ const Hello = Prompt.make("hello", {
 /** An upstream with a tool that waits until cancelled (and says so), and the proxy's client of it. */
 const setup = Effect.gen(function*() {
   const cancelled = yield* Deferred.make<void>()
+  const kill = yield* Deferred.make<void>()
   const Hang = Tool.make("hang", {}, () => Effect.onInterrupt(Effect.never, () => Deferred.succeed(cancelled, void 0)))
   const upstreamContext = yield* Layer.build(McpServer.layer({
     serverInfo: { name: "upstream", version: "2.0.0" },
@@ -67,7 +68,13 @@ const setup = Effect.gen(function*() {
   const upstream = Context.get(upstreamContext, McpServer.McpServer)
   const proxy = Proxy.layerFrom({ clientInfo: { name: "proxy", version: "0.1.0" } }, {
     revisions: ["2026-07-28"]
-  }).pipe(Layer.provide(McpClientTransport.layerMemory((protocol) => upstream.serve(protocol))))
+  }).pipe(Layer.provide(McpClientTransport.layerMemory((protocol) =>
+    // `kill` ends the upstream with a failure whose words are not for the downstream clients.
+    Effect.raceFirst(
+      upstream.serve(protocol),
+      Effect.zipRight(Deferred.await(kill), Effect.fail(new Error("the upstream's own words: token=SECRET")))
+    )
+  )))
   const asked = yield* Ref.make<ReadonlyArray<string>>([])
   const downstreamContext = yield* Layer.build(
     McpClient.layer({
@@ -89,7 +96,7 @@ const setup = Effect.gen(function*() {
     )
   )
   const client = Context.get(downstreamContext, McpClient.McpClient)
-  return { client, upstream, cancelled, asked }
+  return { client, upstream, cancelled, asked, kill }
 })
 
 describe("Proxy: a handshake upstream served as 2026-07-28", () => {
@@ -116,6 +123,18 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
       assert.deepStrictEqual(prompt.arguments, [{ name: "who", description: "Who to greet", required: true }])
       const got = yield* client.getPrompt("hello", { who: "Ada" })
       assert.deepStrictEqual(got.messages[0]!.content, { type: "text", text: "Say hello to Ada" })
+    }))
+
+  it.scopedLive("an upstream that goes away is a -32603 for the call, without the upstream's own words", () =>
+    Effect.gen(function*() {
+      const { client, kill } = yield* setup
+      const call = yield* Effect.fork(Effect.flip(client.callTool("hang", {})))
+      yield* Effect.sleep("100 millis")
+      yield* Deferred.succeed(kill, void 0)
+      const error = yield* Fiber.join(call).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(error._tag, "InternalError")
+      assert.strictEqual(error.message, "proxy: the upstream server closed before tools/call was answered")
+      assert.notInclude(error.message, "SECRET")
     }))
 
   it.scopedLive("progress is forwarded; an interrupted call is cancelled upstream", () =>

@@ -6,7 +6,10 @@
  * exits at end of input); if it has not exited after `closeTimeout` it gets SIGTERM, and after
  * as long again SIGKILL. Its stderr is written to the caller's as it comes (`stderr: "inherit"`,
  * the default), not shown (`"ignore"`), or handed to a callback line by line; whichever, its last
- * lines are kept (20 lines, 4 KiB at most) for the error if the child ends first.
+ * lines are kept (20 lines, 4 KiB at most) for the error if the child ends first. So it is always a
+ * pipe, never the caller's terminal itself (a child that colours its output only on a terminal
+ * does not colour it here). Once the child has exited its pipes are let go, even if a grandchild
+ * still holds them.
  *
  * If the child ends (exits, or closes its stdout) while the client is using it, the calls waiting
  * and every later one fail at once with `TransportClosed`, saying how it ended and what its
@@ -184,9 +187,17 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
           })
           // Watched from the start: a child that fails at once says why before we look.
           child.once("close", () => closed = true)
-          child.stderr!.on("data", (chunk: Uint8Array) => tail.push(chunk))
-          if (stderr === "inherit") child.stderr!.pipe(process.stderr, { end: false })
-          else if (typeof stderr === "function") createInterface({ input: child.stderr! }).on("line", stderr)
+          // Written on by hand, not piped: a pipe would add listeners to our stderr for every child.
+          child.stderr!.on(
+            "data",
+            stderr === "inherit"
+              ? (chunk: Uint8Array) => {
+                tail.push(chunk)
+                process.stderr.write(chunk)
+              }
+              : (chunk: Uint8Array) => tail.push(chunk)
+          )
+          if (typeof stderr === "function") createInterface({ input: child.stderr! }).on("line", stderr)
           const onError = (cause: unknown) => resume(Effect.fail(new SpawnError({ command: options.command, cause })))
           child.once("error", onError)
           child.once("spawn", () => {
@@ -198,14 +209,21 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
           // End of input first; then SIGTERM; then SIGKILL. Node's timers, not the Effect clock:
           // a test's TestClock must not hold the release.
           Effect.async<void>((resume) => {
-            if (gone(child)) return resume(Effect.void)
+            // Once it has exited, its pipes are let go: a grandchild holding them open must not keep
+            // this process alive.
+            const done = () => {
+              child.stdout?.destroy()
+              child.stderr?.destroy()
+              resume(Effect.void)
+            }
+            if (gone(child)) return done()
             const grace = Duration.toMillis(options.closeTimeout ?? Duration.seconds(2))
             const term = setTimeout(() => gone(child) || child.kill("SIGTERM"), grace)
             const kill = setTimeout(() => gone(child) || child.kill("SIGKILL"), 2 * grace)
             child.once("exit", () => {
               clearTimeout(term)
               clearTimeout(kill)
-              resume(Effect.void)
+              done()
             })
             child.stdin?.end()
           })

@@ -62,6 +62,58 @@ describe("NodeMcpClient.layerStdio: a server that exits at startup", () => {
     }))
 })
 
+/** Every listener on our own stderr. */
+const stderrListeners = () =>
+  process.stderr.eventNames().reduce((sum, name) => sum + process.stderr.listenerCount(name), 0)
+
+/** Our pipes still open (one per child stream we hold). */
+const openPipes = () => process.getActiveResourcesInfo().filter((name) => name === "PipeWrap").length
+
+describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
+  it.live("a dozen children writing to our stderr add no listener to it", () =>
+    Effect.gen(function*() {
+      const before = stderrListeners()
+      yield* Effect.scoped(Effect.gen(function*() {
+        for (let i = 0; i < 12; i++) {
+          yield* Layer.build(NodeMcpClient.layerStdio({
+            command: process.execPath,
+            args: ["-e", "process.stdin.resume(); process.stdin.on('end', () => process.exit(0))"],
+            closeTimeout: "1 second"
+          }))
+        }
+        assert.strictEqual(stderrListeners(), before)
+      }))
+    }))
+
+  it.live("once the child has exited, its pipes are let go even while a grandchild holds them", () =>
+    Effect.gen(function*() {
+      const before = openPipes()
+      let grandchild: number | undefined
+      // The child starts a grandchild that keeps the child's stderr, says its pid, and exits at end of input.
+      const script =
+        "const c = require('child_process').spawn('sleep', ['30'], { stdio: ['ignore', 'ignore', 'inherit'] });" +
+        " console.error('grandchild ' + c.pid); c.unref();" +
+        " process.stdin.resume(); process.stdin.on('end', () => process.exit(0))"
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(NodeMcpClient.layerStdio({
+          command: process.execPath,
+          args: ["-e", script],
+          stderr: (line) => {
+            const found = /^grandchild (\d+)$/.exec(line)
+            if (found) grandchild = Number(found[1])
+          }
+        }))
+        while (grandchild === undefined) yield* Effect.sleep("10 millis")
+      }))
+      yield* Effect.sleep("100 millis") // a destroyed pipe's handle closes on a later turn
+      try {
+        assert.strictEqual(openPipes(), before)
+      } finally {
+        process.kill(grandchild!, "SIGKILL")
+      }
+    }))
+})
+
 describe("the stderr tail", () => {
   it("keeps the last lines, at most maxLines of them", () => {
     const tail = StderrTail.make({ maxLines: 3 })

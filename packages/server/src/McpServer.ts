@@ -143,8 +143,8 @@ export interface Options<R> {
    * The key that seals 2026-07-28 `requestState` (HMAC-SHA256), so that a retry may reach any
    * process that has it. Default: a random key per server, and a warning when the first state is
    * sealed (retries then cannot move between processes). At least 32 bytes (UTF-8; e.g.
-   * `openssl rand -base64 32`): a shorter key, an empty one included, fails the server when it is
-   * built, in one line (`requestStateKey must be at least 32 bytes (got 0)`).
+   * `openssl rand -base64 32`): a shorter key, an empty one included, fails a server that serves
+   * 2026-07-28 when it is built, in one line (`requestStateKey must be at least 32 bytes (got 0)`).
    */
   readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
   /** How long a sealed `requestState` stays valid (default 10 minutes). */
@@ -274,8 +274,9 @@ export const make = <const O extends Options<any>>(
       ? given
       : yield* Effect.orDie(given as Config.Config<Redacted.Redacted<string>>)
     const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
-    // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now.
-    if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes) {
+    // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now, by
+    // a server that seals any (one that serves 2026-07-28).
+    if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes && statelessRevisions.length > 0) {
       return yield* Effect.dieMessage(
         `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
           "make one with openssl rand -base64 32"

@@ -179,19 +179,27 @@ type CheckedError<E, F> = [Exclude<E, DeclaredError<F>>] extends [never] ? E
 
 const EmptyParameters = Schema.Struct({})
 
-/** Whether a schema's wire form is a JSON object (what `arguments` always is). */
-const isObjectSchema = (ast: SchemaAST.AST): boolean => {
+/**
+ * Whether a schema's wire form is a JSON object (what `arguments` always is). A success value may also be a
+ * union of objects (`unions`), and `Schema.Any` / `Schema.Unknown`, which say nothing of it, are trusted there.
+ */
+const isObjectSchema = (ast: SchemaAST.AST, unions = false): boolean => {
   const encoded = SchemaAST.encodedAST(ast)
   switch (encoded._tag) {
     case "TypeLiteral":
       return true
     case "Refinement":
-      return isObjectSchema(encoded.from)
+      return isObjectSchema(encoded.from, unions)
     case "Suspend":
-      return isObjectSchema(encoded.f())
+      return isObjectSchema(encoded.f(), unions)
     case "Declaration":
       // A declared type says nothing of its JSON form: trusted.
       return true
+    case "Union":
+      return unions && encoded.types.every((member) => isObjectSchema(member, unions))
+    case "AnyKeyword":
+    case "UnknownKeyword":
+      return unions
     default:
       return false
   }
@@ -261,6 +269,10 @@ export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown>
     // An empty struct renders as "object or array", which the 2025 revisions' outputSchema (an object) refuses.
     return { type: "object", properties: {}, additionalProperties: false }
   }
+  if (json.type === undefined && Array.isArray(json.anyOf) && isObjectSchema(schema.ast, true)) {
+    // A union of objects is an object: said at the root, where the 2025 revisions look for it.
+    return { type: "object", ...json }
+  }
   return json
 }
 
@@ -315,11 +327,12 @@ const describe = (error: unknown): string => {
  */
 export const make = <
   R,
-  E,
   P extends Schema.Schema.Any | undefined = undefined,
   S extends Schema.Schema.Any | undefined = undefined,
   F extends Schema.Schema.Any | undefined = undefined,
-  I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
+  I extends McpSchema.Tool.ToolInputSchema | undefined = undefined,
+  // Last, with a default: type arguments given by hand keep their places, and the check passes.
+  E = DeclaredError<F>
 >(
   name: string,
   options: Options<P, S, F, I> & {
@@ -344,9 +357,9 @@ export const make = <
         `told this tool takes none. Name the value in a field instead: Schema.Struct({ value: ... })`
     )
   }
-  if (options.success !== undefined && !isObjectSchema(options.success.ast)) {
+  if (options.success !== undefined && !isObjectSchema(options.success.ast, true)) {
     throw new Error(
-      `Tool ${name}: success must be an object schema (Schema.Struct, a Schema.Class, a Schema.Record), ` +
+      `Tool ${name}: success must be an object schema (Schema.Struct, a Schema.Class, a Schema.Record, or a union of them), ` +
         `not ${String(options.success.ast)}: MCP's outputSchema describes an object, and structuredContent is one. ` +
         `Wrap the value in a field instead: Schema.Struct({ items: Schema.Array(...) })`
     )

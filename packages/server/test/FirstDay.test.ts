@@ -10,6 +10,7 @@
  * - duplicate names refused when the server is built;
  * - what a server author needs, from `@effect-mcp/server` alone.
  */
+import * as OfficialSchema from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -161,17 +162,23 @@ describe("a success schema that is not an object", () => {
       () => Tool.make("pick", { success: Schema.Literal("a", "b") }, () => Effect.succeed("a" as const)),
       wrap
     )
-    // A union of structs has no `type: "object"` at its root (clients up to 2025-11-25 would drop it): refused too.
+    // A union with a member that is not an object is refused; a union of objects is an object (below).
     assert.throws(
       () =>
         Tool.make(
-          "either",
-          { success: Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })) },
-          () => Effect.succeed({ a: "x" })
+          "maybe",
+          // @ts-expect-error: null is no structuredContent
+          { success: Schema.NullOr(Schema.Struct({ a: Schema.String })) },
+          () => Effect.succeed(null)
         ),
       wrap
     )
-    // Objects of every kind are fine, and so is a tool without a success schema.
+    // Objects of every kind are fine, unions of them too, and so is a tool without a success schema.
+    Tool.make(
+      "either",
+      { success: Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })) },
+      () => Effect.succeed({ a: "x" })
+    )
     class Point extends Schema.Class<Point>("Point")({ x: Schema.Number }) {}
     Tool.make("point", { success: Point }, () => Effect.succeed(new Point({ x: 1 })))
     Tool.make(
@@ -198,11 +205,24 @@ describe("a success schema that is not an object", () => {
         success: Schema.Struct({ items: Schema.Array(Schema.String) })
       }, () => Effect.succeed({ items: ["a", "b"] }))
       const Plain = Tool.make("plain", {}, () => Effect.succeed("a, b"))
-      const client = yield* connect({ serverInfo, tools: [Items, Plain] })
+      // A union of objects is an object: its outputSchema says so at the root, for every revision.
+      const Outcome = Tool.make("outcome", {
+        success: Schema.Union(
+          Schema.TaggedStruct("Done", { n: Schema.Number }),
+          Schema.TaggedStruct("Skipped", { why: Schema.String })
+        )
+      }, () => Effect.succeed({ _tag: "Done" as const, n: 1 }))
+      const client = yield* connect({ serverInfo, tools: [Items, Plain, Outcome] })
       yield* client.initialize("2025-11-25")
       const { tools } = yield* client.result("tools/list")
       assert.strictEqual(tools.find((t: any) => t.name === "items").outputSchema.type, "object")
       assert.isUndefined(tools.find((t: any) => t.name === "plain").outputSchema)
+      const outcome = tools.find((t: any) => t.name === "outcome")
+      assert.strictEqual(outcome.outputSchema.type, "object")
+      assert.lengthOf(outcome.outputSchema.anyOf, 2)
+      assert.isUndefined(OfficialSchema.validate("2025-11-25", "Tool", outcome))
+      const called = yield* client.result("tools/call", { name: "outcome", arguments: {} })
+      assert.deepStrictEqual(called.structuredContent, { _tag: "Done", n: 1 })
       // An empty Struct is an object too (Effect renders it "object or array", which 2025-11-25 refuses).
       assert.deepStrictEqual(Tool.outputSchema(Schema.Struct({})), {
         type: "object",

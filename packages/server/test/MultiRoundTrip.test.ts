@@ -346,7 +346,7 @@ describe("Multi-round trips: the sealed state", () => {
       assert.strictEqual(error.code, -32602)
     }))
 
-  it.scoped("a key shorter than 32 bytes (an empty variable included) fails the server, in one line", () =>
+  it.scoped("a key shorter than 32 bytes (an empty variable included) fails a 2026-07-28 server, in one line", () =>
     Effect.gen(function*() {
       const refusal = (key: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>) =>
         Effect.map(Effect.exit(McpServer.make({ ...options, requestStateKey: key })), (exit) => {
@@ -373,6 +373,11 @@ describe("Multi-round trips: the sealed state", () => {
         /^requestStateKey must be at least 32 bytes \(got 0\)/
       )
       assert.strictEqual(yield* refusal(Redacted.make("x".repeat(32))), "built")
+      // A server that seals nothing (the handshake era only) does not judge the key it is given.
+      const handshakeOnly = yield* Effect.exit(
+        McpServer.make({ serverInfo, revisions: ["2025-11-25"], requestStateKey: Redacted.make("") })
+      )
+      assert.isTrue(Exit.isSuccess(handshakeOnly))
     }))
 })
 

@@ -36,12 +36,15 @@ const compilerOptions = (): ts.CompilerOptions => {
 }
 
 const header = `
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { McpError, Tool } from "../src/index.js"
 
 class Boom extends Schema.TaggedError<Boom>()("Boom", { message: Schema.String }) {}
 class Declared extends Schema.TaggedError<Declared>()("Declared", { message: Schema.String }) {}
+class Db extends Context.Tag("Db")<Db, { readonly n: number }>() {}
+const P = Schema.Struct({ n: Schema.Number })
 `
 
 /** Type-checks `cases` (name -> one statement) in one program; the messages of each case, flattened. */
@@ -125,7 +128,16 @@ const cases = {
     () => Effect.succeed({ _tag: "Done" as const, n: 1 }))`,
   record: `export const p = Tool.make("p", { success: Schema.Record({ key: Schema.String, value: Schema.Number }) },
     () => Effect.succeed({ a: 1 }))`,
-  none: `export const q = Tool.make("q", {}, () => Effect.succeed("text"))`
+  none: `export const q = Tool.make("q", {}, () => Effect.succeed("text"))`,
+  union: `export const r = Tool.make("r", {
+    success: Schema.Union(Schema.TaggedStruct("A", { n: Schema.Number }), Schema.TaggedStruct("B", {}))
+  }, () => Effect.succeed({ _tag: "B" as const }))`,
+  // Type arguments given by hand keep their places; a handler's requirements are still inferred.
+  explicitR: `export const s: Tool.Tool<Db> = Tool.make<Db>("s", {}, () => Effect.map(Db, (db) => String(db.n)))`,
+  explicitP:
+    `export const t = Tool.make<never, typeof P>("t", { parameters: P }, ({ n }) => Effect.succeed(String(n)))`,
+  inferredR: `export const u: Tool.Tool<Db> = Tool.make("u", { failure: Declared }, () =>
+    Effect.flatMap(Db, (db) => db.n > 0 ? Effect.succeed("ok") : Effect.fail(new Declared({ message: "no" }))))`
 }
 
 /** One program for every case (type-checking the package's sources takes seconds), checked on first use. */
@@ -145,7 +157,7 @@ describe("the compiler's message", () => {
       assert.notInclude(messages, "UrlElicitationRequired")
       assert.notInclude(messages, "RpcError")
     }
-    for (const name of ["declared", "wire", "wireAlone", "mapped", "orDie"]) {
+    for (const name of ["declared", "wire", "wireAlone", "mapped", "orDie", "explicitR", "explicitP", "inferredR"]) {
       assert.deepStrictEqual(found[name], [], name)
     }
   }, 120_000)
@@ -159,7 +171,7 @@ describe("the compiler's message", () => {
     assert.strictEqual(reason(found.string), `Type 'typeof String$' is not assignable to type '"${successValue}"'.`)
     assert.strictEqual(reason(found.number), `Type 'typeof Number$' is not assignable to type '"${successValue}"'.`)
     assert.include(reason(found.literals), successValue)
-    for (const name of ["struct", "tagged", "record", "none"]) {
+    for (const name of ["struct", "tagged", "record", "none", "union"]) {
       assert.deepStrictEqual(found[name], [], name)
     }
   }, 120_000)

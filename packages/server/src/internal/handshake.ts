@@ -8,7 +8,7 @@
  *
  * Dispatch tables are built once per server, per phase, revision and declared capabilities,
  * from the catalog: before `notifications/initialized` only what the catalog marks
- * `beforeInitialized` (`initialize`, `ping`), any other method of the revisions served being
+ * `beforeInitialized` (`initialize`, `ping`), any other method of the session's revision being
  * refused as too early (-32600 `Session not initialized: send initialize before tools/call`);
  * after it, every method of the negotiated revision the server serves and whose capability it
  * declared. A session holds a reference to its table.
@@ -86,16 +86,13 @@ export const makeServer = (registry: Registry, config: Config): Server => {
   }
   const alreadyInitialized: Dispatch.Route<McpError.McpError, never, HandshakeRequest> = () =>
     Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
-  // What a client may ask of a server in the revisions served: asked before the session is
-  // initialized, such a method is an invalid request that says what to send first (-32600), not an
-  // unknown method (-32601, kept for names no revision has).
-  const asked = new Set(
-    config.revisions.flatMap((revision) =>
-      Array.from(Method.table(revision).values()).flatMap(({ definition }) =>
-        definition.kind === "request" && definition.direction !== "server" ? [definition.name] : []
-      )
+  // What a client may ask of a server in a revision: asked before the session is initialized, such a
+  // method is an invalid request that says what to send first (-32600), not an unknown method (-32601,
+  // kept for names the revision does not have).
+  const asked = (revision: Revision.Revision): ReadonlyArray<string> =>
+    Array.from(Method.table(revision).values()).flatMap(({ definition }) =>
+      definition.kind === "request" && definition.direction !== "server" ? [definition.name] : []
     )
-  )
   const tooEarly = (first: string): Dispatch.Route<McpError.McpError, never, HandshakeRequest> => (request) =>
     Effect.fail(
       new McpError.InvalidRequest({ message: `Session not initialized: send ${first} before ${request.method}` })
@@ -120,7 +117,7 @@ export const makeServer = (registry: Registry, config: Config): Server => {
       }))
       if (phase !== "ready") {
         const early = tooEarly(phase === "new" ? "initialize" : "notifications/initialized")
-        for (const name of asked) if (!routes.has(name)) routes.set(name, early)
+        for (const name of asked(revision)) if (!routes.has(name)) routes.set(name, early)
       }
       // A second initialize, in either later phase, is an invalid request (not an unknown method).
       if (phase !== "new") routes.set("initialize", alreadyInitialized)
