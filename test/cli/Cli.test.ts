@@ -1,6 +1,7 @@
 /**
  * The `mcp` command (apps/cli, built) against apps/everything over stdio and HTTP: readable
- * output and `--json`, both eras, and a failure is one line on stderr with a non-zero exit.
+ * output and `--json`, both eras, and a failure is one line on stderr with a non-zero exit; against a
+ * stdio server that fails at startup, how it ended and the last lines of its stderr.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -112,5 +113,32 @@ describe("mcp over HTTP", () => {
     } finally {
       server.kill()
     }
+  })
+})
+
+describe("mcp against a stdio server that fails at startup", () => {
+  it("tools: the exit code and the server's own stderr line, nothing on stdout, exit 1", async () => {
+    // The target's words are split as a shell splits them: the script is one quoted word.
+    const failing = `stdio:'${process.execPath}' -e 'console.error("boom: no config"); process.exit(2)'`
+    for (const era of ["auto", "handshake", "stateless"]) {
+      const result = await mcp("tools", failing, "--era", era)
+      assert.strictEqual(result.code, 1, era)
+      assert.strictEqual(result.stdout, "", era)
+      assert.match(
+        result.stderr,
+        /^mcp: Transport closed before \S+ was answered; the server exited with code 2; its stderr ended with:\n  boom: no config\n$/,
+        era
+      )
+    }
+  })
+
+  it("a target with a shell operator is refused in one line, since no shell runs it", async () => {
+    const result = await mcp("tools", `stdio:${process.execPath} server.js | tee log`)
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.match(
+      result.stderr,
+      /^mcp: cannot run "stdio:.*": \| is a shell operator, and the command is run without a shell/
+    )
   })
 })
