@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "./JsonRpc.js"
+import * as McpError from "./McpError.js"
 import * as Transport from "./Transport.js"
 import * as Wire from "./Wire.js"
 
@@ -32,6 +33,11 @@ export const encode = (frame: JsonRpc.Frame): string => Wire.encode(frame) + "\n
  * `Wire.decode` (a trailing `\r` is dropped). `push` takes a chunk (already decoded as
  * UTF-8, so a character split across chunks is whole), `end` flushes the last line.
  *
+ * Each chunk is scanned once, and the unfinished line is held only up to `maxLineLength`
+ * characters: a longer line is one `Invalid` frame (-32600, `Message too large`, with no id, since
+ * its id is inside what was dropped) and the rest of it is dropped as it comes, so a peer that
+ * never sends a newline costs at most that much memory.
+ *
  * @since 0.1.0
  * @category decoding
  */
@@ -41,33 +47,78 @@ export interface Reader {
 }
 
 /**
+ * The longest line a {@link reader} holds by default: 4 Mi characters (as an HTTP body is
+ * bounded at 4 MiB).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxLineLength = 4 * 1024 * 1024
+
+/**
+ * Options of a {@link reader}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReaderOptions {
+  /** The longest line held, in characters (UTF-16 code units); default {@link defaultMaxLineLength}. */
+  readonly maxLineLength?: number
+}
+
+/**
  * A {@link Reader} that calls `emit` with each decoded line.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const reader = (emit: (inbound: Wire.Inbound) => void): Reader => {
+export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOptions = {}): Reader => {
+  const max = Math.max(1, options.maxLineLength ?? defaultMaxLineLength)
+  /** The unfinished line. */
   let buffer = ""
+  /** The unfinished line is over `max`: said once, the rest of it dropped until its newline. */
+  let dropping = false
   const line = (text: string) => {
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text
     // A line that is only whitespace is no message (checked without copying the line).
     if (/\S/.test(trimmed)) emit(Wire.decode(trimmed))
   }
+  const tooLong = () =>
+    emit({
+      _tag: "Invalid",
+      id: null,
+      error: new McpError.InvalidRequest({ message: `Message too large: a line of more than ${max} characters` })
+    })
+  /** Text with no newline, added to the unfinished line. */
+  const hold = (text: string) => {
+    if (dropping || text.length === 0) return
+    if (buffer.length + text.length > max) {
+      buffer = ""
+      dropping = true
+      tooLong()
+    } else {
+      buffer += text
+    }
+  }
   return {
     push: (chunk) => {
-      buffer += chunk
       let start = 0
-      let newline = buffer.indexOf("\n", start)
+      let newline = chunk.indexOf("\n")
       while (newline >= 0) {
-        line(buffer.slice(start, newline))
+        const piece = chunk.slice(start, newline)
+        if (dropping) dropping = false
+        else if (buffer.length + piece.length > max) tooLong()
+        else line(buffer.length === 0 ? piece : buffer + piece)
+        buffer = ""
         start = newline + 1
-        newline = buffer.indexOf("\n", start)
+        newline = chunk.indexOf("\n", start)
       }
-      buffer = start === 0 ? buffer : buffer.slice(start)
+      hold(start === 0 ? chunk : chunk.slice(start))
     },
     end: () => {
-      if (buffer.length > 0) line(buffer)
+      if (!dropping && buffer.length > 0) line(buffer)
       buffer = ""
+      dropping = false
     }
   }
 }
@@ -82,10 +133,12 @@ export const reader = (emit: (inbound: Wire.Inbound) => void): Reader => {
 export const protocol = (options: {
   readonly input: Stream.Stream<string, Transport.TransportError>
   readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
+  /** The longest line taken (default {@link defaultMaxLineLength}). */
+  readonly maxLineLength?: number
 }): Transport.Protocol => ({
   run: (receiver) =>
     Effect.suspend(() => {
-      const lines = reader((inbound) => receiver.receive(client, inbound))
+      const lines = reader((inbound) => receiver.receive(client, inbound), options)
       return options.input.pipe(
         Stream.runForEach((chunk) => Effect.sync(() => lines.push(chunk))),
         Effect.ensuring(Effect.sync(() => {
@@ -106,4 +159,6 @@ export const protocol = (options: {
 export const fromBytes = (options: {
   readonly input: Stream.Stream<Uint8Array, Transport.TransportError>
   readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
-}): Transport.Protocol => protocol({ input: Stream.decodeText(options.input), write: options.write })
+  /** The longest line taken (default {@link defaultMaxLineLength}). */
+  readonly maxLineLength?: number
+}): Transport.Protocol => protocol({ ...options, input: Stream.decodeText(options.input) })

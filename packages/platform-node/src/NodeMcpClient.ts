@@ -90,7 +90,15 @@ export interface StdioOptions {
   readonly stderr?: "inherit" | "ignore" | ((line: string) => void)
   /** How long the child may take to exit once its stdin is closed, before SIGTERM (default 2 seconds). */
   readonly closeTimeout?: Duration.DurationInput
+  /**
+   * The longest message taken from the server, in characters (default 32 Mi: a result may carry a
+   * large resource). A longer line is dropped as it comes, never held.
+   */
+  readonly maxMessageLength?: number
 }
+
+/** The longest message taken from a server by default, in characters. */
+const defaultMaxMessageLength = 32 * 1024 * 1024
 
 /** Has the child exited? */
 const gone = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null
@@ -129,9 +137,10 @@ const childProtocol = (
   command: string,
   child: ChildProcess,
   tail: StderrTail.Tail,
-  closed: () => boolean
+  closed: () => boolean,
+  maxLineLength: number
 ): Transport.Protocol => {
-  const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!)
+  const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!, { maxLineLength })
   return {
     ...inner,
     run: (receiver) =>
@@ -230,6 +239,14 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
       )
       // A write to a child that is gone fails the send; it must not crash this process.
       child.stdin!.on("error", () => {})
-      return { protocol: childProtocol(options.command, child, tail, () => closed) }
+      return {
+        protocol: childProtocol(
+          options.command,
+          child,
+          tail,
+          () => closed,
+          options.maxMessageLength ?? defaultMaxMessageLength
+        )
+      }
     })
   )

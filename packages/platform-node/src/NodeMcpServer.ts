@@ -66,16 +66,22 @@ export const lineSender = (output: Writable): Transport.Protocol["send"] => {
 
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
- * decoded as Node delivers chunks, straight into the engine; `run` ends when the input ends.
+ * decoded as Node delivers chunks, straight into the engine; `run` ends when the input ends. A
+ * line longer than `maxLineLength` characters (default `Ndjson.defaultMaxLineLength`, 4 Mi) is
+ * never held: it is one -32600 `Message too large`, and the next line is read as usual.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const protocol = (input: Readable, output: Writable): Transport.Protocol => ({
+export const protocol = (
+  input: Readable,
+  output: Writable,
+  options: Ndjson.ReaderOptions = {}
+): Transport.Protocol => ({
   run: (receiver) =>
     Effect.async<void, Transport.TransportError>((resume) => {
       const decoder = new StringDecoder("utf8")
-      const lines = Ndjson.reader((inbound) => receiver.receive(Ndjson.client, inbound))
+      const lines = Ndjson.reader((inbound) => receiver.receive(Ndjson.client, inbound), options)
       const onData = (chunk: Buffer | string) => lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
       const onEnd = () => {
         lines.push(decoder.end())

@@ -3,6 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -49,11 +50,47 @@ const child = Effect.gen(function*() {
     end: Effect.sync(() => process_.stdin.end()),
     exited: Deferred.await(exited),
     stdout: Effect.sync(() => stdout),
-    stderr: Effect.sync(() => stderr)
+    stderr: Effect.sync(() => stderr),
+    /** Writes `text` and waits until the pipe has taken it. */
+    write: (text: string) =>
+      Effect.async<void>((resume) => {
+        process_.stdin.write(text, () => resume(Effect.void))
+      }),
+    /** The child's resident memory, in bytes (Linux). */
+    rss: Effect.sync(() => {
+      const status = fs.readFileSync(`/proc/${process_.pid}/status`, "utf8")
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024
+    })
   }
 })
 
 describe("Stdio: a server in a child process", () => {
+  it.scopedLive(
+    "a line that never ends is never held: one -32600 without an id, then the next request served",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* child
+        yield* server.send({ jsonrpc: "2.0", id: "first", method: "ping" })
+        assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "first", result: {} })
+        const before = yield* server.rss
+        // 128 MiB with no newline (4 Mi characters are the most a line may have).
+        const chunk = "x".repeat(1024 * 1024)
+        for (let i = 0; i < 128; i++) yield* server.write(chunk)
+        yield* server.sendText("\n")
+        const refused = yield* server.next
+        assert.deepStrictEqual(refused, {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Message too large: a line of more than 4194304 characters" }
+        })
+        yield* server.send({ jsonrpc: "2.0", id: "after", method: "ping" })
+        assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "after", result: {} })
+        // Holding the line would have cost 128 MiB at least.
+        assert.isBelow((yield* server.rss) - before, 64 * 1024 * 1024)
+      }),
+    60_000
+  )
+
   it.scopedLive(
     "serves a session over the pipes; only JSON-RPC on stdout; logs on stderr; exits 0 on EOF",
     () =>

@@ -115,6 +115,35 @@ describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
     }))
 })
 
+describe("NodeMcpClient.layerStdio: maxMessageLength", () => {
+  it.live("a server's line longer than it is never held: the engine refuses it (-32600), as the server hears", () =>
+    Effect.gen(function*() {
+      // The server writes a line of 2,000 characters, then says on stderr what came back, and exits.
+      const script = "process.stdout.write('x'.repeat(2000) + '\\n');" +
+        " process.stdin.setEncoding('utf8'); let got = '';" +
+        " process.stdin.on('data', (c) => { got += c; if (got.includes('too large')) {" +
+        " console.error(got.split('\\n').find((l) => l.includes('too large'))); process.exit(4) } })"
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(
+        McpClient.layer({ clientInfo: { name: "test", version: "1.0.0" }, era: "handshake" }).pipe(
+          Layer.provide(NodeMcpClient.layerStdio({
+            command: process.execPath,
+            args: ["-e", script],
+            stderr: "ignore",
+            maxMessageLength: 1000
+          }))
+        )
+      )))
+      const exited = error._tag === "TransportClosed" ? error.reason?.cause : undefined
+      assert.instanceOf(exited, NodeMcpClient.ServerExited)
+      assert.strictEqual(exited.code, 4)
+      assert.deepStrictEqual(exited.stderr.map((line) => JSON.parse(line)), [{
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Message too large: a line of more than 1000 characters" }
+      }])
+    }))
+})
+
 describe("the stderr tail", () => {
   it("keeps the last lines, at most maxLines of them", () => {
     const tail = StderrTail.make({ maxLines: 3 })
