@@ -142,3 +142,54 @@ describe("mcp against a stdio server that fails at startup", () => {
     )
   })
 })
+
+describe("the demo's command line", () => {
+  /** The demo with `args`, no input; its exit code and stderr. */
+  const demo = (...args: ReadonlyArray<string>) =>
+    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [everything, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+
+  it("refuses what it does not know with one line and the usage, exit 2, nothing on stdout", async () => {
+    for (
+      const [args, line] of [
+        [["stdio", "--prot", "3000"], "Unknown option '--prot'"],
+        [["http", "--port", "abc"], "--port must be a whole number of at least 1, not abc"],
+        [["stdio", "--port", "3000"], "--port is not an option of stdio"],
+        [["stdio", "extra"], "unexpected argument: extra"],
+        [["serve"], "unknown mode: serve"],
+        [["stdio", "--era", "modern"], "unknown era: modern"],
+        [["http", "--max-sessions"], "Option '--max-sessions <value>' argument missing"]
+      ] as const
+    ) {
+      const result = await demo(...args)
+      assert.strictEqual(result.code, 2, args.join(" "))
+      assert.strictEqual(result.stdout, "", args.join(" "))
+      assert.strictEqual(result.stderr.split("\n")[0], line, args.join(" "))
+      assert.include(result.stderr, "usage: node apps/everything/dist/main.js <mode>", args.join(" "))
+    }
+  })
+})
+
+describe("mcp's usage errors", () => {
+  it("are @effect/cli's own line, once, exit 1: never [object Object]", async () => {
+    for (
+      const [args, line] of [
+        [["tools"], "Missing argument <target>"],
+        [["--bogus"], "Invalid subcommand for mcp"]
+      ] as const
+    ) {
+      const result = await mcp(...args)
+      assert.strictEqual(result.code, 1, args.join(" "))
+      assert.strictEqual(result.stdout, "", args.join(" "))
+      assert.include(result.stderr, line, args.join(" "))
+      assert.notInclude(result.stderr, "[object Object]", args.join(" "))
+      assert.notInclude(result.stderr, "mcp: ", args.join(" "))
+    }
+  })
+})

@@ -4,7 +4,14 @@
  * by the multi-round-trip driver in the stateless one, its limits, progress, cancellation and
  * notifications.
  */
-import { ClientError, McpClient, McpClientTransport } from "@effect-mcp/client"
+import {
+  ClientError,
+  McpClient,
+  McpClientTransport,
+  McpError,
+  McpSchema,
+  Revision as ClientRevision
+} from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
@@ -371,4 +378,13 @@ describe("McpClient roots", () => {
       yield* Effect.sleep("50 millis")
       assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///b" }])
     }))
+})
+
+describe("one import serves a client author", () => {
+  it("McpError, Revision and McpSchema come from @effect-mcp/client", () => {
+    const error: McpError.McpError = new McpError.MethodNotFound({ method: "tools/frobnicate" })
+    assert.strictEqual(error.toWire("2025-11-25").code, -32601)
+    assert.deepStrictEqual(ClientRevision.all, Revision.all)
+    assert.isTrue(Schema.is(McpSchema.Tool.CallToolResult)({ content: [{ type: "text", text: "hi" }] }))
+  })
 })

@@ -23,7 +23,7 @@
 import { McpClient } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
@@ -339,9 +339,8 @@ const program = scenario !== undefined
 
 program.pipe(
   Effect.catchAll((error: unknown) =>
-    // @effect/cli has already shown its own usage errors.
-    typeof error === "object" && error !== null && "_tag" in error &&
-      String((error as { readonly _tag: unknown })._tag).match(/^(ValidationError|HelpRequested|CommandMismatch)/)
+    // @effect/cli has already shown its own usage errors (a missing argument, an unknown option, …).
+    ValidationError.isValidationError(error)
       ? Effect.sync(() => process.exitCode = 1)
       : Effect.sync(() => {
         process.stderr.write(`mcp: ${describe(error)}\n`)

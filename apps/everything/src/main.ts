@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { parseArgs } from "node:util"
 import * as Everything from "./Everything.js"
 
 const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|stateless|dual]
@@ -39,9 +40,50 @@ environment:
                          a random one (said once on stderr)
 `
 
-const flag = (name: string, fallback: string): string => {
-  const at = process.argv.indexOf(`--${name}`)
-  return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1] : fallback
+/** The flags of each mode (`--era` is both modes'). */
+const flags = {
+  stdio: ["era"],
+  http: ["era", "port", "host", "max-sessions", "idle-timeout", "max-request"]
+} as const
+
+/** The command line read strictly: a mode, its flags, nothing else; or what is wrong with it. */
+const commandLine = (argv: ReadonlyArray<string>) => {
+  let parsed: ReturnType<typeof readArgs>
+  try {
+    parsed = readArgs(argv)
+  } catch (error) {
+    // node:util's own words: "Unknown option '--prot'", "Option '--port <value>' argument missing".
+    const message = error instanceof Error ? error.message : String(error)
+    return { error: message.split(". ")[0] } as const
+  }
+  const [mode, ...extra] = parsed.positionals
+  if (mode === undefined) return { error: undefined } as const
+  if (mode !== "stdio" && mode !== "http") return { error: `unknown mode: ${mode}` } as const
+  if (extra.length > 0) return { error: `unexpected argument: ${extra[0]}` } as const
+  const given = Object.keys(parsed.values) as ReadonlyArray<string>
+  const foreign = given.find((name) => !(flags[mode] as ReadonlyArray<string>).includes(name))
+  if (foreign !== undefined) return { error: `--${foreign} is not an option of ${mode}` } as const
+  return { mode, values: parsed.values as Partial<Record<string, string>> } as const
+}
+
+const readArgs = (argv: ReadonlyArray<string>) =>
+  parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: Object.fromEntries(flags.http.map((name) => [name, { type: "string" as const }]))
+  })
+
+/** A whole number of at least `min`, or what is wrong with it. */
+const count = (name: string, text: string | undefined, fallback: number, min: number): number | string => {
+  if (text === undefined) return fallback
+  const n = Number(text)
+  return Number.isInteger(n) && n >= min ? n : `--${name} must be a whole number of at least ${min}, not ${text}`
+}
+
+const refuse = (why: string | undefined) => {
+  process.stderr.write(why === undefined ? usage : `${why}\n\n${usage}`)
+  process.exitCode = 2
 }
 
 const say = (line: string) => Effect.sync(() => process.stderr.write(`effect-mcp everything: ${line}\n`))
@@ -67,13 +109,14 @@ const server = (era: Everything.Era): Layer.Layer<McpServer.McpServer, ConfigErr
     ? Everything.layerWith({ era })
     : Layer.unwrapEffect(Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key })))
 
-const mode = process.argv[2]
-const era = flag("era", "dual")
+const line = commandLine(process.argv.slice(2))
+const era = "values" in line ? line.values.era ?? "dual" : "dual"
 
-if (!(Everything.eras as ReadonlyArray<string>).includes(era)) {
-  process.stderr.write(`unknown era: ${era}\n\n${usage}`)
-  process.exitCode = 2
-} else if (mode === "stdio") {
+if (!("values" in line)) {
+  refuse(line.error)
+} else if (!(Everything.eras as ReadonlyArray<string>).includes(era)) {
+  refuse(`unknown era: ${era}`)
+} else if (line.mode === "stdio") {
   NodeMcpServer.serveStdio.pipe(
     Effect.provide(server(era as Everything.Era)),
     // Report failures to stderr, then let runMain set the exit code (its own report and its
@@ -82,28 +125,32 @@ if (!(Everything.eras as ReadonlyArray<string>).includes(era)) {
     Effect.provide(NodeMcpServer.layerStderrLogger),
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
-} else if (mode === "http") {
-  const port = Number(flag("port", "3000"))
-  const host = flag("host", "127.0.0.1")
-  const maxSessions = Number(flag("max-sessions", "10000"))
-  const idle = Number(flag("idle-timeout", "300"))
-  const maxRequest = flag("max-request", "")
-  NodeMcpServer.layerHttp({
-    port,
-    host,
-    maxSessions,
-    sessionIdleTimeout: Duration.seconds(idle),
-    ...(maxRequest === "" ? {} : { maxRequestDuration: Duration.seconds(Number(maxRequest)) })
-  }).pipe(
-    Layer.provide(server(era as Everything.Era)),
-    Layer.provide(NodeMcpServer.layerStderrLogger),
-    Layer.tap(() => say(`http://${host}:${port}/mcp (${era})`)),
-    Layer.launch,
-    Effect.tapErrorCause(Effect.logError),
-    Effect.provide(NodeMcpServer.layerStderrLogger),
-    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
-  )
 } else {
-  process.stderr.write(mode === undefined ? usage : `unknown mode: ${mode}\n\n${usage}`)
-  process.exitCode = 2
+  const port = count("port", line.values.port, 3000, 1)
+  const maxSessions = count("max-sessions", line.values["max-sessions"], 10_000, 1)
+  const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
+  const maxRequest = count("max-request", line.values["max-request"], 0, 1)
+  const wrong = [port, maxSessions, idle, maxRequest].find((n): n is string => typeof n === "string")
+  const host = line.values.host ?? "127.0.0.1"
+  if (wrong !== undefined) {
+    refuse(wrong)
+  } else {
+    NodeMcpServer.layerHttp({
+      port: port as number,
+      host,
+      maxSessions: maxSessions as number,
+      sessionIdleTimeout: Duration.seconds(idle as number),
+      ...(line.values["max-request"] === undefined
+        ? {}
+        : { maxRequestDuration: Duration.seconds(maxRequest as number) })
+    }).pipe(
+      Layer.provide(server(era as Everything.Era)),
+      Layer.provide(NodeMcpServer.layerStderrLogger),
+      Layer.tap(() => say(`http://${host}:${port}/mcp (${era})`)),
+      Layer.launch,
+      Effect.tapErrorCause(Effect.logError),
+      Effect.provide(NodeMcpServer.layerStderrLogger),
+      NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+    )
+  }
 }

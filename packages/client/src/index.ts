@@ -29,3 +29,32 @@ export * as McpClientTransport from "./McpClientTransport.js"
  * @since 0.1.0
  */
 export * as ResponseCache from "./ResponseCache.js"
+
+export {
+  /**
+   * The errors a server answers with (`McpError.MethodNotFound`, `McpError.ResourceNotFound`, ...),
+   * re-exported so that one import serves a client author.
+   *
+   * @since 0.1.0
+   */
+  McpError
+} from "@effect-mcp/core"
+
+export {
+  /**
+   * The revisions, as data (`Revision.handshake`, `Revision.stateless`, `Revision.all`).
+   *
+   * @since 0.1.0
+   */
+  Revision
+} from "@effect-mcp/core"
+
+export {
+  /**
+   * Every MCP type of every revision as Effect Schema, named `McpSchema` so that it does not clash
+   * with effect's `Schema`: `McpSchema.Content.ContentBlock`, `McpSchema.Tool.CallToolResult`, ...
+   *
+   * @since 0.1.0
+   */
+  Schema as McpSchema
+} from "@effect-mcp/core"
