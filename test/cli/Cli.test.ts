@@ -14,15 +14,18 @@ const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const everything = path.join(root, "apps/everything/dist/main.js")
 const stdio = `stdio:${process.execPath} ${everything} stdio`
 
-const mcp = (...args: ReadonlyArray<string>) =>
+/** `node file ...args`, no input: its exit code and what it wrote. */
+const node = (file: string, ...args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [mcpMain, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [file, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
     child.stderr.on("data", (chunk) => (stderr += chunk))
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+const mcp = (...args: ReadonlyArray<string>) => node(mcpMain, ...args)
 
 describe("mcp over stdio", () => {
   it("tools: a readable list; --json: the tools as listed", async () => {
@@ -144,16 +147,7 @@ describe("mcp against a stdio server that fails at startup", () => {
 })
 
 describe("the demo's command line", () => {
-  /** The demo with `args`, no input; its exit code and stderr. */
-  const demo = (...args: ReadonlyArray<string>) =>
-    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [everything, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk) => (stdout += chunk))
-      child.stderr.on("data", (chunk) => (stderr += chunk))
-      child.on("close", (code) => resolve({ code, stdout, stderr }))
-    })
+  const demo = (...args: ReadonlyArray<string>) => node(everything, ...args)
 
   it("refuses what it does not know with one line and the usage, exit 2, nothing on stdout", async () => {
     for (
