@@ -51,6 +51,19 @@ const runWith = (env: Record<string, string | undefined>, ...args: ReadonlyArray
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
+/** Session `session` at `url`: `notifications/initialized` sent, then its standalone SSE stream opened. */
+const openSession = async (url: string, session: string): Promise<Response> => {
+  const sessionHeaders = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+  await (await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...sessionHeaders },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+  })).text()
+  const standalone = await fetch(url, { headers: { accept: "text/event-stream", ...sessionHeaders } })
+  assert.strictEqual(standalone.status, 200)
+  return standalone
+}
+
 const until = async (check: () => boolean, what: string, ms = 20_000) => {
   const deadline = Date.now() + ms
   while (!check()) {
@@ -149,18 +162,7 @@ describe("NodeMcpServer.runMain", () => {
       })
       const session = init.headers.get("mcp-session-id")!
       await init.text()
-      const sessionHeaders = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
-      await (await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...sessionHeaders
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
-      })).text()
-      const standalone = await fetch(url, { headers: { accept: "text/event-stream", ...sessionHeaders } })
-      assert.strictEqual(standalone.status, 200)
+      await openSession(url, session) // its standalone stream stays open
 
       // A stateless call, then a listen held open.
       const meta = {
@@ -248,19 +250,8 @@ describe("NodeMcpServer.runMain", () => {
       )
       await until(() => keepAlive.received().includes("serverInfo"), "the keep-alive connection's answer")
       const session = /mcp-session-id: (\S+)/i.exec(keepAlive.received())![1]!
-      const sessionHeaders = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
-      await (await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...sessionHeaders
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
-      })).text()
       // And the session's standalone SSE stream, open.
-      const standalone = await fetch(url, { headers: { accept: "text/event-stream", ...sessionHeaders } })
-      assert.strictEqual(standalone.status, 200)
+      const standalone = await openSession(url, session)
       const reader = standalone.body!.getReader()
       const streamEnded = (async () => {
         for (;;) if ((await reader.read()).done) return "ended"
