@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { McpError, Peer, Schema as McpSchema } from "@effect-mcp/core"
+import type { JsonRpc, McpError, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Data from "effect/Data"
 
 /**
@@ -105,6 +105,123 @@ export class ToolFailed<F = unknown> extends Data.TaggedError("ToolFailed")<{
 }
 
 /**
+ * A method of the other era: this client speaks `era` with the server, and `method` exists only in
+ * the other (`server/discover` of a handshake session, `logging/setLevel` of a stateless server).
+ * Nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class EraMismatch extends Data.TaggedError("EraMismatch")<{
+  readonly method: string
+  readonly era: Revision.Era
+}> {
+  override get message(): string {
+    const other = this.era === "handshake" ? "the stateless era (2026-07-28)" : "the handshake era"
+    return `${this.method} is a method of ${other}; this client speaks the ${this.era} era with the server`
+  }
+}
+
+/**
+ * One challenge of a `WWW-Authenticate` header: its scheme (lower case), its parameters (names
+ * lower case, values unquoted) and its token68, if it has one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Challenge {
+  readonly scheme: string
+  readonly params: Readonly<Record<string, string>>
+  readonly token68?: string | undefined
+}
+
+/**
+ * The server answered a request with an HTTP status and no JSON-RPC answer (a 401 of an OAuth
+ * resource server, a gateway's 502, a redirect that was not followed): the status, the response's
+ * headers, the start of its body and, for a 401 or 403, its parsed `WWW-Authenticate` challenges.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class HttpError extends Data.TaggedError("HttpError")<{
+  readonly method: string
+  readonly url: string
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** The start of the body (at most 200 characters), whitespace folded. */
+  readonly body: string
+  /** A 401's or 403's `WWW-Authenticate` challenges (empty otherwise, or when it has none). */
+  readonly challenges: ReadonlyArray<Challenge>
+  /** Said after the status, when the transport knows more (a redirect to another origin). */
+  readonly detail?: string | undefined
+}> {
+  override get message(): string {
+    const detail = this.detail === undefined ? "" : ` (${this.detail})`
+    const body = this.body.length > 0 ? `: ${this.body}` : ""
+    return `${this.method}: ${this.url} answered HTTP ${this.status}${detail}${body}`
+  }
+}
+
+/**
+ * No connection could be made to the server (refused, no such host, TLS, reset before an answer):
+ * the address and the reason as the platform said it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectionFailed extends Data.TaggedError("ConnectionFailed")<{
+  readonly url: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `cannot connect to ${this.url} (${this.reason})`
+  }
+}
+
+/**
+ * The server sent more than the client takes in one message (an HTTP body, an SSE event, a stdio
+ * line): `limit` bytes (or characters, for stdio). The rest was not read.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MessageTooLarge extends Data.TaggedError("MessageTooLarge")<{
+  readonly method: string
+  readonly limit: number
+}> {
+  override get message(): string {
+    return `${this.method}: the server's answer is larger than ${this.limit} bytes (the client's maxMessageSize); it was not read`
+  }
+}
+
+/**
+ * The JSON answer to one POST was not that request's answer: another id (or a request, or a
+ * notification, where an answer belongs).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{
+  readonly method: string
+  readonly expected: JsonRpc.RequestId
+  /** What came instead: the other id (`null` for none), or what the message was. */
+  readonly received: string
+}> {
+  override get message(): string {
+    return `${this.method} (id ${JSON.stringify(this.expected)}) was answered with ${this.received}`
+  }
+}
+
+/**
+ * What a client transport may fail one request with, locally.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportFailure = HttpError | ConnectionFailed | MessageTooLarge | UnexpectedAnswer
+
+/**
  * Every failure of a client call.
  *
  * @since 0.1.0
@@ -118,3 +235,5 @@ export type ClientError =
   | RoundTripsExceeded
   | MissingHandler
   | InvalidResult
+  | EraMismatch
+  | TransportFailure

@@ -17,47 +17,24 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc } from "@effect-mcp/core"
-import { McpError, Meta, Method, Peer, Revision, Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
-import * as Clock from "effect/Clock"
+import type { JsonRpc, McpError, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
+import type * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as ClientError from "./ClientError.js"
-import { McpClientTransport } from "./McpClientTransport.js"
-import * as ResponseCache from "./ResponseCache.js"
+import type * as Stream from "effect/Stream"
+import type * as ClientError from "./ClientError.js"
+import * as Client from "./internal/client.js"
+import type { McpClientTransport } from "./McpClientTransport.js"
+import type * as ResponseCache from "./ResponseCache.js"
 
 type Implementation = McpSchema.Base.Implementation
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
 type LoggingLevel = McpSchema.Base.LoggingLevel
-type InputRequest = McpSchema.InputRequired.InputRequest
-
-/** The server, as the client's transport sees it: the protocol's one client. */
-const server = 0
-
-/** A result's structured value: `structuredContent`, else the JSON of its one text content. */
-const structuredOf = (result: McpSchema.Tool.CallToolResult): unknown => {
-  if (result.structuredContent !== undefined) return result.structuredContent
-  const text = result.content.length === 1 && result.content[0]!.type === "text" ? result.content[0]!.text : undefined
-  if (text === undefined) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
 
 /**
  * How the client picks its era: probe (`auto`), or pin one and never fall back.
@@ -155,6 +132,52 @@ export interface Subscription {
 }
 
 /**
+ * The requests a client may make: every client-sent request of the catalog but `initialize` (the
+ * client's own). A name outside it is a compile error (`requestUnknown` sends an extension's).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requests = Exclude<Method.RequestSentBy<"client">, "initialize">
+
+type Strip<P> = P extends unknown ? Omit<P, "_meta" | "inputResponses" | "requestState"> & {
+    readonly _meta?: McpSchema.Base.MetaObject | undefined
+  }
+  : never
+
+/**
+ * What the caller gives a request of `method`: its params in any revision that has it, without
+ * what the client adds itself (the 2026-07-28 envelope in `_meta`, the multi-round-trip fields).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestParams<M extends Method.Name> = Strip<Method.Params<M>>
+
+/**
+ * What a request of `method` answers with: its result in any revision that has it, complete (the
+ * client fulfils `input_required` itself; it never asks for a task, and a task is refused).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestResult<M extends Method.Name> = Merged<
+  Exclude<
+    Method.Result<M>,
+    { readonly resultType: "input_required" } | { readonly resultType: "task" } | { readonly task: unknown }
+  >
+>
+
+type KeysOf<U> = U extends unknown ? keyof U : never
+
+/**
+ * A union of the revisions' shapes where every member has every member's fields (absent ones as
+ * optional `undefined`): `result.structuredContent` reads in any revision, `undefined` where the
+ * revision has no such field.
+ */
+type Merged<U, All = U> = U extends unknown ? U & { readonly [K in Exclude<KeysOf<All>, keyof U>]?: undefined } : never
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -166,15 +189,25 @@ export interface Service {
   readonly serverInfo: Option.Option<Implementation>
   readonly serverCapabilities: ServerCapabilities
   readonly instructions: Option.Option<string>
-  /** Any request, with the era's envelope and (stateless) the multi-round-trip driver. */
-  readonly request: (
+  /**
+   * A request of the catalog, typed by it: the params of `method`, its result checked against the
+   * revision spoken. The era's envelope is added, and (2026-07-28) `input_required` is fulfilled
+   * by the multi-round-trip driver. A method of the other era only fails with `EraMismatch`.
+   */
+  readonly request: <M extends Requests>(
+    method: M,
+    params: RequestParams<M>,
+    options?: CallOptions
+  ) => Effect.Effect<RequestResult<M>, ClientError.ClientError>
+  /** A request outside the catalog (an extension's): sent as given, its result unchecked. */
+  readonly requestUnknown: (
     method: string,
     params?: object,
     options?: CallOptions
   ) => Effect.Effect<unknown, ClientError.ClientError>
   /** `ping` (handshake era); in the stateless era, which has none, a `server/discover`. */
   readonly ping: Effect.Effect<void, ClientError.ClientError>
-  /** `server/discover` (stateless era). */
+  /** `server/discover` (stateless era; `EraMismatch` in a session). */
   readonly discover: Effect.Effect<McpSchema.Discovery.DiscoverResult, ClientError.ClientError>
   /** Every tool, following the pages (at most `maxPages`). */
   readonly listTools: Effect.Effect<ReadonlyArray<McpSchema.Tool.Tool>, ClientError.ClientError>
@@ -182,7 +215,7 @@ export interface Service {
     name: string,
     args?: Readonly<Record<string, unknown>>,
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.Tool.CallToolResult, ClientError.ClientError>
+  ) => Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError>
   /**
    * `tools/call` typed by the tool's Schemas: the arguments are encoded with `parameters` (a
    * mismatch is `InvalidArguments`, and nothing is sent); the value is decoded with `success`
@@ -202,17 +235,17 @@ export interface Service {
   readonly readResource: (
     uri: string,
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.Resource.ReadResourceResult, ClientError.ClientError>
+  ) => Effect.Effect<RequestResult<"resources/read">, ClientError.ClientError>
   readonly listPrompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt.Prompt>, ClientError.ClientError>
   readonly getPrompt: (
     name: string,
     args?: Readonly<Record<string, string>>,
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.Prompt.GetPromptResult, ClientError.ClientError>
+  ) => Effect.Effect<RequestResult<"prompts/get">, ClientError.ClientError>
   readonly complete: (
-    params: McpSchema.Completion.CompleteRequestParams
-  ) => Effect.Effect<McpSchema.Completion.CompleteResult, ClientError.ClientError>
-  /** `logging/setLevel` (handshake era; in the stateless era the level rides in each request). */
+    params: RequestParams<"completion/complete">
+  ) => Effect.Effect<RequestResult<"completion/complete">, ClientError.ClientError>
+  /** `logging/setLevel` (handshake era; in the stateless era the level rides in each request: `EraMismatch`). */
   readonly setLogLevel: (level: LoggingLevel) => Effect.Effect<void, ClientError.ClientError>
   /** Every notification the server sends from now on (list changes, logs, resource updates, ...). */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
@@ -238,24 +271,6 @@ export interface Service {
  */
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, Service>() {}
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** The capabilities the handlers make. */
-const capabilitiesOf = (handlers: Handlers<any>): ClientCapabilities => ({
-  ...(handlers.sampling !== undefined ? { sampling: {} } : {}),
-  ...(handlers.elicitation !== undefined ? { elicitation: { form: {}, url: {} } } : {}),
-  ...(handlers.roots !== undefined ? { roots: { listChanged: true } } : {})
-})
-
-const handlerOf = (method: string): "sampling" | "elicitation" | "roots" | undefined =>
-  method === "sampling/createMessage"
-    ? "sampling"
-    : method === "elicitation/create"
-    ? "elicitation"
-    : method === "roots/list"
-    ? "roots"
-    : undefined
-
 /**
  * Connects, picks the era and the revision, and serves the server's asks, for the lifetime of the
  * scope.
@@ -263,469 +278,9 @@ const handlerOf = (method: string): "sampling" | "elicitation" | "roots" | undef
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R = never>(
+export const make: <R = never>(
   options: Options<R>
-): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
-  Effect.gen(function*() {
-    const transport = yield* McpClientTransport
-    const { protocol } = transport
-    const context = yield* Effect.context<R>()
-    const handlers = options.handlers ?? {}
-    const capabilities = options.capabilities ?? capabilitiesOf(handlers)
-    const maxRoundTrips = options.maxRoundTrips ?? 8
-    const maxPages = options.maxPages ?? 100
-    const notifications = yield* Effect.acquireRelease(PubSub.unbounded<JsonRpc.Notification>(), PubSub.shutdown)
-    const store = options.cache === false
-      ? undefined
-      : options.cache === undefined || options.cache === true
-      ? yield* ResponseCache.memory
-      : options.cache
-    const stats = yield* Ref.make({ hits: 0, misses: 0 })
-    // The revision server requests are decoded with: known once negotiated.
-    let spoken: Revision.Revision = Revision.latestHandshake
-
-    /** One ask of the server, answered by the user's handler. */
-    const answer = (
-      method: string,
-      params: unknown
-    ): Effect.Effect<unknown, McpError.McpError | ClientError.MissingHandler> => {
-      switch (method) {
-        case "sampling/createMessage":
-          return handlers.sampling === undefined
-            ? Effect.fail(new ClientError.MissingHandler({ method, handler: "sampling" }))
-            : Effect.provide(handlers.sampling(params as McpSchema.Sampling.CreateMessageRequestParams), context)
-        case "elicitation/create":
-          return handlers.elicitation === undefined
-            ? Effect.fail(new ClientError.MissingHandler({ method, handler: "elicitation" }))
-            : Effect.provide(handlers.elicitation(params as McpSchema.Elicitation.ElicitRequestParams), context)
-        case "roots/list":
-          return handlers.roots === undefined
-            ? Effect.fail(new ClientError.MissingHandler({ method, handler: "roots" }))
-            : Effect.map(Effect.provide(handlers.roots, context), (roots) => ({ roots }))
-        default:
-          return Effect.fail(new McpError.MethodNotFound({ method }))
-      }
-    }
-
-    const peer = yield* Peer.make({
-      protocol,
-      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
-      ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
-      revision: () => Effect.succeed(spoken),
-      onRequest: (_client, request) => {
-        if (request.method === "ping") return Effect.succeed({})
-        const entry = Method.lookup(spoken, request.method)
-        if (entry === undefined || handlerOf(request.method) === undefined) {
-          return Effect.fail(new McpError.MethodNotFound({ method: request.method }))
-        }
-        const params = entry.decodeParams(request.params)
-        if (params._tag === "Left") return Effect.fail(params.left)
-        return Effect.catchTag(
-          answer(request.method, params.right),
-          "MissingHandler",
-          (missing) => Effect.fail(new McpError.MethodNotFound({ method: missing.method, detail: missing.message }))
-        )
-      },
-      onNotification: (_client, notification) => {
-        // What it makes stale is dropped before anyone hears of it.
-        const stale = store === undefined
-          ? undefined
-          : ResponseCache.staleAfter(notification.method, notification.params)
-        return Effect.zipRight(
-          stale === undefined ? Effect.void : store!.invalidate(stale),
-          Effect.asVoid(PubSub.publish(notifications, notification))
-        )
-      }
-    })
-
-    // Progress is asked for (a progressToken) only by a caller that listens; then it also restarts
-    // the timeout, up to `maxTimeout`. Without a token no progress comes, and nothing is raced.
-    const requestOptions = (call: CallOptions | undefined): Peer.RequestOptions => ({
-      ...(call?.onProgress !== undefined ? { onProgress: call.onProgress, resetTimeoutOnProgress: true } : {}),
-      ...(call?.timeout !== undefined ? { timeout: call.timeout } : {})
-    })
-
-    /** A result checked against its method's schema in the revision spoken. */
-    const decoded = (revision: Revision.Revision, method: string, result: unknown) => {
-      const decode = Method.lookup(revision, method)?.decodeResult
-      if (decode === undefined) return Effect.succeed(result)
-      const checked = decode(result)
-      return checked._tag === "Right"
-        ? Effect.succeed(checked.right)
-        : Effect.fail(new ClientError.InvalidResult({ method, detail: Method.describeError(checked.left) }))
-    }
-
-    // ------------------------------------------------------------------------ the stateless era
-
-    // The newest stateless revision of the table: what every stateless request of this client speaks.
-    const stateless: Revision.Revision = Revision.stateless[Revision.stateless.length - 1]
-    const meta: McpSchema.Base.MetaObject = {
-      [Meta.protocolVersion]: stateless,
-      [Meta.clientCapabilities]: capabilities,
-      [Meta.clientInfo]: options.clientInfo,
-      ...(options.logLevel !== undefined ? { [Meta.logLevel]: options.logLevel } : {})
-    }
-    const versionMismatch = (error: McpError.UnsupportedProtocolVersion) =>
-      new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.all })
-
-    /**
-     * A -32022 whose `supported` lists the revision we speak is retried once (a server may reject a
-     * first choice it then accepts); otherwise, or again, it is a `VersionMismatch` naming both.
-     */
-    const retryOnce = <A>(
-      send: () => Effect.Effect<A, Exclude<ClientError.ClientError, ClientError.VersionMismatch>>
-    ) =>
-      Effect.catchTag(send(), "UnsupportedProtocolVersion", (error) =>
-        error.supported.includes(stateless)
-          ? Effect.catchTag(send(), "UnsupportedProtocolVersion", (again) => Effect.fail(versionMismatch(again)))
-          : Effect.fail(versionMismatch(error)))
-
-    /** Fulfils every input request of one round, in parallel, with the handlers. */
-    const fulfil = (requests: Readonly<Record<string, InputRequest>>) =>
-      Effect.all(
-        Object.fromEntries(
-          Object.entries(requests).map(([key, input]) => [
-            key,
-            answer(input.method, "params" in input ? input.params : undefined)
-          ])
-        ),
-        { concurrency: "unbounded" }
-      )
-
-    /** A stateless request: `_meta` on it, rounds driven until the result is complete. */
-    const statelessRequest = (
-      method: string,
-      params: object | undefined,
-      call: CallOptions | undefined,
-      /** Told a result that came without a multi-round trip (only those may be cached). */
-      firstRound?: (result: Record<string, unknown>) => void
-    ) => {
-      const round = (
-        n: number,
-        extra: object
-      ): Effect.Effect<unknown, ClientError.ClientError> =>
-        Effect.flatMap(
-          retryOnce(() =>
-            peer.request(server, method, Meta.withMeta({ ...params, ...extra }, meta), requestOptions(call))
-          ),
-          (result): Effect.Effect<unknown, ClientError.ClientError> => {
-            if (!isObject(result) || result.resultType !== "input_required") {
-              if (n === 1 && isObject(result)) firstRound?.(result)
-              return decoded(stateless, method, result)
-            }
-            if (n >= maxRoundTrips) return Effect.fail(new ClientError.RoundTripsExceeded({ method, rounds: n }))
-            const requests = (result.inputRequests ?? {}) as Readonly<Record<string, InputRequest>>
-            return Effect.flatMap(fulfil(requests), (inputResponses) =>
-              round(n + 1, {
-                ...(Object.keys(inputResponses).length > 0 ? { inputResponses } : {}),
-                ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {})
-              }))
-          }
-        )
-      return round(1, {})
-    }
-
-    // ------------------------------------------------------------------------ the handshake era
-
-    const initialize = Effect.gen(function*() {
-      const result = yield* Effect.catchTag(
-        peer.request(server, "initialize", {
-          protocolVersion: Revision.latestHandshake,
-          capabilities,
-          clientInfo: options.clientInfo
-        }),
-        // A stateless-only server says which revisions would work.
-        "UnsupportedProtocolVersion",
-        (error) =>
-          Effect.fail(new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.handshake }))
-      )
-      const offered = isObject(result) ? result.protocolVersion : undefined
-      if (!Revision.isRevision(offered) || !Revision.handshake.includes(offered)) {
-        return yield* new ClientError.VersionMismatch({
-          offered: [String(offered)],
-          supported: Revision.handshake
-        })
-      }
-      const checked = (yield* decoded(offered, "initialize", result)) as McpSchema.Lifecycle.InitializeResult
-      spoken = offered
-      yield* peer.notify(server, "notifications/initialized", {})
-      return { revision: offered, result: checked }
-    })
-
-    const discoverNow = Effect.flatMap(
-      statelessRequest("server/discover", {}, undefined),
-      (result) => Effect.succeed(result as McpSchema.Discovery.DiscoverResult)
-    )
-
-    /** `auto`: the era the server answers the probe with. */
-    const probe = Effect.gen(function*() {
-      const answered = yield* Effect.either(
-        Effect.timeoutFail(discoverNow, {
-          duration: options.probeTimeout ?? Duration.seconds(5),
-          onTimeout: () => new McpError.InternalError({ message: "no answer to server/discover" })
-        })
-      )
-      if (answered._tag === "Right") return Option.some(answered.right)
-      const error = answered.left
-      // A modern server that speaks no revision of ours, and no handshake one either.
-      if (
-        error._tag === "VersionMismatch" &&
-        !error.offered.some((v) => (Revision.handshake as ReadonlyArray<string>).includes(v))
-      ) {
-        return yield* error
-      }
-      return Option.none()
-    })
-
-    const probed = options.era === "handshake" || options.era === "stateless" ? Option.none() : yield* probe
-    const era: Revision.Era = options.era === "handshake"
-      ? "handshake"
-      : options.era === "stateless" || Option.isSome(probed)
-      ? "stateless"
-      : "handshake"
-
-    let discovered = Option.getOrUndefined(probed)
-    let initialized: McpSchema.Lifecycle.InitializeResult | undefined
-    if (era === "stateless") {
-      spoken = stateless
-      if (discovered === undefined) discovered = yield* discoverNow
-    } else {
-      initialized = (yield* initialize).result
-    }
-
-    /** A cacheable stateless request: answered from the cache while fresh, kept for its `ttlMs`. */
-    const cached = (method: string, params: object | undefined, call: CallOptions | undefined) => {
-      if (store === undefined || !ResponseCache.cacheable.has(method)) return statelessRequest(method, params, call)
-      const canonical = JSON.stringify(params ?? {})
-      const publicKey = `public ${method} ${canonical}`
-      const privateKey = `private ${options.cachePartition ?? ""} ${method} ${canonical}`
-      return Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        for (const key of [privateKey, publicKey]) {
-          const hit = yield* store.get(key)
-          if (Option.isSome(hit) && hit.value.expiresAt > now) {
-            yield* Ref.update(stats, (s) => ({ ...s, hits: s.hits + 1 }))
-            return hit.value.value
-          }
-        }
-        yield* Ref.update(stats, (s) => ({ ...s, misses: s.misses + 1 }))
-        let keep: Record<string, unknown> | undefined
-        const value = yield* statelessRequest(method, params, call, (result) => keep = result)
-        const ttl = keep?.ttlMs
-        if (typeof ttl === "number" && ttl > 0) {
-          const uri = method === "resources/read" ? (params as { readonly uri?: string } | undefined)?.uri : undefined
-          yield* store.set(keep!.cacheScope === "private" ? privateKey : publicKey, {
-            method,
-            uri,
-            value,
-            expiresAt: (yield* Clock.currentTimeMillis) + ttl
-          })
-        }
-        return value
-      })
-    }
-
-    const request: Service["request"] = (method, params, call) =>
-      era === "stateless"
-        ? cached(method, params, call)
-        : Effect.flatMap(
-          peer.request(server, method, params, requestOptions(call)),
-          (result) => decoded(spoken, method, result)
-        )
-
-    const listAll = <A>(method: string, key: string): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> => {
-      const page = (
-        cursor: string | undefined,
-        got: ReadonlyArray<A>,
-        n: number
-      ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
-        Effect.flatMap(request(method, cursor === undefined ? {} : { cursor }), (result) => {
-          const r = result as Record<string, unknown>
-          const all = [...got, ...((r[key] ?? []) as ReadonlyArray<A>)]
-          const next = r.nextCursor
-          return typeof next === "string" && n < maxPages ? page(next, all, n + 1) : Effect.succeed(all)
-        })
-      return page(undefined, [], 1)
-    }
-
-    const infoOf = (): Option.Option<Implementation> =>
-      initialized !== undefined ? Option.some(initialized.serverInfo) : Meta.getServerInfo(discovered?._meta)
-
-    const subscriptionIdOf = (n: JsonRpc.Notification) => Meta.getSubscriptionId(Meta.of(n.params))
-
-    /** 2026-07-28: one held-open `subscriptions/listen`, its notifications tagged with its id. */
-    const listen = (filter: McpSchema.Subscription.SubscriptionFilter) =>
-      Effect.gen(function*() {
-        const inbox = yield* PubSub.subscribe(notifications)
-        const id = yield* Deferred.make<JsonRpc.RequestId>()
-        const listening = yield* Effect.forkScoped(
-          peer.request(server, "subscriptions/listen", Meta.withMeta({ notifications: filter }, meta), {
-            timeout: Duration.infinity,
-            onId: (assigned) => Deferred.unsafeDone(id, Exit.succeed(assigned)),
-            cancelReason: "subscription closed"
-          }).pipe(
-            Effect.catchTag("UnsupportedProtocolVersion", (error) => Effect.fail(versionMismatch(error)))
-          )
-        )
-        const mine = yield* Deferred.await(id)
-        const ours = (n: JsonRpc.Notification) =>
-          Option.match(subscriptionIdOf(n), { onNone: () => false, onSome: (sid) => sid === mine })
-        // The acknowledgement first (or the listen's own failure, when it is refused).
-        const ack = yield* Effect.raceFirst(
-          Effect.flatMap(
-            Effect.repeat(Queue.take(inbox), {
-              until: (n) => n.method === "notifications/subscriptions/acknowledged" && ours(n)
-            }),
-            (n) =>
-              Effect.succeed(
-                ((n.params as { readonly notifications?: McpSchema.Subscription.SubscriptionFilter }).notifications ??
-                  {}) as McpSchema.Subscription.SubscriptionFilter
-              )
-          ),
-          Effect.flatMap(Fiber.join(listening), () =>
-            Effect.fail(
-              new ClientError.InvalidResult({
-                method: "subscriptions/listen",
-                detail: "answered before it was acknowledged"
-              })
-            ))
-        )
-        return {
-          acknowledged: ack,
-          notifications: Stream.fromQueue(inbox).pipe(
-            Stream.filter((n) => ours(n) && n.method !== "notifications/subscriptions/acknowledged"),
-            Stream.interruptWhen(Fiber.join(listening))
-          )
-        } satisfies Subscription
-      })
-
-    /** A session: resource subscriptions by URI, and the session's own list changes. */
-    const sessionSubscription = (filter: McpSchema.Subscription.SubscriptionFilter) =>
-      Effect.gen(function*() {
-        const inbox = yield* PubSub.subscribe(notifications)
-        const acknowledged = SubscriptionFilter.servable(
-          filter,
-          (initialized?.capabilities ?? {}) as ServerCapabilities
-        )
-        const uris = acknowledged.resourceSubscriptions ?? []
-        yield* Effect.forEach(uris, (uri) => request("resources/subscribe", { uri }), { discard: true })
-        yield* Effect.addFinalizer(() =>
-          Effect.ignore(Effect.forEach(uris, (uri) => request("resources/unsubscribe", { uri }), { discard: true }))
-        )
-        return {
-          acknowledged,
-          notifications: Stream.fromQueue(inbox).pipe(Stream.filter((n) => SubscriptionFilter.wants(acknowledged, n)))
-        } satisfies Subscription
-      })
-
-    const callToolWith = <P, PI, S, SI, F, FI>(
-      tool: ToolSpec<P, PI, S, SI, F, FI> & { readonly success: Schema.Schema<S, SI> },
-      args: P,
-      call?: CallOptions
-    ): Effect.Effect<S, ClientError.ClientError | ClientError.InvalidArguments | ClientError.ToolFailed<F>> =>
-      Effect.gen(function*() {
-        const encoded = tool.parameters === undefined ? args : yield* Schema.encodeUnknown(tool.parameters)(args).pipe(
-          Effect.mapError((error) =>
-            new ClientError.InvalidArguments({
-              tool: tool.name,
-              detail: Method.describeError(error)
-            })
-          )
-        )
-        const result = (yield* request(
-          "tools/call",
-          encoded === undefined ? { name: tool.name } : { name: tool.name, arguments: encoded },
-          call
-        )) as McpSchema.Tool.CallToolResult
-        if (result.isError === true) {
-          // Where the server put it: `_meta` when the tool has an output schema, else structured
-          // content, else the JSON of the text.
-          const given = Meta.of(result)?.[Meta.toolFailure]
-          const carried = given !== undefined ? given : structuredOf(result)
-          if (tool.failure === undefined) {
-            return yield* new ClientError.ToolFailed({ tool: tool.name, failure: carried as F, result })
-          }
-          const failure = yield* Schema.decodeUnknown(tool.failure)(carried).pipe(
-            Effect.mapError((error) =>
-              new ClientError.InvalidResult({
-                method: `tools/call ${tool.name}`,
-                detail: `the failure does not fit the tool's failure schema: ${Method.describeError(error)}`
-              })
-            )
-          )
-          return yield* new ClientError.ToolFailed({ tool: tool.name, failure, result })
-        }
-        const carried = structuredOf(result)
-        return yield* Schema.decodeUnknown(tool.success)(carried).pipe(
-          Effect.mapError((error) =>
-            new ClientError.InvalidResult({
-              method: `tools/call ${tool.name}`,
-              detail: Method.describeError(error)
-            })
-          )
-        )
-      })
-
-    return {
-      era,
-      revision: spoken,
-      serverInfo: infoOf(),
-      serverCapabilities: (initialized?.capabilities ?? discovered?.capabilities ?? {}) as ServerCapabilities,
-      instructions: Option.fromNullable(initialized?.instructions ?? discovered?.instructions),
-      request,
-      // 2026-07-28 has no ping: a discover is the cheapest request that proves the server answers.
-      ping: Effect.asVoid(era === "stateless" ? discoverNow : request("ping", {})),
-      discover: era === "stateless"
-        ? discoverNow
-        : Effect.fail(
-          new McpError.MethodNotFound({ method: "server/discover", detail: "server/discover is a 2026-07-28 method" })
-        ),
-      listTools: Effect.flatMap(listAll<McpSchema.Tool.Tool>("tools/list", "tools"), (listed) => {
-        const offered = transport.tools === undefined || era === "handshake" ? listed : transport.tools(listed)
-        const hidden = listed.filter((tool) => !offered.includes(tool)).map((tool) => tool.name)
-        return hidden.length === 0 ? Effect.succeed(offered) : Effect.as(
-          Effect.logWarning(
-            `effect-mcp: tools with invalid x-mcp-header annotations are not offered: ${hidden.join(", ")}`
-          ),
-          offered
-        )
-      }),
-      callTool: (name, args, call) =>
-        Effect.map(
-          request("tools/call", args === undefined ? { name } : { name, arguments: args }, call),
-          (r) => r as McpSchema.Tool.CallToolResult
-        ),
-      callToolWith: (tool, args, call) => callToolWith(tool, args, call),
-      listResources: listAll<McpSchema.Resource.Resource>("resources/list", "resources"),
-      listResourceTemplates: listAll<McpSchema.Resource.ResourceTemplate>(
-        "resources/templates/list",
-        "resourceTemplates"
-      ),
-      readResource: (uri, call) =>
-        Effect.map(request("resources/read", { uri }, call), (r) => r as McpSchema.Resource.ReadResourceResult),
-      listPrompts: listAll<McpSchema.Prompt.Prompt>("prompts/list", "prompts"),
-      getPrompt: (name, args, call) =>
-        Effect.map(
-          request("prompts/get", args === undefined ? { name } : { name, arguments: args }, call),
-          (r) => r as McpSchema.Prompt.GetPromptResult
-        ),
-      complete: (params) =>
-        Effect.map(request("completion/complete", params), (r) => r as McpSchema.Completion.CompleteResult),
-      setLogLevel: (level) =>
-        era === "handshake"
-          ? Effect.asVoid(request("logging/setLevel", { level }))
-          : Effect.fail(
-            new McpError.MethodNotFound({
-              method: "logging/setLevel",
-              detail: "logging/setLevel is a handshake-era method"
-            })
-          ),
-      notifications: Stream.fromPubSub(notifications),
-      cacheStats: Ref.get(stats),
-      rootsChanged: era === "handshake" ? peer.notify(server, "notifications/roots/list_changed", {}) : Effect.void,
-      subscribe: (filter) => era === "stateless" ? listen(filter) : sessionSubscription(filter)
-    } satisfies Service
-  })
+) => Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> = Client.make
 
 /**
  * The client as a layer, on a `McpClientTransport`.

@@ -125,17 +125,29 @@ interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface Typed<Name extends string, S extends ReadonlyArray<ShapeInput>> extends Definition<Name> {
+export interface Typed<
+  Name extends string,
+  S extends ReadonlyArray<ShapeInput>,
+  Kind extends "request" | "notification" = "request" | "notification",
+  Dir extends Direction = Direction
+> extends Definition<Name> {
   readonly typedShapes: S
+  readonly kind: Kind
+  readonly direction: Dir
 }
 
-const define = <const Name extends string, const S extends ReadonlyArray<ShapeInput>>(
+const define = <
+  const Name extends string,
+  const Kind extends "request" | "notification",
+  const Dir extends Direction,
+  const S extends ReadonlyArray<ShapeInput>
+>(
   name: Name,
-  kind: "request" | "notification",
-  direction: Direction,
+  kind: Kind,
+  direction: Dir,
   options: Options,
   shapes: S
-): Typed<Name, S> => ({
+): Typed<Name, S, Kind, Dir> => ({
   name,
   kind,
   direction,
@@ -537,6 +549,18 @@ export const catalog = {
  * @category models
  */
 export type Name = keyof typeof catalog
+
+/**
+ * The requests `side` sends: those of its direction and those of both.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestSentBy<Side extends "client" | "server"> = {
+  [M in Name]: (typeof catalog)[M]["kind"] extends "request"
+    ? (typeof catalog)[M]["direction"] extends Side | "both" ? M : never
+    : never
+}[Name]
 
 /**
  * The decoded params of a method (the union over the revisions that have it).

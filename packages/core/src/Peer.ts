@@ -7,8 +7,9 @@
  *   it (when its method is cancellable, see `Method.Definition.cancellable`); a typed failure
  *   becomes the JSON-RPC error rendered for the revision of that request; a defect becomes
  *   -32603 for that request (and a log line) and the engine serves the next message.
- * - Outbound (`internal/outbound`): calls wait on a `Deferred`; interrupting one sends
- *   `notifications/cancelled`; timeouts may be reset by progress, up to a hard maximum.
+ * - Outbound (`internal/outbound`): each call waits on an `Effect.async` of its own, its timeout
+ *   a deadline that one sweeper fiber per engine watches; interrupting a call, or its timeout,
+ *   sends `notifications/cancelled`; progress may reset a timeout, up to a hard maximum.
  *
  * Nothing in the engine is per idle client: a client costs an entry in a map while it has a
  * request in flight, and nothing otherwise.
@@ -80,8 +81,9 @@ export type Handling<R> =
  * @since 0.1.0
  * @category models
  */
-export interface Options<R> {
-  readonly protocol: Transport.Protocol
+export interface Options<R, F = never> {
+  /** The transport; `F` is what it may fail one of our requests with, locally (see `Transport.Receiver`). */
+  readonly protocol: Transport.Protocol<F>
   /** Serves one inbound request of `client`: the result object, or a wire error (`McpError`). */
   readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Handling<R>
   /** Handles one inbound notification (other than cancellation and progress of our own calls). */
@@ -118,14 +120,18 @@ export interface Options<R> {
  * @since 0.1.0
  * @category models
  */
-export interface Peer {
-  /** Sends a request to `client` and waits for its answer. Interrupting it sends `notifications/cancelled`. */
+export interface Peer<F = never> {
+  /**
+   * Sends a request to `client` and waits for its answer. Interrupting it sends `notifications/cancelled`.
+   * It fails with the peer's error (`McpError`), a timeout, the connection's end, or what the
+   * transport failed it with (`F`).
+   */
   readonly request: (
     client: Transport.ClientId,
     method: string,
     params?: unknown,
     options?: RequestOptions
-  ) => Effect.Effect<unknown, McpError.McpError | RequestTimeout | TransportClosed>
+  ) => Effect.Effect<unknown, McpError.McpError | RequestTimeout | TransportClosed | F>
   /** Sends a notification to `client`. */
   readonly notify: (
     client: Transport.ClientId,
@@ -151,7 +157,7 @@ export interface Peer {
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never, Scope.Scope | R> =>
+export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effect<Peer<F>, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const { protocol } = options
     const runtime = yield* Effect.runtime<R>()
@@ -160,7 +166,7 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
     const latest = () => Effect.succeed(Revision.latest)
     const send = protocol.send
 
-    const outbound = Outbound.make({
+    const outbound = Outbound.make<F>({
       clock: yield* Effect.clock,
       send,
       fork: (effect) => void fork(effect),
@@ -192,7 +198,8 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
     yield* protocol.run({
       receive: inbound.receive,
       disconnect,
-      responseClosed: inbound.cancel
+      responseClosed: inbound.cancel,
+      fail: outbound.fail
     }).pipe(
       Effect.catchAll((error) => {
         failed = error
@@ -211,5 +218,5 @@ export const make = <R = never>(options: Options<R>): Effect.Effect<Peer, never,
       cancel: (client, id) => Effect.sync(() => inbound.cancel(client, id)),
       disconnect: (client) => Effect.sync(() => disconnect(client)),
       closed: Deferred.await(closed)
-    } satisfies Peer
+    } satisfies Peer<F>
   })

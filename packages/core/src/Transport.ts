@@ -53,10 +53,14 @@ export interface SendContext {
  * The engine side of the seam: what a transport calls as things happen. Calls are plain
  * functions, made from the transport's own callbacks; the engine forks what must run.
  *
+ * `F` is what the transport may fail one of our requests with, locally (a client's HTTP transport:
+ * an HTTP status without a JSON-RPC answer, a connection that could not be made, an answer too
+ * large): never a peer's error, which comes through `receive`. Server transports have none.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Receiver {
+export interface Receiver<F = never> {
   /** One inbound frame from `client` (already through `Wire.decode`). */
   readonly receive: (client: ClientId, inbound: Wire.Inbound) => void
   /**
@@ -72,20 +76,26 @@ export interface Receiver {
    * cancellation (handshake-era Streamable HTTP) never call it.
    */
   readonly responseClosed: (client: ClientId, id: JsonRpc.RequestId) => void
+  /**
+   * Our request `id` to `client` will not be answered, for a local reason the transport knows: the
+   * caller waiting for it fails with `error` at once (unknown or finished ids are ignored).
+   */
+  readonly fail: (client: ClientId, id: JsonRpc.RequestId, error: F) => void
 }
 
 /**
- * The transport side of the seam.
+ * The transport side of the seam. `F`: what it may fail one of our requests with (see
+ * {@link Receiver}); a protocol that never does is a `Protocol<F>` for every `F`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Protocol {
+export interface Protocol<F = never> {
   /**
    * Delivers what clients send to `receiver` until the transport ends (stdio: end of input;
    * HTTP: never, until the scope closes).
    */
-  readonly run: (receiver: Receiver) => Effect.Effect<void, TransportError, Scope.Scope>
+  readonly run: (receiver: Receiver<F>) => Effect.Effect<void, TransportError, Scope.Scope>
   /** Sends one frame (a message or a batch) to `client`. */
   readonly send: (client: ClientId, frame: JsonRpc.Frame, context?: SendContext) => Effect.Effect<void, TransportError>
   /**

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -9,6 +10,7 @@ import * as McpError from "../src/McpError.js"
 import * as MemoryTransport from "../src/MemoryTransport.js"
 import * as Peer from "../src/Peer.js"
 import type * as Revision from "../src/Revision.js"
+import type * as Transport from "../src/Transport.js"
 
 interface Probe {
   readonly started: Deferred.Deferred<void>
@@ -376,7 +378,8 @@ describe("Peer: outbound requests", () => {
           if (seen.length === 3) Deferred.unsafeDone(got, Effect.void)
         },
         disconnect: () => {},
-        responseClosed: () => {}
+        responseClosed: () => {},
+        fail: () => {}
       }))
       const later = peer.notify(0, "notifications/later", {})
       yield* peer.notify(0, "notifications/first", {})
@@ -420,6 +423,35 @@ describe("Peer: outbound requests", () => {
       yield* remote.read
       yield* remote.close
       assert.strictEqual((yield* Fiber.join(fiber))._tag, "TransportClosed")
+    }))
+
+  it.scoped("a transport fails one call locally: that caller fails with the transport's error at once, the others wait", () =>
+    Effect.gen(function*() {
+      class Refused extends Data.TaggedError("Refused")<{ readonly status: number }> {}
+      const { protocol, remote } = yield* MemoryTransport.connection
+      const receiver = yield* Deferred.make<Transport.Receiver<Refused>>()
+      // A transport that refuses, locally, the request named "refused" (an HTTP status, say).
+      const refusing: Transport.Protocol<Refused> = {
+        ...protocol,
+        run: (r) => Effect.zipRight(Deferred.succeed(receiver, r), protocol.run(r)),
+        send: (client, frame, context) =>
+          Effect.flatMap(Deferred.await(receiver), (r) => {
+            const message = frame as { readonly id?: number; readonly params?: { readonly name?: string } }
+            if (message.params?.name === "refused") {
+              r.fail(client, message.id!, new Refused({ status: 401 }))
+              return Effect.void
+            }
+            return protocol.send(client, frame, context)
+          })
+      }
+      const peer = yield* Peer.make({ protocol: refusing, onRequest: () => Effect.never })
+      const other = yield* Effect.fork(peer.request(remote.client, "tools/call", { name: "fine" }))
+      const sent = JSON.parse(yield* remote.read)
+      const refused = yield* Effect.flip(peer.request(remote.client, "tools/call", { name: "refused" }))
+      assert.deepStrictEqual(refused, new Refused({ status: 401 })) // An id failed already, or unknown, is ignored.
+      ;(yield* Deferred.await(receiver)).fail(remote.client, 999, new Refused({ status: 500 }))
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, result: { content: [] } }))
+      assert.deepStrictEqual(yield* Fiber.join(other), { content: [] })
     }))
 
   it.scoped("a one-client transport that ends closes the engine; later calls fail at once", () =>

@@ -56,7 +56,7 @@ export interface Options<R> {
     frame: JsonRpc.Frame,
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
-  readonly outbound: Outbound
+  readonly outbound: Pick<Outbound<unknown>, "progress" | "response">
   /** Each request in a span of its own (`mcp <method>`). */
   readonly tracing: boolean
   /** Request `id` of `client` ended and nothing will be sent for it (it was interrupted). */

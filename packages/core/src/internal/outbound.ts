@@ -52,7 +52,7 @@ export interface RequestOptions {
   readonly onId?: (id: JsonRpc.RequestId) => void
 }
 
-type Answer = Exit.Exit<unknown, McpError.McpError | TransportClosed | RequestTimeout>
+type Answer = Exit.Exit<unknown, unknown>
 
 interface Pending {
   readonly id: number
@@ -86,13 +86,15 @@ export interface Options {
   readonly clock: Clock.Clock
 }
 
-export interface Outbound {
-  readonly request: Peer["request"]
+export interface Outbound<F = never> {
+  readonly request: Peer<F>["request"]
   readonly notify: Peer["notify"]
   /** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
   readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
   /** A progress notification from `client`: true when it was for one of our calls. */
   readonly progress: (client: Transport.ClientId, params: unknown) => boolean
+  /** The transport failed call `id` of `client` locally: its caller fails with `error` (unknown ids are ignored). */
+  readonly fail: (client: Transport.ClientId, id: JsonRpc.RequestId, error: F) => void
   /** `client` is gone: its calls fail with `TransportClosed` (carrying `reason`, when known). */
   readonly disconnect: (client: Transport.ClientId, reason?: Transport.TransportError) => void
   /** Every call fails with `TransportClosed`; later requests fail at once (carrying `reason`, when known). */
@@ -101,7 +103,7 @@ export interface Outbound {
   readonly sweeper: Effect.Effect<never>
 }
 
-export const make = (options: Options): Outbound => {
+export const make = <F = never>(options: Options): Outbound<F> => {
   const pending = new Map<number, Pending>()
   let nextId = options.firstId
   let closed = false
@@ -142,7 +144,7 @@ export const make = (options: Options): Outbound => {
       : Effect.void
 
   /** Waits for a call's answer: an async with no allocation beyond its own (no Deferred). */
-  const answerOf = (call: Pending): Effect.Effect<unknown, McpError.McpError | TransportClosed | RequestTimeout> =>
+  const answerOf = (call: Pending): Effect.Effect<unknown, unknown> =>
     Effect.async((resume) => {
       if (call.done !== undefined) resume(call.done)
       else call.resume = resume
@@ -180,7 +182,7 @@ export const make = (options: Options): Outbound => {
 
   // Registered and sent whole, whatever happens to the caller meanwhile; only the wait is
   // interruptible, and interrupting it (however early) forgets the call and tells the peer.
-  const request: Outbound["request"] = (client, method, params, requestOptions = {}) =>
+  const request: Outbound<F>["request"] = (client, method, params, requestOptions = {}) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         if (closed) return Effect.fail(closedError(method, ended))
@@ -221,7 +223,13 @@ export const make = (options: Options): Outbound => {
               call.deadline = now + millisOf(timeout)
               call.hardDeadline = reset ? now + millisOf(maxTimeout) : Infinity
               watch(call)
-              return Effect.onInterrupt(restore(answerOf(call)), () => {
+              // What settles a call: an answer, a local failure of the transport (`F`), the end of
+              // the connection or the time.
+              const answer = answerOf(call) as Effect.Effect<
+                unknown,
+                McpError.McpError | TransportClosed | RequestTimeout | F
+              >
+              return Effect.onInterrupt(restore(answer), () => {
                 pending.delete(id)
                 call.resume = undefined
                 return cancel(call, requestOptions.cancelReason ?? "cancelled by the caller")
@@ -234,13 +242,13 @@ export const make = (options: Options): Outbound => {
 
   // Lazy: a transport's `send` may act when called (the in-memory one does), and a notification
   // must go out when its Effect runs, each time it runs.
-  const notify: Outbound["notify"] = (client, method, params, context) =>
+  const notify: Outbound<F>["notify"] = (client, method, params, context) =>
     Effect.mapError(
       Effect.suspend(() => options.send(client, JsonRpc.notification(method, params), context)),
       (cause) => new TransportClosed({ method, cause })
     )
 
-  const response: Outbound["response"] = (client, message) => {
+  const response: Outbound<F>["response"] = (client, message) => {
     if (message.id === null) {
       options.fork(
         Effect.logWarning("effect-mcp: the peer sent an error without an id", (message as JsonRpc.Failure).error)
@@ -253,7 +261,7 @@ export const make = (options: Options): Outbound => {
     settle(call, "error" in message ? Exit.fail(McpError.fromWire(message.error)) : Exit.succeed(message.result))
   }
 
-  const progress: Outbound["progress"] = (client, params) => {
+  const progress: Outbound<F>["progress"] = (client, params) => {
     const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
     const call = typeof token === "number" ? pending.get(token) : undefined
     if (call === undefined || call.client !== client) return false
@@ -262,7 +270,14 @@ export const make = (options: Options): Outbound => {
     return true
   }
 
-  const disconnect: Outbound["disconnect"] = (client, reason) => {
+  const failCall: Outbound<F>["fail"] = (client, id, error) => {
+    const call = typeof id === "number" ? pending.get(id) : undefined
+    if (call === undefined || call.client !== client) return
+    pending.delete(id as number)
+    settle(call, Exit.fail(error))
+  }
+
+  const disconnect: Outbound<F>["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
       pending.delete(id)
@@ -270,7 +285,7 @@ export const make = (options: Options): Outbound => {
     }
   }
 
-  const close: Outbound["close"] = (reason) => {
+  const close: Outbound<F>["close"] = (reason) => {
     if (!closed) ended = reason
     closed = true
     const calls = Array.from(pending.values())
@@ -278,5 +293,5 @@ export const make = (options: Options): Outbound => {
     for (const call of calls) fail(call, reason ?? ended)
   }
 
-  return { request, notify, response, progress, disconnect, close, sweeper }
+  return { request, notify, response, progress, fail: failCall, disconnect, close, sweeper }
 }

@@ -1,0 +1,72 @@
+/**
+ * The server's asks (sampling, elicitation, roots), answered by the user's handlers: in a
+ * session as requests the server sends, in the stateless era as the input requests of an
+ * `input_required` round. A kind without a handler is not declared.
+ */
+import { McpError, Method, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as ClientError from "../ClientError.js"
+import type { Handlers } from "../McpClient.js"
+
+type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
+
+/** The capabilities the handlers make. */
+export const capabilitiesOf = <R>(handlers: Handlers<R>): ClientCapabilities => ({
+  ...(handlers.sampling !== undefined ? { sampling: {} } : {}),
+  ...(handlers.elicitation !== undefined ? { elicitation: { form: {}, url: {} } } : {}),
+  ...(handlers.roots !== undefined ? { roots: { listChanged: true } } : {})
+})
+
+/** The asks a client answers, by method. */
+const asked = new Set(["sampling/createMessage", "elicitation/create", "roots/list"])
+
+export interface Asks {
+  /** One ask, its params decoded already, answered by its handler. */
+  readonly answer: (
+    method: string,
+    params: unknown
+  ) => Effect.Effect<unknown, McpError.McpError | ClientError.MissingHandler>
+  /** A session's request from the server (ping answered here), its params decoded for `revision`. */
+  readonly serve: (
+    revision: Revision.Revision,
+    method: string,
+    params: unknown
+  ) => Effect.Effect<unknown, McpError.McpError>
+}
+
+export const make = <R>(handlers: Handlers<R>, context: Context.Context<R>): Asks => {
+  const answer: Asks["answer"] = (method, params) => {
+    switch (method) {
+      case "sampling/createMessage":
+        return handlers.sampling === undefined
+          ? Effect.fail(new ClientError.MissingHandler({ method, handler: "sampling" }))
+          : Effect.provide(handlers.sampling(params as McpSchema.Sampling.CreateMessageRequestParams), context)
+      case "elicitation/create":
+        return handlers.elicitation === undefined
+          ? Effect.fail(new ClientError.MissingHandler({ method, handler: "elicitation" }))
+          : Effect.provide(handlers.elicitation(params as McpSchema.Elicitation.ElicitRequestParams), context)
+      case "roots/list":
+        return handlers.roots === undefined
+          ? Effect.fail(new ClientError.MissingHandler({ method, handler: "roots" }))
+          : Effect.map(Effect.provide(handlers.roots, context), (roots) => ({ roots }))
+      default:
+        return Effect.fail(new McpError.MethodNotFound({ method }))
+    }
+  }
+
+  const serve: Asks["serve"] = (revision, method, params) => {
+    if (method === "ping") return Effect.succeed({})
+    const entry = Method.lookup(revision, method)
+    if (entry === undefined || !asked.has(method)) return Effect.fail(new McpError.MethodNotFound({ method }))
+    const decodedParams = entry.decodeParams(params)
+    if (decodedParams._tag === "Left") return Effect.fail(decodedParams.left)
+    return Effect.catchTag(
+      answer(method, decodedParams.right),
+      "MissingHandler",
+      (missing) => Effect.fail(new McpError.MethodNotFound({ method: missing.method, detail: missing.message }))
+    )
+  }
+
+  return { answer, serve }
+}

@@ -1,0 +1,269 @@
+/**
+ * The client, wired: the engine on the transport, the era picked (probed, or pinned), the era's
+ * request path (the stateless driver behind the response cache, or the session), and every named
+ * call derived from the one typed `request`.
+ */
+import {
+  type JsonRpc,
+  McpError,
+  Meta,
+  Peer,
+  Revision,
+  type Schema as McpSchema,
+  type Transport
+} from "@effect-mcp/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as ClientError from "../ClientError.js"
+import type { Options, RequestParams, RequestResult, Requests, Service } from "../McpClient.js"
+import { McpClientTransport } from "../McpClientTransport.js"
+import * as ResponseCache from "../ResponseCache.js"
+import * as Asks from "./asks.js"
+import * as Cache from "./cache.js"
+import { decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
+import * as Session from "./session.js"
+import * as Stateless from "./stateless.js"
+import * as Subscriptions from "./subscriptions.js"
+import { callToolWith } from "./typed.js"
+
+type Implementation = McpSchema.Base.Implementation
+type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
+
+/** One page of a listing: its items and the cursor of the next, if any. */
+interface Listed<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next: string | undefined
+}
+
+/**
+ * What the client takes from the server: a frame that is not JSON-RPC, or a batch item that is
+ * not, is logged and dropped (answering a hostile server's garbage is a loop it drives); in the
+ * stateless era, where the server asks in `input_required` results, a request is dropped too.
+ */
+const guarded = <F>(protocol: Transport.Protocol<F>, stateless: () => boolean): Transport.Protocol<F> => ({
+  ...protocol,
+  run: (receiver) =>
+    protocol.run({
+      ...receiver,
+      receive: (client, inbound) => {
+        if (inbound._tag === "Invalid") return dropped(`an invalid frame (${inbound.error.message})`)
+        if (inbound._tag === "Batch") {
+          const items = inbound.items.filter((item) => {
+            if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
+            return item._tag !== "Invalid"
+          })
+          if (items.length > 0) receiver.receive(client, { _tag: "Batch", items })
+          return
+        }
+        const message = inbound.message
+        if (stateless() && "method" in message && "id" in message) {
+          return dropped(`a ${message.method} request, which the stateless era has none of`)
+        }
+        receiver.receive(client, inbound)
+      }
+    })
+})
+
+const dropped = (what: string) =>
+  Effect.runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
+
+export const make = <R>(
+  options: Options<R>
+): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const transport = yield* McpClientTransport
+    const handlers = options.handlers ?? {}
+    const asks = Asks.make(handlers, yield* Effect.context<R>())
+    const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
+    const maxPages = options.maxPages ?? 100
+    const notifications = yield* Effect.acquireRelease(PubSub.unbounded<JsonRpc.Notification>(), PubSub.shutdown)
+    const store = options.cache === false
+      ? undefined
+      : options.cache === undefined || options.cache === true
+      ? yield* ResponseCache.memory
+      : options.cache
+    /** The connection as it stands: the revision spoken (server requests are decoded with it). */
+    const connection: { spoken: Revision.Revision; era: Revision.Era | undefined } = {
+      spoken: Revision.latestHandshake,
+      era: undefined
+    }
+
+    const peer = yield* Peer.make<never, ClientError.TransportFailure>({
+      protocol: guarded(transport.protocol, () => connection.era === "stateless"),
+      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+      ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
+      revision: () => Effect.succeed(connection.spoken),
+      onRequest: (_client, request) => asks.serve(connection.spoken, request.method, request.params),
+      onNotification: (_client, notification) => {
+        // What it makes stale is dropped before anyone hears of it.
+        const stale = store === undefined
+          ? undefined
+          : ResponseCache.staleAfter(notification.method, notification.params)
+        return Effect.zipRight(
+          stale === undefined || store === undefined ? Effect.void : store.invalidate(stale),
+          Effect.asVoid(PubSub.publish(notifications, notification))
+        )
+      }
+    })
+
+    const stateless = Stateless.make({
+      peer,
+      asks,
+      capabilities,
+      clientInfo: options.clientInfo,
+      logLevel: options.logLevel,
+      maxRoundTrips: options.maxRoundTrips ?? 8
+    })
+    const cache = yield* Cache.make(store, options.cachePartition ?? "", stateless.request)
+
+    const discoverNow = Effect.flatMap(
+      stateless.request("server/discover", {}, undefined),
+      (result) => decoded(Stateless.revision, "server/discover", result)
+    )
+
+    /** `auto`: the era the server answers the probe with. */
+    const probe = Effect.gen(function*() {
+      const answered = yield* Effect.either(
+        Effect.timeoutFail(discoverNow, {
+          duration: options.probeTimeout ?? Duration.seconds(5),
+          onTimeout: () => new McpError.InternalError({ message: "no answer to server/discover" })
+        })
+      )
+      if (answered._tag === "Right") return Option.some(answered.right)
+      const error = answered.left
+      // A modern server that speaks no revision of ours, and no handshake one either.
+      if (
+        error._tag === "VersionMismatch" &&
+        !error.offered.some((v) => (Revision.handshake as ReadonlyArray<string>).includes(v))
+      ) {
+        return yield* error
+      }
+      // No connection, a refusal of the transport's own: no era would do better.
+      if (error._tag === "ConnectionFailed") return yield* error
+      return Option.none()
+    })
+
+    const probed = options.era === "handshake" || options.era === "stateless" ? Option.none() : yield* probe
+    const era: Revision.Era = options.era === "handshake"
+      ? "handshake"
+      : options.era === "stateless" || Option.isSome(probed)
+      ? "stateless"
+      : "handshake"
+    connection.era = era
+
+    let discovered = Option.getOrUndefined(probed)
+    let initialized: Session.Initialized | undefined
+    if (era === "stateless") {
+      connection.spoken = Stateless.revision
+      if (discovered === undefined) discovered = yield* discoverNow
+    } else {
+      initialized = yield* Session.initialize({ peer, capabilities, clientInfo: options.clientInfo })
+      connection.spoken = initialized.revision
+    }
+    const spoken = connection.spoken
+
+    /** The wire result of any request, in the era spoken. */
+    const send = (method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) => {
+      const other = eraOf(method, era)
+      if (other !== undefined) return Effect.fail(other)
+      return era === "stateless"
+        ? cache.request(method, params, call)
+        : peer.request(server, method, params, engineOptions(call))
+    }
+
+    const request: Service["request"] = <M extends Requests>(
+      method: M,
+      params: RequestParams<M>,
+      call?: Parameters<Service["request"]>[2]
+    ): Effect.Effect<RequestResult<M>, ClientError.ClientError> =>
+      Effect.flatMap(send(method, params, call), (result) => decoded(spoken, method, result))
+
+    const requestUnknown: Service["requestUnknown"] = (method, params, call) =>
+      Effect.flatMap(send(method, params, call), (result) => decodedUnknown(spoken, method, result))
+
+    /** Every page of a listing (at most `maxPages`), each fetched by `page` from a cursor. */
+    const listAll = <A>(
+      page: (params: { readonly cursor?: string }) => Effect.Effect<Listed<A>, ClientError.ClientError>
+    ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> => {
+      const from = (
+        cursor: string | undefined,
+        got: ReadonlyArray<A>,
+        n: number
+      ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
+        Effect.flatMap(page(cursor === undefined ? {} : { cursor }), (listed) => {
+          const all = [...got, ...listed.items]
+          return typeof listed.next === "string" && n < maxPages ? from(listed.next, all, n + 1) : Effect.succeed(all)
+        })
+      return from(undefined, [], 1)
+    }
+
+    const serverInfo: Option.Option<Implementation> = initialized !== undefined
+      ? Option.some(initialized.result.serverInfo)
+      : Meta.getServerInfo(discovered?._meta)
+    const serverCapabilities: ServerCapabilities = initialized?.result.capabilities ?? discovered?.capabilities ?? {}
+
+    const listTools = Effect.flatMap(
+      listAll((params) => Effect.map(request("tools/list", params), (r) => ({ items: r.tools, next: r.nextCursor }))),
+      (listed) => {
+        const offered = transport.tools === undefined || era === "handshake" ? listed : transport.tools(listed)
+        const hidden = listed.filter((tool) => !offered.includes(tool)).map((tool) => tool.name)
+        return hidden.length === 0 ? Effect.succeed(offered) : Effect.as(
+          Effect.logWarning(
+            `effect-mcp: tools with invalid x-mcp-header annotations are not offered: ${hidden.join(", ")}`
+          ),
+          offered
+        )
+      }
+    )
+
+    return {
+      era,
+      revision: spoken,
+      serverInfo,
+      serverCapabilities,
+      instructions: Option.fromNullable(initialized?.result.instructions ?? discovered?.instructions),
+      request,
+      requestUnknown,
+      // 2026-07-28 has no ping: a discover is the cheapest request that proves the server answers.
+      ping: Effect.asVoid(era === "stateless" ? discoverNow : request("ping", {})),
+      discover: era === "stateless"
+        ? discoverNow
+        : Effect.fail(new ClientError.EraMismatch({ method: "server/discover", era })),
+      listTools,
+      callTool: (name, args, call) =>
+        request("tools/call", args === undefined ? { name } : { name, arguments: args }, call),
+      callToolWith: callToolWith(request),
+      listResources: listAll((params) =>
+        Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))
+      ),
+      listResourceTemplates: listAll((params) =>
+        Effect.map(
+          request("resources/templates/list", params),
+          (r) => ({ items: r.resourceTemplates, next: r.nextCursor })
+        )
+      ),
+      readResource: (uri, call) => request("resources/read", { uri }, call),
+      listPrompts: listAll((params) =>
+        Effect.map(request("prompts/list", params), (r) => ({ items: r.prompts, next: r.nextCursor }))
+      ),
+      getPrompt: (name, args, call) =>
+        request("prompts/get", args === undefined ? { name } : { name, arguments: args }, call),
+      complete: (params) => request("completion/complete", params),
+      setLogLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
+      notifications: Stream.fromPubSub(notifications),
+      cacheStats: cache.stats,
+      rootsChanged: era === "handshake" ? peer.notify(server, "notifications/roots/list_changed", {}) : Effect.void,
+      subscribe: (filter) =>
+        era === "stateless"
+          ? Subscriptions.listen({ peer, notifications, stateless }, filter)
+          : Subscriptions.session({
+            notifications,
+            capabilities: serverCapabilities,
+            toggle: (method, uri) => request(method, { uri })
+          }, filter)
+    } satisfies Service
+  })

@@ -1,0 +1,43 @@
+/**
+ * The handshake era of the client: `initialize` with our latest handshake revision (an older
+ * offer we speak is accepted; any other is a `VersionMismatch` naming both), then
+ * `notifications/initialized`. Everything after rides on the session the transport keeps.
+ */
+import { type Peer, Revision, type Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as ClientError from "../ClientError.js"
+import type { RequestResult } from "../McpClient.js"
+import { decoded, isObject, server } from "./request.js"
+
+export interface Initialized {
+  readonly revision: Revision.Revision
+  readonly result: RequestResult<"initialize">
+}
+
+/** The handshake; its result is checked against the revision the server chose. */
+export const initialize = (options: {
+  readonly peer: Peer.Peer<ClientError.TransportFailure>
+  readonly capabilities: McpSchema.Capabilities.ClientCapabilities
+  readonly clientInfo: McpSchema.Base.Implementation
+}): Effect.Effect<Initialized, ClientError.ClientError> =>
+  Effect.gen(function*() {
+    const { peer } = options
+    const result = yield* Effect.catchTag(
+      peer.request(server, "initialize", {
+        protocolVersion: Revision.latestHandshake,
+        capabilities: options.capabilities,
+        clientInfo: options.clientInfo
+      }),
+      // A stateless-only server says which revisions would work.
+      "UnsupportedProtocolVersion",
+      (error) =>
+        Effect.fail(new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.handshake }))
+    )
+    const offered = isObject(result) ? result.protocolVersion : undefined
+    if (!Revision.isRevision(offered) || !Revision.handshake.includes(offered)) {
+      return yield* new ClientError.VersionMismatch({ offered: [String(offered)], supported: Revision.handshake })
+    }
+    const checked = yield* decoded(offered, "initialize", result)
+    yield* peer.notify(server, "notifications/initialized", {})
+    return { revision: offered, result: checked }
+  })

@@ -1,0 +1,118 @@
+/**
+ * `McpClient.request`, typed by the catalog: a method's params and result in every revision, a
+ * method of the other era refused locally (`EraMismatch`, nothing sent), and what a server sends
+ * that is not JSON-RPC logged and dropped, never answered.
+ */
+import { ClientError, McpClient, McpClientTransport } from "@effect-mcp/client"
+import { MemoryTransport } from "@effect-mcp/core"
+import { McpServer, Tool } from "@effect-mcp/server"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+
+const Add = Tool.make("add", {
+  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+  success: Schema.Struct({ sum: Schema.Number })
+}, ({ a, b }) => Effect.succeed({ sum: a + b }))
+
+// Both eras on one server.
+const server = McpServer.layer({
+  serverInfo: { name: "adder", version: "1.0.0" },
+  tools: [Add],
+  revisions: ["2025-11-25", "2026-07-28"]
+})
+
+const clientLayer = (era: "handshake" | "stateless") =>
+  McpClient.layer({ clientInfo: { name: "test", version: "1.0.0" }, era }).pipe(
+    Layer.provide(McpClientTransport.layerMemory((protocol) => McpServer.serve(protocol).pipe(Effect.provide(server))))
+  )
+
+describe("McpClient.request", () => {
+  for (const era of ["handshake", "stateless"] as const) {
+    it.effect(`tools/call typed by the catalog: its content and structured value (${era})`, () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const result = yield* client.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })
+        // `content` is typed: the content block union of every revision.
+        const first = result.content[0]
+        assert.strictEqual(first?.type === "text" ? JSON.parse(first.text).sum : undefined, 5)
+        assert.deepStrictEqual(result.structuredContent, { sum: 5 })
+        const listed = yield* client.request("tools/list", {})
+        assert.deepStrictEqual(listed.tools.map((tool) => tool.name), ["add"])
+        if (false as boolean) {
+          // @ts-expect-error a misspelt field is a compile error
+          yield* client.request("tools/call", { nme: "add" })
+          // @ts-expect-error a method the catalog does not have is a compile error
+          yield* client.request("tools/calls", { name: "add" })
+          // @ts-expect-error initialize is the client's own
+          yield* client.request("initialize", {})
+        }
+      }).pipe(Effect.provide(clientLayer(era))))
+  }
+
+  it.effect("server/discover of a handshake session: EraMismatch, nothing sent", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const viaRequest = yield* Effect.flip(client.request("server/discover", {}))
+      const viaDiscover = yield* Effect.flip(client.discover)
+      for (const error of [viaRequest, viaDiscover]) {
+        assert.instanceOf(error, ClientError.EraMismatch)
+        assert.strictEqual(
+          error.message,
+          "server/discover is a method of the stateless era (2026-07-28); this client speaks the handshake era with the server"
+        )
+      }
+    }).pipe(Effect.provide(clientLayer("handshake"))))
+
+  it.effect("logging/setLevel of a stateless server: EraMismatch, nothing sent", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.setLogLevel("debug"))
+      assert.deepStrictEqual(error, new ClientError.EraMismatch({ method: "logging/setLevel", era: "stateless" }))
+      assert.include(error.message, "logging/setLevel is a method of the handshake era")
+    }).pipe(Effect.provide(clientLayer("stateless"))))
+
+  it.effect("requestUnknown sends a method outside the catalog as given", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.requestUnknown("x-vendor/echo", { a: 1 }))
+      assert.strictEqual(error._tag, "MethodNotFound")
+    }).pipe(Effect.provide(clientLayer("handshake"))))
+})
+
+describe("what a server sends that is not JSON-RPC", () => {
+  it.scoped("is dropped, never answered: the client's next frame is its answer to the server's ping", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      const connecting = yield* Effect.fork(
+        Effect.provide(
+          McpClient.McpClient,
+          McpClient.layer({ clientInfo: { name: "test", version: "1.0.0" }, era: "handshake" }).pipe(
+            Layer.provide(McpClientTransport.layerProtocol(protocol))
+          )
+        )
+      )
+      const initialize = JSON.parse(yield* remote.read)
+      assert.strictEqual(initialize.method, "initialize")
+      // Garbage of every kind a hostile server may send: none of it is answered.
+      yield* remote.write("this is not JSON")
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0" }))
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: 7, method: 12 }))
+      yield* remote.write(JSON.stringify([{ jsonrpc: "2.0", id: 8 }]))
+      yield* remote.write(JSON.stringify({
+        jsonrpc: "2.0",
+        id: initialize.id,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          serverInfo: { name: "hostile", version: "1.0.0" }
+        }
+      }))
+      assert.strictEqual(JSON.parse(yield* remote.read).method, "notifications/initialized")
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
+      assert.deepStrictEqual(JSON.parse(yield* remote.read), { jsonrpc: "2.0", id: "p", result: {} })
+      yield* Fiber.interrupt(connecting)
+    }))
+})
