@@ -701,7 +701,8 @@ const receiveAll = (protocol: Transport.Protocol) =>
       protocol.run({
         receive: (_client, inbound) => got.push(inbound),
         disconnect: () => {},
-        responseClosed: () => {}
+        responseClosed: () => {},
+        fail: () => {}
       }),
       got
     )

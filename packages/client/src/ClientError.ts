@@ -144,7 +144,10 @@ export interface Challenge {
  * @category errors
  */
 export class HttpError extends Data.TaggedError("HttpError")<{
+  /** The MCP method whose request met it. */
   readonly method: string
+  /** The HTTP request that met it: `POST`, `GET`. */
+  readonly httpMethod: string
   readonly url: string
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
@@ -158,7 +161,7 @@ export class HttpError extends Data.TaggedError("HttpError")<{
   override get message(): string {
     const detail = this.detail === undefined ? "" : ` (${this.detail})`
     const body = this.body.length > 0 ? `: ${this.body}` : ""
-    return `${this.method}: ${this.url} answered HTTP ${this.status}${detail}${body}`
+    return `${this.method}: ${this.httpMethod} ${this.url} answered HTTP ${this.status}${detail}${body}`
   }
 }
 
@@ -189,9 +192,13 @@ export class ConnectionFailed extends Data.TaggedError("ConnectionFailed")<{
 export class MessageTooLarge extends Data.TaggedError("MessageTooLarge")<{
   readonly method: string
   readonly limit: number
+  /** What `limit` counts: bytes (HTTP: `maxMessageSize`), or characters (stdio: `maxMessageLength`). */
+  readonly unit?: "characters" | undefined
 }> {
   override get message(): string {
-    return `${this.method}: the server's answer is larger than ${this.limit} bytes (the client's maxMessageSize); it was not read`
+    const unit = this.unit ?? "bytes"
+    const option = this.unit === "characters" ? "maxMessageLength" : "maxMessageSize"
+    return `${this.method}: the server's answer is larger than ${this.limit} ${unit} (the client's ${option}); it was not read`
   }
 }
 

@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import type * as ClientError from "./ClientError.js"
 import * as Http from "./internal/http.js"
 import * as Legacy from "./internal/legacy.js"
 
@@ -24,8 +25,11 @@ import * as Legacy from "./internal/legacy.js"
  * @category models
  */
 export interface Service {
-  /** The connection to the server: its one client (id 0) is the server. */
-  readonly protocol: Transport.Protocol
+  /**
+   * The connection to the server: its one client (id 0) is the server. The transport may fail one
+   * request locally (`Transport.Receiver.fail`) with a `ClientError.TransportFailure`.
+   */
+  readonly protocol: Transport.Protocol<ClientError.TransportFailure>
   /**
    * Told every tool listed (2026-07-28 HTTP learns the headers that mirror their arguments); the
    * tools that may be offered. Absent: all of them.
@@ -47,8 +51,9 @@ export class McpClientTransport
  * @since 0.1.0
  * @category layers
  */
-export const layerProtocol = (protocol: Transport.Protocol): Layer.Layer<McpClientTransport> =>
-  Layer.succeed(McpClientTransport, { protocol })
+export const layerProtocol = (
+  protocol: Transport.Protocol<ClientError.TransportFailure>
+): Layer.Layer<McpClientTransport> => Layer.succeed(McpClientTransport, { protocol })
 
 /**
  * An in-memory connection whose other end is served by `serve` for the lifetime of the layer:

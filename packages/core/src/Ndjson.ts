@@ -64,7 +64,19 @@ export const defaultMaxLineLength = 4 * 1024 * 1024
 export interface ReaderOptions {
   /** The longest line held, in characters (UTF-16 code units); default {@link defaultMaxLineLength}. */
   readonly maxLineLength?: number
+  /**
+   * Told of a line longer than `maxLineLength`, with its first 1,024 characters (where a
+   * message's `id` usually is: see `Wire.idOf`), instead of the `Invalid` frame being emitted.
+   */
+  readonly onTooLong?: ((head: string) => void) | undefined
 }
+
+/** How much of a line too long is kept for `onTooLong`. */
+const headLength = 1024
+
+/** The first `headLength` characters of `a + b`, without joining the whole of them. */
+const headOf = (a: string, b: string) =>
+  a.length >= headLength ? a.slice(0, headLength) : a + b.slice(0, headLength - a.length)
 
 /**
  * A {@link Reader} that calls `emit` with each decoded line.
@@ -83,8 +95,9 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOpt
     // A line that is only whitespace is no message (checked without copying the line).
     if (/\S/.test(trimmed)) emit(Wire.decode(trimmed))
   }
-  const tooLong = () =>
-    emit({
+  const onTooLong = options.onTooLong
+  const tooLong = (head: string) =>
+    onTooLong !== undefined ? onTooLong(head) : emit({
       _tag: "Invalid",
       id: null,
       error: new McpError.InvalidRequest({ message: `Message too large: a line of more than ${max} characters` })
@@ -93,9 +106,10 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOpt
   const hold = (text: string) => {
     if (dropping || text.length === 0) return
     if (buffer.length + text.length > max) {
+      const head = headOf(buffer, text)
       buffer = ""
       dropping = true
-      tooLong()
+      tooLong(head)
     } else {
       buffer += text
     }
@@ -107,7 +121,7 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOpt
       while (newline >= 0) {
         const piece = chunk.slice(start, newline)
         if (dropping) dropping = false
-        else if (buffer.length + piece.length > max) tooLong()
+        else if (buffer.length + piece.length > max) tooLong(headOf(buffer, piece))
         else line(buffer.length === 0 ? piece : buffer + piece)
         buffer = ""
         start = newline + 1

@@ -210,3 +210,26 @@ export const decode = (text: string): Inbound => {
  * @category encoding
  */
 export const encode = (frame: JsonRpc.Frame): string => JSON.stringify(frame)
+
+/**
+ * The id of a message read from its first characters only (a message too large to be read
+ * whole): a top-level `"id"` before any nested object or array, as every serializer we know of
+ * writes it. `undefined` when the head does not show one.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const idOf = (head: string): JsonRpc.RequestId | undefined => {
+  const found = /^\s*\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d+(?![.\deE])|"(?:[^"\\]|\\.)*")/.exec(head)
+  if (found === null) return undefined
+  const raw = found[1]!
+  if (raw.startsWith("\"")) {
+    try {
+      return JSON.parse(raw) as string
+    } catch {
+      return undefined
+    }
+  }
+  const n = Number(raw)
+  return Number.isSafeInteger(n) ? n : undefined
+}

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Ndjson from "../src/Ndjson.js"
-import type * as Wire from "../src/Wire.js"
+import * as Wire from "../src/Wire.js"
 
 const collect = (maxLineLength?: number) => {
   const frames: Array<Wire.Inbound> = []
@@ -71,5 +71,40 @@ describe("Ndjson.reader", () => {
     assert.deepStrictEqual(summary(over.frames), [
       `invalid null Message too large: a line of more than ${line.length - 1} characters`
     ])
+  })
+})
+
+describe("a line too long, told to onTooLong", () => {
+  it("gets its start, up to 1,024 characters (not the Invalid frame), in one chunk or many", () => {
+    for (const chunkSize of [7, 100, 5000]) {
+      const heads: Array<string> = []
+      const frames: Array<Wire.Inbound> = []
+      const reader = Ndjson.reader((inbound) => frames.push(inbound), {
+        maxLineLength: 1000,
+        onTooLong: (head) => heads.push(head)
+      })
+      const line = JSON.stringify({ jsonrpc: "2.0", id: 42, result: { pad: "x".repeat(3000) } })
+      const text = `${line}\n${ping(1)}\n`
+      for (let i = 0; i < text.length; i += chunkSize) reader.push(text.slice(i, i + chunkSize))
+      assert.strictEqual(heads.length, 1)
+      // As much of its start as was held, up to 1,024 characters.
+      assert.isTrue(line.startsWith(heads[0]!))
+      assert.isAtLeast(heads[0]!.length, 1000)
+      assert.isAtMost(heads[0]!.length, 1024)
+      assert.strictEqual(Wire.idOf(heads[0]!), 42)
+      assert.deepStrictEqual(summary(frames), ["message 1"])
+    }
+  })
+})
+
+describe("Wire.idOf", () => {
+  it("reads a top-level id before any nested value, and nothing else", () => {
+    assert.strictEqual(Wire.idOf(`{"jsonrpc":"2.0","id":5,"result":{"x":"yy`), 5)
+    assert.strictEqual(Wire.idOf(`{"jsonrpc":"2.0","id":"a\\"b","res`), "a\"b")
+    assert.strictEqual(Wire.idOf(`{"x":"\\"id\\":4","id":7`), 7)
+    // Inside a nested value, after one, or not an integer: not shown.
+    assert.strictEqual(Wire.idOf(`{"result":{"id":9},"id":3`), undefined)
+    assert.strictEqual(Wire.idOf(`{"id":1.5}`), undefined)
+    assert.strictEqual(Wire.idOf(`{"jsonrpc":"2.0","result":"zzz`), undefined)
   })
 })

@@ -18,8 +18,8 @@
  *
  * @since 0.1.0
  */
-import { McpClientTransport } from "@effect-mcp/client"
-import { Ndjson, Transport } from "@effect-mcp/core"
+import { ClientError, McpClientTransport } from "@effect-mcp/client"
+import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -139,14 +139,65 @@ const childProtocol = (
   tail: StderrTail.Tail,
   closed: () => boolean,
   maxLineLength: number
-): Transport.Protocol => {
-  const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!, { maxLineLength })
+): Transport.Protocol<ClientError.MessageTooLarge> => {
+  /** Our requests not yet answered, by id: the method a line too long fails (bounded by what is in flight). */
+  const methods = new Map<JsonRpc.RequestId, string>()
+  let current: Transport.Receiver<ClientError.MessageTooLarge> | undefined
+  const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!, {
+    maxLineLength,
+    // Never held, never answered: the request it answers (its id read from its head) fails.
+    onTooLong: (head) => {
+      const id = Wire.idOf(head)
+      const method = id === undefined ? undefined : methods.get(id)
+      if (id === undefined || method === undefined || current === undefined) {
+        return void Effect.runFork(
+          Effect.logWarning(
+            `effect-mcp client: ${command} sent a line of more than ${maxLineLength} characters; dropped`
+          )
+        )
+      }
+      methods.delete(id)
+      current.fail(
+        Ndjson.client,
+        id,
+        new ClientError.MessageTooLarge({ method, limit: maxLineLength, unit: "characters" })
+      )
+    }
+  })
+  const forget = (message: unknown) => {
+    const m = message as { readonly id?: JsonRpc.RequestId; readonly method?: unknown; readonly params?: unknown }
+    if (typeof m !== "object" || m === null) return
+    if (m.method === "notifications/cancelled") {
+      const cancelled = (m.params as { readonly requestId?: JsonRpc.RequestId } | undefined)?.requestId
+      if (cancelled !== undefined) methods.delete(cancelled)
+    } else if (typeof m.method === "string" && m.id !== undefined) methods.set(m.id, m.method)
+  }
   return {
     ...inner,
+    send: (client, frame, context) => {
+      if (Array.isArray(frame)) frame.forEach(forget)
+      else forget(frame)
+      return inner.send(client, frame, context)
+    },
     run: (receiver) =>
       // The inner protocol's disconnect (at the end of stdout) waits for the reason.
       Effect.zipRight(
-        inner.run({ ...receiver, disconnect: () => {} }),
+        Effect.suspend(() => {
+          current = receiver
+          return inner.run({
+            ...receiver,
+            fail: () => {},
+            receive: (client, inbound) => {
+              for (const item of inbound._tag === "Batch" ? inbound.items : [inbound]) {
+                if (item._tag === "Single" && !("method" in item.message) && item.message.id !== null) {
+                  methods.delete(item.message.id)
+                }
+              }
+              receiver.receive(client, inbound)
+            },
+            disconnect: () => {}
+          })
+        }),
         Effect.flatMap(ended(child, closed), () => {
           const exited = new ServerExited({
             command,

@@ -3,7 +3,7 @@
  * the client's error says how the child ended and what its stderr ended with, the last lines
  * kept in a tail bounded in lines and in bytes whatever the child writes.
  */
-import { McpClient } from "@effect-mcp/client"
+import { ClientError, McpClient } from "@effect-mcp/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -116,31 +116,33 @@ describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
 })
 
 describe("NodeMcpClient.layerStdio: maxMessageLength", () => {
-  it.live("a server's line longer than it is never held: the engine refuses it (-32600), as the server hears", () =>
+  it.live("a server's answer longer than it is never held: its request fails with MessageTooLarge, nothing is answered", () =>
     Effect.gen(function*() {
-      // The server writes a line of 2,000 characters, then says on stderr what came back, and exits.
-      const script = "process.stdout.write('x'.repeat(2000) + '\\n');" +
-        " process.stdin.setEncoding('utf8'); let got = '';" +
-        " process.stdin.on('data', (c) => { got += c; if (got.includes('too large')) {" +
-        " console.error(got.split('\\n').find((l) => l.includes('too large'))); process.exit(4) } })"
+      // The server answers initialize with a line of 2,000 characters, then says on stderr whatever
+      // comes back but notifications, and stays.
+      const script = "process.stdin.setEncoding('utf8'); let got = '';" +
+        " process.stdin.on('data', (c) => { got += c; let i; while ((i = got.indexOf('\\n')) >= 0) {" +
+        " const line = got.slice(0, i); got = got.slice(i + 1); const m = JSON.parse(line);" +
+        " if (m.method === 'initialize') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id," +
+        " result: { pad: 'x'.repeat(2000) } }) + '\\n'); else if (m.id !== undefined || m.error) console.error(line) } })"
       const error = yield* Effect.flip(Effect.scoped(Layer.build(
         McpClient.layer({ clientInfo: { name: "test", version: "1.0.0" }, era: "handshake" }).pipe(
           Layer.provide(NodeMcpClient.layerStdio({
             command: process.execPath,
             args: ["-e", script],
-            stderr: "ignore",
+            stderr: (line) => assert.fail(`the client answered the server: ${line}`),
             maxMessageLength: 1000
           }))
         )
       )))
-      const exited = error._tag === "TransportClosed" ? error.reason?.cause : undefined
-      assert.instanceOf(exited, NodeMcpClient.ServerExited)
-      assert.strictEqual(exited.code, 4)
-      assert.deepStrictEqual(exited.stderr.map((line) => JSON.parse(line)), [{
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: -32600, message: "Message too large: a line of more than 1000 characters" }
-      }])
+      assert.deepStrictEqual(
+        error,
+        new ClientError.MessageTooLarge({ method: "initialize", limit: 1000, unit: "characters" })
+      )
+      assert.strictEqual(
+        error.message,
+        "initialize: the server's answer is larger than 1000 characters (the client's maxMessageLength); it was not read"
+      )
     }))
 })
 

@@ -142,8 +142,13 @@ export const make = <R>(
       ) {
         return yield* error
       }
-      // No connection, a refusal of the transport's own: no era would do better.
-      if (error._tag === "ConnectionFailed") return yield* error
+      // No connection, or a refusal to authorize: no era would do better.
+      if (
+        error._tag === "ConnectionFailed" ||
+        (error._tag === "HttpError" && (error.status === 401 || error.status === 403))
+      ) {
+        return yield* error
+      }
       return Option.none()
     })
 

@@ -1,10 +1,14 @@
 /**
  * The client side of the legacy HTTP+SSE transport (2024-11-05): a GET of the SSE endpoint
  * announces, in an `endpoint` event, the URL messages are POSTed to; everything the server sends
- * comes as `message` events on that one stream. A POST that fails answers its request with a
- * -32603 saying why; the stream's end ends the transport.
+ * comes as `message` events on that one stream. The stream's end ends the transport.
+ *
+ * - An `endpoint` on another origin is refused (the configured headers, authorization among
+ *   them, would go there): the stream ends, and what waits for an endpoint fails with why.
+ * - A POST that fails fails its request at once (`Receiver.fail`): `HttpError`, `ConnectionFailed`.
+ * - An event larger than `maxMessageSize` ends the stream (`MessageTooLarge` for what waits).
  */
-import { JsonRpc, Transport, Wire } from "@effect-mcp/core"
+import { type JsonRpc, Transport, Wire } from "@effect-mcp/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Deferred from "effect/Deferred"
@@ -12,13 +16,15 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import { type SseEvent, sseParser } from "./sse.js"
+import * as ClientError from "../ClientError.js"
+import * as Exchange from "./exchange.js"
 
 export interface Options {
   /** The SSE endpoint (`http://host/sse`). */
   readonly url: string
   readonly headers?: Readonly<Record<string, string>>
+  /** The largest event read from the stream, in bytes (default 16 MiB). */
+  readonly maxMessageSize?: number
   /**
    * Why this transport is tried (a Streamable HTTP POST that was refused): said with the error
    * when the SSE endpoint cannot be opened either, so that neither failure hides the other.
@@ -26,95 +32,123 @@ export interface Options {
   readonly tried?: string
 }
 
+type Failure = ClientError.TransportFailure
+
 /** The server is the protocol's one client. */
 const server = 0
 
-const transportError = (message: string, cause?: unknown) => new Transport.TransportError({ message, cause })
+const idOf = (frame: JsonRpc.Frame): JsonRpc.RequestId | undefined =>
+  !Array.isArray(frame) && "id" in frame && "method" in frame ? frame.id : undefined
 
-export const make = (options: Options): Effect.Effect<Transport.Protocol, never, HttpClient.HttpClient | Scope.Scope> =>
+export const make = (
+  options: Options
+): Effect.Effect<Transport.Protocol<Failure>, never, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
-    const endpoint = yield* Deferred.make<string, Transport.TransportError>()
-    /** Requests posted before the endpoint was known: answered with the error if it never is. */
+    const limit = options.maxMessageSize ?? Exchange.defaultMaxMessageSize
+    const endpoint = yield* Deferred.make<string, Failure>()
+    /** Requests sent and not yet posted: failed with the stream's error if the endpoint never comes. */
     const waiting = new Set<JsonRpc.RequestId>()
-    const answerError = (r: Transport.Receiver, id: JsonRpc.RequestId, why: string) =>
-      r.receive(
-        server,
-        Wire.decode(Wire.encode({
-          jsonrpc: "2.0",
-          id,
-          error: { code: JsonRpc.Code.InternalError, message: `HTTP transport: ${why}` }
-        }))
-      )
-    const receiver = yield* Deferred.make<Transport.Receiver>()
+    const receiver = yield* Deferred.make<Transport.Receiver<Failure>>()
 
-    /** Answers request `id` with an error when its POST was refused (its answer will not come). */
-    const refused = (id: JsonRpc.RequestId, why: string) =>
-      Effect.map(Deferred.await(receiver), (r) => answerError(r, id, why))
+    /** The endpoint an `endpoint` event names, if it is on the stream's own origin. */
+    const endpointOf = (data: string): Exit.Exit<string, Failure> => {
+      const target = URL.canParse(data, options.url) ? new URL(data, options.url) : undefined
+      if (target === undefined) {
+        return Exit.fail(
+          new ClientError.ConnectionFailed({ url: options.url, reason: `the endpoint event is not a URL: ${data}` })
+        )
+      }
+      if (target.origin !== new URL(options.url).origin) {
+        return Exit.fail(
+          new ClientError.ConnectionFailed({
+            url: options.url,
+            reason: `the server's endpoint is on another origin, ${target.origin}, where this client sends nothing`
+          })
+        )
+      }
+      return Exit.succeed(target.href)
+    }
 
-    const stream = (r: Transport.Receiver) =>
+    const stream = (r: Transport.Receiver<Failure>): Effect.Effect<void, Failure, Scope.Scope> =>
       Effect.flatMap(
-        client.execute(
-          HttpClientRequest.get(options.url).pipe(
-            HttpClientRequest.setHeaders({ ...options.headers, accept: "text/event-stream" })
-          )
+        Effect.mapError(
+          Exchange.execute(
+            client,
+            HttpClientRequest.get(options.url).pipe(
+              HttpClientRequest.setHeaders({ ...options.headers, accept: "text/event-stream" })
+            ),
+            "initialize"
+          ),
+          (error) =>
+            error._tag === "ConnectionFailed" && options.tried !== undefined
+              ? new ClientError.ConnectionFailed({ ...error, reason: `${error.reason}, after ${options.tried}` })
+              : error
         ),
         (response) => {
           if (response.status !== 200) {
-            return Effect.fail(transportError(`GET ${options.url} answered ${response.status}`))
+            return Effect.flatMap(
+              Effect.orElseSucceed(Exchange.readText(response, 4096, "initialize"), () => ""),
+              (body) =>
+                Effect.fail(
+                  Exchange.httpError(
+                    "initialize",
+                    response,
+                    body,
+                    options.tried === undefined ? undefined : `after ${options.tried}`
+                  )
+                )
+            )
           }
-          const decoder = new TextDecoder()
-          const events: Array<SseEvent> = []
-          const parse = sseParser((event) => events.push(event), () => {})
-          return response.stream.pipe(
-            Stream.runForEach((bytes) =>
-              Effect.sync(() => {
-                parse(decoder.decode(bytes, { stream: true }))
-                for (const event of events.splice(0)) {
-                  if (event.event === "endpoint") {
-                    Deferred.unsafeDone(endpoint, Effect.succeed(new URL(event.data, options.url).toString()))
-                  } else if (event.event === "message" && event.data.trim().length > 0) {
-                    r.receive(server, Wire.decode(event.data))
-                  }
-                }
-              })
-            ),
-            Effect.mapError((cause) => transportError("the SSE stream failed", cause))
-          )
+          return Exchange.readEvents(response, {
+            limit,
+            method: "initialize",
+            onRetry: () => {},
+            onEvent: (event) => {
+              if (event.event === "endpoint") {
+                const found = endpointOf(event.data)
+                Deferred.unsafeDone(endpoint, found)
+                return Exit.isFailure(found) ? found : Effect.void
+              }
+              if (event.event === "message" && event.data.trim().length > 0) r.receive(server, Wire.decode(event.data))
+              return Effect.void
+            }
+          })
         }
-      ).pipe(
-        Effect.catchTag("RequestError", (cause) => Effect.fail(transportError(`GET ${options.url} failed`, cause))),
-        Effect.catchTag("ResponseError", (cause) => Effect.fail(transportError(`GET ${options.url} failed`, cause)))
       )
 
     const post = (frame: JsonRpc.Frame) => {
-      const message = frame as JsonRpc.Message
-      const id = !Array.isArray(frame) && "id" in message && "method" in message
-        ? (message as JsonRpc.Request).id
-        : undefined
-      if (id !== undefined) waiting.add(id)
+      const id = idOf(frame)
+      const method = !Array.isArray(frame) && "method" in frame ? frame.method : "a response"
       const forget = Effect.sync(() => id !== undefined && waiting.delete(id))
+      const fail = (error: Failure) =>
+        id === undefined
+          ? Effect.logWarning(`effect-mcp client: ${error.message}`)
+          : Effect.map(Deferred.await(receiver), (r) => r.fail(server, id, error))
       const sent = (url: string) =>
-        client.execute(
+        Exchange.execute(
+          client,
           HttpClientRequest.post(url).pipe(
             HttpClientRequest.setHeaders({ ...options.headers }),
             HttpClientRequest.bodyText(Wire.encode(frame), "application/json")
-          )
+          ),
+          method
         ).pipe(
           Effect.flatMap((response) =>
             response.status >= 200 && response.status < 300
               ? Effect.void
-              : id === undefined
-              ? Effect.void
-              : refused(id, `${response.status} from ${url}`)
+              : Effect.flatMap(
+                Effect.orElseSucceed(Exchange.readText(response, 4096, method), () => ""),
+                (body) => Effect.fail(Exchange.httpError(method, response, body))
+              )
           ),
-          Effect.catchAll((error) => id === undefined ? Effect.void : refused(id, error.message)),
+          Effect.catchAll(fail),
           Effect.scoped
         )
-      // No endpoint ever: the stream's end answered this request already.
+      // No endpoint ever: the stream's end failed this request already (a repeat is ignored).
       return Effect.matchEffect(Effect.ensuring(Deferred.await(endpoint), forget), {
-        onFailure: () => Effect.void,
+        onFailure: fail,
         onSuccess: sent
       })
     }
@@ -124,18 +158,24 @@ export const make = (options: Options): Effect.Effect<Transport.Protocol, never,
         Effect.zipRight(
           Deferred.succeed(receiver, r),
           stream(r).pipe(
-            // The endpoint never came: what waited for it is answered with why (posts stop waiting).
+            // The endpoint never came (or came wrong): what waited for it fails with why.
             Effect.tapError((error) =>
               Effect.sync(() => {
-                const why = `${options.tried !== undefined ? `${options.tried}, and ` : ""}${error.message}`
-                for (const id of waiting) answerError(r, id, why)
+                for (const id of waiting) r.fail(server, id, error)
                 waiting.clear()
                 Deferred.unsafeDone(endpoint, Exit.fail(error))
               })
             ),
+            Effect.mapError((error) => new Transport.TransportError({ message: error.message, cause: error })),
             Effect.ensuring(Effect.sync(() => r.disconnect(server)))
           )
         ),
-      send: (_client, frame) => Effect.sync(() => void fork(post(frame)))
-    } satisfies Transport.Protocol
+      send: (_client, frame) =>
+        Effect.sync(() => {
+          // Known at once to be waiting: the stream's failure fails it before the connection ends.
+          const id = idOf(frame)
+          if (id !== undefined) waiting.add(id)
+          fork(post(frame))
+        })
+    } satisfies Transport.Protocol<Failure>
   })

@@ -1,0 +1,285 @@
+/**
+ * Our client against hostile HTTP servers: every buffer bounded, nothing answered that should not
+ * be, no header sent to an origin it was not configured for, and each failure a typed error of
+ * its own, at once (never the 60-second timeout).
+ */
+import { ClientError, McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as http from "node:http"
+import type * as net from "node:net"
+
+interface Seen {
+  readonly method: string
+  readonly url: string
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+type Handle = (seen: Seen, response: http.ServerResponse, all: ReadonlyArray<Seen>) => void
+
+/** An HTTP server on 127.0.0.1 answering with `handle`, for the scope; its URL and what it was sent. */
+const serve = (handle: Handle, host = "127.0.0.1") =>
+  Effect.gen(function*() {
+    const all: Array<Seen> = []
+    const server = yield* Effect.acquireRelease(
+      Effect.async<http.Server>((resume) => {
+        const server = http.createServer((request, response) => {
+          const chunks: Array<Buffer> = []
+          request.on("data", (chunk: Buffer) => chunks.push(chunk))
+          request.on("end", () => {
+            const seen = {
+              method: request.method ?? "",
+              url: request.url ?? "",
+              headers: request.headers,
+              body: Buffer.concat(chunks).toString("utf8")
+            }
+            all.push(seen)
+            handle(seen, response, all)
+          })
+        })
+        server.listen(0, host, () => resume(Effect.succeed(server)))
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const port = (server.address() as net.AddressInfo).port
+    return { url: `http://${host}:${port}/mcp`, origin: `http://${host}:${port}`, all }
+  })
+
+const initializeResult = (id: unknown) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
+  })
+
+/** A handshake server: `initialize` answered properly, the rest by `rest`. */
+const handshake = (rest: Handle): Handle => (seen, response, all) => {
+  if (seen.method === "DELETE" || seen.method === "GET") {
+    response.writeHead(405)
+    response.end()
+    return
+  }
+  const message = JSON.parse(seen.body)
+  if (message.method === "initialize") {
+    response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" })
+    response.end(initializeResult(message.id))
+  } else if (message.id === undefined) {
+    response.writeHead(202)
+    response.end()
+  } else rest(seen, response, all)
+}
+
+/** A client for the test's scope. */
+const client = (url: string, options: Partial<McpClientTransport.HttpOptions> = {}) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ clientInfo: { name: "t", version: "1" }, era: "handshake", timeout: "20 seconds" }).pipe(
+        Layer.provide(McpClientTransport.layerHttp({ url, headers: { authorization: "Bearer secret" }, ...options })),
+        Layer.provide(FetchHttpClient.layer)
+      )
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+const idOf = (seen: Seen) => JSON.parse(seen.body).id
+
+describe("the client against a hostile HTTP server", () => {
+  it.scopedLive("a JSON answer larger than maxMessageSize: MessageTooLarge, at once, the body unread", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(handshake((_seen, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        // 64 MiB of one string, in 1 MiB writes, without a Content-Length: the client stops reading.
+        const mib = "x".repeat(1024 * 1024)
+        let left = 64
+        const more = () => {
+          while (left > 0) {
+            left--
+            if (!response.write(mib)) return void response.once("drain", more)
+          }
+          response.end()
+        }
+        response.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"pad\":\"")
+        more()
+      }))
+      const c = yield* client(url, { maxMessageSize: 1024 * 1024 })
+      const error = yield* Effect.flip(c.listTools)
+      assert.deepStrictEqual(error, new ClientError.MessageTooLarge({ method: "tools/list", limit: 1024 * 1024 }))
+    }))
+
+  it.scopedLive("a Content-Length past the limit is refused before the body is read", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(handshake((_seen, response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-length": String(200 * 1024 * 1024) })
+        response.write("{")
+      }))
+      const c = yield* client(url, { maxMessageSize: 1024 * 1024 })
+      assert.strictEqual((yield* Effect.flip(c.listTools))._tag, "MessageTooLarge")
+    }))
+
+  for (
+    const [name, endless] of [
+      ["data: lines without a blank line", "data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"],
+      ["bytes without a newline", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
+    ] as const
+  ) {
+    it.scopedLive(`an SSE answer of endless ${name}: MessageTooLarge once past the limit`, () =>
+      Effect.gen(function*() {
+        const { url } = yield* serve(handshake((_seen, response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          const chunk = endless.repeat(1000)
+          const more = () => {
+            while (!response.destroyed && response.write(chunk)) {
+              // until the socket pushes back
+            }
+            if (!response.destroyed) response.once("drain", more)
+          }
+          response.on("close", () => response.destroy())
+          more()
+        }))
+        const c = yield* client(url, { maxMessageSize: 256 * 1024 })
+        const error = yield* Effect.flip(c.listTools)
+        assert.deepStrictEqual(error, new ClientError.MessageTooLarge({ method: "tools/list", limit: 256 * 1024 }))
+      }))
+  }
+
+  it.scopedLive("unparseable events are dropped, never answered: one POST per request, no error POSTs", () =>
+    Effect.gen(function*() {
+      const { all, url } = yield* serve(handshake((seen, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        for (let i = 0; i < 50; i++) response.write(`data: not json ${i}\n\n`)
+        response.write(`data: {"jsonrpc":"2.0","id":77,"method":12}\n\n`)
+        response.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: idOf(seen), result: { tools: [] } })}\n\n`)
+      }))
+      const c = yield* client(url)
+      assert.deepStrictEqual(yield* c.listTools, [])
+      // initialize, notifications/initialized, tools/list, and the standalone GET: nothing else.
+      const posts = all.filter((seen) => seen.method === "POST").map((seen) => JSON.parse(seen.body).method)
+      assert.deepStrictEqual(posts, ["initialize", "notifications/initialized", "tools/list"])
+    }))
+
+  it.scopedLive("a JSON answer with another id fails at once, naming both ids", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(handshake((seen, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ jsonrpc: "2.0", id: idOf(seen) + 100, result: { tools: [] } }))
+      }))
+      const c = yield* client(url)
+      const started = Date.now()
+      const error = yield* Effect.flip(c.listTools)
+      assert.isBelow(Date.now() - started, 5_000)
+      assert.instanceOf(error, ClientError.UnexpectedAnswer)
+      assert.strictEqual(error.message, "tools/list (id 1) was answered with the answer to id 101")
+    }))
+
+  it.scopedLive("a redirect to another origin is not followed: HttpError, and the other origin hears nothing", () =>
+    Effect.gen(function*() {
+      const elsewhere = yield* serve((_seen, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end("{}")
+      }, "127.0.0.2")
+      const { url } = yield* serve(handshake((_seen, response) => {
+        response.writeHead(307, { location: `${elsewhere.origin}/steal` })
+        response.end()
+      }))
+      const c = yield* client(url)
+      const error = yield* Effect.flip(c.listTools)
+      assert.instanceOf(error, ClientError.HttpError)
+      assert.strictEqual(error.status, 307)
+      assert.strictEqual(
+        error.message,
+        `tools/list: POST ${url} answered HTTP 307 (a redirect to another origin, ${elsewhere.origin}, is not followed)`
+      )
+      assert.strictEqual(elsewhere.all.length, 0)
+    }))
+
+  it.scopedLive("a 307 to the same origin is followed: the POST, its body and its headers again", () =>
+    Effect.gen(function*() {
+      const { all, url } = yield* serve(handshake((seen, response) => {
+        if (seen.url === "/mcp") {
+          response.writeHead(307, { location: "/moved" })
+          response.end()
+          return
+        }
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ jsonrpc: "2.0", id: idOf(seen), result: { tools: [] } }))
+      }))
+      const c = yield* client(url)
+      assert.deepStrictEqual(yield* c.listTools, [])
+      const moved = all.find((seen) => seen.url === "/moved")!
+      assert.strictEqual(JSON.parse(moved.body).method, "tools/list")
+      assert.strictEqual(moved.headers.authorization, "Bearer secret")
+      assert.strictEqual(moved.headers["mcp-session-id"], "s1")
+    }))
+
+  it.scopedLive("a 401 with WWW-Authenticate: HttpError carrying the parsed challenges", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(handshake((_seen, response) => {
+        response.writeHead(401, {
+          "content-type": "application/json",
+          "www-authenticate":
+            `Bearer realm="mcp", error="invalid_token", error_description="The token \\"expired\\"", resource_metadata="https://as.example/.well-known/oauth-protected-resource", Basic realm=x`
+        })
+        response.end(`{"error":"invalid_token"}`)
+      }))
+      const c = yield* client(url)
+      const error = yield* Effect.flip(c.listTools)
+      assert.instanceOf(error, ClientError.HttpError)
+      assert.strictEqual(error.status, 401)
+      assert.strictEqual(error.body, `{"error":"invalid_token"}`)
+      assert.deepStrictEqual(error.challenges, [
+        {
+          scheme: "bearer",
+          params: {
+            realm: "mcp",
+            error: "invalid_token",
+            error_description: "The token \"expired\"",
+            resource_metadata: "https://as.example/.well-known/oauth-protected-resource"
+          }
+        },
+        { scheme: "basic", params: { realm: "x" } }
+      ])
+    }))
+
+  it.scopedLive("nothing listening: ConnectionFailed naming the address and the reason", () =>
+    Effect.gen(function*() {
+      // A port that was just free.
+      const { url } = yield* Effect.scoped(serve(() => {}))
+      const error = yield* Effect.flip(client(url))
+      assert.instanceOf(error, ClientError.ConnectionFailed)
+      assert.strictEqual(error.message, `cannot connect to ${url} (connection refused)`)
+    }))
+})
+
+describe("the legacy HTTP+SSE fallback against a hostile server", () => {
+  it.scopedLive("an endpoint on another origin is refused: nothing is posted there, the headers never leave", () =>
+    Effect.gen(function*() {
+      const elsewhere = yield* serve((_seen, response) => {
+        response.writeHead(202)
+        response.end()
+      }, "127.0.0.2")
+      const { url } = yield* serve((seen, response) => {
+        if (seen.method === "POST") {
+          response.writeHead(405)
+          response.end()
+          return
+        }
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.write(`event: endpoint\ndata: ${elsewhere.origin}/messages\n\n`)
+      })
+      const error = yield* Effect.flip(client(url))
+      assert.instanceOf(error, ClientError.ConnectionFailed)
+      assert.strictEqual(
+        error.message,
+        `cannot connect to ${url} (the server's endpoint is on another origin, ${elsewhere.origin}, where this client sends nothing)`
+      )
+      assert.strictEqual(elsewhere.all.length, 0)
+    }))
+})
