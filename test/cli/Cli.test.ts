@@ -187,3 +187,68 @@ describe("mcp's usage errors", () => {
     }
   })
 })
+
+/** `command` run under a pseudo-terminal (util-linux's `script`), with `env`: what it wrote. */
+const underTerminal = (command: string, env: Readonly<Record<string, string>>) =>
+  new Promise<string>((resolve) => {
+    const child = spawn("script", ["-qec", command, "/dev/null"], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk) => (out += chunk))
+    child.on("close", () => resolve(out))
+  })
+
+describe("mcp --help", () => {
+  it("has no colour codes off a terminal, nor on one under NO_COLOR; colour on a terminal otherwise", async () => {
+    const escape = "\x1b["
+    const piped = await mcp("--help")
+    assert.strictEqual(piped.code, 0)
+    assert.include(piped.stdout, "USAGE")
+    assert.notInclude(piped.stdout, escape)
+    const command = `'${process.execPath}' '${mcpMain}' --help`
+    const noColour = await underTerminal(command, { NO_COLOR: "1" })
+    assert.include(noColour, "USAGE")
+    assert.notInclude(noColour, escape)
+    const { NO_COLOR: _, ...rest } = process.env
+    const coloured = await underTerminal(command, { ...rest, NO_COLOR: "" } as Record<string, string>)
+    assert.include(coloured, escape)
+  })
+})
+
+describe("mcp says what happened, in one line", () => {
+  it("nothing listening: mcp: cannot connect to <url> (connection refused)", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const free = (server.address() as net.AddressInfo).port
+        server.close(() => resolve(free))
+      })
+    })
+    const url = `http://127.0.0.1:${port}/mcp`
+    const result = await mcp("tools", url)
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.strictEqual(result.stderr, `mcp: cannot connect to ${url} (connection refused)\n`)
+  })
+
+  it("--timeout: the whole of one request, its progress notwithstanding", async () => {
+    const started = Date.now()
+    const result = await mcp(
+      "call",
+      stdio,
+      "longRunning",
+      "--args",
+      "{\"duration\":20,\"steps\":200}",
+      "--timeout",
+      "1",
+      "--era",
+      "handshake"
+    )
+    assert.isBelow(Date.now() - started, 10_000)
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.match(result.stderr.trim().split("\n").at(-1)!, /^mcp: Request tools\/call \(id \d+\) timed out after 1s$/)
+  })
+})

@@ -27,6 +27,7 @@ import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -44,10 +45,15 @@ const era = Options.choice("era", ["auto", "handshake", "stateless"]).pipe(
   Options.withDefault("auto" as const),
   Options.withDescription("the era to speak (auto: probe with server/discover, then fall back)")
 )
+const timeout = Options.integer("timeout").pipe(
+  Options.withDefault(60),
+  Options.withDescription("seconds one request may take, its progress notwithstanding")
+)
+
 /** Runs `use` with a client of `target`. */
 const withClient = <A, E>(
   where: string,
-  choice: McpClient.EraChoice,
+  connection: { readonly era: McpClient.EraChoice; readonly timeout: number },
   use: (client: McpClient.Service) => Effect.Effect<A, E>
 ) =>
   Effect.flatMap(
@@ -55,7 +61,14 @@ const withClient = <A, E>(
     (transport) =>
       Effect.flatMap(McpClient.McpClient, use).pipe(
         Effect.provide(
-          McpClient.layer({ clientInfo: { name: "mcp", version: "0.1.0" }, era: choice }).pipe(Layer.provide(transport))
+          McpClient.layer({
+            clientInfo: { name: "mcp", version: "0.1.0" },
+            era: connection.era,
+            // The whole of one request: progress restarts its timeout, never past this.
+            timeout: Duration.seconds(connection.timeout),
+            maxTimeout: Duration.seconds(connection.timeout),
+            probeTimeout: Duration.seconds(Math.min(5, connection.timeout))
+          }).pipe(Layer.provide(transport))
         )
       )
   )
@@ -126,9 +139,9 @@ const progressMeter = (tool: string) => {
 
 const discover = Command.make(
   "discover",
-  { target, json, era },
-  ({ era, json, target }) =>
-    withClient(target, era, (client) =>
+  { target, json, era, timeout },
+  ({ era, json, target, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       print(json, {
         era: client.era,
         revision: client.revision,
@@ -149,9 +162,9 @@ const discover = Command.make(
 
 const tools = Command.make(
   "tools",
-  { target, json, era },
-  ({ era, json, target }) =>
-    withClient(target, era, (client) =>
+  { target, json, era, timeout },
+  ({ era, json, target, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       Effect.flatMap(client.listTools, (listed) =>
         print(
           json,
@@ -162,9 +175,9 @@ const tools = Command.make(
 
 const call = Command.make(
   "call",
-  { target, json, era, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
-  ({ args, era, json, target, tool }) =>
-    withClient(target, era, (client) =>
+  { target, json, era, timeout, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
+  ({ args, era, json, target, tool, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       Effect.gen(function*() {
         const given = yield* parseArgs(args)
         const meter = progressMeter(tool)
@@ -178,9 +191,9 @@ const call = Command.make(
 
 const resources = Command.make(
   "resources",
-  { target, json, era },
-  ({ era, json, target }) =>
-    withClient(target, era, (client) =>
+  { target, json, era, timeout },
+  ({ era, json, target, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       Effect.gen(function*() {
         const listed = yield* client.listResources
         const templates = yield* Effect.orElseSucceed(client.listResourceTemplates, () => [])
@@ -194,11 +207,11 @@ const resources = Command.make(
 
 const read = Command.make(
   "read",
-  { target, json, era, uri: Args.text({ name: "uri" }) },
-  ({ era, json, target, uri }) =>
+  { target, json, era, timeout, uri: Args.text({ name: "uri" }) },
+  ({ era, json, target, uri, timeout }) =>
     withClient(
       target,
-      era,
+      { era, timeout },
       (client) =>
         Effect.flatMap(client.readResource(uri), (result) =>
           print(json, result, () =>
@@ -212,9 +225,9 @@ const read = Command.make(
 
 const prompts = Command.make(
   "prompts",
-  { target, json, era },
-  ({ era, json, target }) =>
-    withClient(target, era, (client) =>
+  { target, json, era, timeout },
+  ({ era, json, target, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       Effect.flatMap(client.listPrompts, (listed) =>
         print(
           json,
@@ -225,9 +238,16 @@ const prompts = Command.make(
 
 const get = Command.make(
   "get",
-  { target, json, era, prompt: Args.text({ name: "prompt" }), args: Options.text("args").pipe(Options.optional) },
-  ({ args, era, json, prompt, target }) =>
-    withClient(target, era, (client) =>
+  {
+    target,
+    json,
+    era,
+    timeout,
+    prompt: Args.text({ name: "prompt" }),
+    args: Options.text("args").pipe(Options.optional)
+  },
+  ({ args, era, json, prompt, target, timeout }) =>
+    withClient(target, { era, timeout }, (client) =>
       Effect.gen(function*() {
         const given = (yield* parseArgs(args)) as Record<string, string> | undefined
         const result = yield* client.getPrompt(prompt, given)
@@ -245,12 +265,13 @@ const listen = Command.make("listen", {
   target,
   json,
   era,
+  timeout,
   tools: Options.boolean("tools").pipe(Options.withDescription("tools/list_changed")),
   prompts: Options.boolean("prompts").pipe(Options.withDescription("prompts/list_changed")),
   resources: Options.boolean("resources").pipe(Options.withDescription("resources/list_changed")),
   uri: Options.text("uri").pipe(Options.repeated, Options.withDescription("resources/updated of a URI (repeatable)"))
 }, (o) =>
-  withClient(o.target, o.era, (client) =>
+  withClient(o.target, { era: o.era, timeout: o.timeout }, (client) =>
     Effect.scoped(Effect.gen(function*() {
       const subscription = yield* client.subscribe({
         ...(o.tools ? { toolsListChanged: true } : {}),
@@ -332,10 +353,30 @@ const describe = (error: unknown): string =>
     ? String((error as { readonly message: unknown }).message)
     : String(error)
 
+/** Colour only for a person at a terminal who has not asked for none (https://no-color.org). */
+const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+// deno-lint-ignore no-control-regex
+const sgr = /\x1b\[[0-9;]*m/g
+const uncolour = (arg: unknown) => typeof arg === "string" ? arg.replace(sgr, "") : arg
+
+/** @effect/cli colours its help and usage always: its lines, plain where colour is not wanted. */
+const plain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  colour ? effect : Effect.flatMap(Effect.console, (console) =>
+    Effect.withConsole(effect, {
+      ...console,
+      log: (...args) => console.log(...args.map(uncolour)),
+      error: (...args) => console.error(...args.map(uncolour)),
+      unsafe: {
+        ...console.unsafe,
+        log: (...args) => console.unsafe.log(...args.map(uncolour)),
+        error: (...args) => console.unsafe.error(...args.map(uncolour))
+      }
+    }))
+
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO
 const program = scenario !== undefined
   ? Conformance.run(process.argv[2] ?? "", scenario, process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? "2025-11-25")
-  : cli(process.argv)
+  : plain(cli(process.argv))
 
 program.pipe(
   Effect.catchAll((error: unknown) =>
