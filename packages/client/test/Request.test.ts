@@ -82,6 +82,13 @@ describe("McpClient.request", () => {
     }).pipe(Effect.provide(clientLayer("handshake"))))
 })
 
+const initializeAnswer = (id: unknown) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "raw", version: "1.0.0" } }
+  })
+
 describe("what a server sends that is not JSON-RPC", () => {
   it.scoped("is dropped, never answered: the client's next frame is its answer to the server's ping", () =>
     Effect.gen(function*() {
@@ -113,6 +120,60 @@ describe("what a server sends that is not JSON-RPC", () => {
       assert.strictEqual(JSON.parse(yield* remote.read).method, "notifications/initialized")
       yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
       assert.deepStrictEqual(JSON.parse(yield* remote.read), { jsonrpc: "2.0", id: "p", result: {} })
+      yield* Fiber.interrupt(connecting)
+    }))
+})
+
+describe("a session's asks the client did not declare", () => {
+  it.scoped("sampling with tools, declared without sampling.tools: refused, the handler never called", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      let called = 0
+      const connecting = yield* Effect.fork(
+        Effect.provide(
+          McpClient.McpClient,
+          McpClient.layer({
+            clientInfo: { name: "test", version: "1.0.0" },
+            era: "handshake",
+            handlers: {
+              sampling: () => {
+                called++
+                return Effect.succeed({
+                  role: "assistant" as const,
+                  content: { type: "text" as const, text: "hi" },
+                  model: "m"
+                })
+              }
+            }
+          }).pipe(Layer.provide(McpClientTransport.layerProtocol(protocol)))
+        )
+      )
+      const initialize = JSON.parse(yield* remote.read)
+      assert.deepStrictEqual(initialize.params.capabilities, { sampling: {} })
+      yield* remote.write(initializeAnswer(initialize.id))
+      yield* remote.read // notifications/initialized
+      const ask = (id: string, tools: boolean) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "sampling/createMessage",
+          params: {
+            messages: [{ role: "user", content: { type: "text", text: "hello" } }],
+            maxTokens: 10,
+            ...(tools ? { tools: [{ name: "t", inputSchema: { type: "object" } }] } : {})
+          }
+        })
+      yield* remote.write(ask("with-tools", true))
+      const refused = JSON.parse(yield* remote.read)
+      assert.strictEqual(refused.id, "with-tools")
+      assert.strictEqual(refused.error.code, -32601)
+      assert.include(refused.error.message, "This client did not declare {\"sampling\":{\"tools\":{}}}")
+      assert.strictEqual(called, 0)
+      yield* remote.write(ask("plain", false))
+      const answered = JSON.parse(yield* remote.read)
+      assert.strictEqual(answered.id, "plain")
+      assert.strictEqual(answered.result.model, "m")
+      assert.strictEqual(called, 1)
       yield* Fiber.interrupt(connecting)
     }))
 })

@@ -3,7 +3,7 @@
  * session as requests the server sends, in the stateless era as the input requests of an
  * `input_required` round. A kind without a handler is not declared.
  */
-import { McpError, Method, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
+import { Capabilities, McpError, Method, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ClientError from "../ClientError.js"
@@ -35,7 +35,11 @@ export interface Asks {
   ) => Effect.Effect<unknown, McpError.McpError>
 }
 
-export const make = <R>(handlers: Handlers<R>, context: Context.Context<R>): Asks => {
+export const make = <R>(
+  handlers: Handlers<R>,
+  capabilities: ClientCapabilities,
+  context: Context.Context<R>
+): Asks => {
   const answer: Asks["answer"] = (method, params) => {
     switch (method) {
       case "sampling/createMessage":
@@ -61,6 +65,17 @@ export const make = <R>(handlers: Handlers<R>, context: Context.Context<R>): Ask
     if (entry === undefined || !asked.has(method)) return Effect.fail(new McpError.MethodNotFound({ method }))
     const decodedParams = entry.decodeParams(params)
     if (decodedParams._tag === "Left") return Effect.fail(decodedParams.left)
+    // Only what this client declared (sampling with tools needs `sampling.tools`, a URL
+    // elicitation `elicitation.url`): the server should not have asked.
+    const ask = { method, params: decodedParams.right } as Capabilities.Ask
+    if (!Capabilities.declares(capabilities, ask, revision)) {
+      return Effect.fail(
+        new McpError.MethodNotFound({
+          method,
+          detail: `This client did not declare ${JSON.stringify(Capabilities.required(ask))} in its capabilities`
+        })
+      )
+    }
     return Effect.catchTag(
       answer(method, decodedParams.right),
       "MissingHandler",

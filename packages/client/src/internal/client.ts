@@ -77,8 +77,8 @@ export const make = <R>(
   Effect.gen(function*() {
     const transport = yield* McpClientTransport
     const handlers = options.handlers ?? {}
-    const asks = Asks.make(handlers, yield* Effect.context<R>())
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
+    const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
     const maxPages = options.maxPages ?? 100
     const notifications = yield* Effect.acquireRelease(PubSub.unbounded<JsonRpc.Notification>(), PubSub.shutdown)
     const store = options.cache === false
