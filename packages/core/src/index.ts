@@ -94,6 +94,13 @@ export * as Dispatch from "./Dispatch.js"
 export * as SubscriptionFilter from "./SubscriptionFilter.js"
 
 /**
+ * What a client's declared capabilities allow a server to ask of it (sampling, elicitation, roots).
+ *
+ * @since 0.1.0
+ */
+export * as Capabilities from "./Capabilities.js"
+
+/**
  * MCP wire types, one module per area.
  *
  * @since 0.1.0
