@@ -164,7 +164,8 @@ describe("the packages, packed and installed outside the workspace", () => {
       assert.deepStrictEqual(JSON.parse(out.trim()), {
         era: "handshake",
         tools: ["add"],
-        structuredContent: { sum: 42 }
+        structuredContent: { sum: 42 },
+        text: "{\"sum\":3}"
       })
       const tested = await run(process.execPath, [path.join(project, "node_modules/vitest/vitest.mjs"), "run"], project)
       assert.match(tested, /Tests\s+2 passed \(2\)/)

@@ -7,6 +7,7 @@ import { ClientError, McpClient, McpClientTransport } from "@effect-mcp/client"
 import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer, Tool } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -121,6 +122,53 @@ describe("what a server sends that is not JSON-RPC", () => {
       yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
       assert.deepStrictEqual(JSON.parse(yield* remote.read), { jsonrpc: "2.0", id: "p", result: {} })
       yield* Fiber.interrupt(connecting)
+    }))
+})
+
+describe("a stateless server's JSON-RPC requests", () => {
+  it.scoped("are never answered: the stateless era asks in input_required results only", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      // Built in the test's scope: the client lives until the test ends.
+      const connecting = yield* Effect.fork(
+        Effect.map(
+          Layer.build(
+            McpClient.layer({ clientInfo: { name: "test", version: "1.0.0" }, era: "stateless" }).pipe(
+              Layer.provide(McpClientTransport.layerProtocol(protocol))
+            )
+          ),
+          (context) => Context.get(context, McpClient.McpClient)
+        )
+      )
+      const discover = JSON.parse(yield* remote.read)
+      assert.strictEqual(discover.method, "server/discover")
+      yield* remote.write(JSON.stringify({
+        jsonrpc: "2.0",
+        id: discover.id,
+        result: {
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "public",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {} },
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw", version: "1.0.0" } }
+        }
+      }))
+      const client = yield* Fiber.join(connecting)
+      assert.strictEqual(client.era, "stateless")
+      // A ping and a sampling request, as a session's server would send: dropped.
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
+      yield* remote.write(JSON.stringify({
+        jsonrpc: "2.0",
+        id: "s",
+        method: "sampling/createMessage",
+        params: { messages: [], maxTokens: 1 }
+      }))
+      // The next frame from the client is its own request, not an answer to those.
+      const listing = yield* Effect.fork(client.listTools)
+      const next = JSON.parse(yield* remote.read)
+      assert.strictEqual(next.method, "tools/list")
+      yield* Fiber.interrupt(listing)
     }))
 })
 
