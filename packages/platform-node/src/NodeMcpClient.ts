@@ -20,10 +20,13 @@
  */
 import { ClientError, McpClientTransport } from "@effect-mcp/client"
 import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import * as StderrTail from "./internal/stderrTail.js"
@@ -138,7 +141,8 @@ const childProtocol = (
   child: ChildProcess,
   tail: StderrTail.Tail,
   closed: () => boolean,
-  maxLineLength: number
+  maxLineLength: number,
+  runFork: (effect: Effect.Effect<void>) => void
 ): Transport.Protocol<ClientError.MessageTooLarge> => {
   /** Our requests not yet answered, by id: the method a line too long fails (bounded by what is in flight). */
   const methods = new Map<JsonRpc.RequestId, string>()
@@ -150,7 +154,7 @@ const childProtocol = (
       const id = Wire.idOf(head)
       const method = id === undefined ? undefined : methods.get(id)
       if (id === undefined || method === undefined || current === undefined) {
-        return void Effect.runFork(
+        return runFork(
           Effect.logWarning(
             `effect-mcp client: ${command} sent a line of more than ${maxLineLength} characters; dropped`
           )
@@ -235,6 +239,7 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
     McpClientTransport.McpClientTransport,
     Effect.gen(function*() {
       const stderr = options.stderr ?? "inherit"
+      const run = Runtime.runFork(yield* Effect.runtime<never>())
       const tail = StderrTail.make()
       let closed = false
       const child = yield* Effect.acquireRelease(
@@ -296,8 +301,44 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
           child,
           tail,
           () => closed,
-          options.maxMessageLength ?? defaultMaxMessageLength
+          options.maxMessageLength ?? defaultMaxMessageLength,
+          (effect) => void run(effect)
         )
       }
     })
   )
+
+/**
+ * @effect/platform's `HttpClient` on undici's connection pool (`NodeHttpClient.layerUndici`): a
+ * keep-alive pool per origin, without the per-request overhead of Node's `fetch` (the
+ * `FetchHttpClient` every platform has). What `layerHttp` runs on.
+ *
+ * **When to use:** give it to `McpClientTransport.layerHttp` / `layerSse` yourself when you build
+ * the transport by hand; `layerHttp` does it for you.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
+
+/**
+ * The client's Streamable HTTP transport (`McpClientTransport.layerHttp`, both eras) on Node's
+ * keep-alive connection pool (`layerHttpClient`): over HTTP, Node's `fetch` is the client's limit.
+ *
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeMcpClient } from "@effect-mcp/platform-node"
+ * import * as Layer from "effect/Layer"
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "me", version: "1.0.0" } }).pipe(
+ *   Layer.provide(NodeMcpClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: McpClientTransport.HttpOptions
+): Layer.Layer<McpClientTransport.McpClientTransport> =>
+  McpClientTransport.layerHttp(options).pipe(Layer.provide(layerHttpClient))

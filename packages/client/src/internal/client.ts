@@ -16,6 +16,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "../ClientError.js"
@@ -44,7 +45,11 @@ interface Listed<A> {
  * not, is logged and dropped (answering a hostile server's garbage is a loop it drives); in the
  * stateless era, where the server asks in `input_required` results, a request is dropped too.
  */
-const guarded = <F>(protocol: Transport.Protocol<F>, stateless: () => boolean): Transport.Protocol<F> => ({
+const guarded = <F>(
+  protocol: Transport.Protocol<F>,
+  stateless: () => boolean,
+  dropped: (what: string) => void
+): Transport.Protocol<F> => ({
   ...protocol,
   run: (receiver) =>
     protocol.run({
@@ -68,14 +73,12 @@ const guarded = <F>(protocol: Transport.Protocol<F>, stateless: () => boolean): 
     })
 })
 
-const dropped = (what: string) =>
-  Effect.runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
-
 export const make = <R>(
   options: Options<R>
 ): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
   Effect.gen(function*() {
     const transport = yield* McpClientTransport
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const handlers = options.handlers ?? {}
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
     const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
@@ -93,7 +96,11 @@ export const make = <R>(
     }
 
     const peer = yield* Peer.make<never, ClientError.TransportFailure>({
-      protocol: guarded(transport.protocol, () => connection.era === "stateless"),
+      protocol: guarded(
+        transport.protocol,
+        () => connection.era === "stateless",
+        (what) => void runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
+      ),
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
       revision: () => Effect.succeed(connection.spoken),
