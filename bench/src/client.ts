@@ -10,7 +10,8 @@
  *
  * Environment: BENCH_CLIENT_CALLS (10000), BENCH_CLIENT_WARMUP (2000), BENCH_IN_FLIGHT (16),
  * BENCH_ROUNDS (2), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset), BENCH_CLIENT_HTTP
- * (`fetch`, the default, like the SDK client; `node`: our client on platform-node's `NodeHttpClient`).
+ * (our client's `HttpClient`: `node`, the default, `NodeMcpClient.layerHttp` on undici's keep-alive pool;
+ * `agent`, `node:http` on a keep-alive `Agent`; `fetch`, Node's `fetch`, like the SDK client).
  *
  * A benchmark, not a test.
  */
@@ -29,6 +30,19 @@ const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 10_000)
 const warmup = Number(process.env.BENCH_CLIENT_WARMUP ?? 2_000)
 const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? 16)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+
+/** Our client's HTTP transport on the `HttpClient` `BENCH_CLIENT_HTTP` names. */
+const httpTransport = (url: string): Layer.Layer<McpClientTransport.McpClientTransport> => {
+  const http = process.env.BENCH_CLIENT_HTTP ?? "node"
+  if (http === "node") return NodeMcpClient.layerHttp({ url })
+  const client = http === "agent"
+    ? NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
+    : http === "fetch"
+    ? FetchHttpClient.layer
+    : undefined
+  if (client === undefined) throw new Error(`BENCH_CLIENT_HTTP=${http}: expected node, agent or fetch`)
+  return McpClientTransport.layerHttp({ url }).pipe(Layer.provide(client))
+}
 
 /** One connected client: `add(a, b)` resolves with the sum; `close` ends it. */
 interface Pair {
@@ -117,9 +131,7 @@ const cases: ReadonlyArray<Case> = [
     connect: async () => {
       const { child, port } = await startHttpServer(here("./ours-http-server.js"), ["--mode", "layerHttp"])
       const pair = await ours(
-        McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` }).pipe(
-          Layer.provide(process.env.BENCH_CLIENT_HTTP === "node" ? NodeHttpClient.layer : FetchHttpClient.layer)
-        )
+        httpTransport(`http://127.0.0.1:${port}/mcp`)
       )
       return { pair, stop: () => child.process.kill() }
     }

@@ -13,7 +13,9 @@
  * Startup: spawn → the answer to the first request (`initialize`), `startupRuns` times per
  * server, alternating; the median is shown. Besides the three, ours serving only `add`
  * (`ours-stdio-server.ts`) is timed too: the like-for-like startup ratio against the SDK's
- * one-tool server (`apps/everything` also builds every conformance fixture as it starts).
+ * one-tool server (`apps/everything` also builds every conformance fixture as it starts), and the
+ * same bundled into one file (`scripts/bundle.mjs`), as the demo and `mcp` are run: its target is
+ * ≤ 1.2× the SDK's (unbundled, ≤ 2×).
  *
  * The client is plain Node and the same for every server: request lines are built before
  * the clock starts, and each response line is only searched (its id, that it is a result
@@ -433,7 +435,7 @@ const main = async () => {
       [
         `ours/sdk startup, add only, bundled (spawn → ${first})`,
         ratio(bundledRatio),
-        `≤ 2x${bundledRatio <= 2 ? " met" : " NOT MET"}`
+        `≤ 1.2x${bundledRatio <= 1.2 ? " met" : " NOT MET"}`
       ],
       ...(envelope.handshake
         ? [["ours/sdk startup, apps/everything", ratio(startupMedian[at("ours")] / startupMedian[at("sdk")]), ""]]
@@ -472,7 +474,7 @@ const main = async () => {
       value: `${startupMedian.map((t) => t.toFixed(0)).join(" / ")} ms`
     },
     targetRow(section, "ours / SDK startup (add only)", startupRatio, ratio(startupRatio), "≤", 2, "2x"),
-    targetRow(section, "ours / SDK startup (add only, bundled)", bundledRatio, ratio(bundledRatio), "≤", 2, "2x"),
+    targetRow(section, "ours / SDK startup (add only, bundled)", bundledRatio, ratio(bundledRatio), "≤", 1.2, "1.2x"),
     { section, label: "other load on the machine", value: `${percent(otherLoad(loadMark))} of a CPU` }
   )
   record(summary)

@@ -106,7 +106,9 @@ describe("README example", () => {
       const note = yield* call("resources/read", { uri: "notes://welcome" })
       assert.strictEqual(note.result.contents[0].text, "Hello!")
       const missing = yield* call("resources/read", { uri: "notes://nope" })
-      assert.deepStrictEqual(missing.error, { code: -32603, message: "there is no note nope" })
+      // An McpError reaches the client as itself.
+      assert.strictEqual(missing.error.code, -32002)
+      assert.deepStrictEqual(missing.error.data, { uri: "notes://nope" })
       const completed = yield* call("completion/complete", {
         ref: { type: "ref/resource", uri: "notes://{name}" },
         argument: { name: "name", value: "t" }
@@ -129,7 +131,13 @@ describe("README example", () => {
       stdio: ["pipe", "pipe", "pipe"]
     })
     let stdout = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
+    // Resolves once the answer's line is complete.
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk
+        if (stdout.includes("\n")) resolve()
+      })
+    )
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
     child.stdin.write(
       JSON.stringify({
@@ -139,8 +147,7 @@ describe("README example", () => {
         params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
       }) + "\n"
     )
-    const deadline = Date.now() + 20_000
-    while (!stdout.includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    await Promise.race([answered, exited])
     child.stdin.end()
     assert.strictEqual(await exited, 0)
     assert.strictEqual(JSON.parse(stdout).result.serverInfo.name, "app")
@@ -159,11 +166,16 @@ describe("README example", () => {
       env: { ...process.env, PORT: String(port) }
     })
     let stderr = ""
-    child.stderr.on("data", (chunk) => (stderr += chunk))
+    // Resolves once it says where it listens.
+    const listening = new Promise<void>((resolve) =>
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk
+        if (stderr.includes("listening on")) resolve()
+      })
+    )
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
     try {
-      const deadline = Date.now() + 20_000
-      while (!stderr.includes("listening on") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      await Promise.race([listening, exited])
       assert.include(stderr, `listening on http://127.0.0.1:${port}/mcp`)
       const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: "POST",

@@ -1,4 +1,4 @@
-import { McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { McpError, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import { Context, Effect, Layer, Ref, Schema } from "effect"
 
 // Two services, each with its own Layer.
@@ -31,7 +31,6 @@ const Count = Resource.make(
   Effect.map(Effect.flatMap(Counter, Ref.get), String)
 )
 
-class NoSuchNote extends Schema.TaggedError<NoSuchNote>()("NoSuchNote", { message: Schema.String }) {}
 const notes: Record<string, string> = { welcome: "Hello!", todo: "Write the docs" }
 
 const Note = Resource.template("notes://{name}", {
@@ -40,7 +39,7 @@ const Note = Resource.template("notes://{name}", {
   complete: { name: (typed) => Effect.succeed(Object.keys(notes).filter((n) => n.startsWith(typed))) }
 }, ({ name }) =>
   notes[String(name)] === undefined
-    ? Effect.fail(new NoSuchNote({ message: `there is no note ${name}` })) // a JSON-RPC error with this message
+    ? Effect.fail(new McpError.ResourceNotFound({ uri: `notes://${name}` })) // -32002, as itself
     : Effect.succeed(notes[String(name)]!))
 
 // A prompt: string arguments in, messages out.

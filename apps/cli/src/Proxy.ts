@@ -422,10 +422,6 @@ export const layer = (
       if (caps.prompts !== undefined) yield* syncPrompts
       if (caps.resources !== undefined) yield* syncResources
 
-      /**
-       * Follows the upstream: list changes are listed again, resource updates passed on. A change
-       * of the resource list subscribes again, to the URIs listed now.
-       */
       /** Everything listed again, as the capabilities allow. */
       const syncAll = Effect.all([
         caps.tools !== undefined ? syncTools : Effect.void,

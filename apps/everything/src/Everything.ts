@@ -387,12 +387,6 @@ export const Reconnection = Tool.make(
 
 // ---------------------------------------------------------------------------- 2026-07-28 fixtures
 
-/** What an ask missed, as `requiredCapabilities` says it: `"elicitation.url"` is `{ elicitation: { url: {} } }`. */
-const requiredCapabilities = (capability: string): McpSchema.Capabilities.ClientCapabilities => {
-  const [head, ...rest] = capability.split(".")
-  return { [head]: rest.reduceRight<object>((inner, key) => ({ [key]: inner }), {}) }
-}
-
 /**
  * How the fixtures of the stateless suite answer a failed ask, in both eras: a capability the
  * request does not declare is the protocol error -32021 (2026-07-28 requires it), a malformed
@@ -401,14 +395,7 @@ const requiredCapabilities = (capability: string): McpSchema.Capabilities.Client
  * failure: it passes through untouched.)
  */
 const refused = (error: McpRequest.ClientRequestError): McpError.McpError =>
-  error instanceof McpRequest.MissingClientCapability
-    ? new McpError.MissingRequiredClientCapability({
-      requiredCapabilities: requiredCapabilities(error.capability),
-      detail: `This request needs the client capability ${error.capability}, which it does not declare`
-    })
-    : McpError.isMcpError(error)
-    ? error
-    : new McpError.InternalError({ message: error.message })
+  McpError.isMcpError(error) ? error : new McpError.InternalError({ message: error.message })
 
 /** A field of an accepted form, as text; undefined when the user declined, cancelled or left it out. */
 const field = (answer: McpSchema.Elicitation.ElicitResult, name: string): string | undefined => {
@@ -1119,31 +1106,32 @@ export const instructions = "A demo server with every fixture of the MCP conform
   "Try tools/call with name test_simple_text, or test_input_required_result_elicitation for a multi-round trip."
 
 /**
- * Which eras the server speaks: `"handshake"` (2024-11-05 … 2025-11-25, `initialize` and
- * sessions), `"stateless"` (2026-07-28, every request carrying its own `_meta`), or `"dual"`
- * (both at once, each request served by the era it speaks).
+ * The serving mode: which eras the server speaks, `"handshake"` (2024-11-05 … 2025-11-25,
+ * `initialize` and sessions), `"stateless"` (2026-07-28, every request carrying its own `_meta`),
+ * or `"dual"` (both at once, each request served by the era it speaks). (An era itself is
+ * `Revision.Era`.)
  *
  * @since 0.1.0
  * @category models
  */
-export type Era = "handshake" | "stateless" | "dual"
+export type Mode = "handshake" | "stateless" | "dual"
 
 /**
  * @since 0.1.0
  * @category constants
  */
-export const eras: ReadonlyArray<Era> = ["handshake", "stateless", "dual"]
+export const modes: ReadonlyArray<Mode> = ["handshake", "stateless", "dual"]
 
 /**
- * The revisions served in an era, oldest first (`McpServer.Options.revisions`).
+ * The revisions served in a mode, oldest first (`McpServer.Options.revisions`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const revisions = (era: Era): ReadonlyArray<Revision.Revision> =>
-  era === "handshake"
+export const revisions = (mode: Mode): ReadonlyArray<Revision.Revision> =>
+  mode === "handshake"
     ? ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
-    : era === "stateless"
+    : mode === "stateless"
     ? ["2026-07-28"]
     : ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 
@@ -1173,7 +1161,7 @@ export const cachePolicy: McpServer.Options<never>["cachePolicy"] = {
  */
 export interface Options {
   /** The eras served (default `"dual"`). */
-  readonly era?: Era
+  readonly era?: Mode
   /**
    * The key sealing 2026-07-28 `requestState`, so that a retry may reach any process holding it
    * (default: a random key of the server, and a warning when it first seals a state).

@@ -104,7 +104,7 @@ const requestStateKey = Effect.gen(function*() {
 })
 
 /** The server in the era of `--era`, with its requestState key when it speaks 2026-07-28. */
-const server = (era: Everything.Era): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
+const server = (era: Everything.Mode): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
   era === "handshake"
     ? Everything.layerWith({ era })
     : Layer.unwrapEffect(Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key })))
@@ -114,11 +114,11 @@ const era = "values" in line ? line.values.era ?? "dual" : "dual"
 
 if (!("values" in line)) {
   refuse(line.error)
-} else if (!(Everything.eras as ReadonlyArray<string>).includes(era)) {
+} else if (!(Everything.modes as ReadonlyArray<string>).includes(era)) {
   refuse(`unknown era: ${era}`)
 } else if (line.mode === "stdio") {
   NodeMcpServer.serveStdio.pipe(
-    Effect.provide(server(era as Everything.Era)),
+    Effect.provide(server(era as Everything.Mode)),
     // Report failures to stderr, then let runMain set the exit code (its own report and its
     // pretty logger would write to stdout).
     Effect.tapErrorCause(Effect.logError),
@@ -144,7 +144,7 @@ if (!("values" in line)) {
         ? {}
         : { maxRequestDuration: Duration.seconds(maxRequest as number) })
     }).pipe(
-      Layer.provide(server(era as Everything.Era)),
+      Layer.provide(server(era as Everything.Mode)),
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() => say(`http://${host}:${port}/mcp (${era})`)),
       Layer.launch,

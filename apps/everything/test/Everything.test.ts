@@ -651,7 +651,7 @@ describe("Tool.make: a raw inputSchema", () => {
       assert.deepStrictEqual(result.content, [{ type: "text", text: "{\"id\":\"x\",\"extra\":[1]}" }])
       assert.deepStrictEqual(yield* lookup.decode(undefined), {})
       const error = yield* Effect.flip(lookup.decode("not an object"))
-      assert.strictEqual(error._tag, "InvalidArguments")
+      assert.strictEqual(error._tag, "ArgumentsRejected")
     }))
 
   it.effect("with parameters: published verbatim, the arguments decoded by the parameters", () =>
@@ -665,7 +665,7 @@ describe("Tool.make: a raw inputSchema", () => {
       const args = yield* lookup.decode({ id: "41" })
       assert.deepStrictEqual(args, { id: 41 })
       assert.deepStrictEqual((yield* lookup.run(args)).content, [{ type: "text", text: "id + 1 = 42" }])
-      assert.strictEqual((yield* Effect.flip(lookup.decode({ id: "x" })))._tag, "InvalidArguments")
+      assert.strictEqual((yield* Effect.flip(lookup.decode({ id: "x" })))._tag, "ArgumentsRejected")
     }))
 
   it("without it: derived from the parameters", () => {

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as JsonRpc from "./JsonRpc.js"
 import * as McpError from "./McpError.js"
 import * as Method from "./Method.js"
@@ -81,9 +82,12 @@ const route = <E, R, C>(
   }
   return (request, context) => {
     const params = entry.decodeParams(request.params)
-    return params._tag === "Left"
-      ? Effect.fail(params.left)
-      : Effect.flatMap(handler(params.right, context), encodeOrDie)
+    if (params._tag === "Left") return Effect.fail(params.left)
+    const result = handler(params.right, context)
+    // A handler done already is encoded at once: the route stays done (an `Exit`) too.
+    return Exit.isExit(result) && Exit.isSuccess(result)
+      ? encodeOrDie(result.value)
+      : Effect.flatMap(result, encodeOrDie)
   }
 }
 

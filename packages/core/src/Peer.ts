@@ -20,6 +20,7 @@ import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { RequestTimeout, TransportClosed } from "./internal/errors.js"
@@ -145,6 +146,19 @@ export interface Peer<F = never> {
   readonly cancel: (client: Transport.ClientId, id: JsonRpc.RequestId) => Effect.Effect<void>
   /** Ends what `client` has in flight, as its transport's disconnect would. */
   readonly disconnect: (client: Transport.ClientId) => Effect.Effect<void>
+  /**
+   * Holds inbound request `id` of `client` open past the end of its fiber, costing no fiber while
+   * it waits (a `subscriptions/listen` held until the server closes it): called from the request's
+   * own handling, whose result is then not sent. Returns what answers it later (true once the
+   * answer is sent; false when it was cancelled meanwhile), or undefined when it is not in flight.
+   * `onCancel` runs, synchronously, if it is cancelled or its client goes first (nothing is sent
+   * then), or if its handling fails (that failure is its answer).
+   */
+  readonly hold: (
+    client: Transport.ClientId,
+    id: JsonRpc.RequestId,
+    onCancel: () => void
+  ) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
   /** Completes when the transport has ended (stdio: end of input). */
   readonly closed: Effect.Effect<void>
 }
@@ -217,6 +231,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
       inflight: Effect.sync(inbound.size),
       cancel: (client, id) => Effect.sync(() => inbound.cancel(client, id)),
       disconnect: (client) => Effect.sync(() => disconnect(client)),
+      hold: inbound.hold,
       closed: Deferred.await(closed)
     } satisfies Peer<F>
   })

@@ -1,6 +1,7 @@
 /**
  * Node wiring of the client: a server spawned as a child process, spoken to over its stdin and
- * stdout (newline-delimited JSON, the same framing the server side uses).
+ * stdout (newline-delimited JSON, the same framing the server side uses); and Streamable HTTP on
+ * undici's keep-alive pool instead of Node's `fetch` (`layerHttp`, `layerHttpClient`).
  *
  * The child lives as long as the layer. On release its stdin is closed (a well-behaved server
  * exits at end of input); if it has not exited after `closeTimeout` it gets SIGTERM, and after

@@ -32,6 +32,7 @@
  *
  * @since 0.1.0
  */
+import type { McpError } from "@effect-mcp/core"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
@@ -100,9 +101,16 @@ export const tools = <Tools extends Record<string, AiTool.Any>>(
         ...(success !== undefined ? { outputSchema: Tool.outputSchema(success) } : {}),
         ...(annotations !== undefined ? { annotations } : {})
       }, () => Effect.void as Effect.Effect<any>)
-      const encodeFailure = failure && Schema.encodeUnknown(failure)
+      const declared: Failure.Declared | undefined = failure && {
+        is: Schema.is(failure),
+        encode: Schema.encodeUnknown(failure),
+        unencodable: (error) =>
+          new Tool.Defect({
+            message: `Tool ${tool.name} failed with a value its failure schema cannot encode: ${error.message}`
+          })
+      }
       const hasOutput = base.definition.outputSchema !== undefined
-      const run = (args: unknown): Effect.Effect<Tool.Result, never, any> =>
+      const run = (args: unknown): Effect.Effect<Tool.Result, McpError.McpError, any> =>
         handled.handle(tool.name as keyof Tools, args as never).pipe(
           Effect.matchEffect({
             onSuccess: ({ encodedResult, isFailure }) =>
@@ -111,18 +119,9 @@ export const tools = <Tools extends Record<string, AiTool.Any>>(
                   ? Failure.toolFailure(encodedResult, Failure.textOf(encodedResult), hasOutput)
                   : successOf(encodedResult)
               ),
-            onFailure: (error): Effect.Effect<Tool.Result> => {
-              if (encodeFailure !== undefined && Schema.is(failure!)(error)) {
-                return Effect.match(encodeFailure(error), {
-                  onFailure: () => Failure.toolFailure(undefined, String(error), hasOutput),
-                  onSuccess: (encoded) => Failure.toolFailure(encoded, Failure.textOf(encoded), hasOutput)
-                })
-              }
-              // An AiError: the handler's result does not fit its schemas, a bug (-32603).
-              return Effect.die(
-                new Tool.Defect({ message: `Tool ${tool.name}: ${(error as { readonly message?: string }).message}` })
-              )
-            }
+            // The failure policy, as any tool's: the declared failure as an `isError` result; an
+            // AiError (the handler's result does not fit its schemas) is a bug, -32603 and logged.
+            onFailure: (error) => Failure.tool(error, declared, hasOutput)
           })
         )
       return {

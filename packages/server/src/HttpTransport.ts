@@ -1,6 +1,11 @@
 /**
- * MCP over HTTP for the handshake era, platform-agnostic:
+ * MCP over HTTP for every era the server speaks, platform-agnostic (on the MCP endpoint a dual
+ * server tells the eras apart by `MCP-Protocol-Version` and `Mcp-Session-Id`, else by the body):
  *
+ * - Stateless Streamable HTTP (2026-07-28) on the same endpoint: POST only (GET and DELETE are
+ *   405 for it), each request its own POST, no session;
+ *   the `Mcp-*` headers checked against the body (-32020 when they disagree); plain JSON, or an
+ *   SSE stream scoped to the request; a closed response cancels the request.
  * - Streamable HTTP (2025-03-26 … 2025-11-25) on one endpoint: POST, GET, DELETE; sessions
  *   (`Mcp-Session-Id`, unguessable, capped, idle expiry); plain JSON answers, or an SSE stream
  *   when something related to the request comes first; the standalone GET stream; resumption
@@ -13,8 +18,8 @@
  *   parsed as media types; the body limit counted as bytes arrive; every error a JSON-RPC body;
  *   HEAD, PUT, PATCH and OPTIONS answered 405.
  *
- * A client disconnect is not a cancellation in this era: the request goes on, its SSE events
- * are kept for resumption; only `notifications/cancelled` cancels.
+ * A client disconnect is not a cancellation in the handshake era: the request goes on, its SSE
+ * events are kept for resumption; only `notifications/cancelled` cancels.
  *
  * Two ways to serve it: {@link layer} mounts the endpoints on an @effect/platform
  * `HttpLayerRouter` (your router, your middleware); `NodeMcpServer.layerHttp` serves them on
@@ -125,8 +130,9 @@ export interface Handler {
 
 /**
  * The handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
- * scope: one engine serves every session; an `EventStore` in context is used for resumption
- * (in memory otherwise). Closing the scope ends every session.
+ * scope: one engine serves every handshake session, another every stateless POST; an
+ * `EventStore` in context is used for resumption (in memory otherwise). Closing the scope ends
+ * every session and every open response.
  *
  * @since 0.1.0
  * @category constructors

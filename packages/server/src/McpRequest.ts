@@ -9,7 +9,6 @@
 import type { JsonRpc, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import { McpError, Method } from "@effect-mcp/core"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -19,28 +18,15 @@ type Implementation = McpSchema.Base.Implementation
 type LoggingLevel = McpSchema.Base.LoggingLevel
 
 /**
- * The client did not declare the capability this ask needs; nothing was sent.
- *
- * @since 0.1.0
- * @category errors
- */
-export class MissingClientCapability extends Data.TaggedError("MissingClientCapability")<{
-  readonly capability: string
-}> {
-  override get message(): string {
-    return `The client did not declare the ${this.capability} capability`
-  }
-}
-
-/**
- * Why an ask to the client failed: the capability is missing (nothing sent), the client
- * answered with an error, it did not answer in time, or the connection closed.
+ * Why an ask to the client failed: the client did not declare the capability it needs
+ * (`McpError.MissingRequiredClientCapability`, naming it in `requiredCapabilities`; nothing was
+ * sent), the client answered with an error, it did not answer in time, or the connection closed.
+ * Left unhandled, the first two reach the client as themselves (-32021 names what to declare).
  *
  * @since 0.1.0
  * @category errors
  */
 export type ClientRequestError =
-  | MissingClientCapability
   | McpError.McpError
   | Peer.RequestTimeout
   | Peer.TransportClosed

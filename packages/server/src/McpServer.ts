@@ -10,26 +10,21 @@
  * @since 0.1.0
  */
 import type { Transport } from "@effect-mcp/core"
-import { Revision, Schema as McpSchema } from "@effect-mcp/core"
-import * as Config from "effect/Config"
+import type { Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Engine from "./internal/engine.js"
-import * as Handshake from "./internal/handshake.js"
 import * as InputRequired from "./internal/inputRequired.js"
-import * as Registry from "./internal/registry.js"
+import * as internal from "./internal/server.js"
 import type * as Serving from "./internal/serving.js"
-import * as Stateless from "./internal/stateless.js"
-import * as Subscriptions from "./internal/subscriptions.js"
+import type * as Stateless from "./internal/stateless.js"
 import type * as McpRequest from "./McpRequest.js"
-import * as NotificationBus from "./NotificationBus.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
 import type * as Subscription from "./Subscription.js"
@@ -63,11 +58,6 @@ export interface Service {
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
   /** The tool registered under `name` right now. */
   readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
-  /**
-   * The tool registered under `name` right now, read synchronously: for a transport that checks a
-   * request against its tool before anything runs (2026-07-28 `Mcp-Param-*` headers).
-   */
-  readonly unsafeTool: (name: string) => Tool.Tool | undefined
   /**
    * Serves every client of a transport (stdio's one, each HTTP session) until the transport ends.
    * Each client is a session; sessions are plain data, served by one engine per transport.
@@ -157,46 +147,6 @@ export interface Options<R> {
   readonly listChangedWindow?: Duration.DurationInput
 }
 
-const provideTool = <R>(tool: Tool.Tool<R>, context: Context.Context<R>): Tool.Tool =>
-  ({ ...tool, run: (args: unknown) => Effect.provide(tool.run(args), context) }) as Tool.Tool
-
-const providePrompt = <R>(prompt: Prompt.Prompt<R>, context: Context.Context<R>): Prompt.Prompt => ({
-  ...prompt,
-  get: (args) => Effect.provide(prompt.get(args), context),
-  completions: Object.fromEntries(
-    Object.entries(prompt.completions).map(([k, c]) => [k, (v: string, ctx: any) => Effect.provide(c(v, ctx), context)])
-  )
-})
-
-const provideResource = <R>(
-  resource: Resource.Resource<R> | Resource.Template<R>,
-  context: Context.Context<R>
-): Resource.Resource | Resource.Template =>
-  resource._tag === "Resource"
-    ? { ...resource, read: (uri: string) => Effect.provide(resource.read(uri), context) }
-    : {
-      ...resource,
-      read: (uri, variables) => Effect.provide(resource.read(uri, variables), context),
-      completions: Object.fromEntries(
-        Object.entries(resource.completions).map((
-          [k, c]
-        ) => [k, (v: string, ctx: any) => Effect.provide(c(v, ctx), context)])
-      )
-    }
-
-/** The shortest `requestStateKey` taken, in UTF-8 bytes: as many as HMAC-SHA256 puts out. */
-const minimumKeyBytes = 32
-
-/** The first key given twice, as a sentence naming it and its kind. */
-const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | undefined => {
-  const seen = new Set<string>()
-  for (const key of keys) {
-    if (seen.has(key)) return `Duplicate ${kind} ${JSON.stringify(key)}: each may be given only once`
-    seen.add(key)
-  }
-  return undefined
-}
-
 /**
  * What the tools, prompts and resources of `options` require, together: the union across the
  * arrays (a tool needing `Counter` and another needing `Clock` require both), without
@@ -224,160 +174,9 @@ export type Requirements<O> = Exclude<
  * @since 0.1.0
  * @category constructors
  */
-export const make = <const O extends Options<any>>(
+export const make = <const O extends Options<unknown>>(
   options: O
-): Effect.Effect<Service, never, Requirements<O> | Scope.Scope> =>
-  Effect.gen(function*() {
-    type R = any
-    const context = (yield* Effect.context<Requirements<O>>()) as Context.Context<R>
-    // The handlers given here run with the server's context, provided once per session (below),
-    // not once per call; only things added later carry their own context.
-    const resources = (options.resources ?? []) as ReadonlyArray<Resource.Resource | Resource.Template>
-    const revisions = options.revisions ?? Revision.handshake
-    const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
-    const statelessRevisions = revisions.filter(Revision.isStateless)
-    const config: Serving.Config = {
-      serverInfo: options.serverInfo,
-      instructions: options.instructions,
-      revisions: handshakeRevisions,
-      pageSize: options.pageSize ?? 100,
-      capabilities: options.capabilities ?? {},
-      listChangedWindow: options.listChangedWindow ?? "10 millis"
-    }
-    // The bus of the server's context, if given (shared with other servers), else its own.
-    const bus = yield* Effect.catchTag(
-      Effect.serviceOptional(NotificationBus.NotificationBus),
-      "NoSuchElementException",
-      () => NotificationBus.make
-    )
-    // Two definitions under one name would leave one silently unreachable: a mistake, said now.
-    const duplicate = firstDuplicate("tool name", (options.tools ?? []).map((t) => t.name)) ??
-      firstDuplicate("prompt name", (options.prompts ?? []).map((p) => p.name)) ??
-      firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
-      firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
-    if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
-    const registry = yield* Registry.make({
-      tools: (options.tools ?? []) as ReadonlyArray<Tool.Tool>,
-      prompts: (options.prompts ?? []) as ReadonlyArray<Prompt.Prompt>,
-      resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
-      templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
-      window: config.listChangedWindow,
-      bus
-    })
-    // Every subscription, over every engine; closed gracefully when the server's scope ends.
-    const subscriptions = yield* Subscriptions.make(registry, config)
-    const clock = yield* Effect.clock
-    const given = options.requestStateKey
-    const key = given === undefined
-      ? undefined
-      : Redacted.isRedacted(given)
-      ? given
-      : yield* Effect.orDie(given as Config.Config<Redacted.Redacted<string>>)
-    const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
-    // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now, by
-    // a server that seals any (one that serves 2026-07-28).
-    if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes && statelessRevisions.length > 0) {
-      return yield* Effect.dieMessage(
-        `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
-          "make one with openssl rand -base64 32"
-      )
-    }
-    const sealer = yield* Effect.cached(
-      Effect.tap(
-        InputRequired.sealer({
-          key: keyBytes ?? InputRequired.randomKey(),
-          ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
-          now: () => clock.unsafeCurrentTimeMillis()
-        }),
-        () =>
-          key === undefined
-            ? Effect.logWarning(
-              "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
-                "a retry of a multi-round-trip request cannot move to another process"
-            )
-            : Effect.void
-      )
-    )
-    const eras: Engine.Eras = {
-      registry,
-      handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config) : undefined,
-      stateless: statelessRevisions.length > 0
-        ? Stateless.makeServer(registry, config, {
-          revisions: statelessRevisions,
-          supportedVersions: revisions,
-          cachePolicy: options.cachePolicy ?? {},
-          sealer
-        }, subscriptions)
-        : undefined
-    }
-    const removeFrom = (
-      kind: Registry.ListKind,
-      pick: (e: Registry.Entries) => ReadonlyMap<string, unknown>,
-      key: string
-    ) =>
-      Effect.flatMap(Ref.get(registry.entries), (entries) =>
-        pick(entries).has(key)
-          ? Effect.as(
-            registry.edit(kind, (e) => ({
-              ...e,
-              [kindField(kind, e, key)]: Registry.remove(pick(e) as ReadonlyMap<string, any>, key)
-            })),
-            true
-          )
-          : Effect.succeed(false))
-    return {
-      serverInfo: options.serverInfo,
-      revisions,
-      addTool: (tool) =>
-        Effect.flatMap(Effect.context<any>(), (ctx) =>
-          registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))),
-      removeTool: (name) =>
-        removeFrom("tools", (e) =>
-          e.tools, name),
-      addPrompt: (prompt) =>
-        Effect.flatMap(Effect.context<any>(), (ctx) =>
-          registry.edit(
-            "prompts",
-            (e) => ({ ...e, prompts: Registry.set(e.prompts, prompt.name, providePrompt(prompt, ctx)) })
-          )),
-      removePrompt: (name) => removeFrom("prompts", (e) => e.prompts, name),
-      addResource: (resource) =>
-        Effect.flatMap(Effect.context<any>(), (ctx) => {
-          const provided = provideResource(resource, ctx)
-          return registry.edit("resources", (e) =>
-            provided._tag === "Resource"
-              ? { ...e, resources: Registry.set(e.resources, provided.uri, provided) }
-              : { ...e, templates: Registry.set(e.templates, provided.uriTemplate, provided) })
-        }),
-      removeResource: (uri) =>
-        Effect.flatMap(Ref.get(registry.entries), (entries) =>
-          entries.resources.has(uri)
-            ? removeFrom("resources", (e) => e.resources, uri)
-            : removeFrom("resources", (e) => e.templates, uri)),
-      resourceUpdated: registry.updated,
-      tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
-      unsafeTool: (name) => registry.unsafeEntries().tools.get(name),
-      serve: (protocol, serveOptions) =>
-        Effect.mapInputContext(
-          Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),
-          (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
-        ),
-      activeSubscriptions: subscriptions.active,
-      closeSubscription: subscriptions.close,
-      closeAllSubscriptions: subscriptions.closeAll
-    } satisfies Service
-  })
-
-/** The eras of `eras` an engine serves: `era` alone when the server speaks it, else all. */
-const only = (eras: Engine.Eras, era: Revision.Era | undefined): Engine.Eras =>
-  era === "stateless" && eras.stateless !== undefined
-    ? { ...eras, handshake: undefined }
-    : era === "handshake" && eras.handshake !== undefined
-    ? { ...eras, stateless: undefined }
-    : eras
-
-const kindField = (kind: Registry.ListKind, entries: Registry.Entries, key: string): keyof Registry.Entries =>
-  kind === "tools" ? "tools" : kind === "prompts" ? "prompts" : entries.resources.has(key) ? "resources" : "templates"
+): Effect.Effect<Service, never, Requirements<O> | Scope.Scope> => internal.make(options)
 
 /**
  * The server as a Layer. What the handlers require (but `McpRequest`) is what the layer requires:
@@ -387,9 +186,9 @@ const kindField = (kind: Registry.ListKind, entries: Registry.Entries, key: stri
  * @since 0.1.0
  * @category layers
  */
-export const layer = <const O extends Options<any>>(
+export const layer = <const O extends Options<unknown>>(
   options: O
-): Layer.Layer<McpServer, never, Exclude<Requirements<O>, Scope.Scope>> => Layer.scoped(McpServer, make(options)) as any
+): Layer.Layer<McpServer, never, Exclude<Requirements<O>, Scope.Scope>> => Layer.scoped(McpServer, make(options))
 
 /**
  * Serves every client of a transport until the transport ends (stdio: its input).
@@ -485,30 +284,32 @@ export const elicitForm = (
 ): McpSchema.InputRequired.InputRequest => ({ method: "elicitation/create", params })
 
 /**
- * An input request: a URL for the user to open (the out-of-band step).
+ * An input request: a URL for the user to open (the out-of-band step). The 2026-07-28 shape: no
+ * `elicitationId` (the retry's `requestState` correlates it).
  *
  * @since 0.1.0
  * @category multi-round trips
  */
 export const elicitUrl = (
-  params: McpSchema.Elicitation.ElicitRequestURLParams20251125
-): McpSchema.InputRequired.InputRequest =>
-  ({ method: "elicitation/create", params }) as McpSchema.InputRequired.InputRequest
+  params: McpSchema.Elicitation.ElicitRequestURLParams
+): McpSchema.InputRequired.InputRequest => ({ method: "elicitation/create", params })
 
 /**
- * An input request: a completion of the client's LLM.
+ * An input request: a completion of the client's LLM (`sampling/createMessage`). Data for
+ * `inputRequired`; `McpRequest.sample` is the ask itself.
  *
  * @since 0.1.0
  * @category multi-round trips
  */
-export const sample = (
+export const samplingRequest = (
   params: McpSchema.Sampling.CreateMessageRequestParams
 ): McpSchema.InputRequired.InputRequest => ({ method: "sampling/createMessage", params })
 
 /**
- * An input request: the client's roots.
+ * An input request: the client's roots (`roots/list`). Data for `inputRequired`;
+ * `McpRequest.roots` is the ask itself.
  *
  * @since 0.1.0
  * @category multi-round trips
  */
-export const roots = (): McpSchema.InputRequired.InputRequest => ({ method: "roots/list" })
+export const rootsRequest = (): McpSchema.InputRequired.InputRequest => ({ method: "roots/list" })

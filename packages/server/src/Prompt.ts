@@ -122,9 +122,10 @@ const toResult = (output: Output, description: string | undefined): GetPromptRes
 /**
  * Defines a prompt.
  *
- * A failure of the handler reaches the client as a JSON-RPC error carrying the failure's own message
- * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
- * server (an SQL error, a URL with a token) before they get here.
+ * A failure of the handler that is an `McpError` reaches the client as itself (say,
+ * `McpError.InvalidParams` for arguments the handler refuses); any other is -32603 with a generic
+ * message ("Internal error"), logged on the server with its cause: its own message never leaves
+ * the server. Map what the client should be told to an `McpError`.
  *
  * @since 0.1.0
  * @category constructors
@@ -161,7 +162,7 @@ export const make = <R, E, A extends Schema.Struct.Fields = {}>(
             message: `Invalid arguments for prompt ${name}:${problems.includes("\n") ? "\n" : " "}${problems}`
           })
         }),
-        Effect.flatMap((decoded) => Effect.mapError(handler(decoded as Schema.Struct.Type<A>), Failure.toMcpError)),
+        Effect.flatMap((decoded) => Effect.catchAll(handler(decoded as Schema.Struct.Type<A>), Failure.undeclared)),
         Effect.map((output) => toResult(output, options.description))
       )
   }

@@ -113,9 +113,10 @@ export type Options = Omit<McpSchema.Resource.Resource, "uri" | "name"> & { read
 /**
  * Defines a resource with a fixed URI.
  *
- * A failure of `read` reaches the client as a JSON-RPC error carrying the failure's own message
- * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
- * server (an SQL error, a URL with a token) before they get here.
+ * A failure of `read` that is an `McpError` reaches the client as itself (say,
+ * `McpError.ResourceNotFound`); any other is -32603 with a generic message ("Internal error"),
+ * logged on the server with its cause: its own message never leaves the server. Map what the
+ * client should be told to an `McpError`.
  *
  * @since 0.1.0
  * @category constructors
@@ -132,10 +133,10 @@ export const make = <E, R>(
     uri,
     definition,
     read: (requested) =>
-      Effect.mapBoth(read, {
-        onFailure: Failure.toMcpError,
-        onSuccess: (contents) => toResult(requested, options.mimeType, contents)
-      })
+      Effect.map(
+        Effect.catchAll(read, Failure.undeclared),
+        (contents) => toResult(requested, options.mimeType, contents)
+      )
   }
 }
 
@@ -153,9 +154,10 @@ export type TemplateOptions<R> = Omit<McpSchema.Resource.ResourceTemplate, "uriT
 /**
  * Defines a resource template. `read` gets the requested URI and its variables.
  *
- * A failure of `read` reaches the client as a JSON-RPC error carrying the failure's own message
- * (an `McpError` as it is, any other -32603): map errors whose messages must not leave the
- * server (an SQL error, a URL with a token) before they get here.
+ * A failure of `read` that is an `McpError` reaches the client as itself (say,
+ * `McpError.ResourceNotFound`); any other is -32603 with a generic message ("Internal error"),
+ * logged on the server with its cause: its own message never leaves the server. Map what the
+ * client should be told to an `McpError`.
  *
  * @since 0.1.0
  * @category constructors
@@ -179,10 +181,10 @@ export const template = <E, R>(
     completions: complete ?? {},
     match: compiled.match,
     read: (uri, variables) =>
-      Effect.mapBoth(read(variables, uri), {
-        onFailure: Failure.toMcpError,
-        onSuccess: (contents) => toResult(uri, options.mimeType, contents)
-      })
+      Effect.map(
+        Effect.catchAll(read(variables, uri), Failure.undeclared),
+        (contents) => toResult(uri, options.mimeType, contents)
+      )
   }
 }
 

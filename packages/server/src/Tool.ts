@@ -9,6 +9,7 @@
 import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -56,7 +57,7 @@ export interface Tool<R = never> {
   /** The wire definition (`tools/list`). */
   readonly definition: McpSchema.Tool.Tool
   /** Decodes the arguments; `Left` carries a readable message. */
-  readonly decode: (args: unknown) => Either.Either<unknown, InvalidArguments>
+  readonly decode: (args: unknown) => Either.Either<unknown, ArgumentsRejected>
   /** Runs the handler on decoded arguments; typed failures are already turned into `isError` results. */
   readonly run: (args: unknown) => Effect.Effect<Result, McpError.McpError, R>
 }
@@ -76,15 +77,17 @@ export interface Result {
 }
 
 /**
- * The arguments do not match the tool's `parameters` schema.
+ * The arguments a call brought do not match the tool's `parameters` schema: the tool rejects
+ * them, and nothing runs (2025-11-25+: an `isError` result the model may correct; before: -32602).
  *
  * @since 0.1.0
  * @category errors
  */
-export class InvalidArguments extends Schema.TaggedError<InvalidArguments>("@effect-mcp/server/InvalidArguments")(
-  "InvalidArguments",
-  { message: Schema.String }
-) {}
+export class ArgumentsRejected
+  extends Schema.TaggedError<ArgumentsRejected>("@effect-mcp/server/ArgumentsRejected")("ArgumentsRejected", {
+    message: Schema.String
+  })
+{}
 
 /**
  * The tool's own output does not fit its `success` schema: a bug, answered with -32603.
@@ -97,14 +100,58 @@ export class Defect extends Schema.TaggedError<Defect>("@effect-mcp/server/ToolD
 }) {}
 
 /**
- * Options of `make`.
+ * Options of `make`: what every tool may say, and what its results carry besides content, one of
+ * two kinds (`StructuredOutput`, `RawOutput`): a `success` schema and an `outputSchema` are never
+ * given together.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options<
+export type Options<
   P extends Schema.Schema.Any | undefined,
   S extends Schema.Schema.Any | undefined,
+  F extends Schema.Schema.Any | undefined,
+  I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
+> = CommonOptions<P, F, I> & (StructuredOutput<S> | RawOutput)
+
+/**
+ * Results whose structured value is the handler's, of the `success` schema (or, without one,
+ * content alone).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StructuredOutput<S extends Schema.Schema.Any | undefined> {
+  /**
+   * The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+).
+   * An object schema, as `parameters` is: a list or a single value goes in a field,
+   * `Schema.Struct({ items: Schema.Array(Item) })`.
+   */
+  readonly success?: S
+  readonly outputSchema?: undefined
+}
+
+/**
+ * Results the handler returns whole, carrying their own `structuredContent`, described by a raw
+ * `outputSchema` (a proxy forwarding another server's tool).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawOutput {
+  readonly success?: undefined
+  /** A raw JSON Schema published as `outputSchema` verbatim. */
+  readonly outputSchema: McpSchema.Tool.ToolOutputSchema
+}
+
+/**
+ * The options every tool may give, whatever its results carry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CommonOptions<
+  P extends Schema.Schema.Any | undefined,
   F extends Schema.Schema.Any | undefined,
   I extends McpSchema.Tool.ToolInputSchema | undefined = undefined
 > {
@@ -119,17 +166,6 @@ export interface Options<
    * gets the arguments object as sent (any object, not validated against this schema).
    */
   readonly inputSchema?: I
-  /**
-   * The success value. Published as `outputSchema`; results carry it as `structuredContent` (2025-06-18+).
-   * An object schema, as `parameters` is: a list or a single value goes in a field,
-   * `Schema.Struct({ items: Schema.Array(Item) })`.
-   */
-  readonly success?: S
-  /**
-   * A raw JSON Schema published as `outputSchema` verbatim, for a handler that returns whole
-   * results carrying their own `structuredContent` (a proxy forwarding another server's tool).
-   */
-  readonly outputSchema?: Readonly<Record<string, unknown>>
   /**
    * The typed failure, and with `McpError`s the only errors the handler may fail with (the compiler
    * says so of any other: map it, or declare it here). A failure becomes an `isError` result whose text is the encoded failure
@@ -236,17 +272,20 @@ const UnknownArguments = Schema.Record({ key: Schema.String, value: Schema.Unkno
  * @since 0.1.0
  * @category json schema
  */
-export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.Tool["inputSchema"] => {
-  const { $schema: _, ...json } = JsonSchema.plain(
-    JSONSchema.make(schema as Schema.Schema<any, any, never>, {
-      target: "jsonSchema2020-12"
-    }) as unknown as Record<string, unknown>
-  )
-  if (json.type !== "object") {
-    // An empty struct renders as `{}`-like "object or array"; a tool's arguments are always an object.
-    return { type: "object", properties: {}, additionalProperties: false } as any
-  }
-  return json as any
+export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.ToolInputSchema => {
+  const json = jsonSchemaOf(schema)
+  // An empty struct renders as `{}`-like "object or array"; a tool's arguments are always an object.
+  return isInputSchema(json) ? json : { type: "object", properties: {}, additionalProperties: false }
+}
+
+const isInputSchema = Schema.is(McpSchema.Tool.ToolInputSchema)
+
+/** JSON Schema 2020-12 of a schema, in its plain form, without `$schema` (the 2020-12 default). */
+const jsonSchemaOf = (schema: Schema.Schema.Any): Record<string, unknown> => {
+  // A copy: the generator's root type is a union of interfaces, which is no record of keywords.
+  const root = { ...JSONSchema.make(schema as Schema.Schema<any, any, never>, { target: "jsonSchema2020-12" }) }
+  const { $schema: _, ...json } = JsonSchema.plain(root)
+  return json
 }
 
 /**
@@ -255,12 +294,8 @@ export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.Tool["inp
  * @since 0.1.0
  * @category json schema
  */
-export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown> => {
-  const { $schema: _, ...json } = JsonSchema.plain(
-    JSONSchema.make(schema as Schema.Schema<any, any, never>, {
-      target: "jsonSchema2020-12"
-    }) as unknown as Record<string, unknown>
-  )
+export const outputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.ToolOutputSchema => {
+  const json = jsonSchemaOf(schema)
   const encoded = SchemaAST.encodedAST(schema.ast)
   if (
     SchemaAST.isTypeLiteral(encoded) && encoded.propertySignatures.length === 0 &&
@@ -277,7 +312,7 @@ export const outputSchema = (schema: Schema.Schema.Any): Record<string, unknown>
 }
 
 const isResult = (u: unknown): u is CallToolResult =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && Array.isArray((u as any).content)
+  typeof u === "object" && u !== null && !Array.isArray(u) && "content" in u && Array.isArray(u.content)
 
 const validResult = McpSchema.Base.codec(McpSchema.Tool.CallToolResult, "encode", McpSchema.Base.parseOptions)
 
@@ -295,11 +330,6 @@ const toResult = (name: string, output: Output): Effect.Effect<Result> => {
     : Effect.die(
       new Defect({ message: `Tool ${name} returned an invalid result: ${Method.describeError(checked.left)}` })
     )
-}
-
-const describe = (error: unknown): string => {
-  if (Schema.is(Schema.Struct({ message: Schema.String }))(error)) return error.message
-  return typeof error === "string" ? error : JSON.stringify(error)
 }
 
 /**
@@ -371,9 +401,14 @@ export const make = <
   // Synchronous decode and encode: no Effect pipeline for what is pure data work.
   const decodeArgs = McpSchema.Base.codec(parameters, "decode", { errors: "all", onExcessProperty: "ignore" })
   const encodeSuccess = success && McpSchema.Base.codec(success, "encode")
-  const encodeFailure = failure && Schema.encode(failure)
-  const isFailure = failure && Schema.is(failure)
   const failureText = options.failureText as ((failure: unknown) => string) | undefined
+  const declared: Failure.Declared | undefined = failure && {
+    is: Schema.is(failure),
+    encode: Schema.encode(failure),
+    ...(failureText !== undefined ? { text: (error: unknown) => failureText(error) } : {}),
+    unencodable: (error) =>
+      new Defect({ message: `Tool ${name} failed with a value its failure schema cannot encode: ${error.message}` })
+  }
 
   const definition: McpSchema.Tool.Tool = {
     name,
@@ -381,9 +416,9 @@ export const make = <
     ...(options.title !== undefined ? { title: options.title } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.outputSchema !== undefined
-      ? { outputSchema: options.outputSchema as any }
+      ? { outputSchema: options.outputSchema }
       : success !== undefined
-      ? { outputSchema: outputSchema(success) as any }
+      ? { outputSchema: outputSchema(success) }
       : {}),
     ...(options.annotations !== undefined ? { annotations: options.annotations } : {}),
     ...(options.icons !== undefined ? { icons: options.icons } : {}),
@@ -391,13 +426,13 @@ export const make = <
     ...(options._meta !== undefined ? { _meta: options._meta } : {})
   }
 
-  const decode = (args: unknown): Either.Either<unknown, InvalidArguments> => {
+  const decode = (args: unknown): Either.Either<unknown, ArgumentsRejected> => {
     const decoded = decodeArgs(args ?? {})
     if (decoded._tag === "Right") return decoded as Either.Either<unknown, never>
     // One line per problem, each with its path.
     const problems = Method.describeError(decoded.left)
     return Either.left(
-      new InvalidArguments({
+      new ArgumentsRejected({
         message: `Invalid arguments for tool ${name}:${problems.includes("\n") ? "\n" : " "}${problems}`
       })
     )
@@ -418,30 +453,27 @@ export const make = <
       )
   }
 
-  const failed = (error: unknown): Effect.Effect<Result, McpError.McpError> => {
-    if (McpError.isMcpError(error)) return Effect.fail(error)
-    if (encodeFailure && isFailure!(error)) {
-      return Effect.match(encodeFailure(error), {
-        onFailure: () => ({ content: [{ type: "text" as const, text: describe(error) }], isError: true }),
-        onSuccess: (encoded) =>
-          Failure.toolFailure(
-            encoded,
-            failureText !== undefined ? failureText(error) : Failure.textOf(encoded),
-            definition.outputSchema !== undefined
-          )
-      })
-    }
-    return Effect.succeed({ content: [{ type: "text", text: describe(error) }], isError: true })
+  // The failure policy (`internal/failure.ts`): the declared failure as an `isError` result, an
+  // `McpError` as itself, anything else -32603 with a generic message, logged.
+  const hasOutputSchema = definition.outputSchema !== undefined
+  const failed = (error: unknown): Effect.Effect<Result, McpError.McpError> =>
+    Failure.tool(error, declared, hasOutputSchema)
+
+  // The one erased boundary of a tool: `decode` made the arguments of the `parameters` type (or
+  // the object as sent), which `run` hands to the handler.
+  const call = (args: unknown): Effect.Effect<unknown, unknown, R> => handler(args as Arguments<P, I>)
+  const succeeded = (value: unknown): Effect.Effect<Result, McpError.McpError> =>
+    encodeSuccess === undefined ? toResult(name, value as Output) : structured(value)
+  const run = (args: unknown): Effect.Effect<Result, McpError.McpError, R> => {
+    const out = call(args)
+    // A handler done already (`Effect.succeed`): its result at once, done too (no fiber step).
+    return Exit.isExit(out) && Exit.isSuccess(out)
+      ? succeeded(out.value)
+      : Effect.matchEffect(out, { onFailure: failed, onSuccess: succeeded })
   }
 
-  const run = (args: unknown) =>
-    Effect.matchEffect(handler(args as Arguments<P, I>) as Effect.Effect<unknown, unknown, any>, {
-      onFailure: failed,
-      onSuccess: (value): Effect.Effect<Result, McpError.McpError> =>
-        encodeSuccess === undefined ? toResult(name, value as Output) : structured(value)
-    })
-
-  return { [TypeId]: TypeId, name, definition, decode, run } as any
+  const tool: Tool<R> = { [TypeId]: TypeId, name, definition, decode, run }
+  return tool
 }
 
 /**

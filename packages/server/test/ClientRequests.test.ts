@@ -18,7 +18,7 @@ const outcome = <A>(ask: Effect.Effect<A, McpRequest.ClientRequestError, McpRequ
     Effect.catchAll((error) =>
       Effect.succeed(JSON.stringify({
         failed: error._tag,
-        ...(error._tag === "MissingClientCapability" ? { capability: error.capability } : {})
+        ...(error._tag === "MissingRequiredClientCapability" ? { required: error.requiredCapabilities } : {})
       }))
     )
   )
@@ -107,13 +107,13 @@ describe("Client requests: sampling", () => {
       }))
   }
 
-  it.scoped("without the capability: MissingClientCapability and nothing is sent", () =>
+  it.scoped("without the capability: MissingRequiredClientCapability and nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, tools })
       yield* client.initialize("2025-11-25", { roots: {} })
       assert.deepStrictEqual(yield* unasked(client, "sample"), {
-        failed: "MissingClientCapability",
-        capability: "sampling"
+        failed: "MissingRequiredClientCapability",
+        required: { sampling: {} }
       })
     }))
 
@@ -121,7 +121,7 @@ describe("Client requests: sampling", () => {
     Effect.gen(function*() {
       const without = yield* connect({ serverInfo, tools })
       yield* without.initialize("2025-11-25", { sampling: {} })
-      assert.strictEqual((yield* unasked(without, "sample-with-tools")).failed, "MissingClientCapability")
+      assert.strictEqual((yield* unasked(without, "sample-with-tools")).failed, "MissingRequiredClientCapability")
       const withTools = yield* connect({ serverInfo, tools })
       yield* withTools.initialize("2025-11-25", { sampling: { tools: {} } })
       const { request, text } = yield* answered(withTools, "sample-with-tools", "sampling/createMessage", () => ({
@@ -231,12 +231,12 @@ describe("Client requests: elicitation", () => {
       const client = yield* connect({ serverInfo, tools })
       yield* client.initialize("2025-11-25", { elicitation: {} })
       assert.deepStrictEqual(yield* unasked(client, "elicit-url"), {
-        failed: "MissingClientCapability",
-        capability: "elicitation.url"
+        failed: "MissingRequiredClientCapability",
+        required: { elicitation: { url: {} } }
       })
       const formOnly = yield* connect({ serverInfo, tools })
       yield* formOnly.initialize("2025-11-25", { elicitation: { form: {} } })
-      assert.strictEqual((yield* unasked(formOnly, "elicit-url")).capability, "elicitation.url")
+      assert.deepStrictEqual((yield* unasked(formOnly, "elicit-url")).required, { elicitation: { url: {} } })
     }))
 
   it.scoped("URL mode with elicitation.url: sent as is", () =>
@@ -256,8 +256,8 @@ describe("Client requests: elicitation", () => {
       assert.deepStrictEqual(text, { ok: { action: "accept" } })
       // A URL-only client does not take forms.
       assert.deepStrictEqual(yield* unasked(client, "elicit-form"), {
-        failed: "MissingClientCapability",
-        capability: "elicitation"
+        failed: "MissingRequiredClientCapability",
+        required: { elicitation: { form: {} } }
       })
     }))
 
@@ -265,7 +265,7 @@ describe("Client requests: elicitation", () => {
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, tools })
       yield* client.initialize("2025-06-18", { elicitation: { url: {} } })
-      assert.strictEqual((yield* unasked(client, "elicit-url")).failed, "MissingClientCapability")
+      assert.strictEqual((yield* unasked(client, "elicit-url")).failed, "MissingRequiredClientCapability")
     }))
 
   it.scoped("no elicitation before 2025-06-18, whatever the client declares", () =>
@@ -273,8 +273,8 @@ describe("Client requests: elicitation", () => {
       const client = yield* connect({ serverInfo, tools })
       yield* client.initialize("2025-03-26", { elicitation: {} })
       assert.deepStrictEqual(yield* unasked(client, "elicit-form"), {
-        failed: "MissingClientCapability",
-        capability: "elicitation"
+        failed: "MissingRequiredClientCapability",
+        required: { elicitation: { form: {} } }
       })
     }))
 })
@@ -332,13 +332,13 @@ describe("Client requests: roots", () => {
       }
     }))
 
-  it.scoped("without the roots capability: MissingClientCapability and nothing is sent", () =>
+  it.scoped("without the roots capability: MissingRequiredClientCapability and nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, tools })
       yield* client.initialize("2025-11-25", { sampling: {} })
       assert.deepStrictEqual(yield* unasked(client, "roots"), {
-        failed: "MissingClientCapability",
-        capability: "roots"
+        failed: "MissingRequiredClientCapability",
+        required: { roots: {} }
       })
     }))
 })

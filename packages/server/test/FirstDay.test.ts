@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { McpError, McpSchema, McpServer, Prompt, Resource, Tool } from "../src/index.js"
@@ -199,6 +200,19 @@ describe("a success schema that is not an object", () => {
     Tool.make("plain", {}, () => Effect.succeed("text"))
   })
 
+  it("is one of two kinds of output: a success schema, or a raw outputSchema for whole results, never both", () => {
+    const raw = { type: "object", properties: { n: { type: "number" } } } as const
+    const Forwarded = Tool.make(
+      "forwarded",
+      { outputSchema: raw },
+      () => Effect.succeed({ content: [], structuredContent: { n: 1 } })
+    )
+    assert.deepStrictEqual(Forwarded.definition.outputSchema, raw)
+    const both = { success: Schema.Struct({ n: Schema.Number }), outputSchema: raw }
+    // @ts-expect-error: a success schema and a raw outputSchema are never given together
+    Tool.make("both", both, () => Effect.succeed({ n: 1 }))
+  })
+
   it.scoped("wrapped in a field, is an outputSchema and structuredContent; without one, the result is text", () =>
     Effect.gen(function*() {
       const Items = Tool.make("items", {
@@ -253,37 +267,74 @@ describe("a handler failing with an error it does not declare", () => {
   })
 })
 
-describe("resources and prompts failing with the user's own errors", () => {
+describe("one failure policy for tools, prompts and resources", () => {
   const Missing = Resource.make("test://missing", { name: "missing" }, Effect.fail(new NotFound({ message: "gone" })))
   const Tagged = Resource.template(
     "test://items/{id}",
     { name: "items" },
     ({ id }) => Effect.fail(new DivisionByZero({ dividend: Number(id) }))
   )
+  const Told = Resource.make(
+    "test://told",
+    { name: "told" },
+    Effect.fail(new McpError.ResourceNotFound({ uri: "test://told" }))
+  )
   const Refusing = Prompt.make("refusing", {}, () => Effect.fail(new NotFound({ message: "no such prompt today" })))
+  const Asking = Prompt.make("asking", {}, () => Effect.fail(new McpError.InvalidParams({ message: "say which day" })))
   const Buggy = Prompt.make("buggy", {}, () => Effect.die(new Error("a bug")))
+  // A tool whose handler fails with what the types would refuse (a cast hides it), and one whose
+  // declared failure its schema cannot encode.
+  const Sneaky = Tool.make(
+    "sneaky",
+    {},
+    () => Effect.fail(new NotFound({ message: "a secret path" })) as unknown as Effect.Effect<string>
+  )
+  const Unwritable = Schema.transformOrFail(Schema.String, Schema.String, {
+    decode: ParseResult.succeed,
+    encode: (s, _, ast) => ParseResult.fail(new ParseResult.Type(ast, s, "cannot be encoded"))
+  })
+  const Unencodable = Tool.make("unencodable", { failure: Unwritable }, () => Effect.fail("a secret reason"))
 
-  it.scoped("become JSON-RPC errors with the failure's message; a defect is -32603, logged with its name", () =>
+  it.scoped("an error nobody declared is -32603 with a generic message, logged with its cause; an McpError is itself", () =>
     Effect.gen(function*() {
       const logged: Array<string> = []
-      const client = yield* connect({ serverInfo, resources: [Missing, Tagged], prompts: [Refusing, Buggy] }).pipe(
+      const client = yield* connect({
+        serverInfo,
+        tools: [Sneaky, Unencodable],
+        resources: [Missing, Tagged, Told],
+        prompts: [Refusing, Asking, Buggy]
+      }).pipe(
         Effect.provide(Logger.replace(
           Logger.defaultLogger,
-          Logger.make(({ message }) =>
-            logged.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+          Logger.make(({ cause, message }) =>
+            logged.push([...(Array.isArray(message) ? message : [message]).map(String), Cause.pretty(cause)].join(" "))
           )
         ))
       )
       yield* client.initialize("2025-11-25")
-      const missing = yield* client.error("resources/read", { uri: "test://missing" })
-      assert.deepStrictEqual(missing, { code: -32603, message: "gone" })
-      const tagged = yield* client.error("resources/read", { uri: "test://items/3" })
-      assert.deepStrictEqual(tagged, { code: -32603, message: "DivisionByZero: { \"dividend\": 3 }" })
-      const refusing = yield* client.error("prompts/get", { name: "refusing" })
-      assert.deepStrictEqual(refusing, { code: -32603, message: "no such prompt today" })
-      const buggy = yield* client.error("prompts/get", { name: "buggy" })
-      assert.deepStrictEqual(buggy, { code: -32603, message: "Internal error" })
-      assert.isTrue(logged.some((line) => line.includes("prompts/get buggy failed")), logged.join("\n"))
+      const internal = { code: -32603, message: "Internal error" }
+      const cases = [
+        ["resources/read", { uri: "test://missing" }, "gone"],
+        ["resources/read", { uri: "test://items/3" }, "DivisionByZero"],
+        ["prompts/get", { name: "refusing" }, "no such prompt today"],
+        ["prompts/get", { name: "buggy" }, "a bug"],
+        ["tools/call", { name: "sneaky", arguments: {} }, "a secret path"],
+        ["tools/call", { name: "unencodable", arguments: {} }, "cannot be encoded"]
+      ] as const
+      for (const [method, params, own] of cases) {
+        const error = yield* client.error(method, params)
+        // The error's own words stay on the server: in its log, with the method and the name.
+        assert.deepStrictEqual(error, internal, `${method} ${JSON.stringify(params)}`)
+        assert.notInclude(JSON.stringify(error), own)
+        const name = "uri" in params ? params.uri : params.name
+        const line = logged.find((l) => l.includes(`${method} ${name} failed`))
+        assert.isDefined(line, logged.join("\n"))
+        assert.include(line, own)
+      }
+      const told = yield* client.error("resources/read", { uri: "test://told" })
+      assert.strictEqual(told.code, -32002)
+      const asking = yield* client.error("prompts/get", { name: "asking" })
+      assert.deepStrictEqual(asking, { code: -32602, message: "say which day" })
     }))
 })
 

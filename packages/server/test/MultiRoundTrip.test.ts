@@ -98,8 +98,38 @@ const Changed = Tool.make("changed", {}, () =>
 /** Asks for sampling in its low-level form, whatever the request declares. */
 const Sampler = Tool.make("sampler", {}, () =>
   McpServer.inputRequired({
-    inputRequests: { s: McpServer.sample({ messages: [], maxTokens: 1 }) }
+    inputRequests: { s: McpServer.samplingRequest({ messages: [], maxTokens: 1 }) }
   }))
+
+/** Asks for sampling with tools in its low-level form: the request must declare `sampling.tools`. */
+const ToolSampler = Tool.make("tool-sampler", {}, () =>
+  McpServer.inputRequired({
+    inputRequests: {
+      s: {
+        method: "sampling/createMessage",
+        params: { messages: [], maxTokens: 1, tools: [{ name: "t", inputSchema: { type: "object" } }] }
+      }
+    }
+  }))
+
+/** An ask's wire errors left to reach the client as themselves (a timeout or a closed connection is a defect). */
+const asIs = <A, R>(ask: Effect.Effect<A, McpRequest.ClientRequestError, R>) =>
+  Effect.catchIf(ask, (error) => !McpError.isMcpError(error), Effect.die)
+
+/** A URL elicitation as a handler asks it in either era: with the elicitationId 2025-11-25 needs. */
+const SignIn = Tool.make("sign-in", {}, () =>
+  Effect.as(
+    asIs(McpRequest.elicit("login", {
+      mode: "url",
+      message: "Sign in, please",
+      url: "https://example.com/sign-in",
+      elicitationId: "el-1"
+    })),
+    "signed in"
+  ))
+
+/** An ask whose refusal the tool does not handle: it reaches the client as itself. */
+const Unhandled = Tool.make("unhandled", {}, () => Effect.as(asIs(McpRequest.roots("roots")), "rooted"))
 
 const Paged = Prompt.make(
   "paged",
@@ -115,7 +145,7 @@ const Secret = Resource.make(
 
 const options = {
   serverInfo,
-  tools: [Greet, Both, Steps, Manual, Sampler, Typed, Changed],
+  tools: [Greet, Both, Steps, Manual, Sampler, ToolSampler, Typed, Changed, SignIn, Unhandled],
   prompts: [Paged],
   resources: [Secret],
   revisions: ["2026-07-28"],
@@ -382,6 +412,37 @@ describe("Multi-round trips: the sealed state", () => {
 })
 
 describe("Multi-round trips: capabilities", () => {
+  it.scoped("a URL elicitation is asked in the 2026-07-28 shape: no elicitationId", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const first = yield* client.result("tools/call", {
+        name: "sign-in",
+        arguments: {},
+        _meta: meta({}, { elicitation: { url: {} } })
+      })
+      assert.strictEqual(first.resultType, "input_required")
+      assert.deepStrictEqual(first.inputRequests, {
+        login: {
+          method: "elicitation/create",
+          params: { mode: "url", message: "Sign in, please", url: "https://example.com/sign-in" }
+        }
+      })
+      assert.isUndefined(validate("2026-07-28", "InputRequiredResult", first))
+    }))
+
+  it.scoped("an undeclared ask the tool does not handle: -32021 naming what to declare", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const error = yield* client.error("tools/call", {
+        name: "unhandled",
+        arguments: {},
+        _meta: meta({}, { elicitation: {} })
+      })
+      assert.strictEqual(error.code, -32021)
+      assert.strictEqual(error.message, "The client did not declare the roots capability")
+      assert.deepStrictEqual(error.data, { requiredCapabilities: { roots: {} } })
+    }))
+
   it.scoped("an ask the request's capabilities do not declare is refused without asking", () =>
     Effect.gen(function*() {
       const client = yield* connect(options)
@@ -406,5 +467,18 @@ describe("Multi-round trips: capabilities", () => {
       })
       assert.strictEqual(error.code, -32021)
       assert.deepStrictEqual(error.data, { requiredCapabilities: { sampling: {} } })
+    }))
+
+  it.scoped("a low-level sampling request with tools needs sampling.tools, as McpRequest.sample's does", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const call = (sampling: object) =>
+        ({ name: "tool-sampler", arguments: {}, _meta: meta({}, { sampling }) }) as const
+      const error = yield* client.error("tools/call", call({}))
+      assert.strictEqual(error.code, -32021)
+      assert.deepStrictEqual(error.data, { requiredCapabilities: { sampling: { tools: {} } } })
+      const asked = yield* client.result("tools/call", call({ tools: {} }))
+      assert.strictEqual(asked.resultType, "input_required")
+      assert.strictEqual(asked.inputRequests.s.method, "sampling/createMessage")
     }))
 })

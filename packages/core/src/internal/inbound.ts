@@ -3,7 +3,11 @@
  *
  * - Each request runs in one fiber of the engine's runtime, started at once (a handler that
  *   does not wait runs to its answer inside `receive`), in flight by (client, id): two
- *   clients' `id: 1` never collide; a duplicate in-flight id of one client is -32600.
+ *   clients' `id: 1` never collide; a duplicate in-flight id of one client is -32600. A request
+ *   whose handling is done when it is given (an `Exit`) has no fiber of its own and is never in
+ *   flight: its answer is sent with the others given in the same run of messages, by one fiber,
+ *   before anything else the engine sends. A request its handler holds open (`hold`) stays in
+ *   flight with no fiber until it is answered or cancelled.
  * - Each request is answered exactly once, through the transport, unless it was interrupted
  *   (cancelled, its client gone): then nothing is sent.
  * - A typed failure becomes the JSON-RPC error rendered for the revision of the request it
@@ -73,16 +77,38 @@ export interface Inbound {
   readonly size: () => number
   /** Interrupts every request and waits for them to end. */
   readonly interruptAll: Effect.Effect<void>
+  /**
+   * Holds request `id` of `client` open once its fiber ends, with no fiber (see `Peer.hold`):
+   * `onCancel` runs if it is cancelled or its client goes (then nothing is sent). Returns what
+   * answers it (true once the answer is sent), or undefined when it is not in flight.
+   */
+  readonly hold: (
+    client: Transport.ClientId,
+    id: JsonRpc.RequestId,
+    onCancel: () => void
+  ) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
 }
 
 interface Call {
+  readonly client: Transport.ClientId
+  readonly request: JsonRpc.Request
+  readonly respond: (response: JsonRpc.Response) => Effect.Effect<void, never, any>
+  readonly ended: (() => void) | undefined
+  /** Its fiber, while it runs. */
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** Its fiber has ended (a held request stays in flight past it). */
+  fiberEnded: boolean
   readonly cancellable: boolean
   /** The engine interrupted it (a cancel, its client gone): it is answered by nobody. */
   interrupted: boolean
   /** Its response (or its batch's share of one) was given to `respond`. */
   answered: boolean
+  /** Held open by its handler (`hold`): what to run if it is cancelled before it is answered. */
+  held: { readonly onCancel: () => void } | undefined
 }
+
+/** A request answered at once was never in flight: nobody interrupted it. */
+const notInterrupted: Pick<Call, "interrupted"> = { interrupted: false }
 
 const internalError = { code: JsonRpc.Code.InternalError, message: "Internal error" } as const
 
@@ -117,7 +143,7 @@ export const make = <R>(options: Options<R>): Inbound => {
     client: Transport.ClientId,
     request: JsonRpc.Request,
     cause: Cause.Cause<unknown>,
-    call: Call
+    call: Pick<Call, "interrupted">
   ): Effect.Effect<JsonRpc.Response | undefined, never, R> => {
     // Interrupted by the engine: answered by nobody. Interrupted by itself (a shut-down queue, a
     // joined fiber that was interrupted): nobody cancelled it, so its client still waits: -32603.
@@ -147,46 +173,100 @@ export const make = <R>(options: Options<R>): Inbound => {
       attributes: { "rpc.system": "jsonrpc", "rpc.method": request.method, "rpc.jsonrpc.request_id": request.id }
     })
 
-  /**
-   * Serves one request: `respond` gets its response, unless it was interrupted (then nothing is
-   * answered). The fiber it runs in starts with `context`, when the side gives one.
-   */
-  const serve = (
+  /** What the side gives for one request: its effect, and the context its fiber starts with (if any). */
+  const handle = (
     client: Transport.ClientId,
-    request: JsonRpc.Request,
-    call: Call,
-    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
-  ): { readonly effect: Effect.Effect<void, never, R>; readonly context: Context.Context<never> | undefined } => {
+    request: JsonRpc.Request
+  ): { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> | undefined } => {
     let handling: ReturnType<Options<R>["onRequest"]>
     try {
       handling = options.onRequest(client, request)
     } catch (defect) {
       handling = Effect.die(defect)
     }
-    const given = Effect.isEffect(handling)
-      ? undefined
+    return Effect.isEffect(handling)
+      ? { effect: handling as Effect.Effect<unknown, unknown, R>, context: undefined }
       : handling as Exclude<typeof handling, Effect.Effect<any, any, any>>
-    const effect = given === undefined ? handling as Effect.Effect<unknown, unknown, R> : given.effect
+  }
+
+  /** `respond`, followed by the request's Debug line when the engine logs them. */
+  const answering = (
+    request: JsonRpc.Request,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
+  ) => {
     const log = logRequests ? requestLog(request) : undefined
     const answer = log === undefined
       ? respond
       : (response: JsonRpc.Response) => Effect.zipRight(respond(response), log(outcomeOf(response)))
+    return { answer, log }
+  }
+
+  /**
+   * Serves one request: `respond` gets its response, unless it was interrupted (then nothing is
+   * answered).
+   */
+  const serve = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    call: Call,
+    effect: Effect.Effect<unknown, unknown, R>,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
+  ): Effect.Effect<void, never, R> => {
+    const { answer, log } = answering(request, respond)
     const served = Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
       onSuccess: (result) => {
+        // Held open by its handler: answered later, through `hold`.
+        if (call.held !== undefined) return Effect.void
         call.answered = true
         return answer(JsonRpc.success(request.id, result))
       },
       onFailure: (cause) =>
-        Effect.flatMap(failure(client, request, cause, call), (r) => {
+        Effect.flatMap(failure(client, request, cause, release(call)), (r) => {
           if (r === undefined) return Effect.void
           call.answered = true
           return answer(r)
         })
     })
-    return {
-      effect: log === undefined ? served : Effect.onInterrupt(served, () => log("cancelled")),
-      context: given?.context
-    }
+    return log === undefined ? served : Effect.onInterrupt(served, () => log("cancelled"))
+  }
+
+  /**
+   * Answers a request whose handling is already done (an `Exit`: a handler that completed
+   * synchronously). It never was in flight: nothing can cancel it, so it needs no fiber of its
+   * own, no entry in the map and no observer; only the send runs, in a fiber of the engine.
+   */
+  const settled = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    exit: Exit.Exit<unknown, unknown>,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
+    ended: (() => void) | undefined
+  ) => {
+    const { answer } = answering(request, respond)
+    const effect = Exit.isSuccess(exit)
+      ? answer(JsonRpc.success(request.id, exit.value))
+      : Effect.flatMap(
+        failure(client, request, exit.cause, notInterrupted),
+        (r) => r === undefined ? Effect.void : answer(r)
+      )
+    // In a batch: its share of the batch's answer, at once.
+    if (ended !== undefined) return fork(effect).addObserver(ended)
+    if (outbox.length === 0) queueMicrotask(flush)
+    outbox.push(effect)
+  }
+
+  /**
+   * The answers of requests done at once, in order of arrival, for one fiber to send (a fiber
+   * each cost more than the rest of such a request). Sent at the end of the run of messages that
+   * gave them (a microtask), and before anything else the engine starts or sends: nothing it
+   * sends overtakes them.
+   */
+  let outbox: Array<Effect.Effect<void, never, R>> = []
+  const flush = () => {
+    if (outbox.length === 0) return
+    const answers = outbox
+    outbox = []
+    fork(answers.length === 1 ? answers[0] : Effect.forEach(answers, (answer) => answer, { discard: true }))
   }
 
   /** What a response says of its request, in a word or two. */
@@ -235,36 +315,91 @@ export const make = <R>(options: Options<R>): Inbound => {
         runtimeFlags: runtime.runtimeFlags
       }))
 
-  /** Starts serving request `id` of `client`: in flight until its fiber ends. */
+  /** Starts serving request `id` of `client`: in flight until its fiber ends (unless it is done at once). */
   const start = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
     respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
     ended?: () => void
   ) => {
+    const { context, effect } = handle(client, request)
+    // Done already (a handler that completed synchronously): answered without a fiber of its own.
+    // Traced requests keep theirs (their span is the fiber's).
+    if (!options.tracing && Exit.isExit(effect)) return settled(client, request, effect, respond, ended)
     const id = request.id
     const call: Call = {
+      client,
+      request,
+      respond,
+      ended,
       fiber: undefined,
+      fiberEnded: false,
       cancellable: Method.isCancellable(request.method),
       interrupted: false,
-      answered: false
+      answered: false,
+      held: undefined
     }
     callsOf(client).set(id, call)
     count++
-    const { context, effect } = serve(client, request, call, respond)
     // Registered first, then started at once: a handler that does not wait ends inside the fork,
-    // and the observer (called at once then) forgets it.
-    const fiber = forkIn(context)(effect)
-    if (calls.get(client)?.get(id) === call) call.fiber = fiber
+    // and the observer (called at once then) forgets it; a held one stays, without its fiber. What
+    // it sends comes after the answers given before it.
+    flush()
+    const fiber = forkIn(context)(serve(client, request, call, effect, respond))
+    if (!call.fiberEnded) call.fiber = fiber
     fiber.addObserver(() => {
-      forget(client, id, call)
-      ended?.()
-      if (!call.answered) options.unanswered(client, id)
+      call.fiber = undefined
+      call.fiberEnded = true
+      if (call.held === undefined) end(call)
     })
+  }
+
+  /** Request `call` is over: out of flight, its batch told, and `unanswered` when nobody answered it. */
+  const end = (call: Call) => {
+    forget(call.client, call.request.id, call)
+    call.ended?.()
+    if (!call.answered) options.unanswered(call.client, call.request.id)
+  }
+
+  /** Lets go of a held request (its handler failed, or it is cancelled): its handler is told. */
+  const release = (call: Call): Call => {
+    const held = call.held
+    if (held !== undefined) {
+      call.held = undefined
+      held.onCancel()
+    }
+    return call
+  }
+
+  const hold: Inbound["hold"] = (client, id, onCancel) => {
+    const call = calls.get(client)?.get(id)
+    if (call === undefined || call.interrupted || call.answered || call.held !== undefined) return undefined
+    call.held = { onCancel }
+    // Run by the handler's side, later: in the engine's context, as the request's fiber was.
+    return (exit) =>
+      Effect.provide(
+        Effect.suspend(() => {
+          if (call.held === undefined) return Effect.succeed(false)
+          call.held = undefined
+          const { answer } = answering(call.request, call.respond)
+          const response = Exit.isSuccess(exit)
+            ? Effect.succeed(JsonRpc.success(id, exit.value))
+            : failure(client, call.request, exit.cause, call)
+          return Effect.flatMap(response, (r) => {
+            // Over once answered; a fiber still running ends it itself.
+            const over = Effect.sync(() => call.fiberEnded && end(call))
+            if (r === undefined) return Effect.as(over, false)
+            call.answered = true
+            return Effect.as(Effect.ensuring(answer(r), over), true)
+          })
+        }),
+        runtime.context
+      )
   }
 
   const request = (client: Transport.ClientId, message: JsonRpc.Request) => {
     if (isBusy(client, message.id)) {
+      flush()
       fork(sendQuiet(client, duplicate(message.id), message.id))
       return
     }
@@ -273,12 +408,17 @@ export const make = <R>(options: Options<R>): Inbound => {
 
   const interrupt = (call: Call) => {
     call.interrupted = true
-    call.fiber?.unsafeInterruptAsFork(FiberId.none)
+    release(call)
+    if (call.fiber !== undefined) call.fiber.unsafeInterruptAsFork(FiberId.none)
+    // Held, its fiber ended: over now.
+    else if (call.fiberEnded) end(call)
   }
 
   const cancel: Inbound["cancel"] = (client, id) => {
     const call = calls.get(client)?.get(id)
-    if (call?.fiber !== undefined && call.cancellable) interrupt(call)
+    if (call !== undefined && call.cancellable && (call.fiber !== undefined || call.held !== undefined)) {
+      interrupt(call)
+    }
   }
 
   const notification = (client: Transport.ClientId, message: JsonRpc.Notification) => {
@@ -348,6 +488,8 @@ export const make = <R>(options: Options<R>): Inbound => {
 
   const receive: Inbound["receive"] = (client, inbound) => {
     try {
+      // Anything but a request: after the answers given before it.
+      if (inbound._tag !== "Single" || !("id" in inbound.message && "method" in inbound.message)) flush()
       switch (inbound._tag) {
         case "Single":
           return single(client, inbound.message)
@@ -370,21 +512,26 @@ export const make = <R>(options: Options<R>): Inbound => {
   }
 
   const disconnect: Inbound["disconnect"] = (client) => {
+    flush()
     const map = calls.get(client)
     if (map === undefined) return
     for (const call of map.values()) interrupt(call)
   }
 
   const interruptAll = Effect.suspend(() => {
+    flush()
     const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
     for (const map of calls.values()) {
-      for (const call of map.values()) {
-        call.interrupted = true
-        if (call.fiber !== undefined) fibers.push(call.fiber)
+      for (const call of Array.from(map.values())) {
+        if (call.fiber !== undefined) {
+          call.interrupted = true
+          release(call)
+          fibers.push(call.fiber)
+        } else interrupt(call)
       }
     }
     return Fiber.interruptAll(fibers)
   })
 
-  return { receive, cancel, disconnect, size: () => count, interruptAll }
+  return { receive, cancel, disconnect, size: () => count, interruptAll, hold }
 }

@@ -38,7 +38,7 @@ export const serve = (
     const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf)
     const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
-      stateless !== undefined && (handshake === undefined || Stateless.claims(request))
+      stateless !== undefined && (handshake === undefined || Stateless.isStatelessRequest(request))
 
     const peer = yield* Peer.make({
       protocol,

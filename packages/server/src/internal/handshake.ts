@@ -14,11 +14,11 @@
  * declared. A session holds a reference to its table.
  */
 import type { JsonRpc, Transport } from "@effect-mcp/core"
-import { Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Capabilities, Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as McpRequest from "../McpRequest.js"
+import type * as McpRequest from "../McpRequest.js"
 import * as Resource from "../Resource.js"
 import type { Changes, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
@@ -51,9 +51,16 @@ export interface State {
 export interface Session {
   readonly client: Transport.ClientId
   readonly state: Ref.Ref<State>
+  /** The state now, read synchronously: kept with `state` by `update`, what a request is routed by. */
+  current: State
 }
 
-type Table = Dispatch.Table<McpError.McpError, never, HandshakeRequest>
+/** Updates the state of a session (and what it reads synchronously). */
+const update = (session: Session, f: (s: State) => State): Effect.Effect<void> =>
+  Ref.update(session.state, (s) => session.current = f(s))
+
+type Table = Serving.Table<HandshakeRequest>
+type Route = Dispatch.Route<McpError.McpError, never, HandshakeRequest>
 
 // ---------------------------------------------------------------------------- the server's part
 
@@ -64,14 +71,6 @@ export interface Server {
   readonly table: (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities) => Table
 }
 
-const levels = McpSchema.Base.LoggingLevel.literals
-const atLeast = (level: LoggingLevel, threshold: LoggingLevel) => levels.indexOf(level) >= levels.indexOf(threshold)
-
-const served = (capabilities: ServerCapabilities) => {
-  const keys = Object.keys(capabilities).sort()
-  return keys.join(",")
-}
-
 /** The server's part: its dispatch tables, built once and kept. */
 export const makeServer = (registry: Registry, config: Config): Server => {
   const core = Serving.make(registry, config)
@@ -80,12 +79,11 @@ export const makeServer = (registry: Registry, config: Config): Server => {
     ping: () => Effect.succeed({}),
     initialize: (params, request) => request.initialize(params),
     "logging/setLevel": (params, request) =>
-      Effect.as(Ref.update(request.session.state, (s) => ({ ...s, logLevel: Option.some(params.level) })), {}),
+      Effect.as(update(request.session, (s) => ({ ...s, logLevel: Option.some(params.level) })), {}),
     "resources/subscribe": (params, request) => Effect.as(request.subscribe(params.uri, true), {}),
     "resources/unsubscribe": (params, request) => Effect.as(request.subscribe(params.uri, false), {})
   }
-  const alreadyInitialized: Dispatch.Route<McpError.McpError, never, HandshakeRequest> = () =>
-    Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
+  const alreadyInitialized: Route = () => Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
   // What a client may ask of a server in a revision: asked before the session is initialized, such a
   // method is an invalid request that says what to send first (-32600), not an unknown method (-32601,
   // kept for names the revision does not have).
@@ -93,38 +91,38 @@ export const makeServer = (registry: Registry, config: Config): Server => {
     Array.from(Method.table(revision).values()).flatMap(({ definition }) =>
       definition.kind === "request" && definition.direction !== "server" ? [definition.name] : []
     )
-  const tooEarly = (first: string): Dispatch.Route<McpError.McpError, never, HandshakeRequest> => (request) =>
+  const tooEarly = (first: string): Route => (request) =>
     Effect.fail(
       new McpError.InvalidRequest({ message: `Session not initialized: send ${first} before ${request.method}` })
     )
-  const tables = new Map<string, Table>()
-  const table = (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities): Table => {
-    const key = `${phase}:${revision}:${phase === "ready" ? served(capabilities) : ""}`
-    let found = tables.get(key)
-    if (found === undefined) {
-      // A capability gates only in the revisions that define it: 2024-11-05 has completion/complete
-      // but no `completions` capability.
-      const defined = Revision.features(revision).serverCapabilities
-      const routes = new Map(Dispatch.make(revision, handlers, {
-        include: (d) => {
-          if (d.direction === "server") return false
-          if (phase !== "ready") return d.beforeInitialized && (phase === "new" || d.name !== "initialize")
-          if (d.name === "initialize") return false
-          return !(d.capability?.side === "server" && defined.includes(d.capability.key) &&
-            !(d.capability.key in capabilities))
-        },
-        trusted: Serving.trusted
-      }))
-      if (phase !== "ready") {
-        const early = tooEarly(phase === "new" ? "initialize" : "notifications/initialized")
-        for (const name of asked(revision)) if (!routes.has(name)) routes.set(name, early)
-      }
-      // A second initialize, in either later phase, is an invalid request (not an unknown method).
-      if (phase !== "new") routes.set("initialize", alreadyInitialized)
-      tables.set(key, found = routes)
-    }
-    return found
+  // Before the session is ready: what the catalog marks `beforeInitialized`, and every other
+  // method the revision has is too early; ready: every method the server declared. A second
+  // initialize, in either later phase, is an invalid request (not an unknown method).
+  const early = (first: string) => (routes: Map<string, Route>, revision: Revision.Revision) => {
+    const route = tooEarly(first)
+    for (const name of asked(revision)) if (!routes.has(name)) routes.set(name, route)
   }
+  const phases: { readonly [P in Phase]: Serving.Variant<HandshakeRequest> } = {
+    new: { name: "new", gated: false, include: (d) => d.beforeInitialized, extend: early("initialize") },
+    initializing: {
+      name: "initializing",
+      gated: false,
+      include: (d) => d.beforeInitialized && d.name !== "initialize",
+      extend: (routes, revision) => {
+        early("notifications/initialized")(routes, revision)
+        routes.set("initialize", alreadyInitialized)
+      }
+    },
+    ready: {
+      name: "ready",
+      gated: true,
+      include: (d) => d.name !== "initialize",
+      extend: (routes) => void routes.set("initialize", alreadyInitialized)
+    }
+  }
+  const tables = Serving.tables(handlers)
+  const table = (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities): Table =>
+    tables(revision, capabilities, phases[phase])
   return { registry, config, table }
 }
 
@@ -198,36 +196,22 @@ class HandshakeRequest implements RequestContext {
       Effect.flatMap(
         Ref.get(this.session.state),
         (now) =>
-          Option.isSome(now.logLevel) && !atLeast(level, now.logLevel.value)
+          Option.isSome(now.logLevel) && !McpSchema.Logging.isAtLeast(level, now.logLevel.value)
             ? Effect.void
             : this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
       )
   }
   get sample(): McpRequest.Service["sample"] {
     return (_key, params, options) =>
-      this.ask(
-        "sampling/createMessage",
-        "sampling",
-        (c, f) =>
-          c.sampling !== undefined &&
-          (params.tools === undefined && params.toolChoice === undefined ||
-            (f.samplingTools && c.sampling.tools !== undefined)),
-        params,
-        options
-      )
+      this.ask({ method: "sampling/createMessage", params }, "sampling", params, options)
   }
   get elicit(): McpRequest.Service["elicit"] {
     return (_key, params, options) => {
       const url = params.mode === "url"
       return this.ask(
-        "elicitation/create",
+        { method: "elicitation/create", params },
         url ? "elicitation.url" : "elicitation",
-        (c, f) =>
-          f.elicitation && c.elicitation !== undefined && (url
-            ? f.urlElicitation && c.elicitation.url !== undefined
-            : !f.urlElicitation || c.elicitation.form !== undefined || c.elicitation.url === undefined),
-        // 2025-06-18 has no `mode`: absent means form.
-        this.features.urlElicitation ? params : omitMode(params),
+        Shape.elicitRequest(params, this.features),
         options
       )
     }
@@ -237,12 +221,12 @@ class HandshakeRequest implements RequestContext {
       Effect.flatMap(Ref.get(this.session.state), (s) =>
         Option.isSome(s.roots)
           ? Effect.succeed(s.roots.value)
-          : this.ask<McpSchema.Roots.ListRootsResult>("roots/list", "roots", (c) => c.roots !== undefined, {}, options)
+          : this.ask<McpSchema.Roots.ListRootsResult>({ method: "roots/list" }, "roots", {}, options)
             .pipe(
               Effect.map((result) => result.roots),
               Effect.tap((list) =>
                 // Cache only when the client can tell us the list changed, and it did not change meanwhile.
-                Ref.update(this.session.state, (now) =>
+                update(this.session, (now) =>
                   now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration
                     ? { ...now, roots: Option.some(list) }
                     : now)
@@ -261,7 +245,8 @@ class HandshakeRequest implements RequestContext {
   }
   get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
     return (elicitationId) =>
-      this.features.urlElicitationRequiredError && this.snapshot.clientCapabilities.elicitation?.url !== undefined
+      this.features.urlElicitationRequiredError &&
+        Capabilities.declares(this.snapshot.clientCapabilities, urlElicitation, this.snapshot.revision)
         ? Effect.ignore(
           this.host.peer.notify(this.session.client, "notifications/elicitation/complete", { elicitationId })
         )
@@ -274,20 +259,25 @@ class HandshakeRequest implements RequestContext {
 
   /** A server→client request, when the revision and the client's capabilities allow it; nothing is sent otherwise. */
   private ask<A>(
-    method: string,
+    ask: Capabilities.Ask,
     capability: string,
-    declared: (c: ClientCapabilities, f: Revision.Features) => boolean,
     params: unknown,
     options: McpRequest.AskOptions | undefined
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
     return Effect.flatMap(Ref.get(this.session.state), (s): Effect.Effect<A, McpRequest.ClientRequestError> => {
       const f = Revision.features(s.revision)
+      const method = ask.method
       const entry = Method.lookup(s.revision, method)
       if (
         entry === undefined || entry.decodeResult === undefined || !f.serverRequests ||
-        !declared(s.clientCapabilities, f)
+        !Capabilities.declares(s.clientCapabilities, ask, s.revision)
       ) {
-        return Effect.fail(new McpRequest.MissingClientCapability({ capability }))
+        return Effect.fail(
+          new McpError.MissingRequiredClientCapability({
+            requiredCapabilities: Capabilities.required(ask),
+            detail: `The client did not declare the ${capability} capability`
+          })
+        )
       }
       const decode = entry.decodeResult
       return Effect.flatMap(
@@ -317,7 +307,7 @@ class HandshakeRequest implements RequestContext {
       const f = Revision.features(revision)
       const capabilities = Serving.capabilities(entries, config, f)
       return Effect.as(
-        Ref.update(this.session.state, (s): State => ({
+        update(this.session, (s): State => ({
           ...s,
           phase: "initializing",
           revision,
@@ -337,7 +327,7 @@ class HandshakeRequest implements RequestContext {
   }
 
   subscribe(uri: string, add: boolean) {
-    return Ref.update(this.session.state, (s) => {
+    return update(this.session, (s) => {
       const subscriptions = new Set(s.subscriptions)
       if (add) subscriptions.add(uri)
       else subscriptions.delete(uri)
@@ -346,10 +336,7 @@ class HandshakeRequest implements RequestContext {
   }
 }
 
-const omitMode = <A extends { readonly mode?: unknown }>(params: A): Omit<A, "mode"> => {
-  const { mode: _, ...rest } = params
-  return rest
-}
+const urlElicitation: Capabilities.Ask = { method: "elicitation/create", params: { mode: "url" } }
 
 // ---------------------------------------------------------------------------- serving an engine
 
@@ -361,8 +348,8 @@ const listChanged: Record<string, string> = {
 
 const noSubscriptions: ReadonlySet<string> = new Set()
 
-/** What an engine needs of one era: how its requests and notifications are served. */
-export interface Era {
+/** An era on one engine: what the engine needs of it (how its requests and notifications are served). */
+export interface OnEngine {
   readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Peer.Handling<never>
   readonly onNotification: (client: Transport.ClientId, notification: JsonRpc.Notification) => Effect.Effect<void>
   readonly onDisconnect: (client: Transport.ClientId) => void
@@ -378,7 +365,7 @@ export interface Era {
  * fibers are forked from the engine's runtime (the server's context), never from the request
  * that created a session.
  */
-export const era = (server: Server, host: () => Host): Era => {
+export const era = (server: Server, host: () => Host): OnEngine => {
   const { config, registry } = server
   const sessions = new Map<Transport.ClientId, Session>()
   const initialRevision = config.revisions[config.revisions.length - 1]
@@ -401,7 +388,7 @@ export const era = (server: Server, host: () => Host): Era => {
     if (session !== undefined) return Effect.succeed(session)
     return Effect.flatMap(registry.version, (since) =>
       Effect.map(Ref.make({ ...initial, since }), (state) => {
-        const begun = sessions.get(client) ?? { client, state }
+        const begun = sessions.get(client) ?? { client, state, current: { ...initial, since } }
         sessions.set(client, begun)
         return begun
       }))
@@ -411,11 +398,10 @@ export const era = (server: Server, host: () => Host): Era => {
     return session === undefined ? Effect.succeed(initial) : Ref.get(session.state)
   }
 
+  // Routed by the state now, read synchronously: a handler done at once leaves the request done
+  // (an `Exit`), answered without a fiber of its own.
   const serveIn = (session: Session, context: HandshakeRequest) =>
-    Effect.flatMap(
-      Ref.get(session.state),
-      (s) => Dispatch.run(s.table, context.request, context.attach(session, s))
-    )
+    Dispatch.run(session.current.table, context.request, context.attach(session, session.current))
 
   const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
     const session = sessions.get(client)
@@ -434,15 +420,15 @@ export const era = (server: Server, host: () => Host): Era => {
         return Effect.flatMap(
           sessionOf(client),
           (session) =>
-            Ref.update(session.state, (s): State =>
+            update(session, (s): State =>
               s.phase === "initializing"
                 ? { ...s, phase: "ready", table: server.table("ready", s.revision, s.capabilities) }
                 : s)
         )
       case "notifications/roots/list_changed":
         return Effect.flatMap(sessionOf(client), (session) =>
-          Ref.update(
-            session.state,
+          update(
+            session,
             (s) => ({ ...s, roots: Option.none(), rootsGeneration: s.rootsGeneration + 1 })
           ))
       default:

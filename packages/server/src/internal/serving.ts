@@ -6,14 +6,15 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { Revision } from "@effect-mcp/core"
-import { Dispatch, McpError, Schema as McpSchema } from "@effect-mcp/core"
+import type { Method } from "@effect-mcp/core"
+import { Dispatch, McpError, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
+import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
 import * as Shape from "./shape.js"
 
@@ -132,6 +133,58 @@ const page = <A>(
  */
 export const trusted: ReadonlyArray<"tools/call"> = ["tools/call"]
 
+// ---------------------------------------------------------------------------- dispatch tables
+
+/** A dispatch table of the serving core's methods (and an era's own), for one context. */
+export type Table<C> = Dispatch.Table<McpError.McpError, never, C>
+
+/** A kind of table an era serves: which methods, gated by the declared capabilities or not, and its own routes. */
+export interface Variant<C> {
+  /** Names the kind in the cache (a phase of a handshake session). */
+  readonly name: string
+  /** Which methods of the catalog it serves, beside the gate (a server's own requests never). */
+  readonly include: (definition: Method.Definition) => boolean
+  /** Whether the capabilities the server declared gate its methods. */
+  readonly gated: boolean
+  /** Routes it adds or replaces, once the catalog's are in. */
+  readonly extend?: (
+    routes: Map<string, Dispatch.Route<McpError.McpError, never, C>>,
+    revision: Revision.Revision
+  ) => void
+}
+
+/** Every method the catalog has for the revision, each gated by its capability. */
+const served: Omit<Variant<never>, "extend"> = { name: "served", include: () => true, gated: true }
+
+/**
+ * The dispatch tables of an era's handlers, built once per kind, revision and declared
+ * capabilities, and kept. A method gated by a server capability is left out when the server does
+ * not declare it, in the revisions that define that capability only (2024-11-05 has
+ * completion/complete but no `completions` capability).
+ */
+export const tables = <C>(
+  handlers: Dispatch.Handlers<McpError.McpError, never, C>
+): (revision: Revision.Revision, capabilities: ServerCapabilities, variant?: Variant<C>) => Table<C> => {
+  const kept = new Map<string, Table<C>>()
+  return (revision, capabilities, variant = served) => {
+    const key = `${variant.name}:${revision}:${variant.gated ? Object.keys(capabilities).sort().join(",") : ""}`
+    let found = kept.get(key)
+    if (found === undefined) {
+      const defined = Revision.features(revision).serverCapabilities
+      const routes = new Map(Dispatch.make(revision, handlers, {
+        include: (d) =>
+          d.direction !== "server" && variant.include(d) &&
+          !(variant.gated && d.capability?.side === "server" && defined.includes(d.capability.key) &&
+            !(d.capability.key in capabilities)),
+        trusted
+      }))
+      variant.extend?.(routes, revision)
+      kept.set(key, found = routes)
+    }
+    return found
+  }
+}
+
 /** The methods every era serves, typed by the catalog, for a registry and a config. */
 export const make = (
   registry: Registry,
@@ -163,23 +216,23 @@ export const make = (
     "tools/list": (params, request) =>
       Effect.map(tools(params, request), ({ items, ...rest }) => ({ tools: items, ...rest })),
 
-    // The hottest path of a server: plain combinators, the registry read once.
-    "tools/call": (params, request) =>
-      Effect.flatMap(entriesOf, (entries): Effect.Effect<McpSchema.Tool.CallToolResult20250618, McpError.McpError> => {
-        const tool = entries.tools.get(params.name)
-        if (tool === undefined) {
-          return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
-        }
-        const f = request.features
-        const args = tool.decode(params.arguments)
-        if (args._tag === "Left") {
-          // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
-          return f.toolInputErrorsAsResults
-            ? Effect.succeed({ content: [{ type: "text" as const, text: args.left.message }], isError: true })
-            : Effect.fail(new McpError.InvalidParams({ message: args.left.message }))
-        }
-        return Effect.map(withRequest(tool.run(args.right)), (result) => Shape.callToolResult(result, f))
-      }),
+    // The hottest path of a server: plain combinators, the registry read once, synchronously; a
+    // tool whose handler is done at once gives a done result (`eager.ts`), answered without a fiber.
+    "tools/call": (params, request): Effect.Effect<McpSchema.Tool.CallToolResult20250618, McpError.McpError> => {
+      const tool = registry.unsafeEntries().tools.get(params.name)
+      if (tool === undefined) {
+        return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
+      }
+      const f = request.features
+      const args = tool.decode(params.arguments)
+      if (args._tag === "Left") {
+        // 2025-11-25+: the model gets to see and correct its arguments; before: a protocol error.
+        return f.toolInputErrorsAsResults
+          ? Effect.succeed({ content: [{ type: "text" as const, text: args.left.message }], isError: true })
+          : Effect.fail(new McpError.InvalidParams({ message: args.left.message }))
+      }
+      return Eager.map(withRequest(tool.run(args.right)), (result) => Shape.callToolResult(result, f))
+    },
 
     "prompts/list": (params, request) =>
       Effect.map(prompts(params, request), ({ items, ...rest }) => ({ prompts: items, ...rest })),

@@ -115,3 +115,36 @@ export const promptMessages = (
   f.audioContent && f.resourceLinks
     ? result
     : { ...result, messages: result.messages.map((m) => ({ ...m, content: block(m.content, f) })) }
+
+/**
+ * An elicitation as a handler asks it, in either era (`McpRequest.elicit`): a form, or a URL with
+ * the `elicitationId` that 2025-11-25 answers with `notifications/elicitation/complete`.
+ */
+export type Elicitation =
+  | McpSchema.Elicitation.ElicitRequestFormParams
+  | McpSchema.Elicitation.ElicitRequestURLParams20251125
+
+/**
+ * The params of a handshake session's `elicitation/create`: as asked, but where the revision has
+ * no `mode` (2025-06-18: a form only), without it.
+ */
+export const elicitRequest = (
+  params: Elicitation,
+  f: Features
+): McpSchema.Elicitation.ElicitRequestParams20251125 | Omit<Elicitation, "mode"> => {
+  if (f.urlElicitation || params.mode === undefined) return params
+  const { mode: _, ...rest } = params
+  return rest
+}
+
+/**
+ * The input request of a 2026-07-28 elicitation (the undated shape): a form without the
+ * request-level `_meta` and `task`, a URL without its `elicitationId` (correlated through
+ * `requestState` instead). A form that carries neither goes out as it is.
+ */
+export const elicitInput = (params: Elicitation): McpSchema.Elicitation.ElicitRequestParams => {
+  if (params.mode === "url") return { mode: "url", message: params.message, url: params.url }
+  if (params._meta === undefined && params.task === undefined) return params
+  const { _meta: _, task: __, ...form } = params
+  return form
+}

@@ -15,15 +15,26 @@
  * subscriptions are the server's (`subscriptions.ts`), over every engine.
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
-import { Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
+import {
+  Capabilities,
+  Dispatch,
+  McpError,
+  Meta,
+  Method,
+  Revision,
+  Schema as McpSchema,
+  SubscriptionFilter
+} from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
-import * as McpRequest from "../McpRequest.js"
+import type * as McpRequest from "../McpRequest.js"
+import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
 import type { Entries, Registry } from "./registry.js"
@@ -65,10 +76,8 @@ export interface StatelessConfig {
 
 const defaultHint: CacheHint = { ttlMs: 0, cacheScope: "public" }
 
-const levels = McpSchema.Base.LoggingLevel.literals
-const atLeast = (level: LoggingLevel, threshold: LoggingLevel) => levels.indexOf(level) >= levels.indexOf(threshold)
 const isLevel = (u: unknown): u is LoggingLevel =>
-  typeof u === "string" && (levels as ReadonlyArray<string>).includes(u)
+  typeof u === "string" && (McpSchema.Logging.levels as ReadonlyArray<string>).includes(u)
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const decodeSampled = McpSchema.Base.codec(
@@ -136,35 +145,21 @@ class StatelessRequest implements RequestContext {
   get log(): McpRequest.Service["log"] {
     // Only for requests that asked (`logLevel` in their `_meta`).
     return (level, data, logger) =>
-      Option.isSome(this.level) && atLeast(level, this.level.value)
+      Option.isSome(this.level) && McpSchema.Logging.isAtLeast(level, this.level.value)
         ? this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
         : Effect.void
   }
   get sample(): McpRequest.Service["sample"] {
-    return (key, params) => {
-      const c = this.clientCapabilities
-      const tools = params.tools !== undefined || params.toolChoice !== undefined
-      return this.ask(
-        key,
-        { method: "sampling/createMessage", params } as InputRequest,
-        c.sampling !== undefined && (!tools || c.sampling.tools !== undefined),
-        "sampling",
-        decodeSampled
-      )
-    }
+    return (key, params) => this.ask(key, { method: "sampling/createMessage", params }, "sampling", decodeSampled)
   }
   get elicit(): McpRequest.Service["elicit"] {
-    return (key, params) => {
-      const url = params.mode === "url"
-      const c = this.clientCapabilities.elicitation
-      return this.ask(
+    return (key, params) =>
+      this.ask(
         key,
-        { method: "elicitation/create", params } as InputRequest,
-        c !== undefined && (url ? c.url !== undefined : c.form !== undefined || c.url === undefined),
-        url ? "elicitation.url" : "elicitation",
+        { method: "elicitation/create", params: Shape.elicitInput(params) },
+        params.mode === "url" ? "elicitation.url" : "elicitation",
         decodeElicited
       )
-    }
   }
   get roots(): McpRequest.Service["roots"] {
     return (key = "roots") =>
@@ -172,7 +167,6 @@ class StatelessRequest implements RequestContext {
         this.ask<McpSchema.Roots.ListRootsResult>(
           key,
           { method: "roots/list" },
-          this.clientCapabilities.roots !== undefined,
           "roots",
           decodeRoots
         ),
@@ -213,11 +207,17 @@ class StatelessRequest implements RequestContext {
   private ask<A>(
     key: string,
     inputRequest: InputRequest,
-    declared: boolean,
     capability: string,
     decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
-    if (!declared) return Effect.fail(new McpRequest.MissingClientCapability({ capability }))
+    if (!Capabilities.declares(this.clientCapabilities, inputRequest, this.revision)) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: Capabilities.required(inputRequest),
+          detail: `The client did not declare the ${capability} capability`
+        })
+      )
+    }
     if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
     this.consumed.add(key)
     const decoded = decode(this.answers[key])
@@ -243,28 +243,12 @@ export interface Server {
   /** The capabilities the registry's entries make, and the table serving them (kept per entries). */
   readonly served: (entries: Entries) => {
     readonly capabilities: ServerCapabilities
-    readonly table: Dispatch.Table<McpError.McpError, never, StatelessRequest>
+    readonly table: Serving.Table<StatelessRequest>
   }
 }
 
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
 const isRetry = (params: unknown) => isObject(params) && ("inputResponses" in params || "requestState" in params)
-
-/** The capability an input request needs, as `requiredCapabilities` says it; undefined when declared. */
-const missing = (request: InputRequest, c: ClientCapabilities): ClientCapabilities | undefined => {
-  switch (request.method) {
-    case "elicitation/create":
-      return request.params.mode === "url"
-        ? c.elicitation?.url === undefined ? { elicitation: { url: {} } } : undefined
-        : c.elicitation === undefined || (c.elicitation.form === undefined && c.elicitation.url !== undefined)
-        ? { elicitation: { form: {} } }
-        : undefined
-    case "sampling/createMessage":
-      return c.sampling === undefined ? { sampling: {} } : undefined
-    case "roots/list":
-      return c.roots === undefined ? { roots: {} } : undefined
-  }
-}
 
 export const makeServer = (
   registry: Registry,
@@ -331,11 +315,10 @@ export const makeServer = (
       const inputRequests: Record<string, InputRequest> = {}
       for (const signal of signals) Object.assign(inputRequests, signal.inputRequests)
       for (const [key, input] of Object.entries(inputRequests)) {
-        const required = missing(input, request.clientCapabilities)
-        if (required !== undefined) {
+        if (!Capabilities.declares(request.clientCapabilities, input, request.revision)) {
           return Effect.fail(
             new McpError.MissingRequiredClientCapability({
-              requiredCapabilities: required,
+              requiredCapabilities: Capabilities.required(input),
               detail: `Input request ${key} needs a client capability this request does not declare`
             })
           )
@@ -349,9 +332,10 @@ export const makeServer = (
         requestState
       }))
     }
-    const attempt = Effect.catchAllCause(Effect.suspend(() => run(request)), rounds)
-    // The sealer only when a round needs it: a plain call runs without an asynchronous step.
+    // The sealer only when a round needs it: a plain call runs without an asynchronous step, and
+    // one whose run is done at once stays done (`eager.ts`).
     if (given.requestState !== undefined) {
+      const attempt = Effect.catchAllCause(Effect.suspend(() => run(request)), rounds)
       const state = given.requestState
       return Effect.zipRight(
         Effect.flatMap(stateless.sealer, (sealer) =>
@@ -363,7 +347,8 @@ export const makeServer = (
       )
     }
     if (given.inputResponses !== undefined) request.answers = given.inputResponses
-    return attempt
+    const ran = run(request)
+    return Exit.isExit(ran) && Exit.isSuccess(ran) ? ran : Effect.catchAllCause(ran, rounds)
   }
 
   /**
@@ -386,7 +371,13 @@ export const makeServer = (
       )
     }
     const { client, host, id } = request
-    return Effect.map(
+    const result = complete(
+      { _meta: { [Meta.subscriptionId]: id } },
+      request
+    ) as McpSchema.Subscription.SubscriptionsListenResult
+    // Held open with no fiber once acknowledged (`Peer.hold`): `result` answers it when the server
+    // closes it; what this effect returns is then not sent.
+    return Effect.as(
       subscriptions.serve({
         client,
         id,
@@ -397,10 +388,11 @@ export const makeServer = (
         ),
         clientInfo: request.clientInfo,
         owner: host,
-        notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id }))
+        notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id })),
+        hold: (onCancel) => host.peer.hold(client, id, onCancel),
+        result
       }),
-      () =>
-        complete({ _meta: { [Meta.subscriptionId]: id } }, request) as McpSchema.Subscription.SubscriptionsListenResult
+      result
     )
   }
 
@@ -435,7 +427,7 @@ export const makeServer = (
         "tools/call",
         params,
         request,
-        (r) => Effect.map(core["tools/call"]!(params, r), (result) => complete(result, r))
+        (r) => Eager.map(core["tools/call"]!(params, r), (result) => complete(result, r))
       ),
     "prompts/get": (params, request) =>
       multiRound(
@@ -453,27 +445,14 @@ export const makeServer = (
       )
   }
 
-  // A table per set of capabilities the registry makes (kept per entries: they change only with an edit).
-  const byCapabilities = new Map<string, Dispatch.Table<McpError.McpError, never, StatelessRequest>>()
+  // The capabilities the registry makes and their table, kept per entries (they change only with an edit).
+  const tables = Serving.tables(handlers)
   const byEntries = new WeakMap<Entries, ReturnType<Server["served"]>>()
-  const defined = features.serverCapabilities
   const served = (entries: Entries) => {
     let found = byEntries.get(entries)
     if (found === undefined) {
       const capabilities = Serving.capabilities(entries, config, features)
-      const key = Object.keys(capabilities).sort().join(",")
-      let table = byCapabilities.get(key)
-      if (table === undefined) {
-        table = Dispatch.make("2026-07-28", handlers, {
-          include: (d) =>
-            d.direction !== "server" &&
-            !(d.capability?.side === "server" && defined.includes(d.capability.key) &&
-              !(d.capability.key in capabilities)),
-          trusted: Serving.trusted
-        })
-        byCapabilities.set(key, table)
-      }
-      byEntries.set(entries, found = { capabilities, table })
+      byEntries.set(entries, found = { capabilities, table: tables("2026-07-28", capabilities) })
     }
     return found
   }
@@ -488,7 +467,7 @@ export const makeServer = (
  * is a method only that era has (`server/discover`, `subscriptions/listen`: without their `_meta`
  * they are told -32602, not -32601).
  */
-export const claims = (request: JsonRpc.Request): boolean => {
+export const isStatelessRequest = (request: JsonRpc.Request): boolean => {
   if (request.method === "server/discover" || request.method === "subscriptions/listen") return true
   const meta = Meta.of(request.params)
   return meta !== undefined && Object.hasOwn(meta, Meta.protocolVersion)
@@ -507,7 +486,7 @@ export const era = (server: Server, host: () => Host) => {
     new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
 
   const ladder = (client: Transport.ClientId, request: JsonRpc.Request): StatelessRequest | McpError.McpError => {
-    if (request.method === "initialize" && !claims(request)) {
+    if (request.method === "initialize" && !isStatelessRequest(request)) {
       // A handshake client reaching a stateless-only server: told what would work. (An initialize
       // of the stateless era's own shape is a method it does not have: -32601.)
       const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
@@ -542,10 +521,8 @@ export const era = (server: Server, host: () => Host) => {
     const context = ladder(client, request)
     if (!(context instanceof StatelessRequest)) return Effect.fail(context)
     return {
-      effect: Effect.flatMap(
-        Ref.get(server.registry.entries),
-        (entries) => Dispatch.run(server.served(entries).table, request, context)
-      ),
+      // The registry read synchronously: a request done at once is answered without a fiber.
+      effect: Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context),
       context: Serving.requestContext(context)
     }
   }

@@ -3,32 +3,34 @@
  * one scoped service owning the open ones (a `Ref` of a map by handle, in opening order), fed by
  * one registry listener.
  *
- * A subscription is its listen request's own fiber (held open by the engine, which interrupts it
- * on a cancel or when its client goes) and what it has yet to send. The fan-out only adds to what
- * the subscriptions that asked have yet to send, and wakes their fibers (never waiting on a
- * client); each fiber sends its acknowledgement first, then what it is given, so nothing of a
- * subscription precedes its acknowledgement, and a slow client only makes its own backlog longer
- * (merged as it piles up: a kind or a URI once).
+ * A subscription is its listen request, held open by the engine with no fiber (`Peer.hold`: the
+ * engine tells it of a cancel or of its client going), and what it has yet to send. Its request's
+ * fiber registers it, sends its acknowledgement and ends. The fan-out only adds to what the
+ * subscriptions that asked have yet to send and starts, for each that has no sender running, a
+ * fiber that sends its backlog and ends (never waiting on a client), so nothing of a subscription
+ * precedes its acknowledgement, and a slow client only makes its own backlog longer (merged as it
+ * piles up: a kind or a URI once).
  *
- * Idle, a subscription costs its fiber (suspended on one wake-up callback) and its entry here:
- * the backlog and the wake-up are plain fields of the entry, touched only synchronously by the
- * fan-out, a close and the fiber itself, because a mailbox, a scope or a deferred per subscription
- * would cost more than the rest together (a held-open listen costs about 8 KB, most of it the
- * engine's in-flight request).
+ * Idle, a subscription costs its entry here and the engine's held request: no fiber, no
+ * continuation; the backlog and its sender are plain fields of the entry, touched only
+ * synchronously by the fan-out, a close, a cancel and the sender itself.
  *
- * Ending: a close marks the entry closing and wakes its fiber, which sends what was left and
- * returns (the listen result answers the request); the close waits for the answer to be sent.
+ * Ending: a close marks the entry closing and starts its sender, which sends what was left and
+ * answers the held request with the listen result; the close waits for the answer to be sent.
  * The end of an engine closes the subscriptions it serves, the end of the server every one (the
  * wait is bounded).
  */
 import type { JsonRpc, Schema as McpSchema, Transport } from "@effect-mcp/core"
 import { Meta, Revision } from "@effect-mcp/core"
 import * as DateTime from "effect/DateTime"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Resource from "../Resource.js"
 import type * as Subscription from "../Subscription.js"
@@ -50,14 +52,21 @@ interface Live {
   readonly since: number
   /** The engine serving it. */
   readonly owner: object
-  /** Its listen request's fiber. */
-  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
-  /** What it has yet to send (fan-out adds, its fiber takes). */
+  readonly listen: Listen
+  /** What it has yet to send (fan-out adds, its sender takes). */
   backlog: Delivery | undefined
-  /** Closed by the server: its fiber sends the backlog, then returns. */
+  /** Closed by the server: its sender sends the backlog, then answers the listen request. */
   closing: boolean
-  /** Resumes its fiber when it waits for something to send. */
-  wake: (() => void) | undefined
+  /** Acknowledged and held: what it is given may be sent. */
+  ready: boolean
+  /** Answers the held listen request (until it is answered or cancelled). */
+  answer: ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
+  /** The fiber sending its backlog, while one runs. */
+  sender: Fiber.RuntimeFiber<void> | undefined
+  /** Once it is closing: whether its answer was sent, for the close to wait on. */
+  done: Deferred.Deferred<boolean> | undefined
+  /** Cancelled (by its client, or its client gone): nothing more is sent. */
+  gone: boolean
 }
 
 /** One listen request, as the stateless era hands it over. */
@@ -75,12 +84,22 @@ export interface Listen {
   readonly owner: object
   /** Sends a notification on the listen request's own stream. */
   readonly notify: (method: string, params: object) => Effect.Effect<void>
+  /**
+   * Holds the listen request open once its fiber ends (`Peer.hold`); `onCancel` runs if it is
+   * cancelled. What answers it, or undefined when it is no longer in flight.
+   */
+  readonly hold: (
+    onCancel: () => void
+  ) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
+  /** What answers the listen request when the server closes it. */
+  readonly result: unknown
 }
 
 export interface Subscriptions {
   /**
-   * Serves one listen request in its own fiber: registers it, acknowledges it, delivers what it
-   * asked for; returns when it is closed (answer it then), or is interrupted (and forgotten).
+   * Serves one listen request in its own fiber: registers it, acknowledges it and holds it open
+   * (returning then: its fiber ends); what it asked for is delivered, and the server's close
+   * answers it with `result`. Interrupted before it is held, it is forgotten.
    */
   readonly serve: (listen: Listen) => Effect.Effect<void>
   /** The open subscriptions, oldest first. */
@@ -129,31 +148,6 @@ const merge = (first: Delivery, second: Delivery): Delivery => ({
   uris: Array.from(new Set([...first.uris, ...second.uris]))
 })
 
-/** Wakes a subscription's fiber, if it waits. */
-const wake = (live: Live) => {
-  const resume = live.wake
-  if (resume !== undefined) {
-    live.wake = undefined
-    resume()
-  }
-}
-
-/** Adds to what a subscription has yet to send. */
-const offer = (live: Live, delivery: Delivery) => {
-  if (live.closing) return
-  live.backlog = live.backlog === undefined ? delivery : merge(live.backlog, delivery)
-  wake(live)
-}
-
-/** Waits until a subscription has something to send, or is closing. */
-const idle = (live: Live): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    live.wake = () => resume(Effect.void)
-    return Effect.sync(() => {
-      live.wake = undefined
-    })
-  })
-
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
 
@@ -166,8 +160,10 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
       Ref.get(registry.entries),
       (entries) => Serving.capabilities(entries, config, features).resources?.subscribe === true
     )
-    // Updated in place (a copy per listen would cost O(n) each): every access is synchronous.
-    const open = yield* Ref.make(new Map<Subscription.Handle, Live>())
+    // Updated in place (a copy per listen would cost O(n) each): every access is synchronous, and
+    // the engine's cancel (a plain callback) deletes from it directly.
+    const byHandle = new Map<Subscription.Handle, Live>()
+    const open = yield* Ref.make(byHandle)
     const counter = yield* Ref.make(0)
 
     const fanOut = (changes: Changes): Effect.Effect<void> =>
@@ -183,71 +179,124 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
       })
     yield* registry.listen(fanOut)
 
-    const register = (listen: Listen, handle: Subscription.Handle) =>
-      Effect.withFiberRuntime<Live>((fiber) =>
-        Effect.gen(function*() {
-          const since = yield* registry.version
-          const live: Live = {
-            info: {
-              handle,
-              subscriptionId: listen.id,
-              client: listen.client,
-              filter: listen.filter,
-              acknowledged: yield* listen.acknowledge,
-              clientInfo: listen.clientInfo,
-              openedAt: yield* DateTime.now
-            },
-            since,
-            owner: listen.owner,
-            fiber,
-            backlog: undefined,
-            closing: false,
-            wake: undefined
-          }
-          yield* Ref.update(open, (all) => all.set(handle, live))
-          return live
-        })
-      )
+    // Senders are started from the server's runtime, by the fan-out, a close or the listen itself.
+    const fork = Runtime.runFork(yield* Effect.runtime<never>())
 
-    /** Sends what a subscription is given until it is closing (plain combinators: it is held open). */
-    const deliver = (live: Live, listen: Listen): Effect.Effect<void> => {
-      const tag = { [Meta.subscriptionId]: listen.id }
-      const send = ({ lists, uris }: Delivery) =>
-        Effect.zipRight(
-          Effect.forEach(lists, (kind) => listen.notify(listChanged[kind], { _meta: tag }), { discard: true }),
-          Effect.forEach(uris, (uri) => listen.notify("notifications/resources/updated", { uri, _meta: tag }), {
-            discard: true
-          })
-        )
-      const loop: Effect.Effect<void> = Effect.suspend(() => {
+    const register = (listen: Listen, handle: Subscription.Handle) =>
+      Effect.gen(function*() {
+        const since = yield* registry.version
+        const live: Live = {
+          info: {
+            handle,
+            subscriptionId: listen.id,
+            client: listen.client,
+            filter: listen.filter,
+            acknowledged: yield* listen.acknowledge,
+            clientInfo: listen.clientInfo,
+            openedAt: yield* DateTime.now
+          },
+          since,
+          owner: listen.owner,
+          listen,
+          backlog: undefined,
+          closing: false,
+          ready: false,
+          answer: undefined,
+          sender: undefined,
+          done: undefined,
+          gone: false
+        }
+        yield* Ref.update(open, (all) => all.set(handle, live))
+        return live
+      })
+
+    /** Sends what a subscription has yet to send; closing, answers its listen request last. */
+    const drain = (live: Live): Effect.Effect<void> =>
+      Effect.suspend(() => {
         const backlog = live.backlog
         if (backlog !== undefined) {
           live.backlog = undefined
-          return Effect.zipRight(send(backlog), loop)
+          const tag = { [Meta.subscriptionId]: live.listen.id }
+          const { notify } = live.listen
+          return Effect.zipRight(
+            Effect.zipRight(
+              Effect.forEach(backlog.lists, (kind) => notify(listChanged[kind], { _meta: tag }), { discard: true }),
+              Effect.forEach(
+                backlog.uris,
+                (uri) => notify("notifications/resources/updated", { uri, _meta: tag }),
+                { discard: true }
+              )
+            ),
+            drain(live)
+          )
         }
-        return live.closing ? Effect.void : Effect.zipRight(idle(live), loop)
+        if (!live.closing) return Effect.void
+        const answer = live.answer
+        live.answer = undefined
+        return Effect.flatMap(
+          answer === undefined ? Effect.succeed(false) : answer(Exit.succeed(live.listen.result)),
+          (answered) => settle(live, answered)
+        )
       })
-      // First: nothing of this subscription may precede its acknowledgement.
-      return Effect.zipRight(
-        listen.notify("notifications/subscriptions/acknowledged", {
-          notifications: live.info.acknowledged,
-          _meta: tag
-        }),
-        loop
-      )
+
+    /** Tells a close how the subscription ended. */
+    const settle = (live: Live, answered: boolean) =>
+      Effect.sync(() => {
+        if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(answered))
+      })
+
+    /** Starts a sender when a ready subscription has something to send (or is closing) and none runs. */
+    const kick = (live: Live) => {
+      if (!live.ready || live.gone || live.sender !== undefined) return
+      if (live.backlog === undefined && !live.closing) return
+      const sender = fork(drain(live))
+      if (sender.unsafePoll() !== null) return
+      live.sender = sender
+      sender.addObserver(() => {
+        live.sender = undefined
+        // What came as it ended.
+        kick(live)
+      })
+    }
+
+    /** Adds to what a subscription has yet to send. */
+    const offer = (live: Live, delivery: Delivery) => {
+      if (live.closing) return
+      live.backlog = live.backlog === undefined ? delivery : merge(live.backlog, delivery)
+      kick(live)
+    }
+
+    /** Forgets a subscription (cancelled, its client gone, or never held): nothing more is sent. */
+    const forget = (live: Live) => {
+      live.gone = true
+      live.answer = undefined
+      byHandle.delete(live.info.handle)
+      live.sender?.unsafeInterruptAsFork(FiberId.none)
+      if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(false))
     }
 
     const serve = (listen: Listen): Effect.Effect<void> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
         const handle = `sub-${n}` as Subscription.Handle
-        // Forgotten however it ends: closed, cancelled, its client gone.
-        return Effect.ensuring(
-          Effect.flatMap(register(listen, handle), (live) => deliver(live, listen)),
-          Ref.update(open, (all) => {
-            all.delete(handle)
-            return all
-          })
-        )
+        return Effect.flatMap(register(listen, handle), (live) =>
+          Effect.onInterrupt(
+            // First: nothing of this subscription may precede its acknowledgement.
+            Effect.zipRight(
+              listen.notify("notifications/subscriptions/acknowledged", {
+                notifications: live.info.acknowledged,
+                _meta: { [Meta.subscriptionId]: listen.id }
+              }),
+              Effect.sync(() => {
+                const answer = listen.hold(() => forget(live))
+                if (answer === undefined) return forget(live)
+                live.answer = answer
+                live.ready = true
+                // What came, or a close, while it was being acknowledged.
+                kick(live)
+              })
+            ),
+            () => Effect.sync(() => forget(live))
+          ))
       })
 
     /** Ends the subscriptions (taken out of `open` already) and waits for their answers. */
@@ -256,11 +305,13 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
         Effect.sync(() => {
           for (const live of lives) {
             live.closing = true
-            wake(live)
+            live.done ??= Deferred.unsafeMake<boolean>(FiberId.none)
+            if (live.gone) Deferred.unsafeDone(live.done, Exit.succeed(false))
+            else kick(live)
           }
         }),
         Effect.map(
-          Effect.forEach(lives, (live) => Effect.map(live.fiber.await, Exit.isSuccess), { concurrency: "unbounded" }),
+          Effect.forEach(lives, (live) => Deferred.await(live.done!), { concurrency: "unbounded" }),
           (answered) => answered.filter(Boolean).length
         )
       )

@@ -1,15 +1,17 @@
 /**
  * The HTTP front every MCP HTTP transport shares, as plain functions of the request's method,
- * path and headers (nothing here reads a body or touches a platform):
+ * path and headers, and of an exchange's body (nothing here touches a platform):
  *
  * - the Origin/Host guard (Host parsed strictly: a name or an IPv4 address or a bracketed
  *   IPv6 address, then at most one `:port`);
  * - media types: `Accept` and `Content-Type` parsed as media types with q-values;
  * - JSON-RPC error bodies, built by `Wire.encode`;
+ * - a POST's body read and decoded (`readInbound`), with its 413 and 400;
  * - SSE framing.
  */
-import type { JsonRpc } from "@effect-mcp/core"
+import type { JsonRpc, McpError, Revision } from "@effect-mcp/core"
 import { Wire } from "@effect-mcp/core"
+import type { Exchange } from "./exchange.js"
 
 // ---------------------------------------------------------------------------- responses
 
@@ -50,9 +52,38 @@ export const empty = (status: number, headers: Headers = {}): Reply => ({ status
 /** `-32000`: the code of transport-level errors (no JSON-RPC meaning of their own). */
 export const transportError = -32000
 
+/** `-32001`, 404: the session a request names is not known here (never was, or ended). */
+export const sessionNotFound = (message: "Session not found" | "Session ended" = "Session not found"): Reply =>
+  error(404, -32001, message)
+
 /** 405 with the methods the endpoint serves. */
 export const methodNotAllowed = (allow: ReadonlyArray<string>): Reply =>
   error(405, transportError, `Method Not Allowed: use ${allow.join(", ")}`, { headers: { allow: allow.join(", ") } })
+
+// ---------------------------------------------------------------------------- bodies
+
+const payloadTooLarge = error(413, transportError, "Payload Too Large")
+const unreadable = error(400, transportError, "Bad Request: could not read the body")
+
+/**
+ * Reads a POST's body (at most `maxBytes`, counted as they arrive) and decodes it. A body over
+ * the limit is answered 413 and one that could not be read 400, here; `done` gets what a body
+ * decodes to, invalid frames too (each back end renders them for its revision: `wireError`).
+ */
+export const readInbound = (exchange: Exchange, maxBytes: number, done: (inbound: Wire.Inbound) => void): void =>
+  exchange.body(maxBytes, (body) => {
+    if (body._tag === "TooLarge") return exchange.reply(payloadTooLarge)
+    if (body._tag === "Failed") return exchange.reply(unreadable)
+    done(Wire.decode(body.text))
+  })
+
+/** A JSON-RPC error response carrying a wire error rendered for `revision` (say, a body that is no message). */
+export const wireError = (
+  status: number,
+  id: JsonRpc.RequestId | null,
+  failure: McpError.McpError,
+  revision: Revision.Revision
+): Reply => body(status, Wire.encode({ jsonrpc: "2.0", id, error: failure.toWire(revision) }))
 
 // ---------------------------------------------------------------------------- Host and Origin
 

@@ -3,7 +3,7 @@
  * handler serves every session of one server on one set of paths, whatever platform delivers
  * the exchanges.
  */
-import { McpError, Revision, Wire } from "@effect-mcp/core"
+import { McpError, Revision } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -75,13 +75,13 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     // answers its subscriptions gracefully while their streams are still open.
     if (sessions !== undefined) {
       yield* Effect.addFinalizer(() => sessions.endAll)
-      yield* Effect.forkScoped(server.serve(sessions.protocol, { tracing, era: "handshake" }))
-      yield* sessions.ready
+      yield* Effect.forkScoped(server.serve(sessions.host.protocol, { tracing, era: "handshake" }))
+      yield* sessions.host.ready
     }
     if (posts !== undefined) {
       yield* Effect.addFinalizer(() => posts.endAll)
-      yield* Effect.forkScoped(server.serve(posts.protocol, { tracing, era: "stateless" }))
-      yield* posts.ready
+      yield* Effect.forkScoped(server.serve(posts.host.protocol, { tracing, era: "stateless" }))
+      yield* posts.host.ready
     }
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
@@ -126,30 +126,26 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
     }
     const unserved = (exchange: Exchange) =>
-      exchange.body(maxBodyBytes, (body) => {
-        if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
-        const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
-        const id = inbound?._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
+      Front.readInbound(exchange, maxBodyBytes, (inbound) => {
+        const id = inbound._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
         const error = new McpError.UnsupportedProtocolVersion({
           supported: server.revisions,
           requested: exchange.header("mcp-protocol-version")!
         })
-        exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id, error: error.toWire(Revision.latest) })))
+        exchange.reply(Front.wireError(400, id, error, Revision.latest))
       })
-    /** Dual era, nothing in the headers: the body decides. */
-    const byBody = (exchange: Exchange) =>
-      exchange.body(maxBodyBytes, (body) => {
-        const inbound = body._tag === "Text" ? Wire.decode(body.text) : undefined
-        if (inbound !== undefined && Stateless.claims(inbound)) {
-          const refused = Stateless.refuse(posts!.config, exchange)
-          return refused !== undefined ? exchange.reply(refused) : posts!.receive(exchange, inbound)
-        }
-        // The handshake back end reads the body already read.
-        const read: Exchange = Object.assign(Object.create(exchange), {
-          body: (_max: number, done: (b: typeof body) => void) => done(body)
-        })
-        Streamable.post(streamable!, read)
-      })
+    /**
+     * Dual era, nothing in the headers (so no session named either): the body decides. Both back
+     * ends refuse a POST's Accept and Content-Type alike, before its body is read.
+     */
+    const byBody = (exchange: Exchange) => {
+      const refused = Streamable.refuse(streamable!, exchange)
+      if (refused !== undefined) return exchange.reply(refused)
+      Front.readInbound(exchange, maxBodyBytes, (inbound) =>
+        Stateless.isStatelessBody(inbound)
+          ? posts!.receive(exchange, inbound)
+          : Streamable.receive(streamable!, exchange, undefined, inbound))
+    }
     const post = (exchange: Exchange) => {
       if (posts === undefined) {
         return headerEra(exchange) === "stateless" ? unserved(exchange) : Streamable.post(streamable!, exchange)

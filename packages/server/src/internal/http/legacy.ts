@@ -4,7 +4,7 @@
  * answered 202 and what the server sends travels on the stream. The stream is the connection:
  * when it closes, the session ends.
  */
-import { Revision, Wire } from "@effect-mcp/core"
+import { Revision } from "@effect-mcp/core"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Sessions } from "./sessions.js"
@@ -33,21 +33,15 @@ export const post = (config: Config, exchange: Exchange): void => {
   const id = new URLSearchParams(exchange.query).get("sessionId")
   if (id === null) return exchange.reply(Front.error(400, Front.transportError, "Bad Request: sessionId is required"))
   const session = config.sessions.find(id, true)
-  if (session === undefined) return exchange.reply(Front.error(404, -32001, "Session not found"))
+  if (session === undefined) return exchange.reply(Front.sessionNotFound())
   if (!Front.isJson(exchange.header("content-type"))) {
     return exchange.reply(
       Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
     )
   }
-  exchange.body(config.maxBodyBytes, (body) => {
-    if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
-    if (body._tag === "Failed") {
-      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
-    }
-    const inbound = Wire.decode(body.text)
+  Front.readInbound(exchange, config.maxBodyBytes, (inbound) => {
     if (inbound._tag === "Invalid") {
-      const error = inbound.error.toWire(Revision.handshake[0])
-      return exchange.reply(Front.body(400, Wire.encode({ jsonrpc: "2.0", id: inbound.id, error })))
+      return exchange.reply(Front.wireError(400, inbound.id, inbound.error, Revision.handshake[0]))
     }
     // Requests in flight, for the maximum request duration (their answers travel on the stream).
     if (inbound._tag === "Single" && "method" in inbound.message && "id" in inbound.message) {

@@ -10,18 +10,17 @@
  * - `Session`: one client's channels, by the request each answers: `open`, `route`, `forget`,
  *   `attach`, `resume`.
  * - `Sessions`: every session, by id and by client: `create`, `find`, `end`, `sweep`, and the
- *   `protocol`.
+ *   protocol host its engine runs on (`host.ts`, shared with the stateless back end).
  *
  * Legacy HTTP+SSE sessions have a single channel, their SSE stream, and nothing is stored.
  */
 import { JsonRpc, Revision, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
 import * as EventStore from "../../EventStore.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import { ProtocolHost } from "./host.js"
 
 type RequestId = JsonRpc.RequestId
 
@@ -178,7 +177,7 @@ export class Channel {
   abort(): void {
     if (this.mode === "waiting") {
       this.mode = "done"
-      this.exchange?.reply(Front.error(404, -32001, "Session ended"))
+      this.exchange?.reply(Front.sessionNotFound("Session ended"))
       return
     }
     this.stream?.end()
@@ -424,19 +423,12 @@ export class Sessions {
   private readonly byId = new Map<string, Session>()
   private readonly byClient = new Map<Transport.ClientId, Session>()
   private nextClient = 0
-  private engine: Transport.Receiver | undefined
-  private readonly running = Deferred.unsafeMake<void>(FiberId.none)
 
   constructor(readonly config: Config) {}
 
-  /** Completes once the engine runs on this protocol. */
-  get ready(): Effect.Effect<void> {
-    return Deferred.await(this.running)
-  }
-
-  /** The engine's receiver (once `ready`). */
+  /** The engine's receiver (once the host is `ready`). */
   receiver(): Transport.Receiver {
-    return this.engine!
+    return this.host.receiver!
   }
 
   now(): number {
@@ -452,15 +444,7 @@ export class Sessions {
   }
 
   /** The protocol the engine runs on: each session is a client; `send` routes to its channels. */
-  readonly protocol: Transport.Protocol = {
-    run: (receiver) =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          this.engine = receiver
-          Deferred.unsafeDone(this.running, Effect.void)
-        }),
-        Effect.never
-      ),
+  readonly host = new ProtocolHost({
     send: (client, frame, context) =>
       Effect.suspend(() => {
         const session = this.byClient.get(client)
@@ -478,7 +462,7 @@ export class Sessions {
       const session = this.byClient.get(client)
       if (session !== undefined) this.config.fork(session.forget(id))
     }
-  }
+  })
 
   /** A new session, known only by its client until initialize succeeds (a legacy one at once). */
   create(legacy: boolean): Session {
@@ -513,7 +497,7 @@ export class Sessions {
     session.ended = true
     this.byClient.delete(session.client)
     this.byId.delete(session.id)
-    const engine = this.engine
+    const engine = this.host.receiver
     // Not from inside the engine's own send: the engine forgets the client right after.
     if (engine !== undefined) queueMicrotask(() => engine.disconnect(session.client))
   }
@@ -539,7 +523,7 @@ export class Sessions {
       const expiring: Array<Effect.Effect<void>> = []
       for (const session of this.byClient.values()) {
         if (this.config.maxRequestMillis !== undefined) {
-          expiring.push(session.expire(now, this.config.maxRequestMillis, this.engine))
+          expiring.push(session.expire(now, this.config.maxRequestMillis, this.host.receiver))
         }
         if (session.idle(now, this.config.idleMillis)) ending.push(session)
         else session.keepAlive()

@@ -15,13 +15,13 @@
  */
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
+import * as Server from "../server.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import { ProtocolHost } from "./host.js"
 
 type RequestId = JsonRpc.RequestId
 
@@ -87,7 +87,7 @@ const checkHeaders = (config: Config, exchange: Exchange, request: JsonRpc.Reque
     if (wrongName !== undefined) return mismatch(request.id, wrongName)
   }
   if (request.method !== "tools/call" || name === undefined) return undefined
-  const tool = config.server.unsafeTool(name)
+  const tool = Server.unsafeTool(config.server, name)
   if (tool === undefined) return undefined
   const args = (request.params as { readonly arguments?: unknown }).arguments
   for (const spec of paramHeaders(tool)) {
@@ -173,30 +173,15 @@ class Post {
 export class Posts {
   private readonly byClient = new Map<Transport.ClientId, Post>()
   private nextClient = 0
-  private engine: Transport.Receiver | undefined
-  private readonly running = Deferred.unsafeMake<void>(FiberId.none)
 
   constructor(readonly config: Config) {}
-
-  /** Completes once the engine runs on this protocol. */
-  get ready(): Effect.Effect<void> {
-    return Deferred.await(this.running)
-  }
 
   count(): number {
     return this.byClient.size
   }
 
   /** The protocol the engine runs on: each POST is a client; `send` answers it. */
-  readonly protocol: Transport.Protocol = {
-    run: (receiver) =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          this.engine = receiver
-          Deferred.unsafeDone(this.running, Effect.void)
-        }),
-        Effect.never
-      ),
+  readonly host = new ProtocolHost({
     send: (client, frame) =>
       Effect.suspend(() => {
         const post = this.byClient.get(client)
@@ -212,7 +197,7 @@ export class Posts {
         failure(503, null, { code: JsonRpc.Code.InternalError, message: "The request was not answered" })
       )
     }
-  }
+  })
 
   forget(post: Post): void {
     if (this.byClient.get(post.client) === post) this.byClient.delete(post.client)
@@ -222,13 +207,7 @@ export class Posts {
   post(exchange: Exchange): void {
     const refused = refuse(this.config, exchange)
     if (refused !== undefined) return exchange.reply(refused)
-    exchange.body(this.config.maxBodyBytes, (body) => {
-      if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
-      if (body._tag === "Failed") {
-        return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
-      }
-      this.receive(exchange, Wire.decode(body.text))
-    })
+    Front.readInbound(exchange, this.config.maxBodyBytes, (inbound) => this.receive(exchange, inbound))
   }
 
   /** Serves one POST whose body was read and decoded. */
@@ -275,9 +254,9 @@ export class Posts {
       // A closed response is a cancellation: the request is interrupted, nothing more is sent.
       if (post.mode === "done") return
       post.done()
-      this.engine?.disconnect(client)
+      this.host.receiver?.disconnect(client)
     })
-    this.engine!.receive(client, inbound)
+    this.host.receiver!.receive(client, inbound)
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */
@@ -293,7 +272,7 @@ export class Posts {
             id: post.id,
             error: { code: JsonRpc.Code.InternalError, message: "Request exceeded the server's maximum duration" }
           })
-          this.engine?.disconnect(post.client)
+          this.host.receiver?.disconnect(post.client)
         } else if (post.mode === "sse") post.stream!.write(comment)
       }
     })
@@ -306,17 +285,19 @@ export class Posts {
         post.abandon(
           failure(503, post.id, { code: JsonRpc.Code.InternalError, message: "The server is shutting down" })
         )
-        this.engine?.disconnect(post.client)
+        this.host.receiver?.disconnect(post.client)
       }
     })
   }
 }
 
 /**
- * Is this decoded body a request of the stateless era (a protocol version in its `_meta`, even
- * one this server does not serve: the stateless era tells it which it does)?
+ * Which back end a dual-era POST with no era in its headers goes to: is this decoded body one
+ * request of the stateless era (a protocol version in its `_meta`, even one this server does not
+ * serve: the stateless era tells it which it does)? Only a body: a batch, or a request without
+ * one, goes to the handshake back end. (Inside an engine, `isStatelessRequest` routes a request.)
  */
-export const claims = (inbound: Wire.Inbound): boolean => {
+export const isStatelessBody = (inbound: Wire.Inbound): boolean => {
   if (inbound._tag !== "Single" || !("method" in inbound.message)) return false
   const version = Meta.of((inbound.message as JsonRpc.Request).params)?.[Meta.protocolVersion]
   return typeof version === "string"

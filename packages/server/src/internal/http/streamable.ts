@@ -4,8 +4,8 @@
  * `Last-Event-ID`), DELETE. Sessions and the routing of what the server sends are `sessions.ts`;
  * the checks every HTTP transport shares are `front.ts`.
  */
-import type { JsonRpc } from "@effect-mcp/core"
-import { Revision, Wire } from "@effect-mcp/core"
+import type { JsonRpc, Wire } from "@effect-mcp/core"
+import { Revision } from "@effect-mcp/core"
 import type * as Effect from "effect/Effect"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
@@ -19,9 +19,6 @@ export interface Config {
   readonly acceptVerdicts: Front.AcceptVerdicts
 }
 
-const bodyReply = (status: number, id: JsonRpc.RequestId | null, error: JsonRpc.ErrorObject): Front.Reply =>
-  Front.body(status, Wire.encode({ jsonrpc: "2.0", id, error }))
-
 /**
  * The session a request names (`Mcp-Session-Id`), with its `MCP-Protocol-Version` checked; or
  * the reply that says why not.
@@ -30,7 +27,7 @@ const lookup = (config: Config, exchange: Exchange): Session | Front.Reply => {
   const id = exchange.header("mcp-session-id")
   if (id === undefined) return Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required")
   const session = config.sessions.find(id, false)
-  if (session === undefined) return Front.error(404, -32001, "Session not found")
+  if (session === undefined) return Front.sessionNotFound()
   const version = exchange.header("mcp-protocol-version")
   if (version !== undefined && session.revision !== undefined && version !== session.revision) {
     return Front.error(400, Front.transportError, `Bad Request: unsupported MCP-Protocol-Version ${version}`)
@@ -45,76 +42,85 @@ const requestsOf = (messages: ReadonlyArray<JsonRpc.Message>): ReadonlyArray<Jso
 
 const isInitialize = (message: JsonRpc.Message) => "method" in message && message.method === "initialize"
 
+/** The reply to a POST whose `Accept` or `Content-Type` will not do, before its body is read. */
+export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefined =>
+  Front.refusePost(config.acceptVerdicts, exchange.header("accept"), exchange.header("content-type"))
+
 export const post = (config: Config, exchange: Exchange): void => {
-  const { sessions } = config
-  const refused = Front.refusePost(config.acceptVerdicts, exchange.header("accept"), exchange.header("content-type"))
+  const refused = refuse(config, exchange)
   if (refused !== undefined) return exchange.reply(refused)
   // The session is known from the headers: an unknown one is answered before the body is read.
   const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange)
   if (named !== undefined && !isSession(named)) return exchange.reply(named)
-  exchange.body(config.maxBodyBytes, (body) => {
-    if (body._tag === "TooLarge") return exchange.reply(Front.error(413, Front.transportError, "Payload Too Large"))
-    if (body._tag === "Failed") {
-      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: could not read the body"))
-    }
-    const inbound = Wire.decode(body.text)
-    if (inbound._tag === "Invalid") {
+  Front.readInbound(exchange, config.maxBodyBytes, (inbound) => receive(config, exchange, named, inbound))
+}
+
+/**
+ * Serves one POST whose headers were checked (`refuse`) and whose body was read and decoded, in
+ * the session its `Mcp-Session-Id` names (none: only `initialize` may come).
+ */
+export const receive = (
+  config: Config,
+  exchange: Exchange,
+  named: Session | undefined,
+  inbound: Wire.Inbound
+): void => {
+  const { sessions } = config
+  if (inbound._tag === "Invalid") {
+    return exchange.reply(
+      Front.wireError(400, inbound.id, inbound.error, named?.revision ?? Revision.latestHandshake)
+    )
+  }
+  const messages = inbound._tag === "Single"
+    ? [inbound.message]
+    : inbound.items.flatMap((item) => (item._tag === "Single" ? [item.message] : []))
+  const requests = requestsOf(messages)
+
+  if (inbound._tag === "Single" && requests.length === 1 && isInitialize(inbound.message)) {
+    // initialize opens a new session; it is known by its id only once initialize succeeded.
+    if (sessions.isFull()) {
       return exchange.reply(
-        bodyReply(400, inbound.id, inbound.error.toWire(named?.revision ?? Revision.latestHandshake))
+        Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
       )
     }
-    const messages = inbound._tag === "Single"
-      ? [inbound.message]
-      : inbound.items.flatMap((item) => (item._tag === "Single" ? [item.message] : []))
-    const requests = requestsOf(messages)
+    const session = sessions.create(false)
+    session.open(exchange, [requests[0].id], { initialize: true })
+    return sessions.receiver().receive(session.client, inbound)
+  }
 
-    if (inbound._tag === "Single" && requests.length === 1 && isInitialize(inbound.message)) {
-      // initialize opens a new session; it is known by its id only once initialize succeeded.
-      if (sessions.isFull()) {
-        return exchange.reply(
-          Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
-        )
-      }
-      const session = sessions.create(false)
-      session.open(exchange, [requests[0].id], { initialize: true })
-      return sessions.receiver().receive(session.client, inbound)
+  if (named === undefined) {
+    return exchange.reply(Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required"))
+  }
+  const session = named
+  if (inbound._tag === "Batch") {
+    if (session.revision === undefined || !Revision.allowsBatching(session.revision)) {
+      return exchange.reply(
+        Front.error(400, -32600, "Invalid Request: batches are not supported in this protocol revision")
+      )
     }
-
-    if (named === undefined) {
-      return exchange.reply(Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required"))
+    if (messages.some(isInitialize)) {
+      return exchange.reply(Front.error(400, -32600, "Invalid Request: initialize must not be batched"))
     }
-    const session = named
-    if (inbound._tag === "Batch") {
-      if (session.revision === undefined || !Revision.allowsBatching(session.revision)) {
-        return exchange.reply(
-          Front.error(400, -32600, "Invalid Request: batches are not supported in this protocol revision")
-        )
-      }
-      if (messages.some(isInitialize)) {
-        return exchange.reply(Front.error(400, -32600, "Invalid Request: initialize must not be batched"))
-      }
-    }
-    const busy = requests.find((request, i) =>
-      session.owner.has(request.id) || requests.findIndex((other) => other.id === request.id) < i
+  }
+  const busy = requests.find((request, i) =>
+    session.owner.has(request.id) || requests.findIndex((other) => other.id === request.id) < i
+  )
+  if (busy !== undefined) {
+    // The id of a request still in flight (or twice in one batch): answered here, so the first
+    // request keeps its stream.
+    return exchange.reply(
+      Front.error(400, -32600, `Invalid Request: id ${JSON.stringify(busy.id)} is already in flight`, { id: busy.id })
     )
-    if (busy !== undefined) {
-      // The id of a request still in flight (or twice in one batch): answered here, so the first
-      // request keeps its stream.
-      return exchange.reply(bodyReply(400, busy.id, {
-        code: -32600,
-        message: `Invalid Request: id ${JSON.stringify(busy.id)} is already in flight`
-      }))
-    }
-    // A batch's invalid items are answered in its array, even when it holds no request.
-    const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
-    if (requests.length === 0 && !invalid) {
-      sessions.receiver().receive(session.client, inbound)
-      return exchange.reply(Front.empty(202))
-    }
-    // Its requests' answers (cancelled ones included: the engine says when one will not come).
-    session.open(exchange, requests.map((request) => request.id), { batch: inbound._tag === "Batch", invalid })
+  }
+  // A batch's invalid items are answered in its array, even when it holds no request.
+  const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
+  if (requests.length === 0 && !invalid) {
     sessions.receiver().receive(session.client, inbound)
-  })
+    return exchange.reply(Front.empty(202))
+  }
+  // Its requests' answers (cancelled ones included: the engine says when one will not come).
+  session.open(exchange, requests.map((request) => request.id), { batch: inbound._tag === "Batch", invalid })
+  sessions.receiver().receive(session.client, inbound)
 }
 
 export const get = (config: Config, exchange: Exchange): void => {

@@ -1,0 +1,302 @@
+/**
+ * The body of `McpServer.make`: the registry and its edits, the eras the server speaks, the
+ * `requestState` sealer, and `serve`, which runs one engine on a transport with the server's
+ * context. Building is named (`McpServer.make`, a span); nothing here is on a request's path.
+ */
+import type { Transport } from "@effect-mcp/core"
+import { Revision } from "@effect-mcp/core"
+import type * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type * as Completion from "../Completion.js"
+import type * as McpRequest from "../McpRequest.js"
+import type * as McpServer from "../McpServer.js"
+import * as NotificationBus from "../NotificationBus.js"
+import type * as Prompt from "../Prompt.js"
+import type * as Resource from "../Resource.js"
+import type * as Tool from "../Tool.js"
+import * as Engine from "./engine.js"
+import * as Handshake from "./handshake.js"
+import * as InputRequired from "./inputRequired.js"
+import * as Registry from "./registry.js"
+import type * as Serving from "./serving.js"
+import * as Stateless from "./stateless.js"
+import * as Subscriptions from "./subscriptions.js"
+
+// ---------------------------------------------------------------------------- requirements
+
+/**
+ * A handler's effect once what it requires is in hand, as the registry holds it. `McpRequest` is
+ * in every request's fiber from its start (`Serving.requestContext`); the rest is provided
+ * (`addTool` and the like) or merged into every engine the server serves (what `make` is given,
+ * see `serve`). The registry is not generic in requirements: this is where the type lets them go.
+ */
+const erased = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> => effect as Effect.Effect<A, E>
+
+const provideTool = <R>(tool: Tool.Tool<R>, context: Context.Context<never>): Tool.Tool => ({
+  ...tool,
+  run: (args) => erased(Effect.provide(tool.run(args), context))
+})
+
+const provideCompleters = <R>(
+  completions: Readonly<Record<string, Completion.Completer<R>>>,
+  context: Context.Context<never>
+): Readonly<Record<string, Completion.Completer>> =>
+  Object.fromEntries(
+    Object.entries(completions).map(([name, complete]) => [
+      name,
+      (value: string, args: Readonly<Record<string, string>>) => erased(Effect.provide(complete(value, args), context))
+    ])
+  )
+
+const providePrompt = <R>(prompt: Prompt.Prompt<R>, context: Context.Context<never>): Prompt.Prompt => ({
+  ...prompt,
+  get: (args) => erased(Effect.provide(prompt.get(args), context)),
+  completions: provideCompleters(prompt.completions, context)
+})
+
+const provideResource = <R>(
+  resource: Resource.Resource<R> | Resource.Template<R>,
+  context: Context.Context<never>
+): Resource.Resource | Resource.Template =>
+  resource._tag === "Resource"
+    ? { ...resource, read: (uri: string) => erased(Effect.provide(resource.read(uri), context)) }
+    : {
+      ...resource,
+      read: (uri, variables) => erased(Effect.provide(resource.read(uri, variables), context)),
+      completions: provideCompleters(resource.completions, context)
+    }
+
+/**
+ * What `make` is given, as the registry holds it: the handlers run with the server's context,
+ * merged once into every engine the server serves (`serve`), not provided per call (only what is
+ * added later carries its own). Erased as `erased` says.
+ */
+const given = (options: McpServer.Options<unknown>): McpServer.Options<never> => options as McpServer.Options<never>
+
+// ---------------------------------------------------------------------------- checks when built
+
+/** The shortest `requestStateKey` taken, in UTF-8 bytes: as many as HMAC-SHA256 puts out. */
+const minimumKeyBytes = 32
+
+/** The first key given twice, as a sentence naming it and its kind. */
+const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | undefined => {
+  const seen = new Set<string>()
+  for (const key of keys) {
+    if (seen.has(key)) return `Duplicate ${kind} ${JSON.stringify(key)}: each may be given only once`
+    seen.add(key)
+  }
+  return undefined
+}
+
+/** The `requestStateKey` given, read (a `Config` is read once, when the server is built). */
+const readKey = Effect.fn("McpServer.requestStateKey")(function*(
+  given: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>> | undefined
+) {
+  if (given === undefined) return undefined
+  return Redacted.isRedacted(given) ? given : yield* Effect.orDie(given)
+})
+
+// ---------------------------------------------------------------------------- off the public service
+
+/** A server made here carries a synchronous tool lookup, off its public shape (see `unsafeTool`). */
+const toolLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/toolLookup")
+
+interface Made extends McpServer.Service {
+  readonly [toolLookup]: (name: string) => Tool.Tool | undefined
+}
+
+const isMade = (server: McpServer.Service): server is Made => toolLookup in server
+
+/**
+ * The tool registered under `name` right now, read synchronously: for a transport that checks a
+ * request against its tool before anything runs (2026-07-28 `Mcp-Param-*` headers). Undefined for
+ * a server not made by `make`.
+ */
+export const unsafeTool = (server: McpServer.Service, name: string): Tool.Tool | undefined =>
+  isMade(server) ? server[toolLookup](name) : undefined
+
+// ---------------------------------------------------------------------------- the server
+
+/** The eras of `eras` an engine serves: `era` alone when the server speaks it, else all. */
+const only = (eras: Engine.Eras, era: Revision.Era | undefined): Engine.Eras =>
+  era === "stateless" && eras.stateless !== undefined
+    ? { ...eras, handshake: undefined }
+    : era === "handshake" && eras.handshake !== undefined
+    ? { ...eras, stateless: undefined }
+    : eras
+
+/**
+ * Builds a server with `context` as what its handlers require (but `McpRequest`): the context of
+ * whoever made it, read before the `McpServer.make` span opens, so that no request runs under it.
+ */
+const build = Effect.fn("McpServer.make")(function*(
+  options: McpServer.Options<unknown>,
+  context: Context.Context<never>
+) {
+  const handlers = given(options)
+  const tools = handlers.tools ?? []
+  const prompts = handlers.prompts ?? []
+  const resources = handlers.resources ?? []
+  const revisions = options.revisions ?? Revision.handshake
+  const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
+  const statelessRevisions = revisions.filter(Revision.isStateless)
+  const config: Serving.Config = {
+    serverInfo: options.serverInfo,
+    instructions: options.instructions,
+    revisions: handshakeRevisions,
+    pageSize: options.pageSize ?? 100,
+    capabilities: options.capabilities ?? {},
+    listChangedWindow: options.listChangedWindow ?? "10 millis"
+  }
+  // The bus of the server's context, if given (shared with other servers), else its own.
+  const bus = yield* Effect.catchTag(
+    Effect.serviceOptional(NotificationBus.NotificationBus),
+    "NoSuchElementException",
+    () => NotificationBus.make
+  )
+  // Two definitions under one name would leave one silently unreachable: a mistake, said now.
+  const duplicate = firstDuplicate("tool name", tools.map((t) => t.name)) ??
+    firstDuplicate("prompt name", prompts.map((p) => p.name)) ??
+    firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
+    firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
+  if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
+  const registry = yield* Registry.make({
+    tools,
+    prompts,
+    resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
+    templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
+    window: config.listChangedWindow,
+    bus
+  })
+  // Every subscription, over every engine; closed gracefully when the server's scope ends.
+  const subscriptions = yield* Subscriptions.make(registry, config)
+  const clock = yield* Effect.clock
+  const key = yield* readKey(options.requestStateKey)
+  const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
+  // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now, by
+  // a server that seals any (one that serves 2026-07-28).
+  if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes && statelessRevisions.length > 0) {
+    return yield* Effect.dieMessage(
+      `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
+        "make one with openssl rand -base64 32"
+    )
+  }
+  const sealer = yield* Effect.cached(
+    Effect.tap(
+      InputRequired.sealer({
+        key: keyBytes ?? InputRequired.randomKey(),
+        ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+        now: () => clock.unsafeCurrentTimeMillis()
+      }),
+      () =>
+        key === undefined
+          ? Effect.logWarning(
+            "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+              "a retry of a multi-round-trip request cannot move to another process"
+          )
+          : Effect.void
+    )
+  )
+  const eras: Engine.Eras = {
+    registry,
+    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config) : undefined,
+    stateless: statelessRevisions.length > 0
+      ? Stateless.makeServer(registry, config, {
+        revisions: statelessRevisions,
+        supportedVersions: revisions,
+        cachePolicy: options.cachePolicy ?? {},
+        sealer
+      }, subscriptions)
+      : undefined
+  }
+
+  /** Edits the registry when `has` holds of its entries now; whether it did. */
+  const removeIf = (
+    kind: Registry.ListKind,
+    has: (entries: Registry.Entries) => boolean,
+    without: (entries: Registry.Entries) => Registry.Entries
+  ): Effect.Effect<boolean> =>
+    Effect.flatMap(
+      Ref.get(registry.entries),
+      (entries) => has(entries) ? Effect.as(registry.edit(kind, without), true) : Effect.succeed(false)
+    )
+
+  // Each `add*` provides the context it is run in, read before any span of its own.
+  const addTool = <R>(tool: Tool.Tool<R>): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
+    Effect.flatMap(
+      Effect.context<never>(),
+      (ctx) =>
+        registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))
+    )
+  const addPrompt = <R>(prompt: Prompt.Prompt<R>): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
+    Effect.flatMap(Effect.context<never>(), (ctx) =>
+      registry.edit(
+        "prompts",
+        (e) => ({ ...e, prompts: Registry.set(e.prompts, prompt.name, providePrompt(prompt, ctx)) })
+      ))
+  const addResource = <R>(
+    resource: Resource.Resource<R> | Resource.Template<R>
+  ): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
+    Effect.flatMap(Effect.context<never>(), (ctx) => {
+      const provided = provideResource(resource, ctx)
+      return registry.edit("resources", (e) =>
+        provided._tag === "Resource"
+          ? { ...e, resources: Registry.set(e.resources, provided.uri, provided) }
+          : { ...e, templates: Registry.set(e.templates, provided.uriTemplate, provided) })
+    })
+
+  const service: Made = {
+    serverInfo: options.serverInfo,
+    revisions,
+    addTool,
+    removeTool: (name) =>
+      removeIf("tools", (e) => e.tools.has(name), (e) => ({ ...e, tools: Registry.remove(e.tools, name) })),
+    addPrompt,
+    removePrompt: (name) =>
+      removeIf("prompts", (e) => e.prompts.has(name), (e) => ({ ...e, prompts: Registry.remove(e.prompts, name) })),
+    addResource,
+    removeResource: (uri) =>
+      Effect.flatMap(Ref.get(registry.entries), (entries) =>
+        entries.resources.has(uri)
+          ? removeIf(
+            "resources",
+            (e) => e.resources.has(uri),
+            (e) => ({ ...e, resources: Registry.remove(e.resources, uri) })
+          )
+          : removeIf(
+            "resources",
+            (e) => e.templates.has(uri),
+            (e) => ({ ...e, templates: Registry.remove(e.templates, uri) })
+          )),
+    resourceUpdated: registry.updated,
+    tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
+    [toolLookup]: (name) => registry.unsafeEntries().tools.get(name),
+    serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
+      Effect.mapInputContext(
+        Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),
+        (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
+      ),
+    activeSubscriptions: subscriptions.active,
+    closeSubscription: subscriptions.close,
+    closeAllSubscriptions: subscriptions.closeAll
+  }
+  return service
+})
+
+/**
+ * `McpServer.make`: what the handlers require (but `McpRequest`) is taken from the context here,
+ * and served with them.
+ */
+export const make = <O extends McpServer.Options<unknown>>(
+  options: O
+): Effect.Effect<McpServer.Service, never, McpServer.Requirements<O> | Scope.Scope> =>
+  Effect.flatMap(
+    Effect.context<McpServer.Requirements<O>>(),
+    (context: Context.Context<never>) => build(options, context)
+  )
