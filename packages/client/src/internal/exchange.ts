@@ -14,7 +14,6 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "../ClientError.js"
 import * as Challenges from "./challenges.js"
@@ -108,19 +107,11 @@ export const execute = (
   client: HttpClient.HttpClient,
   request: HttpClientRequest.HttpClientRequest,
   method: string
-): Effect.Effect<
-  HttpClientResponse.HttpClientResponse,
-  ClientError.HttpError | ClientError.ConnectionFailed,
-  Scope.Scope
-> => {
+): Effect.Effect<HttpClientResponse.HttpClientResponse, ClientError.HttpError | ClientError.ConnectionFailed> => {
   const go = (
     current: HttpClientRequest.HttpClientRequest,
     hops: number
-  ): Effect.Effect<
-    HttpClientResponse.HttpClientResponse,
-    ClientError.HttpError | ClientError.ConnectionFailed,
-    Scope.Scope
-  > =>
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ClientError.HttpError | ClientError.ConnectionFailed> =>
     Effect.flatMap(
       Effect.mapError(manualRedirects(client.execute(current)), (error) => connectionFailed(current.url, error)),
       (response) => {
@@ -150,9 +141,14 @@ export const readText = (
   limit: number,
   method: string
 ): Effect.Effect<string, ClientError.MessageTooLarge | ClientError.ConnectionFailed> => {
-  const declared = Number(response.headers["content-length"])
+  const length = response.headers["content-length"]
+  const declared = length === undefined ? NaN : Number(length)
   if (Number.isFinite(declared) && declared > limit) {
     return Effect.fail(new ClientError.MessageTooLarge({ method, limit }))
+  }
+  // A length within the limit bounds the body already: read whole (no stream to run and abort).
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    return Effect.mapError(response.text, (error) => connectionFailed(response.request.url, error))
   }
   return Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []

@@ -289,8 +289,7 @@ export const make = (options: Options): Effect.Effect<
           response.status === 200 && (response.headers["content-type"] ?? "").startsWith("text/event-stream")
             ? Effect.as(readSse(response, answers, at, method, false), 200)
             : Effect.succeed(response.status)
-        ),
-        Effect.scoped
+        )
       )
 
     /**
@@ -380,7 +379,6 @@ export const make = (options: Options): Effect.Effect<
           }),
           Effect.zipRight(send({ jsonrpc: "2.0", method: "notifications/initialized" })),
           Effect.zipRight(Effect.sync(() => track(fork(standalone)))),
-          Effect.scoped,
           Effect.mapError((error) => new Error(`the session ended and could not be renewed: ${error.message}`))
         )
         return Effect.zipRight(Effect.intoDeferred(renewed, done), Deferred.await(done))
@@ -452,8 +450,7 @@ export const make = (options: Options): Effect.Effect<
                 )
               )
             })
-          }),
-          Effect.scoped
+          })
         )
       })
     }
@@ -482,7 +479,7 @@ export const make = (options: Options): Effect.Effect<
         Fiber.interruptAll(Array.from(open)),
         session.id === undefined ? Effect.void : client.execute(
           HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(sessionHeaders()))
-        ).pipe(Effect.scoped, Effect.timeout("2 seconds"), Effect.ignore)
+        ).pipe(Effect.timeout("2 seconds"), Effect.ignore)
       )
     )
 

@@ -71,7 +71,7 @@ export const make = (
       return Exit.succeed(target.href)
     }
 
-    const stream = (r: Transport.Receiver<Failure>): Effect.Effect<void, Failure, Scope.Scope> =>
+    const stream = (r: Transport.Receiver<Failure>): Effect.Effect<void, Failure> =>
       Effect.flatMap(
         Effect.mapError(
           Exchange.execute(
@@ -143,8 +143,7 @@ export const make = (
                 (body) => Effect.fail(Exchange.httpError(method, response, body))
               )
           ),
-          Effect.catchAll(fail),
-          Effect.scoped
+          Effect.catchAll(fail)
         )
       // No endpoint ever: the stream's end failed this request already (a repeat is ignored).
       return Effect.matchEffect(Effect.ensuring(Deferred.await(endpoint), forget), {

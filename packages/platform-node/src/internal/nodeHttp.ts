@@ -70,6 +70,8 @@ export const exchange = (request: IncomingMessage, response: ServerResponse): Ht
         response.setHeader("connection", "close")
         response.once("finish", () => request.destroy())
       }
+      // Its length said: writeHead sends the headers as given, and a body without one is chunked.
+      if (reply.body !== undefined) response.setHeader("content-length", Buffer.byteLength(reply.body))
       response.writeHead(reply.status, reply.headers as Record<string, string>)
       response.end(reply.body)
     },
