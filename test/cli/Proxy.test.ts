@@ -11,6 +11,7 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -93,9 +94,13 @@ describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => 
         const elicited = yield* client.callTool("test_elicitation", { message: "Who?" })
         assert.include(JSON.stringify(elicited.content), "ada")
 
-        // Cancelled downstream (the response stream closed): the proxy goes on serving.
-        const long = yield* Effect.fork(client.callTool("longRunning", { duration: 30, steps: 30 }))
-        yield* Effect.sleep("200 millis")
+        // Cancelled downstream (the response stream closed) once it runs upstream (its first
+        // progress came back): the proxy goes on serving.
+        const running = yield* Deferred.make<void>()
+        const long = yield* Effect.fork(client.callTool("longRunning", { duration: 30, steps: 300 }, {
+          onProgress: () => Deferred.succeed(running, void 0)
+        }))
+        yield* Deferred.await(running)
         yield* Fiber.interrupt(long)
         assert.deepStrictEqual((yield* client.callTool("add", { a: 1, b: 1 })).structuredContent, { sum: 2 })
 

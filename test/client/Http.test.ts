@@ -44,20 +44,26 @@ const Ask = Tool.make("ask", { failure: Schema.String }, () =>
     (answer) => `hello ${answer.content?.name}`
   ))
 
-const Steps = Tool.make("steps", {}, () =>
-  Effect.zipRight(
-    Effect.zipRight(McpRequest.progress(1, 2), Effect.sleep("20 millis")),
-    Effect.succeed("done")
-  ))
+/** Progress 1 of 2; the answer once the caller saw it (`seen`: its `onProgress` runs on a fiber of its own). */
+const Steps = (seen: Deferred.Deferred<void>) =>
+  Tool.make("steps", {}, () =>
+    Effect.zipRight(
+      Effect.zipRight(McpRequest.progress(1, 2), Deferred.await(seen)),
+      Effect.succeed("done")
+    ))
 
-/** 2025-11-25 polling: the answer's stream is closed first, the answer comes on resumption. */
-const Poll = Tool.make("poll", {}, () =>
-  Effect.gen(function*() {
-    yield* McpRequest.progress(1, 2)
-    yield* Effect.flatMap(McpRequest.McpRequest, (request) => request.closeSseStream)
-    yield* Effect.sleep("50 millis")
-    return "after the poll"
-  }))
+/**
+ * 2025-11-25 polling: the answer's stream is closed first; the answer comes once the client
+ * resumed it (`resumed`: it sent its GET with Last-Event-ID).
+ */
+const Poll = (resumed: Deferred.Deferred<void>) =>
+  Tool.make("poll", {}, () =>
+    Effect.gen(function*() {
+      yield* McpRequest.progress(1, 2)
+      yield* Effect.flatMap(McpRequest.McpRequest, (request) => request.closeSseStream)
+      yield* Deferred.await(resumed)
+      return "after the poll"
+    }))
 
 /** Arguments mirrored in headers (x-mcp-header): the server refuses a call without them (-32020). */
 const Region = Tool.make("region", {
@@ -78,14 +84,18 @@ const Broken = Tool.make("broken", {
 const connect = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
   Effect.map(connectTo(revisions, tools), ({ client }) => client)
 
-const connectTo = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyArray<Tool.Tool<any>> = []) =>
+const connectTo = (
+  revisions: ReadonlyArray<Revision.Revision>,
+  tools: ReadonlyArray<Tool.Tool<any>> = [],
+  httpClient: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer
+) =>
   Effect.gen(function*() {
     const port = yield* freePort
     const server = yield* Layer.build(
       NodeMcpServer.layerHttp({ port }).pipe(
         Layer.provideMerge(McpServer.layer({
           serverInfo: { name: "http-client-test", version: "1.0.0" },
-          tools: [Add, Ask, Steps, ...tools],
+          tools: [Add, Ask, ...tools],
           revisions,
           requestStateKey: Redacted.make("the requestState key of the http client test")
         }))
@@ -99,7 +109,7 @@ const connectTo = (revisions: ReadonlyArray<Revision.Revision>, tools: ReadonlyA
         }
       }).pipe(
         Layer.provide(McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` })),
-        Layer.provide(FetchHttpClient.layer)
+        Layer.provide(httpClient)
       )
     )
     return {
@@ -118,14 +128,17 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
   ) {
     it.scopedLive(`${name}: auto speaks the ${era} era`, () =>
       Effect.gen(function*() {
-        const c = yield* connect(revisions)
+        const progressed = yield* Deferred.make<void>()
+        const c = yield* connect(revisions, [Steps(progressed)])
         assert.strictEqual(c.era, era)
         assert.deepStrictEqual((yield* c.listTools).map((t) => t.name), ["add", "ask", "steps"])
         assert.deepStrictEqual((yield* c.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 })
         const asked = yield* c.callTool("ask")
         assert.deepStrictEqual(asked.content, [{ type: "text", text: "hello Ada" }])
         const seen = yield* Ref.make(0)
-        const done = yield* c.callTool("steps", {}, { onProgress: () => Ref.update(seen, (n) => n + 1) })
+        const done = yield* c.callTool("steps", {}, {
+          onProgress: () => Effect.zipRight(Ref.update(seen, (n) => n + 1), Deferred.succeed(progressed, void 0))
+        })
         assert.deepStrictEqual(done.content, [{ type: "text", text: "done" }])
         assert.strictEqual(yield* Ref.get(seen), 1)
       }))
@@ -151,11 +164,30 @@ describe("McpClient over Streamable HTTP against NodeMcpServer.layerHttp", () =>
 
   it.scopedLive("a session: list changes on the standalone GET stream; a polled answer resumed with Last-Event-ID", () =>
     Effect.gen(function*() {
-      const { client: c, server } = yield* connectTo(Revision.handshake, [Poll])
+      // What the client's HttpClient sees: the standalone GET answered, a GET that resumes a stream sent.
+      const standalone = yield* Deferred.make<void>()
+      const resumed = yield* Deferred.make<void>()
+      const watching = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          client.pipe(
+            HttpClient.tapRequest((request) =>
+              request.method === "GET" && request.headers["last-event-id"] !== undefined
+                ? Deferred.succeed(resumed, void 0)
+                : Effect.void
+            ),
+            HttpClient.tap((response) =>
+              response.request.method === "GET" && response.status === 200
+                ? Deferred.succeed(standalone, void 0)
+                : Effect.void
+            )
+          ))
+      ).pipe(Layer.provide(FetchHttpClient.layer))
+      const { client: c, server } = yield* connectTo(Revision.handshake, [Poll(resumed)], watching)
       const changed = yield* Effect.fork(
         Stream.runHead(Stream.filter(c.notifications, (n) => n.method === "notifications/tools/list_changed"))
       )
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(standalone)
       yield* server.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
       assert.strictEqual(Option.isSome(yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))), true)
       const polled = yield* c.callTool("poll", {}, { onProgress: () => Effect.void })

@@ -17,6 +17,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -28,8 +29,14 @@ import * as z from "zod"
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")
 const everythingMain = path.join(path.dirname(everything), "dist/index.js")
 
-/** How many `slow` calls the SDK server saw aborted. */
-let aborted = 0
+/** What a test expects of the next `slow` call: the SDK server's tool says when it started and when it was aborted. */
+interface SlowCall {
+  readonly started: Deferred.Deferred<void>
+  readonly aborted: Deferred.Deferred<void>
+}
+
+/** The `slow` calls the tests wait for, taken in order by the SDK server's tool. */
+const slowCalls: Array<SlowCall> = []
 
 const sdkServer = () => {
   const server = new McpServer({ name: "sdk-http-fixture", version: "1.0.0" }, { capabilities: { tools: {} } })
@@ -40,11 +47,13 @@ const sdkServer = () => {
   }, async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } }))
   server.registerTool("slow", { description: "Waits until cancelled" }, (ctx) =>
     new Promise((resolve) => {
+      const call = slowCalls.shift()
       const signal = (ctx as { readonly mcpReq?: { readonly signal?: AbortSignal } }).mcpReq?.signal
       signal?.addEventListener("abort", () => {
-        aborted++
+        if (call !== undefined) Deferred.unsafeDone(call.aborted, Exit.void)
         resolve({ content: [{ type: "text", text: "cancelled" }] })
       })
+      if (call !== undefined) Deferred.unsafeDone(call.started, Exit.void)
       setTimeout(() => resolve({ content: [{ type: "text", text: "late" }] }), 10_000).unref()
     }))
   return server
@@ -89,14 +98,14 @@ describe("McpClient against the official SDK's createMcpHandler (in-process fetc
   it.scopedLive("2026-07-28: interrupting a call closes its response, and the SDK aborts the handler", () =>
     Effect.gen(function*() {
       const c = yield* connect(sdkTransport, { era: "stateless" })
-      const before = aborted
+      const slow: SlowCall = { started: yield* Deferred.make<void>(), aborted: yield* Deferred.make<void>() }
+      slowCalls.push(slow)
       const call = yield* Effect.fork(c.callTool("slow", {}))
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(slow.started)
       yield* Fiber.interrupt(call)
-      yield* Effect.gen(function*() {
-        while (aborted === before) yield* Effect.sleep("10 millis")
-      }).pipe(Effect.timeout("2 seconds"))
-      assert.isAbove(aborted, before)
+      yield* Deferred.await(slow.aborted).pipe(
+        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => new Error("the SDK did not abort the handler") })
+      )
       const sum = yield* c.callTool("add", { a: 1, b: 1 })
       assert.deepStrictEqual(sum.structuredContent, { sum: 2 })
     }))

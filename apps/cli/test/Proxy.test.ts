@@ -40,12 +40,6 @@ const Greet = Tool.make("greet", { failure: Schema.String }, () =>
     return `hello ${first.content?.name} ${last.content?.name}`
   }).pipe(Effect.mapError((e) => e.message)))
 
-const Steps = Tool.make("steps", {}, () =>
-  Effect.zipRight(
-    Effect.zipRight(McpRequest.progress(1, 2, "half way"), Effect.sleep("20 millis")),
-    Effect.succeed("done")
-  ))
-
 const Doc = Resource.make("test://doc", { name: "doc", mimeType: "text/plain" }, Effect.succeed("the text"))
 const Files = Resource.template("file:///{name}", { name: "files" }, ({ name }) => Effect.succeed(`file ${name}`))
 const Hello = Prompt.make("hello", {
@@ -53,11 +47,26 @@ const Hello = Prompt.make("hello", {
   arguments: Schema.Struct({ who: Schema.String.annotations({ description: "Who to greet" }) })
 }, ({ who }) => Effect.succeed(`Say hello to ${who}`))
 
-/** An upstream with a tool that waits until cancelled (and says so), and the proxy's client of it. */
+/**
+ * An upstream with a tool that waits until cancelled (and says when it started and when it was
+ * cancelled), one that answers once the downstream caller saw its progress, and the proxy's client
+ * of it.
+ */
 const setup = Effect.gen(function*() {
+  const started = yield* Deferred.make<void>()
   const cancelled = yield* Deferred.make<void>()
+  const progressed = yield* Deferred.make<void>()
   const kill = yield* Deferred.make<void>()
-  const Hang = Tool.make("hang", {}, () => Effect.onInterrupt(Effect.never, () => Deferred.succeed(cancelled, void 0)))
+  const Hang = Tool.make("hang", {}, () =>
+    Effect.zipRight(Deferred.succeed(started, void 0), Effect.never).pipe(
+      Effect.onInterrupt(() => Deferred.succeed(cancelled, void 0))
+    ))
+  // Progress 1 of 2, then the answer once the caller saw it (its `onProgress` runs on a fiber of its own).
+  const Steps = Tool.make("steps", {}, () =>
+    Effect.zipRight(
+      Effect.zipRight(McpRequest.progress(1, 2, "half way"), Deferred.await(progressed)),
+      Effect.succeed("done")
+    ))
   const upstreamContext = yield* Layer.build(McpServer.layer({
     serverInfo: { name: "upstream", version: "2.0.0" },
     revisions: Revision.handshake,
@@ -96,7 +105,7 @@ const setup = Effect.gen(function*() {
     )
   )
   const client = Context.get(downstreamContext, McpClient.McpClient)
-  return { client, upstream, cancelled, asked, kill }
+  return { client, upstream, started, cancelled, progressed, asked, kill }
 })
 
 describe("Proxy: a handshake upstream served as 2026-07-28", () => {
@@ -127,9 +136,9 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
 
   it.scopedLive("an upstream that goes away is a -32603 for the call, without the upstream's own words", () =>
     Effect.gen(function*() {
-      const { client, kill } = yield* setup
+      const { client, kill, started } = yield* setup
       const call = yield* Effect.fork(Effect.flip(client.callTool("hang", {})))
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(started)
       yield* Deferred.succeed(kill, void 0)
       const error = yield* Fiber.join(call).pipe(Effect.timeout("5 seconds"))
       assert.strictEqual(error._tag, "InternalError")
@@ -139,16 +148,20 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
 
   it.scopedLive("progress is forwarded; an interrupted call is cancelled upstream", () =>
     Effect.gen(function*() {
-      const { cancelled, client } = yield* setup
+      const { cancelled, client, progressed, started } = yield* setup
       const seen: Array<string> = []
       const done = yield* client.callTool("steps", {}, {
-        onProgress: (p) => Effect.sync(() => seen.push(`${p.progress}/${p.total} ${p.message}`))
+        onProgress: (p) =>
+          Effect.zipRight(
+            Effect.sync(() => seen.push(`${p.progress}/${p.total} ${p.message}`)),
+            Deferred.succeed(progressed, void 0)
+          )
       })
       assert.deepStrictEqual(done.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, ["1/2 half way"])
 
       const call = yield* Effect.fork(client.callTool("hang", {}))
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(started)
       yield* Fiber.interrupt(call)
       yield* Deferred.await(cancelled).pipe(Effect.timeout("2 seconds"))
     }))
@@ -163,9 +176,9 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
 
   it.scopedLive("with two requests in flight, the upstream's ask is refused, not guessed", () =>
     Effect.gen(function*() {
-      const { asked, client } = yield* setup
+      const { asked, client, started } = yield* setup
       const hanging = yield* Effect.fork(client.callTool("hang", {}))
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(started)
       const result = yield* client.callTool("greet", {})
       assert.isTrue(result.isError)
       assert.include(JSON.stringify(result.content), "2 requests are in flight")

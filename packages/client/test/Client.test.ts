@@ -63,11 +63,16 @@ const Sample = Tool.make("sample", { failure: Schema.String }, () =>
     (r) => `model ${r.model}`
   ))
 
-const Slow = Tool.make("slow", {}, () =>
-  Effect.zipRight(
-    Effect.zipRight(McpRequest.progress(1, 2, "half"), Effect.sleep("50 millis")),
-    Effect.succeed("done")
-  ))
+/**
+ * Progress 1 of 2; the answer once the caller saw it (`seen`): its `onProgress` runs on a fiber of
+ * its own, and may run after the answer came.
+ */
+const Slow = (seen: Deferred.Deferred<void>) =>
+  Tool.make("slow", {}, () =>
+    Effect.zipRight(
+      Effect.zipRight(McpRequest.progress(1, 2, "half"), Deferred.await(seen)),
+      Effect.succeed("done")
+    ))
 
 const Doc = Resource.make("test://doc", { name: "doc" }, Effect.succeed("the text"))
 const Hello = Prompt.make(
@@ -78,7 +83,7 @@ const Hello = Prompt.make(
 
 const serverOptions = {
   serverInfo: { name: "client-test", version: "1.0.0" },
-  tools: [Add, Greet, Forever, Sample, Slow],
+  tools: [Add, Greet, Forever, Sample],
   resources: [Doc],
   prompts: [Hello],
   requestStateKey: Redacted.make("a requestState key for the client tests")
@@ -115,6 +120,17 @@ const client = (
     return { client: Effect.runSync(Effect.provide(McpClient.McpClient, context)), asked }
   })
 
+/**
+ * Polls `effect` (yielding between tries) until `holds`: for what nothing announces. Dies after 5
+ * seconds.
+ */
+const eventually = <A, E>(effect: Effect.Effect<A, E>, holds: (a: A) => boolean): Effect.Effect<A> =>
+  Effect.zipRight(Effect.yieldNow(), effect).pipe(
+    Effect.repeat({ until: holds }),
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the condition never held") }),
+    Effect.orDie
+  )
+
 describe("McpClient against McpServer (in memory)", () => {
   for (
     const [name, revisions, era] of [
@@ -131,7 +147,7 @@ describe("McpClient against McpServer (in memory)", () => {
         assert.deepStrictEqual(Option.map(c.serverInfo, (i) => i.name), Option.some("client-test"))
         assert.isDefined(c.serverCapabilities.tools)
         const tools = yield* c.listTools
-        assert.deepStrictEqual(tools.map((t) => t.name), ["add", "forever", "greet", "sample", "slow"])
+        assert.deepStrictEqual(tools.map((t) => t.name), ["add", "forever", "greet", "sample"])
         const sum = yield* c.callTool("add", { a: 2, b: 3 })
         assert.deepStrictEqual(sum.structuredContent, { sum: 5 })
         const read = yield* c.readResource("test://doc")
@@ -189,10 +205,22 @@ describe("McpClient against McpServer (in memory)", () => {
   it.scopedLive("progress reaches the caller", () =>
     Effect.gen(function*() {
       for (const revisions of [Revision.handshake, ["2026-07-28"] as const]) {
-        const { client: c } = yield* client(revisions)
+        const progressed = yield* Deferred.make<void>()
+        const srv = yield* McpServer.make({
+          serverInfo: serverOptions.serverInfo,
+          tools: [Slow(progressed)],
+          revisions
+        })
+        const context = yield* Layer.build(
+          McpClient.layer({ clientInfo: { name: "test-client", version: "1.0.0" } }).pipe(
+            Layer.provide(McpClientTransport.layerMemory((protocol) => srv.serve(protocol)))
+          )
+        )
+        const c = Effect.runSync(Effect.provide(McpClient.McpClient, context))
         const seen = yield* Ref.make<ReadonlyArray<number>>([])
         const done = yield* c.callTool("slow", {}, {
-          onProgress: (p) => Ref.update(seen, (all) => [...all, p.progress])
+          onProgress: (p) =>
+            Effect.zipRight(Ref.update(seen, (all) => [...all, p.progress]), Deferred.succeed(progressed, void 0))
         })
         assert.deepStrictEqual(done.content, [{ type: "text", text: "done" }])
         assert.deepStrictEqual(yield* Ref.get(seen), [1])
@@ -269,11 +297,21 @@ describe("McpClient.subscribe", () => {
       const { c, srv } = yield* connectTo(["2026-07-28"])
       const sub = yield* c.subscribe({ toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
       assert.deepStrictEqual(sub.acknowledged, { toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
-      const got = yield* Effect.fork(Stream.runCollect(sub.notifications))
+      // Two have come (an unasked one, sent first, would be one of them): then the server closes.
+      const two = yield* Deferred.make<void>()
+      const count = yield* Ref.make(0)
+      const got = yield* Effect.fork(Stream.runCollect(sub.notifications.pipe(
+        Stream.tap(() =>
+          Effect.flatMap(
+            Ref.updateAndGet(count, (n) => n + 1),
+            (n) => n === 2 ? Deferred.succeed(two, void 0) : Effect.void
+          )
+        )
+      )))
       yield* srv.addPrompt(Prompt.make("unasked", {}, () => Effect.succeed("x")))
       yield* srv.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
       yield* srv.resourceUpdated("test://doc")
-      yield* Effect.sleep("100 millis")
+      yield* Deferred.await(two)
       assert.strictEqual(yield* srv.closeAllSubscriptions, 1)
       const methods = Array.from(yield* Fiber.join(got), (n) => n.method)
       assert.sameMembers(methods, ["notifications/tools/list_changed", "notifications/resources/updated"])
@@ -285,8 +323,9 @@ describe("McpClient.subscribe", () => {
       yield* Effect.scoped(Effect.flatMap(c.subscribe({ toolsListChanged: true }), () =>
         Effect.map(srv.activeSubscriptions, (open) =>
           assert.strictEqual(open.length, 1))))
-      yield* Effect.sleep("50 millis")
-      assert.strictEqual((yield* srv.activeSubscriptions).length, 0)
+      // The cancellation reaches the server on its own fibers: nothing announces its end there.
+      yield* eventually(srv.activeSubscriptions, (open) =>
+        open.length === 0)
     }))
 
   it.scopedLive("a session: resources/subscribe for the URIs, the session's list changes", () =>
@@ -294,8 +333,8 @@ describe("McpClient.subscribe", () => {
       const { c, srv } = yield* connectTo(Revision.handshake)
       const sub = yield* c.subscribe({ toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
       assert.deepStrictEqual(sub.acknowledged, { toolsListChanged: true, resourceSubscriptions: ["test://doc"] })
+      // The subscription holds what comes from the moment it is made: nothing to wait for.
       const got = yield* Effect.fork(Stream.runCollect(Stream.take(sub.notifications, 2)))
-      yield* Effect.sleep("20 millis")
       yield* srv.addTool(Tool.make("later", {}, () => Effect.succeed("ok")))
       yield* srv.resourceUpdated("test://doc")
       const methods = Array.from(yield* Fiber.join(got), (n) => n.method)
@@ -375,8 +414,11 @@ describe("McpClient roots", () => {
       // Kept by the server: it was not told.
       assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///a" }])
       yield* c.rootsChanged
-      yield* Effect.sleep("50 millis")
-      assert.deepStrictEqual(yield* text, [{ type: "text", text: "file:///b" }])
+      // The server reads the notification on a fiber of its own: asked again once it has.
+      assert.deepStrictEqual(
+        yield* eventually(text, (content) => JSON.stringify(content).includes("file:///b")),
+        [{ type: "text", text: "file:///b" }]
+      )
     }))
 })
 

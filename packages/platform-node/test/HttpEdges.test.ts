@@ -5,6 +5,7 @@
 import { EventStore } from "@effect-mcp/server"
 import { Tool } from "@effect-mcp/server"
 import { expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import {
@@ -12,11 +13,14 @@ import {
   awaitDeferred,
   control,
   describeServers,
+  eventually,
   Extra,
   freshKey,
   type Harness,
   messagesOf,
+  readAll,
   release,
+  type SseEvent,
   SseReader,
   WireClient
 } from "./utils/http.js"
@@ -114,14 +118,18 @@ describeServers("2025-03-26 batches over Streamable HTTP", (start) => {
     const h = await start()
     const c = new WireClient(h, { version: "2025-03-26" })
     await c.initialize()
-    const get = c.get()
-    await c.post([{ foo: 1 }])
-    // (@effect/platform sends a GET's headers with its first event only: no headers = nothing sent.)
-    const opened = await Promise.race([get, new Promise<undefined>((resolve) => setTimeout(resolve, 1000))])
-    if (opened === undefined) return
-    const reader = new SseReader(opened)
-    const frame = await reader.next(500).catch(() => undefined)
-    expect(frame?.data).toBeUndefined()
+    // The GET stream is open (its headers go out at once) before the batch is sent.
+    const get = await c.get()
+    expect(get.status).toBe(200)
+    const stream = new SseReader(get)
+    const response = await c.post([{ foo: 1 }])
+    // The error is the batch's answer, on its own response.
+    expect(await readAll(response)).toEqual([
+      { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) }
+    ])
+    // Then a list change, which the GET stream must carry: whatever the batch sent there came before it.
+    await h.run(h.server.addTool(Extra))
+    expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
   })
 })
 
@@ -130,6 +138,12 @@ describeServers("the standalone GET stream", (start) => {
     const h = await start()
     const c = new WireClient(h) // 2025-11-25: the GET stream is primed
     await c.initialize()
+    // A session begun later, its GET stream open: it hears of a change once the server told `c` too
+    // (the change goes to the sessions in the order they began).
+    const witness = new WireClient(h)
+    await witness.initialize()
+    const witnessed = new SseReader(await witness.get())
+    expect((await witnessed.next())?.id).toBeDefined()
     const aborter = h.controller()
     const first = new SseReader(await c.get({ signal: aborter.signal }))
     const priming = await first.next()
@@ -138,14 +152,10 @@ describeServers("the standalone GET stream", (start) => {
     await h.dropped()
     // While the client reconnects, the tool list changes.
     await h.run(h.server.addTool(Extra))
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    // (@effect/platform sends a GET's headers with its first event only: no headers = nothing sent.)
-    const opened = await Promise.race([
-      c.get({ headers: { "last-event-id": priming!.id! } }),
-      new Promise<undefined>((resolve) => setTimeout(resolve, 2000))
-    ])
-    const message = opened === undefined ? undefined : await new SseReader(opened).message(2000).catch(() => undefined)
-    expect(message?.method).toBe("notifications/tools/list_changed")
+    expect((await witnessed.message()).method).toBe("notifications/tools/list_changed")
+    const resumed = await c.get({ headers: { "last-event-id": priming!.id! } })
+    expect(resumed.status).toBe(200)
+    expect((await new SseReader(resumed).message()).method).toBe("notifications/tools/list_changed")
   })
 })
 
@@ -227,10 +237,17 @@ describeServers("an SSE response's headers go out when it opens", (start) => {
 
 describeServers("a resumption whose client left while the store answered", (start) => {
   it("the standalone channel is not left holding a dead stream (no 409 forever, the session can idle)", async () => {
-    // A shared store (Redis, say) answers `after` in a few hundred ms.
+    // A shared store (Redis, say) that answers `after` only once the test lets it.
+    const asked = Effect.runSync(Deferred.make<void>())
+    const gate = Effect.runSync(Deferred.make<void>())
+    const answered = Effect.runSync(Deferred.make<void>())
     const slow = Effect.map(EventStore.makeMemory(), (memory): EventStore.Service => ({
       ...memory,
-      after: (sessionId, lastEventId) => Effect.delay(memory.after(sessionId, lastEventId), "300 millis")
+      after: (sessionId, lastEventId) =>
+        Effect.zipRight(Deferred.succeed(asked, undefined), Deferred.await(gate)).pipe(
+          Effect.zipRight(memory.after(sessionId, lastEventId)),
+          Effect.ensuring(Deferred.succeed(answered, undefined))
+        )
     }))
     const h = await start({}, { eventStore: slow })
     const c = new WireClient(h)
@@ -242,15 +259,25 @@ describeServers("a resumption whose client left while the store answered", (star
     // The client resumes, then gives up before the store answered.
     const second = h.controller()
     const resumed = c.get({ headers: { "last-event-id": priming!.id! }, signal: second.signal }).catch(() => undefined)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await awaitDeferred(asked, 5000, "the store to be asked for the replay")
     second.abort()
     await resumed
-    await new Promise((resolve) => setTimeout(resolve, 600))
-    // Nobody listens on the standalone stream: a new GET may open it.
-    const again = await Promise.race([
-      c.get(),
-      new Promise<undefined>((resolve) => setTimeout(resolve, 2000))
-    ])
+    await h.dropped(2)
+    // The server saw the client leave; now the store answers.
+    Effect.runSync(Deferred.succeed(gate, undefined))
+    await awaitDeferred(answered, 5000, "the store's answer")
+    // Nobody listens on the standalone stream: a new GET may open it (once the server is past the
+    // store's answer, which nothing announces).
+    let again: Response | undefined
+    await eventually(
+      async () => {
+        again = await c.get()
+        if (again.status !== 200) await again.body?.cancel()
+        return again.status === 200
+      },
+      5000,
+      10
+    )
     expect(again?.status).toBe(200)
   })
 })
@@ -303,12 +330,20 @@ describeServers("event ids of the standalone stream", (start) => {
     secondAborter.abort()
     await h.dropped(2)
     // The client saw everything up to the second priming event: resuming from it replays nothing it had.
-    const opened = await Promise.race([
-      c.get({ headers: { "last-event-id": secondPriming!.id! } }),
-      new Promise<undefined>((resolve) => setTimeout(resolve, 1000))
-    ])
-    const replayed = opened === undefined ? undefined : await new SseReader(opened).next(500).catch(() => undefined)
-    expect(replayed?.data).toBeUndefined()
+    const resumed = await c.get({ headers: { "last-event-id": secondPriming!.id! } })
+    expect(resumed.status).toBe(200)
+    const reader = new SseReader(resumed)
+    // Then a change the client has not seen: what the resumed stream carries up to it was not sent before.
+    await h.run(h.server.addTool(Tool.make("later", {}, () => Effect.succeed("later"))))
+    const frames: Array<SseEvent> = []
+    while (frames.at(-1)?.data === undefined || frames.at(-1)?.data === "") {
+      const frame = await reader.next()
+      if (frame === undefined) throw new Error("the resumed stream ended")
+      frames.push(frame)
+    }
+    expect(JSON.parse(frames.at(-1)!.data!).method).toBe("notifications/tools/list_changed")
+    expect(frames.map((f) => f.id)).not.toContain(firstPriming!.id)
+    expect(frames.map((f) => f.id)).not.toContain(notified!.id)
     // Event ids are unique in the session (DIGEST §9.3).
     expect(secondPriming!.id).not.toBe(firstPriming!.id)
   })

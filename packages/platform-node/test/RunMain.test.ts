@@ -17,6 +17,7 @@
 import { assert, describe, it } from "@effect/vitest"
 
 import { type ChildProcess, spawn } from "node:child_process"
+import { EventEmitter } from "node:events"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -64,13 +65,33 @@ const openSession = async (url: string, session: string): Promise<Response> => {
   return standalone
 }
 
-const until = async (check: () => boolean, what: string, ms = 20_000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/**
+ * Resolves once `check` holds, tested again at each `data` event of `sources` (a child's pipes, a
+ * socket: their own listeners, added before, have taken the chunk); rejects after `ms`.
+ */
+const until = (
+  check: () => boolean,
+  what: string,
+  sources: ReadonlyArray<EventEmitter>,
+  ms = 20_000
+): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const test = () => {
+      if (!check()) return
+      done()
+      resolve()
+    }
+    const timer = setTimeout(() => {
+      done()
+      reject(new Error(`timed out waiting for ${what}`))
+    }, ms)
+    const done = () => {
+      clearTimeout(timer)
+      for (const source of sources) source.off("data", test)
+    }
+    for (const source of sources) source.on("data", test)
+    test()
+  })
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -91,7 +112,7 @@ describe("NodeMcpServer.runMain", () => {
         params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
       }) + "\n"
     )
-    await until(() => server.stdout().includes("\"id\":1"), "the initialize answer")
+    await until(() => server.stdout().includes("\"id\":1"), "the initialize answer", [server.child.stdout!])
     server.child.stdin!.end()
     const { code } = await server.exited
     assert.strictEqual(code, 0, server.stderr())
@@ -147,7 +168,7 @@ describe("NodeMcpServer.runMain", () => {
     const server = run("http", String(port))
     try {
       const url = `http://127.0.0.1:${port}/mcp`
-      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line")
+      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line", [server.child.stderr!])
 
       // A session, with its standalone GET stream open.
       const init = await fetch(url, {
@@ -186,21 +207,28 @@ describe("NodeMcpServer.runMain", () => {
         "mcp-name": "add"
       })).json()
       assert.deepStrictEqual(sum.result.content, [{ type: "text", text: "3" }])
-      await until(() => /effect-mcp: tools\/call add ok in [\d.]+ ms/.test(server.stderr()), "the request's log line")
+      await until(
+        () => /effect-mcp: tools\/call add ok in [\d.]+ ms/.test(server.stderr()),
+        "the request's log line",
+        [server.child.stderr!]
+      )
 
       const listen = await modern(3, "subscriptions/listen", { notifications: { toolsListChanged: true } })
       const reader = listen.body!.getReader()
       let streamed = ""
+      const chunks = new EventEmitter()
       const reading = (async () => {
         for (;;) {
           const { done, value } = await reader.read()
           if (done) return
           streamed += new TextDecoder().decode(value)
+          chunks.emit("data")
         }
       })()
       await until(
         () => streamed.includes("acknowledged") || streamed.includes("\"id\""),
-        "the listen's acknowledgement"
+        "the listen's acknowledgement",
+        [chunks]
       )
 
       const signalled = performance.now()
@@ -221,7 +249,7 @@ describe("NodeMcpServer.runMain", () => {
     const sockets: Array<net.Socket> = []
     try {
       const url = `http://127.0.0.1:${port}/mcp`
-      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line")
+      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line", [server.child.stderr!])
       /** A raw connection that has sent `text`; resolves when the server closes it. */
       const connection = async (text: string) => {
         const socket = net.connect(port, "127.0.0.1")
@@ -232,7 +260,7 @@ describe("NodeMcpServer.runMain", () => {
         const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
         await new Promise((resolve) => socket.once("connect", resolve))
         if (text !== "") socket.write(text)
-        return { closed, received: () => received }
+        return { socket, closed, received: () => received }
       }
       const initialize = JSON.stringify({
         jsonrpc: "2.0",
@@ -248,7 +276,11 @@ describe("NodeMcpServer.runMain", () => {
         "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
           `accept: application/json, text/event-stream\r\ncontent-length: ${initialize.length}\r\n\r\n${initialize}`
       )
-      await until(() => keepAlive.received().includes("serverInfo"), "the keep-alive connection's answer")
+      await until(
+        () => keepAlive.received().includes("serverInfo"),
+        "the keep-alive connection's answer",
+        [keepAlive.socket]
+      )
       const session = /mcp-session-id: (\S+)/i.exec(keepAlive.received())![1]!
       // And the session's standalone SSE stream, open.
       const standalone = await openSession(url, session)

@@ -112,7 +112,15 @@ describe("Stdio: a server in a child process", () => {
         yield* server.send({ jsonrpc: "2.0", id: 2, method: "tools/list" })
         assert.deepStrictEqual((yield* server.next).result.tools.map((t: any) => t.name), ["add", "boom"])
 
-        // Two messages in one write, and one message split over two writes.
+        // Two messages and the start of a third in one write; the third's end in a second write, once
+        // the first two are answered: the child has read the first write (a write this small reaches
+        // it in one read), so the third message reaches it split.
+        const split = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 4,
+          method: "tools/call",
+          params: { name: "add", arguments: { a: 0.5, b: 1 } }
+        })
         yield* server.sendText(
           JSON.stringify({
             jsonrpc: "2.0",
@@ -120,19 +128,11 @@ describe("Stdio: a server in a child process", () => {
             method: "tools/call",
             params: { name: "add", arguments: { a: 2, b: 3 } }
           })
-            + "\n" + JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }) + "\n"
+            + "\n" + JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }) + "\n" + split.slice(0, 20)
         )
         const call = yield* server.next
         assert.deepStrictEqual(call, { jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: "5" }] } })
         assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "p", result: {} })
-        const split = JSON.stringify({
-          jsonrpc: "2.0",
-          id: 4,
-          method: "tools/call",
-          params: { name: "add", arguments: { a: 0.5, b: 1 } }
-        })
-        yield* server.sendText(split.slice(0, 20))
-        yield* Effect.sleep("20 millis")
         yield* server.sendText(split.slice(20) + "\n")
         assert.deepStrictEqual((yield* server.next).result.content, [{ type: "text", text: "1.5" }])
 

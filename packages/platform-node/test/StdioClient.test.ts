@@ -5,8 +5,11 @@
  */
 import { ClientError, McpClient } from "@effect-mcp/client"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { NodeMcpClient } from "../src/index.js"
 import * as StderrTail from "../src/internal/stderrTail.js"
 
@@ -69,6 +72,23 @@ const stderrListeners = () =>
 /** Our pipes still open (one per child stream we hold). */
 const openPipes = () => process.getActiveResourcesInfo().filter((name) => name === "PipeWrap").length
 
+/** The pipes this process had before any test here started a child. */
+const pipesOfOurOwn = openPipes()
+
+/**
+ * Once none but our own pipes are open: a destroyed pipe's handle closes on a later turn, and
+ * nothing announces it (polled, for 5 seconds at most).
+ */
+const pipesClosed = Effect.repeat(Effect.sync(openPipes), {
+  until: (open) => open <= pipesOfOurOwn,
+  schedule: Schedule.spaced("5 millis")
+}).pipe(
+  Effect.timeoutFail({
+    duration: "5 seconds",
+    onTimeout: () => new Error(`${openPipes()} pipes open, ${pipesOfOurOwn} before the first child`)
+  })
+)
+
 describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
   it.live("a dozen children writing to our stderr add no listener to it", () =>
     Effect.gen(function*() {
@@ -87,9 +107,8 @@ describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
 
   it.live("once the child has exited, its pipes are let go even while a grandchild holds them", () =>
     Effect.gen(function*() {
-      yield* Effect.sleep("200 millis") // the pipes of the test before, let go, close on a later turn
-      const before = openPipes()
-      let grandchild: number | undefined
+      yield* pipesClosed // the pipes of the tests before
+      const grandchild = yield* Deferred.make<number>()
       // The child starts a grandchild that keeps the child's stderr, says its pid, and exits at end of input.
       const script =
         "const c = require('child_process').spawn('sleep', ['30'], { stdio: ['ignore', 'ignore', 'inherit'] });" +
@@ -101,17 +120,13 @@ describe("NodeMcpClient.layerStdio: what it holds of this process", () => {
           args: ["-e", script],
           stderr: (line) => {
             const found = /^grandchild (\d+)$/.exec(line)
-            if (found) grandchild = Number(found[1])
+            if (found) Deferred.unsafeDone(grandchild, Exit.succeed(Number(found[1])))
           }
         }))
-        while (grandchild === undefined) yield* Effect.sleep("10 millis")
+        yield* Deferred.await(grandchild)
       }))
-      yield* Effect.sleep("100 millis") // a destroyed pipe's handle closes on a later turn
-      try {
-        assert.isAtMost(openPipes(), before)
-      } finally {
-        process.kill(grandchild!, "SIGKILL")
-      }
+      const pid = yield* Deferred.await(grandchild)
+      yield* pipesClosed.pipe(Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGKILL"))))
     }))
 })
 

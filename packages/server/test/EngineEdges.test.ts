@@ -17,7 +17,9 @@ const serverInfo = { name: "engine-edges", version: "1.0.0" }
 const Drained = Tool.make("drained", {}, () =>
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<string>()
-    yield* Effect.fork(Effect.zipRight(Effect.sleep("1 millis"), Queue.shutdown(queue)))
+    // Shut down once the take waits (a waiting taker counts as -1 in the size).
+    const waiting = Effect.repeat(Effect.zipRight(Effect.yieldNow(), Queue.size(queue)), { until: (n) => n < 0 })
+    yield* Effect.fork(Effect.zipRight(waiting, Queue.shutdown(queue)))
     return yield* Queue.take(queue)
   }))
 

@@ -156,6 +156,37 @@ export const serverInfo = { name: "http-test", version: "1.0.0" }
 
 // ---------------------------------------------------------------------------- the server
 
+/**
+ * Waits for a condition on something the harness watches, checked again at each change it
+ * announces (`changed`): no polling, and a readable failure after `ms`.
+ */
+const watched = () => {
+  const checks = new Set<() => void>()
+  return {
+    changed: (): void => {
+      for (const check of [...checks]) check()
+    },
+    until: (holds: () => boolean, ms: number, what: string): Promise<void> =>
+      new Promise((resolve, reject) => {
+        if (holds()) return resolve()
+        const done = () => {
+          clearTimeout(timer)
+          checks.delete(check)
+        }
+        const check = () => {
+          if (!holds()) return
+          done()
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(new Error(`timed out waiting for ${what}`))
+        }, ms)
+        checks.add(check)
+      })
+  }
+}
+
 export interface TrackedStore {
   readonly service: EventStore.Service
   /** The stream ids each session has appended events to. */
@@ -289,6 +320,7 @@ export const startServer = async (
   // The Node server's view of each request (any path builds its own `http.Server`).
   const responses: Array<ServerResponse> = []
   let dropped = 0
+  const drops = watched()
   const onRequest = (message: unknown) => {
     const { request, response, server } = message as {
       readonly request: http.IncomingMessage
@@ -302,6 +334,7 @@ export const startServer = async (
       closed: new Promise((resolve) =>
         response.once("close", () => {
           if (!response.writableFinished) dropped++
+          drops.changed()
           resolve({ finished: response.writableFinished })
         })
       )
@@ -338,7 +371,7 @@ export const startServer = async (
         ? runtime.runPromise(TestClock.adjust(duration))
         : Promise.reject(new Error("adjust needs start(…, { testClock: true })")),
     responses,
-    dropped: (count = 1, ms = 5000) => eventually(() => dropped >= count, ms, 5),
+    dropped: (count = 1, ms = 5000) => drops.until(() => dropped >= count, ms, `${count} dropped responses`),
     controller: () => {
       const c = new AbortController()
       controllers.push(c)
