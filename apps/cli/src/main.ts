@@ -56,22 +56,24 @@ const withClient = <A, E>(
   connection: { readonly era: McpClient.EraChoice; readonly timeout: number },
   use: (client: McpClient.Service) => Effect.Effect<A, E>
 ) =>
-  Effect.flatMap(
-    Target.transport(where),
-    (transport) =>
-      Effect.flatMap(McpClient.McpClient, use).pipe(
-        Effect.provide(
-          McpClient.layer({
-            clientInfo: { name: "mcp", version: "0.1.0" },
-            era: connection.era,
-            // The whole of one request: progress restarts its timeout, never past this.
-            timeout: Duration.seconds(connection.timeout),
-            maxTimeout: Duration.seconds(connection.timeout),
-            probeTimeout: Duration.seconds(Math.min(5, connection.timeout))
-          }).pipe(Layer.provide(transport))
+  connection.timeout < 1 ?
+    Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${connection.timeout})`)) :
+    Effect.flatMap(
+      Target.transport(where),
+      (transport) =>
+        Effect.flatMap(McpClient.McpClient, use).pipe(
+          Effect.provide(
+            McpClient.layer({
+              clientInfo: { name: "mcp", version: "0.1.0" },
+              era: connection.era,
+              // The whole of one request: progress restarts its timeout, never past this.
+              timeout: Duration.seconds(connection.timeout),
+              maxTimeout: Duration.seconds(connection.timeout),
+              probeTimeout: Duration.seconds(Math.min(5, connection.timeout))
+            }).pipe(Layer.provide(transport))
+          )
         )
-      )
-  )
+    )
 
 /** Aligned columns, the first padded. */
 const columns = (rows: ReadonlyArray<readonly [string, string]>) => {

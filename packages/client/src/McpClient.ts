@@ -83,6 +83,12 @@ export interface Options<R = never> {
   /** Pages a listing follows before it stops (default 100). */
   readonly maxPages?: number
   /**
+   * Notifications a subscriber (`notifications`, a subscription's stream) may fall behind by before
+   * it loses the oldest of them (default 10,000): a flooding server cannot grow a slow reader's
+   * backlog without end.
+   */
+  readonly maxQueuedNotifications?: number
+  /**
    * The response cache (2026-07-28): `false` turns it off; a `Store` replaces the in-memory one.
    * Results are kept only as long as their `ttlMs` says (the server's default 0: not at all).
    */

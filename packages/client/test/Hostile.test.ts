@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as http from "node:http"
 import type * as net from "node:net"
+import * as zlib from "node:zlib"
 
 interface Seen {
   readonly method: string
@@ -60,8 +61,9 @@ const initializeResult = (id: unknown) =>
     result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
   })
 
-/** A handshake server: `initialize` answered properly, the rest by `rest`. */
-const handshake = (rest: Handle): Handle => (seen, response, all) => {
+/** A handshake server: `initialize` answered properly, the rest (GETs too, with `gets`) by `rest`. */
+const handshake = (rest: Handle, gets = false): Handle => (seen, response, all) => {
+  if (gets && seen.method === "GET") return rest(seen, response, all)
   if (seen.method === "DELETE" || seen.method === "GET") {
     response.writeHead(405)
     response.end()
@@ -112,6 +114,27 @@ describe("the client against a hostile HTTP server", () => {
       const c = yield* client(url, { maxMessageSize: 1024 * 1024 })
       const error = yield* Effect.flip(c.listTools)
       assert.deepStrictEqual(error, new ClientError.MessageTooLarge({ method: "tools/list", limit: 1024 * 1024 }))
+    }))
+
+  it.scopedLive("a compressed answer is bounded by its decoded size, not by its Content-Length", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(handshake((seen, response) => {
+        // 8 MiB of JSON, a few KiB gzipped: the length said is the small one.
+        const body = zlib.gzipSync(
+          JSON.stringify({ jsonrpc: "2.0", id: idOf(seen), result: { tools: [], pad: "x".repeat(8 * 1024 * 1024) } })
+        )
+        response.writeHead(200, {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          "content-length": String(body.length)
+        })
+        response.end(body)
+      }))
+      const c = yield* client(url, { maxMessageSize: 1024 * 1024 })
+      assert.deepStrictEqual(
+        yield* Effect.flip(c.listTools),
+        new ClientError.MessageTooLarge({ method: "tools/list", limit: 1024 * 1024 })
+      )
     }))
 
   it.scopedLive("a Content-Length past the limit is refused before the body is read", () =>
@@ -258,6 +281,49 @@ describe("the client against a hostile HTTP server", () => {
     }))
 })
 
+describe("the client lets go of what a hostile server holds", () => {
+  it.scopedLive("a session's call that times out lets its POST go: the stream is closed and the cancel posted", () =>
+    Effect.gen(function*() {
+      let closed = 0
+      const { all, url } = yield* serve(handshake((_seen, response) => {
+        // An answer that never comes, on a stream held open.
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.write(": waiting\n\n")
+        response.on("close", () => closed++)
+      }))
+      const c = yield* client(url)
+      const error = yield* Effect.flip(c.callTool("hang", {}, { timeout: "300 millis" }))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      yield* eventually(() => closed === 1 && all.some((seen) => seen.body.includes("notifications/cancelled")))
+    }))
+
+  it.scopedLive("a stream resumed again and again without an event is given up, at the server's retry (at least 100 ms)", () =>
+    Effect.gen(function*() {
+      const { all, url } = yield* serve(handshake((seen, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        // A priming event with an id and a retry of 0, then the end: resume, forever.
+        response.end(seen.method === "POST" ? "id: e1\nretry: 0\ndata:\n\n" : "")
+      }, true))
+      const c = yield* client(url)
+      const error = yield* Effect.flip(c.listTools)
+      assert.instanceOf(error, ClientError.UnexpectedAnswer)
+      assert.strictEqual(
+        error.message,
+        "tools/list (id 1) was answered with an event stream resumed 5 times without an event"
+      )
+      // Five resumptions from its last event id, each after the retry (100 ms at the least).
+      const gets = all.filter((seen) => seen.method === "GET" && seen.headers["last-event-id"] === "e1")
+      assert.strictEqual(gets.length, 5)
+    }))
+})
+
+/** Waits until `check` holds (at most 5 seconds), yielding between tries. */
+const eventually = (check: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500 && !check(); i++) yield* Effect.sleep("10 millis")
+    assert.isTrue(check(), "the condition never held")
+  })
+
 describe("the legacy HTTP+SSE fallback against a hostile server", () => {
   it.scopedLive("an endpoint on another origin is refused: nothing is posted there, the headers never leave", () =>
     Effect.gen(function*() {
@@ -281,5 +347,24 @@ describe("the legacy HTTP+SSE fallback against a hostile server", () => {
         `cannot connect to ${url} (the server's endpoint is on another origin, ${elsewhere.origin}, where this client sends nothing)`
       )
       assert.strictEqual(elsewhere.all.length, 0)
+    }))
+
+  it.scopedLive("an event stream that ends before its endpoint fails the connection at once", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve((seen, response) => {
+        if (seen.method === "POST") {
+          response.writeHead(405)
+          response.end()
+          return
+        }
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(": no endpoint\n\n")
+      })
+      const error = yield* Effect.flip(client(url))
+      assert.instanceOf(error, ClientError.ConnectionFailed)
+      assert.strictEqual(
+        error.message,
+        `cannot connect to ${url} (the event stream ended before it named the endpoint to post to)`
+      )
     }))
 })

@@ -211,15 +211,20 @@ export const decode = (text: string): Inbound => {
  */
 export const encode = (frame: JsonRpc.Frame): string => JSON.stringify(frame)
 
+const topLevelMethod = /^\s*\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*?"method"\s*:/
+
 /**
- * The id of a message read from its first characters only (a message too large to be read
+ * The id of an answer read from its first characters only (a message too large to be read
  * whole): a top-level `"id"` before any nested object or array, as every serializer we know of
- * writes it. `undefined` when the head does not show one.
+ * writes it. `undefined` when the head does not show one, or shows a top-level `"method"` (a
+ * request's id is the peer's, not one of ours).
  *
  * @since 0.1.0
  * @category decoding
  */
 export const idOf = (head: string): JsonRpc.RequestId | undefined => {
+  // A request's or a notification's (a top-level "method"): not an answer's id.
+  if (topLevelMethod.test(head)) return undefined
   const found = /^\s*\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d+(?![.\deE])|"(?:[^"\\]|\\.)*")/.exec(head)
   if (found === null) return undefined
   const raw = found[1]!

@@ -106,5 +106,8 @@ describe("Wire.idOf", () => {
     assert.strictEqual(Wire.idOf(`{"result":{"id":9},"id":3`), undefined)
     assert.strictEqual(Wire.idOf(`{"id":1.5}`), undefined)
     assert.strictEqual(Wire.idOf(`{"jsonrpc":"2.0","result":"zzz`), undefined)
+    // A request's id is the peer's: not an answer to one of ours.
+    assert.strictEqual(Wire.idOf(`{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":{"x`), undefined)
+    assert.strictEqual(Wire.idOf(`{"method":"x","jsonrpc":"2.0","id":5,"params":{"x`), undefined)
   })
 })

@@ -32,6 +32,21 @@ const setup = Effect.gen(function*() {
     onRequest: (client, request) =>
       request.method === "hold"
         ? Effect.as(holding(client, request.id), { ignored: true })
+        : request.method === "holdAndAnswer"
+        // Held, then answered by the holder before the request's own fiber ends with its result.
+        ? Effect.flatMap(
+          Effect.sync(() => peer!.hold(client, request.id, () => {})),
+          (answer) => Effect.as(answer!(Exit.succeed({ by: "holder" })), { by: "fiber" })
+        )
+        : request.method === "holdAndAnswerThenFail"
+        ? Effect.flatMap(
+          Effect.sync(() => peer!.hold(client, request.id, () => {})),
+          (answer) =>
+            Effect.zipRight(
+              answer!(Exit.succeed({ by: "holder" })),
+              Effect.fail(new McpError.InvalidParams({ message: "no" }))
+            )
+        )
         : request.method === "holdThenFail"
         ? Effect.zipRight(holding(client, request.id), Effect.fail(new McpError.InvalidParams({ message: "no" })))
         : Effect.sync(() => ({ pong: true }))
@@ -42,6 +57,18 @@ const setup = Effect.gen(function*() {
 })
 
 describe("Peer.hold", () => {
+  it.scoped("answered by its holder before its fiber ends: one answer, the holder's, whatever the fiber ends with", () =>
+    Effect.gen(function*() {
+      const { read, remote } = yield* setup
+      for (const method of ["holdAndAnswer", "holdAndAnswerThenFail"]) {
+        yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: method, method }))
+        assert.deepStrictEqual(yield* read, { jsonrpc: "2.0", id: method, result: { by: "holder" } })
+      }
+      // Nothing else was sent for them: the next thing read answers the ping.
+      yield* remote.write(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+      assert.deepStrictEqual(yield* read, { jsonrpc: "2.0", id: 2, result: { pong: true } })
+    }))
+
   it.scoped("a held request stays in flight with no fiber, is answered later, then is over", () =>
     Effect.gen(function*() {
       const { held, peer, read, remote } = yield* setup

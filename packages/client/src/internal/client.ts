@@ -3,15 +3,7 @@
  * request path (the stateless driver behind the response cache, or the session), and every named
  * call derived from the one typed `request`.
  */
-import {
-  type JsonRpc,
-  McpError,
-  Meta,
-  Peer,
-  Revision,
-  type Schema as McpSchema,
-  type Transport
-} from "@effect-mcp/core"
+import { type JsonRpc, Meta, Peer, Revision, type Schema as McpSchema, type Transport } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -83,7 +75,12 @@ export const make = <R>(
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
     const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
     const maxPages = options.maxPages ?? 100
-    const notifications = yield* Effect.acquireRelease(PubSub.unbounded<JsonRpc.Notification>(), PubSub.shutdown)
+    // Bounded: a subscriber that falls this far behind loses the oldest (a flooding server
+    // cannot grow a slow reader's backlog without end).
+    const notifications = yield* Effect.acquireRelease(
+      PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
+      PubSub.shutdown
+    )
     const store = options.cache === false
       ? undefined
       : options.cache === undefined || options.cache === true
@@ -134,12 +131,8 @@ export const make = <R>(
 
     /** `auto`: the era the server answers the probe with. */
     const probe = Effect.gen(function*() {
-      const answered = yield* Effect.either(
-        Effect.timeoutFail(discoverNow, {
-          duration: options.probeTimeout ?? Duration.seconds(5),
-          onTimeout: () => new McpError.InternalError({ message: "no answer to server/discover" })
-        })
-      )
+      // No answer in time (a local TimeoutException): a handshake server, most likely.
+      const answered = yield* Effect.either(Effect.timeout(discoverNow, options.probeTimeout ?? Duration.seconds(5)))
       if (answered._tag === "Right") return Option.some(answered.right)
       const error = answered.left
       // A modern server that speaks no revision of ours, and no handshake one either.

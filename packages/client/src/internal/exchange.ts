@@ -115,6 +115,8 @@ export const execute = (
     Effect.flatMap(
       Effect.mapError(manualRedirects(client.execute(current)), (error) => connectionFailed(current.url, error)),
       (response) => {
+        // A browser's fetch says nothing of a redirect it was told not to follow (status 0).
+        if (response.status === 0) return Effect.fail(httpError(method, response, "", "a redirect, not followed"))
         if (response.status < 300 || response.status >= 400 || response.status === 304) return Effect.succeed(response)
         const location = response.headers["location"]
         const target = location === undefined ? undefined : URL.canParse(location, current.url)
@@ -146,8 +148,10 @@ export const readText = (
   if (Number.isFinite(declared) && declared > limit) {
     return Effect.fail(new ClientError.MessageTooLarge({ method, limit }))
   }
-  // A length within the limit bounds the body already: read whole (no stream to run and abort).
-  if (Number.isSafeInteger(declared) && declared >= 0) {
+  // A length within the limit bounds the body already, unless it is compressed (a fetch decodes
+  // it, and the length is the encoded one's): read whole, no stream to run and abort.
+  const encoding = response.headers["content-encoding"]
+  if (Number.isSafeInteger(declared) && declared >= 0 && (encoding === undefined || encoding === "identity")) {
     return Effect.mapError(response.text, (error) => connectionFailed(response.request.url, error))
   }
   return Effect.suspend(() => {
@@ -266,6 +270,8 @@ export const readEvents = <E, R>(
     readonly method: string
     readonly onRetry: (millis: number) => void
     readonly onEvent: (event: SseEvent) => Effect.Effect<void, E, R>
+    /** Read no further once true (checked after each chunk's events). */
+    readonly done?: (() => boolean) | undefined
   }
 ): Effect.Effect<void, E | ClientError.MessageTooLarge | ClientError.ConnectionFailed, R> =>
   Effect.suspend(() => {
@@ -273,15 +279,18 @@ export const readEvents = <E, R>(
     const push = sseParser(options.limit, options.onRetry)
     return response.stream.pipe(
       Stream.mapError((error) => connectionFailed(response.request.url, error)),
-      Stream.runForEach((bytes) =>
-        Effect.suspend((): Effect.Effect<void, E | ClientError.MessageTooLarge, R> => {
+      Stream.runForEachWhile((bytes) =>
+        Effect.suspend((): Effect.Effect<boolean, E | ClientError.MessageTooLarge, R> => {
           let events: ReadonlyArray<SseEvent>
           try {
             events = push(decoder.decode(bytes, { stream: true }))
           } catch {
             return Effect.fail(new ClientError.MessageTooLarge({ method: options.method, limit: options.limit }))
           }
-          return events.length === 0 ? Effect.void : Effect.forEach(events, options.onEvent, { discard: true })
+          const more = () => options.done === undefined || !options.done()
+          return events.length === 0
+            ? Effect.succeed(more())
+            : Effect.map(Effect.forEach(events, options.onEvent, { discard: true }), more)
         })
       )
     )

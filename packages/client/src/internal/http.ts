@@ -92,9 +92,17 @@ interface Progress {
   lastEventId: string | undefined
   retry: number
   answered: boolean
+  /** Events read, over every resumption. */
+  events: number
 }
 
-const newProgress = (): Progress => ({ lastEventId: undefined, retry: 1_000, answered: false })
+const newProgress = (): Progress => ({ lastEventId: undefined, retry: 1_000, answered: false, events: 0 })
+
+/** The server's `retry`, kept within reason: no tighter than 100 ms, no longer than a minute. */
+const retryOf = (millis: number) => Math.min(60_000, Math.max(100, millis))
+
+/** Resumptions in a row that bring no event before a stream is given up. */
+const maxStalls = 5
 
 export const make = (options: Options): Effect.Effect<
   {
@@ -116,8 +124,14 @@ export const make = (options: Options): Effect.Effect<
       renewals: 0,
       renewing: undefined
     }
-    /** The POSTs of 2026-07-28 requests in flight, by request id: interrupting one closes its stream. */
-    const streams = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+    /**
+     * The POSTs of requests in flight, by request id: a cancel interrupts one (closing its stream,
+     * the cancellation of 2026-07-28; a session's cancel is posted too).
+     */
+    const streams = new Map<
+      JsonRpc.RequestId,
+      { readonly fiber: Fiber.RuntimeFiber<void>; readonly stateless: boolean }
+    >()
     /** The `Mcp-Param-*` headers of each tool listed so far (from `x-mcp-header` annotations). */
     const paramHeaders = new Map<string, ReadonlyArray<HttpHeaders.ParamHeader>>()
     const open = new Set<Fiber.RuntimeFiber<void>>()
@@ -259,8 +273,11 @@ export const make = (options: Options): Effect.Effect<
       Exchange.readEvents(response, {
         limit,
         method,
-        onRetry: (millis) => at.retry = millis,
+        onRetry: (millis) => at.retry = retryOf(millis),
+        // Its answer read: the rest of the stream is not this request's to wait for.
+        done: () => answers !== undefined && at.answered,
         onEvent: (event) => {
+          at.events++
           if (event.id !== undefined) at.lastEventId = event.id
           if (isInitialize) remember(event.data)
           return Effect.map(deliver(event.data), (inbound) => {
@@ -296,9 +313,19 @@ export const make = (options: Options): Effect.Effect<
      * A POST's stream ended before its answer (2025-11-25 polling, a dropped connection): resumed
      * with GET and `Last-Event-ID` after the server's `retry`, until the answer comes.
      */
-    const resume = (request: JsonRpc.Request, at: Progress): Effect.Effect<void, Failure> =>
+    const resume = (request: JsonRpc.Request, at: Progress, stalls = 0): Effect.Effect<void, Failure> =>
       Effect.suspend(() => {
         if (at.answered) return Effect.void
+        if (stalls >= maxStalls) {
+          return Effect.fail(
+            new ClientError.UnexpectedAnswer({
+              method: request.method,
+              expected: request.id,
+              received: `an event stream resumed ${stalls} times without an event`
+            })
+          )
+        }
+        const before = at.events
         if (at.lastEventId === undefined) {
           return Effect.fail(
             new ClientError.UnexpectedAnswer({
@@ -312,7 +339,7 @@ export const make = (options: Options): Effect.Effect<
           Effect.sleep(at.retry),
           Effect.flatMap(get(request.id, at, request.method), (status) =>
             status === 200
-              ? resume(request, at)
+              ? resume(request, at, at.events === before ? stalls + 1 : 0)
               : Effect.fail(
                 new ClientError.UnexpectedAnswer({
                   method: request.method,
@@ -327,6 +354,7 @@ export const make = (options: Options): Effect.Effect<
     const standalone = Effect.suspend(() => {
       const at = newProgress()
       let failures = 0
+      let seen = 0
       const loop: Effect.Effect<void> = Effect.flatMap(
         Effect.either(get(undefined, at, "the session's event stream")),
         (result) => {
@@ -338,7 +366,9 @@ export const make = (options: Options): Effect.Effect<
               ++failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
             )
           }
-          failures = result.right === 200 ? 0 : failures + 1
+          // A stream that brought something starts the count again; an empty one is a failure.
+          failures = result.right === 200 && at.events > seen ? 0 : failures + 1
+          seen = at.events
           return failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
         }
       )
@@ -462,14 +492,17 @@ export const make = (options: Options): Effect.Effect<
       const then = "method" in message && message.method === "notifications/initialized" && session.id !== undefined
         ? Effect.zipRight(exchange, Effect.sync(() => track(fork(standalone))))
         : exchange
+      // Sent before anything else is: the session's first request must not overtake it.
+      if ("method" in message && message.method === "notifications/initialized") return then
       return Effect.sync(() => {
         const fiber = fork(then)
         open.add(fiber)
-        const stateless = request !== undefined && statelessVersion(message) !== undefined
-        if (stateless) streams.set(request.id, fiber)
+        if (request !== undefined) {
+          streams.set(request.id, { fiber, stateless: statelessVersion(message) !== undefined })
+        }
         fiber.addObserver(() => {
           open.delete(fiber)
-          if (stateless && streams.get(request.id) === fiber) streams.delete(request.id)
+          if (request !== undefined && streams.get(request.id)?.fiber === fiber) streams.delete(request.id)
         })
       })
     }
@@ -502,8 +535,12 @@ export const make = (options: Options): Effect.Effect<
           if ("method" in message && message.method === "notifications/cancelled") {
             const cancelled = (message.params as { readonly requestId?: JsonRpc.RequestId } | undefined)?.requestId
             const stream = cancelled === undefined ? undefined : streams.get(cancelled)
-            // 2026-07-28: a closed response stream is the cancellation.
-            if (stream !== undefined) return Effect.asVoid(Fiber.interruptFork(stream))
+            if (stream !== undefined) {
+              // Its POST is let go (its stream read no further); 2026-07-28: that is the cancellation.
+              const closed = Effect.asVoid(Fiber.interruptFork(stream.fiber))
+              if (stream.stateless) return closed
+              return Effect.zipRight(closed, post(message))
+            }
           }
           return post(message)
         })

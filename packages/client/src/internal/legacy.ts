@@ -166,7 +166,17 @@ export const make = (
               })
             ),
             Effect.mapError((error) => new Transport.TransportError({ message: error.message, cause: error })),
-            Effect.ensuring(Effect.sync(() => r.disconnect(server)))
+            Effect.ensuring(Effect.sync(() => {
+              // Ended, however, before its endpoint: what waits for one would wait forever.
+              const never = new ClientError.ConnectionFailed({
+                url: options.url,
+                reason: "the event stream ended before it named the endpoint to post to"
+              })
+              for (const id of waiting) r.fail(server, id, never)
+              waiting.clear()
+              Deferred.unsafeDone(endpoint, Exit.fail(never))
+              r.disconnect(server)
+            }))
           )
         ),
       send: (_client, frame) =>

@@ -73,7 +73,8 @@ export const make = (options: Options): Stateless => {
           asks.answer(input.method, "params" in input ? input.params : undefined)
         ])
       ),
-      { concurrency: "unbounded" }
+      // In parallel, a few at a time: a server may ask for many (each may be a model's sampling).
+      { concurrency: 8 }
     )
 
   const request: Stateless["request"] = (method, params, call, firstRound) => {

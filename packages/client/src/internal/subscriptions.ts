@@ -42,7 +42,12 @@ export const listen = (options: {
         Effect.catchTag("UnsupportedProtocolVersion", (error) => Effect.fail(stateless.versionMismatch(error)))
       )
     )
-    const mine = yield* Deferred.await(id)
+    const answeredEarly = Effect.flatMap(Fiber.join(listening), () =>
+      Effect.fail(
+        new ClientError.InvalidResult({ method: "subscriptions/listen", detail: "answered before it was acknowledged" })
+      ))
+    // Its id, once it is sent (a request that could not be sent, on a closed connection, says why).
+    const mine = yield* Effect.raceFirst(Deferred.await(id), answeredEarly)
     const ours = (n: JsonRpc.Notification) =>
       Option.match(subscriptionIdOf(n), { onNone: () => false, onSome: (sid) => sid === mine })
     // The acknowledgement first (or the listen's own failure, when it is refused).
@@ -53,13 +58,7 @@ export const listen = (options: {
         }),
         (n) => ((n.params as { readonly notifications?: Filter }).notifications ?? {}) as Filter
       ),
-      Effect.flatMap(Fiber.join(listening), () =>
-        Effect.fail(
-          new ClientError.InvalidResult({
-            method: "subscriptions/listen",
-            detail: "answered before it was acknowledged"
-          })
-        ))
+      answeredEarly
     )
     return {
       acknowledged,

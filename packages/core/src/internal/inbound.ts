@@ -215,14 +215,14 @@ export const make = <R>(options: Options<R>): Inbound => {
     const { answer, log } = answering(request, respond)
     const served = Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
       onSuccess: (result) => {
-        // Held open by its handler: answered later, through `hold`.
-        if (call.held !== undefined) return Effect.void
+        // Held open by its handler: answered later, through `hold` (or already, by the holder).
+        if (call.held !== undefined || call.answered) return Effect.void
         call.answered = true
         return answer(JsonRpc.success(request.id, result))
       },
       onFailure: (cause) =>
         Effect.flatMap(failure(client, request, cause, release(call)), (r) => {
-          if (r === undefined) return Effect.void
+          if (r === undefined || call.answered) return Effect.void
           call.answered = true
           return answer(r)
         })
