@@ -278,25 +278,30 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
     const serve = (listen: Listen): Effect.Effect<void> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
         const handle = `sub-${n}` as Subscription.Handle
-        return Effect.flatMap(register(listen, handle), (live) =>
-          Effect.onInterrupt(
-            // First: nothing of this subscription may precede its acknowledgement.
-            Effect.zipRight(
-              listen.notify("notifications/subscriptions/acknowledged", {
-                notifications: live.info.acknowledged,
-                _meta: { [Meta.subscriptionId]: listen.id }
-              }),
-              Effect.sync(() => {
-                const answer = listen.hold(() => forget(live))
-                if (answer === undefined) return forget(live)
-                live.answer = answer
-                live.ready = true
-                // What came, or a close, while it was being acknowledged.
-                kick(live)
-              })
-            ),
-            () => Effect.sync(() => forget(live))
-          ))
+        // Registered and watched as one step: a cancel between the two cannot leave it in `open`.
+        return Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(register(listen, handle), (live) =>
+            Effect.onInterrupt(
+              restore(
+                // First: nothing of this subscription may precede its acknowledgement.
+                Effect.zipRight(
+                  listen.notify("notifications/subscriptions/acknowledged", {
+                    notifications: live.info.acknowledged,
+                    _meta: { [Meta.subscriptionId]: listen.id }
+                  }),
+                  Effect.sync(() => {
+                    const answer = listen.hold(() => forget(live))
+                    if (answer === undefined) return forget(live)
+                    live.answer = answer
+                    live.ready = true
+                    // What came, or a close, while it was being acknowledged.
+                    kick(live)
+                  })
+                )
+              ),
+              () => Effect.sync(() => forget(live))
+            ))
+        )
       })
 
     /** Ends the subscriptions (taken out of `open` already) and waits for their answers. */
@@ -341,7 +346,14 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
             all.delete(handle)
             return [live, all] as const
           }),
-          Option.match({ onNone: () => Effect.succeed(false), onSome: (live) => Effect.map(end([live]), (n) => n > 0) })
+          Option.match({
+            onNone: () => Effect.succeed(false),
+            // Within the grace a close is given elsewhere: a client that stops reading cannot hold it.
+            onSome: (live) =>
+              Effect.map(Effect.timeout(end([live]), grace), (n) => n > 0).pipe(
+                Effect.catchTag("TimeoutException", () => Effect.sync(() => (forget(live), false)))
+              )
+          })
         )
       },
       closeAll,
