@@ -8,10 +8,12 @@ import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer, Tool } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 const Add = Tool.make("add", {
   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
@@ -223,5 +225,52 @@ describe("a session's asks the client did not declare", () => {
       assert.strictEqual(answered.result.model, "m")
       assert.strictEqual(called, 1)
       yield* Fiber.interrupt(connecting)
+    }))
+})
+
+describe("the client's notifications", () => {
+  it.scoped("a subscriber that falls behind by more than maxQueuedNotifications loses the oldest, not the memory", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      const connecting = yield* Effect.fork(
+        Effect.map(
+          Layer.build(
+            McpClient.layer({
+              clientInfo: { name: "test", version: "1.0.0" },
+              era: "handshake",
+              maxQueuedNotifications: 3
+            }).pipe(Layer.provide(McpClientTransport.layerProtocol(protocol)))
+          ),
+          (context) => Context.get(context, McpClient.McpClient)
+        )
+      )
+      const initialize = JSON.parse(yield* remote.read)
+      yield* remote.write(initializeAnswer(initialize.id))
+      yield* remote.read // notifications/initialized
+      const client = yield* Fiber.join(connecting)
+      const log = (data: number) =>
+        remote.write(
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data } })
+        )
+      // A reader that takes the first notification, then reads nothing until the gate opens.
+      const first = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const reader = yield* Effect.fork(Stream.runCollect(Stream.take(
+        Stream.tap(
+          client.notifications,
+          () => Effect.zipRight(Deferred.succeed(first, undefined), Deferred.await(gate))
+        ),
+        4
+      )))
+      yield* log(0)
+      yield* Deferred.await(first)
+      for (let i = 1; i <= 10; i++) yield* log(i)
+      // A ping after them: once it is answered, all ten were taken in.
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
+      assert.strictEqual(JSON.parse(yield* remote.read).id, "p")
+      yield* Deferred.succeed(gate, undefined)
+      const data = Array.from(yield* Fiber.join(reader), (n) => (n.params as { readonly data: number }).data)
+      // The first, then the newest three: the seven between were dropped, not queued.
+      assert.deepStrictEqual(data, [0, 8, 9, 10])
     }))
 })
