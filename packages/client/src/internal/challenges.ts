@@ -73,7 +73,7 @@ export const parse = (header: string): ReadonlyArray<Challenge> => {
         i++ // "="
         spaces()
         const value = at() === "\"" ? quoted() : token()
-        if (value === undefined) return [...challenges, { scheme: scheme.toLowerCase(), params, token68 }]
+        if (value === undefined) return [...challenges, { scheme: scheme.toLowerCase(), params }]
         params[name] = value
         spaces()
         if (at() !== ",") break
