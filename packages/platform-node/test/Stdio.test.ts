@@ -15,7 +15,15 @@ const fixture = path.join(here, "fixtures", "stdio-server.ts")
 const child = Effect.gen(function*() {
   const process_ = yield* Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", fixture], {
+      // The young generation bounded (Node 24 grows it with what passes through): the RSS then
+      // measures what is held, not how much garbage the collector let pile up.
+      spawn(process.execPath, [
+        "--max-semi-space-size=4",
+        "--conditions=@effect-mcp/source",
+        "--import",
+        "tsx",
+        fixture
+      ], {
         cwd: root,
         stdio: ["pipe", "pipe", "pipe"]
       })
