@@ -9,10 +9,10 @@
 import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as Eager from "./internal/eager.js"
 import * as Failure from "./internal/failure.js"
 import * as JsonSchema from "./internal/jsonSchema.js"
 
@@ -467,7 +467,7 @@ export const make = <
   const run = (args: unknown): Effect.Effect<Result, McpError.McpError, R> => {
     const out = call(args)
     // A handler done already (`Effect.succeed`): its result at once, done too (no fiber step).
-    return Exit.isExit(out) && Exit.isSuccess(out)
+    return Eager.done(out)
       ? succeeded(out.value)
       : Effect.matchEffect(out, { onFailure: failed, onSuccess: succeeded })
   }

@@ -7,8 +7,8 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 
-/** The value of `self` when it is a success already. */
-const done = <A, E, R>(self: Effect.Effect<A, E, R>): self is Exit.Success<A, E> & Effect.Effect<A, E, R> =>
+/** Is `self` a success already (an `Exit`), whose value can be read at once? */
+export const done = <A, E, R>(self: Effect.Effect<A, E, R>): self is Exit.Success<A, E> & Effect.Effect<A, E, R> =>
   Exit.isExit(self) && Exit.isSuccess(self)
 
 /** `Effect.map`, applied at once when `self` is a success already. */

@@ -29,7 +29,6 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
@@ -348,7 +347,7 @@ export const makeServer = (
     }
     if (given.inputResponses !== undefined) request.answers = given.inputResponses
     const ran = run(request)
-    return Exit.isExit(ran) && Exit.isSuccess(ran) ? ran : Effect.catchAllCause(ran, rounds)
+    return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
   }
 
   /**
