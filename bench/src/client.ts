@@ -5,11 +5,14 @@
  * Streamable HTTP with a session (`ours-http-server.ts`, `sdk-http-server.ts --json`), in the
  * handshake era (the era both pairs speak on every transport). One client per pair, a fixed
  * number of calls in flight; alternating rounds; each pair's best round. Every answer is checked.
+ * Beside the rate, the CPU each call cost the client process and (from `/proc`, on Linux) the
+ * server process: on a machine of two cores the pair shares them, so the rate alone hides which
+ * side spent what.
  *
  * Target: ours ≥ 2× the SDK pair's requests/s.
  *
- * Environment: BENCH_CLIENT_CALLS (10000), BENCH_CLIENT_WARMUP (2000), BENCH_IN_FLIGHT (16),
- * BENCH_ROUNDS (2), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset), BENCH_CLIENT_HTTP
+ * Environment: BENCH_CLIENT_CALLS (30000), BENCH_CLIENT_WARMUP (10000), BENCH_IN_FLIGHT (16),
+ * BENCH_ROUNDS (3), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset), BENCH_CLIENT_HTTP
  * (our client's `HttpClient`: `node`, the default, `NodeMcpClient.layerHttp` on undici's keep-alive pool;
  * `agent`, `node:http` on a keep-alive `Agent`; `fetch`, Node's `fetch`, like the SDK client).
  *
@@ -23,13 +26,16 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { readdirSync, readFileSync } from "node:fs"
 import { here, median, ms, num, percentile, ratio, startHttpServer, table } from "./proc.js"
 import { record, type Row, targetRow } from "./summary.js"
 
-const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 10_000)
-const warmup = Number(process.env.BENCH_CLIENT_WARMUP ?? 2_000)
+// Long enough for both pairs to reach their steady state: after 2,000 calls either side's CPU per
+// call is still up to twice what it settles at (the JIT is not done).
+const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 30_000)
+const warmup = Number(process.env.BENCH_CLIENT_WARMUP ?? 10_000)
 const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? 16)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 /** Our client's HTTP transport on the `HttpClient` `BENCH_CLIENT_HTTP` names. */
 const httpTransport = (url: string): Layer.Layer<McpClientTransport.McpClientTransport> => {
@@ -74,10 +80,37 @@ const sdk = async (transport: StdioClientTransport | StreamableHTTPClientTranspo
   }
 }
 
-/** `count` calls, `inFlight` at a time: requests/s and the latencies. */
+/**
+ * CPU milliseconds (user + system) of this process's children, from `/proc` (Linux; elsewhere
+ * undefined): the server each pair runs.
+ */
+const childrenCpu = (): number | undefined => {
+  try {
+    let ticks = 0
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue
+      let stat: string
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      } catch {
+        continue
+      }
+      // After the command's closing parenthesis: state, ppid, …, utime (14th field), stime (15th).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12])
+    }
+    return ticks * 10 // USER_HZ is 100 on Linux
+  } catch {
+    return undefined
+  }
+}
+
+/** `count` calls, `inFlight` at a time: requests/s, the latencies, and CPU per call on each side. */
 const drive = async (pair: Pair, count: number) => {
   const latencies = new Float64Array(count)
   let next = 0
+  const cpu = process.cpuUsage()
+  const serverCpu = childrenCpu()
   const started = performance.now()
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next < count) {
@@ -89,8 +122,18 @@ const drive = async (pair: Pair, count: number) => {
     }
   }))
   const seconds = (performance.now() - started) / 1000
+  const used = process.cpuUsage(cpu)
+  const serverAfter = childrenCpu()
   const sorted = latencies.slice().sort()
-  return { rps: count / seconds, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }
+  return {
+    rps: count / seconds,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    clientCpu: (used.user + used.system) / count,
+    serverCpu: serverCpu === undefined || serverAfter === undefined
+      ? undefined
+      : (serverAfter - serverCpu) * 1000 / count
+  }
 }
 
 interface Case {
@@ -173,7 +216,7 @@ const main = async () => {
       num(warmup)
     } warm-up, ${inFlight} in flight, ${rounds} alternating rounds; best round of each`,
     ...table([
-      ["transport", "pair", "req/s", "p50", "p99", "runs (req/s)"],
+      ["transport", "pair", "req/s", "p50", "p99", "CPU/call client", "server", "runs (req/s)"],
       ...chosen.map((c) => {
         const b = best(c)
         return [
@@ -182,6 +225,8 @@ const main = async () => {
           num(b.rps),
           ms(b.p50),
           ms(b.p99),
+          `${b.clientCpu.toFixed(1)} µs`,
+          b.serverCpu === undefined ? "n/a" : `${b.serverCpu.toFixed(1)} µs`,
           results.get(c)!.map((r) => num(r.rps)).join(", ")
         ]
       })

@@ -150,6 +150,8 @@ const childProtocol = (
   let current: Transport.Receiver<ClientError.MessageTooLarge> | undefined
   const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!, {
     maxLineLength,
+    // Each request written as it is made: the server starts on it while we are still busy.
+    coalesce: false,
     // Never held, never answered: the request it answers (its id read from its head) fails.
     onTooLong: (head) => {
       const id = Wire.idOf(head)

@@ -39,30 +39,61 @@ export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
 )
 
 /**
- * Sends frames as lines on a Node writable stream, in order. Lines sent in the same tick go out
- * as one write (one string, so Node keeps one buffer, not one per line); Node buffers what the
- * other side has not read yet.
+ * How {@link lineSender} writes.
+ *
+ * - `coalesce` (default `true`): lines sent in the same tick go out as one write (one string, so
+ *   Node keeps one buffer, not one per line). Right for a server: the answers to the lines of
+ *   one chunk are ready together, and one write carries them all.
+ * - `false`: each line is written as it is sent. Right for a client: its requests come from
+ *   callers of their own, and a request written at once lets the server start on it while this
+ *   side is still busy with the rest (the pair works in parallel rather than in turns).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SenderOptions {
+  readonly coalesce?: boolean | undefined
+}
+
+/**
+ * Sends frames as lines on a Node writable stream, in order (see {@link SenderOptions} for
+ * when they are written); Node buffers what the other side has not read yet.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const lineSender = (output: Writable): Transport.Protocol["send"] => {
+export const lineSender = (output: Writable, options: SenderOptions = {}): Transport.Protocol["send"] => {
+  const closed = () => output.destroyed || output.writableEnded
+  if (options.coalesce === false) {
+    return (_client, frame) =>
+      Effect.suspend(() => {
+        if (closed()) return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
+        output.write(Ndjson.encode(frame))
+        return Effect.void
+      })
+  }
   let pending = ""
   const flush = () => {
     const text = pending
     pending = ""
-    if (!output.destroyed && !output.writableEnded) output.write(text)
+    if (!closed()) output.write(text)
   }
   return (_client, frame) =>
     Effect.suspend(() => {
-      if (output.destroyed || output.writableEnded) {
-        return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
-      }
+      if (closed()) return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
       if (pending === "") process.nextTick(flush)
       pending += Ndjson.encode(frame)
       return Effect.void
     })
 }
+
+/**
+ * Options of {@link protocol}: the reader's bound on a line, and how lines are written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {}
 
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
@@ -76,7 +107,7 @@ export const lineSender = (output: Writable): Transport.Protocol["send"] => {
 export const protocol = (
   input: Readable,
   output: Writable,
-  options: Ndjson.ReaderOptions = {}
+  options: ProtocolOptions = {}
 ): Transport.Protocol => ({
   run: (receiver) =>
     Effect.async<void, Transport.TransportError>((resume) => {
@@ -101,7 +132,7 @@ export const protocol = (
         input.pause()
       })
     }),
-  send: lineSender(output)
+  send: lineSender(output, options)
 })
 
 /**
