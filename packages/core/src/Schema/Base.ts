@@ -18,6 +18,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import type { ParseOptions } from "effect/SchemaAST"
+import * as Guard from "../internal/guard.js"
 
 /**
  * Parse options for every wire decode and encode: unknown fields survive, so a proxy
@@ -474,6 +475,7 @@ export const codec = <A, I>(
     ? Schema.decodeUnknownEither(schema, options)
     : Schema.encodeUnknownEither(schema, options)
   if (!checksOnly(schema)) return full
-  const is = Schema.is(schema)
+  // The check as a predicate that builds nothing (`Schema.is` decodes and drops the value).
+  const is = Guard.compile(schema.ast) ?? Schema.is(schema)
   return (u) => (is(u) ? Either.right(u) : full(u))
 }

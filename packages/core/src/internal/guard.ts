@@ -1,0 +1,191 @@
+/**
+ * A schema's check as a plain predicate: what `Schema.is` answers, without building the value
+ * it would decode to.
+ *
+ * `Schema.is` runs the full parser and throws its output away: for a `tools/call` result that
+ * is a new object per level, an `Either` per field and a `ParseIssue` per union member tried,
+ * a few hundred bytes of garbage per message, on each side of every call. The predicate here
+ * walks the same AST and allocates nothing on success.
+ *
+ * It answers exactly as `Schema.is` does for the nodes it knows (the type side, with `exact`
+ * property checks and excess properties ignored, as `Schema.is` has them), which are every node
+ * an MCP wire schema is made of. A schema with any other node (a `Declaration`: a class, a
+ * `Date`, an `Option`…) gets no predicate (`undefined`), and the caller keeps `Schema.is`.
+ * One difference is possible and harmless: a refinement of an object is given the value as it
+ * came, where `Schema.is` gives it the value decoded, without excess properties.
+ */
+import * as Option from "effect/Option"
+import * as AST from "effect/SchemaAST"
+
+type Guard = (u: unknown) => boolean
+
+/** What `Schema.is` passes to filters. */
+const filterOptions: AST.ParseOptions = { exact: true }
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+const isRecord = (u: unknown): u is Record<PropertyKey, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+class Unsupported {
+  readonly _tag = "Unsupported"
+}
+
+/** The predicate of `ast`'s type side, or `undefined` when a node of it is not one known here. */
+export const compile = (ast: AST.AST): Guard | undefined => {
+  const memo = new Map<AST.AST, Guard>()
+  try {
+    return go(AST.typeAST(ast), memo)
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined
+    throw error
+  }
+}
+
+const go = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
+  const known = memo.get(ast)
+  if (known !== undefined) return known
+  // A forward reference first: a cycle (through `Suspend`) finds it and calls the real one later.
+  let real: Guard | undefined
+  memo.set(ast, (u) => real!(u))
+  real = build(ast, memo)
+  memo.set(ast, real)
+  return real
+}
+
+const build = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
+  switch (ast._tag) {
+    case "Literal": {
+      const literal = ast.literal
+      return (u) => u === literal
+    }
+    case "UniqueSymbol": {
+      const symbol = ast.symbol
+      return (u) => u === symbol
+    }
+    case "UndefinedKeyword":
+      return (u) => u === undefined
+    case "NeverKeyword":
+      return () => false
+    case "UnknownKeyword":
+    case "AnyKeyword":
+    case "VoidKeyword":
+      return () => true
+    case "StringKeyword":
+      return (u) => typeof u === "string"
+    case "NumberKeyword":
+      return (u) => typeof u === "number"
+    case "BooleanKeyword":
+      return (u) => typeof u === "boolean"
+    case "BigIntKeyword":
+      return (u) => typeof u === "bigint"
+    case "SymbolKeyword":
+      return (u) => typeof u === "symbol"
+    case "ObjectKeyword":
+      return (u) => (typeof u === "object" && u !== null) || typeof u === "function"
+    case "Enums": {
+      const values = ast.enums.map(([, value]) => value)
+      return (u) => values.some((value) => value === u)
+    }
+    case "TemplateLiteral": {
+      const regex = AST.getTemplateLiteralRegExp(ast)
+      return (u) => typeof u === "string" && regex.test(u)
+    }
+    case "Refinement": {
+      const from = go(ast.from, memo)
+      return (u) => from(u) && Option.isNone(ast.filter(u, filterOptions, ast))
+    }
+    case "Suspend": {
+      let inner: Guard | undefined
+      return (u) => (inner ??= go(ast.f(), memo))(u)
+    }
+    case "Union": {
+      const members = ast.types.map((member) => go(member, memo))
+      return (u) => {
+        for (const member of members) if (member(u)) return true
+        return false
+      }
+    }
+    case "TupleType":
+      return tuple(ast, memo)
+    case "TypeLiteral":
+      return typeLiteral(ast, memo)
+    case "Declaration":
+    case "Transformation":
+      throw new Unsupported()
+  }
+}
+
+const tuple = (ast: AST.TupleType, memo: Map<AST.AST, Guard>): Guard => {
+  const elements = ast.elements.map((element) => ({ check: go(element.type, memo), optional: element.isOptional }))
+  const [head, ...tail] = ast.rest.map((rest) => go(rest.type, memo))
+  const required = ast.elements.filter((element) => !element.isOptional).length + Math.max(0, ast.rest.length - 1)
+  return (u) => {
+    if (!Array.isArray(u)) return false
+    const length = u.length
+    if (length < required) return false
+    if (head === undefined && length > elements.length) return false
+    let i = 0
+    for (; i < elements.length; i++) {
+      if (length < i + 1) {
+        if (elements[i].optional) continue
+        return false
+      }
+      if (!elements[i].check(u[i])) return false
+    }
+    if (head !== undefined) {
+      for (; i < length - tail.length; i++) if (!head(u[i])) return false
+      for (let j = 0; j < tail.length; j++) {
+        if (length < i + j + 1) continue
+        if (!tail[j](u[i + j])) return false
+      }
+    }
+    return true
+  }
+}
+
+const typeLiteral = (ast: AST.TypeLiteral, memo: Map<AST.AST, Guard>): Guard => {
+  if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+    return (u) => u !== null && u !== undefined
+  }
+  const properties = ast.propertySignatures.map((property) => ({
+    name: property.name,
+    optional: property.isOptional,
+    check: go(property.type, memo)
+  }))
+  const indexes = ast.indexSignatures.map((index) => ({
+    keys: keysOf(index.parameter),
+    key: go(index.parameter, memo),
+    check: go(index.type, memo)
+  }))
+  return (u) => {
+    if (!isRecord(u)) return false
+    for (const property of properties) {
+      // `exact`: a key that is absent is not a key whose value is undefined.
+      if (!hasOwn.call(u, property.name)) {
+        if (property.optional) continue
+        return false
+      }
+      if (!property.check(u[property.name])) return false
+    }
+    for (const index of indexes) {
+      for (const key of index.keys(u)) {
+        if (index.key(key) && !index.check(u[key])) return false
+      }
+    }
+    return true
+  }
+}
+
+/** The keys an index signature ranges over: strings, or symbols. */
+const keysOf = (parameter: AST.Parameter): (u: object) => ReadonlyArray<PropertyKey> => {
+  switch (parameter._tag) {
+    case "StringKeyword":
+    case "TemplateLiteral":
+      return Object.keys
+    case "SymbolKeyword":
+      return Object.getOwnPropertySymbols
+    case "Refinement":
+      return keysOf(parameter.from)
+  }
+}
