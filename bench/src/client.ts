@@ -109,8 +109,8 @@ const childrenCpu = (): number | undefined => {
 const drive = async (pair: Pair, count: number) => {
   const latencies = new Float64Array(count)
   let next = 0
-  const cpu = process.cpuUsage()
   const serverCpu = childrenCpu()
+  const cpu = process.cpuUsage()
   const started = performance.now()
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next < count) {

@@ -7,12 +7,20 @@
  * a few hundred bytes of garbage per message, on each side of every call. The predicate here
  * walks the same AST and allocates nothing on success.
  *
- * It answers exactly as `Schema.is` does for the nodes it knows (the type side, with `exact`
- * property checks and excess properties ignored, as `Schema.is` has them), which are every node
- * an MCP wire schema is made of. A schema with any other node (a `Declaration`: a class, a
- * `Date`, an `Option`…) gets no predicate (`undefined`), and the caller keeps `Schema.is`.
+ * It answers exactly as `Schema.is` does for the nodes it knows (with `exact` property checks
+ * and excess properties ignored, as `Schema.is` has them), which are every node an MCP wire
+ * schema is made of. A schema with anything else gets no predicate (`undefined`), and the
+ * caller keeps `Schema.is`: a `Declaration` (a class, a `Date`, an `Option`…), a
+ * `Transformation` (a schema that does more than check), or a node annotated with parse options
+ * or a decoding fallback (which change how the parser below them answers).
+ *
+ * The schema's own AST is walked, not its type side (`AST.typeAST`, which builds a new
+ * `Suspend` at every visit): without transformations the two are the same, and a recursive
+ * schema then meets itself in the memo, so the whole schema is known when `compile` returns.
+ *
  * One difference is possible and harmless: a refinement of an object is given the value as it
- * came, where `Schema.is` gives it the value decoded, without excess properties.
+ * came, where `Schema.is` gives it the value decoded, without excess properties (the full decode
+ * the caller falls back to keeps them, so this matches the fallback).
  */
 import * as Option from "effect/Option"
 import * as AST from "effect/SchemaAST"
@@ -35,7 +43,7 @@ class Unsupported {
 export const compile = (ast: AST.AST): Guard | undefined => {
   const memo = new Map<AST.AST, Guard>()
   try {
-    return go(AST.typeAST(ast), memo)
+    return go(ast, memo)
   } catch (error) {
     if (error instanceof Unsupported) return undefined
     throw error
@@ -45,6 +53,9 @@ export const compile = (ast: AST.AST): Guard | undefined => {
 const go = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
   const known = memo.get(ast)
   if (known !== undefined) return known
+  if (Option.isSome(AST.getParseOptionsAnnotation(ast)) || Option.isSome(AST.getDecodingFallbackAnnotation(ast))) {
+    throw new Unsupported()
+  }
   // A forward reference first: a cycle (through `Suspend`) finds it and calls the real one later.
   let real: Guard | undefined
   memo.set(ast, (u) => real!(u))
@@ -95,10 +106,9 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
       const from = go(ast.from, memo)
       return (u) => from(u) && Option.isNone(ast.filter(u, filterOptions, ast))
     }
-    case "Suspend": {
-      let inner: Guard | undefined
-      return (u) => (inner ??= go(ast.f(), memo))(u)
-    }
+    case "Suspend":
+      // At once: a node it does not know, however deep, is found before `compile` returns.
+      return go(ast.f(), memo)
     case "Union": {
       const members = ast.types.map((member) => go(member, memo))
       return (u) => {
