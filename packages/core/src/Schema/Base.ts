@@ -459,9 +459,10 @@ export const checksOnly = (schema: Schema.Schema.Any): boolean => !transforms(sc
 
 /**
  * Decodes or encodes with `schema`. When the schema only checks values, a value that passes
- * the check (a predicate answering as `Schema.is` does, without building a value) is its own result: it is returned as it is, unknown fields and all,
- * and nothing is copied; the full decode or encode runs only for a failing value, to describe
- * the failure. Otherwise this is the plain decode or encode.
+ * the check (a predicate answering as `Schema.is` does, without building a value) is its own
+ * result: it is returned as it is, unknown fields and all, and nothing is copied; the full
+ * decode or encode runs only for a failing value, to describe the failure. Otherwise this is
+ * the plain decode or encode.
  *
  * @since 0.1.0
  * @category codecs

@@ -39,7 +39,7 @@ class Unsupported {
   readonly _tag = "Unsupported"
 }
 
-/** The predicate of `ast`'s type side, or `undefined` when a node of it is not one known here. */
+/** The predicate of a schema that only checks, or `undefined` when a node of it is not one known here. */
 export const compile = (ast: AST.AST): Guard | undefined => {
   const memo = new Map<AST.AST, Guard>()
   try {
