@@ -61,7 +61,7 @@ export const defaultMaxLineLength = 4 * 1024 * 1024
  * @since 0.1.0
  * @category models
  */
-export interface ReaderOptions {
+export interface ReaderOptions extends Wire.DecodeOptions {
   /** The longest line held, in characters (UTF-16 code units); default {@link defaultMaxLineLength}. */
   readonly maxLineLength?: number
   /**
@@ -90,10 +90,11 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOpt
   let buffer = ""
   /** The unfinished line is over `max`: said once, the rest of it dropped until its newline. */
   let dropping = false
+  const decodeOptions: Wire.DecodeOptions = { maxDepth: options.maxDepth }
   const line = (text: string) => {
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text
     // A line that is only whitespace is no message (checked without copying the line).
-    if (/\S/.test(trimmed)) emit(Wire.decode(trimmed))
+    if (/\S/.test(trimmed)) emit(Wire.decode(trimmed, decodeOptions))
   }
   const onTooLong = options.onTooLong
   const tooLong = (head: string) =>

@@ -44,7 +44,29 @@ export interface Batch {
 export interface Invalid {
   readonly _tag: "Invalid"
   readonly id: JsonRpc.RequestId | null
-  readonly error: McpError.ParseError | McpError.InvalidRequest
+  readonly error: McpError.ParseError | McpError.InvalidRequest | McpError.InvalidParams
+}
+
+/**
+ * How deep an inbound message may nest (objects and arrays, the message itself at depth 1):
+ * deeper is refused where it is decoded, before anything recursive (a schema, `JSON.stringify`)
+ * can overflow the stack on it. MCP messages nest a dozen levels; JSON Schemas in tool
+ * definitions a few dozen at most.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const defaultMaxDepth = 128
+
+/**
+ * Options of {@link decode}.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export interface DecodeOptions {
+  /** The deepest nesting accepted; default {@link defaultMaxDepth}. */
+  readonly maxDepth?: number | undefined
 }
 
 /**
@@ -117,35 +139,62 @@ export const message = (value: unknown): Single | Invalid => {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
+/** What a parsed message cannot be served with: too deep, or a number JSON can spell but not carry. */
+type Flaw = "depth" | "number"
+
 /**
- * Removes every own `__proto__` key, at any depth (in place: the value is freshly parsed).
- * Iterative: a value nested thousands deep is bad input, not a stack overflow.
+ * Walks a freshly parsed value once, iteratively (a value nested thousands deep is bad input,
+ * not a stack overflow), in place: removes every own `__proto__` key, at any depth, and finds
+ * the first flaw: nesting past `maxDepth` (`value` itself at `depth`), or (when `numbers`) a
+ * non-finite number (`1e309` parses to `Infinity`, which no JSON can say back: it would be sent
+ * as `null`). It stops at the first flaw: the message is refused whole.
  */
-const stripProto = (value: unknown): unknown => {
-  if (typeof value !== "object" || value === null) return value
-  const stack: Array<object> = [value]
-  while (stack.length > 0) {
-    const current = stack.pop()!
+const walk = (value: unknown, depth: number, maxDepth: number, numbers = true): Flaw | undefined => {
+  if (typeof value === "number") return numbers && !Number.isFinite(value) ? "number" : undefined
+  if (typeof value !== "object" || value === null) return undefined
+  const values: Array<object> = [value]
+  const depths: Array<number> = [depth]
+  while (values.length > 0) {
+    const current = values.pop()!
+    const at = depths.pop()!
+    if (at > maxDepth) return "depth"
     if (Array.isArray(current)) {
       for (const item of current) {
-        if (typeof item === "object" && item !== null) stack.push(item)
+        if (typeof item === "object" && item !== null) {
+          values.push(item)
+          depths.push(at + 1)
+        } else if (numbers && typeof item === "number" && !Number.isFinite(item)) return "number"
       }
       continue
     }
     if (hasOwn.call(current, "__proto__")) delete (current as any)["__proto__"]
     for (const key in current) {
       const item = (current as any)[key]
-      if (typeof item === "object" && item !== null) stack.push(item)
+      if (typeof item === "object" && item !== null) {
+        values.push(item)
+        depths.push(at + 1)
+      } else if (numbers && typeof item === "number" && !Number.isFinite(item)) return "number"
     }
   }
-  return value
+  return undefined
 }
+
+/**
+ * Can this text hold what {@link walk} looks for? Own `__proto__` keys, plainly or with `\u`
+ * escapes; nesting past `maxDepth` (each level takes two characters); a number that overflows
+ * (an exponent of three digits or more; longer mantissas take more characters than the depth
+ * bound lets through unwalked). Most messages are short and plain: they are not walked.
+ */
+const mayNeedWalk = (text: string, maxDepth: number): boolean =>
+  text.length > 2 * maxDepth || text.includes("\"__proto__\"") || text.includes("\\u") || exponent.test(text)
+
+const exponent = /[eE][+]?\d{3}/
 
 /**
  * Text → JSON value, once. Own `__proto__` keys are removed: decoding them into objects
  * would set the object's prototype (prototype pollution), so no such key ever reaches a
  * schema. Every other key, `_meta` and namespaced keys included, is kept verbatim.
- * Throws `SyntaxError` on invalid JSON.
+ * Throws `SyntaxError` on invalid JSON. (Depth and numbers are checked by {@link decode}.)
  *
  * @since 0.1.0
  * @category decoding
@@ -153,7 +202,8 @@ const stripProto = (value: unknown): unknown => {
 export const parse = (text: string): unknown => {
   const value = JSON.parse(text)
   // The walk costs; only texts that may spell the key, plainly or with `\u` escapes, pay for it.
-  return text.includes("\"__proto__\"") || text.includes("\\u") ? stripProto(value) : value
+  if (text.includes("\"__proto__\"") || text.includes("\\u")) walk(value, 1, Infinity, false)
+  return value
 }
 
 /**
@@ -162,45 +212,79 @@ export const parse = (text: string): unknown => {
  * @since 0.1.0
  * @category decoding
  */
-export const sanitize: (value: unknown) => unknown = stripProto
+export const sanitize = (value: unknown): unknown => {
+  walk(value, 1, Infinity, false)
+  return value
+}
 
 /**
  * Classifies an already parsed JSON value (an HTTP body parsed by the platform, say).
- * Own `__proto__` keys are removed first (see {@link parse}).
+ * Own `__proto__` keys are removed first (see {@link parse}), and nesting and numbers are
+ * checked as {@link decode} checks them.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodeValue = (value: unknown): Inbound => classify(stripProto(value))
+export const decodeValue = (value: unknown, options?: DecodeOptions): Inbound =>
+  classify(value, options?.maxDepth ?? defaultMaxDepth, true)
 
-const classify = (value: unknown): Inbound => {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return invalid(null, "Invalid Request: empty batch")
-    return { _tag: "Batch", items: value.map(message) }
+/** One message, walked when asked: a flaw under `params` is -32602, elsewhere -32600, with its id. */
+const checked = (value: unknown, maxDepth: number, depth: number, walked: boolean): Single | Invalid => {
+  if (walked && typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>
+    if (hasOwn.call(o, "__proto__")) delete o["__proto__"]
+    for (const key in o) {
+      const flaw = walk(o[key], depth + 1, maxDepth)
+      if (flaw !== undefined) return flawed(o, key, flaw, maxDepth)
+    }
   }
   return message(value)
 }
 
+const flawed = (o: Record<string, unknown>, key: string, flaw: Flaw, maxDepth: number): Invalid => {
+  const what = flaw === "depth"
+    ? `nested deeper than ${maxDepth} levels`
+    : "a number out of range (JSON numbers must be finite)"
+  const id = readableId(o)
+  return key === "params" && typeof o.method === "string"
+    ? { _tag: "Invalid", id, error: new McpError.InvalidParams({ message: `Invalid params: ${what}` }) }
+    : invalid(id, `Invalid Request: ${what}`)
+}
+
+const classify = (value: unknown, maxDepth: number, walked: boolean): Inbound => {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return invalid(null, "Invalid Request: empty batch")
+    return { _tag: "Batch", items: value.map((item) => checked(item, maxDepth, 2, walked)) }
+  }
+  return checked(value, maxDepth, 1, walked)
+}
+
 /**
- * Text → message: parses the JSON once and checks the envelope.
+ * Text → message: parses the JSON once and checks the envelope. A message nested deeper than
+ * `maxDepth` (default {@link defaultMaxDepth}), or holding a number too large for a double
+ * (`1e309`), is refused here: -32602 when the flaw is in a request's params, else -32600, with
+ * the message's id when it has one.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (text: string): Inbound => {
+export const decode = (text: string, options?: DecodeOptions): Inbound => {
   let value: unknown
   try {
-    value = parse(text)
+    value = JSON.parse(text)
   } catch (cause) {
     return {
       _tag: "Invalid",
       id: null,
       error: new McpError.ParseError({
-        message: `Parse error: ${cause instanceof Error ? cause.message : "invalid JSON"}`
+        message: `Parse error: ${
+          cause instanceof RangeError ? "nested too deep" : cause instanceof Error ? cause.message : "invalid JSON"
+        }`
       })
     }
   }
-  return classify(value)
+  const maxDepth = options?.maxDepth ?? defaultMaxDepth
+  return classify(value, maxDepth, mayNeedWalk(text, maxDepth))
 }
 
 /**

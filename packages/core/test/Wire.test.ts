@@ -82,6 +82,96 @@ describe("Wire.decode", () => {
   })
 })
 
+/** `{"v":` nested `n` deep around `inner`. */
+const nested = (n: number, inner = "1") => "{\"v\":".repeat(n) + inner + "}".repeat(n)
+const arrays = (n: number) => "[".repeat(n) + "]".repeat(n)
+
+/** The one invalid frame a text decodes to: its code, message and id. */
+const refusal = (text: string, options?: Wire.DecodeOptions) => {
+  const inbound = Wire.decode(text, options)
+  assert.strictEqual(inbound._tag, "Invalid", text.slice(0, 200))
+  const invalid = inbound as Wire.Invalid
+  return { code: invalid.error.toWire("2025-11-25").code, message: invalid.error.message, id: invalid.id }
+}
+
+describe("Wire.decode: depth and numbers", () => {
+  it("nesting up to the bound is served; one level more is refused, -32602 in a request's params, with its id", () => {
+    // The message is depth 1, params 2, arguments 3: the innermost value sits at the bound.
+    const within = (depth: number) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":${nested(depth - 3, "{}")}}}`
+    assert.strictEqual(Wire.decode(within(Wire.defaultMaxDepth))._tag, "Single")
+    assert.deepStrictEqual(refusal(within(Wire.defaultMaxDepth + 1)), {
+      code: -32602,
+      message: `Invalid params: nested deeper than ${Wire.defaultMaxDepth} levels`,
+      id: 7
+    })
+    // Thousands deep, arrays or objects: refused, never a stack overflow.
+    for (const deep of [nested(100_000), arrays(100_000)]) {
+      const r = refusal(`{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"arguments":${deep}}}`)
+      assert.deepStrictEqual([r.code, r.id], [-32602, "d"])
+    }
+  })
+
+  it("too deep outside params is -32600 (a response, an unknown top-level key, a batch item)", () => {
+    assert.deepStrictEqual(refusal(`{"jsonrpc":"2.0","id":3,"result":${nested(200)}}`), {
+      code: -32600,
+      message: `Invalid Request: nested deeper than ${Wire.defaultMaxDepth} levels`,
+      id: 3
+    })
+    assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":4,"method":"ping","extra":${arrays(300)}}`).code, -32600)
+    const batch = Wire.decode(
+      `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x",` +
+        `"params":{"a":${nested(300)}}}]`
+    ) as Wire.Batch
+    assert.deepStrictEqual(batch.items.map((item) => item._tag), ["Single", "Invalid"])
+    assert.strictEqual((batch.items[1] as Wire.Invalid).id, 2)
+  })
+
+  it("the bound is an option", () => {
+    const text = `{"jsonrpc":"2.0","id":1,"method":"x","params":${nested(10)}}`
+    assert.strictEqual(refusal(text, { maxDepth: 8 }).code, -32602)
+    assert.strictEqual(Wire.decode(text, { maxDepth: 12 })._tag, "Single")
+    assert.strictEqual(
+      Wire.decode(`{"jsonrpc":"2.0","id":1,"method":"x","params":${nested(200)}}`, {
+        maxDepth: 1000
+      })._tag,
+      "Single"
+    )
+  })
+
+  it("a number JSON spells but a double cannot hold (1e309) is refused, short message or long", () => {
+    for (const n of ["1e309", "-1E+400", "9".repeat(400)]) {
+      assert.deepStrictEqual(
+        refusal(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":${n},"b":1}}}`),
+        { code: -32602, message: "Invalid params: a number out of range (JSON numbers must be finite)", id: 5 }
+      )
+    }
+    // In an array, in a long message, in a response.
+    const padding = "x".repeat(500)
+    assert.strictEqual(
+      refusal(`{"jsonrpc":"2.0","id":6,"method":"m","params":{"p":"${padding}","list":[1,2,1e999]}}`).code,
+      -32602
+    )
+    assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":6,"result":{"n":1e309}}`).code, -32600)
+    // An id that overflows is no id.
+    assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":1e309,"method":"ping"}`).id, null)
+    // What is not out of range is served: big but finite, tiny (rounds to 0), exponents in strings.
+    for (const ok of ["1e308", "1.7976931348623157e308", "1e-400", "\"1e999\""]) {
+      assert.strictEqual(Wire.decode(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":${ok}}}`)._tag, "Single", ok)
+    }
+  })
+
+  it("decodeValue checks a value parsed elsewhere the same way", () => {
+    const value = JSON.parse(`{"jsonrpc":"2.0","id":9,"method":"m","params":${nested(200)}}`)
+    assert.strictEqual((Wire.decodeValue(value) as Wire.Invalid).error.toWire("2025-11-25").code, -32602)
+    assert.strictEqual(
+      Wire.decodeValue({ jsonrpc: "2.0", id: 1, method: "m", params: { n: Infinity } })._tag,
+      "Invalid"
+    )
+    assert.strictEqual(Wire.decodeValue({ jsonrpc: "2.0", id: 1, method: "m", params: { n: 1 } })._tag, "Single")
+  })
+})
+
 describe("Wire: one decode and one encode keep unknown fields through the catalog's schemas", () => {
   const result = {
     content: [

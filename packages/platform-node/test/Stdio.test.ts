@@ -100,6 +100,50 @@ describe("Stdio: a server in a child process", () => {
   )
 
   it.scopedLive(
+    "arguments of 1e309 or nested 100,000 deep are -32602 with the id, and the next call is served",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* child
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "hostile", version: "1" } }
+        })
+        assert.strictEqual((yield* server.next).id, 1)
+        yield* server.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+        // Before: the sum was Infinity, sent as {"sum":null}, against the tool's own output schema.
+        yield* server.sendText(
+          `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"add","arguments":{"a":1e309,"b":1}}}\n`
+        )
+        assert.deepStrictEqual(yield* server.next, {
+          jsonrpc: "2.0",
+          id: "big",
+          error: { code: -32602, message: "Invalid params: a number out of range (JSON numbers must be finite)" }
+        })
+        const deep = "[".repeat(100_000) + "]".repeat(100_000)
+        yield* server.sendText(
+          `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"add","arguments":{"a":${deep}}}}\n`
+        )
+        assert.deepStrictEqual(yield* server.next, {
+          jsonrpc: "2.0",
+          id: "deep",
+          error: { code: -32602, message: "Invalid params: nested deeper than 128 levels" }
+        })
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: "after",
+          method: "tools/call",
+          params: { name: "add", arguments: { a: 1, b: 2 } }
+        })
+        const after = yield* server.next
+        assert.strictEqual(after.id, "after")
+        assert.strictEqual(after.result.content[0].text, "3")
+      }),
+    30_000
+  )
+
+  it.scopedLive(
     "serves a session over the pipes; only JSON-RPC on stdout; logs on stderr; exits 0 on EOF",
     () =>
       Effect.gen(function*() {
