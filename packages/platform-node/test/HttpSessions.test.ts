@@ -2,6 +2,8 @@
  * Streamable HTTP sessions and security, and legacy HTTP+SSE (DIGEST §9.2, §9.3).
  */
 import { expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
 import * as net from "node:net"
 import * as os from "node:os"
 import {
@@ -102,6 +104,51 @@ describeServers("Streamable HTTP: sessions", (start) => {
     expect(statuses.length).toBeGreaterThan(5)
     expect(new Set(statuses)).toEqual(new Set([200]))
     expect((await listening.send("ping")).status).toBe(200)
+  })
+
+  it("a session whose client left with a request that never ends expires, the request interrupted", async () => {
+    // Before: the request kept the session for good; 20 such filled maxSessions 20 for good.
+    const h = await start({ sessionIdleTimeout: "200 millis", maxSessions: 2 }, { testClock: true })
+    const keys = [freshKey(), freshKey()]
+    const pinned = await Promise.all(keys.map(async (key) => {
+      const c = new WireClient(h)
+      await c.initialize()
+      const controller = new AbortController()
+      // Nothing is sent before the answer (no progress token): the POST waits with no headers yet.
+      const response = c.send("tools/call", { name: "controlled", arguments: { key } }, c.id(), controller.signal)
+      response.catch(() => {})
+      await awaitDeferred(control(key).started)
+      // The client goes away; in this era that cancels nothing.
+      controller.abort()
+      return c
+    }))
+    await h.dropped(2)
+    // Full: a third session is refused while the two are held.
+    expect((await new WireClient(h).post(initialize())).status).toBe(503)
+    // Within the timeout the sessions stay (the client could come back with Last-Event-ID).
+    await h.adjust("100 millis")
+    expect(keys.map((key) => isDone(control(key).interrupted))).toEqual([false, false])
+    for (let elapsed = 0; elapsed < 400; elapsed += 50) await h.adjust("50 millis")
+    for (const key of keys) await awaitDeferred(control(key).interrupted)
+    for (const c of pinned) expect((await c.send("ping")).status).toBe(404)
+    const fresh = new WireClient(h)
+    await fresh.initialize()
+    expect((await fresh.send("ping")).status).toBe(200)
+  })
+
+  it("a request in flight with its client still connected keeps its session past the idle timeout", async () => {
+    const h = await start({ sessionIdleTimeout: "200 millis" }, { testClock: true })
+    const key = freshKey()
+    const c = new WireClient(h)
+    await c.initialize()
+    const response = c.send("tools/call", { name: "controlled", arguments: { key } })
+    await awaitDeferred(control(key).started)
+    for (let elapsed = 0; elapsed < 600; elapsed += 50) await h.adjust("50 millis")
+    expect(isDone(control(key).interrupted)).toBe(false)
+    Effect.runSync(Deferred.succeed(control(key).gate, undefined))
+    const answer = await (await response).json()
+    expect(answer.result.content[0].text).toBe(`done ${key}`)
+    expect((await c.send("ping")).status).toBe(200)
   })
 
   it("MCP-Protocol-Version is checked on GET and DELETE too", async () => {

@@ -57,7 +57,10 @@ export interface Options {
   readonly allowedHosts?: ReadonlyArray<string> | "*"
   /** Origins accepted in `Origin` (`scheme://host[:port]`; no port = any port); `"*"` accepts any. Default: loopback. */
   readonly allowedOrigins?: ReadonlyArray<string> | "*"
-  /** Sessions with no activity (no request in flight, no GET stream open) for this long end (default 5 minutes). */
+  /**
+   * Sessions with no activity and no connection open (no GET stream, no POST still answering)
+   * for this long end, interrupting any request still in flight (default 5 minutes).
+   */
   readonly sessionIdleTimeout?: Duration.DurationInput
   /** Most sessions at once; when full, `initialize` (and a legacy GET) get 503 (default 10,000). */
   readonly maxSessions?: number

@@ -171,6 +171,8 @@ export class Channel {
     this.stream?.end()
     this.stream = undefined
     if (this.mode === "waiting" || this.mode === "sse") this.mode = "detached"
+    // The idle timeout of a session left with no connection counts from here.
+    this.session.touch()
   }
 
   /** The session ended under it. */
@@ -410,9 +412,19 @@ export class Session {
     for (const channel of this.streams.values()) channel.stream?.write(comment)
   }
 
+  /**
+   * No activity for `idleMillis`, and no connection open to this session. Requests in flight do
+   * not keep it once their client is gone: in this era a dropped connection is no cancellation,
+   * so a request that never ends would otherwise pin its session (and a place under
+   * `maxSessions`) for good. A client that comes back within the timeout (a GET with
+   * `Last-Event-ID`, a new POST) is activity, and keeps it.
+   */
   idle(now: number, idleMillis: number): boolean {
-    return this.standalone.stream === undefined && this.owner.size === 0 && this.started.size === 0 &&
-      now - this.lastSeen > idleMillis
+    if (now - this.lastSeen <= idleMillis || this.standalone.stream !== undefined) return false
+    for (const channel of this.owner.values()) {
+      if (channel.mode === "waiting" || channel.stream !== undefined) return false
+    }
+    return true
   }
 }
 
