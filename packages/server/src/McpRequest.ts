@@ -92,8 +92,9 @@ export interface Service {
   ) => Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, ClientRequestError>
   /**
    * 2026-07-28, the low-level side of a multi-round-trip request: the answer this retry carries
-   * under `key` (this round's `inputResponses`, or an earlier round's, kept in the sealed
-   * `requestState`), as the client sent it. Always none in the handshake era.
+   * under `key` (this retry's `inputResponses`, when the last round asked for `key`, or an
+   * earlier round's, kept in the sealed `requestState`), as the client sent it. Always none in
+   * the handshake era, and on a call with no `requestState` (nothing was asked yet).
    */
   readonly inputResponse: (key: string) => Option.Option<unknown>
   /** 2026-07-28: the handler's own state, from the `requestState` it gave with `McpServer.inputRequired`. */

@@ -139,6 +139,13 @@ export interface Options<R> {
   readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
   /** How long a sealed `requestState` stays valid (default 10 minutes). */
   readonly requestStateTtl?: Duration.DurationInput
+  /**
+   * The longest 2026-07-28 `requestState`, in characters (default 65536, 64 KiB): a retry whose
+   * state is longer is refused with -32602 before it is read, and a round whose state would be
+   * longer (the handler's own state, or the answers it carries) is the request's error, -32603,
+   * not a state the client must send back. A positive integer, or the server fails when it is built.
+   */
+  readonly requestStateMaxLength?: number
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /** Declare capabilities even when the registry starts empty (for servers that add things later). */

@@ -95,6 +95,18 @@ const Changed = Tool.make("changed", {}, () =>
     return `page ${state.value.page}`
   }))
 
+/** Seals its own state of `size` characters, then completes on the retry. */
+const Bulky = Tool.make(
+  "bulky",
+  { parameters: Schema.Struct({ size: Schema.Int }) },
+  ({ size }) =>
+    Effect.gen(function*() {
+      const state = yield* McpRequest.requestState
+      if (Option.isNone(state)) return yield* McpServer.inputRequired({ requestState: "x".repeat(size) })
+      return `state of ${state.value.length}`
+    })
+)
+
 /** Asks for sampling in its low-level form, whatever the request declares. */
 const Sampler = Tool.make("sampler", {}, () =>
   McpServer.inputRequired({
@@ -145,7 +157,7 @@ const Secret = Resource.make(
 
 const options = {
   serverInfo,
-  tools: [Greet, Both, Steps, Manual, Sampler, ToolSampler, Typed, Changed, SignIn, Unhandled],
+  tools: [Greet, Both, Steps, Manual, Sampler, ToolSampler, Typed, Changed, SignIn, Unhandled, Bulky],
   prompts: [Paged],
   resources: [Secret],
   revisions: ["2026-07-28"],
@@ -408,6 +420,217 @@ describe("Multi-round trips: the sealed state", () => {
         McpServer.make({ serverInfo, revisions: ["2025-11-25"], requestStateKey: Redacted.make("") })
       )
       assert.isTrue(Exit.isSuccess(handshakeOnly))
+    }))
+})
+
+describe("Multi-round trips: a hostile client", () => {
+  const steps = { name: "steps", arguments: {}, _meta: meta({}, caps) }
+
+  it.scoped("an earlier round's answer cannot be changed by a later retry: the sealed one wins", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const round1 = yield* client.result("tools/call", steps)
+      const round2 = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("Alice") },
+        requestState: round1.requestState
+      })
+      assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      const done = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("Mallory"), second: accept("two") },
+        requestState: round2.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "Alice then two" }])
+    }))
+
+  it.scoped("with a state, a round cannot be skipped: an answer to what was not asked yet is ignored", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const first = yield* client.result("tools/call", steps)
+      assert.strictEqual(first.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(first.inputRequests), ["first"])
+      // Only the answer to what its round asked ("first"); "second" waits for its own round.
+      const round2 = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("one"), second: accept("early") },
+        requestState: first.requestState
+      })
+      assert.strictEqual(round2.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      const done = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { second: accept("two") },
+        requestState: round2.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
+    }))
+
+  it.scoped("without a state (the first call), answers given before they are asked are taken; later ones bind", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      // The conformance suite's input-required-result-ignore-extra-params: the answer, and keys nobody asks.
+      const round2 = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("one"), unknown_extra_key: accept("x") }
+      })
+      assert.strictEqual(round2.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      // The first answer is sealed now: the retry cannot change it.
+      const done = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("Mallory"), second: accept("two") },
+        requestState: round2.requestState
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
+    }))
+
+  it.scoped("only canonical base64url is taken: no padding, whitespace, +/ alphabet or spare bits", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+      // A state whose MAC spells at least one of - and _ (the MAC is deterministic: fixed key, clock at 0).
+      let params: Record<string, unknown> = {}
+      let state = ""
+      for (let i = 0; i < 40 && !/[-_]/.test(state.split(".")[1] ?? ""); i++) {
+        params = { name: "greet", arguments: { greeting: `hi ${i}` }, _meta: meta({}, caps) }
+        state = (yield* client.result("tools/call", params)).requestState
+      }
+      const [body, mac] = state.split(".")
+      assert.match(mac, /[-_]/)
+      assert.strictEqual(mac.length, 43)
+      const last = alphabet.indexOf(mac[42])
+      const spellings = [
+        `${mac}=`,
+        `${mac}==`,
+        ` ${mac}`,
+        `${mac}\n`,
+        `${mac.slice(0, 20)} ${mac.slice(20)}`,
+        `${mac.slice(0, 20)}\t${mac.slice(20)}`,
+        mac.replace(/-/g, "+").replace(/_/g, "/"),
+        // The last character carries 2 bits the 32 bytes do not use: the same MAC, spelt 3 more ways.
+        ...[1, 2, 3].map((bits) => mac.slice(0, 42) + alphabet[last ^ bits])
+      ]
+      for (const spelling of spellings) {
+        const error = yield* client.error("tools/call", {
+          ...params,
+          inputResponses: { name: accept("Ann") },
+          requestState: `${body}.${spelling}`
+        })
+        assert.strictEqual(error.code, -32602, JSON.stringify(spelling))
+      }
+      // Nor is a body padded or with whitespace.
+      for (const spelling of [`${body}=`, ` ${body}`]) {
+        const error = yield* client.error("tools/call", {
+          ...params,
+          inputResponses: { name: accept("Ann") },
+          requestState: `${spelling}.${mac}`
+        })
+        assert.strictEqual(error.code, -32602, JSON.stringify(spelling))
+      }
+      const done = yield* client.result("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: state
+      })
+      assert.strictEqual(done.resultType, "complete")
+    }))
+
+  it.scoped("a requestState longer than the cap (64 KiB by default) is -32602 with the request's id, unread", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "greet", arguments: { greeting: "hi" }, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      // A real state, lengthened past the cap: refused for its length, before its signature is read.
+      yield* client.send({
+        jsonrpc: "2.0",
+        id: "long-1",
+        method: "tools/call",
+        params: {
+          ...params,
+          inputResponses: { name: accept("Ann") },
+          requestState: first.requestState + "A".repeat(65_536)
+        }
+      })
+      const response = yield* client.next
+      assert.strictEqual(response.id, "long-1")
+      assert.strictEqual(response.error.code, -32602)
+      assert.strictEqual(response.error.message, "Invalid requestState: longer than 65536 characters")
+      // A cap of the server's own choosing.
+      const small = yield* connect({ ...options, requestStateMaxLength: 1000 })
+      const refused = yield* small.error("tools/call", { ...params, requestState: "A".repeat(1001) })
+      assert.strictEqual(refused.code, -32602)
+      assert.strictEqual(refused.message, "Invalid requestState: longer than 1000 characters")
+    }))
+
+  it.scoped("a state the server would seal over the cap is the request's error (-32603), never sent", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const bulky = (size: number) => ({ name: "bulky", arguments: { size }, _meta: meta({}, caps) })
+      // Under the cap: sealed, and read back on the retry.
+      const fits = yield* client.result("tools/call", bulky(10_000))
+      assert.strictEqual(fits.resultType, "input_required")
+      assert.isAtMost(fits.requestState.length, 65_536)
+      const done = yield* client.result("tools/call", { ...bulky(10_000), requestState: fits.requestState })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "state of 10000" }])
+      // The handler's own state over the cap.
+      const over = yield* client.error("tools/call", bulky(70_000))
+      assert.strictEqual(over.code, -32603)
+      assert.match(over.message, /^The requestState of this round would be \d+ characters, over the cap of 65536/)
+      // Answers that would carry the state over the cap (a big first answer, then round 2).
+      const round1 = yield* client.result("tools/call", steps)
+      const heavy = yield* client.error("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("x".repeat(70_000)) },
+        requestState: round1.requestState
+      })
+      assert.strictEqual(heavy.code, -32603)
+      // With a cap of the server's own choosing.
+      const small = yield* connect({ ...options, requestStateMaxLength: 2000 })
+      assert.strictEqual((yield* small.result("tools/call", bulky(100))).resultType, "input_required")
+      assert.strictEqual((yield* small.error("tools/call", bulky(2000))).code, -32603)
+    }))
+
+  it.scoped("a state of another format version, signed with the same key, is refused (-32602), not misread", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "greet", arguments: { greeting: "hi" }, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      const encode = (bytes: Uint8Array) =>
+        btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+      const payload = JSON.parse(atob(first.requestState.split(".")[0].replace(/-/g, "+").replace(/_/g, "/")))
+      // What the server sealed before the version that records the round's keys: no `q`.
+      const { q: _asked, ...older } = { ...payload, v: 1 }
+      const body = encode(new TextEncoder().encode(JSON.stringify(older)))
+      const mac = yield* Effect.promise(async () => {
+        const key = await crypto.subtle.importKey(
+          "raw",
+          new TextEncoder().encode(Redacted.value(options.requestStateKey)),
+          { name: "HMAC", hash: "SHA-256" },
+          false,
+          ["sign"]
+        )
+        return new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)))
+      })
+      const error = yield* client.error("tools/call", {
+        ...params,
+        inputResponses: { name: accept("Ann") },
+        requestState: `${body}.${encode(mac)}`
+      })
+      assert.strictEqual(error.code, -32602)
+      assert.strictEqual(error.message, "Invalid requestState: it was sealed by another version of this server")
+    }))
+
+  it.scoped("a cap that is not a positive integer fails the server when it is built, in one line", () =>
+    Effect.gen(function*() {
+      for (const cap of [0, -1, 1.5, Number.NaN]) {
+        const exit = yield* Effect.exit(McpServer.make({ ...options, requestStateMaxLength: cap }))
+        const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+        assert.strictEqual(
+          Option.isSome(defect) ? McpError.messageOf(defect.value) : "built",
+          `requestStateMaxLength must be a positive integer (got ${cap})`
+        )
+      }
     }))
 })
 

@@ -187,11 +187,16 @@ const build = Effect.fn("McpServer.make")(function*(
         "make one with openssl rand -base64 32"
     )
   }
+  const maxLength = options.requestStateMaxLength ?? InputRequired.defaultMaxLength
+  if (!Number.isSafeInteger(maxLength) || maxLength <= 0) {
+    return yield* Effect.dieMessage(`requestStateMaxLength must be a positive integer (got ${maxLength})`)
+  }
   const sealer = yield* Effect.cached(
     Effect.tap(
       InputRequired.sealer({
         key: keyBytes ?? InputRequired.randomKey(),
         ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+        maxLength,
         now: () => clock.unsafeCurrentTimeMillis()
       }),
       () =>

@@ -95,7 +95,10 @@ const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decod
  */
 class StatelessRequest implements RequestContext {
   readonly era = "stateless" as const
-  /** Answers of this round and of earlier ones (from the sealed state), by key. */
+  /**
+   * Answers by key: earlier rounds' (from the sealed state) and, of the retry's own
+   * `inputResponses`, only those to what the last round asked.
+   */
   answers: Readonly<Record<string, unknown>> = {}
   /** The keys of the answers this run read: only those ride on in the sealed state. */
   readonly consumed = new Set<string>()
@@ -178,11 +181,14 @@ class StatelessRequest implements RequestContext {
     return Option.some(this.answers[key])
   }
 
-  /** The answers this run read (what the next round's state carries: never what nobody asked for). */
-  get kept(): Readonly<Record<string, unknown>> {
-    const out: Record<string, unknown> = {}
-    for (const key of this.consumed) out[key] = this.answers[key]
-    return out
+  /**
+   * The answers this run read, but those it asks for again (what the next round's state carries:
+   * never what nobody asked for, and never an answer its new question replaces).
+   */
+  kept(asked: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    return Object.fromEntries(
+      Array.from(this.consumed).filter((key) => !Object.hasOwn(asked, key)).map((key) => [key, this.answers[key]])
+    )
   }
   get requestState(): Option.Option<string> {
     return this.userState
@@ -292,9 +298,9 @@ export const makeServer = (
   }
 
   /**
-   * A method that may answer `input_required`: the answers the retry carries (its own and, from
-   * the sealed state, earlier rounds') are attached first; the signals its run stops with become
-   * one `input_required` result.
+   * A method that may answer `input_required`: the answers the retry carries (from the sealed
+   * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
+   * the signals its run stops with become one `input_required` result.
    */
   const multiRound = <A extends object>(
     method: string,
@@ -324,7 +330,10 @@ export const makeServer = (
         }
       }
       const userState = signals.find((s) => s.requestState !== undefined)?.requestState
-      const sealed = Effect.flatMap(stateless.sealer, (sealer) => sealer.seal(method, raw, request.kept, userState))
+      const sealed = Effect.flatMap(
+        stateless.sealer,
+        (sealer) => sealer.seal(method, raw, request.kept(inputRequests), Object.keys(inputRequests), userState)
+      )
       return Effect.map(sealed, (requestState) => ({
         resultType: "input_required" as const,
         ...(Object.keys(inputRequests).length > 0 ? { inputRequests } : {}),
@@ -336,15 +345,23 @@ export const makeServer = (
     if (given.requestState !== undefined) {
       const attempt = Effect.catchAllCause(Effect.suspend(() => run(request)), rounds)
       const state = given.requestState
+      const own = given.inputResponses ?? {}
       return Effect.zipRight(
         Effect.flatMap(stateless.sealer, (sealer) =>
           Effect.map(sealer.unseal(method, raw, state), (unsealed) => {
-            request.answers = { ...unsealed.answers, ...given.inputResponses }
+            // Of the retry's own answers, only those to what the last round asked (other keys are
+            // ignored); earlier rounds' come from the state, and win: a retry cannot change them.
+            const answered = unsealed.asked.filter((key) => Object.hasOwn(own, key)).map((key) => [key, own[key]])
+            request.answers = { ...Object.fromEntries(answered), ...unsealed.answers }
             request.userState = unsealed.userState
           })),
         attempt
       )
     }
+    // No state: the first call. Answers given before anything was asked are taken as they are
+    // (a client may know what a tool asks; the conformance suite's
+    // `input-required-result-ignore-extra-params` has it so); once a round was asked, only its
+    // own keys count (above), and the sealed answers of earlier rounds win.
     if (given.inputResponses !== undefined) request.answers = given.inputResponses
     const ran = run(request)
     return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
