@@ -22,17 +22,26 @@ import * as internal from "./handler.js"
 
 const encoder = new TextEncoder()
 
-const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse => {
+/**
+ * The response of a reply. Given while the body is still arriving (`rest`), the whole answer goes
+ * out at once but the response ends only once the rest was read and dropped (or cut, `readBody`):
+ * closing a connection with bytes unread resets it, and the reset can overtake the answer.
+ */
+const toResponse = (reply: Reply, rest: Deferred.Deferred<void> | undefined): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...given } = reply.headers
-  // The rest of an oversized body is not waited for: the connection closes after the answer.
+  // The rest of an oversized body is not kept: the connection closes once it has arrived.
   const headers = reply.status === 413 ? { ...given, connection: "close" } : given
+  const typed = contentType !== undefined ? { contentType } : {}
+  if (rest !== undefined) {
+    const bytes = encoder.encode(reply.body ?? "")
+    return HttpServerResponse.stream(
+      Stream.concat(Stream.succeed(bytes), Stream.drain(Stream.fromEffect(Deferred.await(rest)))),
+      { status: reply.status, headers: { ...headers, "content-length": String(bytes.length) }, ...typed }
+    )
+  }
   return reply.body === undefined
     ? HttpServerResponse.empty({ status: reply.status, headers })
-    : HttpServerResponse.text(reply.body, {
-      status: reply.status,
-      headers,
-      ...(contentType !== undefined ? { contentType } : {})
-    })
+    : HttpServerResponse.text(reply.body, { status: reply.status, headers, ...typed })
 }
 
 /** What one route call has to do after the handler saw the exchange. */
@@ -43,6 +52,8 @@ interface Pending {
   answered: boolean
   /** The client went away before the response ended. */
   gone: boolean
+  /** The body was refused while still arriving: done once its rest was read and dropped, or cut. */
+  rest: Deferred.Deferred<void> | undefined
 }
 
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
@@ -55,46 +66,73 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
   return new TextDecoder().decode(bytes)
 }
 
+/** How much of a refused body is still read (and dropped), and for how long, before the connection is cut. */
+const drainBytes = 16 * 1024 * 1024
+const drainMillis = 3_000
+
+/** A sleep on the runtime's own timers, not the Effect clock: a test's TestClock must not hold a connection. */
+const sleep = (millis: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), millis)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
 /**
  * Reads the body, counted as it arrives (chunked bodies too): a known length within the limit in
- * the route's fiber, read whole by the platform; no length, in a fiber of its own that keeps
- * draining after the limit is crossed, since ending the platform's stream early would destroy the
- * connection before the 413 reaches the client (which then closes the connection).
+ * the route's fiber, read whole by the platform; otherwise from the platform's stream in a fiber
+ * of its own. A body over the limit is answered (`TooLarge`, `pending.rest` set first) as soon
+ * as that is known, its length said or its bytes counted, and its rest is still read and dropped:
+ * up to `drainBytes` or `drainMillis` after the answer, after which the stream is left, which
+ * destroys the connection.
  */
 const readBody = (
   request: HttpServerRequest.HttpServerRequest,
+  pending: Pending,
   maxBytes: number,
   done: (body: Body) => void
 ): Effect.Effect<void> => {
   const length = request.headers["content-length"]
-  if (length !== undefined && Number(length) > maxBytes) return Effect.sync(() => done({ _tag: "TooLarge" }))
-  if (length !== undefined) {
+  const refused = length !== undefined && Number(length) > maxBytes
+  if (length !== undefined && !refused) {
     return Effect.match(request.text, {
       onFailure: () => done({ _tag: "Failed" }),
       onSuccess: (text) => done({ _tag: "Text", text })
     })
   }
-  return Effect.asVoid(Effect.forkDaemon(Effect.suspend(() => {
+  return Effect.suspend(() => {
+    const rest = Deferred.unsafeMake<void>(FiberId.none)
+    const answered = Deferred.unsafeMake<void>(FiberId.none)
     let size = 0
+    let over = false
+    let dropped = 0
     const chunks: Array<Uint8Array> = []
-    return Effect.match(
-      Stream.runForEach(request.stream, (chunk) =>
-        Effect.sync(() => {
-          if (size > maxBytes) return
-          size += chunk.length
-          if (size > maxBytes) done({ _tag: "TooLarge" })
-          else chunks.push(chunk)
-        })),
-      {
+    const refuse = () => {
+      over = true
+      pending.rest = rest
+      Deferred.unsafeDone(answered, Exit.void)
+      done({ _tag: "TooLarge" })
+    }
+    if (refused) refuse()
+    const read = Stream.runForEachWhile(request.stream, (chunk) =>
+      Effect.sync(() => {
+        if (over) return (dropped += chunk.length) <= drainBytes
+        size += chunk.length
+        if (size > maxBytes) refuse()
+        else chunks.push(chunk)
+        return true
+      }))
+    const bounded = Effect.raceFirst(read, Effect.zipRight(Deferred.await(answered), sleep(drainMillis)))
+    return Effect.asVoid(Effect.forkDaemon(
+      Effect.match(bounded, {
         onFailure: () => {
-          if (size <= maxBytes) done({ _tag: "Failed" })
+          if (!over) done({ _tag: "Failed" })
         },
         onSuccess: () => {
-          if (size <= maxBytes) done({ _tag: "Text", text: concat(chunks, size) })
+          if (!over) done({ _tag: "Text", text: concat(chunks, size) })
         }
-      }
-    )
-  })))
+      }).pipe(Effect.ensuring(Deferred.succeed(rest, undefined)))
+    ))
+  })
 }
 
 /** An exchange from an @effect/platform request, answered through `resolve`. */
@@ -119,7 +157,7 @@ const fromPlatform = (
     body: (maxBytes, done) => {
       pending.body = { maxBytes, done }
     },
-    reply: (reply) => resolve(toResponse(reply)),
+    reply: (reply) => resolve(toResponse(reply, pending.rest)),
     stream: (headers) => {
       const mailbox = Effect.runSync(Mailbox.make<string>())
       let ended = false
@@ -168,7 +206,7 @@ export const toHttpApp = (
   Effect.succeed((request) =>
     Effect.suspend(() => {
       const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
-      const pending: Pending = { body: undefined, closed: [], answered: false, gone: false }
+      const pending: Pending = { body: undefined, closed: [], answered: false, gone: false, rest: undefined }
       const resolve = (r: HttpServerResponse.HttpServerResponse) => {
         pending.answered = true
         Deferred.unsafeDone(response, Exit.succeed(r))
@@ -177,7 +215,7 @@ export const toHttpApp = (
       const wanted = pending.body
       const answer = wanted === undefined
         ? Deferred.await(response)
-        : Effect.zipRight(readBody(request, wanted.maxBytes, wanted.done), Deferred.await(response))
+        : Effect.zipRight(readBody(request, pending, wanted.maxBytes, wanted.done), Deferred.await(response))
       // Interrupted before the response: the client went away.
       return Effect.onInterrupt(answer, () =>
         Effect.sync(() => {
