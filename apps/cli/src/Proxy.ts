@@ -14,8 +14,9 @@
  *   `notifications/resources/updated` becomes the server's `resourceUpdated`, which reaches the
  *   downstream sessions and `subscriptions/listen` streams that asked.
  * - **Asks**: the upstream's sampling, elicitation and roots requests are asked of the downstream
- *   client whose request is in flight (refused when several are: the upstream does not say which
- *   one it asks for, and a guess could hand one client's prompt to another), in its own era: a
+ *   client whose request they belong to: a 2026-07-28 upstream's are rounds of that very call; a
+ *   handshake upstream's are the one request in flight's (refused when several are: it does not
+ *   say which one it asks for, and a guess could hand one client's prompt to another), in its own era: a
  *   session's request is asked at once, a 2026-07-28 request gets an `input_required` round, whose
  *   retry calls upstream again and answers the same ask (keyed by its content) from the retry.
  *
@@ -29,6 +30,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -94,16 +96,22 @@ const keyOf = (kind: string, params: unknown) =>
  */
 export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
   const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+  /**
+   * The downstream request a forwarded call runs for, in the call's fibers. A 2026-07-28
+   * upstream's asks are an `input_required` result of the call itself: the client fulfils them
+   * in the call's fibers, so they are routed by it, however many requests are in flight.
+   */
+  const current = FiberRef.unsafeMake<Inflight | undefined>(undefined)
 
   const ask = (
     kind: string,
     params: unknown,
     run: Ask["run"]
   ): Effect.Effect<unknown, McpError.McpError> =>
-    Effect.flatMap(Ref.get(inflight), (all) => {
-      // The upstream does not say which request it asks for: with one in flight it is that one;
-      // with several, guessing could hand one client's prompt to another, so it is refused.
-      if (all.length !== 1) {
+    Effect.flatMap(Effect.zip(FiberRef.get(current), Ref.get(inflight)), ([mine, all]) => {
+      // A handshake upstream's request does not say which call it asks for: with one in flight it
+      // is that one; with several, guessing could hand one client's prompt to another: refused.
+      if (mine === undefined && all.length !== 1) {
         return Effect.fail(
           new McpError.InternalError({
             message: all.length === 0
@@ -112,7 +120,7 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
           })
         )
       }
-      const target = all[0]!
+      const target = mine ?? all[0]!
       return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
         target.replies.add(reply)
         return Effect.zipRight(
@@ -184,7 +192,7 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
           { discard: true }
         )
       )
-      return yield* Effect.raceFirst(call, serveAsks(entry)).pipe(
+      return yield* Effect.raceFirst(Effect.locally(call, current, entry), serveAsks(entry)).pipe(
         Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
       )
     })

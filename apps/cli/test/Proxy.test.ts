@@ -52,61 +52,64 @@ const Hello = Prompt.make("hello", {
  * cancelled), one that answers once the downstream caller saw its progress, and the proxy's client
  * of it.
  */
-const setup = Effect.gen(function*() {
-  const started = yield* Deferred.make<void>()
-  const cancelled = yield* Deferred.make<void>()
-  const progressed = yield* Deferred.make<void>()
-  const kill = yield* Deferred.make<void>()
-  const Hang = Tool.make("hang", {}, () =>
-    Effect.zipRight(Deferred.succeed(started, void 0), Effect.never).pipe(
-      Effect.onInterrupt(() => Deferred.succeed(cancelled, void 0))
-    ))
-  // Progress 1 of 2, then the answer once the caller saw it (its `onProgress` runs on a fiber of its own).
-  const Steps = Tool.make("steps", {}, () =>
-    Effect.zipRight(
-      Effect.zipRight(McpRequest.progress(1, 2, "half way"), Deferred.await(progressed)),
-      Effect.succeed("done")
-    ))
-  const upstreamContext = yield* Layer.build(McpServer.layer({
-    serverInfo: { name: "upstream", version: "2.0.0" },
-    revisions: Revision.handshake,
-    tools: [Add, Greet, Steps, Hang],
-    resources: [Doc, Files],
-    prompts: [Hello]
-  }))
-  const upstream = Context.get(upstreamContext, McpServer.McpServer)
-  const proxy = Proxy.layerFrom({ clientInfo: { name: "proxy", version: "0.1.0" } }, {
-    revisions: ["2026-07-28"]
-  }).pipe(Layer.provide(McpClientTransport.layerMemory((protocol) =>
-    // `kill` ends the upstream with a failure whose words are not for the downstream clients.
-    Effect.raceFirst(
-      upstream.serve(protocol),
-      Effect.zipRight(Deferred.await(kill), Effect.fail(new Error("the upstream's own words: token=SECRET")))
-    )
-  )))
-  const asked = yield* Ref.make<ReadonlyArray<string>>([])
-  const downstreamContext = yield* Layer.build(
-    McpClient.layer({
-      clientInfo: { name: "downstream", version: "1.0.0" },
-      era: "stateless",
-      handlers: {
-        elicitation: (params) =>
-          Effect.as(Ref.update(asked, (all) => [...all, params.message]), {
-            action: "accept" as const,
-            content: { name: params.message.startsWith("First") ? "Ada" : "Lovelace" }
-          })
-      }
-    }).pipe(
-      Layer.provide(
-        McpClientTransport.layerMemory((protocol) =>
-          Effect.flatMap(McpServer.McpServer, (server) => server.serve(protocol)).pipe(Effect.provide(proxy))
+const setupWith = (upstreamEra: "handshake" | "stateless") =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<void>()
+    const cancelled = yield* Deferred.make<void>()
+    const progressed = yield* Deferred.make<void>()
+    const kill = yield* Deferred.make<void>()
+    const Hang = Tool.make("hang", {}, () =>
+      Effect.zipRight(Deferred.succeed(started, void 0), Effect.never).pipe(
+        Effect.onInterrupt(() => Deferred.succeed(cancelled, void 0))
+      ))
+    // Progress 1 of 2, then the answer once the caller saw it (its `onProgress` runs on a fiber of its own).
+    const Steps = Tool.make("steps", {}, () =>
+      Effect.zipRight(
+        Effect.zipRight(McpRequest.progress(1, 2, "half way"), Deferred.await(progressed)),
+        Effect.succeed("done")
+      ))
+    const upstreamContext = yield* Layer.build(McpServer.layer({
+      serverInfo: { name: "upstream", version: "2.0.0" },
+      revisions: upstreamEra === "handshake" ? Revision.handshake : ["2026-07-28"],
+      tools: [Add, Greet, Steps, Hang],
+      resources: [Doc, Files],
+      prompts: [Hello]
+    }))
+    const upstream = Context.get(upstreamContext, McpServer.McpServer)
+    const proxy = Proxy.layerFrom({ clientInfo: { name: "proxy", version: "0.1.0" }, era: upstreamEra }, {
+      revisions: ["2026-07-28"]
+    }).pipe(Layer.provide(McpClientTransport.layerMemory((protocol) =>
+      // `kill` ends the upstream with a failure whose words are not for the downstream clients.
+      Effect.raceFirst(
+        upstream.serve(protocol),
+        Effect.zipRight(Deferred.await(kill), Effect.fail(new Error("the upstream's own words: token=SECRET")))
+      )
+    )))
+    const asked = yield* Ref.make<ReadonlyArray<string>>([])
+    const downstreamContext = yield* Layer.build(
+      McpClient.layer({
+        clientInfo: { name: "downstream", version: "1.0.0" },
+        era: "stateless",
+        handlers: {
+          elicitation: (params) =>
+            Effect.as(Ref.update(asked, (all) => [...all, params.message]), {
+              action: "accept" as const,
+              content: { name: params.message.startsWith("First") ? "Ada" : "Lovelace" }
+            })
+        }
+      }).pipe(
+        Layer.provide(
+          McpClientTransport.layerMemory((protocol) =>
+            Effect.flatMap(McpServer.McpServer, (server) => server.serve(protocol)).pipe(Effect.provide(proxy))
+          )
         )
       )
     )
-  )
-  const client = Context.get(downstreamContext, McpClient.McpClient)
-  return { client, upstream, started, cancelled, progressed, asked, kill }
-})
+    const client = Context.get(downstreamContext, McpClient.McpClient)
+    return { client, upstream, started, cancelled, progressed, asked, kill }
+  })
+
+const setup = setupWith("handshake")
 
 describe("Proxy: a handshake upstream served as 2026-07-28", () => {
   it.scopedLive("mirrors the upstream: info, tools, resources, templates, prompts; calls forwarded", () =>
@@ -201,5 +204,28 @@ describe("Proxy: a handshake upstream served as 2026-07-28", () => {
       const updated = yield* next.pipe(Effect.timeout("3 seconds"))
       assert.strictEqual(Chunk.unsafeHead(updated).method, "notifications/resources/updated")
       assert.strictEqual((Chunk.unsafeHead(updated).params as { readonly uri: string }).uri, "test://doc")
+    }))
+})
+
+describe("Proxy: a 2026-07-28 upstream", () => {
+  it.scopedLive("each call's asks are its own rounds: routed to it, however many requests are in flight", () =>
+    Effect.gen(function*() {
+      const { asked, client, started } = yield* setupWith("stateless")
+      const hanging = yield* Effect.fork(client.callTool("hang", {}))
+      yield* Deferred.await(started)
+      // Before: refused ("2 requests are in flight"), as for a handshake upstream.
+      const [one, two] = yield* Effect.all([client.callTool("greet", {}), client.callTool("greet", {})], {
+        concurrency: "unbounded"
+      })
+      for (const result of [one, two]) {
+        assert.deepStrictEqual(result.content, [{ type: "text", text: "hello Ada Lovelace" }])
+      }
+      assert.deepStrictEqual([...(yield* Ref.get(asked))].sort(), [
+        "First name?",
+        "First name?",
+        "Last name?",
+        "Last name?"
+      ])
+      yield* Fiber.interrupt(hanging)
     }))
 })
