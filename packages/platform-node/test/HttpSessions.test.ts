@@ -136,6 +136,24 @@ describeServers("Streamable HTTP: sessions", (start) => {
     expect((await fresh.send("ping")).status).toBe(200)
   })
 
+  it("by default a request runs an hour at most: then it is interrupted and answered -32603", async () => {
+    const h = await start({}, { testClock: true })
+    const key = freshKey()
+    const c = new WireClient(h)
+    await c.initialize()
+    const response = c.send("tools/call", { name: "controlled", arguments: { key } }, "long")
+    await awaitDeferred(control(key).started)
+    await h.adjust("59 minutes")
+    expect(isDone(control(key).interrupted)).toBe(false)
+    await h.adjust("2 minutes")
+    await awaitDeferred(control(key).interrupted)
+    expect(await (await response).json()).toEqual({
+      jsonrpc: "2.0",
+      id: "long",
+      error: { code: -32603, message: "Request exceeded the server's maximum duration" }
+    })
+  })
+
   it("a request in flight with its client still connected keeps its session past the idle timeout", async () => {
     const h = await start({ sessionIdleTimeout: "200 millis" }, { testClock: true })
     const key = freshKey()

@@ -66,7 +66,7 @@ export interface Options {
   readonly maxSessions?: number
   /**
    * Longest a request may run; after it the request is interrupted, its client told, and its
-   * session may expire (default: no limit).
+   * session may expire (default 1 hour: a backstop; `Duration.infinity` for none).
    */
   readonly maxRequestDuration?: Duration.DurationInput
   /** Largest accepted POST body (default 4 MiB). */

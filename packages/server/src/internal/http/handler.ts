@@ -29,6 +29,7 @@ export const defaults = {
   sessionIdleTimeout: Duration.minutes(5),
   maxSessions: 10_000,
   maxBodyBytes: 4 * 1024 * 1024,
+  maxRequestDuration: Duration.hours(1),
   retry: Duration.seconds(1)
 } as const
 
@@ -46,9 +47,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const clock = yield* Effect.clock
     const tracing = options.tracing ?? false
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
-    const maxRequestMillis = options.maxRequestDuration === undefined
-      ? undefined
-      : Duration.toMillis(options.maxRequestDuration)
+    const maxRequestMillis = Duration.toMillis(options.maxRequestDuration ?? defaults.maxRequestDuration)
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
@@ -86,7 +85,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
     // Also the keep-alive of open SSE streams: at least every 15 seconds.
-    const every = Math.max(10, Math.min(idleMillis / 2, (maxRequestMillis ?? Infinity) / 2, 15_000))
+    const every = Math.max(10, Math.min(idleMillis / 2, maxRequestMillis / 2, 15_000))
     yield* Effect.zipRight(sessions?.sweep ?? Effect.void, posts?.sweep ?? Effect.void).pipe(
       Effect.repeat(Schedule.spaced(Duration.millis(every))),
       Effect.forkScoped
