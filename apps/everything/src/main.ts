@@ -27,7 +27,7 @@ modes:
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
           seconds without activity (default 300), requests interrupted after --max-request
-          seconds (default: no limit); 2026-07-28 requests are POSTs of their own, no session
+          seconds (default 3600); 2026-07-28 requests are POSTs of their own, no session
 
 --era (both modes):
   handshake  2024-11-05 … 2025-11-25: initialize, then a session
