@@ -43,7 +43,10 @@ export const serverOf = (revisions: RevisionSet) =>
   McpServer.layer({
     serverInfo: { name: "bench-add", version: "1.0.0" },
     tools: [Add],
-    revisions: revisionSets[revisions]
+    revisions: revisionSets[revisions],
+    // As many open listens as `ours-http-server.ts` has connections (`BENCH_LISTENS` past the
+    // default 1,000).
+    maxSubscriptions: 20_000
   })
 
 export const Server = serverOf("handshake")

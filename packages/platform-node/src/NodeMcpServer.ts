@@ -247,7 +247,11 @@ export interface HttpOptions extends HttpTransport.Options {
   readonly requestTimeout?: Duration.DurationInput
   /** How long an idle keep-alive connection stays open (default 5 seconds). */
   readonly keepAliveTimeout?: Duration.DurationInput
-  /** Most connections at once (default 4096); more are refused. */
+  /**
+   * Most connections at once (default 4096); more are refused. Each open 2026-07-28 listen holds
+   * one: the server's `maxSubscriptions` (default 1,000) stays well below this, so that listens
+   * never take every connection.
+   */
   readonly maxConnections?: number
   /**
    * Says where the server listens, once it does, as one line on stderr (`listening on

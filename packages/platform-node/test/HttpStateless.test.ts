@@ -2,7 +2,8 @@
  * Streamable HTTP in 2026-07-28 at the wire: POST only, each request its own POST; the headers
  * checked against the body (SEP-2243: MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*
  * with `=?base64?…?=` values); status codes per answer; JSON or a request-scoped SSE stream
- * without event ids; a closed stream cancels; dual-era serving on one endpoint.
+ * without event ids; a closed stream cancels; dual-era serving on one endpoint; the limits on
+ * listens (503 past `maxSubscriptions`, 400 for a filter too large).
  */
 import { validate } from "@effect-mcp/test-support/OfficialSchema"
 import { assert, describe, expect, it } from "@effect/vitest"
@@ -623,5 +624,77 @@ describeServers("HTTP 2026-07-28: subscriptions/listen", (start) => {
     const response = await post(h, "subscriptions/listen", { notifications: "all" }, { id: 77 })
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ id: 77, error: { code: -32602 } })
+  })
+
+  it("maxSubscriptions: past it a listen is 503 with a JSON-RPC error and its id; calls are served; an update reaches exactly its listens", async () => {
+    const h = await start({}, { ...statelessOnly, subscriptionLimits: { maxSubscriptions: 3 } })
+    const filters = [
+      { resourceSubscriptions: ["test://a", "test://shared"] },
+      { resourceSubscriptions: ["test://b", "test://shared"] },
+      { resourceSubscriptions: ["test://dir/"] }
+    ]
+    const controllers = filters.map(() => h.controller())
+    const streams = await Promise.all(filters.map(async (filter, i) => {
+      const response = await post(h, "subscriptions/listen", { notifications: filter }, {
+        id: `L${i}`,
+        signal: controllers[i].signal
+      })
+      expect(response.status).toBe(200)
+      const stream = new SseReader(response)
+      expect(validNotification(await stream.message()).method).toBe("notifications/subscriptions/acknowledged")
+      return stream
+    }))
+    const refused = await listen(h, { toolsListChanged: true }, "L3")
+    expect(refused.status).toBe(503)
+    const body = await json(refused)
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: "L3", error: { code: -32000 } })
+    expect(body.error.message).toContain("maxSubscriptions")
+    // Everyone else is served while the listens are at the cap.
+    const list = await post(h, "tools/list", {}, { id: "list" })
+    expect(list.status).toBe(200)
+    expect((await json(list)).id).toBe("list")
+    // Each update reaches exactly the listens whose filter covers its URI.
+    await h.run(h.server.resourceUpdated("test://shared"))
+    await h.run(h.server.resourceUpdated("test://dir/x"))
+    await h.run(h.server.resourceUpdated("test://none"))
+    const uriOf = async (stream: SseReader) => {
+      const message = validNotification(await stream.message())
+      expect(message.method).toBe("notifications/resources/updated")
+      return message.params.uri
+    }
+    expect(await uriOf(streams[0])).toBe("test://shared")
+    expect(await uriOf(streams[1])).toBe("test://shared")
+    expect(await uriOf(streams[2])).toBe("test://dir/x")
+    await h.run(h.server.resourceUpdated("test://b"))
+    expect(await uriOf(streams[1])).toBe("test://b")
+    // One ends: another gets in.
+    controllers[0].abort()
+    await eventually(async () => (await h.run(h.server.activeSubscriptions)).length === 2, 5000, 10)
+    const admitted = await listen(h, { toolsListChanged: true }, "L4")
+    expect(admitted.status).toBe(200)
+    expect(validNotification(await new SseReader(admitted).message()).params._meta).toEqual({
+      "io.modelcontextprotocol/subscriptionId": "L4"
+    })
+  })
+
+  it("a filter past the limits is 400 with -32602, its id and the limit named", async () => {
+    const h = await start({}, statelessOnly)
+    const uris = (n: number) => Array.from({ length: n }, (_, i) => `test://r/${i}`)
+    const many = await listen(h, { resourceSubscriptions: uris(1001) }, "many")
+    expect(many.status).toBe(400)
+    const manyBody = await json(many)
+    expect(manyBody).toMatchObject({ id: "many", error: { code: -32602 } })
+    expect(manyBody.error.message).toContain("maxSubscriptionUris (1000)")
+    const long = await listen(h, { resourceSubscriptions: ["test://" + "x".repeat(70_000)] }, "long")
+    expect(long.status).toBe(400)
+    const longBody = await json(long)
+    expect(longBody).toMatchObject({ id: "long", error: { code: -32602 } })
+    expect(longBody.error.message).toContain("subscriptionMaxLength (65536 characters)")
+    expect(await h.run(h.server.activeSubscriptions)).toEqual([])
+    // At the limit: acknowledged, every URI echoed.
+    const full = await listen(h, { resourceSubscriptions: uris(1000) }, "full")
+    expect(full.status).toBe(200)
+    const ack = validNotification(await new SseReader(full).message())
+    expect(ack.params.notifications).toEqual({ resourceSubscriptions: uris(1000) })
   })
 })

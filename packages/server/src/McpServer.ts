@@ -152,6 +152,32 @@ export interface Options<R> {
   readonly capabilities?: Serving.Config["capabilities"]
   /** Coalescing window of list_changed notifications (default 10 millis). */
   readonly listChangedWindow?: Duration.DurationInput
+  /**
+   * 2026-07-28: the most `subscriptions/listen` requests held open at once, over every transport
+   * and client (default 1,000). One more is refused with -32000 and the request's id (over HTTP a
+   * 503), until one ends. Over HTTP each open listen holds a connection: keep this well below the
+   * server's connection cap (`NodeMcpServer.layerHttp`'s `maxConnections`, 4,096 by default), so
+   * that other clients always get in.
+   */
+  readonly maxSubscriptions?: number
+  /**
+   * 2026-07-28: the most listens one client of a transport holds open at once (default 16): the
+   * one client of stdio, of an in-memory pair. Refused as `maxSubscriptions` is. Over stateless
+   * HTTP a client is one POST, which holds one listen: there the server's cap bounds them (the
+   * era has no session, and no authenticated subject reaches the subscriptions yet).
+   */
+  readonly maxSubscriptionsPerClient?: number
+  /**
+   * 2026-07-28: the most `resourceSubscriptions` in one listen's filter (default 1,000): a listen
+   * naming more is refused with -32602, the limit named in its message.
+   */
+  readonly maxSubscriptionUris?: number
+  /**
+   * 2026-07-28: the longest `subscriptions/listen` params, in characters of their JSON (default
+   * 65536, 64 KiB): what a held-open listen keeps for its lifetime (its filter and `_meta`), and
+   * what bounds its acknowledgement. Longer params are refused with -32602.
+   */
+  readonly subscriptionMaxLength?: number
 }
 
 /**

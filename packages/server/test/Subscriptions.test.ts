@@ -3,8 +3,9 @@
  * request's own id; filters (kinds asked for, exact URIs and trailing-slash prefixes); the stored
  * filter reaching a capability gained later; graceful ends (closeSubscription,
  * closeAllSubscriptions, the server's and the engine's end) and cancellation; demultiplexing;
- * dual-era coexistence; the notification bus; a thousand listens. Every message on the wire is
- * validated against the official schema.
+ * dual-era coexistence; the notification bus; a thousand listens; the limits (open per server and
+ * per client, URIs and length of a filter) and the index that matches updates. Every message on
+ * the wire is validated against the official schema.
  */
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { MemoryTransport } from "@effect-mcp/core"
@@ -616,7 +617,7 @@ describe("the notification bus", () => {
 describe("subscriptions/listen: many", () => {
   it.scoped("1,000 listens and one addTool: every one is told, once", () =>
     Effect.gen(function*() {
-      const client = yield* connect({ serverInfo, revisions: ["2026-07-28"] })
+      const client = yield* connect({ serverInfo, revisions: ["2026-07-28"], maxSubscriptionsPerClient: 1000 })
       const ids = Array.from({ length: 1000 }, (_, i) => 10_000 + i)
       for (const id of ids) yield* client.send(listenRequest(id, { toolsListChanged: true }))
       const acks = yield* take(client, ids.length)
@@ -633,4 +634,181 @@ describe("subscriptions/listen: many", () => {
       const answers = yield* take(client, ids.length)
       assert.deepStrictEqual(answers.map((m) => m.id).sort(), ids)
     }), { timeout: 60_000 })
+})
+
+describe("subscriptions/listen: limits", () => {
+  /** The refusal of listen `id` as too many are open: -32000, the limit named. */
+  const assertTooMany = (response: any, id: JsonRpc.RequestId, limit: string, max: number) => {
+    valid(response)
+    assert.strictEqual(response.id, id)
+    assert.strictEqual(response.error.code, -32000)
+    assert.include(response.error.message, limit)
+    assert.deepStrictEqual(response.error.data, { limit, max })
+  }
+
+  it.scoped("16 per client by default: the 17th is refused with its id (-32000); calls are served; another client gets in", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make(options)
+      const memory = yield* MemoryTransport.make
+      yield* Effect.forkScoped(server.serve(memory.protocol))
+      const wire = (endpoint: MemoryTransport.TextEndpoint): Wire => ({
+        send: (message) => endpoint.write(JSON.stringify(message)),
+        next: Effect.map(endpoint.read, (text) => JSON.parse(text))
+      })
+      const a = wire(yield* memory.connect)
+      for (let i = 1; i <= 16; i++) yield* listen(a, `L${i}`, { toolsListChanged: true })
+      yield* a.send(listenRequest("L17", { toolsListChanged: true }))
+      assertTooMany(yield* a.next, "L17", "maxSubscriptionsPerClient", 16)
+      // A normal call, on the same client, while it is at its cap.
+      yield* a.send({ jsonrpc: "2.0", id: "list", method: "tools/list", params: { _meta: meta() } })
+      const list = valid(yield* a.next)
+      assert.strictEqual(list.id, "list")
+      assert.deepStrictEqual(list.result.tools.map((t: any) => t.name), ["echo"])
+      // Another client of the same engine has its own 16.
+      const b = wire(yield* memory.connect)
+      yield* listen(b, "L1", { toolsListChanged: true })
+      assert.strictEqual((yield* server.activeSubscriptions).length, 17)
+      // One of the first client's ends: it may open another.
+      yield* a.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "L3" } })
+      yield* eventually(server.activeSubscriptions, (all) => all.length === 16)
+      yield* listen(a, "L18", { toolsListChanged: true })
+      // The refused one was never open: a change reaches the 16 of the first client and the second's.
+      yield* server.addTool(named("more"))
+      yield* flush
+      const told = yield* take(a, 16)
+      assert.deepStrictEqual(
+        told.map((m) => m.params._meta[SUB]).sort(),
+        [...Array.from({ length: 16 }, (_, i) => `L${i + 1}`).filter((id) => id !== "L3"), "L18"].sort()
+      )
+      assert.deepStrictEqual(summary(valid(yield* b.next)), ["notifications/tools/list_changed", "L1"])
+    }))
+
+  it.scoped("maxSubscriptions over every client: the next is refused with its id; one ending admits another", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({ ...options, maxSubscriptions: 3 })
+      const a = yield* attach(server)
+      const b = yield* attach(server)
+      yield* listen(a, 1, { toolsListChanged: true })
+      yield* listen(a, 2, { toolsListChanged: true })
+      yield* listen(b, 1, { toolsListChanged: true })
+      yield* b.send(listenRequest(2, { toolsListChanged: true }))
+      assertTooMany(yield* b.next, 2, "maxSubscriptions", 3)
+      yield* a.send(listenRequest(3, { toolsListChanged: true }))
+      assertTooMany(yield* a.next, 3, "maxSubscriptions", 3)
+      // Other requests are served at the cap.
+      yield* b.send({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: meta() } })
+      const discover = valid(yield* b.next)
+      assert.strictEqual(discover.id, "d")
+      assert.strictEqual(discover.result.resultType, "complete")
+      const active = yield* server.activeSubscriptions
+      assert.strictEqual(active.length, 3)
+      assert.isTrue(yield* server.closeSubscription(active[0]))
+      assertClosed(yield* a.next, 1)
+      yield* listen(b, 2, { toolsListChanged: true })
+      assert.strictEqual((yield* server.activeSubscriptions).length, 3)
+    }))
+
+  it.scoped("a filter past the limits: -32602 with its id and the limit named, nothing kept; at the limits it is acknowledged whole", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const uris = (n: number) => Array.from({ length: n }, (_, i) => `test://r/${i}`)
+      yield* client.send(listenRequest("many", { resourceSubscriptions: uris(1001) }))
+      const many = valid(yield* client.next)
+      assert.strictEqual(many.id, "many")
+      assert.strictEqual(many.error.code, -32602)
+      assert.include(many.error.message, "maxSubscriptionUris (1000)")
+      assert.deepStrictEqual(many.error.data, { limit: "maxSubscriptionUris", max: 1000 })
+      // Few URIs, but long: the params are measured, whatever field makes them long.
+      const long = "test://" + "x".repeat(70_000)
+      yield* client.send(listenRequest("long", { resourceSubscriptions: [long] }))
+      const tooLong = valid(yield* client.next)
+      assert.strictEqual(tooLong.id, "long")
+      assert.strictEqual(tooLong.error.code, -32602)
+      assert.include(tooLong.error.message, "subscriptionMaxLength (65536 characters)")
+      yield* client.send(listenRequest("padded", { toolsListChanged: true }, { padding: "y".repeat(70_000) }))
+      const padded = valid(yield* client.next)
+      assert.strictEqual(padded.id, "padded")
+      assert.strictEqual(padded.error.code, -32602)
+      assert.deepStrictEqual(yield* client.server.activeSubscriptions, [])
+      // At the limit: all of it, echoed.
+      const ack = yield* listen(client, "full", { resourceSubscriptions: uris(1000) })
+      assert.deepStrictEqual(ack.params.notifications, { resourceSubscriptions: uris(1000) })
+      // Other limits, chosen by the server.
+      const small = yield* connect({ ...options, maxSubscriptionUris: 2, subscriptionMaxLength: 1024 })
+      yield* small.send(listenRequest(1, { resourceSubscriptions: uris(3) }))
+      assert.include(valid(yield* small.next).error.message, "maxSubscriptionUris (2)")
+      yield* small.send(listenRequest(2, { resourceSubscriptions: ["test://" + "z".repeat(1024)] }))
+      assert.include(valid(yield* small.next).error.message, "subscriptionMaxLength (1024 characters)")
+      yield* listen(small, 3, { resourceSubscriptions: uris(2) })
+    }))
+
+  it.scoped("limits that are not positive integers fail the server when it is built", () =>
+    Effect.gen(function*() {
+      for (
+        const [name, value] of [
+          ["maxSubscriptions", 0],
+          ["maxSubscriptionsPerClient", -1],
+          ["maxSubscriptionUris", 1.5],
+          ["subscriptionMaxLength", Number.NaN]
+        ] as const
+      ) {
+        const exit = yield* Effect.exit(Effect.scoped(McpServer.make({ ...options, [name]: value })))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), `${name} must be a positive integer`)
+      }
+    }))
+
+  it.scoped(
+    "an update reaches exactly the listens whose filter covers its URI, among many listens and URIs",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* McpServer.make({ ...options, maxSubscriptionsPerClient: 1000 })
+        const client = yield* attach(server)
+        // 1,000 listens of 1,000 URIs each; listen i watches test://r/<i>/<k>, and the even ones
+        // test://shared too; listen 7 also every URI beneath test://r/3/, and holds one URI twice.
+        const count = 1000
+        const filterOf = (i: number) => {
+          const own = Array.from({ length: i % 2 === 0 ? 999 : 1000 }, (_, k) => `test://r/${i}/${k}`)
+          if (i % 2 === 0) own.push("test://shared")
+          if (i === 7) own.splice(0, 2, "test://r/3/", "test://r/7/5")
+          return { resourceSubscriptions: own }
+        }
+        for (let i = 0; i < count; i++) yield* client.send(listenRequest(i, filterOf(i)))
+        const acks = yield* take(client, count)
+        assert.isTrue(acks.every((m) => m.method === "notifications/subscriptions/acknowledged"))
+        // Many updates in one window: each listen's own URI 5, a shared one, one nobody watches.
+        const updated = [...Array.from({ length: count }, (_, i) => `test://r/${i}/5`), "test://shared", "test://none"]
+        yield* Effect.forEach(updated, (uri) => server.resourceUpdated(uri), { discard: true })
+        const started = Date.now()
+        yield* flush
+        const expected = [
+          ...Array.from({ length: count }, (_, i) => `${i} test://r/${i}/5`),
+          ...Array.from({ length: count / 2 }, (_, i) => `${2 * i} test://shared`),
+          "7 test://r/3/5"
+        ].sort()
+        const got = (yield* take(client, expected.length)).map((m) => {
+          assert.strictEqual(m.method, "notifications/resources/updated")
+          return `${m.params._meta[SUB]} ${m.params.uri}`
+        })
+        const elapsed = Date.now() - started
+        assert.deepStrictEqual(got.sort(), expected)
+        assert.deepStrictEqual(yield* pending(client), [])
+        // Matched through an index: a scan of every URI of every listen for each update (a
+        // thousand million comparisons here) takes tens of seconds.
+        assert.isBelow(elapsed, 5_000)
+        // A listen gone is out of the index: its URIs reach nobody.
+        yield* client.notify("notifications/cancelled", { requestId: 0 })
+        yield* eventually(server.activeSubscriptions, (all) => all.length === count - 1)
+        yield* server.resourceUpdated("test://r/0/1")
+        yield* server.resourceUpdated("test://r/1/1")
+        yield* flush
+        assert.deepStrictEqual((yield* take(client, 1)).map(summary), [[
+          "notifications/resources/updated",
+          1,
+          "test://r/1/1"
+        ]])
+        assert.deepStrictEqual(yield* pending(client), [])
+      }),
+    { timeout: 120_000 }
+  )
 })

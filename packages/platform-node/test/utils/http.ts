@@ -255,6 +255,11 @@ export interface HarnessOptions {
   readonly eventStore?: Effect.Effect<EventStore.Service>
   /** The revisions the server serves (default: the handshake era's). */
   readonly revisions?: McpServer.Options<never>["revisions"]
+  /** The server's 2026-07-28 subscription limits (default: the server's). */
+  readonly subscriptionLimits?: Pick<
+    McpServer.Options<never>,
+    "maxSubscriptions" | "maxSubscriptionsPerClient" | "maxSubscriptionUris" | "subscriptionMaxLength"
+  >
 }
 
 /** A server response as the Node HTTP server saw it. */
@@ -310,6 +315,7 @@ export const startServer = async (
       McpServer.layer({
         serverInfo,
         ...(harness.revisions === undefined ? {} : { revisions: harness.revisions }),
+        ...harness.subscriptionLimits,
         tools: [Controlled, Quick, Progress, Log, Sample, Region],
         resources: [Doc],
         prompts: [Greeting]

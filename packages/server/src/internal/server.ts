@@ -174,8 +174,26 @@ const build = Effect.fn("McpServer.make")(function*(
     window: config.listChangedWindow,
     bus
   })
+  const limits: Subscriptions.Limits = {
+    maxOpen: options.maxSubscriptions ?? Subscriptions.defaultLimits.maxOpen,
+    maxPerClient: options.maxSubscriptionsPerClient ?? Subscriptions.defaultLimits.maxPerClient,
+    maxUris: options.maxSubscriptionUris ?? Subscriptions.defaultLimits.maxUris,
+    maxLength: options.subscriptionMaxLength ?? Subscriptions.defaultLimits.maxLength
+  }
+  for (
+    const [name, value] of [
+      ["maxSubscriptions", limits.maxOpen],
+      ["maxSubscriptionsPerClient", limits.maxPerClient],
+      ["maxSubscriptionUris", limits.maxUris],
+      ["subscriptionMaxLength", limits.maxLength]
+    ] as const
+  ) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      return yield* Effect.dieMessage(`${name} must be a positive integer (got ${value})`)
+    }
+  }
   // Every subscription, over every engine; closed gracefully when the server's scope ends.
-  const subscriptions = yield* Subscriptions.make(registry, config)
+  const subscriptions = yield* Subscriptions.make(registry, config, limits)
   const clock = yield* Effect.clock
   const key = yield* readKey(options.requestStateKey)
   const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))

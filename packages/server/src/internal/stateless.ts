@@ -12,7 +12,8 @@
  *
  * `subscriptions/listen` is served here too (validated, acknowledged with what the server can
  * serve at that instant, answered with the envelope when the server closes it); the open
- * subscriptions are the server's (`subscriptions.ts`), over every engine.
+ * subscriptions are the server's (`subscriptions.ts`), over every engine, which also refuses what
+ * is past its limits (params too long, too many URIs: -32602; too many open: -32000).
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
 import {
@@ -397,6 +398,7 @@ export const makeServer = (
       subscriptions.serve({
         client,
         id,
+        params: request.request.params,
         filter,
         acknowledge: Effect.map(
           Ref.get(registry.entries),

@@ -19,9 +19,15 @@
  * answers the held request with the listen result; the close waits for the answer to be sent.
  * The end of an engine closes the subscriptions it serves, the end of the server every one (the
  * wait is bounded).
+ *
+ * Bounded against hostile clients ({@link Limits}): a listen whose params are too long, or whose
+ * filter names too many URIs, is refused with -32602 before anything is kept; one past the open
+ * subscriptions of the server, or of its client, with -32000 (an HTTP 503). A change reaches the
+ * subscriptions through an index (who asked for each kind, each URI, each `/`-ending prefix): a
+ * resource update costs the subscriptions that asked for it, not every URI of every one.
  */
 import type { JsonRpc, Schema as McpSchema, Transport } from "@effect-mcp/core"
-import { Meta, Revision } from "@effect-mcp/core"
+import { McpError, Meta, Revision } from "@effect-mcp/core"
 import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -32,7 +38,6 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Resource from "../Resource.js"
 import type * as Subscription from "../Subscription.js"
 import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
@@ -73,6 +78,8 @@ interface Live {
 export interface Listen {
   readonly client: Transport.ClientId
   readonly id: JsonRpc.RequestId
+  /** The listen request's params as they arrived (measured against `Limits.maxLength`). */
+  readonly params: unknown
   readonly filter: Filter
   /**
    * What of the filter the server can serve now: read once the subscription is registered, so a
@@ -95,13 +102,39 @@ export interface Listen {
   readonly result: unknown
 }
 
+/** How much the server's subscriptions may hold (see `McpServer.Options`). */
+export interface Limits {
+  /** Most open subscriptions, over every engine and client. */
+  readonly maxOpen: number
+  /** Most open subscriptions of one client of one engine (stdio's one; an HTTP POST holds one). */
+  readonly maxPerClient: number
+  /** Most `resourceSubscriptions` in one filter. */
+  readonly maxUris: number
+  /** The longest listen params, in characters of their JSON. */
+  readonly maxLength: number
+}
+
+/**
+ * The defaults: a thousand open (well below `NodeMcpServer.layerHttp`'s 4,096 connections, each
+ * listen holding one, so other clients always get in), 16 per client, a thousand URIs and 64 KiB
+ * per listen. At worst, every listen full (a thousand URIs, 64 KiB), about 120 MB of heap
+ * (measured over the in-memory pair): within a default Node heap.
+ */
+export const defaultLimits: Limits = {
+  maxOpen: 1_000,
+  maxPerClient: 16,
+  maxUris: 1_000,
+  maxLength: 65_536
+}
+
 export interface Subscriptions {
   /**
    * Serves one listen request in its own fiber: registers it, acknowledges it and holds it open
    * (returning then: its fiber ends); what it asked for is delivered, and the server's close
-   * answers it with `result`. Interrupted before it is held, it is forgotten.
+   * answers it with `result`. Interrupted before it is held, it is forgotten. Refused (and
+   * nothing kept) past the limits: -32602 for its params, -32000 for the number open.
    */
-  readonly serve: (listen: Listen) => Effect.Effect<void>
+  readonly serve: (listen: Listen) => Effect.Effect<void, McpError.McpError>
   /** The open subscriptions, oldest first. */
   readonly active: Effect.Effect<ReadonlyArray<Subscription.Subscription>>
   /** Closes one gracefully; true once its answer is sent, false when it was not (no longer) open. */
@@ -125,21 +158,128 @@ const asks = (filter: Filter, kind: ListKind): boolean =>
     ? filter.promptsListChanged === true
     : filter.resourcesListChanged === true
 
-/** What of `changes` a subscription asked for (undefined: nothing). */
-const deliveryFor = (live: Live, changes: Changes, resources: boolean): Delivery | undefined => {
-  const { filter } = live.info
-  let lists: Array<ListKind> | undefined
-  for (const [kind, seq] of changes.lists) {
-    if (seq > live.since && asks(filter, kind)) (lists ??= []).push(kind)
-  }
-  let uris: Array<string> | undefined
-  const wanted = filter.resourceSubscriptions
-  if (resources && wanted !== undefined && wanted.length > 0) {
-    for (const [uri, seq] of changes.uris) {
-      if (seq > live.since && wanted.some((subscribed) => Resource.covers(subscribed, uri))) (uris ??= []).push(uri)
+/** The length of `value` as JSON text (escapes aside), counted until it passes `max` (then more than `max`). */
+const jsonLength = (value: unknown, max: number): number => {
+  let length = 0
+  const walk = (v: unknown): void => {
+    if (length > max) return
+    if (typeof v === "string") length += v.length + 2
+    else if (typeof v === "number" || typeof v === "boolean") length += String(v).length
+    else if (v === null || typeof v !== "object") length += 4
+    else if (Array.isArray(v)) {
+      length += 1 + v.length
+      for (const item of v) {
+        walk(item)
+        if (length > max) return
+      }
+    } else {
+      length += 1
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue
+        length += key.length + 4
+        walk((v as Record<string, unknown>)[key])
+        if (length > max) return
+      }
     }
   }
-  return lists === undefined && uris === undefined ? undefined : { lists: lists ?? [], uris: uris ?? [] }
+  walk(value)
+  return length
+}
+
+/** Why a listen's params are refused (-32602), or undefined. */
+const oversized = (limits: Limits, listen: Listen): McpError.McpError | undefined => {
+  const uris = listen.filter.resourceSubscriptions?.length ?? 0
+  if (uris > limits.maxUris) {
+    return new McpError.InvalidParams({
+      message: `Invalid params: notifications.resourceSubscriptions has ${uris} URIs, more than ` +
+        `maxSubscriptionUris (${limits.maxUris})`,
+      data: { limit: "maxSubscriptionUris", max: limits.maxUris }
+    })
+  }
+  if (jsonLength(listen.params, limits.maxLength) > limits.maxLength) {
+    return new McpError.InvalidParams({
+      message: `Invalid params: subscriptions/listen params are longer than ` +
+        `subscriptionMaxLength (${limits.maxLength} characters)`,
+      data: { limit: "subscriptionMaxLength", max: limits.maxLength }
+    })
+  }
+  return undefined
+}
+
+/** Too many open: -32000, which HTTP answers 503. */
+const tooMany = (limit: "maxSubscriptions" | "maxSubscriptionsPerClient", max: number) =>
+  new McpError.RpcError({
+    code: -32000,
+    message: limit === "maxSubscriptions"
+      ? `Too many subscriptions: this server holds ${max} open (maxSubscriptions); try again later`
+      : `Too many subscriptions: this client holds ${max} open (maxSubscriptionsPerClient); close one first`,
+    data: { limit, max }
+  })
+
+/** Who listens for something: one subscription, or several (the common case costs no set). */
+type Listeners = Live | Set<Live>
+
+const addTo = (map: Map<string, Listeners>, key: string, live: Live) => {
+  const found = map.get(key)
+  if (found === undefined) map.set(key, live)
+  else if (found instanceof Set) found.add(live)
+  else if (found !== live) map.set(key, new Set([found, live]))
+}
+
+const removeFrom = (map: Map<string, Listeners>, key: string, live: Live) => {
+  const found = map.get(key)
+  if (found === live) map.delete(key)
+  else if (found instanceof Set) {
+    found.delete(live)
+    if (found.size === 1) map.set(key, found.values().next().value!)
+  }
+}
+
+const each = (found: Listeners | undefined, f: (live: Live) => void) => {
+  if (found === undefined) return
+  if (found instanceof Set) { for (const live of found) f(live) }
+  else f(found)
+}
+
+/**
+ * Who asked for what: each list kind, each exact URI, each prefix (an entry ending in `/`, which
+ * covers every URI beneath it: `SubscriptionFilter.covers`).
+ */
+class Index {
+  readonly kinds = new Map<ListKind, Set<Live>>([["tools", new Set()], ["prompts", new Set()], [
+    "resources",
+    new Set()
+  ]])
+  readonly exact = new Map<string, Listeners>()
+  readonly prefixes = new Map<string, Listeners>()
+
+  add(live: Live): void {
+    const { filter } = live.info
+    for (const [kind, set] of this.kinds) if (asks(filter, kind)) set.add(live)
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      addTo(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
+    }
+  }
+
+  remove(live: Live): void {
+    for (const set of this.kinds.values()) set.delete(live)
+    for (const uri of live.info.filter.resourceSubscriptions ?? []) {
+      removeFrom(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
+    }
+  }
+
+  /** Calls `f` with every subscription whose filter covers `uri` (once per entry that does). */
+  covering(uri: string, f: (live: Live) => void): void {
+    each(this.exact.get(uri), f)
+    if (this.prefixes.size === 0) return
+    for (let slash = uri.indexOf("/"); slash >= 0; slash = uri.indexOf("/", slash + 1)) {
+      each(this.prefixes.get(uri.slice(0, slash + 1)), f)
+    }
+  }
+
+  get hasUris(): boolean {
+    return this.exact.size > 0 || this.prefixes.size > 0
+  }
 }
 
 /** Two deliveries that piled up, as one: each kind and URI once, in order of arrival. */
@@ -152,7 +292,11 @@ const merge = (first: Delivery, second: Delivery): Delivery => ({
 const grace = "1 second"
 
 /** The server's subscriptions, for the lifetime of the scope (whose end closes them all). */
-export const make = (registry: Registry, config: Config): Effect.Effect<Subscriptions, never, Scope.Scope> =>
+export const make = (
+  registry: Registry,
+  config: Config,
+  limits: Limits = defaultLimits
+): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function*() {
     const features = Revision.features("2026-07-28")
     // Is resources/updated served right now (`resources.subscribe`)? Asked only of a batch with URIs.
@@ -165,16 +309,70 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
     const byHandle = new Map<Subscription.Handle, Live>()
     const open = yield* Ref.make(byHandle)
     const counter = yield* Ref.make(0)
+    // Who asked for what, kept with `byHandle` (an entry is in both or in neither).
+    const index = new Index()
+    // How many are open per client of each engine (`maxPerClient`).
+    const perClient = new Map<object, Map<Transport.ClientId, number>>()
 
+    /** Counts a subscription in (or out) of its client's. */
+    const count = (live: Live, delta: 1 | -1) => {
+      let clients = perClient.get(live.owner)
+      if (clients === undefined) perClient.set(live.owner, clients = new Map())
+      const n = (clients.get(live.info.client) ?? 0) + delta
+      if (n > 0) clients.set(live.info.client, n)
+      else {
+        clients.delete(live.info.client)
+        if (clients.size === 0) perClient.delete(live.owner)
+      }
+    }
+
+    /** Admits a subscription, or says why not (the limits on how many are open). */
+    const admit = (live: Live): McpError.McpError | undefined => {
+      if (byHandle.size >= limits.maxOpen) return tooMany("maxSubscriptions", limits.maxOpen)
+      if ((perClient.get(live.owner)?.get(live.info.client) ?? 0) >= limits.maxPerClient) {
+        return tooMany("maxSubscriptionsPerClient", limits.maxPerClient)
+      }
+      byHandle.set(live.info.handle, live)
+      index.add(live)
+      count(live, 1)
+      return undefined
+    }
+
+    /** Takes a subscription out of those open (once: a second time does nothing). */
+    const remove = (live: Live) => {
+      if (byHandle.get(live.info.handle) !== live) return
+      byHandle.delete(live.info.handle)
+      index.remove(live)
+      count(live, -1)
+    }
+
+    /** What of a batch reaches whom: each subscription that asked, only of changes made after it opened. */
     const fanOut = (changes: Changes): Effect.Effect<void> =>
-      Effect.flatMap(Ref.get(open), (all) => {
-        if (all.size === 0) return Effect.void
-        return Effect.flatMap(changes.uris.size > 0 ? resources : Effect.succeed(false), (served) =>
+      Effect.suspend(() => {
+        if (byHandle.size === 0) return Effect.void
+        const uris = changes.uris.size > 0 && index.hasUris
+        return Effect.flatMap(uris ? resources : Effect.succeed(false), (served) =>
           Effect.sync(() => {
-            for (const live of all.values()) {
-              const delivery = deliveryFor(live, changes, served)
-              if (delivery !== undefined) offer(live, delivery)
+            const deliveries = new Map<Live, { lists: Array<ListKind>; uris: Array<string> }>()
+            const of = (live: Live) => {
+              let delivery = deliveries.get(live)
+              if (delivery === undefined) deliveries.set(live, delivery = { lists: [], uris: [] })
+              return delivery
             }
+            for (const [kind, seq] of changes.lists) {
+              for (const live of index.kinds.get(kind)!) if (seq > live.since) of(live).lists.push(kind)
+            }
+            if (served) {
+              for (const [uri, seq] of changes.uris) {
+                index.covering(uri, (live) => {
+                  if (seq <= live.since) return
+                  const delivery = of(live)
+                  // Covered by more than one of its entries: told once.
+                  if (delivery.uris[delivery.uris.length - 1] !== uri) delivery.uris.push(uri)
+                })
+              }
+            }
+            for (const [live, delivery] of deliveries) offer(live, delivery)
           }))
       })
     yield* registry.listen(fanOut)
@@ -184,6 +382,8 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
 
     const register = (listen: Listen, handle: Subscription.Handle) =>
       Effect.gen(function*() {
+        const refused = oversized(limits, listen)
+        if (refused !== undefined) return yield* Effect.fail(refused)
         const since = yield* registry.version
         const live: Live = {
           info: {
@@ -206,7 +406,9 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
           done: undefined,
           gone: false
         }
-        yield* Ref.update(open, (all) => all.set(handle, live))
+        // Counted and kept in one synchronous step: no other listen is admitted in between.
+        const denied = admit(live)
+        if (denied !== undefined) return yield* Effect.fail(denied)
         return live
       })
 
@@ -270,12 +472,12 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
     const forget = (live: Live) => {
       live.gone = true
       live.answer = undefined
-      byHandle.delete(live.info.handle)
+      remove(live)
       live.sender?.unsafeInterruptAsFork(FiberId.none)
       if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(false))
     }
 
-    const serve = (listen: Listen): Effect.Effect<void> =>
+    const serve = (listen: Listen): Effect.Effect<void, McpError.McpError> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
         const handle = `sub-${n}` as Subscription.Handle
         // Registered and watched as one step: a cancel between the two cannot leave it in `open`.
@@ -324,7 +526,7 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
     const take = (select: (live: Live) => boolean) =>
       Ref.modify(open, (all) => {
         const taken = Array.from(all.values()).filter(select)
-        for (const live of taken) all.delete(live.info.handle)
+        for (const live of taken) remove(live)
         return [taken, all] as const
       })
 
@@ -343,7 +545,7 @@ export const make = (registry: Registry, config: Config): Effect.Effect<Subscrip
         return Effect.flatMap(
           Ref.modify(open, (all) => {
             const live = Option.fromNullable(all.get(handle))
-            all.delete(handle)
+            if (Option.isSome(live)) remove(live.value)
             return [live, all] as const
           }),
           Option.match({

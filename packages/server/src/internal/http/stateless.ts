@@ -11,7 +11,8 @@
  *   (progress, a log, a subscription's acknowledgement) comes first; its end is the response.
  * - A closed response is a cancellation: the request's fiber is interrupted, nothing more is sent.
  * - The status follows the answer: 404 for -32601, 400 for the errors of a bad request (-32700,
- *   -32600, -32602, -32020, -32021, -32022), 200 otherwise.
+ *   -32600, -32602, -32020, -32021, -32022), 503 for a listen refused as too many are open
+ *   (-32000), 200 otherwise.
  */
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
@@ -36,10 +37,14 @@ export interface Config {
 
 const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
 
-/** The HTTP status of a JSON answer. */
-const statusOf = (frame: JsonRpc.Frame): number => {
+/**
+ * The HTTP status of a JSON answer. A listen refused because too many are open (-32000: the
+ * server's `maxSubscriptions`) is 503: the client may try again later.
+ */
+const statusOf = (frame: JsonRpc.Frame, listen: boolean): number => {
   const error = (frame as { readonly error?: { readonly code?: unknown } }).error
   if (error === undefined || typeof error.code !== "number") return 200
+  if (listen && error.code === -32000) return 503
   return error.code === -32601 ? 404 : badRequest.has(error.code) ? 400 : 200
 }
 
@@ -144,7 +149,7 @@ class Post {
   /** The answer: the JSON body, or the stream's last event; the response ends. */
   last(frame: JsonRpc.Frame): void {
     if (this.mode === "done") return
-    if (this.mode === "waiting") this.exchange.reply(Front.body(statusOf(frame), Wire.encode(frame)))
+    if (this.mode === "waiting") this.exchange.reply(Front.body(statusOf(frame, this.listen), Wire.encode(frame)))
     else {
       this.stream!.write(Front.sse({ data: Wire.encode(frame) }))
       this.stream!.end()
