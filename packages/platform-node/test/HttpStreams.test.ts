@@ -4,6 +4,7 @@
  */
 import { EventStore } from "@effect-mcp/server"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import {
   awaitDeferred,
   control,
@@ -367,3 +368,82 @@ describeServers("Streamable HTTP: a disconnect is not a cancellation", (start) =
 })
 
 const resume = (c: WireClient, lastEventId: string) => c.get({ headers: { "last-event-id": lastEventId } })
+
+describeServers("Streamable HTTP: the event store across sessions", (start) => {
+  const maxBytes = 256 * 1024
+  /** The probe's request: a 2,000-character progress token on every one of its progress events. */
+  const token = "t".repeat(2000)
+
+  /** A call of `controlled` with `steps` progress events (each about 2.1 KB), run to its end: its frames. */
+  const flood = async (c: WireClient, steps: number) => {
+    const key = freshKey()
+    release(key)
+    const response = await c.send("tools/call", {
+      name: "controlled",
+      arguments: { key, before: steps, after: 0 },
+      _meta: { progressToken: token }
+    })
+    return new SseReader(response).rest()
+  }
+
+  it("many sessions filling the store stay under maxBytes; kept events resume, evicted ones are refused", async () => {
+    const memory = await Effect.runPromise(EventStore.makeMemory({ maxBytes }))
+    const h = await start({}, { eventStore: Effect.succeed(memory) })
+    // A client that streams little: priming, three progress events, its answer.
+    const small = new WireClient(h)
+    await small.initialize()
+    const kept = await new SseReader(await small.callTool("progress", {}, "p", "small")).rest()
+    expect(messagesOf(kept).length).toBe(4)
+    // Twelve hostile sessions, each streaming about 105 KB: 1.3 MB wanted, a quarter of it allowed.
+    const hostile: Array<{ readonly client: WireClient; readonly frames: Array<SseEvent> }> = []
+    const sizes: Array<number> = []
+    for (let i = 0; i < 12; i++) {
+      const client = new WireClient(h)
+      await client.initialize()
+      const frames = await flood(client, 50)
+      expect(messagesOf(frames).length).toBe(51)
+      hostile.push({ client, frames })
+      let data = 0
+      for (const c of [small, ...hostile.map((s) => s.client)]) {
+        for (const e of await h.store.held(c.sessionId!)) data += Buffer.byteLength(e.data)
+      }
+      expect(data).toBeLessThanOrEqual(maxBytes)
+      sizes.push(await Effect.runPromise(memory.bytes()))
+    }
+    // The store's own count (data and the records holding it) stayed under the budget throughout.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(maxBytes)
+    // The small session held less than its share: its whole stream resumes, from the priming event.
+    const replayed = await new SseReader(await resume(small, kept[0].id!)).rest()
+    expect(replayed).toEqual(kept.slice(1))
+    // The first hostile session lost its oldest events: resuming from them is an error, not a gap.
+    const first = hostile[0]
+    const refused = await resume(first.client, first.frames[0].id!)
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error.message).toMatch(/no longer kept/)
+    // Its newest events were kept: a resumption after the one before its answer gets the answer.
+    const tail = await new SseReader(await resume(first.client, first.frames[first.frames.length - 2].id!)).rest()
+    expect(tail).toEqual(first.frames.slice(-1))
+    expect(messagesOf(tail)[0].result).toBeDefined()
+  })
+})
+
+describeServers("Streamable HTTP: only streams a client can resume are stored", (start) => {
+  it("2024-11-05 over Streamable HTTP: no event ids, nothing stored; 2025-03-26 on the same server resumes", async () => {
+    const h = await start()
+    const c = new WireClient(h, { version: "2024-11-05" })
+    await c.initialize()
+    expect(c.initializeResult.protocolVersion).toBe("2024-11-05")
+    const frames = await new SseReader(await c.callTool("progress", {}, "p", "old")).rest()
+    expect(messagesOf(frames).map((m) => m.params?.progress ?? m.id)).toEqual([1, 2, 3, "old"])
+    expect(frames.filter((f) => f.id !== undefined)).toEqual([])
+    expect(h.store.streams.get(c.sessionId!)).toBeUndefined()
+    // Nothing to resume: a Last-Event-ID is refused, not answered with an empty stream.
+    expect((await resume(c, EventStore.eventId("s1", 0))).status).toBe(400)
+    // The first revision with resumption, on the same server: ids, stored, resumed.
+    const resumable = new WireClient(h, { version: "2025-03-26" })
+    await resumable.initialize()
+    const kept = await new SseReader(await resumable.callTool("progress", {}, "p", "new")).rest()
+    expect(kept.every((f) => f.id !== undefined)).toBe(true)
+    expect(await new SseReader(await resume(resumable, kept[0].id!)).rest()).toEqual(kept.slice(1))
+  })
+})

@@ -68,4 +68,74 @@ describe("EventStore (memory)", () => {
       yield* store.append("x", { id: EventStore.eventId("a", 1), data: "y".repeat(500) })
       assert.strictEqual((yield* Effect.flip(store.after("x", EventStore.eventId("a", 0)))).reason, "evicted")
     }))
+
+  it.effect("maxBytes bounds all sessions together: the largest give up their oldest events, a small one keeps its own", () =>
+    Effect.gen(function*() {
+      const maxBytes = 64 * 1024
+      const store = yield* EventStore.makeMemory({ maxBytes })
+      const big = Array.from({ length: 20 }, (_, i) => `big${i}`)
+      /** A small session, then twenty of ten 1000-byte events each: about 240 KB wanted. */
+      const fill = (each: Effect.Effect<void>) =>
+        Effect.gen(function*() {
+          yield* store.append("small", { id: EventStore.eventId("a", 1), data: "x".repeat(100) })
+          for (const session of big) {
+            for (let seq = 1; seq <= 10; seq++) {
+              yield* store.append(session, { id: EventStore.eventId("a", seq), data: "y".repeat(1000) })
+              yield* each
+            }
+          }
+        })
+      yield* fill(Effect.void)
+      // Each big session lost its oldest events (a gap, an error) and kept its newest, as its
+      // neighbours did; the small one kept all of its own.
+      for (const session of big) {
+        assert.strictEqual((yield* Effect.flip(store.after(session, EventStore.eventId("a", 0)))).reason, "evicted")
+        assert.deepStrictEqual((yield* store.after(session, EventStore.eventId("a", 8))).map((e) => e.id), [
+          "a_9",
+          "a_10"
+        ])
+      }
+      assert.deepStrictEqual((yield* store.after("small", EventStore.eventId("a", 0))).map((e) => e.id), ["a_1"])
+      // The store's count: the sum of its sessions', at least the data they hold, zero once cleared.
+      let sum = yield* store.bytes("small")
+      for (const session of big) {
+        const bytes = yield* store.bytes(session)
+        sum += bytes
+        const newest = yield* store.after(session, EventStore.eventId("a", 8))
+        assert.isAtLeast(bytes, newest.reduce((n, e) => n + e.data.length + e.id.length, 0))
+      }
+      assert.strictEqual(yield* store.bytes(), sum)
+      for (const session of ["small", ...big]) yield* store.clear(session)
+      assert.strictEqual(yield* store.bytes(), 0)
+      // Filled again: the total is under maxBytes after every append, not only in the end.
+      yield* fill(Effect.flatMap(store.bytes(), (bytes) => Effect.sync(() => assert.isAtMost(bytes, maxBytes))))
+    }))
+
+  it.effect("maxBytes: a session left with no events gives up its streams, oldest first; resumption stays an error", () =>
+    Effect.gen(function*() {
+      const store = yield* EventStore.makeMemory({ maxBytes: 4000 })
+      // Fifty streams of one priming event each: little data, but fifty records.
+      for (let n = 0; n < 50; n++) yield* store.append("x", { id: EventStore.eventId(`s${n}`, 0), data: "" })
+      // The oldest streams went whole: unknown. The newest kept their records: a resumption after
+      // their priming event misses nothing, and is served (empty).
+      assert.strictEqual((yield* Effect.flip(store.after("x", EventStore.eventId("s0", 0)))).reason, "unknown-stream")
+      assert.deepStrictEqual(yield* store.after("x", EventStore.eventId("s49", 0)), [])
+      assert.isAtMost(yield* store.bytes(), 4000)
+      // With less room than one event's records, nothing is kept, not even the session.
+      const tiny = yield* EventStore.makeMemory({ maxBytes: 100 })
+      yield* tiny.append("y", { id: EventStore.eventId("a", 1), data: "hi" })
+      assert.strictEqual((yield* Effect.flip(tiny.after("y", EventStore.eventId("a", 0)))).reason, "unknown-stream")
+      assert.strictEqual(yield* tiny.bytes(), 0)
+    }))
+
+  it.effect("counts bytes as held: one a character for Latin-1 text, two beyond it", () =>
+    Effect.gen(function*() {
+      const store = yield* EventStore.makeMemory({ maxBytesPerSession: 1000 })
+      // 600 Latin-1 characters: 600 bytes, kept.
+      yield* store.append("x", { id: EventStore.eventId("a", 1), data: "é".repeat(600) })
+      assert.strictEqual((yield* store.after("x", EventStore.eventId("a", 0))).length, 1)
+      // 600 characters beyond Latin-1: 1200 bytes, over the budget, not kept.
+      yield* store.append("x", { id: EventStore.eventId("b", 1), data: "€".repeat(600) })
+      assert.strictEqual((yield* Effect.flip(store.after("x", EventStore.eventId("b", 0)))).reason, "evicted")
+    }))
 })

@@ -50,4 +50,32 @@ describe("EventStore (memory) retains what it evicted", () => {
       const grown = (heapAfterGc() - before) / MB
       assert.isBelow(grown, 20, `the store holds ${grown.toFixed(0)} MB for 10 replayable streams`)
     }))
+
+  it.effect("many sessions each filling their budget: memory stays bounded by maxBytes", () =>
+    Effect.gen(function*() {
+      const store = yield* EventStore.makeMemory({ maxBytes: 8 * MB })
+      const before = heapAfterGc()
+      // 1,000 sessions of 100 events of ~1 KB (~100 MB wanted), each well under maxBytesPerSession.
+      for (let s = 0; s < 1000; s++) {
+        for (let seq = 1; seq <= 100; seq++) {
+          yield* store.append(`session-${s}`, { id: EventStore.eventId("s0", seq), data: data(s * 100 + seq) })
+        }
+      }
+      const grown = (heapAfterGc() - before) / MB
+      assert.isBelow(grown, 16, `the store holds ${grown.toFixed(0)} MB under an 8 MiB maxBytes`)
+    }))
+
+  it.effect("many sessions of many tiny events: their records count, memory stays bounded by maxBytes", () =>
+    Effect.gen(function*() {
+      const store = yield* EventStore.makeMemory({ maxBytes: 8 * MB })
+      const before = heapAfterGc()
+      // 1,000 sessions of 100 streams holding one priming event each: almost no data, 100k records.
+      for (let s = 0; s < 1000; s++) {
+        for (let n = 0; n < 100; n++) {
+          yield* store.append(`session-${s}`, { id: EventStore.eventId(`s${n}`, 0), data: "" })
+        }
+      }
+      const grown = (heapAfterGc() - before) / MB
+      assert.isBelow(grown, 16, `the store holds ${grown.toFixed(0)} MB under an 8 MiB maxBytes`)
+    }))
 })

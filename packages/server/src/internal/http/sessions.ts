@@ -111,7 +111,10 @@ export class Channel {
     }
   }
 
-  /** One frame as an SSE event: stored (Streamable HTTP), then written when someone listens. */
+  /**
+   * One frame as an SSE event: stored (when the session's streams can be resumed), then written
+   * when someone listens.
+   */
   emit(frame: JsonRpc.Frame): Effect.Effect<void> {
     const session = this.session
     const data = Wire.encode(frame)
@@ -120,6 +123,11 @@ export class Channel {
       return Effect.void
     }
     if (this.mode === "waiting") this.startSse()
+    if (!session.resumable()) {
+      // No id a client could resume with, so nothing to keep.
+      this.stream?.write(Front.sse({ data }))
+      return Effect.void
+    }
     const event = { id: EventStore.eventId(this.streamId, ++this.seq), data }
     const text = Front.sse(event)
     return Effect.zipRight(
@@ -229,6 +237,18 @@ export class Session {
 
   polling(): boolean {
     return this.revision !== undefined && Revision.features(this.revision).ssePolling
+  }
+
+  /**
+   * Its SSE streams can be resumed with `Last-Event-ID`, so their events carry ids and enter the
+   * store: Streamable HTTP as 2025-03-26, 2025-06-18 and 2025-11-25 define it (there every SSE
+   * stream but `initialize`'s is primed in 2025-11-25). Not legacy HTTP+SSE, nor a 2024-11-05
+   * session over Streamable HTTP: that revision has no resumption. Until `initialize` is answered
+   * the revision is unknown, and its stream counts as resumable.
+   */
+  resumable(): boolean {
+    return !this.legacy &&
+      (this.revision === undefined || Revision.features(this.revision).httpTransport === "streamable-http")
   }
 
   headers(): Front.Headers {
@@ -499,6 +519,8 @@ export class Sessions {
       session.revision = version
       session.registered = true
       this.byId.set(session.id, session)
+      // What its initialize stream stored before the revision was known, nobody can resume.
+      if (!session.legacy && !session.resumable()) this.config.fork(this.config.store.clear(session.id))
     } else {
       // A failed initialize creates no session.
       this.drop(session)
