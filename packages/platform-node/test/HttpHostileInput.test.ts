@@ -32,4 +32,22 @@ describeServers("Streamable HTTP: hostile input", (start) => {
     const { messages } = await client.call("tools/call", { name: "quick", arguments: {} })
     expect(messages.at(-1).result.content[0].text).toBe("quick")
   })
+
+  it("the depth is an option: maxDepth", async () => {
+    const h = await start({ maxDepth: 8 })
+    const client = new WireClient(h)
+    await client.initialize()
+    // The message is depth 1, params 2, arguments 3.
+    const call = (depth: number) =>
+      client.post(
+        `{"jsonrpc":"2.0","id":${depth},"method":"tools/call","params":{"name":"quick","arguments":{"a":${
+          "[".repeat(depth - 3) + "]".repeat(depth - 3)
+        }}}}`
+      )
+    const deep = await call(9)
+    expect(deep.status).toBe(400)
+    expect((await deep.json()).error).toEqual({ code: -32602, message: "Invalid params: nested deeper than 8 levels" })
+    const within = await call(8)
+    expect(within.status).toBe(200)
+  })
 })

@@ -71,6 +71,11 @@ export interface Options {
   readonly maxRequestDuration?: Duration.DurationInput
   /** Largest accepted POST body (default 4 MiB). */
   readonly maxBodyBytes?: number
+  /**
+   * Deepest nesting of a POST's JSON (default `Wire.defaultMaxDepth`, 128); deeper is -32602 in a
+   * request's params, else -32600, with HTTP 400.
+   */
+  readonly maxDepth?: number
   /** Serve the standalone GET stream (default true); otherwise GET is 405. */
   readonly standaloneStream?: boolean
   /** The `retry` hint sent before the server closes a stream (default 1 second). */

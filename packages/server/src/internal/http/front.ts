@@ -65,16 +65,23 @@ export const methodNotAllowed = (allow: ReadonlyArray<string>): Reply =>
 const payloadTooLarge = error(413, transportError, "Payload Too Large")
 const unreadable = error(400, transportError, "Bad Request: could not read the body")
 
+/** What a POST's body may be: its bytes, and how deep its JSON may nest. */
+export interface InboundLimits {
+  readonly maxBodyBytes: number
+  readonly maxDepth: number
+}
+
 /**
- * Reads a POST's body (at most `maxBytes`, counted as they arrive) and decodes it. A body over
- * the limit is answered 413 and one that could not be read 400, here; `done` gets what a body
- * decodes to, invalid frames too (each back end renders them for its revision: `wireError`).
+ * Reads a POST's body (at most `maxBodyBytes`, counted as they arrive) and decodes it (nested
+ * at most `maxDepth` deep). A body over the limit is answered 413 and one that could not be read
+ * 400, here; `done` gets what a body decodes to, invalid frames too (each back end renders them
+ * for its revision: `wireError`).
  */
-export const readInbound = (exchange: Exchange, maxBytes: number, done: (inbound: Wire.Inbound) => void): void =>
-  exchange.body(maxBytes, (body) => {
+export const readInbound = (exchange: Exchange, limits: InboundLimits, done: (inbound: Wire.Inbound) => void): void =>
+  exchange.body(limits.maxBodyBytes, (body) => {
     if (body._tag === "TooLarge") return exchange.reply(payloadTooLarge)
     if (body._tag === "Failed") return exchange.reply(unreadable)
-    done(Wire.decode(body.text))
+    done(Wire.decode(body.text, { maxDepth: limits.maxDepth }))
   })
 
 /** A JSON-RPC error response carrying a wire error rendered for `revision` (say, a body that is no message). */

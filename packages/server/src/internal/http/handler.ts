@@ -3,7 +3,7 @@
  * handler serves every session of one server on one set of paths, whatever platform delivers
  * the exchanges.
  */
-import { McpError, Revision } from "@effect-mcp/core"
+import { McpError, Revision, Wire } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -49,6 +49,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
     const maxRequestMillis = Duration.toMillis(options.maxRequestDuration ?? defaults.maxRequestDuration)
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
+    const maxDepth = options.maxDepth ?? Wire.defaultMaxDepth
+    const limits = { maxBodyBytes, maxDepth }
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
 
@@ -68,7 +70,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const acceptVerdicts = new Front.AcceptVerdicts()
     // The stateless era: one engine for every POST of this handler, each POST a client of its own.
     const posts = servesStateless
-      ? new Stateless.Posts({ server, maxBodyBytes, clock, maxRequestMillis, acceptVerdicts })
+      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts })
       : undefined
     // Each engine ends before its responses do (finalizers run last first): the stateless engine
     // answers its subscriptions gracefully while their streams are still open.
@@ -98,6 +100,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const streamable: Streamable.Config | undefined = sessions && {
       sessions,
       maxBodyBytes,
+      maxDepth,
       standaloneStream: options.standaloneStream ?? true,
       fork,
       acceptVerdicts
@@ -110,6 +113,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const legacy: Legacy.Config | undefined = legacyPaths && sessions && {
       sessions,
       maxBodyBytes,
+      maxDepth,
       messagesPath: legacyPaths.messages
     }
     // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
@@ -125,7 +129,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
     }
     const unserved = (exchange: Exchange) =>
-      Front.readInbound(exchange, maxBodyBytes, (inbound) => {
+      Front.readInbound(exchange, limits, (inbound) => {
         const id = inbound._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
         const error = new McpError.UnsupportedProtocolVersion({
           supported: server.revisions,
@@ -140,7 +144,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const byBody = (exchange: Exchange) => {
       const refused = Streamable.refuse(streamable!, exchange)
       if (refused !== undefined) return exchange.reply(refused)
-      Front.readInbound(exchange, maxBodyBytes, (inbound) =>
+      Front.readInbound(exchange, limits, (inbound) =>
         Stateless.isStatelessBody(inbound)
           ? posts!.receive(exchange, inbound)
           : Streamable.receive(streamable!, exchange, undefined, inbound))

@@ -12,6 +12,7 @@ import type { Sessions } from "./sessions.js"
 export interface Config {
   readonly sessions: Sessions
   readonly maxBodyBytes: number
+  readonly maxDepth: number
   /** The path clients POST to. */
   readonly messagesPath: string
 }
@@ -39,7 +40,7 @@ export const post = (config: Config, exchange: Exchange): void => {
       Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
     )
   }
-  Front.readInbound(exchange, config.maxBodyBytes, (inbound) => {
+  Front.readInbound(exchange, config, (inbound) => {
     if (inbound._tag === "Invalid") {
       return exchange.reply(Front.wireError(400, inbound.id, inbound.error, Revision.handshake[0]))
     }

@@ -29,6 +29,7 @@ type RequestId = JsonRpc.RequestId
 export interface Config {
   readonly server: McpServer.Service
   readonly maxBodyBytes: number
+  readonly maxDepth: number
   readonly clock: Clock.Clock
   /** Requests (but listens) in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
@@ -212,7 +213,7 @@ export class Posts {
   post(exchange: Exchange): void {
     const refused = refuse(this.config, exchange)
     if (refused !== undefined) return exchange.reply(refused)
-    Front.readInbound(exchange, this.config.maxBodyBytes, (inbound) => this.receive(exchange, inbound))
+    Front.readInbound(exchange, this.config, (inbound) => this.receive(exchange, inbound))
   }
 
   /** Serves one POST whose body was read and decoded. */

@@ -14,6 +14,7 @@ import type { Session, Sessions } from "./sessions.js"
 export interface Config {
   readonly sessions: Sessions
   readonly maxBodyBytes: number
+  readonly maxDepth: number
   readonly standaloneStream: boolean
   readonly fork: (effect: Effect.Effect<void>) => void
   readonly acceptVerdicts: Front.AcceptVerdicts
@@ -52,7 +53,7 @@ export const post = (config: Config, exchange: Exchange): void => {
   // The session is known from the headers: an unknown one is answered before the body is read.
   const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange)
   if (named !== undefined && !isSession(named)) return exchange.reply(named)
-  Front.readInbound(exchange, config.maxBodyBytes, (inbound) => receive(config, exchange, named, inbound))
+  Front.readInbound(exchange, config, (inbound) => receive(config, exchange, named, inbound))
 }
 
 /**
