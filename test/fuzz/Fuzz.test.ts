@@ -37,7 +37,9 @@ type Expected =
   | { readonly _tag: "Request"; readonly id: Id; readonly method: string; readonly params: unknown }
   | { readonly _tag: "Notification"; readonly method: string; readonly params: unknown }
   | { readonly _tag: "Response" }
-  | { readonly _tag: "Error"; readonly id: Id | null; readonly code: -32700 | -32600 }
+  /** A response nested too deep or with a number JSON cannot carry: an error response for its id, never answered. */
+  | { readonly _tag: "FlawedResponse"; readonly id: Id | null }
+  | { readonly _tag: "Error"; readonly id: Id | null; readonly code: -32700 | -32600 | -32602 }
 
 /** What one text frame must become. */
 type ExpectedFrame = Expected | { readonly _tag: "Batch"; readonly items: ReadonlyArray<Expected> }
@@ -48,10 +50,38 @@ const isId = (u: unknown): u is Id => typeof u === "string" || (typeof u === "nu
 const has = (o: object, key: string) => Object.hasOwn(o, key)
 
 /** The envelope rules, from the spec. An unreadable (or absent) id is answered with `id: null`. */
+/** The deepest nesting under `value` (itself at `depth`), and whether it holds a non-finite number; `__proto__` keys aside. */
+const shape = (value: unknown, depth: number): { readonly depth: number; readonly nonFinite: boolean } => {
+  let deepest = 0
+  let nonFinite = false
+  const stack: Array<[unknown, number]> = [[value, depth]]
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!
+    if (typeof v === "number") nonFinite ||= !Number.isFinite(v)
+    if (typeof v !== "object" || v === null) continue
+    deepest = Math.max(deepest, d)
+    for (const [k, item] of Object.entries(v)) if (k !== "__proto__") stack.push([item, d + 1])
+  }
+  return { depth: deepest, nonFinite }
+}
+
+/** The bound `Wire.decode` holds to by default (its documented `defaultMaxDepth`). */
+const maxDepth = 128
+
 const expectMessage = (value: unknown): Expected => {
   if (!isPlainObject(value)) return { _tag: "Error", id: null, code: -32600 }
   // `__proto__` keys never count (they are dropped at the boundary).
   const id = has(value, "id") && isId(value.id) ? value.id : null
+  // Nesting past the bound, or a number a double cannot hold, anywhere: refused before the envelope.
+  const flaws = Object.entries(value).filter(([k]) => k !== "__proto__").map(([k, item]) => {
+    const s = shape(item, 2)
+    return { key: k, flawed: s.depth > maxDepth || s.nonFinite }
+  }).filter((f) => f.flawed)
+  if (flaws.length > 0) {
+    if (!has(value, "method") && (has(value, "result") || has(value, "error"))) return { _tag: "FlawedResponse", id }
+    const first = flaws[0]!
+    return { _tag: "Error", id, code: first.key === "params" && typeof value.method === "string" ? -32602 : -32600 }
+  }
   const invalid: Expected = { _tag: "Error", id, code: -32600 }
   if (value.jsonrpc !== "2.0") return invalid
   if (has(value, "method")) {
@@ -136,6 +166,13 @@ const show = (u: unknown): string => {
 }
 
 const checkMessage = (decoded: Wire.Single | Wire.Invalid, expected: Expected, value: unknown, where: string) => {
+  if (expected._tag === "FlawedResponse") {
+    assert.strictEqual(decoded._tag, "Single", `${where}: expected an error response`)
+    const message = (decoded as Wire.Single).message as any
+    assert.deepStrictEqual(message.id, expected.id, `${where}: its id`)
+    assert.strictEqual(message.error?.code, -32600, `${where}: code`)
+    return
+  }
   if (expected._tag === "Error") {
     assert.strictEqual(decoded._tag, "Invalid", `${where}: expected an error`)
     const invalid = decoded as Wire.Invalid
@@ -862,7 +899,7 @@ describe("fuzz: Streamable HTTP", () => {
       assert.strictEqual(answers.length, 1, where)
       assert.strictEqual(key(answers[0].id), key(expected.id), where)
       if (answers[0].error?.code === -32603) assert.isTrue(isBoomCall(expected), where)
-    } else if (expected._tag === "Notification" || expected._tag === "Response") {
+    } else if (expected._tag === "Notification" || expected._tag === "Response" || expected._tag === "FlawedResponse") {
       assert.strictEqual(status, 202, where)
     } else {
       assert.strictEqual(status, 400, where)

@@ -241,11 +241,20 @@ const checked = (value: unknown, maxDepth: number, depth: number, walked: boolea
   return message(value)
 }
 
-const flawed = (o: Record<string, unknown>, key: string, flaw: Flaw, maxDepth: number): Invalid => {
+/**
+ * A flawed message: a request's params are -32602, anything else -32600, with its id. A response
+ * is never answered: it becomes an error response for its id (so the call it answers fails at
+ * once, and one nobody made is ignored, as any answer to an unknown id).
+ */
+const flawed = (o: Record<string, unknown>, key: string, flaw: Flaw, maxDepth: number): Single | Invalid => {
   const what = flaw === "depth"
     ? `nested deeper than ${maxDepth} levels`
     : "a number out of range (JSON numbers must be finite)"
   const id = readableId(o)
+  if (!("method" in o) && ("result" in o || "error" in o)) {
+    const error = { code: JsonRpc.Code.InvalidRequest, message: `Invalid Request: the answer is ${what}` }
+    return { _tag: "Single", message: { jsonrpc: "2.0", id, error } as JsonRpc.Failure }
+  }
   return key === "params" && typeof o.method === "string"
     ? { _tag: "Invalid", id, error: new McpError.InvalidParams({ message: `Invalid params: ${what}` }) }
     : invalid(id, `Invalid Request: ${what}`)
@@ -254,7 +263,7 @@ const flawed = (o: Record<string, unknown>, key: string, flaw: Flaw, maxDepth: n
 const classify = (value: unknown, maxDepth: number, walked: boolean): Inbound => {
   if (Array.isArray(value)) {
     if (value.length === 0) return invalid(null, "Invalid Request: empty batch")
-    return { _tag: "Batch", items: value.map((item) => checked(item, maxDepth, 2, walked)) }
+    return { _tag: "Batch", items: value.map((item) => checked(item, maxDepth, 1, walked)) }
   }
   return checked(value, maxDepth, 1, walked)
 }

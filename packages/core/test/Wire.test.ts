@@ -112,12 +112,26 @@ describe("Wire.decode: depth and numbers", () => {
     }
   })
 
-  it("too deep outside params is -32600 (a response, an unknown top-level key, a batch item)", () => {
-    assert.deepStrictEqual(refusal(`{"jsonrpc":"2.0","id":3,"result":${nested(200)}}`), {
-      code: -32600,
-      message: `Invalid Request: nested deeper than ${Wire.defaultMaxDepth} levels`,
-      id: 3
-    })
+  it("a flawed response is never answered: it becomes an error response for its id", () => {
+    for (
+      const text of [
+        `{"jsonrpc":"2.0","id":3,"result":${nested(200)}}`,
+        `{"jsonrpc":"2.0","id":3,"result":{"n":1e309}}`
+      ]
+    ) {
+      const inbound = Wire.decode(text) as Wire.Single
+      assert.strictEqual(inbound._tag, "Single")
+      const failure = inbound.message as any
+      assert.strictEqual(failure.id, 3)
+      assert.strictEqual(failure.error.code, -32600)
+      assert.match(failure.error.message, /^Invalid Request: the answer is /)
+      assert.isUndefined(failure.result)
+    }
+    const unknown = Wire.decode(`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x","data":${nested(200)}}}`)
+    assert.strictEqual(((unknown as Wire.Single).message as any).id, null)
+  })
+
+  it("too deep outside params is -32600 (an unknown top-level key, a batch item)", () => {
     assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":4,"method":"ping","extra":${arrays(300)}}`).code, -32600)
     const batch = Wire.decode(
       `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x",` +
@@ -152,7 +166,6 @@ describe("Wire.decode: depth and numbers", () => {
       refusal(`{"jsonrpc":"2.0","id":6,"method":"m","params":{"p":"${padding}","list":[1,2,1e999]}}`).code,
       -32602
     )
-    assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":6,"result":{"n":1e309}}`).code, -32600)
     // An id that overflows is no id.
     assert.strictEqual(refusal(`{"jsonrpc":"2.0","id":1e309,"method":"ping"}`).id, null)
     // What is not out of range is served: big but finite, tiny (rounds to 0), exponents in strings.
