@@ -6,7 +6,8 @@
  * - `Channel`: one open HTTP response, a POST answering its requests or the GET stream. A POST
  *   channel answers plain JSON unless something related to its request (progress, a log, a
  *   server→client request) comes before the response; then it becomes an SSE stream, whose events
- *   (and only those) enter the event store for resumption: `emit`, `finish`, `close`, `detach`.
+ *   (and only those, in revisions that resume streams) enter the event store for resumption:
+ *   `emit`, `finish`, `close`, `detach`.
  * - `Session`: one client's channels, by the request each answers: `open`, `route`, `forget`,
  *   `attach`, `resume`.
  * - `Sessions`: every session, by id and by client: `create`, `find`, `end`, `sweep`, and the
@@ -241,10 +242,10 @@ export class Session {
 
   /**
    * Its SSE streams can be resumed with `Last-Event-ID`, so their events carry ids and enter the
-   * store: Streamable HTTP as 2025-03-26, 2025-06-18 and 2025-11-25 define it (there every SSE
-   * stream but `initialize`'s is primed in 2025-11-25). Not legacy HTTP+SSE, nor a 2024-11-05
-   * session over Streamable HTTP: that revision has no resumption. Until `initialize` is answered
-   * the revision is unknown, and its stream counts as resumable.
+   * store: Streamable HTTP as 2025-03-26, 2025-06-18 and 2025-11-25 define it (in 2025-11-25 each
+   * stream is primed, so it is resumable from its first event). Not legacy HTTP+SSE, nor a
+   * 2024-11-05 session over Streamable HTTP: that revision has no resumption. Until `initialize`
+   * is answered the revision is unknown, and its stream counts as resumable.
    */
   resumable(): boolean {
     return !this.legacy &&
