@@ -65,7 +65,17 @@ const agrees = (name: string, schema: Schema.Schema<any, any>, samples: number) 
       assert.isTrue(guard!(wire), `${name}: a generated value refused: ${JSON.stringify(wire)}`)
       assert.strictEqual(guard!(wire), is(wire))
       const broken = mutate(wire, m)
-      assert.strictEqual(guard!(broken), is(broken), `${name}: ${JSON.stringify(broken)}`)
+      const answer = guard!(broken)
+      // Schema.is itself throws on some values (a union member given `{ "toString": 0 }` makes
+      // Effect call String on it): then the guard only has to answer, without throwing.
+      let expected: boolean | undefined
+      try {
+        expected = is(broken)
+      } catch {
+        expected = undefined
+      }
+      if (expected !== undefined) assert.strictEqual(answer, expected, `${name}: ${JSON.stringify(broken)}`)
+      else assert.isBoolean(answer)
     }),
     { numRuns: samples }
   )
