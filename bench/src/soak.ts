@@ -87,7 +87,7 @@ const post = (
   headers: Record<string, string>,
   body: string,
   onResponse?: (status: number, close: () => void) => void
-): Promise<{ readonly status: number; readonly text: string }> =>
+): Promise<{ readonly status: number; readonly text: string; readonly session?: string | undefined }> =>
   new Promise((resolve) => {
     const req = request({
       host: "127.0.0.1",
@@ -107,7 +107,11 @@ const post = (
       res.on("data", (chunk: Buffer) => {
         if (text.length < 4096) text += chunk.toString()
       })
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+      res.on(
+        "end",
+        () =>
+          resolve({ status: res.statusCode ?? 0, text, session: res.headers["mcp-session-id"] as string | undefined })
+      )
       res.on("error", () => resolve({ status: res.statusCode ?? 0, text }))
     })
     req.on("error", () => resolve({ status: 0, text: "" }))
@@ -195,30 +199,17 @@ const sessionPhase = async (port: number) => {
   let refused = 0
   await pool(sessions, 100, async (i) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-    const init = await new Promise<{ readonly status: number; readonly session: string | undefined }>((resolve) => {
-      const body = JSON.stringify({
+    const init = await post(
+      port,
+      agent,
+      {},
+      JSON.stringify({
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
         params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "soak", version: "1" } }
       })
-      const req = request({
-        host: "127.0.0.1",
-        port,
-        path: "/mcp",
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }
-      }, (res) => {
-        res.resume()
-        res.on(
-          "end",
-          () => resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined })
-        )
-      })
-      req.on("error", () => resolve({ status: 0, session: undefined }))
-      req.end(body)
-    })
+    )
     if (init.status !== 200 || init.session === undefined) {
       refused++
       agent.destroy()
@@ -299,7 +290,7 @@ const run = async () => {
     rows.push([name, what, `${((performance.now() - started) / 1000).toFixed(1)} s`, mib(peak.heapUsed), mib(peak.rss)])
   }
   try {
-    await phase(`${num(listens)} listens, ${num(uris)} URIs each`, () => listenPhase(port))
+    await phase(`${num(listens)} listens, ${num(uris)} / ${num(Math.ceil(uris / 3))} URIs`, () => listenPhase(port))
     await phase(`${num(sessions)} sessions filling the event store`, () => sessionPhase(port))
   } finally {
     const probed = await probe.stop()
