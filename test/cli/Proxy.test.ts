@@ -34,36 +34,46 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-/** `mcp proxy <upstream> --port P --serve stateless` until the scope closes; its URL once it serves. */
-const proxyOverHttp = Effect.gen(function*() {
-  const port = yield* freePort
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, [mcpMain, "proxy", upstream, "--port", String(port), "--serve", "stateless"], {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"]
+/** `node <args>` until the scope closes, once a line of its stderr includes `ready`. */
+const spawnUntil = (args: ReadonlyArray<string>, ready: string) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] })),
+      (child: ChildProcess) => Effect.sync(() => child.kill("SIGTERM"))
+    )
+    yield* Effect.async<void>((resume) => {
+      let seen = ""
+      child.stderr!.on("data", (chunk: Buffer) => {
+        seen += chunk.toString()
+        if (seen.includes(ready)) resume(Effect.void)
       })
-    ),
-    (child: ChildProcess) => Effect.sync(() => child.kill("SIGTERM"))
-  )
-  yield* Effect.async<void>((resume) => {
-    let seen = ""
-    child.stderr!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString()
-      if (seen.includes("mcp proxy: serving")) resume(Effect.void)
-    })
-  }).pipe(Effect.timeout(Duration.seconds(20)))
-  return `http://127.0.0.1:${port}/mcp`
+    }).pipe(Effect.timeout(Duration.seconds(20)))
+  })
+
+/** `mcp proxy <upstream> --port P --serve stateless` until the scope closes; its URL once it serves. */
+const proxyOverHttp = (of: string = upstream) =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    yield* spawnUntil([mcpMain, "proxy", of, "--port", String(port), "--serve", "stateless"], "mcp proxy: serving")
+    return `http://127.0.0.1:${port}/mcp`
+  })
+
+/** apps/everything over Streamable HTTP in the handshake era until the scope closes: its URL. */
+const handshakeOverHttp = Effect.gen(function*() {
+  const port = yield* freePort
+  const url = `http://127.0.0.1:${port}/mcp`
+  yield* spawnUntil([everything, "http", "--port", String(port), "--era", "handshake"], url)
+  return url
 })
 
-const clientOn = (transport: Layer.Layer<McpClientTransport.McpClientTransport, unknown>) =>
+const clientOn = (transport: Layer.Layer<McpClientTransport.McpClientTransport, unknown>, username = "ada") =>
   Effect.map(
     Layer.build(
       McpClient.layer({
         clientInfo: { name: "proxy-test", version: "1.0.0" },
         era: "stateless",
         handlers: {
-          elicitation: () => Effect.succeed({ action: "accept" as const, content: { username: "ada", email: "a@b.c" } })
+          elicitation: () => Effect.succeed({ action: "accept" as const, content: { username, email: "a@b.c" } })
         }
       }).pipe(Layer.provide(transport))
     ),
@@ -75,7 +85,7 @@ describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => 
     "over HTTP: calls, progress, elicitation rounds, cancellation, list changes and updates",
     () =>
       Effect.gen(function*() {
-        const url = yield* proxyOverHttp
+        const url = yield* proxyOverHttp()
         const client = yield* clientOn(
           McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
         )
@@ -135,6 +145,39 @@ describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => 
         )
         assert.strictEqual(client.revision, "2026-07-28")
         assert.deepStrictEqual((yield* client.callTool("add", { a: 2, b: 3 })).structuredContent, { sum: 5 })
+      }),
+    { timeout: 60_000 }
+  )
+})
+
+describe("mcp proxy: a handshake-only server over Streamable HTTP", () => {
+  it.scopedLive(
+    "each upstream ask reaches the client whose call raised it (it comes on that call's stream), however many are in flight",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* proxyOverHttp(yield* handshakeOverHttp)
+        const transport = McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
+        const ada = yield* clientOn(transport, "ada")
+        const bob = yield* clientOn(transport, "bob")
+        // A call of Ada's in flight all along: before, every ask was refused ("3 requests are in flight").
+        const running = yield* Deferred.make<void>()
+        const long = yield* Effect.fork(ada.callTool("longRunning", { duration: 30, steps: 300 }, {
+          onProgress: () => Deferred.succeed(running, void 0)
+        }))
+        yield* Deferred.await(running)
+        for (let round = 0; round < 3; round++) {
+          const [forAda, forBob] = yield* Effect.all([
+            ada.callTool("test_elicitation", { message: "Who?" }),
+            bob.callTool("test_elicitation", { message: "Who?" })
+          ], { concurrency: "unbounded" })
+          assert.notOk(forAda.isError, JSON.stringify(forAda.content))
+          assert.notOk(forBob.isError, JSON.stringify(forBob.content))
+          assert.include(JSON.stringify(forAda.content), "ada")
+          assert.notInclude(JSON.stringify(forAda.content), "bob")
+          assert.include(JSON.stringify(forBob.content), "bob")
+          assert.notInclude(JSON.stringify(forBob.content), "ada")
+        }
+        yield* Fiber.interrupt(long)
       }),
     { timeout: 60_000 }
   )

@@ -15,8 +15,9 @@
  *   downstream sessions and `subscriptions/listen` streams that asked.
  * - **Asks**: the upstream's sampling, elicitation and roots requests are asked of the downstream
  *   client whose request they belong to: a 2026-07-28 upstream's are rounds of that very call; a
- *   handshake upstream's are the one request in flight's (refused when several are: it does not
- *   say which one it asks for, and a guess could hand one client's prompt to another), in its own era: a
+ *   handshake upstream's over Streamable HTTP come on that call's own stream; over stdio or legacy
+ *   SSE they are the one request in flight's (refused when several are: nothing says which one
+ *   it asks for, and a guess could hand one client's prompt to another), in its own era: a
  *   session's request is asked at once, a 2026-07-28 request gets an `input_required` round, whose
  *   retry calls upstream again and answers the same ask (keyed by its content) from the retry.
  *
@@ -96,21 +97,17 @@ const keyOf = (kind: string, params: unknown) =>
  */
 export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
   const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
-  /**
-   * The downstream request a forwarded call runs for, in the call's fibers. A 2026-07-28
-   * upstream's asks are an `input_required` result of the call itself: the client fulfils them
-   * in the call's fibers, so they are routed by it, however many requests are in flight.
-   */
-  const current = FiberRef.unsafeMake<Inflight | undefined>(undefined)
 
   const ask = (
     kind: string,
     params: unknown,
     run: Ask["run"]
   ): Effect.Effect<unknown, McpError.McpError> =>
-    Effect.flatMap(Effect.zip(FiberRef.get(current), Ref.get(inflight)), ([mine, all]) => {
-      // A handshake upstream's request does not say which call it asks for: with one in flight it
-      // is that one; with several, guessing could hand one client's prompt to another: refused.
+    Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
+      // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
+      // (a handshake upstream over stdio): with one in flight it is that one; with several,
+      // guessing could hand one client's prompt to another: refused.
+      const mine = all.find((entry) => entry === caller)
       if (mine === undefined && all.length !== 1) {
         return Effect.fail(
           new McpError.InternalError({
@@ -192,7 +189,8 @@ export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
           { discard: true }
         )
       )
-      return yield* Effect.raceFirst(Effect.locally(call, current, entry), serveAsks(entry)).pipe(
+      // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
+      return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
         Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
       )
     })

@@ -21,6 +21,7 @@ import type { JsonRpc, McpError, Method, Peer, Revision, Schema as McpSchema } f
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
@@ -28,6 +29,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as ClientError from "./ClientError.js"
 import * as Client from "./internal/client.js"
+import * as Request from "./internal/request.js"
 import type { McpClientTransport } from "./McpClientTransport.js"
 import type * as ResponseCache from "./ResponseCache.js"
 
@@ -276,6 +278,20 @@ export interface Service {
  * @category tags
  */
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, Service>() {}
+
+/**
+ * Who is asking, as the handlers see it. A server's ask belongs to one of our requests: a
+ * 2026-07-28 server's are rounds of the request itself, and run in its fibers; a handshake
+ * server's arrive on the request's own stream when the transport has one (Streamable HTTP). Either
+ * way the handler runs with the value this ref had where the request was made, so a client that
+ * makes requests for several parties (a proxy, a multi-user agent) can tell whom to ask. Where the
+ * ask's request cannot be known (stdio, legacy SSE, a session's standalone stream), it is
+ * `undefined`.
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const currentCaller: FiberRef.FiberRef<unknown> = Request.currentCaller
 
 /**
  * Connects, picks the era and the revision, and serves the server's asks, for the lifetime of the

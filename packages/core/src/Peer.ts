@@ -85,8 +85,15 @@ export type Handling<R> =
 export interface Options<R, F = never> {
   /** The transport; `F` is what it may fail one of our requests with, locally (see `Transport.Receiver`). */
   readonly protocol: Transport.Protocol<F>
-  /** Serves one inbound request of `client`: the result object, or a wire error (`McpError`). */
-  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Handling<R>
+  /**
+   * Serves one inbound request of `client`: the result object, or a wire error (`McpError`).
+   * `context` says where it came from when the transport knows (see `Transport.ReceiveContext`).
+   */
+  readonly onRequest: (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    context: Transport.ReceiveContext | undefined
+  ) => Handling<R>
   /** Handles one inbound notification (other than cancellation and progress of our own calls). */
   readonly onNotification?: (
     client: Transport.ClientId,

@@ -50,6 +50,18 @@ export interface SendContext {
 }
 
 /**
+ * Where an inbound frame came from, when the transport knows: `related` is the request of ours on
+ * whose response stream it arrived (a client's Streamable HTTP POST stream), so a server request
+ * that came there was raised by the handler of that request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReceiveContext {
+  readonly related?: JsonRpc.RequestId | undefined
+}
+
+/**
  * The engine side of the seam: what a transport calls as things happen. Calls are plain
  * functions, made from the transport's own callbacks; the engine forks what must run.
  *
@@ -61,8 +73,8 @@ export interface SendContext {
  * @category models
  */
 export interface Receiver<F = never> {
-  /** One inbound frame from `client` (already through `Wire.decode`). */
-  readonly receive: (client: ClientId, inbound: Wire.Inbound) => void
+  /** One inbound frame from `client` (already through `Wire.decode`), and where it came from. */
+  readonly receive: (client: ClientId, inbound: Wire.Inbound, context?: ReceiveContext) => void
   /**
    * `client` is gone (connection closed, session ended): its requests are interrupted, its asks fail.
    * `reason`, when the transport knows why (a child process exited, the in-memory server failed), is

@@ -194,13 +194,13 @@ const childProtocol = (
           return inner.run({
             ...receiver,
             fail: () => {},
-            receive: (client, inbound) => {
+            receive: (client, inbound, context) => {
               for (const item of inbound._tag === "Batch" ? inbound.items : [inbound]) {
                 if (item._tag === "Single" && !("method" in item.message) && item.message.id !== null) {
                   methods.delete(item.message.id)
                 }
               }
-              receiver.receive(client, inbound)
+              receiver.receive(client, inbound, context)
             },
             disconnect: () => {}
           })

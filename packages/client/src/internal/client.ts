@@ -17,7 +17,7 @@ import { McpClientTransport } from "../McpClientTransport.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
 import * as Cache from "./cache.js"
-import { decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
+import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
@@ -46,21 +46,21 @@ const guarded = <F>(
   run: (receiver) =>
     protocol.run({
       ...receiver,
-      receive: (client, inbound) => {
+      receive: (client, inbound, context) => {
         if (inbound._tag === "Invalid") return dropped(`an invalid frame (${inbound.error.message})`)
         if (inbound._tag === "Batch") {
           const items = inbound.items.filter((item) => {
             if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
             return item._tag !== "Invalid"
           })
-          if (items.length > 0) receiver.receive(client, { _tag: "Batch", items })
+          if (items.length > 0) receiver.receive(client, { _tag: "Batch", items }, context)
           return
         }
         const message = inbound.message
         if (stateless() && "method" in message && "id" in message) {
           return dropped(`a ${message.method} request, which the stateless era has none of`)
         }
-        receiver.receive(client, inbound)
+        receiver.receive(client, inbound, context)
       }
     })
 })
@@ -92,6 +92,9 @@ export const make = <R>(
       era: undefined
     }
 
+    /** The callers (`currentCaller`) of the session's requests in flight that set one, by id. */
+    const callers = new Map<JsonRpc.RequestId, unknown>()
+
     const peer = yield* Peer.make<never, ClientError.TransportFailure>({
       protocol: guarded(
         transport.protocol,
@@ -101,7 +104,12 @@ export const make = <R>(
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
       revision: () => Effect.succeed(connection.spoken),
-      onRequest: (_client, request) => asks.serve(connection.spoken, request.method, request.params),
+      onRequest: (_client, request, received) => {
+        const served = asks.serve(connection.spoken, request.method, request.params)
+        // Raised on the stream of one of our requests: its handler sees that request's caller.
+        const caller = received?.related === undefined ? undefined : callers.get(received.related)
+        return caller === undefined ? served : Effect.locally(served, currentCaller, caller)
+      },
       onNotification: (_client, notification) => {
         // What it makes stale is dropped before anyone hears of it.
         const stale = store === undefined
@@ -177,8 +185,29 @@ export const make = <R>(
       if (other !== undefined) return Effect.fail(other)
       return era === "stateless"
         ? cache.request(method, params, call)
-        : peer.request(server, method, params, engineOptions(call))
+        : sessionRequest(method, params, call)
     }
+
+    /**
+     * A session's request. A caller that set `currentCaller` is remembered while it is in flight,
+     * for the asks that arrive on its stream (stateless asks run in the caller's own fibers).
+     */
+    const sessionRequest = (method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) =>
+      Effect.withFiberRuntime<unknown, ClientError.ClientError>((fiber) => {
+        const caller = fiber.getFiberRef(currentCaller)
+        if (caller === undefined) return peer.request(server, method, params, engineOptions(call))
+        let id: JsonRpc.RequestId | undefined
+        return Effect.ensuring(
+          peer.request(server, method, params, {
+            ...engineOptions(call),
+            onId: (assigned) => {
+              id = assigned
+              callers.set(assigned, caller)
+            }
+          }),
+          Effect.sync(() => id !== undefined && callers.delete(id))
+        )
+      })
 
     const request: Service["request"] = <M extends Requests>(
       method: M,

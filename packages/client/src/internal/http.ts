@@ -175,12 +175,15 @@ export const make = (options: Options): Effect.Effect<
         return Effect.logWarning(`effect-mcp client: ${error.message}`)
       })
 
-    /** Delivers one message the server sent on a stream (events, the standalone GET). */
-    const deliver = (text: string) =>
+    /**
+     * Delivers one message the server sent on a stream (events, the standalone GET): `related`, the
+     * request whose stream it came on (its POST, or a resumption of it), if any.
+     */
+    const deliver = (text: string, related: JsonRpc.RequestId | undefined) =>
       Effect.map(Deferred.await(receiver), (r) => {
         if (text.trim().length === 0) return undefined
         const inbound = Wire.decode(text)
-        r.receive(server, inbound)
+        r.receive(server, inbound, related === undefined ? undefined : { related })
         return inbound
       })
 
@@ -280,7 +283,7 @@ export const make = (options: Options): Effect.Effect<
           at.events++
           if (event.id !== undefined) at.lastEventId = event.id
           if (isInitialize) remember(event.data)
-          return Effect.map(deliver(event.data), (inbound) => {
+          return Effect.map(deliver(event.data, answers), (inbound) => {
             if (
               answers !== undefined && inbound?._tag === "Single" && !("method" in inbound.message) &&
               inbound.message.id === answers

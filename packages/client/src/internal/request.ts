@@ -4,8 +4,12 @@
  */
 import { Method, type Peer, Revision } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as ClientError from "../ClientError.js"
 import type { CallOptions, RequestResult } from "../McpClient.js"
+
+/** What a caller carries to the handlers of the asks its request raises (see `McpClient.currentCaller`). */
+export const currentCaller: FiberRef.FiberRef<unknown> = FiberRef.unsafeMake<unknown>(undefined)
 
 /** The server, as the client's transport sees it: the protocol's one client. */
 export const server = 0

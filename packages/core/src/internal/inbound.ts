@@ -41,7 +41,8 @@ export interface Options<R> {
   readonly runtime: Runtime.Runtime<R>
   readonly onRequest: (
     client: Transport.ClientId,
-    request: JsonRpc.Request
+    request: JsonRpc.Request,
+    context: Transport.ReceiveContext | undefined
   ) =>
     | Effect.Effect<unknown, unknown, R>
     | { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> }
@@ -68,7 +69,7 @@ export interface Options<R> {
 }
 
 export interface Inbound {
-  readonly receive: (client: Transport.ClientId, inbound: Wire.Inbound) => void
+  readonly receive: (client: Transport.ClientId, inbound: Wire.Inbound, context?: Transport.ReceiveContext) => void
   /** Interrupts request `id` of `client` (nothing is sent for it). */
   readonly cancel: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
   /** Interrupts every request of `client`. */
@@ -176,11 +177,12 @@ export const make = <R>(options: Options<R>): Inbound => {
   /** What the side gives for one request: its effect, and the context its fiber starts with (if any). */
   const handle = (
     client: Transport.ClientId,
-    request: JsonRpc.Request
+    request: JsonRpc.Request,
+    received: Transport.ReceiveContext | undefined
   ): { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> | undefined } => {
     let handling: ReturnType<Options<R>["onRequest"]>
     try {
-      handling = options.onRequest(client, request)
+      handling = options.onRequest(client, request, received)
     } catch (defect) {
       handling = Effect.die(defect)
     }
@@ -320,9 +322,10 @@ export const make = <R>(options: Options<R>): Inbound => {
     client: Transport.ClientId,
     request: JsonRpc.Request,
     respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
-    ended?: () => void
+    ended?: () => void,
+    received?: Transport.ReceiveContext
   ) => {
-    const { context, effect } = handle(client, request)
+    const { context, effect } = handle(client, request, received)
     // Done already (a handler that completed synchronously): answered without a fiber of its own.
     // Traced requests keep theirs (their span is the fiber's).
     if (!options.tracing && Exit.isExit(effect)) return settled(client, request, effect, respond, ended)
@@ -397,13 +400,13 @@ export const make = <R>(options: Options<R>): Inbound => {
       )
   }
 
-  const request = (client: Transport.ClientId, message: JsonRpc.Request) => {
+  const request = (client: Transport.ClientId, message: JsonRpc.Request, received?: Transport.ReceiveContext) => {
     if (isBusy(client, message.id)) {
       flush()
       fork(sendQuiet(client, duplicate(message.id), message.id))
       return
     }
-    start(client, message, (response) => sendQuiet(client, response, message.id))
+    start(client, message, (response) => sendQuiet(client, response, message.id), undefined, received)
   }
 
   const interrupt = (call: Call) => {
@@ -435,9 +438,9 @@ export const make = <R>(options: Options<R>): Inbound => {
     fork(options.onNotification(client, message))
   }
 
-  const single = (client: Transport.ClientId, message: JsonRpc.Message) => {
+  const single = (client: Transport.ClientId, message: JsonRpc.Message, received?: Transport.ReceiveContext) => {
     if (!("method" in message)) outbound.response(client, message)
-    else if ("id" in message) request(client, message as JsonRpc.Request)
+    else if ("id" in message) request(client, message as JsonRpc.Request, received)
     else notification(client, message)
   }
 
@@ -486,13 +489,13 @@ export const make = <R>(options: Options<R>): Inbound => {
     }))
   }
 
-  const receive: Inbound["receive"] = (client, inbound) => {
+  const receive: Inbound["receive"] = (client, inbound, received) => {
     try {
       // Anything but a request: after the answers given before it.
       if (inbound._tag !== "Single" || !("id" in inbound.message && "method" in inbound.message)) flush()
       switch (inbound._tag) {
         case "Single":
-          return single(client, inbound.message)
+          return single(client, inbound.message, received)
         case "Invalid":
           return void fork(Effect.flatMap(invalid(client, inbound), (failure) => sendQuiet(client, failure)))
         case "Batch": {
