@@ -8,6 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import * as Prompt from "../src/Prompt.js"
 import * as Tool from "../src/Tool.js"
 import { connect } from "./utils/TestClient.js"
 
@@ -62,5 +64,32 @@ describe("2025-03-26 batches before notifications/initialized was seen", () => {
       // The session is initialized: the full table is served.
       const tools = yield* client.result("tools/list")
       assert.isArray(tools.tools)
+    }).pipe(Effect.scoped))
+})
+
+/** A prompt with a completion: the server then serves `completion/complete`, whose `ref` is a union. */
+const Greet = Prompt.make("greet", {
+  arguments: Schema.Struct({ who: Schema.String }),
+  complete: { who: (value) => Effect.succeed(["ada", "bob"].filter((w) => w.startsWith(value))) }
+}, ({ who }) => Effect.succeed(`Greet ${who}`))
+
+describe("params the schema parser throws on", () => {
+  it.live("a union member whose String() throws ({ toString: 0 }): -32602 for the request, not -32603", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, prompts: [Greet] })
+      yield* client.initialize("2025-11-25")
+      yield* client.send({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "completion/complete",
+        params: { ref: { type: { toString: 0 } }, argument: { name: "a", value: "b" } }
+      })
+      const answer = yield* client.next
+      assert.strictEqual(answer.id, 7)
+      assert.strictEqual(answer.error.code, -32602)
+      assert.include(answer.error.message, "completion/complete")
+      // And the session goes on.
+      yield* client.send({ jsonrpc: "2.0", id: 8, method: "ping" })
+      assert.deepStrictEqual(yield* client.next, { jsonrpc: "2.0", id: 8, result: {} })
     }).pipe(Effect.scoped))
 })

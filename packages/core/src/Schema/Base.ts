@@ -14,7 +14,7 @@
  */
 import type * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
-import type * as ParseResult from "effect/ParseResult"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import type { ParseOptions } from "effect/SchemaAST"
@@ -472,9 +472,28 @@ export const codec = <A, I>(
   direction: "decode" | "encode",
   options?: ParseOptions
 ): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> => {
-  const full: (u: unknown) => Either.Either<unknown, ParseResult.ParseError> = direction === "decode"
+  const parse: (u: unknown) => Either.Either<unknown, ParseResult.ParseError> = direction === "decode"
     ? Schema.decodeUnknownEither(schema, options)
     : Schema.encodeUnknownEither(schema, options)
+  // Effect's parser can throw on hostile input (a union looks its members up with `String(value)`,
+  // which throws for `{ "toString": 0 }`): that input is not valid, and says so like any other.
+  const full = (u: unknown): Either.Either<unknown, ParseResult.ParseError> => {
+    try {
+      return parse(u)
+    } catch (defect) {
+      return Either.left(
+        new ParseResult.ParseError({
+          issue: new ParseResult.Type(
+            schema.ast,
+            u,
+            `a value that cannot be read as ${direction === "decode" ? "input" : "output"} (${
+              defect instanceof Error ? defect.message : "it threw"
+            })`
+          )
+        })
+      )
+    }
+  }
   if (!checksOnly(schema)) return full
   // The check as a predicate that builds nothing (`Schema.is` decodes and drops the value).
   const is = Guard.compile(schema.ast) ?? Schema.is(schema)
