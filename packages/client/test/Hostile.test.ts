@@ -116,6 +116,20 @@ describe("the client against a hostile HTTP server", () => {
       assert.deepStrictEqual(error, new ClientError.MessageTooLarge({ method: "tools/list", limit: 1024 * 1024 }))
     }))
 
+  it.scopedLive("an answer nested deeper than maxDepth fails its request at once (-32600), never parsed further", () =>
+    Effect.gen(function*() {
+      const deep = (n: number): unknown => n === 0 ? "bottom" : { in: deep(n - 1) }
+      const { url } = yield* serve(handshake((seen, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ jsonrpc: "2.0", id: idOf(seen), result: { tools: [], deep: deep(20) } }))
+      }))
+      // The default (128) takes it; 8 does not.
+      assert.deepStrictEqual(yield* (yield* client(url)).listTools, [])
+      const error = yield* Effect.flip((yield* client(url, { maxDepth: 8 })).listTools)
+      assert.strictEqual(error._tag, "InvalidRequest")
+      assert.include(error.message, "nest")
+    }))
+
   it.scopedLive("a compressed answer is bounded by its decoded size, not by its Content-Length", () =>
     Effect.gen(function*() {
       const { url } = yield* serve(handshake((seen, response) => {

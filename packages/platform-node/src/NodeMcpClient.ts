@@ -99,6 +99,11 @@ export interface StdioOptions {
    * large resource). A longer line is dropped as it comes, never held.
    */
   readonly maxMessageLength?: number
+  /**
+   * The deepest nesting of a message read from the server (default 128, `Wire.defaultMaxDepth`):
+   * a deeper one is not JSON-RPC to us, so it is dropped and logged.
+   */
+  readonly maxDepth?: number
 }
 
 /** The longest message taken from a server by default, in characters. */
@@ -143,6 +148,7 @@ const childProtocol = (
   tail: StderrTail.Tail,
   closed: () => boolean,
   maxLineLength: number,
+  maxDepth: number | undefined,
   runFork: (effect: Effect.Effect<void>) => void
 ): Transport.Protocol<ClientError.MessageTooLarge> => {
   /** Our requests not yet answered, by id: the method a line too long fails (bounded by what is in flight). */
@@ -150,6 +156,7 @@ const childProtocol = (
   let current: Transport.Receiver<ClientError.MessageTooLarge> | undefined
   const inner = NodeMcpServer.protocol(child.stdout!, child.stdin!, {
     maxLineLength,
+    ...(maxDepth !== undefined ? { maxDepth } : {}),
     // Each request written as it is made: the server starts on it while we are still busy.
     coalesce: false,
     // Never held, never answered: the request it answers (its id read from its head) fails.
@@ -305,6 +312,7 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
           tail,
           () => closed,
           options.maxMessageLength ?? defaultMaxMessageLength,
+          options.maxDepth,
           (effect) => void run(effect)
         )
       }

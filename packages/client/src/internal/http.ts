@@ -49,6 +49,11 @@ export interface Options {
    * 16 MiB). A larger one fails its request with `MessageTooLarge`, unread.
    */
   readonly maxMessageSize?: number
+  /**
+   * The deepest nesting of a message read from the server (default 128, `Wire.defaultMaxDepth`):
+   * a deeper one is not JSON-RPC to us, so it is dropped and logged, never parsed further.
+   */
+  readonly maxDepth?: number
 }
 
 /** The statuses of a server that has no Streamable HTTP endpoint at the URL (the back-compat rule of 2025-03-26 and later). */
@@ -117,6 +122,7 @@ export const make = (options: Options): Effect.Effect<
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
     const receiver = yield* Deferred.make<Transport.Receiver<Failure>>()
     const limit = options.maxMessageSize ?? Exchange.defaultMaxMessageSize
+    const decodeOptions = options.maxDepth === undefined ? undefined : { maxDepth: options.maxDepth }
     const session: Session = {
       id: undefined,
       negotiated: undefined,
@@ -152,6 +158,7 @@ export const make = (options: Options): Effect.Effect<
             url: options.url,
             ...(options.headers ? { headers: options.headers } : {}),
             maxMessageSize: limit,
+            ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
             tried
           }).pipe(Effect.provideService(HttpClient.HttpClient, client), Scope.extend(scope))
           legacy = made
@@ -182,7 +189,7 @@ export const make = (options: Options): Effect.Effect<
     const deliver = (text: string, related: JsonRpc.RequestId | undefined) =>
       Effect.map(Deferred.await(receiver), (r) => {
         if (text.trim().length === 0) return undefined
-        const inbound = Wire.decode(text)
+        const inbound = Wire.decode(text, decodeOptions)
         r.receive(server, inbound, related === undefined ? undefined : { related })
         return inbound
       })
@@ -195,7 +202,7 @@ export const make = (options: Options): Effect.Effect<
     const answer = (message: JsonRpc.Message, text: string) =>
       Effect.flatMap(Deferred.await(receiver), (r) => {
         const request = requestOf(message)
-        let inbound = Wire.decode(text)
+        let inbound = Wire.decode(text, decodeOptions)
         if (request === undefined) {
           // A notification's POST answered with a body: whatever it is, the engine reads it.
           if (text.trim().length > 0) r.receive(server, inbound)

@@ -26,6 +26,11 @@ export interface Options {
   /** The largest event read from the stream, in bytes (default 16 MiB). */
   readonly maxMessageSize?: number
   /**
+   * The deepest nesting of a message read from the server (default 128, `Wire.defaultMaxDepth`):
+   * a deeper one is not JSON-RPC to us, so it is dropped and logged, never parsed further.
+   */
+  readonly maxDepth?: number
+  /**
    * Why this transport is tried (a Streamable HTTP POST that was refused): said with the error
    * when the SSE endpoint cannot be opened either, so that neither failure hides the other.
    */
@@ -47,6 +52,7 @@ export const make = (
     const client = yield* HttpClient.HttpClient
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
     const limit = options.maxMessageSize ?? Exchange.defaultMaxMessageSize
+    const decodeOptions = options.maxDepth === undefined ? undefined : { maxDepth: options.maxDepth }
     const endpoint = yield* Deferred.make<string, Failure>()
     /** Requests sent and not yet posted: failed with the stream's error if the endpoint never comes. */
     const waiting = new Set<JsonRpc.RequestId>()
@@ -111,7 +117,9 @@ export const make = (
                 Deferred.unsafeDone(endpoint, found)
                 return Exit.isFailure(found) ? found : Effect.void
               }
-              if (event.event === "message" && event.data.trim().length > 0) r.receive(server, Wire.decode(event.data))
+              if (event.event === "message" && event.data.trim().length > 0) {
+                r.receive(server, Wire.decode(event.data, decodeOptions))
+              }
               return Effect.void
             }
           })
