@@ -168,14 +168,16 @@ export interface Options<R> {
    */
   readonly maxSubscriptionsPerClient?: number
   /**
-   * 2026-07-28: the most `resourceSubscriptions` in one listen's filter (default 1,000): a listen
-   * naming more is refused with -32602, the limit named in its message.
+   * The most `resourceSubscriptions` in one listen's filter (2026-07-28), and the most URIs one
+   * handshake session subscribes to (`resources/subscribe`) (default 1,000): past it, -32602, the
+   * limit named in its message.
    */
   readonly maxSubscriptionUris?: number
   /**
    * 2026-07-28: the longest `subscriptions/listen` params, in characters of their JSON (default
    * 65536, 64 KiB): what a held-open listen keeps for its lifetime (its filter and `_meta`), and
-   * what bounds its acknowledgement. Longer params are refused with -32602.
+   * what bounds its acknowledgement. Longer params are refused with -32602. In the handshake era,
+   * the most characters of one session's subscribed URIs together.
    */
   readonly subscriptionMaxLength?: number
 }

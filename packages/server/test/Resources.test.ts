@@ -198,6 +198,28 @@ describe("Resources: resources/read", () => {
 })
 
 describe("Resources: subscriptions", () => {
+  it.scoped("a session's subscriptions are bounded: by count (maxSubscriptionUris) and by length (subscriptionMaxLength)", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, resources, maxSubscriptionUris: 3, subscriptionMaxLength: 100 })
+      yield* client.initialize("2025-11-25")
+      for (const n of [1, 2, 3]) yield* client.result("resources/subscribe", { uri: `test://static/${n}` })
+      // Again: held already, not counted twice.
+      yield* client.result("resources/subscribe", { uri: "test://static/1" })
+      const fourth = yield* client.error("resources/subscribe", { uri: "test://static/4" })
+      assert.strictEqual(fourth.code, -32602)
+      assert.deepStrictEqual(fourth.data, { limit: "maxSubscriptionUris", max: 3 })
+      // One given back: room for one, but not for a URI that makes them longer than 100 characters.
+      yield* client.result("resources/unsubscribe", { uri: "test://static/3" })
+      const long = yield* client.error("resources/subscribe", { uri: `test://${"x".repeat(80)}` })
+      assert.strictEqual(long.code, -32602)
+      assert.deepStrictEqual(long.data, { limit: "subscriptionMaxLength", max: 100 })
+      yield* client.result("resources/subscribe", { uri: "test://static/readme" })
+      // The subscriptions held still work.
+      yield* client.server.resourceUpdated("test://static/readme")
+      yield* flush
+      assert.deepStrictEqual((yield* client.next).params, { uri: "test://static/readme" })
+    }))
+
   it.scoped("notifications/resources/updated only for subscribed URIs, until unsubscribed", () =>
     Effect.gen(function*() {
       const client = yield* connect({ serverInfo, resources })

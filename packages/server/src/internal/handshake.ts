@@ -68,11 +68,17 @@ type Route = Dispatch.Route<McpError.McpError, never, HandshakeRequest>
 export interface Server {
   readonly registry: Registry
   readonly config: Config
+  /** What one session may subscribe to (`resources/subscribe`): most URIs, most characters of them together. */
+  readonly subscriptionLimits: { readonly maxUris: number; readonly maxLength: number }
   readonly table: (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities) => Table
 }
 
 /** The server's part: its dispatch tables, built once and kept. */
-export const makeServer = (registry: Registry, config: Config): Server => {
+export const makeServer = (
+  registry: Registry,
+  config: Config,
+  subscriptionLimits: Server["subscriptionLimits"]
+): Server => {
   const core = Serving.make(registry, config)
   const handlers: Dispatch.Handlers<McpError.McpError, never, HandshakeRequest> = {
     ...core,
@@ -123,7 +129,7 @@ export const makeServer = (registry: Registry, config: Config): Server => {
   const tables = Serving.tables(handlers)
   const table = (phase: Phase, revision: Revision.Revision, capabilities: ServerCapabilities): Table =>
     tables(revision, capabilities, phases[phase])
-  return { registry, config, table }
+  return { registry, config, subscriptionLimits, table }
 }
 
 // ---------------------------------------------------------------------------- the per-request context
@@ -326,7 +332,32 @@ class HandshakeRequest implements RequestContext {
     })
   }
 
-  subscribe(uri: string, add: boolean) {
+  subscribe(uri: string, add: boolean): Effect.Effect<void, McpError.McpError> {
+    const { maxLength, maxUris } = this.server.subscriptionLimits
+    const held = this.session.current.subscriptions
+    if (add && !held.has(uri)) {
+      // What a session keeps for its lifetime, and what every update is checked against: bounded.
+      if (held.size >= maxUris) {
+        return Effect.fail(
+          new McpError.InvalidParams({
+            message: `Invalid params: this session holds ${held.size} resource subscriptions, the most ` +
+              `maxSubscriptionUris allows; unsubscribe from one first`,
+            data: { limit: "maxSubscriptionUris", max: maxUris }
+          })
+        )
+      }
+      let length = uri.length
+      for (const subscribed of held) length += subscribed.length
+      if (length > maxLength) {
+        return Effect.fail(
+          new McpError.InvalidParams({
+            message: `Invalid params: this session's resource subscriptions would be longer than ` +
+              `subscriptionMaxLength (${maxLength} characters)`,
+            data: { limit: "subscriptionMaxLength", max: maxLength }
+          })
+        )
+      }
+    }
     return update(this.session, (s) => {
       const subscriptions = new Set(s.subscriptions)
       if (add) subscriptions.add(uri)

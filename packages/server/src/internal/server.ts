@@ -228,7 +228,7 @@ const build = Effect.fn("McpServer.make")(function*(
   )
   const eras: Engine.Eras = {
     registry,
-    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config) : undefined,
+    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
     stateless: statelessRevisions.length > 0
       ? Stateless.makeServer(registry, config, {
         revisions: statelessRevisions,
