@@ -15,6 +15,7 @@ import {
   isDone,
   messagesOf,
   release,
+  sleep,
   type SseEvent,
   SseReader,
   WireClient
@@ -68,6 +69,25 @@ describeServers("Streamable HTTP: the GET stream", (start) => {
       method: "notifications/resources/updated",
       params: { uri: "test://doc" }
     })
+  })
+
+  it("what comes while no GET is open is kept for it, bounded in characters (the oldest go first)", async () => {
+    const h = await start()
+    const c = new WireClient(h)
+    await c.initialize()
+    expect(await c.result("resources/subscribe", { uri: "test://big/" })).toEqual({})
+    // Three of about 100 KB each: the first does not fit beside the other two in 256 KiB.
+    for (const n of [1, 2, 3]) await h.run(h.server.resourceUpdated(`test://big/${n}${"x".repeat(100_000)}`))
+    // One longer than the whole bound is not kept at all.
+    await h.run(h.server.resourceUpdated(`test://big/4${"x".repeat(300_000)}`))
+    await h.run(h.server.resourceUpdated("test://big/5"))
+    // Past the coalescing window (10 ms): the updates have been sent, to nobody yet.
+    await sleep(200)
+    const stream = new SseReader(await c.get())
+    await stream.next()
+    const uris: Array<string> = []
+    for (let i = 0; i < 3; i++) uris.push(((await stream.message()) as { params: { uri: string } }).params.uri)
+    expect(uris.map((uri) => uri.slice(0, 12))).toEqual(["test://big/2", "test://big/3", "test://big/5"])
   })
 
   it("one standalone stream per session: a second GET → 409, a new one once the first is gone", async () => {

@@ -40,8 +40,9 @@ export interface Config {
   readonly fork: (effect: Effect.Effect<void>) => void
 }
 
-/** Frames kept for a GET stream that is not open yet. */
+/** Frames kept for a GET stream that is not open yet: at most this many, and this many characters of JSON. */
 const maxBuffered = 100
+const maxBufferedLength = 256 * 1024
 
 const randomId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
@@ -213,6 +214,9 @@ export class Session {
   /** The GET stream (legacy: the session's SSE stream); detached while no GET is open. */
   readonly standalone: Channel
   readonly buffered: Array<JsonRpc.Frame> = []
+  /** The characters of JSON of `buffered`, with each frame's own. */
+  private bufferedLengths: Array<number> = []
+  private bufferedLength = 0
   /** Batch channels waiting for their array, oldest first (an array may carry no id to find it by). */
   readonly batches: Array<Channel> = []
   /** Legacy HTTP+SSE: requests in flight and when they started (their answers go on the stream). */
@@ -317,11 +321,26 @@ export class Session {
     return channel.last(channel.expired.length > 0 ? [...frame, ...channel.expired] : frame)
   }
 
+  /** Everything kept for the GET stream, given to it. */
+  private takeBuffered(): Array<JsonRpc.Frame> {
+    this.bufferedLengths = []
+    this.bufferedLength = 0
+    return this.buffered.splice(0, this.buffered.length)
+  }
+
   private toStandalone(frame: JsonRpc.Frame): Effect.Effect<void> {
     if (this.standalone.stream === undefined) {
       // Nobody listens on the GET stream yet: keep it for the next GET.
+      // The oldest go first; one frame longer than the whole bound is not kept at all.
+      const length = JSON.stringify(frame).length
+      if (length > maxBufferedLength) return Effect.logDebug("effect-mcp: a frame too long to keep for a GET stream")
       this.buffered.push(frame)
-      if (this.buffered.length > maxBuffered) this.buffered.shift()
+      this.bufferedLengths.push(length)
+      this.bufferedLength += length
+      while (this.buffered.length > maxBuffered || this.bufferedLength > maxBufferedLength) {
+        this.buffered.shift()
+        this.bufferedLength -= this.bufferedLengths.shift()!
+      }
       return Effect.void
     }
     return this.standalone.emit(frame)
@@ -354,7 +373,7 @@ export class Session {
       }
       if (this.legacy) this.sessions.config.fork(this.sessions.end(this))
     })
-    const waiting = this.buffered.splice(0, this.buffered.length)
+    const waiting = this.takeBuffered()
     // Written in order; a store that waits delays only the events after it.
     this.sessions.config.fork(Effect.forEach(waiting, (frame) => channel.emit(frame), { discard: true }))
   }
@@ -388,7 +407,7 @@ export class Session {
       })
       if (live === this.standalone && this.buffered.length > 0) {
         // What was sent while no GET was open follows the replay.
-        const waiting = this.buffered.splice(0, this.buffered.length)
+        const waiting = this.takeBuffered()
         this.sessions.config.fork(Effect.forEach(waiting, (frame) => live.emit(frame), { discard: true }))
       }
     })
