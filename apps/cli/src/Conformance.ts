@@ -8,10 +8,11 @@
  *
  * @since 0.1.0
  */
-import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { AuthorizationCode, McpAuth, McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 
 type JsonSchema = {
   readonly type?: unknown
@@ -75,6 +76,65 @@ const program = (scenario: string) =>
     }
   })
 
+/** What the suite gives an auth scenario (`MCP_CONFORMANCE_CONTEXT`). */
+interface Context {
+  readonly client_id?: string
+  readonly client_secret?: string
+  readonly issuer?: string
+  readonly private_key_pem?: string
+  readonly signing_algorithm?: string
+  readonly valid_jwt?: string
+}
+
+/** The client ID metadata document the suite expects a CIMD client to be (`auth/basic-cimd`). */
+const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
+
+/**
+ * The authorization of an `auth/*` scenario: the flow of `McpAuth`, configured from the
+ * scenario's context, its authorization code read from the authorization endpoint's redirect.
+ */
+const authOptions = (scenario: string, context: Context): McpAuth.Options => {
+  const secret = context.client_secret === undefined ? undefined : Redacted.make(context.client_secret)
+  switch (scenario) {
+    case "auth/client-credentials-basic":
+      return { grant: { type: "client_credentials", clientId: context.client_id!, clientSecret: secret } }
+    case "auth/client-credentials-jwt":
+      return {
+        grant: {
+          type: "client_credentials",
+          clientId: context.client_id!,
+          privateKey: { pem: Redacted.make(context.private_key_pem!), algorithm: context.signing_algorithm }
+        }
+      }
+    case "auth/wif-jwt-bearer":
+      return {
+        grant: {
+          type: "jwt_bearer",
+          clientId: context.client_id,
+          assertion: Effect.succeed(Redacted.make(context.valid_jwt!))
+        }
+      }
+    default:
+      return {
+        clientMetadataUrl,
+        clientName: "effect-mcp-conformance",
+        ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
+        ...(secret !== undefined ? { clientSecret: secret } : {}),
+        ...(context.issuer !== undefined ? { issuer: context.issuer } : {})
+      }
+  }
+}
+
+/** The HTTP client of a scenario: authorized for `auth/*`. */
+const httpClientFor = (scenario: string) => {
+  if (!scenario.startsWith("auth/")) return FetchHttpClient.layer
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Context
+  return McpAuth.layer(authOptions(scenario, context)).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(AuthorizationCode.layerFollowRedirect("http://localhost:3000/callback"))
+  )
+}
+
 /**
  * Runs one scenario against `url`.
  *
@@ -103,6 +163,6 @@ export const run = (url: string, scenario: string, version: string) =>
             }),
           roots: Effect.succeed([])
         }
-      }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
+      }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(httpClientFor(scenario)))
     )
   )

@@ -221,12 +221,106 @@ export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{
 }
 
 /**
+ * Authorization could not be had: which step failed (`discovery`, `registration`, `authorization`,
+ * `token`, `refresh`), at which URL, and why. Secrets are never part of it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AuthorizationFailed extends Data.TaggedError("AuthorizationFailed")<{
+  readonly step: "discovery" | "registration" | "authorization" | "token" | "refresh" | "configuration"
+  readonly url: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `authorization failed (${this.step}, ${this.url}): ${this.reason}`
+  }
+}
+
+/**
+ * The server kept asking for more scope (403 `insufficient_scope`) after `attempts` authorizations:
+ * the scopes it asked for last, and those held.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{
+  readonly url: string
+  readonly required: ReadonlyArray<string>
+  readonly held: ReadonlyArray<string>
+  readonly attempts: number
+}> {
+  override get message(): string {
+    return `${this.url} still asks for scope ${this.required.join(" ") || "(none named)"} after ${this.attempts} ` +
+      `authorizations (held: ${this.held.join(" ") || "none"})`
+  }
+}
+
+/**
+ * An issuer was not the one expected: the authorization server's metadata names another issuer
+ * than the one discovery started from (RFC 8414 §3.3), or the authorization response's `iss`
+ * (RFC 9207) is missing where the server promised it, or names another.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class IssuerMismatch extends Data.TaggedError("IssuerMismatch")<{
+  readonly where: "metadata" | "authorization-response"
+  readonly expected: string
+  /** What came instead (undefined: nothing, where it was required). */
+  readonly received: string | undefined
+}> {
+  override get message(): string {
+    return this.where === "metadata"
+      ? `the authorization server metadata names issuer ${this.received}, not ${this.expected}`
+      : this.received === undefined
+      ? `the authorization response has no iss, which ${this.expected} says it sends`
+      : `the authorization response's iss is ${this.received}, not ${this.expected}`
+  }
+}
+
+/**
+ * The protected resource metadata is for another resource than the server asked (RFC 9728 §3.3):
+ * nothing is authorized for it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResourceMismatch extends Data.TaggedError("ResourceMismatch")<{
+  readonly url: string
+  readonly resource: string
+}> {
+  override get message(): string {
+    return `the protected resource metadata of ${this.url} is for ${this.resource}; refused`
+  }
+}
+
+/**
+ * A failure of authorization (`McpAuth`), met by the request it was for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AuthError = AuthorizationFailed | InsufficientScope | IssuerMismatch | ResourceMismatch
+
+/**
+ * Is `u` a failure of authorization?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAuthError = (u: unknown): u is AuthError =>
+  u instanceof AuthorizationFailed || u instanceof InsufficientScope || u instanceof IssuerMismatch ||
+  u instanceof ResourceMismatch
+
+/**
  * What a client transport may fail one request with, locally.
  *
  * @since 0.1.0
  * @category models
  */
-export type TransportFailure = HttpError | ConnectionFailed | MessageTooLarge | UnexpectedAnswer
+export type TransportFailure = HttpError | ConnectionFailed | MessageTooLarge | UnexpectedAnswer | AuthError
 
 /**
  * Every failure of a client call.

@@ -10,6 +10,13 @@
 export * as ClientError from "./ClientError.js"
 
 /**
+ * OAuth 2.1 authorization for MCP clients: an `HttpClient` layer under the HTTP transports.
+ *
+ * @since 0.1.0
+ */
+export * as McpAuth from "./McpAuth.js"
+
+/**
  * An MCP client as a service, in either era.
  *
  * @since 0.1.0
@@ -29,6 +36,22 @@ export * as McpClientTransport from "./McpClientTransport.js"
  * @since 0.1.0
  */
 export * as ResponseCache from "./ResponseCache.js"
+
+/**
+ * Where OAuth authorization keeps registrations and tokens, per protected resource (in memory by
+ * default; `NodeTokenStore` keeps a file).
+ *
+ * @since 0.1.0
+ */
+export * as TokenStore from "./TokenStore.js"
+
+/**
+ * How the authorization code of an OAuth authorization is had: the redirect back to the client
+ * (`followRedirect` for servers that grant without a user; `NodeOAuth.layerLoopback` on Node).
+ *
+ * @since 0.1.0
+ */
+export * as AuthorizationCode from "./AuthorizationCode.js"
 
 export {
   /**

@@ -85,11 +85,14 @@ export const httpError = (
   })
 }
 
+/** A request that could not be sent: why, or the authorization that failed for it (`McpAuth`). */
 const connectionFailed = (url: string, error: HttpClientError.HttpClientError) =>
-  new ClientError.ConnectionFailed({ url, reason: reasonOf(error.cause ?? error), cause: error })
+  ClientError.isAuthError(error.cause)
+    ? error.cause
+    : new ClientError.ConnectionFailed({ url, reason: reasonOf(error.cause ?? error), cause: error })
 
 /** Our own redirect handling: fetch's would follow any redirect anywhere, with our headers. */
-const manualRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+export const manualRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(
     Effect.serviceOption(FetchHttpClient.RequestInit),
     (init) =>
@@ -107,11 +110,17 @@ export const execute = (
   client: HttpClient.HttpClient,
   request: HttpClientRequest.HttpClientRequest,
   method: string
-): Effect.Effect<HttpClientResponse.HttpClientResponse, ClientError.HttpError | ClientError.ConnectionFailed> => {
+): Effect.Effect<
+  HttpClientResponse.HttpClientResponse,
+  ClientError.HttpError | ClientError.ConnectionFailed | ClientError.AuthError
+> => {
   const go = (
     current: HttpClientRequest.HttpClientRequest,
     hops: number
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ClientError.HttpError | ClientError.ConnectionFailed> =>
+  ): Effect.Effect<
+    HttpClientResponse.HttpClientResponse,
+    ClientError.HttpError | ClientError.ConnectionFailed | ClientError.AuthError
+  > =>
     Effect.flatMap(
       Effect.mapError(manualRedirects(client.execute(current)), (error) => connectionFailed(current.url, error)),
       (response) => {
@@ -142,7 +151,7 @@ export const readText = (
   response: HttpClientResponse.HttpClientResponse,
   limit: number,
   method: string
-): Effect.Effect<string, ClientError.MessageTooLarge | ClientError.ConnectionFailed> => {
+): Effect.Effect<string, ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError> => {
   const length = response.headers["content-length"]
   const declared = length === undefined ? NaN : Number(length)
   if (Number.isFinite(declared) && declared > limit) {
@@ -273,7 +282,7 @@ export const readEvents = <E, R>(
     /** Read no further once true (checked after each chunk's events). */
     readonly done?: (() => boolean) | undefined
   }
-): Effect.Effect<void, E | ClientError.MessageTooLarge | ClientError.ConnectionFailed, R> =>
+): Effect.Effect<void, E | ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError, R> =>
   Effect.suspend(() => {
     const decoder = new TextDecoder()
     const push = sseParser(options.limit, options.onRetry)

@@ -1,0 +1,191 @@
+/**
+ * OAuth 2.1 authorization for MCP clients, as an `HttpClient` layer under the HTTP transports
+ * (`McpClientTransport.layerHttp`, `layerSse`), in both eras. It adds the token to every request,
+ * in the `Authorization` header; on a 401 it discovers (RFC 9728, then RFC 8414 / OpenID
+ * Connect; a 2025-03-26 server's defaults), registers (pre-registered, a client ID metadata
+ * document, dynamic registration), authorizes and retries; on a 403 `insufficient_scope` it steps
+ * up with the scopes held and those asked. Requests in flight share one authorization per server.
+ *
+ * ```ts
+ * const transport = McpClientTransport.layerHttp({ url }).pipe(
+ *   Layer.provide(McpAuth.layer({ clientName: "my agent" })),
+ *   Layer.provide(NodeOAuth.layerLoopback()), // where the user is sent, and comes back
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * ```
+ *
+ * What it keeps goes to the `TokenStore` in context (in memory when there is none); the
+ * authorization code comes from the `AuthorizationCode` in context. Secrets are `Redacted`. Its
+ * failures are `ClientError.AuthError`s, met by the request they were for.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { AuthorizationCode } from "./AuthorizationCode.js"
+import * as ClientError from "./ClientError.js"
+import * as Challenges from "./internal/challenges.js"
+import * as OAuth from "./internal/oauth.js"
+import * as TokenStore from "./TokenStore.js"
+
+/**
+ * How tokens are had.
+ *
+ * - `authorization_code` (the default): a user authorizes, through the `AuthorizationCode` service.
+ * - `client_credentials`: the client is its own resource owner (machine to machine, SEP-1046),
+ *   authenticated with its secret (`client_secret_basic`) or a private key (`private_key_jwt`).
+ * - `jwt_bearer`: an assertion from elsewhere (a workload's identity token, SEP-1933) is exchanged
+ *   for a token (RFC 7523), once: a refused assertion is not retried.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Grant =
+  | { readonly type: "authorization_code" }
+  | {
+    readonly type: "client_credentials"
+    readonly clientId: string
+    readonly clientSecret?: Redacted.Redacted<string> | undefined
+    readonly privateKey?: {
+      /** A PKCS #8 PEM. */
+      readonly pem: Redacted.Redacted<string>
+      /** Default ES256. */
+      readonly algorithm?: string | undefined
+      readonly kid?: string | undefined
+    } | undefined
+  }
+  | {
+    readonly type: "jwt_bearer"
+    readonly clientId?: string | undefined
+    readonly assertion: Effect.Effect<Redacted.Redacted<string>, ClientError.AuthorizationFailed>
+  }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** A pre-registered client: its id (and secret), used with the authorization server it was registered with. */
+  readonly clientId?: string | undefined
+  readonly clientSecret?: Redacted.Redacted<string> | undefined
+  /** The issuer `clientId` was registered with (default: whichever the server names). */
+  readonly issuer?: string | undefined
+  /** The URL of this client's ID metadata document, used where the authorization server supports them. */
+  readonly clientMetadataUrl?: string | undefined
+  /** The name dynamic registration gives (default "effect-mcp"). */
+  readonly clientName?: string | undefined
+  /** More client metadata for dynamic registration (RFC 7591). */
+  readonly clientMetadata?: Readonly<Record<string, unknown>> | undefined
+  /** Default `authorization_code`. */
+  readonly grant?: Grant | undefined
+  /** Authorizations in a row that may end in another 401 or 403 before the request fails (default 3). */
+  readonly maxAttempts?: number | undefined
+  /** How long before its expiry a token is refreshed, in milliseconds (default 60,000). */
+  readonly refreshMargin?: number | undefined
+  /** Plain HTTP to authorization servers that are not loopback hosts (default false: refused). */
+  readonly allowInsecure?: boolean | undefined
+}
+
+/** Reads a bounded part of a refused response's body, so that its connection can be reused. */
+const discard = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.ignore(Stream.runDrain(Stream.take(response.stream, 16)))
+
+const withToken = (request: HttpClientRequest.HttpClientRequest, tokens: TokenStore.Tokens | undefined) =>
+  tokens === undefined
+    ? request
+    : HttpClientRequest.setHeader(
+      request,
+      "authorization",
+      `${tokens.tokenType === "DPoP" ? "DPoP" : "Bearer"} ${Redacted.value(tokens.accessToken)}`
+    )
+
+const refusal = (response: HttpClientResponse.HttpClientResponse) => {
+  if (response.status !== 401 && response.status !== 403) return undefined
+  const header = response.headers["www-authenticate"]
+  const challenge = OAuth.challengeOf(header === undefined ? [] : Challenges.parse(header))
+  // A 403 is a step-up only when it says so; any other 403 is the caller's.
+  if (response.status === 403 && challenge.error !== "insufficient_scope") return undefined
+  return challenge
+}
+
+/**
+ * Authorizes every request of `client` (see the module's description).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  client: HttpClient.HttpClient,
+  options: Options = {}
+): Effect.Effect<HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const store = Option.getOrUndefined(yield* Effect.serviceOption(TokenStore.TokenStore)) ??
+      (yield* TokenStore.makeMemory)
+    const env: OAuth.Env = {
+      client,
+      store,
+      code: yield* Effect.serviceOption(AuthorizationCode),
+      options,
+      runtime: yield* Effect.runtime<never>()
+    }
+    const maxAttempts = options.maxAttempts ?? 3
+    /** By origin: one resource server per origin. */
+    const resources = new Map<string, OAuth.Resource>()
+    const resourceOf = (url: string) => {
+      const origin = new URL(url).origin
+      let resource = resources.get(origin)
+      if (resource === undefined) resources.set(origin, resource = OAuth.makeResource(url))
+      return resource
+    }
+
+    const execute = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.gen(function*() {
+        const resource = resourceOf(request.url)
+        let sent = yield* OAuth.current(env, resource)
+        for (;;) {
+          const response = yield* client.execute(withToken(request, sent))
+          const challenge = refusal(response)
+          if (challenge === undefined) {
+            if (response.status < 400) resource.attempts = 0
+            return response
+          }
+          if (resource.attempts >= maxAttempts) {
+            if (response.status === 401) return response
+            return yield* new ClientError.InsufficientScope({
+              url: request.url,
+              required: challenge.scopes ?? [],
+              held: sent?.scopes ?? [],
+              attempts: resource.attempts
+            })
+          }
+          yield* discard(response)
+          yield* OAuth.authorize(env, resource, challenge, sent, response.status)
+          sent = resource.entry?.tokens
+        }
+      }).pipe(
+        Effect.catchIf(
+          ClientError.isAuthError,
+          (error) => Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: error }))
+        )
+      )
+
+    return HttpClient.make((request) =>
+      execute(request) as Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+    )
+  })
+
+/**
+ * The `HttpClient` of the context, authorized.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
+  Layer.effect(HttpClient.HttpClient, Effect.flatMap(HttpClient.HttpClient, (client) => make(client, options)))
