@@ -15,3 +15,17 @@ export * as NodeMcpServer from "./NodeMcpServer.js"
  * @since 0.1.0
  */
 export * as NodeMcpClient from "./NodeMcpClient.js"
+
+/**
+ * OAuth on Node: the authorization code through a loopback redirect on 127.0.0.1.
+ *
+ * @since 0.1.0
+ */
+export * as NodeOAuth from "./NodeOAuth.js"
+
+/**
+ * A `TokenStore` in a JSON file (mode 0600), written atomically.
+ *
+ * @since 0.1.0
+ */
+export * as NodeTokenStore from "./NodeTokenStore.js"

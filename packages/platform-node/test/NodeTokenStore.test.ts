@@ -1,0 +1,198 @@
+/**
+ * `NodeTokenStore.layerFile`: entries kept in a JSON file, read back by another store on the same
+ * file; the file's text, its mode, what becomes of a file that is not a token file.
+ */
+import type { TokenStore } from "@effect-mcp/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { NodeTokenStore } from "../src/index.js"
+
+/** A fresh directory under the system's temporary one, removed afterwards. */
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "effect-mcp-tokens-"))),
+  (directory) => Effect.sync(() => fs.rmSync(directory, { recursive: true, force: true }))
+)
+
+const entry = (resource: string, accessToken = `at-${resource}`): TokenStore.Entry => ({
+  resource,
+  registrations: {
+    "https://as.example": {
+      clientId: "client-1",
+      clientSecret: Redacted.make("secret-1"),
+      tokenEndpointAuthMethod: "client_secret_basic"
+    },
+    "https://other-as.example": { clientId: "client-2" }
+  },
+  tokens: {
+    issuer: "https://as.example",
+    accessToken: Redacted.make(accessToken),
+    tokenType: "Bearer",
+    refreshToken: Redacted.make("rt-1"),
+    expiresAt: 1_900_000_000_000,
+    scopes: ["mcp:read", "mcp:write"]
+  }
+})
+
+/** An entry with its secrets unwrapped, to compare. */
+const plain = (value: unknown): unknown =>
+  Redacted.isRedacted(value)
+    ? Redacted.value(value)
+    : Array.isArray(value)
+    ? value.map(plain)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, plain(field)]))
+    : value
+
+/** The warnings logged while `effect` runs. */
+const warnings = <A>(effect: Effect.Effect<A>) =>
+  Effect.gen(function*() {
+    const logged: Array<string> = []
+    const result = yield* effect.pipe(
+      Effect.provide(Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") logged.push(Array.isArray(message) ? message.join(" ") : String(message))
+        })
+      ))
+    )
+    return { result, logged }
+  })
+
+describe("NodeTokenStore.layerFile", () => {
+  it.scoped("an entry saved is loaded by another store on the same file, its secrets Redacted again", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "config", "effect-mcp", "tokens.json")
+      const saved = entry("https://mcp.example/mcp")
+      yield* (yield* NodeTokenStore.makeFile(file)).save(saved)
+
+      const loaded = yield* (yield* NodeTokenStore.makeFile(file)).load("https://mcp.example/mcp")
+      assert.isTrue(Option.isSome(loaded))
+      const got = Option.getOrThrow(loaded)
+      assert.isTrue(Redacted.isRedacted(got.tokens?.accessToken))
+      assert.isTrue(Redacted.isRedacted(got.tokens?.refreshToken))
+      assert.isTrue(Redacted.isRedacted(got.registrations["https://as.example"].clientSecret))
+      assert.notInclude(String(got.tokens?.accessToken), "at-")
+      assert.deepStrictEqual(plain(got), plain(saved))
+
+      // In the file: plain strings, every entry under `entries`.
+      const text = fs.readFileSync(file, "utf8")
+      assert.deepStrictEqual(JSON.parse(text), { version: 1, entries: [plain(saved)] })
+      assert.include(text, "\"accessToken\": \"at-https://mcp.example/mcp\"")
+    }))
+
+  it.scoped("the file is mode 0600, the directory made for it 0700, and no temporary file is left", () =>
+    Effect.gen(function*() {
+      const directory = nodePath.join(yield* temporaryDirectory, "made")
+      const file = nodePath.join(directory, "tokens.json")
+      const store = yield* NodeTokenStore.makeFile(file)
+      yield* store.save(entry("https://a.example"))
+      yield* store.save(entry("https://b.example"))
+      assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+      assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o700)
+      assert.deepStrictEqual(fs.readdirSync(directory), ["tokens.json"])
+    }))
+
+  it.scoped("a missing file is an empty store, without a warning", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "none.json")
+      const { logged, result } = yield* warnings((yield* NodeTokenStore.makeFile(file)).load("https://mcp.example"))
+      assert.isTrue(Option.isNone(result))
+      assert.deepStrictEqual(logged, [])
+    }))
+
+  for (
+    const [name, text] of [
+      ["not JSON", "{\"version\": 1, \"entries\": ["],
+      ["JSON of another shape", "{\"version\": 1, \"entries\": [{\"resource\": 42}]}"],
+      ["a later version", "{\"version\": 2, \"entries\": []}"]
+    ] as const
+  ) {
+    it.scoped(`a corrupt file (${name}) is read as empty with a warning, and the next save replaces it`, () =>
+      Effect.gen(function*() {
+        const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+        fs.writeFileSync(file, text)
+        const store = yield* NodeTokenStore.makeFile(file)
+        const { logged, result } = yield* warnings(store.load("https://mcp.example"))
+        assert.isTrue(Option.isNone(result))
+        assert.strictEqual(logged.length, 1)
+        assert.include(logged[0], `${file} is not a token file; read as empty`)
+        yield* warnings(store.save(entry("https://mcp.example")))
+        assert.isTrue(Option.isSome(yield* store.load("https://mcp.example/x")))
+        assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries.length, 1)
+      }))
+  }
+
+  it.scoped("remove forgets the entry covering the URL, and only it", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+      const store = yield* NodeTokenStore.makeFile(file)
+      yield* store.save(entry("https://a.example/mcp"))
+      yield* store.save(entry("https://b.example/mcp"))
+      yield* store.remove("https://a.example/mcp/sub")
+      assert.isTrue(Option.isNone(yield* store.load("https://a.example/mcp")))
+      assert.isTrue(Option.isSome(yield* store.load("https://b.example/mcp")))
+      assert.deepStrictEqual(
+        JSON.parse(fs.readFileSync(file, "utf8")).entries.map((e: { resource: string }) => e.resource),
+        ["https://b.example/mcp"]
+      )
+      // Nothing covers it: nothing changes.
+      yield* store.remove("https://c.example/")
+      assert.isTrue(Option.isSome(yield* store.load("https://b.example/mcp")))
+    }))
+
+  it.scoped("load finds the longest resource covering the URL; a save replaces its resource's entry", () =>
+    Effect.gen(function*() {
+      const store = yield* NodeTokenStore.makeFile(nodePath.join(yield* temporaryDirectory, "tokens.json"))
+      yield* store.save(entry("https://mcp.example", "root"))
+      yield* store.save(entry("https://mcp.example/mcp", "mcp"))
+      yield* store.save(entry("https://mcp.example/mcp/deeper", "deeper"))
+      const token = (url: string) =>
+        Effect.map(store.load(url), Option.map((e) => Redacted.value(e.tokens!.accessToken)))
+      assert.deepStrictEqual(yield* token("https://mcp.example/mcp/x"), Option.some("mcp"))
+      assert.deepStrictEqual(yield* token("https://mcp.example/mcp/deeper/y"), Option.some("deeper"))
+      assert.deepStrictEqual(yield* token("https://mcp.example/mcpx"), Option.some("root"))
+      assert.deepStrictEqual(yield* token("https://other.example/mcp"), Option.none())
+      yield* store.save(entry("https://mcp.example/mcp", "mcp-2"))
+      assert.deepStrictEqual(yield* token("https://mcp.example/mcp"), Option.some("mcp-2"))
+    }))
+
+  it.scoped("saves at once within one process: none is lost", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+      const store = yield* NodeTokenStore.makeFile(file)
+      const resources = Array.from({ length: 20 }, (_, i) => `https://mcp${i}.example/mcp`)
+      yield* Effect.forEach(resources, (resource) => store.save(entry(resource)), { concurrency: "unbounded" })
+      const kept = JSON.parse(fs.readFileSync(file, "utf8")).entries.map((e: { resource: string }) => e.resource)
+      assert.deepStrictEqual([...kept].sort(), [...resources].sort())
+    }))
+
+  it.effect("defaultPath: $XDG_CONFIG_HOME, else ~/.config (a relative XDG_CONFIG_HOME is ignored)", () =>
+    Effect.gen(function*() {
+      const xdg = process.env.XDG_CONFIG_HOME
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+          else process.env.XDG_CONFIG_HOME = xdg
+        })
+      )
+      if (process.platform === "win32") {
+        assert.strictEqual(
+          NodeTokenStore.defaultPath(),
+          nodePath.join(process.env.APPDATA!, "effect-mcp", "tokens.json")
+        )
+        return
+      }
+      process.env.XDG_CONFIG_HOME = "/xdg/config"
+      assert.strictEqual(NodeTokenStore.defaultPath(), "/xdg/config/effect-mcp/tokens.json")
+      process.env.XDG_CONFIG_HOME = "relative"
+      assert.strictEqual(NodeTokenStore.defaultPath(), nodePath.join(os.homedir(), ".config/effect-mcp/tokens.json"))
+      delete process.env.XDG_CONFIG_HOME
+      assert.strictEqual(NodeTokenStore.defaultPath(), nodePath.join(os.homedir(), ".config/effect-mcp/tokens.json"))
+    }).pipe(Effect.scoped))
+})
