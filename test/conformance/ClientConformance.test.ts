@@ -127,7 +127,10 @@ const authScenarios: ReadonlyArray<readonly [string, "2025-03-26" | "2025-11-25"
   // The auth extensions (ext-auth): on no timeline, so without a version.
   ["auth/client-credentials-basic", undefined],
   ["auth/client-credentials-jwt", undefined],
-  ["auth/wif-jwt-bearer", undefined]
+  ["auth/wif-jwt-bearer", undefined],
+  ["auth/enterprise-managed-authorization", undefined],
+  ["auth/dpop", undefined],
+  ["auth/dpop-nonce", undefined]
 ]
 
 // Authorization is the client's HTTP, the same on every Node: run where CI runs the suite first

@@ -84,6 +84,10 @@ interface Context {
   readonly private_key_pem?: string
   readonly signing_algorithm?: string
   readonly valid_jwt?: string
+  readonly idp_client_id?: string
+  readonly idp_id_token?: string
+  readonly idp_issuer?: string
+  readonly idp_token_endpoint?: string
 }
 
 /** The client ID metadata document the suite expects a CIMD client to be (`auth/basic-cimd`). */
@@ -106,6 +110,20 @@ const authOptions = (scenario: string, context: Context): McpAuth.Options => {
           privateKey: { pem: Redacted.make(context.private_key_pem!), algorithm: context.signing_algorithm }
         }
       }
+    case "auth/enterprise-managed-authorization":
+      return {
+        grant: {
+          type: "enterprise",
+          clientId: context.client_id!,
+          clientSecret: secret,
+          idToken: Effect.succeed(Redacted.make(context.idp_id_token!)),
+          identityProvider: {
+            issuer: context.idp_issuer!,
+            tokenEndpoint: context.idp_token_endpoint,
+            clientId: context.idp_client_id!
+          }
+        }
+      }
     case "auth/wif-jwt-bearer":
       return {
         grant: {
@@ -116,6 +134,7 @@ const authOptions = (scenario: string, context: Context): McpAuth.Options => {
       }
     default:
       return {
+        ...(scenario.startsWith("auth/dpop") ? { dpop: true } : {}),
         clientMetadataUrl,
         clientName: "effect-mcp-conformance",
         ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),

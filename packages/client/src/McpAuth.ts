@@ -66,6 +66,24 @@ export type Grant =
     readonly clientId?: string | undefined
     readonly assertion: Effect.Effect<Redacted.Redacted<string>, ClientError.AuthorizationFailed>
   }
+  | {
+    /**
+     * Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise's
+     * identity provider is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG)
+     * for this server's authorization server, which gives the token for it (RFC 7523).
+     */
+    readonly type: "enterprise"
+    readonly clientId: string
+    readonly clientSecret?: Redacted.Redacted<string> | undefined
+    readonly idToken: Effect.Effect<Redacted.Redacted<string>, ClientError.AuthorizationFailed>
+    readonly identityProvider: {
+      readonly issuer: string
+      /** Default: from the identity provider's metadata. */
+      readonly tokenEndpoint?: string | undefined
+      readonly clientId: string
+      readonly clientSecret?: Redacted.Redacted<string> | undefined
+    }
+  }
 
 /**
  * @since 0.1.0
@@ -91,20 +109,44 @@ export interface Options {
   readonly refreshMargin?: number | undefined
   /** Plain HTTP to authorization servers that are not loopback hosts (default false: refused). */
   readonly allowInsecure?: boolean | undefined
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449; SEP-1932): a key of this client's (ES256) proves
+   * every token request and every request to the server; the servers' nonces are followed
+   * (default false: bearer tokens).
+   */
+  readonly dpop?: boolean | undefined
 }
 
 /** Reads a bounded part of a refused response's body, so that its connection can be reused. */
 const discard = (response: HttpClientResponse.HttpClientResponse) =>
   Effect.ignore(Stream.runDrain(Stream.take(response.stream, 16)))
 
-const withToken = (request: HttpClientRequest.HttpClientRequest, tokens: TokenStore.Tokens | undefined) =>
-  tokens === undefined
-    ? request
-    : HttpClientRequest.setHeader(
-      request,
-      "authorization",
-      `${tokens.tokenType === "DPoP" ? "DPoP" : "Bearer"} ${Redacted.value(tokens.accessToken)}`
-    )
+/** `request` with the token: a bearer, or a DPoP-bound token with a proof of its own. */
+const withToken = (
+  request: HttpClientRequest.HttpClientRequest,
+  tokens: TokenStore.Tokens | undefined,
+  resource: OAuth.Resource
+): Effect.Effect<HttpClientRequest.HttpClientRequest> => {
+  if (tokens === undefined) return Effect.succeed(request)
+  const token = Redacted.value(tokens.accessToken)
+  if (tokens.tokenType !== "DPoP" || resource.dpop === undefined) {
+    return Effect.succeed(HttpClientRequest.setHeader(request, "authorization", `Bearer ${token}`))
+  }
+  return Effect.map(
+    OAuth.proof(resource.dpop, request.method, request.url, token),
+    (proof) => HttpClientRequest.setHeaders(request, { authorization: `DPoP ${token}`, dpop: proof })
+  )
+}
+
+/** A 401 asking for a DPoP nonce (RFC 9449 §9): the nonce, kept for the proofs to come. */
+const nonceAsked = (response: HttpClientResponse.HttpClientResponse, resource: OAuth.Resource) => {
+  const nonce = response.headers["dpop-nonce"]
+  if (resource.dpop === undefined || nonce === undefined) return false
+  resource.dpop.nonce = nonce
+  if (response.status !== 401) return false
+  const header = response.headers["www-authenticate"]
+  return header !== undefined && OAuth.challengeOf(Challenges.parse(header)).error === "use_dpop_nonce"
+}
 
 const refusal = (response: HttpClientResponse.HttpClientResponse) => {
   if (response.status !== 401 && response.status !== 403) return undefined
@@ -149,8 +191,14 @@ export const make = (
       Effect.gen(function*() {
         const resource = resourceOf(request.url)
         let sent = yield* OAuth.current(env, resource)
+        let nonces = 0
         for (;;) {
-          const response = yield* client.execute(withToken(request, sent))
+          const response = yield* client.execute(yield* withToken(request, sent, resource))
+          // A nonce asked for: the same request again with it (once per request; not an authorization).
+          if (nonceAsked(response, resource) && sent !== undefined && nonces++ === 0) {
+            yield* discard(response)
+            continue
+          }
           const challenge = refusal(response)
           if (challenge === undefined) {
             if (response.status < 400) resource.attempts = 0

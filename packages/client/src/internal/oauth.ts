@@ -72,6 +72,17 @@ export interface Resource {
   metadata: ResourceMetadata | undefined
   /** Authorizations since the last answer that was not a 401 or 403. */
   attempts: number
+  /** Its DPoP key (RFC 9449), made at the first grant, when DPoP is on. */
+  dpop: Dpop | undefined
+}
+
+/** A DPoP key: oauth4webapi's handle for the token endpoint, and what the resource's proofs are signed with. */
+export interface Dpop {
+  readonly handle: oauth.DPoPHandle
+  readonly privateKey: CryptoKey
+  readonly jwk: Record<string, unknown>
+  /** The resource server's last `DPoP-Nonce`. */
+  nonce: string | undefined
 }
 
 export const makeResource = (serverUrl: string): Resource => ({
@@ -81,7 +92,8 @@ export const makeResource = (serverUrl: string): Resource => ({
   loaded: false,
   as: undefined,
   metadata: undefined,
-  attempts: 0
+  attempts: 0,
+  dpop: undefined
 })
 
 /** What the flow runs on. */
@@ -362,6 +374,45 @@ const clientAuthOf = (env: Env, as: oauth.AuthorizationServer, registration: Tok
     return secretBasic(secret)
   })
 
+/** The resource's DPoP key, made once, when DPoP is on. */
+const dpopOf = (env: Env, resource: Resource) =>
+  Effect.gen(function*() {
+    if (env.options.dpop !== true) return undefined
+    if (resource.dpop !== undefined) return resource.dpop
+    const keyPair = yield* Effect.promise(() => oauth.generateKeyPair("ES256", { extractable: true }))
+    const { exportJWK } = yield* Effect.promise(() => import("jose"))
+    const { crv, kty, x, y } = yield* Effect.promise(() => exportJWK(keyPair.publicKey))
+    return resource.dpop = {
+      handle: oauth.DPoP({}, keyPair),
+      privateKey: keyPair.privateKey,
+      jwk: { crv, kty, x, y },
+      nonce: undefined
+    }
+  })
+
+/**
+ * A DPoP proof for one request to the resource (RFC 9449 §4): its method and URL (without query
+ * and fragment), the access token's hash, and the server's nonce when it gave one.
+ */
+export const proof = (dpop: Dpop, method: string, url: string, accessToken: string) =>
+  Effect.promise(async () => {
+    const { SignJWT, base64url } = await import("jose")
+    const target = new URL(url)
+    const ath = base64url.encode(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)))
+    )
+    return new SignJWT({
+      htm: method,
+      htu: `${target.origin}${target.pathname}`,
+      ath,
+      jti: crypto.randomUUID(),
+      ...(dpop.nonce !== undefined ? { nonce: dpop.nonce } : {})
+    })
+      .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: dpop.jwk })
+      .setIssuedAt()
+      .sign(dpop.privateKey)
+  })
+
 /** The tokens of a token endpoint response. */
 const tokensOf = (
   issuer: string,
@@ -427,6 +478,62 @@ const scopesFor = (
     : base
 }
 
+/**
+ * SEP-990's first step: the ID token exchanged at the identity provider (RFC 8693) for an identity
+ * assertion grant for `as` and the resource.
+ */
+const identityAssertion = (
+  env: Env,
+  grant: Extract<Grant, { readonly type: "enterprise" }>,
+  as: oauth.AuthorizationServer,
+  resourceId: string,
+  scopes: ReadonlyArray<string>
+) =>
+  Effect.gen(function*() {
+    const provider = grant.identityProvider
+    let idp: oauth.AuthorizationServer
+    if (provider.tokenEndpoint !== undefined) {
+      idp = { issuer: provider.issuer, token_endpoint: provider.tokenEndpoint }
+    } else {
+      const found = Option.getOrUndefined(yield* discoverServer(env, provider.issuer))
+      if (found === undefined) {
+        return yield* failed("discovery", provider.issuer, "the identity provider has no metadata")
+      }
+      idp = found
+    }
+    const client: oauth.Client = { client_id: provider.clientId }
+    const auth = provider.clientSecret === undefined ? oauth.None() : secretBasic(Redacted.value(provider.clientSecret))
+    const idToken = yield* grant.idToken
+    const parameters: Record<string, string> = {
+      subject_token: Redacted.value(idToken),
+      subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+      requested_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+      audience: as.issuer,
+      resource: resourceId
+    }
+    if (scopes.length > 0) parameters.scope = scopes.join(" ")
+    const tokenUrl = idp.token_endpoint ?? idp.issuer
+    const exchanged = yield* call("token", tokenUrl, async () =>
+      oauth.processGenericTokenEndpointResponse(
+        idp,
+        client,
+        await oauth.genericTokenEndpointRequest(
+          idp,
+          client,
+          auth,
+          "urn:ietf:params:oauth:grant-type:token-exchange",
+          parameters,
+          requestOptions(env, tokenUrl)
+        ),
+        // The ID-JAG is no access token: its token_type is "N_A" (RFC 8693 §2.2.1).
+        { recognizedTokenTypes: { n_a: () => {} } }
+      ))
+    if (exchanged.issued_token_type !== "urn:ietf:params:oauth:token-type:id-jag") {
+      return yield* failed("token", tokenUrl, "the identity provider did not issue an identity assertion grant")
+    }
+    return Redacted.make(exchanged.access_token)
+  })
+
 /** The grant: tokens for `resource` at `as`. */
 const grant = (
   env: Env,
@@ -450,7 +557,11 @@ const grant = (
     const client: oauth.Client = { client_id: registration.clientId }
     const auth = yield* clientAuthOf(env, as, registration)
     const scopes = scopesFor(resource, as, challenge, held, configured.type === "authorization_code")
-    const options = requestOptions(env, as.token_endpoint ?? as.issuer)
+    const dpop = yield* dpopOf(env, resource)
+    const options = {
+      ...requestOptions(env, as.token_endpoint ?? as.issuer),
+      ...(dpop !== undefined ? { DPoP: dpop.handle } : {})
+    }
     const tokenUrl = as.token_endpoint ?? as.issuer
     let response: oauth.TokenEndpointResponse
     switch (configured.type) {
@@ -517,8 +628,11 @@ const grant = (
           ))
         break
       }
+      case "enterprise":
       case "jwt_bearer": {
-        const assertion = yield* configured.assertion
+        const assertion = configured.type === "jwt_bearer"
+          ? yield* configured.assertion
+          : yield* identityAssertion(env, configured, as, resourceId, scopes)
         const parameters: Record<string, string> = { assertion: Redacted.value(assertion), resource: resourceId }
         if (scopes.length > 0) parameters.scope = scopes.join(" ")
         response = yield* call("token", tokenUrl, async () =>
@@ -597,6 +711,7 @@ const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
         client,
         await oauth.refreshTokenGrantRequest(as, client, auth, Redacted.value(tokens.refreshToken!), {
           ...requestOptions(env, tokenUrl),
+          ...(resource.dpop !== undefined ? { DPoP: resource.dpop.handle } : {}),
           additionalParameters: { resource: entry.resource }
         })
       )))
