@@ -1,17 +1,83 @@
 /**
  * Where a server is, as the command line names it: `stdio:<command> <args…>` (a child process; the
  * words split as a shell splits them: quotes, backslashes and `$VARIABLES`, but no pipes or other
- * operators) or an `http://` / `https://` URL (Streamable HTTP).
+ * operators) or an `http://` / `https://` URL (Streamable HTTP), authorized with OAuth where the
+ * server asks: the registrations and tokens kept in the token file, a user sent to authorize
+ * through a redirect to 127.0.0.1 (the URL on stderr), or the client credentials given.
  *
  * @since 0.1.0
  */
-import { McpClientTransport } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { McpAuth, McpClientTransport } from "@effect-mcp/client"
+import { NodeMcpClient, NodeMcpServer, NodeOAuth, NodeTokenStore } from "@effect-mcp/platform-node"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { parse } from "shell-quote"
+
+/**
+ * How an HTTP target is authorized, from the command line and the environment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Auth {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: Redacted.Redacted<string> | undefined
+  readonly clientMetadataUrl?: string | undefined
+  /** The client credentials grant (no user): `clientId` and `clientSecret` are the client's own. */
+  readonly clientCredentials?: boolean | undefined
+  /** Open the authorization URL in a browser, besides printing it. */
+  readonly openBrowser?: boolean | undefined
+  /** The token file (default `MCP_TOKEN_STORE`, else `NodeTokenStore.defaultPath()`). */
+  readonly tokenStore?: string | undefined
+}
+
+/** The token file in use. */
+export const tokenStorePath = (auth: Auth) =>
+  auth.tokenStore ?? process.env.MCP_TOKEN_STORE ?? NodeTokenStore.defaultPath()
+
+/** The `McpAuth` options of `auth`. */
+const optionsOf = (auth: Auth): McpAuth.Options =>
+  auth.clientCredentials === true && auth.clientId !== undefined
+    ? { grant: { type: "client_credentials", clientId: auth.clientId, clientSecret: auth.clientSecret } }
+    : {
+      clientName: "mcp (effect-mcp)",
+      ...(auth.clientId !== undefined ? { clientId: auth.clientId } : {}),
+      ...(auth.clientSecret !== undefined ? { clientSecret: auth.clientSecret } : {}),
+      ...(auth.clientMetadataUrl !== undefined ? { clientMetadataUrl: auth.clientMetadataUrl } : {})
+    }
+
+/**
+ * The HTTP client of an HTTP target: authorized with `auth`, its tokens in the token file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const httpClient = (auth: Auth) =>
+  McpAuth.layer(optionsOf(auth)).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth))),
+    Layer.provide(NodeOAuth.layerLoopback({
+      openBrowser: auth.openBrowser === true,
+      onUrl: (url) => Effect.sync(() => process.stderr.write(`mcp: to authorize, open ${url}\n`))
+    }))
+  )
+
+/** `--client-secret` and the environment: what a command's options leave out, from `MCP_CLIENT_*`. */
+export const withEnvironment = (auth: Auth): Auth => {
+  const env = process.env
+  const secret = auth.clientSecret ?? (env.MCP_CLIENT_SECRET ? Redacted.make(env.MCP_CLIENT_SECRET) : undefined)
+  return {
+    ...auth,
+    clientId: auth.clientId ?? (env.MCP_CLIENT_ID || undefined),
+    clientSecret: secret,
+    clientMetadataUrl: auth.clientMetadataUrl ?? (env.MCP_CLIENT_METADATA_URL || undefined),
+    clientCredentials: auth.clientCredentials === true || env.MCP_CLIENT_CREDENTIALS === "1"
+  }
+}
 
 /**
  * A target the command line cannot use.
@@ -58,8 +124,12 @@ const words = (target: string, command: string): Either.Either<ReadonlyArray<str
  * @category constructors
  */
 export const transport = (
-  target: string
-): Either.Either<Layer.Layer<McpClientTransport.McpClientTransport, NodeMcpClient.SpawnError>, InvalidTarget> => {
+  target: string,
+  auth: Auth = {}
+): Either.Either<
+  Layer.Layer<McpClientTransport.McpClientTransport, NodeMcpClient.SpawnError | NodeMcpServer.ListenError>,
+  InvalidTarget
+> => {
   if (target.startsWith("stdio:")) {
     return Either.flatMap(
       words(target, target.slice("stdio:".length)),
@@ -70,7 +140,7 @@ export const transport = (
     )
   }
   if (/^https?:\/\//.test(target)) {
-    return Either.right(McpClientTransport.layerHttp({ url: target }).pipe(Layer.provide(FetchHttpClient.layer)))
+    return Either.right(McpClientTransport.layerHttp({ url: target }).pipe(Layer.provide(httpClient(auth))))
   }
   return Either.left(new InvalidTarget({ target }))
 }

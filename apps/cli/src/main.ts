@@ -22,7 +22,7 @@
  */
 import { McpClient } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
-import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { NodeMcpServer, NodeTokenStore } from "@effect-mcp/platform-node"
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -50,16 +50,56 @@ const timeout = Options.integer("timeout").pipe(
   Options.withDescription("seconds one request may take, its progress notwithstanding")
 )
 
+/** How an HTTP target is authorized (the environment's `MCP_CLIENT_*` fill in what is not given). */
+const auth = {
+  clientId: Options.text("client-id").pipe(
+    Options.optional,
+    Options.withDescription("a pre-registered OAuth client id (else MCP_CLIENT_ID; else dynamic registration)")
+  ),
+  clientSecret: Options.redacted("client-secret").pipe(
+    Options.optional,
+    Options.withDescription("its secret (else MCP_CLIENT_SECRET)")
+  ),
+  clientMetadataUrl: Options.text("client-metadata-url").pipe(
+    Options.optional,
+    Options.withDescription("the URL of this client's ID metadata document (else MCP_CLIENT_METADATA_URL)")
+  ),
+  clientCredentials: Options.boolean("client-credentials").pipe(
+    Options.withDescription("authorize as the client itself (client credentials grant, no user; MCP_CLIENT_CREDENTIALS=1)")
+  ),
+  tokenStore: Options.text("token-store").pipe(
+    Options.optional,
+    Options.withDescription("the token file (else MCP_TOKEN_STORE, else ~/.config/effect-mcp/tokens.json)")
+  )
+}
+
+/** The authorization of a command's options. */
+const authOf = (o: {
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  readonly clientMetadataUrl: Option.Option<string>
+  readonly clientCredentials: boolean
+  readonly tokenStore: Option.Option<string>
+}, openBrowser = false): Target.Auth =>
+  Target.withEnvironment({
+    clientId: Option.getOrUndefined(o.clientId),
+    clientSecret: Option.getOrUndefined(o.clientSecret),
+    clientMetadataUrl: Option.getOrUndefined(o.clientMetadataUrl),
+    clientCredentials: o.clientCredentials,
+    tokenStore: Option.getOrUndefined(o.tokenStore),
+    openBrowser
+  })
+
 /** Runs `use` with a client of `target`. */
 const withClient = <A, E>(
   where: string,
-  connection: { readonly era: McpClient.EraChoice; readonly timeout: number },
+  connection: { readonly era: McpClient.EraChoice; readonly timeout: number; readonly auth: Target.Auth },
   use: (client: McpClient.Service) => Effect.Effect<A, E>
 ) =>
   connection.timeout < 1 ?
     Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${connection.timeout})`)) :
     Effect.flatMap(
-      Target.transport(where),
+      Target.transport(where, connection.auth),
       (transport) =>
         Effect.flatMap(McpClient.McpClient, use).pipe(
           Effect.provide(
@@ -141,9 +181,9 @@ const progressMeter = (tool: string) => {
 
 const discover = Command.make(
   "discover",
-  { target, json, era, timeout },
-  ({ era, json, target, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  { target, json, era, timeout, ...auth },
+  ({ era, json, target, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       print(json, {
         era: client.era,
         revision: client.revision,
@@ -164,9 +204,9 @@ const discover = Command.make(
 
 const tools = Command.make(
   "tools",
-  { target, json, era, timeout },
-  ({ era, json, target, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  { target, json, era, timeout, ...auth },
+  ({ era, json, target, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.flatMap(client.listTools, (listed) =>
         print(
           json,
@@ -177,9 +217,9 @@ const tools = Command.make(
 
 const call = Command.make(
   "call",
-  { target, json, era, timeout, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
-  ({ args, era, json, target, tool, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  { target, json, era, timeout, ...auth, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
+  ({ args, era, json, target, tool, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
         const given = yield* parseArgs(args)
         const meter = progressMeter(tool)
@@ -193,9 +233,9 @@ const call = Command.make(
 
 const resources = Command.make(
   "resources",
-  { target, json, era, timeout },
-  ({ era, json, target, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  { target, json, era, timeout, ...auth },
+  ({ era, json, target, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
         const listed = yield* client.listResources
         const templates = yield* Effect.orElseSucceed(client.listResourceTemplates, () => [])
@@ -209,11 +249,11 @@ const resources = Command.make(
 
 const read = Command.make(
   "read",
-  { target, json, era, timeout, uri: Args.text({ name: "uri" }) },
-  ({ era, json, target, uri, timeout }) =>
+  { target, json, era, timeout, ...auth, uri: Args.text({ name: "uri" }) },
+  ({ era, json, target, uri, timeout, ...o }) =>
     withClient(
       target,
-      { era, timeout },
+      { era, timeout, auth: authOf(o) },
       (client) =>
         Effect.flatMap(client.readResource(uri), (result) =>
           print(json, result, () =>
@@ -227,9 +267,9 @@ const read = Command.make(
 
 const prompts = Command.make(
   "prompts",
-  { target, json, era, timeout },
-  ({ era, json, target, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  { target, json, era, timeout, ...auth },
+  ({ era, json, target, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.flatMap(client.listPrompts, (listed) =>
         print(
           json,
@@ -245,11 +285,12 @@ const get = Command.make(
     json,
     era,
     timeout,
+    ...auth,
     prompt: Args.text({ name: "prompt" }),
     args: Options.text("args").pipe(Options.optional)
   },
-  ({ args, era, json, prompt, target, timeout }) =>
-    withClient(target, { era, timeout }, (client) =>
+  ({ args, era, json, prompt, target, timeout, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
         const given = (yield* parseArgs(args)) as Record<string, string> | undefined
         const result = yield* client.getPrompt(prompt, given)
@@ -268,12 +309,13 @@ const listen = Command.make("listen", {
   json,
   era,
   timeout,
+  ...auth,
   tools: Options.boolean("tools").pipe(Options.withDescription("tools/list_changed")),
   prompts: Options.boolean("prompts").pipe(Options.withDescription("prompts/list_changed")),
   resources: Options.boolean("resources").pipe(Options.withDescription("resources/list_changed")),
   uri: Options.text("uri").pipe(Options.repeated, Options.withDescription("resources/updated of a URI (repeatable)"))
 }, (o) =>
-  withClient(o.target, { era: o.era, timeout: o.timeout }, (client) =>
+  withClient(o.target, { era: o.era, timeout: o.timeout, auth: authOf(o) }, (client) =>
     Effect.scoped(Effect.gen(function*() {
       const subscription = yield* client.subscribe({
         ...(o.tools ? { toolsListChanged: true } : {}),
@@ -299,6 +341,7 @@ const listen = Command.make("listen", {
 const proxy = Command.make("proxy", {
   target,
   era,
+  ...auth,
   serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
     Options.withDefault("dual" as const),
     Options.withDescription("the era(s) served to the proxy's clients")
@@ -310,7 +353,7 @@ const proxy = Command.make("proxy", {
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
   path: Options.text("path").pipe(Options.withDefault("/mcp"))
 }, (o) =>
-  Effect.flatMap(Target.transport(o.target), (transport) => {
+  Effect.flatMap(Target.transport(o.target, authOf(o)), (transport) => {
     const revisions = o.serve === "stateless"
       ? Revision.stateless
       : o.serve === "handshake"
@@ -342,9 +385,34 @@ const proxy = Command.make("proxy", {
     return serving.pipe(Effect.provide(server), Effect.provide(NodeMcpServer.layerStderrLogger))
   })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))
 
+const login = Command.make("login", {
+  url: Args.text({ name: "url" }).pipe(Args.withDescription("the server's http(s):// URL")),
+  open: Options.boolean("open").pipe(Options.withDescription("open the authorization URL in a browser")),
+  timeout,
+  ...auth
+}, (o) =>
+  withClient(o.url, { era: "auto", timeout: o.timeout, auth: authOf(o, o.open) }, (client) =>
+    // Any request the server protects starts the authorization; tools/list is one every server has.
+    Effect.zipRight(
+      client.serverCapabilities.tools !== undefined ? client.listTools : Effect.void,
+      Console.error(`mcp: authorized for ${o.url} (tokens in ${Target.tokenStorePath(authOf(o))})`)
+    ))).pipe(Command.withDescription("Authorizes with a server's OAuth authorization server and keeps the tokens"))
+
+const logout = Command.make("logout", {
+  url: Args.text({ name: "url" }).pipe(Args.withDescription("the server's http(s):// URL")),
+  ...auth
+}, (o) => {
+  const path = Target.tokenStorePath(authOf(o))
+  return Effect.flatMap(NodeTokenStore.makeFile(path), (store) =>
+    Effect.flatMap(store.load(o.url), (found) =>
+      Option.isNone(found)
+        ? Console.error(`mcp: nothing kept for ${o.url}`)
+        : Effect.zipRight(store.remove(o.url), Console.error(`mcp: forgot the tokens of ${found.value.resource}`))))
+}).pipe(Command.withDescription("Forgets the tokens and registrations kept for a server"))
+
 const mcp = Command.make("mcp").pipe(
   Command.withDescription("A Model Context Protocol client for servers over stdio or HTTP, in either era"),
-  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen, proxy])
+  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen, proxy, login, logout])
 )
 
 const cli = Command.run(mcp, { name: "mcp", version: "0.1.0" })
