@@ -80,6 +80,11 @@ describe("README example", () => {
       assert.deepStrictEqual(yield* Effect.provide(greeting, Client), { greeting: "hello Ada" })
     }))
 
+  it("is the authorization example the README shows (it type-checks with the tests)", () => {
+    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    assert.include(readme, fs.readFileSync(path.resolve(here, "auth.ts"), "utf8").trim())
+  })
+
   it("is the client example the README shows", () => {
     const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "client.ts"), "utf8").trim())
