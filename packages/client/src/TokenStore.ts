@@ -46,6 +46,8 @@ export interface Tokens {
   readonly refreshToken?: Redacted.Redacted<string> | undefined
   /** Epoch millis when the access token expires, when the server said. */
   readonly expiresAt?: number | undefined
+  /** How long the access token was given for, in milliseconds, when the server said. */
+  readonly lifetime?: number | undefined
   /** The scopes granted (those asked, when the server did not say). */
   readonly scopes: ReadonlyArray<string>
 }

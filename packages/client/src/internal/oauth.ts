@@ -428,7 +428,9 @@ const tokensOf = (
     : previous?.refreshToken !== undefined
     ? { refreshToken: previous.refreshToken }
     : {}),
-  ...(typeof response.expires_in === "number" ? { expiresAt: Date.now() + response.expires_in * 1000 } : {}),
+  ...(typeof response.expires_in === "number"
+    ? { expiresAt: Date.now() + response.expires_in * 1000, lifetime: response.expires_in * 1000 }
+    : {}),
   scopes: response.scope !== undefined ? splitScopes(response.scope) : asked
 })
 
@@ -591,6 +593,8 @@ const grant = (
         url.searchParams.set("state", state)
         url.searchParams.set("resource", resourceId)
         if (scopes.length > 0) url.searchParams.set("scope", scopes.join(" "))
+        // OpenID Connect grants offline_access only with consent asked for (Core §11).
+        if (scopes.includes("offline_access")) url.searchParams.set("prompt", "consent")
         const back = yield* code!.acquire(url)
         const validated = yield* Effect.try({
           try: () => oauth.validateAuthResponse(as, client, back, state),
@@ -663,7 +667,7 @@ const defaultServer = (origin: string): oauth.AuthorizationServer => ({
 })
 
 /** What is kept for `resource`, loaded once. */
-const entryOf = (env: Env, resource: Resource) =>
+export const entryOf = (env: Env, resource: Resource) =>
   Effect.gen(function*() {
     if (!resource.loaded) {
       resource.entry = Option.getOrUndefined(yield* env.store.load(resource.serverUrl))
@@ -681,7 +685,8 @@ export const current = (env: Env, resource: Resource) =>
     const entry = yield* entryOf(env, resource)
     const tokens = entry?.tokens
     if (tokens === undefined) return undefined
-    const margin = env.options.refreshMargin ?? 60_000
+    // Never more than half its life: a token given for less than the margin is not refreshed at once.
+    const margin = Math.min(env.options.refreshMargin ?? 60_000, (tokens.lifetime ?? Infinity) / 2)
     if (tokens.expiresAt !== undefined && tokens.expiresAt - Date.now() < margin && tokens.refreshToken !== undefined) {
       return yield* resource.lock.withPermits(1)(
         Effect.gen(function*() {
@@ -717,6 +722,8 @@ const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
       )))
     if (refreshed._tag === "Left") {
       const code = oauthErrorOf(refreshed.left)
+      // Another failure (the server unreachable, a 5xx) keeps what is held, for the next try.
+      if (code !== "invalid_grant" && code !== "invalid_client") return yield* refreshed.left
       // invalid_grant: the tokens are gone; invalid_client: the registration too.
       const registrations = { ...entry.registrations }
       if (code === "invalid_client") delete registrations[tokens.issuer]

@@ -27,6 +27,7 @@ const Tokens = Schema.Struct({
   tokenType: Schema.String,
   refreshToken: Schema.optional(Schema.Redacted(Schema.String)),
   expiresAt: Schema.optional(Schema.Number),
+  lifetime: Schema.optional(Schema.Number),
   scopes: Schema.Array(Schema.String)
 })
 

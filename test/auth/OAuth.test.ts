@@ -1,0 +1,223 @@
+/**
+ * `McpAuth` against a real authorization server (oidc-provider) and a resource server that
+ * verifies its JWT access tokens, in front of an effect-mcp server (see ./support.ts): our client,
+ * over `McpClientTransport.layerHttp` on `FetchHttpClient`, with `NodeOAuth.layerLoopback` and a
+ * headless browser that signs in and consents. Dynamic registration, PKCE, `resource`, the RFC
+ * 9207 `iss`, refresh (before expiry and after a 401), one authorization for requests at once, and
+ * metadata naming another resource refused.
+ */
+import { ClientError, McpAuth, McpClient, McpClientTransport } from "@effect-mcp/client"
+import { type NodeMcpServer, NodeOAuth } from "@effect-mcp/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Auth from "./support.js"
+
+/** The authorized HTTP client: McpAuth over fetch, the code through the loopback listener and `browser`. */
+const authorized = (
+  onUrl: (url: string) => Effect.Effect<void>,
+  options: McpAuth.Options = {}
+): Layer.Layer<HttpClient.HttpClient, NodeMcpServer.ListenError> =>
+  McpAuth.layer({ clientName: "oauth-test", ...options }).pipe(
+    Layer.provide(NodeOAuth.layerLoopback({ onUrl, timeout: "20 seconds" })),
+    Layer.provide(FetchHttpClient.layer)
+  )
+
+/** A client of `url` in `era` over `http`, for the scope. */
+const connect = <E>(url: string, era: "handshake" | "stateless", http: Layer.Layer<HttpClient.HttpClient, E>) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ clientInfo: { name: "oauth-test", version: "1.0.0" }, era }).pipe(
+        Layer.provide(McpClientTransport.layerHttp({ url })),
+        Layer.provide(http)
+      )
+    ),
+    (context) => Effect.runSync(Effect.provide(McpClient.McpClient, context))
+  )
+
+const whoami = (client: McpClient.Service) =>
+  Effect.map(client.callTool("whoami"), (result) => {
+    assert.deepStrictEqual(result.content, [{ type: "text", text: Auth.whoamiAnswer }])
+  })
+
+/** The access tokens the resource server took: all for it, from the issuer, for the user, with the scope. */
+const assertTokens = (fixture: Auth.Fixture) => {
+  assert.isAbove(fixture.seen.tokens.length, 0)
+  for (const token of fixture.seen.tokens) {
+    assert.strictEqual(token.aud, fixture.resource)
+    assert.strictEqual(token.iss, fixture.issuer)
+    assert.strictEqual(token.sub, "ada")
+    assert.include(String(token.scope).split(" "), Auth.scope)
+  }
+  assert.deepStrictEqual(fixture.seen.errors, [])
+}
+
+/**
+ * The code grant gave a refresh token: `offline_access` was asked for and granted. (oidc-provider,
+ * as OpenID Connect Core §11 has it, drops `offline_access` from a request without
+ * `prompt=consent`.)
+ */
+const assertRefreshable = (fixture: Auth.Fixture) =>
+  assert.strictEqual(
+    fixture.seen.refreshTokens,
+    1,
+    "no refresh token was issued: offline_access was dropped (an OpenID provider keeps it only with prompt=consent)"
+  )
+
+const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+describe("McpAuth against oidc-provider", () => {
+  for (const era of ["handshake", "stateless"] as const) {
+    it.scopedLive(
+      `${era}: a 401 without McpAuth; with it, registration, PKCE, resource, iss, and the call`,
+      () =>
+        Effect.gen(function*() {
+          const fixture = yield* Auth.start()
+
+          // Without McpAuth: the server's challenge, as an HttpError.
+          const refused = yield* Effect.flip(connect(fixture.url, era, FetchHttpClient.layer))
+          if (refused._tag !== "HttpError") return assert.fail(`expected an HttpError, got ${refused._tag}`)
+          assert.strictEqual(refused.status, 401)
+          assert.strictEqual(refused.challenges[0]?.params.resource_metadata, fixture.metadataUrl)
+
+          const browser = Auth.makeBrowser()
+          const client = yield* connect(fixture.url, era, authorized(browser.onUrl))
+          yield* whoami(client)
+          yield* whoami(client)
+
+          // One authorization, as the spec has it.
+          assert.strictEqual(browser.opened.length, 1)
+          const asked = new URL(browser.opened[0]).searchParams
+          assert.strictEqual(asked.get("response_type"), "code")
+          assert.strictEqual(asked.get("code_challenge_method"), "S256")
+          assert.match(asked.get("code_challenge") ?? "", /^[A-Za-z0-9_-]{43}$/)
+          assert.strictEqual(asked.get("resource"), fixture.resource)
+          assert.sameMembers((asked.get("scope") ?? "").split(" "), [Auth.scope, "offline_access"])
+          assert.match(asked.get("redirect_uri") ?? "", /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+          assert.isNotNull(asked.get("state"))
+          // The redirect back carried the code and the issuer (RFC 9207).
+          assert.strictEqual(browser.delivered.length, 1)
+          const back = new URL(browser.delivered[0]).searchParams
+          assert.isNotNull(back.get("code"))
+          assert.strictEqual(back.get("iss"), fixture.issuer)
+          assert.strictEqual(back.get("state"), asked.get("state"))
+
+          assert.strictEqual(fixture.seen.registrations, 1)
+          assert.strictEqual(fixture.seen.authorizations, 1)
+          assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+          assert.strictEqual(fixture.seen.refused.withBadToken, 0)
+          assertTokens(fixture)
+        }),
+      60_000
+    )
+  }
+
+  it.scopedLive(
+    "refresh before expiry: after the token expired, 5 calls at once, one refresh, no new authorization",
+    () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start({ accessTokenTtl: 2 })
+        const browser = Auth.makeBrowser()
+        // No margin: the token is refreshed once it has expired, before it is sent.
+        const client = yield* connect(fixture.url, "handshake", authorized(browser.onUrl, { refreshMargin: 0 }))
+        yield* whoami(client)
+        assertRefreshable(fixture)
+        const first = fixture.seen.tokens.at(-1)!
+        yield* sleep(2_500)
+        yield* Effect.all(Array.from({ length: 5 }, () => whoami(client)), { concurrency: "unbounded" })
+
+        // Refreshed before it was sent: the resource server never saw the expired token.
+        assert.strictEqual(fixture.seen.refused.withBadToken, 0)
+        assert.strictEqual(browser.opened.length, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1, refresh_token: 1 })
+        assert.notStrictEqual(fixture.seen.tokens.at(-1)!.jti, first.jti)
+        assertTokens(fixture)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "refresh after a 401: an expired token refused, 5 calls at once, one refresh, no new authorization",
+    () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start({ accessTokenTtl: 2 })
+        const browser = Auth.makeBrowser()
+        // A margin that never refreshes early: the expired token is sent, and refused.
+        const client = yield* connect(
+          fixture.url,
+          "stateless",
+          authorized(browser.onUrl, { refreshMargin: -3_600_000 })
+        )
+        yield* whoami(client)
+        assertRefreshable(fixture)
+        const first = fixture.seen.tokens.at(-1)!
+        yield* sleep(2_500)
+        yield* Effect.all(Array.from({ length: 5 }, () => whoami(client)), { concurrency: "unbounded" })
+
+        assert.isAbove(fixture.seen.refused.withBadToken, 0)
+        assert.strictEqual(browser.opened.length, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1, refresh_token: 1 })
+        assert.notStrictEqual(fixture.seen.tokens.at(-1)!.jti, first.jti)
+        assertTokens(fixture)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "5 clients connecting at once through one McpAuth: every first request refused, one authorization",
+    () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start()
+        const browser = Auth.makeBrowser()
+        // The user signs in only once all five were refused: they are all waiting for this authorization.
+        const onUrl = (url: string) =>
+          Effect.zipRight(
+            Effect.repeat(sleep(10), { until: () => fixture.seen.refused.withoutToken >= 5 }).pipe(
+              Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("five refusals never came") }),
+              Effect.orDie
+            ),
+            browser.onUrl(url)
+          )
+        const http = yield* Layer.build(authorized(onUrl))
+        const clients = yield* Effect.all(
+          Array.from({ length: 5 }, () => connect(fixture.url, "stateless", Layer.succeedContext(http))),
+          { concurrency: "unbounded" }
+        )
+        yield* Effect.all(clients.map(whoami), { concurrency: "unbounded" })
+
+        assert.strictEqual(fixture.seen.refused.withoutToken, 5)
+        assert.strictEqual(browser.opened.length, 1)
+        assert.strictEqual(fixture.seen.registrations, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+        assertTokens(fixture)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "metadata naming another resource: ResourceMismatch, before any registration or authorization",
+    () =>
+      Effect.gen(function*() {
+        // The authorization server would issue tokens for `/other`, and the resource server take them.
+        const fixture = yield* Auth.start({ advertise: (origin) => `${origin}/other` })
+        const browser = Auth.makeBrowser()
+        const error = yield* Effect.flip(connect(fixture.url, "stateless", authorized(browser.onUrl)))
+        // A typed failure of authorization, not a connection failure.
+        if (!(error instanceof ClientError.ResourceMismatch)) {
+          return assert.fail(`expected ResourceMismatch, got ${error._tag}: ${error.message}`)
+        }
+        assert.strictEqual(error.resource, fixture.resource)
+        assert.strictEqual(error.url, fixture.url)
+        assert.strictEqual(browser.opened.length, 0)
+        assert.strictEqual(fixture.seen.registrations, 0)
+        assert.deepStrictEqual(fixture.seen.grants, {})
+        assert.deepStrictEqual(fixture.seen.tokens, [])
+      }),
+    60_000
+  )
+})

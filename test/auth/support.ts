@@ -1,0 +1,408 @@
+/**
+ * A real authorization server and a resource server in front of an effect-mcp server, for the
+ * client's OAuth (`McpAuth`), all on 127.0.0.1, on ports chosen by `listen(0)`, for a scope:
+ *
+ * - oidc-provider as the authorization server: dynamic registration, resource indicators giving
+ *   JWT access tokens (RFC 9068) whose audience is the MCP resource, PKCE (S256) required, refresh
+ *   tokens with `offline_access`, the RFC 9207 `iss` in its redirects, and its development login
+ *   and consent pages;
+ * - the resource server: the protected resource metadata (RFC 9728), a 401 with its challenge
+ *   without a valid token, a token verified with jose against the issuer's JWKS (issuer, audience,
+ *   `typ`), then the request served by `HttpTransport` of an `McpServer` with a `whoami` tool;
+ * - a headless browser for `NodeOAuth.layerLoopback`'s `onUrl`: it signs in and consents on the
+ *   authorization server's pages, with a cookie jar of its own, and follows the redirect back to
+ *   the loopback listener.
+ */
+import { Revision } from "@effect-mcp/core"
+import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as jose from "jose"
+import * as crypto from "node:crypto"
+import * as http from "node:http"
+import type * as net from "node:net"
+import { errors as OidcErrors, Provider } from "oidc-provider"
+
+// ---------------------------------------------------------------------------- listeners
+
+/** A `node:http` server on 127.0.0.1, on a port of the system's choosing, closed with the scope. */
+export const listen = (
+  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void
+): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: http.Server; readonly origin: string }>((resume) => {
+      const server = http.createServer(handler)
+      server.listen(0, "127.0.0.1", () => {
+        const port = (server.address() as net.AddressInfo).port
+        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${port}` }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  ).pipe(Effect.map(({ origin }) => origin))
+
+// ---------------------------------------------------------------------------- the fixture
+
+/** What the fixture is asked for. */
+export interface Options {
+  /** Lifetime of the access tokens, in seconds (default 300). */
+  readonly accessTokenTtl?: number
+  /**
+   * The `resource` the protected resource metadata names, from the resource server's origin
+   * (default: its MCP endpoint, `<origin>/mcp`). The authorization server issues tokens for it,
+   * and the resource server takes tokens whose audience it is.
+   */
+  readonly advertise?: (origin: string) => string
+}
+
+/** What the servers saw, as they saw it. */
+export interface Seen {
+  /** Dynamic registrations at the authorization server. */
+  registrations: number
+  /** Authorization responses with a code (one per completed authorization). */
+  authorizations: number
+  /** Refresh tokens issued (by the code grant, and by a refresh that rotates it). */
+  refreshTokens: number
+  /** Token requests that succeeded, by grant type. */
+  readonly grants: Record<string, number>
+  /** Failures the authorization server reported (its `*.error` events): none are expected. */
+  readonly errors: Array<string>
+  /** Requests the resource server refused with 401: without a token, and with a bad one. */
+  readonly refused: { withoutToken: number; withBadToken: number }
+  /** The payloads of the access tokens the resource server accepted, in order. */
+  readonly tokens: Array<jose.JWTPayload>
+}
+
+export interface Fixture {
+  readonly issuer: string
+  /** The MCP endpoint. */
+  readonly url: string
+  /** The resource the metadata names. */
+  readonly resource: string
+  /** The protected resource metadata's URL. */
+  readonly metadataUrl: string
+  readonly seen: Seen
+}
+
+/** The scope the resource asks for. */
+export const scope = "mcp:tools"
+
+/** What `whoami` answers. */
+export const whoamiAnswer = "an authorized caller"
+
+const Whoami = Tool.make(
+  "whoami",
+  { description: "answers once the caller is authorized" },
+  () => Effect.succeed(whoamiAnswer)
+)
+
+/** A signing key of the authorization server's (RS256: its default for JWT access tokens). */
+const signingKey = (): Record<string, unknown> => {
+  const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 })
+  return { ...privateKey.export({ format: "jwk" }), kid: crypto.randomUUID(), use: "sig", alg: "RS256" }
+}
+
+/** oidc-provider for `resource` at `origin` (its issuer, no trailing slash). */
+const makeProvider = (origin: string, resource: string, accessTokenTtl: number, seen: Seen): Provider => {
+  const provider = new Provider(origin, {
+    jwks: { keys: [signingKey()] },
+    cookies: { keys: [crypto.randomBytes(32).toString("base64url")] },
+    // Any login is an account of that name.
+    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // A refresh without `resource` gets a token for the resource granted.
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== resource) throw new OidcErrors.InvalidTarget(`no resource server is ${indicator}`)
+          return {
+            scope,
+            audience: resource,
+            accessTokenTTL: accessTokenTtl,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: "RS256" } }
+          }
+        }
+      }
+    },
+    pkce: { required: () => true },
+    issueRefreshToken: (
+      _ctx: unknown,
+      client: { readonly grantTypeAllowed: (type: string) => boolean },
+      code: { readonly scopes: Set<string> }
+    ) => client.grantTypeAllowed("refresh_token") && code.scopes.has("offline_access"),
+    clientBasedCORS: () => false,
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      ClientCredentials: 60,
+      DeviceCode: 60,
+      BackchannelAuthenticationRequest: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Grant: 3600,
+      RefreshToken: 3600,
+      Session: 3600
+    }
+  })
+  provider.on("registration_create.success", () => {
+    seen.registrations++
+  })
+  provider.on("authorization.success", () => {
+    seen.authorizations++
+  })
+  provider.on("refresh_token.saved", () => {
+    seen.refreshTokens++
+  })
+  provider.on("grant.success", (ctx: { readonly oidc: { readonly params: { readonly grant_type?: string } } }) => {
+    const type = ctx.oidc.params.grant_type ?? "unknown"
+    seen.grants[type] = (seen.grants[type] ?? 0) + 1
+  })
+  for (const event of ["authorization.error", "grant.error", "registration_create.error", "server_error"]) {
+    provider.on(event, (_ctx: unknown, error: unknown) => {
+      seen.errors.push(`${event}: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  }
+  return provider
+}
+
+/** The server behind the resource server: `whoami`, in both eras. */
+const mcpServer = McpServer.layer({
+  serverInfo: { name: "oauth-test-server", version: "1.0.0" },
+  tools: [Whoami],
+  revisions: [...Revision.handshake, "2026-07-28"],
+  requestStateKey: Redacted.make("the requestState key of the oauth test server")
+})
+
+/**
+ * The authorization server, and the resource server in front of an effect-mcp server, for the
+ * scope (see the module's description).
+ */
+export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const seen: Seen = {
+      registrations: 0,
+      authorizations: 0,
+      refreshTokens: 0,
+      grants: {},
+      errors: [],
+      refused: { withoutToken: 0, withBadToken: 0 },
+      tokens: []
+    }
+    // The MCP endpoint, served by effect-mcp's own handler through @effect/platform-node's adapter.
+    const context = yield* Layer.build(mcpServer)
+    const handler = yield* Effect.provide(HttpTransport.make({ legacySse: false }), context)
+    const app = yield* HttpTransport.toHttpApp(handler)
+    const serveMcp = yield* NodeHttpServer.makeHandler(Effect.flatMap(HttpServerRequest.HttpServerRequest, app))
+
+    // Listening first: the metadata and the issuer name the ports.
+    const servers: {
+      authorization: ((request: http.IncomingMessage, response: http.ServerResponse) => void) | undefined
+      resource: ((request: http.IncomingMessage, response: http.ServerResponse) => void) | undefined
+    } = { authorization: undefined, resource: undefined }
+    const issuer = yield* listen((request, response) => servers.authorization!(request, response))
+    const origin = yield* listen((request, response) => servers.resource!(request, response))
+    const url = `${origin}/mcp`
+    const resource = options.advertise?.(origin) ?? url
+    const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`
+
+    servers.authorization = makeProvider(issuer, resource, options.accessTokenTtl ?? 300, seen).callback()
+
+    const jwks = jose.createRemoteJWKSet(new URL(`${issuer}/jwks`))
+    const challenge = (error?: string) =>
+      `Bearer resource_metadata="${metadataUrl}", scope="${scope}"${error === undefined ? "" : `, error="${error}"`}`
+    const refuse = (response: http.ServerResponse, error?: string) => {
+      response.writeHead(401, { "content-type": "application/json", "www-authenticate": challenge(error) })
+      response.end(JSON.stringify({ error: error ?? "unauthorized" }))
+    }
+    servers.resource = (request, response) => {
+      const path = new URL(request.url ?? "/", origin).pathname
+      if (path === "/.well-known/oauth-protected-resource/mcp" && request.method === "GET") {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope] }))
+        return
+      }
+      if (path !== "/mcp") {
+        response.writeHead(404, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: "not_found" }))
+        return
+      }
+      const authorization = request.headers.authorization
+      const token = /^Bearer ([^\s]+)$/i.exec(authorization ?? "")?.[1]
+      if (token === undefined) {
+        seen.refused.withoutToken++
+        return refuse(response)
+      }
+      jose.jwtVerify(token, jwks, { issuer, audience: resource, typ: "at+jwt" }).then(
+        ({ payload }) => {
+          seen.tokens.push(payload)
+          serveMcp(request, response)
+        },
+        () => {
+          seen.refused.withBadToken++
+          refuse(response, "invalid_token")
+        }
+      )
+    }
+    return { issuer, url, resource, metadataUrl, seen }
+  })
+
+// ---------------------------------------------------------------------------- the browser
+
+/** One cookie of the jar. */
+interface Cookie {
+  readonly name: string
+  readonly value: string
+  readonly path: string
+}
+
+/** A browser's cookie jar, for one host: `Path` honoured, cookies removed when the server expires them. */
+const makeJar = () => {
+  let cookies: Array<Cookie> = []
+  return {
+    keep: (response: Response, requestPath: string) => {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair, ...attributes] = line.split(";").map((part) => part.trim())
+        const equals = pair.indexOf("=")
+        if (equals <= 0) continue
+        const name = pair.slice(0, equals)
+        const value = pair.slice(equals + 1)
+        let path = requestPath.slice(0, requestPath.lastIndexOf("/")) || "/"
+        let expired = false
+        for (const attribute of attributes) {
+          const [key, ...rest] = attribute.split("=")
+          const said = rest.join("=")
+          switch (key.toLowerCase()) {
+            case "path":
+              path = said
+              break
+            case "max-age":
+              if (Number(said) <= 0) expired = true
+              break
+            case "expires":
+              if (Date.parse(said) <= Date.now()) expired = true
+              break
+          }
+        }
+        cookies = cookies.filter((c) => !(c.name === name && c.path === path))
+        if (!expired) cookies.push({ name, value, path })
+      }
+    },
+    header: (requestPath: string): string =>
+      cookies
+        .filter((c) => requestPath === c.path || requestPath.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`))
+        .map((c) => `${c.name}=${c.value}`)
+        .join("; ")
+  }
+}
+
+const decodeEntities = (text: string) =>
+  text.replace(/&(#x?[0-9a-f]+|amp|lt|gt|quot|apos);/gi, (whole, entity: string) => {
+    const lower = entity.toLowerCase()
+    if (lower === "amp") return "&"
+    if (lower === "lt") return "<"
+    if (lower === "gt") return ">"
+    if (lower === "quot") return "\""
+    if (lower === "apos") return "'"
+    const code = lower.startsWith("#x") ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10)
+    return Number.isNaN(code) ? whole : String.fromCodePoint(code)
+  })
+
+const attributesOf = (tag: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const match of tag.matchAll(/([a-z-]+)(?:="([^"]*)")?/gi)) {
+    out[match[1].toLowerCase()] = decodeEntities(match[2] ?? "")
+  }
+  return out
+}
+
+/** The page's POST form: where it goes, and what a user fills in (any login, any password). */
+const formOf = (html: string, login: string): { readonly action: string; readonly body: URLSearchParams } => {
+  const form = /<form\b[^>]*>([\s\S]*?)<\/form>/i.exec(html)
+  if (form === null) throw new Error(`no form on the page: ${html.slice(0, 300)}`)
+  const attributes = attributesOf(/<form\b[^>]*>/i.exec(form[0])![0])
+  if ((attributes.method ?? "get").toLowerCase() !== "post") throw new Error("the form is not a POST")
+  const body = new URLSearchParams()
+  for (const input of form[1].matchAll(/<input\b[^>]*>/gi)) {
+    const { name, type = "text", value = "" } = attributesOf(input[0])
+    if (name === undefined) continue
+    body.set(name, type === "password" ? "any password" : type === "text" && name === "login" ? login : value)
+  }
+  return { action: attributes.action ?? "", body }
+}
+
+/** What the browser did. */
+export interface Browser {
+  /** For `NodeOAuth.layerLoopback`: signs in, consents, and follows the redirect back. */
+  readonly onUrl: (url: string) => Effect.Effect<void>
+  /** The authorization URLs it was sent to, in order. */
+  readonly opened: Array<string>
+  /** The redirects back it delivered to the loopback listener. */
+  readonly delivered: Array<string>
+}
+
+/**
+ * A user at a browser of their own (cookies kept from one authorization to the next), signing in
+ * as `login` and consenting to what is asked. A page it cannot get through is a defect of the test.
+ */
+export const makeBrowser = (login = "ada"): Browser => {
+  const jar = makeJar()
+  const opened: Array<string> = []
+  const delivered: Array<string> = []
+  const visit = async (authorizationUrl: string) => {
+    const start = new URL(authorizationUrl)
+    let next: { url: URL; method: "GET" | "POST"; body?: URLSearchParams } = { url: start, method: "GET" }
+    for (let step = 0; step < 20; step++) {
+      if (next.url.origin !== start.origin) {
+        // The redirect back: to the loopback listener, which now has its code.
+        const back = await fetch(next.url, { redirect: "manual" })
+        await back.text()
+        if (back.status !== 200) throw new Error(`the loopback listener answered HTTP ${back.status}`)
+        delivered.push(next.url.href)
+        return
+      }
+      const cookie = jar.header(next.url.pathname)
+      const response = await fetch(next.url, {
+        method: next.method,
+        redirect: "manual",
+        headers: {
+          accept: "text/html",
+          ...(cookie === "" ? {} : { cookie }),
+          ...(next.body === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" })
+        },
+        ...(next.body === undefined ? {} : { body: next.body.toString() })
+      })
+      jar.keep(response, next.url.pathname)
+      const location = response.headers.get("location")
+      if (response.status >= 300 && response.status < 400 && location !== null) {
+        await response.body?.cancel()
+        next = { url: new URL(location, next.url), method: "GET" }
+        continue
+      }
+      const html = await response.text()
+      if (response.status !== 200) throw new Error(`${next.url.href} answered HTTP ${response.status}: ${html}`)
+      const form = formOf(html, login)
+      next = { url: new URL(form.action, next.url), method: "POST", body: form.body }
+    }
+    throw new Error("the authorization did not come back in 20 steps")
+  }
+  return {
+    onUrl: (url) =>
+      Effect.suspend(() => {
+        opened.push(url)
+        return Effect.promise(() => visit(url))
+      }),
+    opened,
+    delivered
+  }
+}
