@@ -9,23 +9,27 @@
  * server process: on a machine of two cores the pair shares them, so the rate alone hides which
  * side spent what.
  *
- * Target: ours ≥ 2× the SDK pair's requests/s.
+ * Target: ours ≥ 2× the SDK pair's requests/s. Over HTTP, our client is also run authorized
+ * (`McpAuth` holding a token, as after its first authorization): target ≤ 1.05× the client CPU of
+ * the unauthorized call per call.
  *
  * Environment: BENCH_CLIENT_CALLS (30000), BENCH_CLIENT_WARMUP (10000), BENCH_IN_FLIGHT (16),
- * BENCH_ROUNDS (3), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-sdk`: a subset), BENCH_CLIENT_HTTP
+ * BENCH_ROUNDS (3), BENCH_CLIENT_ONLY (`stdio-ours,stdio-sdk,http-ours,http-ours-auth,http-sdk`: a subset), BENCH_CLIENT_HTTP
  * (our client's `HttpClient`: `node`, the default, `NodeMcpClient.layerHttp` on undici's keep-alive pool;
  * `agent`, `node:http` on a keep-alive `Agent`; `fetch`, Node's `fetch`, like the SDK client).
  *
  * A benchmark, not a test.
  */
-import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { McpAuth, McpClient, McpClientTransport, TokenStore } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
 import { readdirSync, readFileSync } from "node:fs"
 import { here, median, ms, num, percentile, ratio, startHttpServer, table } from "./proc.js"
 import { record, type Row, targetRow } from "./summary.js"
@@ -48,6 +52,31 @@ const httpTransport = (url: string): Layer.Layer<McpClientTransport.McpClientTra
     : undefined
   if (client === undefined) throw new Error(`BENCH_CLIENT_HTTP=${http}: expected node, agent or fetch`)
   return McpClientTransport.layerHttp({ url }).pipe(Layer.provide(client))
+}
+
+/**
+ * Our HTTP transport authorized by `McpAuth`, with a token already held (what a client has after
+ * its first authorization): what authorization costs every call. The server does not check it.
+ */
+const authorizedTransport = (url: string): Layer.Layer<McpClientTransport.McpClientTransport> => {
+  const store = Layer.effect(
+    TokenStore.TokenStore,
+    Effect.tap(TokenStore.makeMemory, (store) =>
+      store.save({
+        resource: url,
+        registrations: {},
+        tokens: {
+          issuer: "http://127.0.0.1",
+          accessToken: Redacted.make("bench-token"),
+          tokenType: "Bearer",
+          scopes: []
+        }
+      }))
+  )
+  return McpClientTransport.layerHttp({ url }).pipe(
+    Layer.provide(McpAuth.layer()),
+    Layer.provide(Layer.merge(NodeMcpClient.layerHttpClient, store))
+  )
 }
 
 /** One connected client: `add(a, b)` resolves with the sum; `close` ends it. */
@@ -139,7 +168,7 @@ const drive = async (pair: Pair, count: number) => {
 interface Case {
   readonly name: string
   readonly transport: "stdio" | "http"
-  readonly side: "ours" | "sdk"
+  readonly side: "ours" | "sdk" | "ours-auth"
   readonly connect: () => Promise<{ readonly pair: Pair; readonly stop: () => void }>
 }
 
@@ -176,6 +205,16 @@ const cases: ReadonlyArray<Case> = [
       const pair = await ours(
         httpTransport(`http://127.0.0.1:${port}/mcp`)
       )
+      return { pair, stop: () => child.process.kill() }
+    }
+  },
+  {
+    name: "effect-mcp client, authorized (McpAuth) → effect-mcp server",
+    transport: "http",
+    side: "ours-auth",
+    connect: async () => {
+      const { child, port } = await startHttpServer(here("./ours-http-server.js"), ["--mode", "layerHttp"])
+      const pair = await ours(authorizedTransport(`http://127.0.0.1:${port}/mcp`))
       return { pair, stop: () => child.process.kill() }
     }
   },
@@ -246,6 +285,19 @@ const main = async () => {
       }; target ≥ 2x: ${value >= 2 ? "met" : "NOT MET"}`
     )
     summary.push(targetRow("client", `${transport} ours / SDK pair`, value, ratio(value), "≥", 2, "2x"))
+  }
+  const plain = chosen.find((c) => c.transport === "http" && c.side === "ours")
+  const authorized = chosen.find((c) => c.transport === "http" && c.side === "ours-auth")
+  if (plain !== undefined && authorized !== undefined) {
+    const rates = results.get(authorized)!.map((r, i) => r.rps / results.get(plain)![i].rps)
+    const cpu = results.get(authorized)!.map((r, i) => r.clientCpu / results.get(plain)![i].clientCpu)
+    const cost = median(cpu)
+    out.push(
+      `http: authorized / unauthorized ${ratio(median(rates))} req/s, ${
+        ratio(cost)
+      } client CPU per call (median of rounds); target ≤ 1.05x CPU: ${cost <= 1.05 ? "met" : "NOT MET"}`
+    )
+    summary.push(targetRow("client", "http authorized / unauthorized CPU", cost, ratio(cost), "≤", 1.05, "1.05x"))
   }
   process.stdout.write(out.join("\n") + "\n")
   record(summary)

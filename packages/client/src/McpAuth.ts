@@ -180,20 +180,54 @@ export const make = (
     const maxAttempts = options.maxAttempts ?? 3
     /** By origin: one resource server per origin. */
     const resources = new Map<string, OAuth.Resource>()
+    /** By URL as sent (a transport sends to one or two), so that a request parses none; bounded. */
+    const byUrl = new Map<string, OAuth.Resource>()
     const resourceOf = (url: string) => {
+      const known = byUrl.get(url)
+      if (known !== undefined) return known
       const origin = new URL(url).origin
       let resource = resources.get(origin)
       if (resource === undefined) resources.set(origin, resource = OAuth.makeResource(url))
+      if (byUrl.size >= 1_000) byUrl.clear()
+      byUrl.set(url, resource)
       return resource
     }
 
-    const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    /** The common case without a generator: the token held, one send, an answer that is no refusal. */
+    const execute = (request: HttpClientRequest.HttpClientRequest) => {
+      const resource = resourceOf(request.url)
+      return Effect.flatMap(OAuth.current(env, resource), (sent) =>
+        Effect.flatMap(
+          Effect.flatMap(withToken(request, sent, resource), client.execute),
+          (response) => {
+            if (response.status !== 401 && response.status !== 403 && response.headers["dpop-nonce"] === undefined) {
+              if (response.status < 400) resource.attempts = 0
+              return Effect.succeed(response)
+            }
+            return refused(request, resource, sent, response)
+          }
+        )).pipe(
+          Effect.catchIf(
+            ClientError.isAuthError,
+            (error) => Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: error }))
+          )
+        )
+    }
+
+    /** A refusal (or a DPoP nonce): authorized again, or a nonce taken, and sent again, as many times as it takes. */
+    const refused = (
+      request: HttpClientRequest.HttpClientRequest,
+      resource: OAuth.Resource,
+      first: TokenStore.Tokens | undefined,
+      firstResponse: HttpClientResponse.HttpClientResponse
+    ) =>
       Effect.gen(function*() {
-        const resource = resourceOf(request.url)
-        let sent = yield* OAuth.current(env, resource)
+        let sent = first
         let nonces = 0
+        let answered: HttpClientResponse.HttpClientResponse | undefined = firstResponse
         for (;;) {
-          const response = yield* client.execute(yield* withToken(request, sent, resource))
+          const response = answered ?? (yield* client.execute(yield* withToken(request, sent, resource)))
+          answered = undefined
           // A nonce asked for: the same request again with it (once per request; not an authorization).
           if (nonceAsked(response, resource) && sent !== undefined && nonces++ === 0) {
             yield* discard(response)
@@ -217,16 +251,11 @@ export const make = (
           yield* OAuth.authorize(env, resource, challenge, sent, response.status)
           sent = resource.entry?.tokens
         }
-      }).pipe(
-        Effect.catchIf(
-          ClientError.isAuthError,
-          (error) => Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: error }))
-        )
-      )
+      })
 
-    return HttpClient.make((request) =>
-      execute(request) as Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
-    )
+    // Around the client, not a client of its own (`HttpClient.make` would add a span and an abort
+    // controller to every request, which the client it wraps makes already).
+    return HttpClient.transform(client, (_send, request) => execute(request))
   })
 
 /**

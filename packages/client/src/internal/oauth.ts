@@ -680,24 +680,27 @@ const save = (env: Env, resource: Resource, entry: TokenStore.Entry) =>
   Effect.zipRight(Effect.sync(() => resource.entry = entry), env.store.save(entry))
 
 /** The token to send now: refreshed first when it is about to expire and can be. */
-export const current = (env: Env, resource: Resource) =>
-  Effect.gen(function*() {
-    const entry = yield* entryOf(env, resource)
-    const tokens = entry?.tokens
-    if (tokens === undefined) return undefined
-    // Never more than half its life: a token given for less than the margin is not refreshed at once.
-    const margin = Math.min(env.options.refreshMargin ?? 60_000, (tokens.lifetime ?? Infinity) / 2)
-    if (tokens.expiresAt !== undefined && tokens.expiresAt - Date.now() < margin && tokens.refreshToken !== undefined) {
-      return yield* resource.lock.withPermits(1)(
-        Effect.gen(function*() {
-          // Another request may have refreshed it meanwhile.
-          if (resource.entry?.tokens !== tokens) return resource.entry?.tokens
-          return yield* Effect.orElseSucceed(refresh(env, resource, tokens), () => undefined)
-        })
-      )
-    }
-    return tokens
-  })
+export const current = (env: Env, resource: Resource): Effect.Effect<TokenStore.Tokens | undefined> =>
+  resource.loaded ? currentOf(env, resource) : Effect.flatMap(entryOf(env, resource), () => currentOf(env, resource))
+
+/** `current`, what is kept loaded: a token that need not be refreshed costs no fiber step of its own. */
+const currentOf = (env: Env, resource: Resource): Effect.Effect<TokenStore.Tokens | undefined> => {
+  const tokens = resource.entry?.tokens
+  if (tokens === undefined) return Effect.succeed(undefined)
+  // Never more than half its life: a token given for less than the margin is not refreshed at once.
+  const margin = Math.min(env.options.refreshMargin ?? 60_000, (tokens.lifetime ?? Infinity) / 2)
+  if (tokens.expiresAt === undefined || tokens.expiresAt - Date.now() >= margin || tokens.refreshToken === undefined) {
+    return Effect.succeed(tokens)
+  }
+  return resource.lock.withPermits(1)(
+    Effect.suspend(() =>
+      // Another request may have refreshed it meanwhile.
+      resource.entry?.tokens !== tokens
+        ? Effect.succeed(resource.entry?.tokens)
+        : Effect.orElseSucceed(refresh(env, resource, tokens), () => undefined)
+    )
+  )
+}
 
 /** A refresh of `tokens`: the new ones, or undefined when the refresh token was refused (dropped). */
 const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
