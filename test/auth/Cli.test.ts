@@ -1,0 +1,270 @@
+/**
+ * The `mcp` command (apps/cli, built) against a real authorization server (oidc-provider) and a
+ * resource server in front of an effect-mcp server (see ./support.ts), as child processes, with a
+ * token file of the test's own (`--token-store` in a fresh directory; the user's configuration
+ * moved out of reach): `mcp login` through the loopback redirect, driven by a headless browser;
+ * `mcp call` with the tokens kept, and refreshed once expired; `mcp logout`, after which a call
+ * asks to authorize again; metadata naming another resource refused in one line. Nothing the
+ * command prints holds a token or a secret.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Auth from "./support.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+
+/** What a run of the command did. */
+interface Run {
+  readonly code: number | null
+  /** Killed by the test, having taken longer than its bound. */
+  readonly timedOut: boolean
+  readonly stdout: string
+  readonly stderr: string
+  /** The authorization URLs it printed on stderr. */
+  readonly urls: ReadonlyArray<string>
+  /** What the browser met, when it could not get through. */
+  readonly browserFailure: string | undefined
+}
+
+const authorizeLine = /^mcp: to authorize, open (\S+)$/
+
+/**
+ * `mcp ...args` in `env`, no input, killed after `bound` ms: every authorization URL it prints is
+ * handed to `onUrl` (the browser) as the line comes.
+ */
+const mcp = (
+  env: NodeJS.ProcessEnv,
+  args: ReadonlyArray<string>,
+  onUrl?: (url: string) => Effect.Effect<void>,
+  bound = 20_000
+): Effect.Effect<Run> =>
+  Effect.promise(() =>
+    new Promise<Run>((resolve) => {
+      const child = spawn(process.execPath, [mcpMain, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      let pending = ""
+      let timedOut = false
+      let browserFailure: string | undefined
+      const urls: Array<string> = []
+      const timer = setTimeout(() => {
+        timedOut = true
+        child.kill("SIGKILL")
+      }, bound)
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk
+        pending += chunk
+        const lines = pending.split("\n")
+        pending = lines.pop()!
+        for (const line of lines) {
+          const url = authorizeLine.exec(line)?.[1]
+          if (url === undefined) continue
+          urls.push(url)
+          if (onUrl !== undefined) {
+            Effect.runPromise(onUrl(url)).catch((error: unknown) => {
+              browserFailure = String(error)
+            })
+          }
+        }
+      })
+      child.on("close", (code) => {
+        clearTimeout(timer)
+        resolve({ code, timedOut, stdout, stderr, urls, browserFailure })
+      })
+    })
+  )
+
+/** What a run printed, for the assertions' messages. */
+const shown = (run: Run) =>
+  `exit ${run.code}${run.timedOut ? " (killed: too long)" : ""}${
+    run.browserFailure !== undefined ? `; the browser: ${run.browserFailure}` : ""
+  }\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
+
+const linesOf = (text: string) => text.split("\n").filter((line) => line !== "")
+
+/** The token file, as NodeTokenStore writes it. */
+interface TokenFile {
+  readonly version: 1
+  readonly entries: ReadonlyArray<{
+    readonly resource: string
+    readonly registrations: Readonly<Record<string, { readonly clientId: string; readonly clientSecret?: string }>>
+    readonly tokens?: {
+      readonly issuer: string
+      readonly accessToken: string
+      readonly tokenType: string
+      readonly refreshToken?: string
+      readonly expiresAt?: number
+      readonly lifetime?: number
+      readonly scopes: ReadonlyArray<string>
+    }
+  }>
+}
+
+/** A JWT's `jti`. */
+const jtiOf = (jwt: string): unknown =>
+  (JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as { readonly jti?: unknown }).jti
+
+/** A directory of the test's own, removed with the scope. */
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-cli-auth-"))),
+  (directory) => Effect.sync(() => fs.rmSync(directory, { recursive: true, force: true }))
+)
+
+const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+describe("mcp login, call, logout against oidc-provider", () => {
+  it.scopedLive(
+    "login through the loopback redirect; calls with the kept tokens, refreshed once expired; logout; " +
+      "another resource's metadata refused in one line; no token or secret ever printed",
+    () =>
+      Effect.gen(function*() {
+        // A lifetime whose refresh margin (half of it) leaves a call right after login on its token.
+        const fixture = yield* Auth.start({ accessTokenTtl: 12 })
+        const browser = Auth.makeBrowser()
+        const directory = yield* temporaryDirectory
+        const file = path.join(directory, "tokens.json")
+        // The user's configuration out of reach: where the default token file would be is ours, and stays empty.
+        const home = path.join(directory, "home")
+        const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }
+        for (const name of Object.keys(env)) {
+          if (name.startsWith("MCP_")) delete env[name]
+        }
+        const store = ["--token-store", file]
+
+        const runs: Array<Run> = []
+        const run = (args: ReadonlyArray<string>, onUrl?: (url: string) => Effect.Effect<void>) =>
+          Effect.tap(mcp(env, args, onUrl), (done) => Effect.sync(() => runs.push(done)))
+        /** Every secret the token file has held, and the `jti` of every access token in it. */
+        const secrets = new Set<string>()
+        const jtis = new Set<unknown>()
+        const readFile = () => {
+          const content = JSON.parse(fs.readFileSync(file, "utf8")) as TokenFile
+          for (const entry of content.entries) {
+            for (const registration of Object.values(entry.registrations)) {
+              if (registration.clientSecret !== undefined) secrets.add(registration.clientSecret)
+            }
+            if (entry.tokens !== undefined) {
+              secrets.add(entry.tokens.accessToken)
+              jtis.add(jtiOf(entry.tokens.accessToken))
+              if (entry.tokens.refreshToken !== undefined) secrets.add(entry.tokens.refreshToken)
+            }
+          }
+          return content
+        }
+        const entryOf = (content: TokenFile) => content.entries.find((entry) => entry.resource === fixture.resource)
+        const whoami = () => run(["call", fixture.url, "whoami", ...store])
+
+        // 1. login: the URL on stderr, the browser through it, the code back at the loopback listener.
+        const login = yield* run(["login", fixture.url, ...store], browser.onUrl)
+        assert.strictEqual(login.code, 0, shown(login))
+        assert.strictEqual(login.stdout, "", shown(login))
+        assert.deepStrictEqual(linesOf(login.stderr), [
+          `mcp: to authorize, open ${browser.opened[0]}`,
+          `mcp: authorized for ${fixture.url} (tokens in ${file})`
+        ])
+        assert.deepStrictEqual(login.urls, browser.opened)
+        const asked = new URL(browser.opened[0]!)
+        assert.strictEqual(asked.origin, fixture.issuer)
+        assert.strictEqual(asked.searchParams.get("resource"), fixture.resource)
+        assert.match(asked.searchParams.get("redirect_uri") ?? "", /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+        assert.strictEqual(browser.delivered.length, 1)
+        assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+        const afterLogin = readFile()
+        const entry = entryOf(afterLogin)
+        assert.isDefined(entry, JSON.stringify(afterLogin.entries.map((e) => e.resource)))
+        assert.deepStrictEqual(Object.keys(entry!.registrations), [fixture.issuer])
+        const tokens = entry!.tokens!
+        assert.isDefined(tokens)
+        assert.strictEqual(tokens.issuer, fixture.issuer)
+        assert.strictEqual(tokens.tokenType.toLowerCase(), "bearer")
+        assert.isNotEmpty(tokens.accessToken)
+        assert.isNotEmpty(tokens.refreshToken, "offline_access was offered: a refresh token is kept")
+        assert.strictEqual(fixture.seen.registrations, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+
+        // 2. call: the kept token, no authorization.
+        const first = yield* whoami()
+        assert.strictEqual(first.code, 0, shown(first))
+        assert.strictEqual(first.stdout, `${Auth.whoamiAnswer}\n`)
+        assert.strictEqual(first.stderr, "")
+        assert.strictEqual(fixture.seen.registrations, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+        assert.strictEqual(fixture.seen.tokens.at(-1)!.jti, jtiOf(tokens.accessToken))
+
+        // 3. Past the token's expiry: refreshed before it is sent, the new tokens kept.
+        yield* sleep(Math.max(0, tokens.expiresAt! - Date.now()) + 500)
+        const refreshTokensBefore = fixture.seen.refreshTokens
+        const second = yield* whoami()
+        assert.strictEqual(second.code, 0, shown(second))
+        assert.strictEqual(second.stdout, `${Auth.whoamiAnswer}\n`)
+        assert.strictEqual(second.stderr, "")
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1, refresh_token: 1 })
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.strictEqual(fixture.seen.refused.withBadToken, 0)
+        const refreshed = entryOf(readFile())?.tokens
+        assert.isDefined(refreshed)
+        assert.notStrictEqual(refreshed!.accessToken, tokens.accessToken)
+        assert.isAbove(refreshed!.expiresAt!, Date.now())
+        assert.strictEqual(fixture.seen.tokens.at(-1)!.jti, jtiOf(refreshed!.accessToken))
+        // oidc-provider rotates a public client's refresh token: the new one is kept.
+        assert.strictEqual(fixture.seen.refreshTokens, refreshTokensBefore + 1)
+        assert.isNotEmpty(refreshed!.refreshToken)
+        assert.notStrictEqual(refreshed!.refreshToken, tokens.refreshToken)
+
+        // 4. logout: the entry gone; the next call asks to authorize again, and is authorized anew.
+        const logout = yield* run(["logout", fixture.url, ...store])
+        assert.strictEqual(logout.code, 0, shown(logout))
+        assert.strictEqual(logout.stdout, "")
+        assert.deepStrictEqual(linesOf(logout.stderr), [`mcp: forgot the tokens of ${fixture.resource}`])
+        assert.isUndefined(entryOf(readFile()))
+        const again = yield* run(["call", fixture.url, "whoami", ...store], browser.onUrl)
+        assert.strictEqual(again.code, 0, shown(again))
+        assert.strictEqual(again.urls.length, 1, shown(again))
+        assert.strictEqual(again.stdout, `${Auth.whoamiAnswer}\n`)
+        assert.deepStrictEqual(linesOf(again.stderr), [`mcp: to authorize, open ${again.urls[0]}`])
+        assert.strictEqual(fixture.seen.registrations, 2)
+        assert.strictEqual(fixture.seen.authorizations, 2)
+        assert.isDefined(entryOf(readFile())?.tokens)
+
+        // 5. Metadata naming another resource: one line, non-zero, nothing authorized or kept.
+        const other = yield* Auth.start({ advertise: (origin) => `${origin}/other` })
+        const kept = fs.readFileSync(file, "utf8")
+        const refused = yield* run(["call", other.url, "whoami", ...store], browser.onUrl)
+        assert.notStrictEqual(refused.code, 0, shown(refused))
+        assert.isFalse(refused.timedOut, shown(refused))
+        assert.strictEqual(refused.stdout, "")
+        assert.match(refused.stderr, /^mcp: [^\n]+\n$/, shown(refused))
+        assert.include(refused.stderr, other.resource)
+        assert.deepStrictEqual(refused.urls, [])
+        assert.strictEqual(other.seen.registrations, 0)
+        assert.deepStrictEqual(other.seen.grants, {})
+        assert.deepStrictEqual(other.seen.tokens, [])
+        assert.strictEqual(fs.readFileSync(file, "utf8"), kept)
+
+        // Every access token the resource server took came from the file, whose secrets nothing printed.
+        for (const token of fixture.seen.tokens) assert.isTrue(jtis.has(token.jti), `unknown token ${token.jti}`)
+        assert.isAtLeast(secrets.size, 5)
+        for (const [index, done] of runs.entries()) {
+          for (const secret of secrets) {
+            // Not `notInclude`: its message would print the secret.
+            assert.isFalse(done.stdout.includes(secret), `a secret on the stdout of run ${index + 1}`)
+            assert.isFalse(done.stderr.includes(secret), `a secret on the stderr of run ${index + 1}`)
+          }
+        }
+        // No browser was sent elsewhere, and the default token file was never written.
+        assert.strictEqual(browser.opened.length, 2)
+        assert.isFalse(fs.existsSync(path.join(home, ".config")))
+        assert.deepStrictEqual(fixture.seen.errors, [])
+      }),
+    60_000
+  )
+})
