@@ -763,6 +763,14 @@ export const authorize = (
     resource.metadata = metadata
     const origin = new URL(resource.serverUrl).origin
     const issuer = metadata?.authorizationServers[0] ?? origin
+    // The authorization server is spoken to over HTTPS only (plain HTTP to a loopback host aside).
+    const issuerUrl = yield* Effect.try({
+      try: () => new URL(issuer),
+      catch: () => failed("discovery", resource.serverUrl, `the authorization server ${issuer} is not a URL`)
+    })
+    if (issuerUrl.protocol !== "https:" && !isLoopback(issuerUrl) && env.options.allowInsecure !== true) {
+      return yield* failed("discovery", issuer, "the authorization server is not on https (allowInsecure permits it)")
+    }
     const found = Option.getOrUndefined(yield* discoverServer(env, issuer))
     if (found === undefined && metadata !== undefined) {
       return yield* failed("discovery", issuer, "the authorization server has no metadata")
