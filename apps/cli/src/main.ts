@@ -65,7 +65,9 @@ const auth = {
     Options.withDescription("the URL of this client's ID metadata document (else MCP_CLIENT_METADATA_URL)")
   ),
   clientCredentials: Options.boolean("client-credentials").pipe(
-    Options.withDescription("authorize as the client itself (client credentials grant, no user; MCP_CLIENT_CREDENTIALS=1)")
+    Options.withDescription(
+      "authorize as the client itself (client credentials grant, no user; MCP_CLIENT_CREDENTIALS=1)"
+    )
   ),
   tokenStore: Options.text("token-store").pipe(
     Options.optional,
@@ -206,18 +208,30 @@ const tools = Command.make(
   "tools",
   { target, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
-    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
-      Effect.flatMap(client.listTools, (listed) =>
-        print(
-          json,
-          listed,
-          () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
-        )))
+    withClient(
+      target,
+      { era, timeout, auth: authOf(o) },
+      (client) =>
+        Effect.flatMap(client.listTools, (listed) =>
+          print(
+            json,
+            listed,
+            () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
+          ))
+    )
 ).pipe(Command.withDescription("The server's tools"))
 
 const call = Command.make(
   "call",
-  { target, json, era, timeout, ...auth, tool: Args.text({ name: "tool" }), args: Options.text("args").pipe(Options.optional) },
+  {
+    target,
+    json,
+    era,
+    timeout,
+    ...auth,
+    tool: Args.text({ name: "tool" }),
+    args: Options.text("args").pipe(Options.optional)
+  },
   ({ args, era, json, target, tool, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
@@ -269,13 +283,17 @@ const prompts = Command.make(
   "prompts",
   { target, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
-    withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
-      Effect.flatMap(client.listPrompts, (listed) =>
-        print(
-          json,
-          listed,
-          () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
-        )))
+    withClient(
+      target,
+      { era, timeout, auth: authOf(o) },
+      (client) =>
+        Effect.flatMap(client.listPrompts, (listed) =>
+          print(
+            json,
+            listed,
+            () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
+          ))
+    )
 ).pipe(Command.withDescription("The server's prompts"))
 
 const get = Command.make(
@@ -304,39 +322,47 @@ const get = Command.make(
       }))
 ).pipe(Command.withDescription("Gets a prompt (arguments as a JSON object)"))
 
-const listen = Command.make("listen", {
-  target,
-  json,
-  era,
-  timeout,
-  ...auth,
-  tools: Options.boolean("tools").pipe(Options.withDescription("tools/list_changed")),
-  prompts: Options.boolean("prompts").pipe(Options.withDescription("prompts/list_changed")),
-  resources: Options.boolean("resources").pipe(Options.withDescription("resources/list_changed")),
-  uri: Options.text("uri").pipe(Options.repeated, Options.withDescription("resources/updated of a URI (repeatable)"))
-}, (o) =>
-  withClient(o.target, { era: o.era, timeout: o.timeout, auth: authOf(o) }, (client) =>
-    Effect.scoped(Effect.gen(function*() {
-      const subscription = yield* client.subscribe({
-        ...(o.tools ? { toolsListChanged: true } : {}),
-        ...(o.prompts ? { promptsListChanged: true } : {}),
-        ...(o.resources ? { resourcesListChanged: true } : {}),
-        ...(o.uri.length > 0 ? { resourceSubscriptions: o.uri } : {})
-      })
-      yield* Effect.sync(() =>
-        process.stderr.write(`listening: ${JSON.stringify(subscription.acknowledged)} (Ctrl-C to stop)\n`)
-      )
-      yield* Stream.runForEach(subscription.notifications, (n) =>
-        Console.log(
-          o.json ?
-            JSON.stringify(n) :
-            `${n.method}${
-              (n.params as { readonly uri?: string } | undefined)?.uri !== undefined
-                ? ` ${(n.params as { readonly uri: string }).uri}`
-                : ""
-            }`
-        ))
-    })))).pipe(Command.withDescription("Prints list changes and resource updates as they come"))
+const listen = Command.make(
+  "listen",
+  {
+    target,
+    json,
+    era,
+    timeout,
+    ...auth,
+    tools: Options.boolean("tools").pipe(Options.withDescription("tools/list_changed")),
+    prompts: Options.boolean("prompts").pipe(Options.withDescription("prompts/list_changed")),
+    resources: Options.boolean("resources").pipe(Options.withDescription("resources/list_changed")),
+    uri: Options.text("uri").pipe(Options.repeated, Options.withDescription("resources/updated of a URI (repeatable)"))
+  },
+  (o) =>
+    withClient(
+      o.target,
+      { era: o.era, timeout: o.timeout, auth: authOf(o) },
+      (client) =>
+        Effect.scoped(Effect.gen(function*() {
+          const subscription = yield* client.subscribe({
+            ...(o.tools ? { toolsListChanged: true } : {}),
+            ...(o.prompts ? { promptsListChanged: true } : {}),
+            ...(o.resources ? { resourcesListChanged: true } : {}),
+            ...(o.uri.length > 0 ? { resourceSubscriptions: o.uri } : {})
+          })
+          yield* Effect.sync(() =>
+            process.stderr.write(`listening: ${JSON.stringify(subscription.acknowledged)} (Ctrl-C to stop)\n`)
+          )
+          yield* Stream.runForEach(subscription.notifications, (n) =>
+            Console.log(
+              o.json ?
+                JSON.stringify(n) :
+                `${n.method}${
+                  (n.params as { readonly uri?: string } | undefined)?.uri !== undefined
+                    ? ` ${(n.params as { readonly uri: string }).uri}`
+                    : ""
+                }`
+            ))
+        }))
+    )
+).pipe(Command.withDescription("Prints list changes and resource updates as they come"))
 
 const proxy = Command.make("proxy", {
   target,
@@ -403,11 +429,14 @@ const logout = Command.make("logout", {
   ...auth
 }, (o) => {
   const path = Target.tokenStorePath(authOf(o))
-  return Effect.flatMap(NodeTokenStore.makeFile(path), (store) =>
-    Effect.flatMap(store.load(o.url), (found) =>
-      Option.isNone(found)
-        ? Console.error(`mcp: nothing kept for ${o.url}`)
-        : Effect.zipRight(store.remove(o.url), Console.error(`mcp: forgot the tokens of ${found.value.resource}`))))
+  return Effect.flatMap(
+    NodeTokenStore.makeFile(path),
+    (store) =>
+      Effect.flatMap(store.load(o.url), (found) =>
+        Option.isNone(found)
+          ? Console.error(`mcp: nothing kept for ${o.url}`)
+          : Effect.zipRight(store.remove(o.url), Console.error(`mcp: forgot the tokens of ${found.value.resource}`)))
+  )
 }).pipe(Command.withDescription("Forgets the tokens and registrations kept for a server"))
 
 const mcp = Command.make("mcp").pipe(
