@@ -17,7 +17,7 @@ import type * as net from "node:net"
  * `authorizationServer` (a function of its own origin); it serves authorization server metadata
  * for its own origin too. What it was asked, by path.
  */
-const protectedServer = (authorizationServer: (origin: string) => string) =>
+const protectedServer = (authorizationServer: (origin: string) => string, pkce = true) =>
   Effect.gen(function*() {
     const paths: Array<string> = []
     const server = yield* Effect.acquireRelease(
@@ -40,7 +40,7 @@ const protectedServer = (authorizationServer: (origin: string) => string) =>
               token_endpoint: `${origin}/token`,
               registration_endpoint: `${origin}/register`,
               response_types_supported: ["code"],
-              code_challenge_methods_supported: ["S256"]
+              ...(pkce ? { code_challenge_methods_supported: ["S256"] } : {})
             })
           }
           if (request.url === "/mcp") {
@@ -84,6 +84,16 @@ describe("McpAuth refuses, with a typed error", () => {
       assert.include(failed.message, "https")
       // Its metadata was read; nothing went to the authorization server, nothing was registered.
       assert.deepStrictEqual(paths, ["POST /mcp", "GET /.well-known/oauth-protected-resource/mcp"])
+    }))
+
+  it.scopedLive("metadata without code_challenge_methods_supported (no PKCE): refused, nothing registered or asked", () =>
+    Effect.gen(function*() {
+      const { paths, url } = yield* protectedServer((origin) => origin, false)
+      const error = yield* connect(url, AuthorizationCode.layerFollowRedirect("http://127.0.0.1:9/callback"))
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.include((error as ClientError.AuthorizationFailed).message, "S256")
+      assert.notInclude(paths, "POST /register")
+      assert.isUndefined(paths.find((p) => p.startsWith("GET /authorize")))
     }))
 
   it.scopedLive("no AuthorizationCode to send a user with: a configuration error saying so, nothing registered", () =>

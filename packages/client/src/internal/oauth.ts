@@ -555,6 +555,15 @@ const grant = (
         "the server requires authorization, and no AuthorizationCode service is provided to send the user to it"
       )
     }
+    // Metadata that does not say S256 is a server without PKCE: the spec has clients refuse it (before
+    // registering with it).
+    if (configured.type === "authorization_code" && as.code_challenge_methods_supported?.includes("S256") !== true) {
+      return yield* failed(
+        "authorization",
+        as.issuer,
+        "the authorization server metadata does not list S256 in code_challenge_methods_supported (PKCE is required)"
+      )
+    }
     const registration = yield* register(env, resource, as, code?.redirectUri)
     const client: oauth.Client = { client_id: registration.clientId }
     const auth = yield* clientAuthOf(env, as, registration)
@@ -568,12 +577,6 @@ const grant = (
     let response: oauth.TokenEndpointResponse
     switch (configured.type) {
       case "authorization_code": {
-        if (
-          as.code_challenge_methods_supported !== undefined &&
-          !as.code_challenge_methods_supported.includes("S256")
-        ) {
-          return yield* failed("authorization", as.issuer, "the authorization server does not support PKCE with S256")
-        }
         if (as.authorization_endpoint === undefined) {
           return yield* failed(
             "discovery",
@@ -661,6 +664,8 @@ const grant = (
 /** The defaults of 2025-03-26 for a server with no metadata at all: its own origin's endpoints. */
 const defaultServer = (origin: string): oauth.AuthorizationServer => ({
   issuer: origin,
+  // 2025-03-26 requires PKCE of every client, with S256 where it can.
+  code_challenge_methods_supported: ["S256"],
   authorization_endpoint: `${origin}/authorize`,
   token_endpoint: `${origin}/token`,
   registration_endpoint: `${origin}/register`
