@@ -4,7 +4,8 @@
  * over `McpClientTransport.layerHttp` on `FetchHttpClient`, with `NodeOAuth.layerLoopback` and a
  * headless browser that signs in and consents. Dynamic registration, PKCE, `resource`, the RFC
  * 9207 `iss`, refresh (before expiry and after a 401), one authorization for requests at once, and
- * metadata naming another resource refused.
+ * metadata naming another resource refused; and the legacy HTTP+SSE transport (2024-11-05), over
+ * `McpClientTransport.layerSse`.
  */
 import { ClientError, McpAuth, McpClient, McpClientTransport } from "@effect-mcp/client"
 import { type NodeMcpServer, NodeOAuth } from "@effect-mcp/platform-node"
@@ -25,17 +26,45 @@ const authorized = (
     Layer.provide(FetchHttpClient.layer)
   )
 
-/** A client of `url` in `era` over `http`, for the scope. */
-const connect = <E>(url: string, era: "handshake" | "stateless", http: Layer.Layer<HttpClient.HttpClient, E>) =>
+/** A client in `era` over `transport` on `http`, for the scope. */
+const connectOver = <E>(
+  transport: Layer.Layer<McpClientTransport.McpClientTransport, never, HttpClient.HttpClient>,
+  era: "handshake" | "stateless",
+  http: Layer.Layer<HttpClient.HttpClient, E>
+) =>
   Effect.map(
     Layer.build(
       McpClient.layer({ clientInfo: { name: "oauth-test", version: "1.0.0" }, era }).pipe(
-        Layer.provide(McpClientTransport.layerHttp({ url })),
+        Layer.provide(transport),
         Layer.provide(http)
       )
     ),
     (context) => Effect.runSync(Effect.provide(McpClient.McpClient, context))
   )
+
+/** A client of the MCP endpoint `url` in `era` over `http`, for the scope. */
+const connect = <E>(url: string, era: "handshake" | "stateless", http: Layer.Layer<HttpClient.HttpClient, E>) =>
+  connectOver(McpClientTransport.layerHttp({ url }), era, http)
+
+/** A client of the legacy SSE endpoint `url` (2024-11-05) over `http`, for the scope. */
+const connectSse = <E>(url: string, http: Layer.Layer<HttpClient.HttpClient, E>) =>
+  connectOver(McpClientTransport.layerSse({ url }), "handshake", http)
+
+/** What the resource server answers a request of ours: its status and its challenge. */
+const challengeOf = (url: string, method: "GET" | "POST", authorization?: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method,
+      headers: {
+        accept: method === "GET" ? "text/event-stream" : "application/json, text/event-stream",
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(method === "POST" ? { "content-type": "application/json" } : {})
+      },
+      ...(method === "POST" ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) } : {})
+    })
+    await response.text()
+    return { status: response.status, challenge: response.headers.get("www-authenticate") }
+  })
 
 const whoami = (client: McpClient.Service) =>
   Effect.map(client.callTool("whoami"), (result) => {
@@ -113,6 +142,56 @@ describe("McpAuth against oidc-provider", () => {
       60_000
     )
   }
+
+  it.scopedLive(
+    "legacy HTTP+SSE: the same 401 on its two endpoints; with McpAuth, one authorization, the token on the GET and every POST",
+    () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start()
+
+        // Without a token, or with a bad one: the legacy endpoints challenge as the MCP endpoint does.
+        for (const authorization of [undefined, "Bearer not-a-token"]) {
+          const expected = yield* challengeOf(fixture.url, "POST", authorization)
+          assert.strictEqual(expected.status, 401)
+          assert.include(expected.challenge ?? "", `resource_metadata="${fixture.metadataUrl}"`)
+          assert.deepStrictEqual(yield* challengeOf(fixture.sseUrl, "GET", authorization), expected)
+          assert.deepStrictEqual(
+            yield* challengeOf(`${fixture.messagesUrl}?sessionId=any`, "POST", authorization),
+            expected
+          )
+        }
+        assert.deepStrictEqual(fixture.seen.refused, { withoutToken: 3, withBadToken: 3 })
+
+        // Without McpAuth: the challenge to the GET of the stream, as an HttpError.
+        const refused = yield* Effect.flip(connectSse(fixture.sseUrl, FetchHttpClient.layer))
+        if (refused._tag !== "HttpError") return assert.fail(`expected an HttpError, got ${refused._tag}`)
+        assert.strictEqual(refused.status, 401)
+        assert.strictEqual(refused.challenges[0]?.params.resource_metadata, fixture.metadataUrl)
+        assert.deepStrictEqual(fixture.seen.refused, { withoutToken: 4, withBadToken: 3 })
+        assert.deepStrictEqual(fixture.seen.served, [])
+
+        const browser = Auth.makeBrowser()
+        const client = yield* connectSse(fixture.sseUrl, authorized(browser.onUrl))
+        yield* whoami(client)
+        yield* whoami(client)
+
+        // One authorization, for the resource covering both endpoints; only the first GET refused.
+        assert.strictEqual(browser.opened.length, 1)
+        assert.strictEqual(new URL(browser.opened[0]).searchParams.get("resource"), fixture.resource)
+        assert.strictEqual(fixture.seen.registrations, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+        assert.deepStrictEqual(fixture.seen.refused, { withoutToken: 5, withBadToken: 3 })
+        // The token on the GET of the stream, then on every POST: initialize, initialized, two calls.
+        const messages = new URL(fixture.messagesUrl).pathname
+        assert.deepStrictEqual(fixture.seen.served, [
+          { method: "GET", path: new URL(fixture.sseUrl).pathname, audience: fixture.resource },
+          ...Array.from({ length: 4 }, () => ({ method: "POST", path: messages, audience: fixture.resource }))
+        ])
+        assertTokens(fixture)
+      }),
+    60_000
+  )
 
   it.scopedLive(
     "refresh before expiry: after the token expired, 5 calls at once, one refresh, no new authorization",

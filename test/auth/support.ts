@@ -8,7 +8,9 @@
  *   and consent pages;
  * - the resource server: the protected resource metadata (RFC 9728), a 401 with its challenge
  *   without a valid token, a token verified with jose against the issuer's JWKS (issuer, audience,
- *   `typ`), then the request served by `HttpTransport` of an `McpServer` with a `whoami` tool;
+ *   `typ`), then the request served by `HttpTransport` of an `McpServer` with a `whoami` tool:
+ *   its MCP endpoint `/mcp`, and the legacy HTTP+SSE endpoints (2024-11-05) under it, `/mcp/sse`
+ *   and `/mcp/messages`, behind the same check and covered by the same resource, `<origin>/mcp`;
  * - a headless browser for `NodeOAuth.layerLoopback`'s `onUrl`: it signs in and consents on the
  *   authorization server's pages, with a cookie jar of its own, and follows the redirect back to
  *   the loopback listener.
@@ -78,12 +80,18 @@ export interface Seen {
   readonly refused: { withoutToken: number; withBadToken: number }
   /** The payloads of the access tokens the resource server accepted, in order. */
   readonly tokens: Array<jose.JWTPayload>
+  /** The requests the resource server served, in order: method, path, and its token's audience. */
+  readonly served: Array<{ readonly method: string; readonly path: string; readonly audience: unknown }>
 }
 
 export interface Fixture {
   readonly issuer: string
   /** The MCP endpoint. */
   readonly url: string
+  /** The legacy HTTP+SSE endpoint (2024-11-05), whose `endpoint` event names {@link messagesUrl}. */
+  readonly sseUrl: string
+  /** Where a legacy client POSTs its messages (with its `sessionId` in the query). */
+  readonly messagesUrl: string
   /** The resource the metadata names. */
   readonly resource: string
   /** The protected resource metadata's URL. */
@@ -197,11 +205,15 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
       grants: {},
       errors: [],
       refused: { withoutToken: 0, withBadToken: 0 },
-      tokens: []
+      tokens: [],
+      served: []
     }
-    // The MCP endpoint, served by effect-mcp's own handler through @effect/platform-node's adapter.
+    // The MCP endpoints, served by effect-mcp's own handler through @effect/platform-node's adapter;
+    // the legacy ones under `/mcp`, so that the resource `<origin>/mcp` covers them (RFC 9728 §3.3).
+    const ssePath = "/mcp/sse"
+    const messagesPath = "/mcp/messages"
     const context = yield* Layer.build(mcpServer)
-    const handler = yield* Effect.provide(HttpTransport.make({ legacySse: false }), context)
+    const handler = yield* Effect.provide(HttpTransport.make({ legacySse: { ssePath, messagesPath } }), context)
     const app = yield* HttpTransport.toHttpApp(handler)
     const serveMcp = yield* NodeHttpServer.makeHandler(Effect.flatMap(HttpServerRequest.HttpServerRequest, app))
 
@@ -232,7 +244,7 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
         response.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope] }))
         return
       }
-      if (path !== "/mcp") {
+      if (path !== "/mcp" && path !== ssePath && path !== messagesPath) {
         response.writeHead(404, { "content-type": "application/json" })
         response.end(JSON.stringify({ error: "not_found" }))
         return
@@ -246,6 +258,7 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
       jose.jwtVerify(token, jwks, { issuer, audience: resource, typ: "at+jwt" }).then(
         ({ payload }) => {
           seen.tokens.push(payload)
+          seen.served.push({ method: request.method ?? "", path, audience: payload.aud })
           serveMcp(request, response)
         },
         () => {
@@ -254,7 +267,15 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
         }
       )
     }
-    return { issuer, url, resource, metadataUrl, seen }
+    return {
+      issuer,
+      url,
+      sseUrl: `${origin}${ssePath}`,
+      messagesUrl: `${origin}${messagesPath}`,
+      resource,
+      metadataUrl,
+      seen
+    }
   })
 
 // ---------------------------------------------------------------------------- the browser
