@@ -119,7 +119,9 @@ const temporaryDirectory = Effect.acquireRelease(
 
 const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
-describe("mcp login, call, logout against oidc-provider", () => {
+// Authorization is the client's HTTP, the same on every Node: run where CI runs the suite first (Node
+// 20), so that CI's other passes stay within its time.
+describe.runIf(process.versions.node.startsWith("20."))("mcp login, call, logout against oidc-provider", () => {
   it.scopedLive(
     "login through the loopback redirect; calls with the kept tokens, refreshed once expired; logout; " +
       "another resource's metadata refused in one line; no token or secret ever printed",
