@@ -54,9 +54,11 @@ const authScenarios: ReadonlyArray<readonly [string, "2025-03-26" | "2025-11-25"
 
 // Authorization is the client's HTTP, the same on every Node: run where CI runs the suite first
 // (Node 20), so that CI's other passes stay within its time.
+// A few at a time: each scenario is two child processes (the suite and the driver), which use the
+// core the test worker leaves idle.
 describe.runIf(process.versions.node.startsWith("20."))("official conformance suite, client, authorization", () => {
   for (const [name, version] of authScenarios) {
-    it(
+    it.concurrent(
       `${name} (${version ?? "extension"})`,
       { timeout: 60_000, retry: 1 },
       async () => passed(await scenario(name, version))
