@@ -16,6 +16,7 @@
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as AuthInfo from "./AuthInfo.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as Wire from "./Wire.js"
 
@@ -52,13 +53,15 @@ export interface SendContext {
 /**
  * Where an inbound frame came from, when the transport knows: `related` is the request of ours on
  * whose response stream it arrived (a client's Streamable HTTP POST stream), so a server request
- * that came there was raised by the handler of that request.
+ * that came there was raised by the handler of that request. `auth` is who holds the access token
+ * the frame came with, verified (a server's HTTP transport with authorization on).
  *
  * @since 0.1.0
  * @category models
  */
 export interface ReceiveContext {
   readonly related?: JsonRpc.RequestId | undefined
+  readonly auth?: AuthInfo.AuthInfo | undefined
 }
 
 /**

@@ -10,6 +10,13 @@
 export * as Peer from "./Peer.js"
 
 /**
+ * Who holds the access token a request came with (HTTP with authorization on).
+ *
+ * @since 0.1.0
+ */
+export * as AuthInfo from "./AuthInfo.js"
+
+/**
  * The seam between transports and the engine: clients, a receiver, a protocol.
  *
  * @since 0.1.0

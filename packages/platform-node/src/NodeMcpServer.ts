@@ -245,6 +245,11 @@ export interface HttpOptions extends HttpTransport.Options {
   readonly headersTimeout?: Duration.DurationInput
   /** Longest wait for a whole request, body included (default 60 seconds; SSE responses are not limited). */
   readonly requestTimeout?: Duration.DurationInput
+  /**
+   * The most bytes of a request's headers (default 16 KiB; 96 KiB with `auth`, so that an
+   * oversized token is refused with a 401 rather than cut by Node with a 431).
+   */
+  readonly maxHeaderSize?: number
   /** How long an idle keep-alive connection stays open (default 5 seconds). */
   readonly keepAliveTimeout?: Duration.DurationInput
   /**
@@ -317,7 +322,8 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
       requestTimeout: millis(options.requestTimeout, "60 seconds"),
-      keepAliveTimeout: millis(options.keepAliveTimeout, "5 seconds")
+      keepAliveTimeout: millis(options.keepAliveTimeout, "5 seconds"),
+      maxHeaderSize: options.maxHeaderSize ?? (options.auth === undefined ? 16 * 1024 : 96 * 1024)
     }, (request, response) => {
       const socket = request.socket
       connections.set(socket, (connections.get(socket) ?? 0) + 1)

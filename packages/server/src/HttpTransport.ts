@@ -16,7 +16,10 @@
  * - The front every HTTP transport shares: `Origin` and `Host` checked against allow-lists
  *   (loopback by default, Host parsed strictly): 403 otherwise; `Accept` and `Content-Type`
  *   parsed as media types; the body limit counted as bytes arrive; every error a JSON-RPC body;
- *   HEAD, PUT, PATCH and OPTIONS answered 405.
+ *   HEAD, PUT, PATCH and OPTIONS answered 405, but a CORS preflight from an allowed origin (204);
+ *   responses to an allowed origin expose `Mcp-Session-Id`, `MCP-Protocol-Version` and
+ *   `WWW-Authenticate`.
+ * - With `auth`: an OAuth 2.1 resource server ({@link AuthOptions}).
  *
  * A client disconnect is not a cancellation in the handshake era: the request goes on, its SSE
  * events are kept for resumption; only `notifications/cancelled` cancels.
@@ -40,6 +43,7 @@ import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import * as internal from "./internal/http/handler.js"
 import type { McpServer } from "./McpServer.js"
+import type * as TokenVerifier from "./TokenVerifier.js"
 
 /**
  * @since 0.1.0
@@ -86,6 +90,65 @@ export interface Options {
    * are its middleware's business.)
    */
   readonly tracing?: boolean
+  /**
+   * Authorization: the endpoints become an OAuth 2.1 resource server (see {@link AuthOptions}).
+   * Off by default: an HTTP server that serves user data should turn it on.
+   */
+  readonly auth?: AuthOptions
+}
+
+/**
+ * The endpoints as an OAuth 2.1 resource server. Every request (Streamable HTTP in both eras, and
+ * legacy HTTP+SSE) needs a bearer token in its `Authorization` header, verified by `verifier` (or
+ * the `TokenVerifier` in context, else a JWT verifier that finds the keys of each authorization
+ * server from its metadata), and checked again whatever the verifier: its audience holds
+ * `resource`, it has not expired, its issuer is one of `authorizationServers`.
+ *
+ * - No token, or another scheme: 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (and
+ *   `scope="…"` when `scopes` are set); a token refused: the same with `error="invalid_token"`;
+ *   a malformed header, or a token in the query beside the header: 400 `invalid_request`. A token
+ *   only in the query is never read.
+ * - A call of a tool, prompt or resource declaring `scopes` its token lacks: 403
+ *   `error="insufficient_scope"`, naming every scope the request needs (the server-wide ones and
+ *   its own), so the client can step up.
+ * - The protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource<path>`
+ *   and at `/.well-known/oauth-protected-resource`.
+ * - A handshake session belongs to the subject of the token that opened it: a request with
+ *   another subject's token is answered as if the session did not exist (404). A held-open stream
+ *   (the GET stream, a legacy session's stream, a 2026-07-28 listen) ends when its token expires.
+ *   A 2026-07-28 `requestState` is sealed for the subject that got it.
+ * - Handlers read who holds the token from `McpRequest.auth`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AuthOptions {
+  /**
+   * This server's canonical resource URI (RFC 8707): the URL of the MCP endpoint as clients reach
+   * it (`https://mcp.example.com/mcp`). Tokens must name it as their audience.
+   */
+  readonly resource: string
+  /** The issuers of the authorization servers whose tokens are taken (their metadata's `issuer`). */
+  readonly authorizationServers: ReadonlyArray<string>
+  /** Scopes every request needs (default none: a valid token is enough). */
+  readonly scopes?: ReadonlyArray<string>
+  /**
+   * The metadata's `scopes_supported` (default: `scopes` and every scope the server's tools,
+   * prompts and resources declare).
+   */
+  readonly scopesSupported?: ReadonlyArray<string>
+  /** The verifier (default: the `TokenVerifier` in context, else `TokenVerifier.jwt()`). */
+  readonly verifier?: TokenVerifier.Service
+  /** The clock skew allowed on `exp` and `nbf` (default 30 seconds, at most 5 minutes). */
+  readonly clockSkew?: Duration.DurationInput
+  /** The longest token taken, in characters (default 16,384); a longer one is `invalid_token`, unread. */
+  readonly maxTokenLength?: number
+  /** Where the metadata is, as clients reach it (default: the path-inserted URL on the resource's origin). */
+  readonly metadataUrl?: string
+  /** The metadata's `resource_name`. */
+  readonly resourceName?: string
+  /** The metadata's `resource_documentation`. */
+  readonly resourceDocumentation?: string
 }
 
 /**

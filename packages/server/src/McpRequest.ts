@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { AuthInfo, JsonRpc, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import { McpError, Method } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -54,6 +54,13 @@ export interface Service {
   readonly clientInfo: Option.Option<Implementation>
   readonly clientCapabilities: ClientCapabilities
   readonly progressToken: Option.Option<McpSchema.Base.ProgressToken>
+  /**
+   * Who holds the access token this request came with, verified by the HTTP transport's
+   * `TokenVerifier` (authorization on). In a handshake session each request carries its own
+   * token (a refreshed one, its subject the session's); in 2026-07-28, each request. None without
+   * authorization (stdio, an HTTP transport without `auth`).
+   */
+  readonly auth: Option.Option<AuthInfo.AuthInfo>
   /** The request's `_meta`, verbatim. */
   readonly meta: McpSchema.Base.MetaObject | undefined
   /** The level at or above which `log` sends (the session's, or the request's in 2026); none: nothing is sent. */
@@ -108,6 +115,17 @@ export interface Service {
  * @category tags
  */
 export class McpRequest extends Context.Tag("@effect-mcp/server/McpRequest")<McpRequest, Service>() {}
+
+/**
+ * Who holds the access token of the current request (none without authorization).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const auth: Effect.Effect<Option.Option<AuthInfo.AuthInfo>, never, McpRequest> = Effect.map(
+  McpRequest,
+  (request) => request.auth
+)
 
 /**
  * Reports progress for the current request.

@@ -148,6 +148,13 @@ export interface Options<R> {
   readonly requestStateMaxLength?: number
   /** Page size of list results (default 100). */
   readonly pageSize?: number
+  /**
+   * Leave out of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`
+   * what the caller's access token lacks the `scopes` for (default false: everything is listed,
+   * and a call without the scopes gets a step-up challenge). Only where a token was verified
+   * (HTTP with authorization on).
+   */
+  readonly hideUnauthorized?: boolean
   /** Declare capabilities even when the registry starts empty (for servers that add things later). */
   readonly capabilities?: Serving.Config["capabilities"]
   /** Coalescing window of list_changed notifications (default 10 millis). */

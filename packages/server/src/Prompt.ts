@@ -59,6 +59,11 @@ export interface Prompt<R = never> {
   readonly get: (
     args: Readonly<Record<string, string>> | undefined
   ) => Effect.Effect<GetPromptResult, McpError.McpError, R>
+  /**
+   * The OAuth scopes a caller's access token needs for this prompt (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /**
@@ -76,6 +81,11 @@ export interface Options<A extends Schema.Struct.Fields, R> {
   readonly complete?: { readonly [K in keyof A]?: Completer<R> }
   readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
   readonly _meta?: McpSchema.Base.MetaObject
+  /**
+   * The OAuth scopes a caller's access token needs for this prompt (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /** `Schema.String` carries a built-in title ("string") and description ("a string"): not the author's. */
@@ -152,6 +162,7 @@ export const make = <R, E, A extends Schema.Struct.Fields = {}>(
     [TypeId]: TypeId,
     name,
     definition,
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     completions: (options.complete ?? {}) as Record<string, Completer<R>>,
     get: (args): Effect.Effect<GetPromptResult, McpError.McpError, R> =>
       decode(args ?? {}).pipe(

@@ -53,6 +53,11 @@ export interface Resource<R = never> {
   readonly uri: string
   readonly definition: McpSchema.Resource.Resource
   readonly read: (uri: string) => Effect.Effect<ReadResourceResult, McpError.McpError, R>
+  /**
+   * The OAuth scopes a caller's access token needs for this resource (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /**
@@ -74,6 +79,11 @@ export interface Template<R = never> {
     uri: string,
     variables: Readonly<Record<string, string | ReadonlyArray<string>>>
   ) => Effect.Effect<ReadResourceResult, McpError.McpError, R>
+  /**
+   * The OAuth scopes a caller's access token needs for this template's resources (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 const base64 = (bytes: Uint8Array): string => {
@@ -108,7 +118,14 @@ export const toResult = (uri: string, mimeType: string | undefined, contents: Co
  * @since 0.1.0
  * @category models
  */
-export type Options = Omit<McpSchema.Resource.Resource, "uri" | "name"> & { readonly name?: string }
+export type Options = Omit<McpSchema.Resource.Resource, "uri" | "name"> & {
+  readonly name?: string
+  /**
+   * The OAuth scopes a caller's access token needs for this resource (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
+}
 
 /**
  * Defines a resource with a fixed URI.
@@ -126,12 +143,14 @@ export const make = <E, R>(
   options: Options,
   read: Effect.Effect<Contents, E, R>
 ): Resource<R> => {
-  const definition: McpSchema.Resource.Resource = { ...options, uri, name: options.name ?? uri }
+  const { scopes, ...fields } = options
+  const definition: McpSchema.Resource.Resource = { ...fields, uri, name: options.name ?? uri }
   return {
     [TypeId]: TypeId,
     _tag: "Resource",
     uri,
     definition,
+    ...(scopes !== undefined ? { scopes } : {}),
     read: (requested) =>
       Effect.map(
         Effect.catchAll(read, Failure.undeclared),
@@ -149,6 +168,11 @@ export const make = <E, R>(
 export type TemplateOptions<R> = Omit<McpSchema.Resource.ResourceTemplate, "uriTemplate"> & {
   /** Completions for variables, by name. */
   readonly complete?: Readonly<Record<string, Completer<R>>>
+  /**
+   * The OAuth scopes a caller's access token needs for this template's resources (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /**
@@ -171,13 +195,14 @@ export const template = <E, R>(
   ) => Effect.Effect<Contents, E, R>
 ): Template<R> => {
   const compiled = UriTemplate.compile(uriTemplate)
-  const { complete, ...fields } = options
+  const { complete, scopes, ...fields } = options
   return {
     [TypeId]: TypeId,
     _tag: "Template",
     name: options.name,
     uriTemplate,
     definition: { ...fields, uriTemplate },
+    ...(scopes !== undefined ? { scopes } : {}),
     completions: complete ?? {},
     match: compiled.match,
     read: (uri, variables) =>

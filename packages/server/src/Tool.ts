@@ -60,6 +60,11 @@ export interface Tool<R = never> {
   readonly decode: (args: unknown) => Either.Either<unknown, ArgumentsRejected>
   /** Runs the handler on decoded arguments; typed failures are already turned into `isError` results. */
   readonly run: (args: unknown) => Effect.Effect<Result, McpError.McpError, R>
+  /**
+   * The OAuth scopes a caller's access token needs for this tool (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /**
@@ -180,6 +185,11 @@ export interface CommonOptions<
   readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
   readonly execution?: McpSchema.Tool.ToolExecution
   readonly _meta?: McpSchema.Base.MetaObject
+  /**
+   * The OAuth scopes a caller's access token needs for this tool (HTTP with authorization on): a
+   * call without them is answered 403 with a step-up challenge naming every scope it needs.
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /**
@@ -472,7 +482,14 @@ export const make = <
       : Effect.matchEffect(out, { onFailure: failed, onSuccess: succeeded })
   }
 
-  const tool: Tool<R> = { [TypeId]: TypeId, name, definition, decode, run }
+  const tool: Tool<R> = {
+    [TypeId]: TypeId,
+    name,
+    definition,
+    decode,
+    run,
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {})
+  }
   return tool
 }
 

@@ -52,6 +52,14 @@ export * as Completion from "./Completion.js"
 export * as HttpTransport from "./HttpTransport.js"
 
 /**
+ * How an HTTP transport with authorization on verifies bearer tokens: JWT (the issuer's key set),
+ * RFC 7662 introspection, or your own.
+ *
+ * @since 0.1.0
+ */
+export * as TokenVerifier from "./TokenVerifier.js"
+
+/**
  * Event stores for resumable HTTP streams.
  *
  * @since 0.1.0
@@ -80,6 +88,15 @@ export {
    * @since 0.1.0
    */
   McpError
+} from "@effect-mcp/core"
+
+export {
+  /**
+   * Who holds the access token a request came with (`McpRequest.auth`).
+   *
+   * @since 0.1.0
+   */
+  AuthInfo
 } from "@effect-mcp/core"
 
 export {

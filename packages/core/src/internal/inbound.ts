@@ -447,7 +447,7 @@ export const make = <R>(options: Options<R>): Inbound => {
   const invalid = (client: Transport.ClientId, item: Wire.Invalid): Effect.Effect<JsonRpc.Failure, never, R> =>
     Effect.map(options.revision(client, undefined), (revision) => JsonRpc.failure(item.id, item.error.toWire(revision)))
 
-  const batch = (client: Transport.ClientId, items: Wire.Batch["items"]) => {
+  const batch = (client: Transport.ClientId, items: Wire.Batch["items"], received?: Transport.ReceiveContext) => {
     const out: Array<JsonRpc.Response> = []
     const refused: Array<Effect.Effect<JsonRpc.Failure, never, R>> = []
     const answers: Array<Deferred.Deferred<JsonRpc.Response | undefined>> = []
@@ -459,7 +459,7 @@ export const make = <R>(options: Options<R>): Inbound => {
       }
       const message = item.message
       if (!("method" in message && "id" in message)) {
-        single(client, message)
+        single(client, message, received)
         continue
       }
       const request = message as JsonRpc.Request
@@ -475,7 +475,8 @@ export const make = <R>(options: Options<R>): Inbound => {
         client,
         request,
         (response) => Deferred.succeed(done, response),
-        () => Deferred.unsafeDone(done, Exit.succeed(undefined))
+        () => Deferred.unsafeDone(done, Exit.succeed(undefined)),
+        received
       )
     }
     // One response array for the whole batch, without the cancelled requests.
@@ -503,7 +504,7 @@ export const make = <R>(options: Options<R>): Inbound => {
           return void fork(
             Effect.flatMap(
               options.batching(client),
-              (allowed) => allowed ? Effect.sync(() => batch(client, items)) : sendQuiet(client, batchRefused)
+              (allowed) => allowed ? Effect.sync(() => batch(client, items, received)) : sendQuiet(client, batchRefused)
             )
           )
         }

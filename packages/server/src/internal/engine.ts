@@ -43,8 +43,10 @@ export const serve = (
     const peer = yield* Peer.make({
       protocol,
       tracing,
-      onRequest: (client, request) =>
-        isStateless(request) ? stateless!.onRequest(client, request) : handshake!.onRequest(client, request),
+      onRequest: (client, request, received) =>
+        isStateless(request)
+          ? stateless!.onRequest(client, request, received)
+          : handshake!.onRequest(client, request, received),
       onNotification: (client, notification) =>
         handshake === undefined ? Effect.void : handshake.onNotification(client, notification),
       onDisconnect: (client) => handshake?.onDisconnect(client),

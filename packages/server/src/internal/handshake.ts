@@ -13,7 +13,7 @@
  * after it, every method of the negotiated revision the server serves and whose capability it
  * declared. A session holds a reference to its table.
  */
-import type { JsonRpc, Transport } from "@effect-mcp/core"
+import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
 import { Capabilities, Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -150,7 +150,12 @@ class HandshakeRequest implements RequestContext {
   session!: Session
   /** The session's state when the request began. */
   snapshot!: State
-  constructor(readonly request: JsonRpc.Request, readonly server: Server, readonly host: Host) {}
+  constructor(
+    readonly request: JsonRpc.Request,
+    readonly server: Server,
+    readonly host: Host,
+    readonly auth: Option.Option<AuthInfo.AuthInfo>
+  ) {}
 
   attach(session: Session, snapshot: State): this {
     this.session = session
@@ -381,7 +386,11 @@ const noSubscriptions: ReadonlySet<string> = new Set()
 
 /** An era on one engine: what the engine needs of it (how its requests and notifications are served). */
 export interface OnEngine {
-  readonly onRequest: (client: Transport.ClientId, request: JsonRpc.Request) => Peer.Handling<never>
+  readonly onRequest: (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    received: Transport.ReceiveContext | undefined
+  ) => Peer.Handling<never>
   readonly onNotification: (client: Transport.ClientId, notification: JsonRpc.Notification) => Effect.Effect<void>
   readonly onDisconnect: (client: Transport.ClientId) => void
   /** The revision errors of `client` are rendered for. */
@@ -434,9 +443,13 @@ export const era = (server: Server, host: () => Host): OnEngine => {
   const serveIn = (session: Session, context: HandshakeRequest) =>
     Dispatch.run(session.current.table, context.request, context.attach(session, session.current))
 
-  const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
+  const onRequest = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    received: Transport.ReceiveContext | undefined
+  ): Peer.Handling<never> => {
     const session = sessions.get(client)
-    const context = new HandshakeRequest(request, server, host())
+    const context = new HandshakeRequest(request, server, host(), Serving.authOf(received))
     return {
       effect: session === undefined
         ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, context))

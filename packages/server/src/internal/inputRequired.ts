@@ -56,6 +56,8 @@ interface Payload {
   readonly q: ReadonlyArray<string>
   /** The handler's own state. */
   readonly u?: string
+  /** The subject of the token of the request it was issued for (authorization on). */
+  readonly s?: string
 }
 
 /** The version of the format sealed and taken. */
@@ -137,13 +139,16 @@ export interface Sealer {
     params: Record<string, unknown>,
     answers: Readonly<Record<string, unknown>>,
     asked: ReadonlyArray<string>,
-    userState: string | undefined
+    userState: string | undefined,
+    /** The subject of the request's token (authorization on): only that subject may bring the state back. */
+    subject: string | undefined
   ) => Effect.Effect<string, McpError.InternalError>
   /** A state this sealer issued, for this request, unexpired, no longer than the cap. */
   readonly unseal: (
     method: string,
     params: Record<string, unknown>,
-    state: string
+    state: string,
+    subject: string | undefined
   ) => Effect.Effect<Unsealed, McpError.InvalidParams>
 }
 
@@ -172,7 +177,7 @@ export const sealer = (options: {
           (hash) => base64url(new Uint8Array(hash))
         )
       return {
-        seal: (method, params, answers, asked, userState) =>
+        seal: (method, params, answers, asked, userState, subject) =>
           Effect.flatMap(digest(method, params), (d) => {
             const payload: Payload = {
               v: version,
@@ -181,7 +186,8 @@ export const sealer = (options: {
               e: options.now() + options.ttlMillis,
               a: answers,
               q: asked,
-              ...(userState !== undefined ? { u: userState } : {})
+              ...(userState !== undefined ? { u: userState } : {}),
+              ...(subject !== undefined ? { s: subject } : {})
             }
             const body = base64url(encoder.encode(JSON.stringify(payload)))
             // Said before signing: the length of the state is the body's, a dot and the MAC's.
@@ -199,7 +205,7 @@ export const sealer = (options: {
               (mac) => `${body}.${base64url(new Uint8Array(mac))}`
             )
           }),
-        unseal: (method, params, state) =>
+        unseal: (method, params, state, subject) =>
           Effect.gen(function*() {
             // The length first: a long state is neither decoded nor signed over.
             if (state.length > maxLength) return yield* invalid(`longer than ${maxLength} characters`)
@@ -220,6 +226,7 @@ export const sealer = (options: {
             if (payload.m !== method || payload.d !== (yield* digest(method, params))) {
               return yield* invalid("it was issued for another request")
             }
+            if (payload.s !== subject) return yield* invalid("it was issued to another holder")
             return { answers: payload.a, asked: payload.q, userState: Option.fromNullable(payload.u) }
           })
       }

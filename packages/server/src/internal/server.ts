@@ -109,7 +109,11 @@ const toolLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/toolL
 
 interface Made extends McpServer.Service {
   readonly [toolLookup]: (name: string) => Tool.Tool | undefined
+  readonly [entriesLookup]: () => Registry.Entries
 }
+
+/** And the whole registry, read synchronously (see `unsafeEntries`). */
+const entriesLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/entriesLookup")
 
 const isMade = (server: McpServer.Service): server is Made => toolLookup in server
 
@@ -120,6 +124,14 @@ const isMade = (server: McpServer.Service): server is Made => toolLookup in serv
  */
 export const unsafeTool = (server: McpServer.Service, name: string): Tool.Tool | undefined =>
   isMade(server) ? server[toolLookup](name) : undefined
+
+/**
+ * What the registry holds right now, read synchronously: for a transport that checks a request
+ * against what it is for before anything runs (the scopes a call needs). Undefined for a server
+ * not made by `make`.
+ */
+export const unsafeEntries = (server: McpServer.Service): Registry.Entries | undefined =>
+  isMade(server) ? server[entriesLookup]() : undefined
 
 // ---------------------------------------------------------------------------- the server
 
@@ -151,6 +163,7 @@ const build = Effect.fn("McpServer.make")(function*(
     instructions: options.instructions,
     revisions: handshakeRevisions,
     pageSize: options.pageSize ?? 100,
+    hideUnauthorized: options.hideUnauthorized ?? false,
     capabilities: options.capabilities ?? {},
     listChangedWindow: options.listChangedWindow ?? "10 millis"
   }
@@ -300,6 +313,7 @@ const build = Effect.fn("McpServer.make")(function*(
     resourceUpdated: registry.updated,
     tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
     [toolLookup]: (name) => registry.unsafeEntries().tools.get(name),
+    [entriesLookup]: registry.unsafeEntries,
     serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
       Effect.mapInputContext(
         Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),

@@ -6,11 +6,12 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { Method } from "@effect-mcp/core"
-import { Dispatch, McpError, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { Method, Transport } from "@effect-mcp/core"
+import { AuthInfo, Dispatch, McpError, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
@@ -27,6 +28,8 @@ export interface Config {
   /** Handshake revisions offered, oldest first. */
   readonly revisions: ReadonlyArray<Revision.Revision>
   readonly pageSize: number
+  /** Lists leave out what the caller's token lacks the scopes for. */
+  readonly hideUnauthorized: boolean
   /** Capabilities declared up front, whatever the registry holds (for servers that add things later). */
   readonly capabilities: {
     readonly tools?: boolean
@@ -82,6 +85,12 @@ export const progressParams = (
   ...(total !== undefined ? { total } : {}),
   ...(message !== undefined && features.progressMessage ? { message } : {})
 })
+
+const noAuth: Option.Option<AuthInfo.AuthInfo> = Option.none()
+
+/** Who holds the token a request came with, when its transport verified one. */
+export const authOf = (received: Transport.ReceiveContext | undefined): Option.Option<AuthInfo.AuthInfo> =>
+  received?.auth === undefined ? noAuth : Option.some(received.auth)
 
 /** The context a request's fiber starts with: its `McpRequest`. */
 export const requestContext = (request: McpRequest.Service): Context.Context<McpRequest.McpRequest> =>
@@ -191,8 +200,17 @@ export const make = (
   config: Config
 ): Dispatch.Handlers<McpError.McpError, never, RequestContext> => {
   const entriesOf = Ref.get(registry.entries)
+  /** What the caller may see: everything, unless `hideUnauthorized` and its token lacks the scopes. */
+  const visible = <A extends { readonly scopes?: ReadonlyArray<string> | undefined }>(
+    items: Iterable<A>,
+    request: RequestContext
+  ): Iterable<A> => {
+    const auth = request.auth
+    if (!config.hideUnauthorized || Option.isNone(auth)) return items
+    return Array.from(items).filter((item) => item.scopes === undefined || AuthInfo.hasScopes(auth.value, item.scopes))
+  }
 
-  const list = <A, B>(
+  const list = <A extends { readonly scopes?: ReadonlyArray<string> | undefined }, B>(
     select: (entries: Entries) => Iterable<A>,
     key: (a: A) => string,
     render: (a: A, f: Revision.Features) => B
@@ -201,7 +219,7 @@ export const make = (
     Effect.flatMap(
       entriesOf,
       (entries) =>
-        Effect.map(page(select(entries), key, params.cursor, config.pageSize), (result) => ({
+        Effect.map(page(visible(select(entries), request), key, params.cursor, config.pageSize), (result) => ({
           items: result.items.map((item) => render(item, request.features)),
           ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {})
         }))

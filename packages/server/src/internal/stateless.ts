@@ -17,6 +17,7 @@
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
 import {
+  AuthInfo,
   Capabilities,
   Dispatch,
   McpError,
@@ -112,7 +113,8 @@ class StatelessRequest implements RequestContext {
     readonly meta: McpSchema.Base.MetaObject,
     readonly clientCapabilities: ClientCapabilities,
     readonly level: Option.Option<LoggingLevel>,
-    readonly host: Host
+    readonly host: Host,
+    readonly auth: Option.Option<AuthInfo.AuthInfo>
   ) {}
 
   get id() {
@@ -303,6 +305,10 @@ export const makeServer = (
    * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
    * the signals its run stops with become one `input_required` result.
    */
+  /** Whose token the request came with: a sealed state is good for that subject only. */
+  const subjectOf = (request: StatelessRequest): string | undefined =>
+    Option.isSome(request.auth) ? request.auth.value.subject : undefined
+
   const multiRound = <A extends object>(
     method: string,
     params: object,
@@ -333,7 +339,15 @@ export const makeServer = (
       const userState = signals.find((s) => s.requestState !== undefined)?.requestState
       const sealed = Effect.flatMap(
         stateless.sealer,
-        (sealer) => sealer.seal(method, raw, request.kept(inputRequests), Object.keys(inputRequests), userState)
+        (sealer) =>
+          sealer.seal(
+            method,
+            raw,
+            request.kept(inputRequests),
+            Object.keys(inputRequests),
+            userState,
+            subjectOf(request)
+          )
       )
       return Effect.map(sealed, (requestState) => ({
         resultType: "input_required" as const,
@@ -348,14 +362,17 @@ export const makeServer = (
       const state = given.requestState
       const own = given.inputResponses ?? {}
       return Effect.zipRight(
-        Effect.flatMap(stateless.sealer, (sealer) =>
-          Effect.map(sealer.unseal(method, raw, state), (unsealed) => {
-            // Of the retry's own answers, only those to what the last round asked (other keys are
-            // ignored); earlier rounds' come from the state, and win: a retry cannot change them.
-            const answered = unsealed.asked.filter((key) => Object.hasOwn(own, key)).map((key) => [key, own[key]])
-            request.answers = { ...Object.fromEntries(answered), ...unsealed.answers }
-            request.userState = unsealed.userState
-          })),
+        Effect.flatMap(
+          stateless.sealer,
+          (sealer) =>
+            Effect.map(sealer.unseal(method, raw, state, subjectOf(request)), (unsealed) => {
+              // Of the retry's own answers, only those to what the last round asked (other keys are
+              // ignored); earlier rounds' come from the state, and win: a retry cannot change them.
+              const answered = unsealed.asked.filter((key) => Object.hasOwn(own, key)).map((key) => [key, own[key]])
+              request.answers = { ...Object.fromEntries(answered), ...unsealed.answers }
+              request.userState = unsealed.userState
+            })
+        ),
         attempt
       )
     }
@@ -408,7 +425,8 @@ export const makeServer = (
         owner: host,
         notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id })),
         hold: (onCancel) => host.peer.hold(client, id, onCancel),
-        result
+        result,
+        expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined
       }),
       result
     )
@@ -503,7 +521,11 @@ export const era = (server: Server, host: () => Host) => {
   const unsupported = (requested: string) =>
     new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
 
-  const ladder = (client: Transport.ClientId, request: JsonRpc.Request): StatelessRequest | McpError.McpError => {
+  const ladder = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    received: Transport.ReceiveContext | undefined
+  ): StatelessRequest | McpError.McpError => {
     if (request.method === "initialize" && !isStatelessRequest(request)) {
       // A handshake client reaching a stateless-only server: told what would work. (An initialize
       // of the stateless era's own shape is a method it does not have: -32601.)
@@ -531,12 +553,17 @@ export const era = (server: Server, host: () => Host) => {
       meta,
       capabilities as ClientCapabilities,
       Option.fromNullable(level as LoggingLevel | undefined),
-      host()
+      host(),
+      Serving.authOf(received)
     )
   }
 
-  const onRequest = (client: Transport.ClientId, request: JsonRpc.Request): Peer.Handling<never> => {
-    const context = ladder(client, request)
+  const onRequest = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    received: Transport.ReceiveContext | undefined
+  ): Peer.Handling<never> => {
+    const context = ladder(client, request, received)
     if (!(context instanceof StatelessRequest)) return Effect.fail(context)
     return {
       // The registry read synchronously: a request done at once is answered without a fiber.

@@ -72,6 +72,8 @@ interface Live {
   done: Deferred.Deferred<boolean> | undefined
   /** Cancelled (by its client, or its client gone): nothing more is sent. */
   gone: boolean
+  /** Cancels the timer that closes it when its token expires. */
+  expiry: (() => void) | undefined
 }
 
 /** One listen request, as the stateless era hands it over. */
@@ -100,6 +102,8 @@ export interface Listen {
   ) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
   /** What answers the listen request when the server closes it. */
   readonly result: unknown
+  /** When the token it came with expires (epoch milliseconds): it is closed then, gracefully. */
+  readonly expiresAt?: number | undefined
 }
 
 /** How much the server's subscriptions may hold (see `McpServer.Options`). */
@@ -288,6 +292,18 @@ const merge = (first: Delivery, second: Delivery): Delivery => ({
   uris: Array.from(new Set([...first.uris, ...second.uris]))
 })
 
+/** Longest delay a timer takes (a longer one would fire at once). */
+const maxTimer = 2 ** 31 - 1
+
+/** Runs `close` at `expiresAt` (epoch milliseconds); returns what cancels it. */
+const atExpiry = (expiresAt: number, close: () => void): () => void => {
+  const delay = expiresAt - Date.now()
+  if (delay > maxTimer) return () => {}
+  const timer = setTimeout(close, Math.max(0, delay))
+  ;(timer as { unref?: () => void }).unref?.()
+  return () => clearTimeout(timer)
+}
+
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
 
@@ -340,6 +356,8 @@ export const make = (
 
     /** Takes a subscription out of those open (once: a second time does nothing). */
     const remove = (live: Live) => {
+      live.expiry?.()
+      live.expiry = undefined
       if (byHandle.get(live.info.handle) !== live) return
       byHandle.delete(live.info.handle)
       index.remove(live)
@@ -404,7 +422,8 @@ export const make = (
           answer: undefined,
           sender: undefined,
           done: undefined,
-          gone: false
+          gone: false,
+          expiry: undefined
         }
         // Counted and kept in one synchronous step: no other listen is admitted in between.
         const denied = admit(live)
@@ -496,6 +515,10 @@ export const make = (
                     if (answer === undefined) return forget(live)
                     live.answer = answer
                     live.ready = true
+                    if (listen.expiresAt !== undefined) {
+                      // Its token expires: closed gracefully then, so that the client authorizes again.
+                      live.expiry = atExpiry(listen.expiresAt, () => fork(closeOne(handle)))
+                    }
                     // What came, or a close, while it was being acknowledged.
                     kick(live)
                   })
@@ -530,6 +553,24 @@ export const make = (
         return [taken, all] as const
       })
 
+    /** Closes one subscription gracefully: true once its listen request was answered. */
+    const closeOne = (handle: Subscription.Handle): Effect.Effect<boolean> =>
+      Effect.flatMap(
+        Ref.modify(open, (all) => {
+          const live = Option.fromNullable(all.get(handle))
+          if (Option.isSome(live)) remove(live.value)
+          return [live, all] as const
+        }),
+        Option.match({
+          onNone: () => Effect.succeed(false),
+          // Within the grace a close is given elsewhere: a client that stops reading cannot hold it.
+          onSome: (live) =>
+            Effect.map(Effect.timeout(end([live]), grace), (n) => n > 0).pipe(
+              Effect.catchTag("TimeoutException", () => Effect.sync(() => (forget(live), false)))
+            )
+        })
+      )
+
     const closeAll = Effect.flatMap(take(() => true), end)
 
     yield* Effect.addFinalizer(() => Effect.ignore(Effect.timeout(closeAll, grace)))
@@ -540,24 +581,7 @@ export const make = (
         Ref.get(open),
         (all) => Array.from(all.values(), (live) => live.info)
       ),
-      close: (subscription) => {
-        const handle = typeof subscription === "string" ? subscription : subscription.handle
-        return Effect.flatMap(
-          Ref.modify(open, (all) => {
-            const live = Option.fromNullable(all.get(handle))
-            if (Option.isSome(live)) remove(live.value)
-            return [live, all] as const
-          }),
-          Option.match({
-            onNone: () => Effect.succeed(false),
-            // Within the grace a close is given elsewhere: a client that stops reading cannot hold it.
-            onSome: (live) =>
-              Effect.map(Effect.timeout(end([live]), grace), (n) => n > 0).pipe(
-                Effect.catchTag("TimeoutException", () => Effect.sync(() => (forget(live), false)))
-              )
-          })
-        )
-      },
+      close: (subscription) => closeOne(typeof subscription === "string" ? subscription : subscription.handle),
       closeAll,
       closeOwned: (owner) =>
         Effect.ignore(Effect.timeout(Effect.flatMap(take((live) => live.owner === owner), end), grace))

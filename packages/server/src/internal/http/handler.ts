@@ -3,6 +3,7 @@
  * handler serves every session of one server on one set of paths, whatever platform delivers
  * the exchanges.
  */
+import type { AuthInfo } from "@effect-mcp/core"
 import { McpError, Revision, Wire } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,6 +14,8 @@ import type * as Scope from "effect/Scope"
 import * as EventStore from "../../EventStore.js"
 import type { Handler, Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
+import * as TokenVerifier from "../../TokenVerifier.js"
+import * as Auth from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import * as Legacy from "./legacy.js"
@@ -53,6 +56,15 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const limits = { maxBodyBytes, maxDepth }
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
+    const auth = options.auth === undefined ? undefined : Auth.make(
+      options.auth,
+      server,
+      options.auth.verifier ?? (yield* Effect.serviceOption(TokenVerifier.TokenVerifier)).pipe(
+        Option.getOrUndefined
+      ) ?? (yield* TokenVerifier.jwt()),
+      runtime,
+      maxBodyBytes
+    )
 
     // The handshake era: one engine for every session of this handler, running until the scope closes.
     const sessions = servesHandshake
@@ -70,7 +82,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const acceptVerdicts = new Front.AcceptVerdicts()
     // The stateless era: one engine for every POST of this handler, each POST a client of its own.
     const posts = servesStateless
-      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts })
+      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth })
       : undefined
     // Each engine ends before its responses do (finalizers run last first): the stateless engine
     // answers its subscriptions gracefully while their streams are still open.
@@ -103,7 +115,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       maxDepth,
       standaloneStream: options.standaloneStream ?? true,
       fork,
-      acceptVerdicts
+      acceptVerdicts,
+      auth
     }
     const path = options.path ?? defaults.path
     const legacyPaths = options.legacySse === false || sessions === undefined ? undefined : {
@@ -114,7 +127,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       sessions,
       maxBodyBytes,
       maxDepth,
-      messagesPath: legacyPaths.messages
+      messagesPath: legacyPaths.messages,
+      auth
     }
     // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
     // stateless revision belongs to the stateless back end (told, with -32022, which revisions this
@@ -141,31 +155,34 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
      * Dual era, nothing in the headers (so no session named either): the body decides. Both back
      * ends refuse a POST's Accept and Content-Type alike, before its body is read.
      */
-    const byBody = (exchange: Exchange) => {
+    const byBody = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
       const refused = Streamable.refuse(streamable!, exchange)
       if (refused !== undefined) return exchange.reply(refused)
       Front.readInbound(exchange, limits, (inbound) =>
         Stateless.isStatelessBody(inbound)
-          ? posts!.receive(exchange, inbound)
-          : Streamable.receive(streamable!, exchange, undefined, inbound))
+          ? posts!.receive(exchange, inbound, holder)
+          : Streamable.receive(streamable!, exchange, undefined, inbound, holder))
     }
-    const post = (exchange: Exchange) => {
+    const post = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
       if (posts === undefined) {
-        return headerEra(exchange) === "stateless" ? unserved(exchange) : Streamable.post(streamable!, exchange)
+        return headerEra(exchange) === "stateless"
+          ? unserved(exchange)
+          : Streamable.post(streamable!, exchange, holder)
       }
-      if (streamable === undefined) return posts.post(exchange)
+      if (streamable === undefined) return posts.post(exchange, holder)
       const era = headerEra(exchange)
       return era === "stateless"
-        ? posts.post(exchange)
+        ? posts.post(exchange, holder)
         : era === "handshake"
-        ? Streamable.post(streamable, exchange)
-        : byBody(exchange)
+        ? Streamable.post(streamable, exchange, holder)
+        : byBody(exchange, holder)
     }
 
-    const mcp = (exchange: Exchange) => {
+    const mcpMethods = streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"]
+    const mcp = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
       switch (exchange.method) {
         case "POST":
-          return post(exchange)
+          return post(exchange, holder)
         case "GET":
         case "DELETE":
           // 2026-07-28 is POST only.
@@ -174,33 +191,59 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
               Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"])
             )
           }
-          return exchange.method === "GET" ? Streamable.get(streamable, exchange) : Streamable.del(streamable, exchange)
+          return exchange.method === "GET"
+            ? Streamable.get(streamable, exchange, holder)
+            : Streamable.del(streamable, exchange, holder)
         default:
-          return exchange.reply(Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"]))
+          return exchange.reply(Front.methodNotAllowed(mcpMethods))
       }
+    }
+    const sse = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
+      exchange.method === "GET"
+        ? Legacy.get(legacy!, exchange, holder)
+        : exchange.reply(Front.methodNotAllowed(["GET"]))
+    const messages = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
+      exchange.method === "POST"
+        ? Legacy.post(legacy!, exchange, holder)
+        : exchange.reply(Front.methodNotAllowed(["POST"]))
+
+    /** Past the guard: a preflight, or the endpoint's request (once its token is verified, with authorization on). */
+    const serve = (
+      raw: Exchange,
+      endpoint: (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => void,
+      methods: ReadonlyArray<string>
+    ): void => {
+      const origin = raw.header("origin")
+      const denied = Front.guard(guard, raw.header("host"), origin)
+      if (denied) return raw.reply(denied)
+      if (origin === undefined) {
+        return auth === undefined ? endpoint(raw, undefined) : auth.authenticate(raw, (holder) => endpoint(raw, holder))
+      }
+      if (Auth.isPreflight(raw)) return raw.reply(Auth.preflight(raw, origin, [...methods, "OPTIONS"].join(", ")))
+      const exchange = Auth.withCors(raw, origin)
+      return auth === undefined
+        ? endpoint(exchange, undefined)
+        : auth.authenticate(exchange, (holder) => endpoint(exchange, holder))
     }
 
     const handle = (exchange: Exchange): void => {
-      const denied = Front.guard(guard, exchange.header("host"), exchange.header("origin"))
-      if (exchange.path === path) return denied ? exchange.reply(denied) : mcp(exchange)
-      if (legacy !== undefined && exchange.path === legacyPaths!.sse) {
-        if (denied) return exchange.reply(denied)
-        return exchange.method === "GET"
-          ? Legacy.get(legacy, exchange)
-          : exchange.reply(Front.methodNotAllowed(["GET"]))
-      }
-      if (legacy !== undefined && exchange.path === legacyPaths!.messages) {
-        if (denied) return exchange.reply(denied)
-        return exchange.method === "POST"
-          ? Legacy.post(legacy, exchange)
-          : exchange.reply(Front.methodNotAllowed(["POST"]))
+      if (exchange.path === path) return serve(exchange, mcp, mcpMethods)
+      if (legacy !== undefined && exchange.path === legacyPaths!.sse) return serve(exchange, sse, ["GET"])
+      if (legacy !== undefined && exchange.path === legacyPaths!.messages) return serve(exchange, messages, ["POST"])
+      if (auth !== undefined && auth.metadataPaths.includes(exchange.path)) {
+        // Public: any origin may read it; the Host guard still holds (DNS rebinding).
+        const denied = Front.guard({ ...guard, allowedOrigins: "*" }, exchange.header("host"), undefined)
+        return denied ? exchange.reply(denied) : Auth.serveMetadata(auth, exchange)
       }
       exchange.reply(notFound)
     }
 
     return {
       handle,
-      paths: legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages],
+      paths: [
+        ...(legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages]),
+        ...(auth?.metadataPaths ?? [])
+      ],
       sessions: () => sessions?.count() ?? 0
     }
   })

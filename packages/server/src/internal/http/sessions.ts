@@ -15,7 +15,7 @@
  *
  * Legacy HTTP+SSE sessions have a single channel, their SSE stream, and nothing is stored.
  */
-import { JsonRpc, Revision, Transport, Wire } from "@effect-mcp/core"
+import { AuthInfo, JsonRpc, Revision, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as EventStore from "../../EventStore.js"
@@ -43,6 +43,23 @@ export interface Config {
 /** Frames kept for a GET stream that is not open yet: at most this many, and this many characters of JSON. */
 const maxBuffered = 100
 const maxBufferedLength = 256 * 1024
+
+/** Longest delay a timer takes (a longer one would fire at once). */
+const maxTimer = 2 ** 31 - 1
+
+/**
+ * Runs `close` when the token of `auth` expires (a held-open stream ends with its token, so that
+ * the client authorizes again); returns what cancels it.
+ */
+export const atExpiry = (auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
+  const expires = auth === undefined ? undefined : AuthInfo.expiresAtMillis(auth)
+  if (expires === undefined) return () => {}
+  const delay = expires - Date.now()
+  if (delay > maxTimer) return () => {}
+  const timer = setTimeout(close, Math.max(0, delay)) // A timer of a stream must not keep the process alive.
+  ;(timer as { unref?: () => void }).unref?.()
+  return () => clearTimeout(timer)
+}
 
 const randomId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
@@ -227,7 +244,9 @@ export class Session {
     readonly sessions: Sessions,
     readonly id: string,
     readonly client: Transport.ClientId,
-    readonly legacy: boolean
+    readonly legacy: boolean,
+    /** The subject of the token that opened it (authorization on): only its tokens may use it. */
+    readonly subject: string | undefined
   ) {
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
@@ -360,12 +379,17 @@ export class Session {
     return done
   }
 
-  /** A GET stream carries the standalone channel from now on; the frames waiting for it go out first. */
-  attach(exchange: Exchange): void {
+  /**
+   * A GET stream carries the standalone channel from now on; the frames waiting for it go out
+   * first. It ends when the token it came with expires (a legacy session with it).
+   */
+  attach(exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void {
     const channel = this.standalone
     const stream = exchange.stream(this.headers())
     channel.attach(stream)
+    const cancel = atExpiry(auth, () => this.expired(channel, stream))
     exchange.onClose(() => {
+      cancel()
       if (channel.stream === stream) {
         channel.stream = undefined
         channel.mode = "detached"
@@ -378,8 +402,22 @@ export class Session {
     this.sessions.config.fork(Effect.forEach(waiting, (frame) => channel.emit(frame), { discard: true }))
   }
 
+  /**
+   * The token a held-open stream came with expired: the stream ends (with a `retry` hint where
+   * the client resumes it), so that the client authorizes again; a legacy session ends with it.
+   */
+  expired(channel: Channel, stream: Stream): void {
+    if (channel.stream !== stream) return
+    if (this.legacy) return this.sessions.config.fork(this.sessions.end(this))
+    channel.stream = undefined
+    channel.mode = "detached"
+    if (this.polling()) stream.write(Front.sseRetry(this.sessions.config.retryMillis))
+    stream.end()
+    this.touch()
+  }
+
   /** Resumes the stream `lastEventId` names on `exchange` (replay, then live), or answers why it cannot. */
-  resume(exchange: Exchange, lastEventId: string): Effect.Effect<void> {
+  resume(exchange: Exchange, lastEventId: string, auth: AuthInfo.AuthInfo | undefined): Effect.Effect<void> {
     const parsed = EventStore.parseEventId(lastEventId)
     if (parsed === undefined) {
       return Effect.sync(() =>
@@ -398,7 +436,9 @@ export class Session {
       live.stream?.end()
       live.stream = stream
       live.mode = "sse"
+      const cancel = live === this.standalone ? atExpiry(auth, () => this.expired(live, stream)) : () => {}
       exchange.onClose(() => {
+        cancel()
         if (live.stream === stream) {
           live.stream = undefined
           if (live.mode === "sse") live.mode = "detached"
@@ -516,18 +556,31 @@ export class Sessions {
     }
   })
 
-  /** A new session, known only by its client until initialize succeeds (a legacy one at once). */
-  create(legacy: boolean): Session {
-    const session = new Session(this, randomId(), this.nextClient++, legacy)
+  /**
+   * A new session, known only by its client until initialize succeeds (a legacy one at once),
+   * bound to the subject of `auth`.
+   */
+  create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined): Session {
+    const session = new Session(this, randomId(), this.nextClient++, legacy, auth?.subject)
     this.byClient.set(session.client, session)
     if (legacy) this.byId.set(session.id, session)
     return session
   }
 
-  /** The registered session `id` of this kind, touched; undefined when unknown, ended or of the other kind. */
-  find(id: string, legacy: boolean): Session | undefined {
+  /**
+   * The registered session `id` of this kind, touched; undefined when unknown, ended or of the
+   * other kind, or when it belongs to another subject than the one of `auth` (logged: someone
+   * brought their token to another's session).
+   */
+  find(id: string, legacy: boolean, auth: AuthInfo.AuthInfo | undefined): Session | undefined {
     const session = this.byId.get(id)
     if (session === undefined || session.ended || session.legacy !== legacy) return undefined
+    if (session.subject !== auth?.subject) {
+      this.config.fork(
+        Effect.logWarning("effect-mcp: a request named a session that belongs to another subject; answered 404")
+      )
+      return undefined
+    }
     session.lastSeen = this.now()
     return session
   }

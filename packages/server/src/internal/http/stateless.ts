@@ -14,12 +14,14 @@
  *   -32600, -32602, -32020, -32021, -32022), 503 for a listen refused as too many are open
  *   (-32000), 200 otherwise.
  */
+import type { AuthInfo } from "@effect-mcp/core"
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
 import * as Server from "../server.js"
+import type { Auth } from "./auth.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
@@ -34,6 +36,8 @@ export interface Config {
   /** Requests (but listens) in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   readonly acceptVerdicts: Front.AcceptVerdicts
+  /** Authorization, when on. */
+  readonly auth: Auth | undefined
 }
 
 const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
@@ -210,14 +214,14 @@ export class Posts {
   }
 
   /** Serves one POST. */
-  post(exchange: Exchange): void {
+  post(exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void {
     const refused = refuse(this.config, exchange)
     if (refused !== undefined) return exchange.reply(refused)
-    Front.readInbound(exchange, this.config, (inbound) => this.receive(exchange, inbound))
+    Front.readInbound(exchange, this.config, (inbound) => this.receive(exchange, inbound, auth))
   }
 
   /** Serves one POST whose body was read and decoded. */
-  receive(exchange: Exchange, inbound: Wire.Inbound): void {
+  receive(exchange: Exchange, inbound: Wire.Inbound, auth: AuthInfo.AuthInfo | undefined): void {
     if (inbound._tag === "Invalid") return exchange.reply(failure(400, inbound.id, inbound.error))
     if (inbound._tag === "Batch") {
       return exchange.reply(
@@ -239,6 +243,8 @@ export class Posts {
     // A notification has nothing to do here (a closed stream is how a request is cancelled).
     if (!("id" in message)) return exchange.reply(Front.empty(202))
     const request = message as JsonRpc.Request
+    const stepUp = this.config.auth?.stepUp([request], auth)
+    if (stepUp !== undefined) return exchange.reply(stepUp)
     // Only a request of this era has headers to mirror its body; the engine tells the others
     // what is wrong with them (no _meta: -32602; initialize: the revisions served).
     const meta = Meta.of(request.params)
@@ -262,7 +268,7 @@ export class Posts {
       post.done()
       this.host.receiver?.disconnect(client)
     })
-    this.host.receiver!.receive(client, inbound)
+    this.host.receiver!.receive(client, inbound, auth === undefined ? undefined : { auth })
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */

@@ -4,9 +4,10 @@
  * `Last-Event-ID`), DELETE. Sessions and the routing of what the server sends are `sessions.ts`;
  * the checks every HTTP transport shares are `front.ts`.
  */
-import type { JsonRpc, Wire } from "@effect-mcp/core"
+import type { AuthInfo, JsonRpc, Wire } from "@effect-mcp/core"
 import { Revision } from "@effect-mcp/core"
 import type * as Effect from "effect/Effect"
+import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Session, Sessions } from "./sessions.js"
@@ -18,16 +19,21 @@ export interface Config {
   readonly standaloneStream: boolean
   readonly fork: (effect: Effect.Effect<void>) => void
   readonly acceptVerdicts: Front.AcceptVerdicts
+  /** Authorization, when on. */
+  readonly auth: Auth | undefined
 }
+
+/** What the engine is told of a request's token. */
+export const received = (auth: AuthInfo.AuthInfo | undefined) => auth === undefined ? undefined : { auth }
 
 /**
  * The session a request names (`Mcp-Session-Id`), with its `MCP-Protocol-Version` checked; or
  * the reply that says why not.
  */
-const lookup = (config: Config, exchange: Exchange): Session | Front.Reply => {
+const lookup = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): Session | Front.Reply => {
   const id = exchange.header("mcp-session-id")
   if (id === undefined) return Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required")
-  const session = config.sessions.find(id, false)
+  const session = config.sessions.find(id, false, auth)
   if (session === undefined) return Front.sessionNotFound()
   const version = exchange.header("mcp-protocol-version")
   if (version !== undefined && session.revision !== undefined && version !== session.revision) {
@@ -47,13 +53,13 @@ const isInitialize = (message: JsonRpc.Message) => "method" in message && messag
 export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefined =>
   Front.refusePost(config.acceptVerdicts, exchange.header("accept"), exchange.header("content-type"))
 
-export const post = (config: Config, exchange: Exchange): void => {
+export const post = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
   const refused = refuse(config, exchange)
   if (refused !== undefined) return exchange.reply(refused)
   // The session is known from the headers: an unknown one is answered before the body is read.
-  const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange)
+  const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange, auth)
   if (named !== undefined && !isSession(named)) return exchange.reply(named)
-  Front.readInbound(exchange, config, (inbound) => receive(config, exchange, named, inbound))
+  Front.readInbound(exchange, config, (inbound) => receive(config, exchange, named, inbound, auth))
 }
 
 /**
@@ -64,7 +70,8 @@ export const receive = (
   config: Config,
   exchange: Exchange,
   named: Session | undefined,
-  inbound: Wire.Inbound
+  inbound: Wire.Inbound,
+  auth: AuthInfo.AuthInfo | undefined
 ): void => {
   const { sessions } = config
   if (inbound._tag === "Invalid") {
@@ -76,6 +83,9 @@ export const receive = (
     ? [inbound.message]
     : inbound.items.flatMap((item) => (item._tag === "Single" ? [item.message] : []))
   const requests = requestsOf(messages)
+  const stepUp = config.auth?.stepUp(messages, auth)
+  if (stepUp !== undefined) return exchange.reply(stepUp)
+  const context = received(auth)
 
   if (inbound._tag === "Single" && requests.length === 1 && isInitialize(inbound.message)) {
     // initialize opens a new session; it is known by its id only once initialize succeeded.
@@ -84,9 +94,9 @@ export const receive = (
         Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
       )
     }
-    const session = sessions.create(false)
+    const session = sessions.create(false, auth)
     session.open(exchange, [requests[0].id], { initialize: true })
-    return sessions.receiver().receive(session.client, inbound)
+    return sessions.receiver().receive(session.client, inbound, context)
   }
 
   if (named === undefined) {
@@ -116,15 +126,15 @@ export const receive = (
   // A batch's invalid items are answered in its array, even when it holds no request.
   const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
   if (requests.length === 0 && !invalid) {
-    sessions.receiver().receive(session.client, inbound)
+    sessions.receiver().receive(session.client, inbound, context)
     return exchange.reply(Front.empty(202))
   }
   // Its requests' answers (cancelled ones included: the engine says when one will not come).
   session.open(exchange, requests.map((request) => request.id), { batch: inbound._tag === "Batch", invalid })
-  sessions.receiver().receive(session.client, inbound)
+  sessions.receiver().receive(session.client, inbound, context)
 }
 
-export const get = (config: Config, exchange: Exchange): void => {
+export const get = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
   // Without the standalone stream, GET still resumes a stream (2025-11-25 polling needs it).
   const lastEventId = exchange.header("last-event-id")
   if (!config.standaloneStream && lastEventId === undefined) {
@@ -133,19 +143,19 @@ export const get = (config: Config, exchange: Exchange): void => {
   if (!Front.accepts(exchange.header("accept"), "text/event-stream")) {
     return exchange.reply(Front.error(406, Front.transportError, "Not Acceptable: Accept must list text/event-stream"))
   }
-  const session = lookup(config, exchange)
+  const session = lookup(config, exchange, auth)
   if (!isSession(session)) return exchange.reply(session)
-  if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId))
+  if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId, auth))
   if (session.standalone.stream !== undefined) {
     return exchange.reply(
       Front.error(409, Front.transportError, "Conflict: only one standalone SSE stream per session")
     )
   }
-  session.attach(exchange)
+  session.attach(exchange, auth)
 }
 
-export const del = (config: Config, exchange: Exchange): void => {
-  const session = lookup(config, exchange)
+export const del = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
+  const session = lookup(config, exchange, auth)
   if (!isSession(session)) return exchange.reply(session)
   config.fork(config.sessions.end(session))
   exchange.reply(Front.empty(200))

@@ -1,0 +1,453 @@
+/**
+ * How an HTTP transport with authorization on verifies the bearer token of a request: a service
+ * that turns a token into who holds it (`AuthInfo`), or refuses it. Three to choose from:
+ *
+ * - {@link jwt}: JWT access tokens (RFC 9068, and the JWTs Keycloak, Auth0 and Entra issue),
+ *   verified against the keys of the issuer's `jwks_uri` (found in its metadata, RFC 8414 or
+ *   OpenID Connect discovery), with jose's remote key set: cached, and fetched again when a token
+ *   names a key it does not have (rotation), at most once per cooldown;
+ * - {@link introspection}: RFC 7662, for opaque tokens, each answer kept until the token expires
+ *   (or a shorter bound), in a cache bounded in entries;
+ * - {@link make}: your own.
+ *
+ * Whatever the verifier, the transport checks what it found again, always: the audience holds
+ * this server's resource, the token has not expired (with the clock skew allowed), and its issuer
+ * (when it names one) is one of the authorization servers configured. The built-in verifiers also
+ * check `nbf`, the issuer and, for JWTs, the algorithm: one an asymmetric key allows, never `none`
+ * or a shared secret.
+ *
+ * Why a token was refused is for the server's log (`TokenRejected.reason`, at Debug level); the
+ * client is told no more than RFC 6750's `invalid_token`.
+ *
+ * @since 0.1.0
+ */
+import { AuthInfo } from "@effect-mcp/core"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Jose from "jose"
+import type * as OAuth from "oauth4webapi"
+
+/**
+ * What the transport expects of every token: set by its `auth` option.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Expected {
+  /** This server's canonical resource URI (RFC 8707): the audience a token must name. */
+  readonly resource: string
+  /** The issuers of the authorization servers whose tokens are taken. */
+  readonly issuers: ReadonlyArray<string>
+  /** The clock skew allowed on `exp` and `nbf`, in seconds. */
+  readonly clockSkewSeconds: number
+}
+
+/**
+ * The token is not one this server takes. `reason` is for the server's log only.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TokenRejected extends Data.TaggedError("TokenRejected")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * The token could not be verified right now: the authorization server's keys or its
+ * introspection endpoint could not be reached. Answered 503: the client may try again.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class VerifierUnavailable extends Data.TaggedError("VerifierUnavailable")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly verify: (
+    token: string,
+    expected: Expected
+  ) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected | VerifierUnavailable>
+}
+
+/**
+ * The verifier an HTTP transport with authorization on uses, when its `auth` option names none.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class TokenVerifier extends Context.Tag("@effect-mcp/server/TokenVerifier")<TokenVerifier, Service>() {}
+
+/**
+ * A verifier of your own. What it returns is checked again by the transport (audience, expiry,
+ * issuer): give it `audience`, `expiresAt` and `issuer` as the token says them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (verify: Service["verify"]): Service => ({ verify })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (verify: Service["verify"]): Layer.Layer<TokenVerifier> =>
+  Layer.succeed(TokenVerifier, make(verify))
+
+// ---------------------------------------------------------------------------- claims
+
+const strings = (u: unknown): ReadonlyArray<string> =>
+  typeof u === "string" ? [u] : Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : []
+
+/** `scope` (a space-separated string, RFC 9068 / 7662), or `scp` (a string or an array: Entra, Okta). */
+const scopesOf = (claims: Record<string, unknown>): ReadonlyArray<string> => {
+  const scope = claims.scope ?? claims.scp
+  if (typeof scope === "string") return scope.split(" ").filter((s) => s !== "")
+  return strings(scope)
+}
+
+/** The holder a verified token's claims describe (`sub` required: sessions are bound to it). */
+export const authInfoOf = (
+  token: string,
+  claims: Record<string, unknown>
+): Effect.Effect<AuthInfo.AuthInfo, TokenRejected> => {
+  const subject = claims.sub
+  if (typeof subject !== "string" || subject === "") {
+    return Effect.fail(new TokenRejected({ reason: "the token has no subject (sub)" }))
+  }
+  const clientId = typeof claims.client_id === "string"
+    ? claims.client_id
+    : typeof claims.azp === "string"
+    ? claims.azp
+    : undefined
+  return Effect.succeed(
+    new AuthInfo.AuthInfo({
+      subject,
+      clientId: Option.fromNullable(clientId),
+      scopes: scopesOf(claims),
+      expiresAt: typeof claims.exp === "number" ? Option.some(new Date(claims.exp * 1000)) : Option.none(),
+      audience: strings(claims.aud),
+      issuer: typeof claims.iss === "string" ? Option.some(claims.iss) : Option.none(),
+      claims,
+      token: Redacted.make(token)
+    })
+  )
+}
+
+/** The audiences a token for `resource` may name: it, and it with or without a trailing slash. */
+export const audiencesFor = (resource: string): ReadonlyArray<string> =>
+  resource.endsWith("/") ? [resource, resource.slice(0, -1)] : [resource, `${resource}/`]
+
+// ---------------------------------------------------------------------------- discovery
+
+const isLoopback = (url: URL) =>
+  url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]"
+
+/** Options every oauth4webapi request takes: plain HTTP to loopback only (unless allowed), a timeout. */
+const requestOptions = (oauth: typeof OAuth, url: URL, allowInsecure: boolean, timeoutSeconds: number) => ({
+  [oauth.allowInsecureRequests]: allowInsecure || isLoopback(url),
+  signal: AbortSignal.timeout(timeoutSeconds * 1000)
+})
+
+const loadOAuth = Effect.promise(() => import("oauth4webapi"))
+
+/**
+ * The metadata of the authorization server `issuer`: RFC 8414 (path-inserted), then OpenID
+ * Connect discovery; its `issuer` must be `issuer`, exactly.
+ */
+const discover = (
+  oauth: typeof OAuth,
+  issuer: string,
+  allowInsecure: boolean,
+  timeoutSeconds: number
+): Effect.Effect<OAuth.AuthorizationServer, VerifierUnavailable> => {
+  const url = new URL(issuer)
+  const attempt = (algorithm: "oauth2" | "oidc") =>
+    Effect.tryPromise(async () => {
+      const response = await oauth.discoveryRequest(url, {
+        algorithm,
+        ...requestOptions(oauth, url, allowInsecure, timeoutSeconds)
+      })
+      return await oauth.processDiscoveryResponse(url, response)
+    })
+  return Effect.orElse(attempt("oauth2"), () => attempt("oidc")).pipe(
+    Effect.mapError((cause) =>
+      new VerifierUnavailable({ reason: `no metadata could be read for the issuer ${issuer}`, cause })
+    )
+  )
+}
+
+/**
+ * A value computed once when first needed and kept; a failure is not kept (the next call tries
+ * again), and callers at the same time share one attempt.
+ */
+const once = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Effect.Effect<A, E>> =>
+  Effect.map(
+    Effect.cachedInvalidateWithTTL(effect, Duration.infinity),
+    ([cached, invalidate]) => Effect.tapError(cached, () => invalidate)
+  )
+
+// ---------------------------------------------------------------------------- JWT
+
+/**
+ * Options of {@link jwt}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JwtOptions {
+  /**
+   * The key set's URL, for every issuer, in place of the `jwks_uri` of the issuers' metadata
+   * (for an authorization server that publishes no metadata).
+   */
+  readonly jwksUri?: string
+  /**
+   * The signature algorithms taken (default: RS256, RS384, RS512, PS256, PS384, PS512, ES256,
+   * ES384, ES512, EdDSA). `none` and the HMAC algorithms are never taken.
+   */
+  readonly algorithms?: ReadonlyArray<string>
+  /**
+   * The `typ` header a token must have (say `at+jwt`, RFC 9068); default: any (Entra and Auth0
+   * issue `JWT`).
+   */
+  readonly type?: string
+  /** Take `http:` issuers and key sets that are not on loopback (default false). */
+  readonly allowInsecure?: boolean
+  /** How long a fetch of metadata or keys may take (default 5 seconds). */
+  readonly timeout?: Duration.DurationInput
+  /** How long fetched keys are kept before they are fetched again (default 10 minutes). */
+  readonly cacheMaxAge?: Duration.DurationInput
+  /** The least time between two fetches of the keys, when a token names an unknown one (default 30 seconds). */
+  readonly cooldown?: Duration.DurationInput
+}
+
+const defaultAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+
+const refused = new Set(["none", "HS256", "HS384", "HS512"])
+
+/** What jose's failures mean: the key set could not be fetched (try again later), or the token is not good. */
+const joseFailure = (jose: typeof Jose, cause: unknown): TokenRejected | VerifierUnavailable =>
+  cause instanceof jose.errors.JWKSTimeout ||
+    (cause instanceof jose.errors.JOSEError && cause.code === "ERR_JOSE_GENERIC" &&
+      /JSON Web Key Set|fetch/i.test(cause.message)) ||
+    cause instanceof TypeError
+    ? new VerifierUnavailable({ reason: "the issuer's keys could not be fetched", cause })
+    : new TokenRejected({
+      reason: cause instanceof jose.errors.JOSEError ? `${cause.code}: ${cause.message}` : String(cause),
+      cause
+    })
+
+/**
+ * Verifies JWT access tokens with the keys of their issuer (see the module's description). The
+ * issuer is read from the token first, and must be one of those expected before any key is
+ * fetched; then signature, algorithm, `typ` (when asked), `iss`, `aud`, `exp` (required) and `nbf`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
+  Effect.gen(function*() {
+    const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
+    const algorithms = (options.algorithms ?? defaultAlgorithms).filter((alg) => !refused.has(alg))
+    const allowInsecure = options.allowInsecure === true
+    const modules = yield* once(Effect.promise(() => Promise.all([import("jose"), import("oauth4webapi")])))
+    // One key set per issuer, made when a token of that issuer first comes.
+    const keySets = new Map<string, Effect.Effect<Jose.JWTVerifyGetKey, VerifierUnavailable>>()
+    const keySetOf = (issuer: string) => {
+      let found = keySets.get(issuer)
+      if (found === undefined) {
+        found = Effect.runSync(once(Effect.gen(function*() {
+          const [jose, oauth] = yield* modules
+          const uri = options.jwksUri ?? (yield* discover(oauth, issuer, allowInsecure, timeoutSeconds)).jwks_uri
+          if (uri === undefined) {
+            return yield* new VerifierUnavailable({ reason: `the metadata of ${issuer} names no jwks_uri` })
+          }
+          const url = new URL(uri)
+          if (url.protocol !== "https:" && !allowInsecure && !isLoopback(url)) {
+            return yield* new VerifierUnavailable({ reason: `the key set ${uri} is not https` })
+          }
+          return jose.createRemoteJWKSet(url, {
+            timeoutDuration: timeoutSeconds * 1000,
+            cacheMaxAge: Duration.toMillis(options.cacheMaxAge ?? "10 minutes"),
+            cooldownDuration: Duration.toMillis(options.cooldown ?? "30 seconds")
+          })
+        })))
+        keySets.set(issuer, found)
+      }
+      return found
+    }
+    return make((token, expected) =>
+      Effect.gen(function*() {
+        const [jose] = yield* modules
+        let header: Jose.ProtectedHeaderParameters
+        let claims: Jose.JWTPayload
+        try {
+          header = jose.decodeProtectedHeader(token)
+          claims = jose.decodeJwt(token)
+        } catch (cause) {
+          return yield* new TokenRejected({ reason: "not a JWT", cause })
+        }
+        if (typeof header.alg !== "string" || !algorithms.includes(header.alg)) {
+          return yield* new TokenRejected({ reason: `the algorithm ${String(header.alg)} is not taken` })
+        }
+        const issuer = claims.iss
+        if (typeof issuer !== "string" || !expected.issuers.includes(issuer)) {
+          return yield* new TokenRejected({ reason: `the issuer ${String(issuer)} is not one of those configured` })
+        }
+        if (keySets.size >= 64 && !keySets.has(issuer)) {
+          return yield* new VerifierUnavailable({ reason: "too many issuers" })
+        }
+        const keys = yield* keySetOf(issuer)
+        const verified = yield* Effect.tryPromise({
+          try: () =>
+            jose.jwtVerify(token, keys, {
+              issuer,
+              audience: audiencesFor(expected.resource) as Array<string>,
+              algorithms,
+              clockTolerance: expected.clockSkewSeconds,
+              requiredClaims: ["exp"],
+              ...(options.type !== undefined ? { typ: options.type } : {})
+            }),
+          catch: (cause) => joseFailure(jose, cause)
+        })
+        return yield* authInfoOf(token, verified.payload as Record<string, unknown>)
+      })
+    )
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerJwt = (options: JwtOptions = {}): Layer.Layer<TokenVerifier> =>
+  Layer.effect(TokenVerifier, jwt(options))
+
+// ---------------------------------------------------------------------------- introspection
+
+/**
+ * Options of {@link introspection}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface IntrospectionOptions {
+  /** This resource server's client at the authorization server. */
+  readonly clientId: string
+  /** Its secret (sent with HTTP Basic, `client_secret_basic`). */
+  readonly clientSecret: Redacted.Redacted<string>
+  /** The introspection endpoint, in place of the first issuer's `introspection_endpoint`. */
+  readonly endpoint?: string
+  /** The most answers kept (default 10,000): the oldest go first. */
+  readonly maxEntries?: number
+  /** The longest an answer is kept, however long its token lives (default 5 minutes). */
+  readonly maxAge?: Duration.DurationInput
+  /** Take `http:` endpoints that are not on loopback (default false). */
+  readonly allowInsecure?: boolean
+  /** How long a request may take (default 5 seconds). */
+  readonly timeout?: Duration.DurationInput
+}
+
+/**
+ * Verifies tokens by asking the authorization server (RFC 7662): an active token whose `aud`
+ * holds this resource, whose `iss` (when it says one) is expected, unexpired, and not before its
+ * `nbf`. Each answer is kept until its token expires, at most `maxAge`, keyed by a SHA-256 of the
+ * token; refusals are not kept.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const introspection = (options: IntrospectionOptions): Effect.Effect<Service> =>
+  Effect.gen(function*() {
+    const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
+    const allowInsecure = options.allowInsecure === true
+    const maxEntries = options.maxEntries ?? 10_000
+    const maxAgeMillis = Duration.toMillis(options.maxAge ?? "5 minutes")
+    const client: OAuth.Client = { client_id: options.clientId }
+    // The endpoint's metadata, found once (from the first issuer expected) and kept.
+    let server: Effect.Effect<readonly [typeof OAuth, OAuth.AuthorizationServer], VerifierUnavailable> | undefined
+    const serverOf = (expected: Expected) =>
+      server ??= Effect.runSync(once(Effect.gen(function*() {
+        const oauth = yield* loadOAuth
+        const issuer = expected.issuers[0]
+        if (options.endpoint !== undefined) {
+          return [oauth, { issuer, introspection_endpoint: options.endpoint }] as const
+        }
+        const metadata = yield* discover(oauth, issuer, allowInsecure, timeoutSeconds)
+        if (metadata.introspection_endpoint === undefined) {
+          return yield* new VerifierUnavailable({ reason: `the metadata of ${issuer} names no introspection_endpoint` })
+        }
+        return [oauth, metadata] as const
+      })))
+    // Answers by the token's digest, oldest first (a Map keeps insertion order).
+    const kept = new Map<string, { readonly auth: AuthInfo.AuthInfo; readonly until: number }>()
+    const digest = (token: string) =>
+      Effect.promise(async () => {
+        const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token))
+        return btoa(String.fromCharCode(...new Uint8Array(hash)))
+      })
+    return make((token, expected) =>
+      Effect.gen(function*() {
+        const key = yield* digest(token)
+        const now = Date.now()
+        const found = kept.get(key)
+        if (found !== undefined) {
+          if (found.until > now) return found.auth
+          kept.delete(key)
+        }
+        const [oauth, as] = yield* serverOf(expected)
+        const endpoint = new URL(as.introspection_endpoint!)
+        const answer = yield* Effect.tryPromise({
+          try: async () => {
+            const response = await oauth.introspectionRequest(
+              as,
+              client,
+              oauth.ClientSecretBasic(Redacted.value(options.clientSecret)),
+              token,
+              requestOptions(oauth, endpoint, allowInsecure, timeoutSeconds)
+            )
+            return await oauth.processIntrospectionResponse(as, client, response)
+          },
+          catch: (cause) => new VerifierUnavailable({ reason: "the introspection endpoint did not answer", cause })
+        })
+        if (!answer.active) return yield* new TokenRejected({ reason: "the token is not active" })
+        const claims = answer as unknown as Record<string, unknown>
+        const audiences = strings(claims.aud)
+        if (!audiencesFor(expected.resource).some((a) => audiences.includes(a))) {
+          return yield* new TokenRejected({ reason: "the token's audience is not this resource" })
+        }
+        if (typeof claims.iss === "string" && !expected.issuers.includes(claims.iss)) {
+          return yield* new TokenRejected({ reason: "the token's issuer is not one of those configured" })
+        }
+        const skew = expected.clockSkewSeconds * 1000
+        if (typeof claims.exp === "number" && claims.exp * 1000 + skew <= now) {
+          return yield* new TokenRejected({ reason: "the token expired" })
+        }
+        if (typeof claims.nbf === "number" && claims.nbf * 1000 - skew > now) {
+          return yield* new TokenRejected({ reason: "the token is not valid yet (nbf)" })
+        }
+        const auth = yield* authInfoOf(token, claims)
+        const until = Math.min(now + maxAgeMillis, typeof claims.exp === "number" ? claims.exp * 1000 : Infinity)
+        while (kept.size >= maxEntries) kept.delete(kept.keys().next().value!)
+        kept.set(key, { auth, until })
+        return auth
+      })
+    )
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerIntrospection = (options: IntrospectionOptions): Layer.Layer<TokenVerifier> =>
+  Layer.effect(TokenVerifier, introspection(options))
