@@ -645,3 +645,89 @@ describe("hideUnauthorized, and a verifier of one's own", () => {
     }
   })
 })
+
+describe("RFC 7662 introspection, and an authorization server that cannot be reached", () => {
+  it("introspects opaque tokens (client authenticated), keeps the answer, refuses inactive and foreign ones", async () => {
+    const calls: Array<string> = []
+    let url = ""
+    const resource = { url: "" }
+    const tokens: Record<string, Record<string, unknown>> = {
+      "opaque-alice": { active: true, sub: "alice", client_id: "client-a", scope: "mcp:tools" },
+      "opaque-foreign": { active: true, sub: "alice", scope: "mcp:tools", aud: "https://elsewhere.example/mcp" },
+      "opaque-revoked": { active: false }
+    }
+    const as = http.createServer((request, response) => {
+      if (request.url === "/.well-known/oauth-authorization-server") {
+        response.writeHead(200, { "content-type": "application/json" })
+        return response.end(JSON.stringify({ issuer: url, introspection_endpoint: `${url}/introspect` }))
+      }
+      let body = ""
+      request.on("data", (chunk) => (body += chunk))
+      request.on("end", () => {
+        const token = new URLSearchParams(body).get("token") ?? ""
+        calls.push(token)
+        if (request.headers.authorization !== `Basic ${Buffer.from("rs:rssecret").toString("base64")}`) {
+          response.writeHead(401).end()
+          return
+        }
+        const known = tokens[token] ?? { active: false }
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify(
+          known.active === true
+            ? { aud: resource.url, iss: url, exp: now() + 300, ...known }
+            : known
+        ))
+      })
+    })
+    await new Promise<void>((resolve) => as.listen(0, "127.0.0.1", resolve))
+    url = `http://127.0.0.1:${(as.address() as net.AddressInfo).port}`
+    const issuer = { url } as Issuer
+    const verifier = await Effect.runPromise(
+      TokenVerifier.introspection({ clientId: "rs", clientSecret: Redacted.make("rssecret") })
+    )
+    const server = await startServer(issuer, { verifier })
+    resource.url = server.resource
+    try {
+      const call = statelessCall("whoami")
+      for (let i = 0; i < 3; i++) {
+        const response = await post(server.url, call.body, { ...call.headers, ...bearer("opaque-alice") })
+        expect(response.status).toBe(200)
+        expect((await response.json()).result.structuredContent).toEqual({
+          subject: "alice",
+          clientId: "client-a",
+          scopes: ["mcp:tools"]
+        })
+      }
+      // Asked once, then kept.
+      expect(calls.filter((t) => t === "opaque-alice")).toHaveLength(1)
+      for (const token of ["opaque-foreign", "opaque-revoked", "opaque-unknown"]) {
+        const response = await post(server.url, call.body, { ...call.headers, ...bearer(token) })
+        expect([token, response.status]).toEqual([token, 401])
+        await expectInvalidToken(response)
+      }
+    } finally {
+      await server.close()
+      await new Promise<void>((resolve) => {
+        as.close(() => resolve())
+        as.closeAllConnections()
+      })
+    }
+  })
+
+  it("the issuer's metadata cannot be read: 503 with Retry-After, not a 401 (the client must not re-authorize)", async () => {
+    const port = await freePort()
+    const issuer = { url: `http://127.0.0.1:${port}` } as Issuer
+    const server = await startServer(issuer)
+    try {
+      const token = await new jose.SignJWT({ iss: issuer.url, aud: server.resource, sub: "alice", exp: now() + 60 })
+        .setProtectedHeader({ alg: "ES256" })
+        .sign((await jose.generateKeyPair("ES256")).privateKey)
+      const response = await post(server.url, initialize(3), bearer(token))
+      expect(response.status).toBe(503)
+      expect(response.headers.get("retry-after")).toBe("5")
+      expect((await response.json()).id).toBe(3)
+    } finally {
+      await server.close()
+    }
+  })
+})
