@@ -25,7 +25,7 @@ import * as jose from "jose"
 import * as http from "node:http"
 import type * as net from "node:net"
 import { NodeMcpServer } from "../src/index.js"
-import { ACCEPT, freePort, rawRequest, SseReader } from "./utils/http.js"
+import { ACCEPT, freePort, rawRequest, SseReader, startServer as startHarness } from "./utils/http.js"
 
 // ---------------------------------------------------------------------------- the issuer
 
@@ -728,6 +728,33 @@ describe("RFC 7662 introspection, and an authorization server that cannot be rea
       expect((await response.json()).id).toBe(3)
     } finally {
       await server.close()
+    }
+  })
+})
+
+describe("authorization on an @effect/platform router (HttpTransport.layer)", () => {
+  it("the same metadata, challenge and verified call", async () => {
+    const issuer = await startIssuer()
+    const port = await freePort()
+    const resource = `http://127.0.0.1:${port}/mcp`
+    const h = await startHarness(
+      "HttpLayerRouter.serve(HttpTransport.layer)",
+      { auth: { resource, authorizationServers: [issuer.url] } },
+      { port }
+    )
+    try {
+      const metadata = await fetch(`${h.origin}/.well-known/oauth-protected-resource/mcp`)
+      expect((await metadata.json()).resource).toBe(resource)
+      const refused = await post(h.url, initialize(2), {})
+      expect(refused.status).toBe(401)
+      expect(refused.headers.get("www-authenticate")).toContain("resource_metadata=")
+      expect((await refused.json()).id).toBe(2)
+      const token = await mint(issuer, { resource } as Server)
+      const served = await post(h.url, initialize(), bearer(token))
+      expect(served.status).toBe(200)
+      expect((await served.json()).result.serverInfo.name).toBe("http-test")
+    } finally {
+      await issuer.close()
     }
   })
 })

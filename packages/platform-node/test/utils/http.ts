@@ -260,6 +260,8 @@ export interface HarnessOptions {
     McpServer.Options<never>,
     "maxSubscriptions" | "maxSubscriptionsPerClient" | "maxSubscriptionUris" | "subscriptionMaxLength"
   >
+  /** The port to listen on (default: a free one): for options that name the server's own URL. */
+  readonly port?: number
 }
 
 /** A server response as the Node HTTP server saw it. */
@@ -308,7 +310,7 @@ export const startServer = async (
   options: ServerOptions = {},
   harness: HarnessOptions = {}
 ): Promise<Harness> => {
-  const port = await freePort()
+  const port = harness.port ?? await freePort()
   const store = await trackedStore(harness.eventStore)
   const layer = httpLayer(path, port, options).pipe(
     Layer.provideMerge(

@@ -54,6 +54,11 @@ interface Pending {
   gone: boolean
   /** The body was refused while still arriving: done once its rest was read and dropped, or cut. */
   rest: Deferred.Deferred<void> | undefined
+  /**
+   * Asks for the body once the handler's synchronous call returned (after an asynchronous step:
+   * a bearer token verified first); undefined while it runs, when the route's fiber reads it.
+   */
+  late: ((maxBytes: number, done: (body: Body) => void) => void) | undefined
 }
 
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
@@ -155,7 +160,8 @@ const fromPlatform = (
     query: q < 0 ? "" : url.slice(q + 1),
     header: (name) => request.headers[name],
     body: (maxBytes, done) => {
-      pending.body = { maxBytes, done }
+      if (pending.late !== undefined) pending.late(maxBytes, done)
+      else pending.body = { maxBytes, done }
     },
     reply: (reply) => resolve(toResponse(reply, pending.rest)),
     stream: (headers) => {
@@ -206,13 +212,24 @@ export const toHttpApp = (
   Effect.succeed((request) =>
     Effect.suspend(() => {
       const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
-      const pending: Pending = { body: undefined, closed: [], answered: false, gone: false, rest: undefined }
+      const pending: Pending = {
+        body: undefined,
+        closed: [],
+        answered: false,
+        gone: false,
+        rest: undefined,
+        late: undefined
+      }
       const resolve = (r: HttpServerResponse.HttpServerResponse) => {
         pending.answered = true
         Deferred.unsafeDone(response, Exit.succeed(r))
       }
       handler.handle(fromPlatform(request, pending, resolve))
       const wanted = pending.body
+      // Asked for later: read in a fiber of its own, the route's fiber waiting for the response.
+      if (wanted === undefined) {
+        pending.late = (maxBytes, done) => void Effect.runFork(readBody(request, pending, maxBytes, done))
+      }
       const answer = wanted === undefined
         ? Deferred.await(response)
         : Effect.zipRight(readBody(request, pending, wanted.maxBytes, wanted.done), Deferred.await(response))
