@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, memory, listen, client).
+ * http-stateless, auth, memory, listen, client).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -34,6 +34,7 @@ const benches: ReadonlyArray<Bench> = [
   },
   { name: "http", file: "http.js", what: "Streamable HTTP vs SDK vs bare" },
   { name: "http-stateless", file: "http-stateless.js", what: "Streamable HTTP 2026-07-28 vs SDK vs bare" },
+  { name: "auth", file: "auth.js", what: "Streamable HTTP 2026-07-28 with a bearer JWT per call vs SDK" },
   { name: "memory", file: "memory.js", what: "memory per session vs SDK" },
   { name: "listen", file: "listen.js", what: "idle subscriptions/listen: memory, list_changed fan-out" },
   { name: "client", file: "client.js", what: "client pairs: ours → ours vs SDK → SDK, stdio and HTTP" }

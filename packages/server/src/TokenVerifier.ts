@@ -7,7 +7,7 @@
  *   OpenID Connect discovery), with jose's remote key set: cached, and fetched again when a token
  *   names a key it does not have (rotation), at most once per cooldown;
  * - {@link introspection}: RFC 7662, for opaque tokens, each answer kept until the token expires
- *   (or a shorter bound), in a cache bounded in entries;
+ *   (or a shorter bound);
  * - {@link make}: your own.
  *
  * Whatever the verifier, the transport checks what it found again, always: the audience holds
@@ -79,6 +79,12 @@ export interface Service {
     token: string,
     expected: Expected
   ) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected | VerifierUnavailable>
+  /**
+   * The holder of a token this verifier verified a short while ago for the same expectations,
+   * read synchronously (no fiber, no promise: the transport's fast path), or undefined. The
+   * transport checks expiry and scopes again on every request either way.
+   */
+  readonly cached?: ((token: string, expected: Expected) => AuthInfo.AuthInfo | undefined) | undefined
 }
 
 /**
@@ -96,7 +102,8 @@ export class TokenVerifier extends Context.Tag("@effect-mcp/server/TokenVerifier
  * @since 0.1.0
  * @category constructors
  */
-export const make = (verify: Service["verify"]): Service => ({ verify })
+export const make = (verify: Service["verify"], cached?: Service["cached"]): Service =>
+  cached === undefined ? { verify } : { verify, cached }
 
 /**
  * @since 0.1.0
@@ -190,13 +197,77 @@ const discover = (
 
 /**
  * A value computed once when first needed and kept; a failure is not kept (the next call tries
- * again), and callers at the same time share one attempt.
+ * again), and callers at the same time share one attempt. Once it succeeded, the value is read
+ * without running the cache's effect again.
  */
 const once = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Effect.Effect<A, E>> =>
-  Effect.map(
-    Effect.cachedInvalidateWithTTL(effect, Duration.infinity),
-    ([cached, invalidate]) => Effect.tapError(cached, () => invalidate)
-  )
+  Effect.map(Effect.cachedInvalidateWithTTL(effect, Duration.infinity), ([cached, invalidate]) => {
+    let value: { readonly a: A } | undefined
+    const attempt = Effect.tap(Effect.tapError(cached, () => invalidate), (a) => {
+      value = { a }
+    })
+    return Effect.suspend(() => value === undefined ? attempt : Effect.succeed(value.a))
+  })
+
+// ---------------------------------------------------------------------------- verified tokens
+
+/**
+ * Options of the cache of verified tokens: a token verified once is taken again, by its exact
+ * text, until it expires or for `maxAge`, whichever comes first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CacheOptions {
+  /** The most tokens kept (default 10,000): the oldest go first. */
+  readonly maxEntries?: number
+  /** The most characters of tokens kept, together (default 8 Mi). */
+  readonly maxLength?: number
+  /**
+   * The longest a verified token is kept (default 5 minutes): a key the issuer withdrew, or an
+   * introspected token revoked, stops being taken within it.
+   */
+  readonly maxAge?: Duration.DurationInput
+}
+
+/** Verified tokens, by their text, oldest first (a Map keeps insertion order), bounded in count and characters. */
+class Verified {
+  private readonly entries = new Map<
+    string,
+    { readonly auth: AuthInfo.AuthInfo; readonly until: number; readonly expected: Expected }
+  >()
+  private length = 0
+  private readonly maxEntries: number
+  private readonly maxLength: number
+  private readonly maxAgeMillis: number
+  constructor(options: CacheOptions) {
+    this.maxEntries = options.maxEntries ?? 10_000
+    this.maxLength = options.maxLength ?? 8 * 1024 * 1024
+    this.maxAgeMillis = Duration.toMillis(options.maxAge ?? "5 minutes")
+  }
+  get(token: string, expected: Expected): AuthInfo.AuthInfo | undefined {
+    const entry = this.entries.get(token)
+    if (entry === undefined) return undefined
+    if (entry.until <= Date.now() || entry.expected !== expected) {
+      this.delete(token)
+      return undefined
+    }
+    return entry.auth
+  }
+  set(token: string, auth: AuthInfo.AuthInfo, expected: Expected): void {
+    if (this.maxEntries <= 0 || token.length > this.maxLength || this.entries.has(token)) return
+    const expires = AuthInfo.expiresAtMillis(auth)
+    const until = Math.min(Date.now() + this.maxAgeMillis, expires ?? Infinity)
+    while (this.entries.size >= this.maxEntries || this.length + token.length > this.maxLength) {
+      this.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(token, { auth, until, expected })
+    this.length += token.length
+  }
+  private delete(token: string): void {
+    if (this.entries.delete(token)) this.length -= token.length
+  }
+}
 
 // ---------------------------------------------------------------------------- JWT
 
@@ -230,6 +301,11 @@ export interface JwtOptions {
   readonly cacheMaxAge?: Duration.DurationInput
   /** The least time between two fetches of the keys, when a token names an unknown one (default 30 seconds). */
   readonly cooldown?: Duration.DurationInput
+  /**
+   * Verified tokens kept, so that a client's next requests with the same token are not verified
+   * again (see {@link CacheOptions}); `false`: every request's token is verified.
+   */
+  readonly cache?: CacheOptions | false
 }
 
 const defaultAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
@@ -287,6 +363,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
       }
       return found
     }
+    const verified = options.cache === false ? undefined : new Verified(options.cache ?? {})
     return make((token, expected) =>
       Effect.gen(function*() {
         const [jose] = yield* modules
@@ -309,7 +386,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
           return yield* new VerifierUnavailable({ reason: "too many issuers" })
         }
         const keys = yield* keySetOf(issuer)
-        const verified = yield* Effect.tryPromise({
+        const result = yield* Effect.tryPromise({
           try: () =>
             jose.jwtVerify(token, keys, {
               issuer,
@@ -321,9 +398,10 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
             }),
           catch: (cause) => joseFailure(jose, cause)
         })
-        return yield* authInfoOf(token, verified.payload as Record<string, unknown>)
-      })
-    )
+        const auth = yield* authInfoOf(token, result.payload as Record<string, unknown>)
+        verified?.set(token, auth, expected)
+        return auth
+      }), verified && ((token, expected) => verified.get(token, expected)))
   })
 
 /**
@@ -348,10 +426,12 @@ export interface IntrospectionOptions {
   readonly clientSecret: Redacted.Redacted<string>
   /** The introspection endpoint, in place of the first issuer's `introspection_endpoint`. */
   readonly endpoint?: string
-  /** The most answers kept (default 10,000): the oldest go first. */
-  readonly maxEntries?: number
-  /** The longest an answer is kept, however long its token lives (default 5 minutes). */
-  readonly maxAge?: Duration.DurationInput
+  /**
+   * Answers kept, so that the next requests with the same token are not introspected again (see
+   * {@link CacheOptions}: at most until the token expires, and `maxAge`, 5 minutes by default: a
+   * revoked token is taken that long at most); `false`: every request's token is introspected.
+   */
+  readonly cache?: CacheOptions | false
   /** Take `http:` endpoints that are not on loopback (default false). */
   readonly allowInsecure?: boolean
   /** How long a request may take (default 5 seconds). */
@@ -361,8 +441,8 @@ export interface IntrospectionOptions {
 /**
  * Verifies tokens by asking the authorization server (RFC 7662): an active token whose `aud`
  * holds this resource, whose `iss` (when it says one) is expected, unexpired, and not before its
- * `nbf`. Each answer is kept until its token expires, at most `maxAge`, keyed by a SHA-256 of the
- * token; refusals are not kept.
+ * `nbf`. Each answer is kept until its token expires, at most `cache.maxAge`; refusals are not
+ * kept.
  *
  * @since 0.1.0
  * @category constructors
@@ -371,8 +451,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
   Effect.gen(function*() {
     const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
     const allowInsecure = options.allowInsecure === true
-    const maxEntries = options.maxEntries ?? 10_000
-    const maxAgeMillis = Duration.toMillis(options.maxAge ?? "5 minutes")
+    const verified = options.cache === false ? undefined : new Verified(options.cache ?? {})
     const client: OAuth.Client = { client_id: options.clientId }
     // The endpoint's metadata, found once (from the first issuer expected) and kept.
     let server: Effect.Effect<readonly [typeof OAuth, OAuth.AuthorizationServer], VerifierUnavailable> | undefined
@@ -389,22 +468,11 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
         }
         return [oauth, metadata] as const
       })))
-    // Answers by the token's digest, oldest first (a Map keeps insertion order).
-    const kept = new Map<string, { readonly auth: AuthInfo.AuthInfo; readonly until: number }>()
-    const digest = (token: string) =>
-      Effect.promise(async () => {
-        const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token))
-        return btoa(String.fromCharCode(...new Uint8Array(hash)))
-      })
     return make((token, expected) =>
       Effect.gen(function*() {
-        const key = yield* digest(token)
+        const found = verified?.get(token, expected)
+        if (found !== undefined) return found
         const now = Date.now()
-        const found = kept.get(key)
-        if (found !== undefined) {
-          if (found.until > now) return found.auth
-          kept.delete(key)
-        }
         const [oauth, as] = yield* serverOf(expected)
         const endpoint = new URL(as.introspection_endpoint!)
         const answer = yield* Effect.tryPromise({
@@ -437,12 +505,9 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
           return yield* new TokenRejected({ reason: "the token is not valid yet (nbf)" })
         }
         const auth = yield* authInfoOf(token, claims)
-        const until = Math.min(now + maxAgeMillis, typeof claims.exp === "number" ? claims.exp * 1000 : Infinity)
-        while (kept.size >= maxEntries) kept.delete(kept.keys().next().value!)
-        kept.set(key, { auth, until })
+        verified?.set(token, auth, expected)
         return auth
-      })
-    )
+      }), verified && ((token, expected) => verified.get(token, expected)))
   })
 
 /**

@@ -250,15 +250,19 @@ export const make = (
     const match = bearer.exec(header.trim())
     if (match === null) return badRequest(exchange)
     const token = match[1]
+    /** A verified holder, checked again (audience, expiry, issuer), then the server-wide scopes. */
+    const accept = (auth: AuthInfo.AuthInfo) => {
+      const why = recheck(auth)
+      if (why !== undefined) return rejected(exchange, why)
+      if (AuthInfo.missingScopes(auth, scopes).length > 0) return refuse(exchange, (id) => forbidden(scopes, id))
+      done(auth)
+    }
+    // A token verified a short while ago: at once, with no fiber.
+    const cached = verifier.cached?.(token, expected)
+    if (cached !== undefined) return accept(cached)
     runCallback(verifier.verify(token, expected), {
       onExit: (exit) => {
-        if (Exit.isSuccess(exit)) {
-          const why = recheck(exit.value)
-          if (why !== undefined) return rejected(exchange, why)
-          const missing = AuthInfo.missingScopes(exit.value, scopes)
-          if (missing.length > 0) return refuse(exchange, (id) => forbidden(scopes, id))
-          return done(exit.value)
-        }
+        if (Exit.isSuccess(exit)) return accept(exit.value)
         const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
         if (failure?._tag === "VerifierUnavailable") {
           fork(Effect.logWarning(`effect-mcp: ${failure.reason}`, failure.cause))

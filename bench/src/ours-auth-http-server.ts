@@ -1,0 +1,53 @@
+/**
+ * effect-mcp serving the `add` tool (`ours-add.ts`) over Streamable HTTP as an OAuth 2.1
+ * resource server: `NodeMcpServer.layerHttp` with `auth: { resource, authorizationServers }` and
+ * no `verifier`, so the default one, `TokenVerifier.jwt()`, verifies every request's bearer JWT
+ * with the keys it finds through the issuer's metadata (RFC 8414, then OpenID Connect) and
+ * jose's remote key set (cached). The transport options are those of `ours-http-server.ts`
+ * `--mode layerHttp`, so the two differ only in `auth`.
+ *
+ * `--revisions handshake|stateless|dual` (`ours-add.ts`). Logs go to stderr; stdout is the control
+ * channel of `control.ts` (no commands of its own).
+ *
+ * `node dist/ours-auth-http-server.js --port N --issuer URL --resource URL [--revisions …] [--no-cache]`
+ */
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { TokenVerifier } from "@effect-mcp/server"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { port, ready } from "./control.js"
+import { revisionsArg, serverOf } from "./ours-add.js"
+
+/** The value of `--<name>`; exits 2 without one. */
+const arg = (name: string): string => {
+  const at = process.argv.indexOf(`--${name}`)
+  const value = at > 0 ? process.argv[at + 1] : undefined
+  if (value === undefined) {
+    process.stderr.write(`usage: --${name} <value>\n`)
+    process.exit(2)
+  }
+  return value
+}
+
+NodeMcpServer.layerHttp({
+  path: "/mcp",
+  sessionIdleTimeout: "1 hour",
+  maxSessions: 100_000,
+  port: port(),
+  host: "127.0.0.1",
+  maxConnections: 20_000,
+  auth: {
+    resource: arg("resource"),
+    authorizationServers: [arg("issuer")],
+    // `--no-cache`: every request's signature is checked (no verified tokens kept).
+    ...(process.argv.includes("--no-cache") ? { verifier: Effect.runSync(TokenVerifier.jwt({ cache: false })) } : {})
+  }
+}).pipe(
+  Layer.provideMerge(serverOf(revisionsArg())),
+  Layer.tap(() => Effect.sync(() => ready())),
+  Layer.launch,
+  Effect.tapErrorCause(Effect.logError),
+  Effect.provide(NodeMcpServer.layerStderrLogger),
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)
