@@ -123,7 +123,7 @@ describe("README example", () => {
       assert.match(standup.result.messages[0].content.text, /^Stand-up of core, /)
     }))
 
-  for (const file of ["services.ts", "main-stdio.ts", "main-http.ts", "Testing.test.ts"]) {
+  for (const file of ["services.ts", "main-stdio.ts", "main-http.ts", "Testing.test.ts", "server-auth.ts"]) {
     it(`shows ${file} as it is`, () => {
       const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
       assert.include(readme, fs.readFileSync(path.resolve(here, file), "utf8").trim())

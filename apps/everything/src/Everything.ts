@@ -7,7 +7,8 @@
  * argument is mirrored in an `Mcp-Param-Region` header, list-change triggers). It serves both
  * eras at once by default (dual). Besides, tools for benchmarks and interop tests: `about`,
  * `add`, `echo`, `longRunning`, live edits (`editTools`), resource updates
- * (`updateWatchedResource`) and roots (`listRoots`).
+ * (`updateWatchedResource`) and roots (`listRoots`); with authorization on (`Options.auth`),
+ * `whoami` (who holds the access token) and `admin_echo` (a tool that needs the scope `mcp:admin`).
  *
  * @since 0.1.0
  */
@@ -859,6 +860,66 @@ export const ListRoots = Tool.make("listRoots", {
     Effect.mapError(askFailed("roots/list"))
   ))
 
+// ---------------------------------------------------------------------------- authorization
+
+/**
+ * The scope `admin_echo` needs.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const adminScope = "mcp:admin"
+
+/**
+ * Who holds the request's access token, as `McpRequest.auth` says: the token's subject, the
+ * client it was issued to (null when the token names none) and its scopes, as structured content.
+ * Served only with authorization on; without a token it answers an `isError` result.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const Whoami = Tool.make("whoami", {
+  description: "Who holds this request's access token: its subject, its client and its scopes",
+  success: Schema.Struct({
+    subject: Schema.String,
+    clientId: Schema.NullOr(Schema.String),
+    scopes: Schema.Array(Schema.String)
+  }),
+  failure: Schema.String,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+}, () =>
+  Effect.flatMap(McpRequest.auth, (auth) =>
+    Option.match(auth, {
+      onNone: () => Effect.fail("This request carries no access token: the server runs without authorization"),
+      onSome: (holder) =>
+        Effect.succeed({
+          subject: holder.subject,
+          clientId: Option.getOrNull(holder.clientId),
+          scopes: holder.scopes
+        })
+    })))
+
+/**
+ * Echoes the message back, for tokens with the scope {@link adminScope} only: a call with a token
+ * without it is answered 403 `insufficient_scope` (a step-up challenge).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const AdminEcho = Tool.make("admin_echo", {
+  description: `Echoes the message back; needs the scope ${adminScope}`,
+  parameters: Schema.Struct({ message: Schema.String.annotations({ description: "The message to echo" }) }),
+  scopes: [adminScope]
+}, ({ message }) => Effect.succeed(message))
+
+/**
+ * The tools added when the server runs with authorization on (`Options.auth`).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const authTools = [Whoami, AdminEcho] as const
+
 // ---------------------------------------------------------------------------- resources
 
 /**
@@ -1169,6 +1230,11 @@ export interface Options {
   readonly requestStateKey?: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>
   /** How long a sealed `requestState` stays valid (default 10 minutes). */
   readonly requestStateTtl?: Duration.DurationInput
+  /**
+   * The server runs behind authorization (an HTTP transport with `auth`): add {@link authTools},
+   * `whoami` and `admin_echo` (default false: the conformance fixtures and the demo tools only).
+   */
+  readonly auth?: boolean
 }
 
 const ServerTools = Layer.effectDiscard(
@@ -1193,7 +1259,7 @@ export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServe
       McpServer.layer({
         serverInfo,
         instructions,
-        tools,
+        tools: options.auth === true ? [...tools, ...authTools] : tools,
         resources,
         prompts,
         revisions: revisions(options.era ?? "dual"),

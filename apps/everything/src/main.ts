@@ -1,12 +1,15 @@
 /**
  * `node apps/everything/dist/main.js stdio` serves the demo server over stdin and stdout
  * until stdin closes; `… http` serves it over Streamable HTTP. Both speak both eras by default
- * (`--era dual`). Nothing but protocol bytes goes to stdout: logs go to stderr.
+ * (`--era dual`). With `--auth-issuer` and `--resource` (or `MCP_AUTH_ISSUER` and `MCP_RESOURCE`)
+ * the HTTP server is an OAuth 2.1 resource server: every request needs a valid access token of that
+ * issuer for that resource, and the tools `whoami` and `admin_echo` are added. Nothing but protocol
+ * bytes goes to stdout: logs go to stderr.
  *
  * @since 0.1.0
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
-import type { McpServer } from "@effect-mcp/server"
+import type { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -23,11 +26,16 @@ const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|
 modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
   http [--port N] [--host H] [--max-sessions N] [--idle-timeout SECONDS] [--max-request SECONDS]
+       [--auth-issuer URL --resource URL]
           Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
           seconds without activity (default 300), requests interrupted after --max-request
-          seconds (default 3600); 2026-07-28 requests are POSTs of their own, no session
+          seconds (default 3600); 2026-07-28 requests are POSTs of their own, no session.
+          With --auth-issuer (the authorization server's issuer) and --resource (the
+          canonical URL of this /mcp, as clients reach it): every request needs a bearer
+          token (a JWT of that issuer, verified with the keys of its metadata's jwks_uri)
+          whose audience is the resource; tools whoami and admin_echo (scope mcp:admin)
 
 --era (both modes):
   handshake  2024-11-05 … 2025-11-25: initialize, then a session
@@ -38,12 +46,14 @@ environment:
   MCP_REQUEST_STATE_KEY  the key sealing 2026-07-28 requestState (multi-round trips), so that
                          a retry may reach any process that has it; unset, each process makes
                          a random one (said once on stderr)
+  MCP_AUTH_ISSUER        http: --auth-issuer, when the flag is not given
+  MCP_RESOURCE           http: --resource, when the flag is not given
 `
 
 /** The flags of each mode (`--era` is both modes'). */
 const flags = {
   stdio: ["era"],
-  http: ["era", "port", "host", "max-sessions", "idle-timeout", "max-request"]
+  http: ["era", "port", "host", "max-sessions", "idle-timeout", "max-request", "auth-issuer", "resource"]
 } as const
 
 /** The command line read strictly: a mode, its flags, nothing else; or what is wrong with it. */
@@ -81,6 +91,58 @@ const count = (name: string, text: string | undefined, fallback: number, min: nu
   return Number.isInteger(n) && n >= min ? n : `--${name} must be a whole number of at least ${min}, not ${text}`
 }
 
+const isLoopback = (url: URL) =>
+  url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]"
+
+/** An absolute http(s) URL without a fragment (https unless on loopback, when `secure`), or what is wrong with it. */
+const absoluteUrl = (name: string, text: string, secure: boolean): URL | string => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return `${name} must be an absolute URL, not ${JSON.stringify(text)}`
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return `${name} must be an http(s) URL, not ${text}`
+  if (url.hash !== "" || text.includes("#")) return `${name} must have no fragment (#): ${text}`
+  if (secure && url.protocol !== "https:" && !isLoopback(url)) {
+    return `${name} must be https (http only on loopback), not ${text}`
+  }
+  return url
+}
+
+/**
+ * Authorization: `--auth-issuer` and `--resource` (else `MCP_AUTH_ISSUER` and `MCP_RESOURCE`),
+ * both or neither; the transport's `auth` option, undefined without them, or what is wrong.
+ */
+const authorization = (
+  values: Partial<Record<string, string>>,
+  env: NodeJS.ProcessEnv
+): HttpTransport.AuthOptions | undefined | string => {
+  const read = (flag: string, variable: string) =>
+    values[flag] !== undefined
+      ? { name: `--${flag}`, value: values[flag] }
+      : env[variable] !== undefined
+      ? { name: variable, value: env[variable] }
+      : undefined
+  const issuer = read("auth-issuer", "MCP_AUTH_ISSUER")
+  const resource = read("resource", "MCP_RESOURCE")
+  if (issuer === undefined && resource === undefined) return undefined
+  if (issuer === undefined) {
+    return `${resource!.name} needs --auth-issuer (or MCP_AUTH_ISSUER): the issuer of the authorization server ` +
+      "whose tokens are taken"
+  }
+  if (resource === undefined) {
+    return `${issuer.name} needs --resource (or MCP_RESOURCE): the canonical URL of this server's /mcp, ` +
+      "the audience its tokens name"
+  }
+  const issuerUrl = absoluteUrl(issuer.name, issuer.value, true)
+  if (typeof issuerUrl === "string") return issuerUrl
+  const resourceUrl = absoluteUrl(resource.name, resource.value, false)
+  if (typeof resourceUrl === "string") return resourceUrl
+  // As given: the issuer is compared with the tokens' `iss` and the metadata's `issuer` exactly.
+  return { resource: resource.value, authorizationServers: [issuer.value] }
+}
+
 const refuse = (why: string | undefined) => {
   process.stderr.write(why === undefined ? usage : `${why}\n\n${usage}`)
   process.exitCode = 2
@@ -103,11 +165,16 @@ const requestStateKey = Effect.gen(function*() {
   return Redacted.make(Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"))
 })
 
-/** The server in the era of `--era`, with its requestState key when it speaks 2026-07-28. */
-const server = (era: Everything.Mode): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
+/**
+ * The server in the era of `--era`, with its requestState key when it speaks 2026-07-28, and the
+ * tools of an authorized server when `auth`.
+ */
+const server = (era: Everything.Mode, auth = false): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
   era === "handshake"
-    ? Everything.layerWith({ era })
-    : Layer.unwrapEffect(Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key })))
+    ? Everything.layerWith({ era, auth })
+    : Layer.unwrapEffect(
+      Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key, auth }))
+    )
 
 const line = commandLine(process.argv.slice(2))
 const era = "values" in line ? line.values.era ?? "dual" : "dual"
@@ -130,11 +197,13 @@ if (!("values" in line)) {
   const maxSessions = count("max-sessions", line.values["max-sessions"], 10_000, 1)
   const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
   const maxRequest = count("max-request", line.values["max-request"], 0, 1)
-  const wrong = [port, maxSessions, idle, maxRequest].find((n): n is string => typeof n === "string")
+  const auth = authorization(line.values, process.env)
+  const wrong = [port, maxSessions, idle, maxRequest, auth].find((n): n is string => typeof n === "string")
   const host = line.values.host ?? "127.0.0.1"
   if (wrong !== undefined) {
     refuse(wrong)
   } else {
+    const authOptions = auth as HttpTransport.AuthOptions | undefined
     NodeMcpServer.layerHttp({
       port: port as number,
       host,
@@ -142,11 +211,23 @@ if (!("values" in line)) {
       sessionIdleTimeout: Duration.seconds(idle as number),
       ...(line.values["max-request"] === undefined
         ? {}
-        : { maxRequestDuration: Duration.seconds(maxRequest as number) })
+        : { maxRequestDuration: Duration.seconds(maxRequest as number) }),
+      ...(authOptions === undefined ? {} : {
+        auth: authOptions,
+        // The resource's host name, as clients reach it (behind a proxy that keeps Host), beside loopback.
+        allowedHosts: ["localhost", "127.0.0.1", "[::1]", new URL(authOptions.resource).hostname]
+      })
     }).pipe(
-      Layer.provide(server(era as Everything.Mode)),
+      Layer.provide(server(era as Everything.Mode, authOptions !== undefined)),
       Layer.provide(NodeMcpServer.layerStderrLogger),
-      Layer.tap(() => say(`http://${host}:${port}/mcp (${era})`)),
+      Layer.tap(() =>
+        say(
+          `http://${host}:${port}/mcp (${era})` +
+            (authOptions === undefined
+              ? ""
+              : `, tokens of ${authOptions.authorizationServers[0]} for ${authOptions.resource}`)
+        )
+      ),
       Layer.launch,
       Effect.tapErrorCause(Effect.logError),
       Effect.provide(NodeMcpServer.layerStderrLogger),

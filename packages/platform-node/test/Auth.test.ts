@@ -121,7 +121,11 @@ interface Server {
 
 const startServer = async (
   issuer: Issuer,
-  options: { readonly hideUnauthorized?: boolean; readonly verifier?: TokenVerifier.Service } = {}
+  options: {
+    readonly hideUnauthorized?: boolean
+    readonly verifier?: TokenVerifier.Service
+    readonly audiences?: ReadonlyArray<string>
+  } = {}
 ): Promise<Server> => {
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
@@ -132,7 +136,8 @@ const startServer = async (
       resource,
       authorizationServers: [issuer.url],
       scopes: ["mcp:tools"],
-      ...(options.verifier !== undefined ? { verifier: options.verifier } : {})
+      ...(options.verifier !== undefined ? { verifier: options.verifier } : {}),
+      ...(options.audiences !== undefined ? { audiences: options.audiences } : {})
     }
   }).pipe(
     Layer.provideMerge(McpServer.layer({
@@ -639,6 +644,24 @@ describe("hideUnauthorized, and a verifier of one's own", () => {
       const wrongAudience = await post(server.url, initialize(), bearer("elsewhere.tools"))
       expect(wrongAudience.status).toBe(401)
       await wrongAudience.text()
+    } finally {
+      await server.close()
+      await issuer.close()
+    }
+  })
+})
+
+describe("audiences beside the resource", () => {
+  it("a token naming one of auth.audiences is taken (Entra's v2.0 tokens); any other audience is not", async () => {
+    const issuer = await startIssuer()
+    const server = await startServer(issuer, { audiences: ["4b1c2d3e-0000-4000-8000-00000000c11e"] })
+    try {
+      const taken = await mint(issuer, server, { claims: { aud: "4b1c2d3e-0000-4000-8000-00000000c11e" } })
+      const response = await post(server.url, initialize(), bearer(taken))
+      expect(response.status).toBe(200)
+      await response.text()
+      const other = await mint(issuer, server, { claims: { aud: "5b1c2d3e-0000-4000-8000-00000000c11e" } })
+      await expectInvalidToken(await post(server.url, initialize(), bearer(other)))
     } finally {
       await server.close()
       await issuer.close()

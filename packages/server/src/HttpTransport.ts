@@ -130,6 +130,12 @@ export interface AuthOptions {
   readonly resource: string
   /** The issuers of the authorization servers whose tokens are taken (their metadata's `issuer`). */
   readonly authorizationServers: ReadonlyArray<string>
+  /**
+   * Audiences a token may name in place of `resource` (default none): for an authorization server
+   * that does not put the resource in `aud` (Entra ID's v2.0 tokens name the application's client
+   * ID). Each must identify this server alone.
+   */
+  readonly audiences?: ReadonlyArray<string>
   /** Scopes every request needs (default none: a valid token is enough). */
   readonly scopes?: ReadonlyArray<string>
   /**

@@ -39,8 +39,13 @@ import type * as OAuth from "oauth4webapi"
  * @category models
  */
 export interface Expected {
-  /** This server's canonical resource URI (RFC 8707): the audience a token must name. */
+  /** This server's canonical resource URI (RFC 8707). */
   readonly resource: string
+  /**
+   * The audiences a token may name, one of which it must: the resource (with or without a
+   * trailing slash), and those the transport's `auth.audiences` adds.
+   */
+  readonly audiences: ReadonlyArray<string>
   /** The issuers of the authorization servers whose tokens are taken. */
   readonly issuers: ReadonlyArray<string>
   /** The clock skew allowed on `exp` and `nbf`, in seconds. */
@@ -390,7 +395,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
           try: () =>
             jose.jwtVerify(token, keys, {
               issuer,
-              audience: audiencesFor(expected.resource) as Array<string>,
+              audience: expected.audiences as Array<string>,
               algorithms,
               clockTolerance: expected.clockSkewSeconds,
               requiredClaims: ["exp"],
@@ -491,7 +496,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
         if (!answer.active) return yield* new TokenRejected({ reason: "the token is not active" })
         const claims = answer as unknown as Record<string, unknown>
         const audiences = strings(claims.aud)
-        if (!audiencesFor(expected.resource).some((a) => audiences.includes(a))) {
+        if (!expected.audiences.some((a) => audiences.includes(a))) {
           return yield* new TokenRejected({ reason: "the token's audience is not this resource" })
         }
         if (typeof claims.iss === "string" && !expected.issuers.includes(claims.iss)) {

@@ -148,6 +148,7 @@ export const make = (
   const skew = Math.min(Duration.toSeconds(options.clockSkew ?? "30 seconds"), 300)
   const expected: TokenVerifier.Expected = {
     resource,
+    audiences: [...TokenVerifier.audiencesFor(resource), ...(options.audiences ?? [])],
     issuers: options.authorizationServers,
     clockSkewSeconds: skew
   }
@@ -217,8 +218,7 @@ export const make = (
 
   /** What the verifier found, checked again whatever the verifier: audience, expiry, issuer. */
   const recheck = (auth: AuthInfo.AuthInfo): string | undefined => {
-    const audiences = TokenVerifier.audiencesFor(resource)
-    if (!auth.audience.some((a) => audiences.includes(a))) return "the token's audience is not this resource"
+    if (!auth.audience.some((a) => expected.audiences.includes(a))) return "the token's audience is not this resource"
     const now = Date.now()
     const expires = AuthInfo.expiresAtMillis(auth)
     if (expires !== undefined && expires + skew * 1000 <= now) return "the token expired"
