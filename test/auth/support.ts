@@ -6,24 +6,27 @@
  *   JWT access tokens (RFC 9068) whose audience is the MCP resource, PKCE (S256) required, refresh
  *   tokens with `offline_access`, the RFC 9207 `iss` in its redirects, and its development login
  *   and consent pages;
- * - the resource server: the protected resource metadata (RFC 9728), a 401 with its challenge
- *   without a valid token, a token verified with jose against the issuer's JWKS (issuer, audience,
- *   `typ`), then the request served by `HttpTransport` of an `McpServer` with a `whoami` tool:
- *   its MCP endpoint `/mcp`, and the legacy HTTP+SSE endpoints (2024-11-05) under it, `/mcp/sse`
- *   and `/mcp/messages`, behind the same check and covered by the same resource, `<origin>/mcp`;
+ * - the resource server: effect-mcp's own, `HttpTransport.make` with `auth` (the protected resource
+ *   metadata, RFC 9728; a 401 with its challenge without a valid token; JWT access tokens verified
+ *   by `TokenVerifier.jwt` against the issuer's keys: issuer, audience, `typ` `at+jwt`, expiry with
+ *   no clock skew) for an `McpServer` with a `whoami` tool: its MCP endpoint `/mcp`, and the legacy
+ *   HTTP+SSE endpoints (2024-11-05) under it, `/mcp/sse` and `/mcp/messages`, behind the same check
+ *   and covered by the same resource, `<origin>/mcp`. What it did is read at its edges: the
+ *   verifier is wrapped to keep the holders it accepted, and the `node:http` handler to see the
+ *   status of every response;
  * - a headless browser for `NodeOAuth.layerLoopback`'s `onUrl`: it signs in and consents on the
  *   authorization server's pages, with a cookie jar of its own, and follows the redirect back to
  *   the loopback listener.
  */
-import { Revision } from "@effect-mcp/core"
-import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
+import { type AuthInfo, Revision } from "@effect-mcp/core"
+import { HttpTransport, McpServer, TokenVerifier, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as jose from "jose"
+import type * as jose from "jose"
 import * as crypto from "node:crypto"
 import * as http from "node:http"
 import type * as net from "node:net"
@@ -57,9 +60,9 @@ export interface Options {
   /** Lifetime of the access tokens, in seconds (default 300). */
   readonly accessTokenTtl?: number
   /**
-   * The `resource` the protected resource metadata names, from the resource server's origin
-   * (default: its MCP endpoint, `<origin>/mcp`). The authorization server issues tokens for it,
-   * and the resource server takes tokens whose audience it is.
+   * The resource server's `resource` (its `auth.resource`), from its origin (default: its MCP
+   * endpoint, `<origin>/mcp`): what its protected resource metadata names, and the audience it
+   * takes. The authorization server issues tokens for it.
    */
   readonly advertise?: (origin: string) => string
 }
@@ -76,9 +79,12 @@ export interface Seen {
   readonly grants: Record<string, number>
   /** Failures the authorization server reported (its `*.error` events): none are expected. */
   readonly errors: Array<string>
-  /** Requests the resource server refused with 401: without a token, and with a bad one. */
+  /**
+   * Requests the resource server refused with 401, by whether they had an `Authorization` header:
+   * without a token, and with a bad one.
+   */
   readonly refused: { withoutToken: number; withBadToken: number }
-  /** The payloads of the access tokens the resource server accepted, in order. */
+  /** The payload of the access token of every request served, in order (as {@link served}). */
   readonly tokens: Array<jose.JWTPayload>
   /** The requests the resource server served, in order: method, path, and its token's audience. */
   readonly served: Array<{ readonly method: string; readonly path: string; readonly audience: unknown }>
@@ -94,7 +100,10 @@ export interface Fixture {
   readonly messagesUrl: string
   /** The resource the metadata names. */
   readonly resource: string
-  /** The protected resource metadata's URL. */
+  /**
+   * The protected resource metadata's URL, as the challenges name it: path-inserted from the
+   * resource (`<origin>/.well-known/oauth-protected-resource/mcp` by default).
+   */
   readonly metadataUrl: string
   readonly seen: Seen
 }
@@ -122,6 +131,9 @@ const makeProvider = (origin: string, resource: string, accessTokenTtl: number, 
   const provider = new Provider(origin, {
     jwks: { keys: [signingKey()] },
     cookies: { keys: [crypto.randomBytes(32).toString("base64url")] },
+    // The resource's scope among those it publishes: a client that registers with the scope it will
+    // ask for (the SDK's does) names it in its registration.
+    scopes: ["openid", "offline_access", scope],
     // Any login is an account of that name.
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
     features: {
@@ -208,15 +220,6 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
       tokens: [],
       served: []
     }
-    // The MCP endpoints, served by effect-mcp's own handler through @effect/platform-node's adapter;
-    // the legacy ones under `/mcp`, so that the resource `<origin>/mcp` covers them (RFC 9728 §3.3).
-    const ssePath = "/mcp/sse"
-    const messagesPath = "/mcp/messages"
-    const context = yield* Layer.build(mcpServer)
-    const handler = yield* Effect.provide(HttpTransport.make({ legacySse: { ssePath, messagesPath } }), context)
-    const app = yield* HttpTransport.toHttpApp(handler)
-    const serveMcp = yield* NodeHttpServer.makeHandler(Effect.flatMap(HttpServerRequest.HttpServerRequest, app))
-
     // Listening first: the metadata and the issuer name the ports.
     const servers: {
       authorization: ((request: http.IncomingMessage, response: http.ServerResponse) => void) | undefined
@@ -226,46 +229,67 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     const origin = yield* listen((request, response) => servers.resource!(request, response))
     const url = `${origin}/mcp`
     const resource = options.advertise?.(origin) ?? url
-    const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`
+    const metadataUrl = `${origin}/.well-known/oauth-protected-resource${new URL(resource).pathname.replace(/\/$/, "")}`
 
     servers.authorization = makeProvider(issuer, resource, options.accessTokenTtl ?? 300, seen).callback()
 
-    const jwks = jose.createRemoteJWKSet(new URL(`${issuer}/jwks`))
-    const challenge = (error?: string) =>
-      `Bearer resource_metadata="${metadataUrl}", scope="${scope}"${error === undefined ? "" : `, error="${error}"`}`
-    const refuse = (response: http.ServerResponse, error?: string) => {
-      response.writeHead(401, { "content-type": "application/json", "www-authenticate": challenge(error) })
-      response.end(JSON.stringify({ error: error ?? "unauthorized" }))
-    }
+    // The holder of every token the verifier accepted, by the token's text: the verifier is asked
+    // once per token, its cache (kept, as the server's fast path) answers the next requests with it.
+    const accepted = new Map<string, AuthInfo.AuthInfo>()
+    const jwt = yield* TokenVerifier.jwt({ type: "at+jwt" })
+    const verifier = TokenVerifier.make(
+      (token, expected) => Effect.tap(jwt.verify(token, expected), (holder) => accepted.set(token, holder)),
+      jwt.cached
+    )
+
+    // The MCP endpoints, served by effect-mcp's own handler through @effect/platform-node's adapter;
+    // the legacy ones under `/mcp`, so that the resource `<origin>/mcp` covers them (RFC 9728 §3.3).
+    // Loopback hosts and origins only: the front's defaults.
+    const ssePath = "/mcp/sse"
+    const messagesPath = "/mcp/messages"
+    const context = yield* Layer.build(mcpServer)
+    const handler = yield* Effect.provide(
+      HttpTransport.make({
+        legacySse: { ssePath, messagesPath },
+        auth: {
+          resource,
+          authorizationServers: [issuer],
+          scopes: [scope],
+          verifier,
+          // As the hand-written resource server had it: a token is refused once it expired, not 30 seconds later.
+          clockSkew: 0
+        }
+      }),
+      context
+    )
+    const app = yield* HttpTransport.toHttpApp(handler)
+    const serveMcp = yield* NodeHttpServer.makeHandler(Effect.flatMap(HttpServerRequest.HttpServerRequest, app))
+
+    // Every response, as its status is written: a 401 is a refusal (with or without an
+    // `Authorization` header); anything else to a request whose token the verifier accepted was
+    // served with that token.
     servers.resource = (request, response) => {
       const path = new URL(request.url ?? "/", origin).pathname
-      if (path === "/.well-known/oauth-protected-resource/mcp" && request.method === "GET") {
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope] }))
-        return
-      }
-      if (path !== "/mcp" && path !== ssePath && path !== messagesPath) {
-        response.writeHead(404, { "content-type": "application/json" })
-        response.end(JSON.stringify({ error: "not_found" }))
-        return
-      }
       const authorization = request.headers.authorization
-      const token = /^Bearer ([^\s]+)$/i.exec(authorization ?? "")?.[1]
-      if (token === undefined) {
-        seen.refused.withoutToken++
-        return refuse(response)
-      }
-      jose.jwtVerify(token, jwks, { issuer, audience: resource, typ: "at+jwt" }).then(
-        ({ payload }) => {
-          seen.tokens.push(payload)
-          seen.served.push({ method: request.method ?? "", path, audience: payload.aud })
-          serveMcp(request, response)
-        },
-        () => {
-          seen.refused.withBadToken++
-          refuse(response, "invalid_token")
+      const token = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1]
+      const writeHead = response.writeHead
+      const observed = (status: number) => {
+        if (status === 401) {
+          if (authorization === undefined) seen.refused.withoutToken++
+          else seen.refused.withBadToken++
+          return
         }
-      )
+        const holder = token === undefined || status === 403 ? undefined : accepted.get(token)
+        if (holder === undefined) return
+        seen.tokens.push(holder.claims as jose.JWTPayload)
+        seen.served.push({ method: request.method ?? "", path, audience: holder.claims.aud })
+      }
+      // `writeHead`'s overloads, kept as they are: only the status is read.
+      response.writeHead = function(this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+        observed(args[0])
+        return writeHead.apply(this, args)
+      } as typeof writeHead
+      serveMcp(request, response)
     }
     return {
       issuer,

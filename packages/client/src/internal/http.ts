@@ -475,7 +475,11 @@ export const make = (options: Options): Effect.Effect<
               )
             }
             return Effect.flatMap(Exchange.readText(response, limit, method), (text) => {
-              if (type.startsWith("application/json") && (ok || isJsonRpc(text))) {
+              // An authorization challenge is the transport's to report (an `HttpError` with its
+              // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
+              const challenged = response.status === 401 ||
+                (response.status === 403 && response.headers["www-authenticate"] !== undefined)
+              if (type.startsWith("application/json") && (ok || (!challenged && isJsonRpc(text)))) {
                 if (isInitialize) remember(text)
                 return answer(message, text)
               }
