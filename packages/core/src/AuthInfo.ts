@@ -59,3 +59,13 @@ export const missingScopes = (auth: AuthInfo, scopes: ReadonlyArray<string>): Re
  */
 export const expiresAtMillis = (auth: AuthInfo): number | undefined =>
   Option.isSome(auth.expiresAt) ? auth.expiresAt.value.getTime() : undefined
+
+/**
+ * Who the holder is, as one string: its subject at its issuer (a `sub` is unique only within one
+ * issuer). What sessions and sealed states are bound to.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const holder = (auth: AuthInfo): string =>
+  JSON.stringify([Option.getOrElse(auth.issuer, () => ""), auth.subject])

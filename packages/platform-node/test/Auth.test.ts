@@ -13,7 +13,7 @@
  *   session lives on), a `requestState` of another subject (-32602), held-open streams (the GET
  *   stream, a 2026-07-28 listen, a legacy stream) ended when their token expires.
  */
-import { AuthInfo, McpRequest, McpServer, Revision, TokenVerifier, Tool } from "@effect-mcp/server"
+import { AuthInfo, McpRequest, McpServer, Prompt, Revision, TokenVerifier, Tool } from "@effect-mcp/server"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -112,6 +112,13 @@ const Ask = Tool.make("ask", { failure: Schema.String }, () =>
     (error) => error.message
   ))
 
+/** A prompt for admins, whose argument completes: its completions need its scopes too. */
+const Secret = Prompt.make("secret", {
+  arguments: Schema.Struct({ topic: Schema.String }),
+  complete: { topic: () => Effect.succeed(["the launch codes"]) },
+  scopes: ["mcp:admin"]
+}, ({ topic }) => Effect.succeed(`about ${topic}`))
+
 interface Server {
   readonly origin: string
   readonly url: string
@@ -125,6 +132,7 @@ const startServer = async (
     readonly hideUnauthorized?: boolean
     readonly verifier?: TokenVerifier.Service
     readonly audiences?: ReadonlyArray<string>
+    readonly otherIssuers?: ReadonlyArray<string>
   } = {}
 ): Promise<Server> => {
   const port = await freePort()
@@ -134,7 +142,7 @@ const startServer = async (
     port,
     auth: {
       resource,
-      authorizationServers: [issuer.url],
+      authorizationServers: [issuer.url, ...(options.otherIssuers ?? [])],
       scopes: ["mcp:tools"],
       ...(options.verifier !== undefined ? { verifier: options.verifier } : {}),
       ...(options.audiences !== undefined ? { audiences: options.audiences } : {})
@@ -144,6 +152,7 @@ const startServer = async (
       serverInfo: { name: "auth-test", version: "1.0.0" },
       revisions: [...Revision.handshake, "2026-07-28"],
       tools: [Whoami, Admin, Ask],
+      prompts: [Secret],
       requestStateKey: Redacted.make("the requestState key of the auth test server, 32+ bytes"),
       ...(options.hideUnauthorized === true ? { hideUnauthorized: true } : {})
     }))
@@ -647,6 +656,65 @@ describe("hideUnauthorized, and a verifier of one's own", () => {
     } finally {
       await server.close()
       await issuer.close()
+    }
+  })
+})
+
+describe("scopes of completions, and holders of two issuers", () => {
+  it("completion/complete of a scoped prompt needs its scopes", async () => {
+    const issuer = await startIssuer()
+    const server = await startServer(issuer)
+    try {
+      const complete = (token: string) =>
+        post(
+          server.url,
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 4,
+            method: "completion/complete",
+            params: {
+              ref: { type: "ref/prompt", name: "secret" },
+              argument: { name: "topic", value: "" },
+              _meta: meta()
+            }
+          }),
+          { "mcp-protocol-version": "2026-07-28", "mcp-method": "completion/complete", ...bearer(token) }
+        )
+      const refused = await complete(await mint(issuer, server))
+      expect(refused.status).toBe(403)
+      expect(refused.headers.get("www-authenticate")).toContain(`scope="mcp:tools mcp:admin"`)
+      await refused.text()
+      const served = await complete(await mint(issuer, server, { claims: { scope: "mcp:tools mcp:admin" } }))
+      expect((await served.json()).result.completion.values).toEqual(["the launch codes"])
+    } finally {
+      await server.close()
+      await issuer.close()
+    }
+  })
+
+  it("a session is bound to the subject at its issuer: the same sub from another issuer is someone else", async () => {
+    const first = await startIssuer()
+    const second = await startIssuer()
+    const server = await startServer(first, { otherIssuers: [second.url] })
+    try {
+      const session = await openSession(server, await mint(first, server))
+      const sameSub = await new jose.SignJWT({
+        iss: second.url,
+        aud: server.resource,
+        sub: "alice",
+        scope: "mcp:tools",
+        exp: now() + 300
+      }).setProtectedHeader({ alg: "RS256", kid: "issuer-key" }).sign(second.key)
+      const stolen = await sessionCall(server, sameSub, session, "whoami")
+      expect(stolen.status).toBe(404)
+      await stolen.text()
+      const own = await sessionCall(server, await mint(first, server), session, "whoami")
+      expect(own.status).toBe(200)
+      await own.text()
+    } finally {
+      await server.close()
+      await first.close()
+      await second.close()
     }
   })
 })

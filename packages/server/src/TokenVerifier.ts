@@ -129,7 +129,13 @@ const scopesOf = (claims: Record<string, unknown>): ReadonlyArray<string> => {
   return strings(scope)
 }
 
-/** The holder a verified token's claims describe (`sub` required: sessions are bound to it). */
+/**
+ * The holder a verified token's claims describe (`sub` required: sessions are bound to it), for a
+ * verifier of your own that has the claims (a JWT's payload, an introspection answer).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const authInfoOf = (
   token: string,
   claims: Record<string, unknown>
@@ -157,7 +163,12 @@ export const authInfoOf = (
   )
 }
 
-/** The audiences a token for `resource` may name: it, and it with or without a trailing slash. */
+/**
+ * The audiences a token for `resource` may name: it, and it with or without a trailing slash.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const audiencesFor = (resource: string): ReadonlyArray<string> =>
   resource.endsWith("/") ? [resource, resource.slice(0, -1)] : [resource, `${resource}/`]
 
@@ -458,10 +469,16 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
     const allowInsecure = options.allowInsecure === true
     const verified = options.cache === false ? undefined : new Verified(options.cache ?? {})
     const client: OAuth.Client = { client_id: options.clientId }
-    // The endpoint's metadata, found once (from the first issuer expected) and kept.
-    let server: Effect.Effect<readonly [typeof OAuth, OAuth.AuthorizationServer], VerifierUnavailable> | undefined
-    const serverOf = (expected: Expected) =>
-      server ??= Effect.runSync(once(Effect.gen(function*() {
+    // The endpoint's metadata, found once per first issuer expected (a verifier may serve several
+    // transports) and kept.
+    const servers = new Map<
+      string,
+      Effect.Effect<readonly [typeof OAuth, OAuth.AuthorizationServer], VerifierUnavailable>
+    >()
+    const serverOf = (expected: Expected) => {
+      const found = servers.get(expected.issuers[0])
+      if (found !== undefined) return found
+      const made = Effect.runSync(once(Effect.gen(function*() {
         const oauth = yield* loadOAuth
         const issuer = expected.issuers[0]
         if (options.endpoint !== undefined) {
@@ -473,6 +490,9 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
         }
         return [oauth, metadata] as const
       })))
+      if (servers.size < 64) servers.set(expected.issuers[0], made)
+      return made
+    }
     return make((token, expected) =>
       Effect.gen(function*() {
         const found = verified?.get(token, expected)
@@ -501,6 +521,10 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
         }
         if (typeof claims.iss === "string" && !expected.issuers.includes(claims.iss)) {
           return yield* new TokenRejected({ reason: "the token's issuer is not one of those configured" })
+        }
+        // With several issuers, an answer must say whose token it is.
+        if (typeof claims.iss !== "string" && expected.issuers.length > 1) {
+          return yield* new TokenRejected({ reason: "the introspection answer names no issuer" })
         }
         const skew = expected.clockSkewSeconds * 1000
         if (typeof claims.exp === "number" && claims.exp * 1000 + skew <= now) {

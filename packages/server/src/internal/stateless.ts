@@ -305,9 +305,9 @@ export const makeServer = (
    * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
    * the signals its run stops with become one `input_required` result.
    */
-  /** Whose token the request came with: a sealed state is good for that subject only. */
+  /** Who holds the token the request came with: a sealed state is good for that holder only. */
   const subjectOf = (request: StatelessRequest): string | undefined =>
-    Option.isSome(request.auth) ? request.auth.value.subject : undefined
+    Option.isSome(request.auth) ? AuthInfo.holder(request.auth.value) : undefined
 
   const multiRound = <A extends object>(
     method: string,

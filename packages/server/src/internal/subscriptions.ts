@@ -42,6 +42,7 @@ import type * as Subscription from "../Subscription.js"
 import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
+import { timerAt } from "./timer.js"
 
 type Filter = McpSchema.Subscription.SubscriptionFilter
 
@@ -292,18 +293,6 @@ const merge = (first: Delivery, second: Delivery): Delivery => ({
   uris: Array.from(new Set([...first.uris, ...second.uris]))
 })
 
-/** Longest delay a timer takes (a longer one would fire at once). */
-const maxTimer = 2 ** 31 - 1
-
-/** Runs `close` at `expiresAt` (epoch milliseconds); returns what cancels it. */
-const atExpiry = (expiresAt: number, close: () => void): () => void => {
-  const delay = expiresAt - Date.now()
-  if (delay > maxTimer) return () => {}
-  const timer = setTimeout(close, Math.max(0, delay))
-  ;(timer as { unref?: () => void }).unref?.()
-  return () => clearTimeout(timer)
-}
-
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
 
@@ -515,9 +504,9 @@ export const make = (
                     if (answer === undefined) return forget(live)
                     live.answer = answer
                     live.ready = true
-                    if (listen.expiresAt !== undefined) {
+                    if (listen.expiresAt !== undefined && byHandle.get(handle) === live) {
                       // Its token expires: closed gracefully then, so that the client authorizes again.
-                      live.expiry = atExpiry(listen.expiresAt, () => fork(closeOne(handle)))
+                      live.expiry = timerAt(listen.expiresAt, () => fork(closeOne(handle)))
                     }
                     // What came, or a close, while it was being acknowledged.
                     kick(live)

@@ -16,9 +16,11 @@
  */
 import type { JsonRpc } from "@effect-mcp/core"
 import { AuthInfo, Wire } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type { AuthOptions } from "../../HttpTransport.js"
 import type * as McpServer from "../../McpServer.js"
@@ -110,8 +112,23 @@ const declaredScopes = (entries: Entries | undefined): ReadonlyArray<string> => 
 
 /** The scopes one request needs beyond the server-wide ones: those of the tool, prompt or resource it is for. */
 const scopesOf = (entries: Entries, request: JsonRpc.Request): ReadonlyArray<string> | undefined => {
-  const params = request.params as { readonly name?: unknown; readonly uri?: unknown } | undefined
+  const params = request.params as
+    | {
+      readonly name?: unknown
+      readonly uri?: unknown
+      readonly ref?: { readonly type?: unknown; readonly name?: unknown; readonly uri?: unknown }
+    }
+    | undefined
   switch (request.method) {
+    // A completer runs for its prompt or template: it needs what they need.
+    case "completion/complete": {
+      const ref = params?.ref
+      if (ref?.type === "ref/prompt" && typeof ref.name === "string") return entries.prompts.get(ref.name)?.scopes
+      if (typeof ref?.uri === "string") {
+        return entries.templates.get(ref.uri)?.scopes ?? entries.resources.get(ref.uri)?.scopes
+      }
+      return undefined
+    }
     case "tools/call":
       return typeof params?.name === "string" ? entries.tools.get(params.name)?.scopes : undefined
     case "prompts/get":
@@ -138,6 +155,9 @@ export const make = (
   runtime: Runtime.Runtime<never>,
   maxBodyBytes: number
 ): Auth => {
+  if (options.authorizationServers.length === 0) {
+    throw new Error("auth.authorizationServers must name at least one authorization server")
+  }
   // The resource as configured: its canonical URI (RFC 8707 §2), the audience tokens name.
   const resource = options.resource
   const url = new URL(resource)
@@ -263,12 +283,14 @@ export const make = (
     runCallback(verifier.verify(token, expected), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return accept(exit.value)
-        const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+        const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
         if (failure?._tag === "VerifierUnavailable") {
           fork(Effect.logWarning(`effect-mcp: ${failure.reason}`, failure.cause))
           return unavailable(exchange)
         }
         if (failure?._tag === "TokenRejected") return rejected(exchange, failure.reason, failure.cause)
+        // Interrupted (the server is shutting down): nothing is wrong with the token.
+        if (Cause.isInterruptedOnly(exit.cause)) return unavailable(exchange)
         // A defect of the verifier: refused, and logged as the bug it is.
         fork(Effect.logError("effect-mcp: the token verifier failed", exit.cause))
         unauthorized(exchange, "invalid_token")

@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as EventStore from "../../EventStore.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import { noTimer, timerAt } from "../timer.js"
 import { ProtocolHost } from "./host.js"
 
 type RequestId = JsonRpc.RequestId
@@ -44,22 +45,18 @@ export interface Config {
 const maxBuffered = 100
 const maxBufferedLength = 256 * 1024
 
-/** Longest delay a timer takes (a longer one would fire at once). */
-const maxTimer = 2 ** 31 - 1
-
 /**
  * Runs `close` when the token of `auth` expires (a held-open stream ends with its token, so that
  * the client authorizes again); returns what cancels it.
  */
 export const atExpiry = (auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
   const expires = auth === undefined ? undefined : AuthInfo.expiresAtMillis(auth)
-  if (expires === undefined) return () => {}
-  const delay = expires - Date.now()
-  if (delay > maxTimer) return () => {}
-  const timer = setTimeout(close, Math.max(0, delay)) // A timer of a stream must not keep the process alive.
-  ;(timer as { unref?: () => void }).unref?.()
-  return () => clearTimeout(timer)
+  return expires === undefined ? noTimer : timerAt(expires, close)
 }
+
+/** Who holds a token, as a session is bound to it (`AuthInfo.holder`). */
+const holderOf = (auth: AuthInfo.AuthInfo | undefined): string | undefined =>
+  auth === undefined ? undefined : AuthInfo.holder(auth)
 
 const randomId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
@@ -87,6 +84,8 @@ export class Channel {
   pending: number
   /** A batch's requests that ran over the maximum duration: their errors join the batch's array. */
   readonly expired: Array<JsonRpc.Response> = []
+  /** Cancels the timer that ends its stream when the stream's token expires (a held-open stream's). */
+  cancelExpiry: () => void = noTimer
   constructor(
     readonly session: Session,
     readonly streamId: string,
@@ -193,8 +192,16 @@ export class Channel {
     this.detach()
   }
 
+  /** Its stream, from now on ended when the token of `auth` expires (`expired`); the last one's timer goes. */
+  expireWith(auth: AuthInfo.AuthInfo | undefined, stream: Stream): void {
+    this.cancelExpiry()
+    this.cancelExpiry = atExpiry(auth, () => this.session.expired(this, stream))
+  }
+
   /** The client went away: not a cancellation in this era; a stream's later events wait in the store. */
   detach(): void {
+    this.cancelExpiry()
+    this.cancelExpiry = noTimer
     this.stream?.end()
     this.stream = undefined
     if (this.mode === "waiting" || this.mode === "sse") this.mode = "detached"
@@ -204,6 +211,8 @@ export class Channel {
 
   /** The session ended under it. */
   abort(): void {
+    this.cancelExpiry()
+    this.cancelExpiry = noTimer
     if (this.mode === "waiting") {
       this.mode = "done"
       this.exchange?.reply(Front.sessionNotFound("Session ended"))
@@ -245,7 +254,7 @@ export class Session {
     readonly id: string,
     readonly client: Transport.ClientId,
     readonly legacy: boolean,
-    /** The subject of the token that opened it (authorization on): only its tokens may use it. */
+    /** Who holds the token that opened it (`holderOf`, authorization on): only their tokens may use it. */
     readonly subject: string | undefined
   ) {
     this.revision = legacy ? "2024-11-05" : undefined
@@ -387,10 +396,10 @@ export class Session {
     const channel = this.standalone
     const stream = exchange.stream(this.headers())
     channel.attach(stream)
-    const cancel = atExpiry(auth, () => this.expired(channel, stream))
+    channel.expireWith(auth, stream)
     exchange.onClose(() => {
-      cancel()
       if (channel.stream === stream) {
+        channel.cancelExpiry()
         channel.stream = undefined
         channel.mode = "detached"
         this.touch()
@@ -408,6 +417,7 @@ export class Session {
    */
   expired(channel: Channel, stream: Stream): void {
     if (channel.stream !== stream) return
+    channel.cancelExpiry = noTimer
     if (this.legacy) return this.sessions.config.fork(this.sessions.end(this))
     channel.stream = undefined
     channel.mode = "detached"
@@ -436,10 +446,10 @@ export class Session {
       live.stream?.end()
       live.stream = stream
       live.mode = "sse"
-      const cancel = live === this.standalone ? atExpiry(auth, () => this.expired(live, stream)) : () => {}
+      if (live === this.standalone) live.expireWith(auth, stream)
       exchange.onClose(() => {
-        cancel()
         if (live.stream === stream) {
+          live.cancelExpiry()
           live.stream = undefined
           if (live.mode === "sse") live.mode = "detached"
           this.touch()
@@ -561,7 +571,7 @@ export class Sessions {
    * bound to the subject of `auth`.
    */
   create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined): Session {
-    const session = new Session(this, randomId(), this.nextClient++, legacy, auth?.subject)
+    const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth))
     this.byClient.set(session.client, session)
     if (legacy) this.byId.set(session.id, session)
     return session
@@ -575,7 +585,7 @@ export class Sessions {
   find(id: string, legacy: boolean, auth: AuthInfo.AuthInfo | undefined): Session | undefined {
     const session = this.byId.get(id)
     if (session === undefined || session.ended || session.legacy !== legacy) return undefined
-    if (session.subject !== auth?.subject) {
+    if (session.subject !== holderOf(auth)) {
       this.config.fork(
         Effect.logWarning("effect-mcp: a request named a session that belongs to another subject; answered 404")
       )
