@@ -19,9 +19,9 @@ import { AuthInfo, JsonRpc, Revision, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as EventStore from "../../EventStore.js"
+import { noTimer, timerAt } from "../timer.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
-import { noTimer, timerAt } from "../timer.js"
 import { ProtocolHost } from "./host.js"
 
 type RequestId = JsonRpc.RequestId
