@@ -31,6 +31,17 @@ export const port = (): number => {
   return value
 }
 
+/** The value of `--<name>`; exits 2 without one. */
+export const arg = (name: string): string => {
+  const at = process.argv.indexOf(`--${name}`)
+  const value = at > 0 ? process.argv[at + 1] : undefined
+  if (value === undefined) {
+    process.stderr.write(`usage: --${name} <value>\n`)
+    process.exit(2)
+  }
+  return value
+}
+
 export const flag = (name: string): boolean => process.argv.includes(`--${name}`)
 
 const collect = async () => {

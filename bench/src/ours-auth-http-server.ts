@@ -16,19 +16,8 @@ import { TokenVerifier } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { port, ready } from "./control.js"
+import { arg, port, ready } from "./control.js"
 import { revisionsArg, serverOf } from "./ours-add.js"
-
-/** The value of `--<name>`; exits 2 without one. */
-const arg = (name: string): string => {
-  const at = process.argv.indexOf(`--${name}`)
-  const value = at > 0 ? process.argv[at + 1] : undefined
-  if (value === undefined) {
-    process.stderr.write(`usage: --${name} <value>\n`)
-    process.exit(2)
-  }
-  return value
-}
 
 NodeMcpServer.layerHttp({
   path: "/mcp",

@@ -26,18 +26,7 @@ import {
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import { createServer } from "node:http"
 import * as z from "zod"
-import { port, ready } from "./control.js"
-
-/** The value of `--<name>`; exits 2 without one. */
-const arg = (name: string): string => {
-  const at = process.argv.indexOf(`--${name}`)
-  const value = at > 0 ? process.argv[at + 1] : undefined
-  if (value === undefined) {
-    process.stderr.write(`usage: --${name} <value>\n`)
-    process.exit(2)
-  }
-  return value
-}
+import { arg, port, ready } from "./control.js"
 
 const issuer = arg("issuer")
 const resource = arg("resource")
