@@ -4,11 +4,13 @@
  * session). It connects over Streamable HTTP, lists the tools and calls each one with arguments
  * made from its schema (the echo tool of the JSON Schema scenarios gets the other tool's schema
  * as listed; tools that mirror arguments in headers are called again with values only Base64
- * can carry), answering elicitation with the schema's defaults.
+ * can carry), answering elicitation with the schema's defaults. The skills extension's scenarios
+ * (`sep-2640-client-*`) list the server's skills and, but in `no-prefetch`, load each one and read
+ * its files (every one verified; a skill that fails verification is read no further).
  *
  * @since 0.1.0
  */
-import { AuthorizationCode, McpAuth, McpClient, McpClientTransport } from "@effect-mcp/client"
+import { AuthorizationCode, McpAuth, McpClient, McpClientTransport, Skills } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -73,6 +75,25 @@ const program = (scenario: string) =>
       if (mirrors(tool.inputSchema as JsonSchema)) {
         yield* Effect.either(client.callTool(tool.name, argumentsFor(tool.inputSchema as JsonSchema, true)))
       }
+    }
+  })
+
+/**
+ * `sep-2640-client-*`: the skills listed (no file read); but in `no-prefetch`, which loads nothing,
+ * each skill loaded (its SKILL.md verified) and its files read, each verified.
+ */
+const skills = (scenario: string) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const listed = yield* Skills.list(client)
+    process.stderr.write(
+      `${scenario}: ${client.era} ${client.revision}; skills ${listed.map((s) => s.uri).join(", ")}\n`
+    )
+    if (scenario === "sep-2640-client-no-prefetch") return
+    for (const entry of listed) {
+      const skill = yield* Skills.load(client, entry)
+      const files = yield* skill.readAll
+      process.stderr.write(`${entry.uri}: ${files.length} files verified\n`)
     }
   })
 
@@ -161,7 +182,7 @@ const httpClientFor = (scenario: string) => {
  * @category conformance
  */
 export const run = (url: string, scenario: string, version: string) =>
-  program(scenario).pipe(
+  (scenario.startsWith("sep-2640-client-") ? skills(scenario) : program(scenario)).pipe(
     Effect.provide(
       McpClient.layer({
         clientInfo: { name: "effect-mcp-conformance", version: "0.1.0" },

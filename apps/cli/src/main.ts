@@ -12,6 +12,11 @@
  *   mcp prompts <target>
  *   mcp get <target> <prompt> [--args '{"name":"x"}']
  *   mcp listen <target> [--tools] [--prompts] [--resources] [--uri <uri>]…
+ *   mcp skills list <target>          its skills (the skills extension), no file read
+ *   mcp skills get <target> <uri>     one skill's entry: frontmatter, files, digests
+ *   mcp skills pull <target> <dir> [--skill <uri or name>]…
+ *                                     skills verified (every file's size and digest, the
+ *                                     frontmatter), then written under <dir>/<skill path>/
  *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
@@ -20,12 +25,14 @@
  *
  * @since 0.1.0
  */
-import { McpClient } from "@effect-mcp/client"
+import { McpClient, Skills as McpSkills } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer, NodeTokenStore } from "@effect-mcp/platform-node"
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -35,6 +42,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Conformance from "./Conformance.js"
 import * as Proxy from "./Proxy.js"
+import * as Skills from "./Skills.js"
 import * as Target from "./Target.js"
 
 const target = Args.text({ name: "target" }).pipe(
@@ -411,6 +419,72 @@ const proxy = Command.make("proxy", {
     return serving.pipe(Effect.provide(server), Effect.provide(NodeMcpServer.layerStderrLogger))
   })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))
 
+const skillsList = Command.make(
+  "list",
+  { target, json, era, timeout, ...auth },
+  ({ era, json, target, timeout, ...o }) =>
+    withClient(
+      target,
+      { era, timeout, auth: authOf(o) },
+      (client) =>
+        Effect.flatMap(McpSkills.list(client), (listed) =>
+          print(
+            json,
+            listed,
+            () =>
+              columns(listed.map((s) => Skills.row(s)).map(([uri, text]) => [uri, oneLine(text)] as const)) ||
+              "(no skills listed)"
+          ))
+    )
+).pipe(Command.withDescription("The server's skills (no file is read)"))
+
+const skillsGet = Command.make(
+  "get",
+  { target, json, era, timeout, ...auth, uri: Args.text({ name: "uri" }) },
+  ({ era, json, target, timeout, uri, ...o }) =>
+    withClient(
+      target,
+      { era, timeout, auth: authOf(o) },
+      (client) =>
+        Effect.flatMap(McpSkills.get(client, uri), (entry) => print(json, entry, () => columns(Skills.describe(entry))))
+    )
+).pipe(Command.withDescription("One skill's entry, by the URI of its SKILL.md (no file is read)"))
+
+const skillsPull = Command.make(
+  "pull",
+  {
+    target,
+    json,
+    era,
+    timeout,
+    ...auth,
+    dir: Args.directory({ name: "dir", exists: "either" }),
+    skill: Options.text("skill").pipe(
+      Options.repeated,
+      Options.withDescription("a skill to pull, by SKILL.md URI or name (repeatable; default: every listed one)")
+    )
+  },
+  ({ dir, era, json, skill, target, timeout, ...o }) =>
+    // The files are written with the command's own FileSystem (NodeContext's).
+    Effect.flatMap(Effect.context<FileSystem.FileSystem | Path.Path>(), (platform) =>
+      withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
+        Effect.gen(function*() {
+          const entries = yield* Skills.select(client, skill)
+          const pulled = yield* Effect.forEach(entries, (entry) =>
+            Skills.pull(client, entry, dir))
+          yield* print(
+            json,
+            pulled,
+            () => columns(pulled.map((p) => [p.uri, `${p.folder} (${p.files.length} files)`] as const)) || "(no skills)"
+          )
+        }).pipe(Effect.provide(platform))))
+).pipe(Command.withDescription("Pulls skills into a folder, every file verified before any is written"))
+
+const skills = Command.make("skills").pipe(
+  Command.withDescription("The server's skills (the skills extension): list, get, pull"),
+  Command.withSubcommands([skillsList, skillsGet, skillsPull])
+)
+
 const login = Command.make("login", {
   url: Args.text({ name: "url" }).pipe(Args.withDescription("the server's http(s):// URL")),
   open: Options.boolean("open").pipe(Options.withDescription("open the authorization URL in a browser")),
@@ -441,7 +515,20 @@ const logout = Command.make("logout", {
 
 const mcp = Command.make("mcp").pipe(
   Command.withDescription("A Model Context Protocol client for servers over stdio or HTTP, in either era"),
-  Command.withSubcommands([discover, tools, call, resources, read, prompts, get, listen, proxy, login, logout])
+  Command.withSubcommands([
+    discover,
+    tools,
+    call,
+    resources,
+    read,
+    prompts,
+    get,
+    listen,
+    skills,
+    proxy,
+    login,
+    logout
+  ])
 )
 
 const cli = Command.run(mcp, { name: "mcp", version: "0.1.0" })

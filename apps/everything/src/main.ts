@@ -3,13 +3,14 @@
  * until stdin closes; `… http` serves it over Streamable HTTP. Both speak both eras by default
  * (`--era dual`). With `--auth-issuer` and `--resource` (or `MCP_AUTH_ISSUER` and `MCP_RESOURCE`)
  * the HTTP server is an OAuth 2.1 resource server: every request needs a valid access token of that
- * issuer for that resource, and the tools `whoami` and `admin_echo` are added. Nothing but protocol
- * bytes goes to stdout: logs go to stderr.
+ * issuer for that resource, and the tools `whoami` and `admin_echo` are added. Both modes serve the
+ * skills of `apps/everything/skills` (the skills extension), or of `--skills <dir>`. Nothing but
+ * protocol bytes goes to stdout: logs go to stderr.
  *
  * @since 0.1.0
  */
-import { NodeMcpServer } from "@effect-mcp/platform-node"
-import type { HttpTransport, McpServer } from "@effect-mcp/server"
+import { NodeMcpServer, NodeSkills } from "@effect-mcp/platform-node"
+import type { HttpTransport, McpServer, Skills } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -18,10 +19,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as fs from "node:fs"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import * as Everything from "./Everything.js"
 
-const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|stateless|dual]
+const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|stateless|dual] [--skills DIR]
 
 modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
@@ -42,6 +45,10 @@ modes:
   stateless  2026-07-28: every request carries its version and capabilities in _meta
   dual       both at once, each request served by the era it speaks (default)
 
+--skills DIR (both modes): serve the skills of DIR (each directory with a SKILL.md), with
+  skills/list, skills/get and resources/directory/read; default apps/everything/skills, served
+  when it is there
+
 environment:
   MCP_REQUEST_STATE_KEY  the key sealing 2026-07-28 requestState (multi-round trips), so that
                          a retry may reach any process that has it; unset, each process makes
@@ -52,8 +59,8 @@ environment:
 
 /** The flags of each mode (`--era` is both modes'). */
 const flags = {
-  stdio: ["era"],
-  http: ["era", "port", "host", "max-sessions", "idle-timeout", "max-request", "auth-issuer", "resource"]
+  stdio: ["era", "skills"],
+  http: ["era", "skills", "port", "host", "max-sessions", "idle-timeout", "max-request", "auth-issuer", "resource"]
 } as const
 
 /** The command line read strictly: a mode, its flags, nothing else; or what is wrong with it. */
@@ -176,6 +183,21 @@ const server = (era: Everything.Mode, auth = false): Layer.Layer<McpServer.McpSe
       Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key, auth }))
     )
 
+/** The demo's own skills, beside its dist folder (absent from a bundle copied elsewhere). */
+const defaultSkills = fileURLToPath(new URL("../skills", import.meta.url))
+
+/**
+ * The server with the skills of `--skills` (a folder that cannot be read fails the server), else
+ * the demo's own when they are there.
+ */
+const withSkills = <E>(
+  given: string | undefined,
+  layer: Layer.Layer<McpServer.McpServer, E>
+): Layer.Layer<McpServer.McpServer, E | Skills.SkillsError> =>
+  given === undefined && !fs.existsSync(defaultSkills)
+    ? layer
+    : Layer.provide(layer, NodeSkills.layerDirectory(given ?? defaultSkills))
+
 const line = commandLine(process.argv.slice(2))
 const era = "values" in line ? line.values.era ?? "dual" : "dual"
 
@@ -185,7 +207,7 @@ if (!("values" in line)) {
   refuse(`unknown era: ${era}`)
 } else if (line.mode === "stdio") {
   NodeMcpServer.serveStdio.pipe(
-    Effect.provide(server(era as Everything.Mode)),
+    Effect.provide(withSkills(line.values.skills, server(era as Everything.Mode))),
     // Report failures to stderr, then let runMain set the exit code (its own report and its
     // pretty logger would write to stdout).
     Effect.tapErrorCause(Effect.logError),
@@ -218,7 +240,7 @@ if (!("values" in line)) {
         allowedHosts: ["localhost", "127.0.0.1", "[::1]", new URL(authOptions.resource).hostname]
       })
     }).pipe(
-      Layer.provide(server(era as Everything.Mode, authOptions !== undefined)),
+      Layer.provide(withSkills(line.values.skills, server(era as Everything.Mode, authOptions !== undefined))),
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() =>
         say(

@@ -31,6 +31,13 @@ export * as McpClient from "./McpClient.js"
 export * as McpClientTransport from "./McpClientTransport.js"
 
 /**
+ * The host side of the skills extension: list, get and load skills, every file verified.
+ *
+ * @since 0.1.0
+ */
+export * as Skills from "./Skills.js"
+
+/**
  * The client's response cache (2026-07-28 `ttlMs` / `cacheScope`).
  *
  * @since 0.1.0

@@ -26,6 +26,7 @@ import * as Prompt from "./Schema/Prompt.js"
 import * as Resource from "./Schema/Resource.js"
 import * as Roots from "./Schema/Roots.js"
 import * as Sampling from "./Schema/Sampling.js"
+import * as Skills from "./Schema/Skills.js"
 import * as Stateless from "./Schema/Stateless.js"
 import * as Subscription from "./Schema/Subscription.js"
 import * as Tasks from "./Schema/Tasks.js"
@@ -215,6 +216,7 @@ const serverCap = (key: string): Capability => ({ side: "server", key })
 const clientCap = (key: string): Capability => ({ side: "client", key })
 
 const tasksExtension = TasksExtension.extensionId
+const skillsExtension = Skills.extensionId
 
 /**
  * Every MCP method, keyed by name.
@@ -539,7 +541,45 @@ export const catalog = {
     "server",
     { extension: tasksExtension, related: ["subscriptions/listen"] },
     [{ revisions: stateless, params: TasksExtension.TaskStatusNotificationParams }]
-  )
+  ),
+
+  // ---------------------------------------------------------------- skills (extension, SEP-2640)
+  // The extension targets 2026-07-28; a handshake session may use it too (the methods are the
+  // same, without the envelope), as hosts of 2025-11-25 servers that declare it do.
+  "skills/list": define("skills/list", "request", "client", {
+    cacheable: true,
+    paginated: true,
+    capability: serverCap("resources"),
+    extension: skillsExtension
+  }, [
+    {
+      revisions: handshake,
+      params: Skills.ListSkillsRequestParams,
+      paramsOptional: true,
+      result: Skills.ListSkillsResult
+    },
+    modernCacheable(Skills.ListSkillsRequestParams, Skills.ListSkillsResult)
+  ]),
+  "skills/get": define("skills/get", "request", "client", {
+    cacheable: true,
+    capability: serverCap("resources"),
+    extension: skillsExtension
+  }, [
+    { revisions: handshake, params: Skills.GetSkillRequestParams, result: Skills.GetSkillResult },
+    modernCacheable(Skills.GetSkillRequestParams, Skills.GetSkillResult)
+  ]),
+  "resources/directory/read": define("resources/directory/read", "request", "client", {
+    paginated: true,
+    capability: serverCap("resources"),
+    extension: skillsExtension
+  }, [
+    {
+      revisions: handshake,
+      params: Skills.ReadResourceDirectoryRequestParams,
+      result: Skills.ReadResourceDirectoryResult
+    },
+    modern(Skills.ReadResourceDirectoryRequestParams, Skills.ReadResourceDirectoryResult)
+  ])
 } as const
 
 /**

@@ -108,6 +108,13 @@ export * as SubscriptionFilter from "./SubscriptionFilter.js"
 export * as Capabilities from "./Capabilities.js"
 
 /**
+ * The Agent Skills format as the skills extension reads it: frontmatter, names, digests.
+ *
+ * @since 0.1.0
+ */
+export * as SkillFormat from "./SkillFormat.js"
+
+/**
  * MCP wire types, one module per area.
  *
  * @since 0.1.0

@@ -29,3 +29,10 @@ export * as NodeOAuth from "./NodeOAuth.js"
  * @since 0.1.0
  */
 export * as NodeTokenStore from "./NodeTokenStore.js"
+
+/**
+ * Skills from a folder, for the skills extension.
+ *
+ * @since 0.1.0
+ */
+export * as NodeSkills from "./NodeSkills.js"

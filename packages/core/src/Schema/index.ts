@@ -31,6 +31,8 @@ export * as Roots from "./Roots.js"
 /** @since 0.1.0 */
 export * as Sampling from "./Sampling.js"
 /** @since 0.1.0 */
+export * as Skills from "./Skills.js"
+/** @since 0.1.0 */
 export * as Stateless from "./Stateless.js"
 /** @since 0.1.0 */
 export * as Subscription from "./Subscription.js"

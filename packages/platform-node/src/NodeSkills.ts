@@ -1,0 +1,51 @@
+/**
+ * Skills from a folder, for the skills extension (`Skills`): every directory beneath it that holds
+ * a `SKILL.md` is a skill, its skill path its path in the folder (`pdf-processing`,
+ * `acme/billing/refunds`), its files every file beneath it.
+ *
+ * The folder is read once, when the layer is built: the tree first (names and sizes only), then
+ * the files of the skills, none past the limits (`Skills.Limits`; a file that grows while it is
+ * read is cut at the limit and refused). Symbolic links, and files and directories whose names
+ * begin with a dot, are passed over: nothing outside the folder, and no `.git` or `.env`, is
+ * served. Files outside every skill are not read. A folder that cannot be read, or whose skills
+ * break a rule or a limit, fails the layer with a `SkillsError` naming the file.
+ *
+ * @since 0.1.0
+ */
+import { Skills } from "@effect-mcp/server"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as internal from "./internal/skillsDirectory.js"
+
+/**
+ * The skills of the folder at `path` (see the module's description).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDirectory: (
+  path: string,
+  options?: Skills.Options
+) => Effect.Effect<Skills.Service, Skills.SkillsError> = internal.make
+
+/**
+ * The skills of the folder at `path` as a layer: provide it to `McpServer.layer` and the server
+ * serves them.
+ *
+ * ```ts
+ * import { NodeSkills } from "@effect-mcp/platform-node"
+ * import { McpServer } from "@effect-mcp/server"
+ * import { Layer } from "effect"
+ *
+ * export const Server = McpServer.layer({ serverInfo: { name: "docs", version: "1.0.0" } }).pipe(
+ *   Layer.provide(NodeSkills.layerDirectory("./skills"))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDirectory = (
+  path: string,
+  options?: Skills.Options
+): Layer.Layer<Skills.Skills, Skills.SkillsError> => Layer.effect(Skills.Skills, internal.make(path, options))
