@@ -14,7 +14,7 @@
  */
 import type { Revision } from "@effect-mcp/core"
 import { McpError, Schema as McpSchema } from "@effect-mcp/core"
-import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { McpRequest, McpServer, McpTask, Prompt, Resource, Tool } from "@effect-mcp/server"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -1082,6 +1082,151 @@ export const InputRequiredPrompt = Prompt.make("test_input_required_result_promp
 
 // ---------------------------------------------------------------------------- the server
 
+// ---------------------------------------------------------------------------- tasks
+
+/**
+ * Greets by name: a plain call, never a task (the tasks scenarios' sync tool).
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const Greet = Tool.make("greet", {
+  description: "Greets someone by name (never a task)",
+  parameters: Schema.Struct({ name: Schema.String })
+}, ({ name }) => Effect.succeed(`Hello, ${name}!`))
+
+/**
+ * Sleeps `seconds`, then says so: a task when the client can take one (cancelled while it sleeps,
+ * it ends `cancelled`).
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const SlowCompute = Tool.make("slow_compute", {
+  description: "Computes for `seconds` seconds (a task when the client can take one)",
+  parameters: Schema.Struct({
+    seconds: Schema.Number.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(3600)),
+    label: Schema.optional(Schema.String)
+  }),
+  task: "optional"
+}, ({ label, seconds }) =>
+  Effect.gen(function*() {
+    yield* McpTask.status(`computing${label === undefined ? "" : ` ${label}`} for ${seconds}s`)
+    yield* Effect.sleep(`${seconds} seconds`)
+    return `Computed ${label ?? "result"} in ${seconds}s`
+  }))
+
+/**
+ * Works for a second, then reports a tool error (`isError`): only as a task.
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const FailingJob = Tool.make("failing_job", {
+  description: "Fails as a tool after about a second (only as a task)",
+  task: "required"
+}, () =>
+  Effect.as(Effect.sleep("1 second"), {
+    content: [{ type: "text" as const, text: "The job failed: the input could not be processed" }],
+    isError: true
+  }))
+
+/**
+ * Fails with a protocol error (-32603) after a moment: a task when the client can take one.
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const ProtocolErrorJob = Tool.make("protocol_error_job", {
+  description: "Fails with a JSON-RPC error (a task when the client can take one)",
+  task: "optional"
+}, () =>
+  Effect.zipRight(
+    Effect.sleep("200 millis"),
+    Effect.fail(new McpError.InternalError({ message: "The job crashed" }))
+  ))
+
+const confirmDelete = (filename: string) =>
+  Form.form(`Delete ${filename}?`, { properties: { confirm: Form.boolean() }, required: ["confirm"] })
+
+/**
+ * Asks to confirm deleting `filename` (the task waits for the answer), then says what it did.
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const ConfirmDelete = Tool.make("confirm_delete", {
+  description: "Asks the user to confirm deleting a file, then deletes it or not (a task when it can be)",
+  parameters: Schema.Struct({ filename: Schema.String }),
+  task: "optional"
+}, ({ filename }) =>
+  McpRequest.elicit("confirm", confirmDelete(filename)).pipe(
+    Effect.map((answer) =>
+      answer.action === "accept" && answer.content?.confirm === true ? `Deleted ${filename}` : `Kept ${filename}`
+    ),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Asks two questions at once (two input requests open together), then answers with both.
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const MultiInput = Tool.make("multi_input", {
+  description: "Asks for a name and a confirmation at once, then reports both (a task when it can be)",
+  task: "optional"
+}, () =>
+  Effect.all([
+    McpRequest.elicit("name", oneField("What is your name?", "name")),
+    McpRequest.elicit(
+      "confirm",
+      Form.form("Proceed?", { properties: { confirm: Form.boolean() }, required: ["confirm"] })
+    )
+  ], { concurrency: 2 }).pipe(
+    Effect.map(([name, confirm]) =>
+      `name=${field(name, "name") ?? "(none)"}, confirm=${field(confirm, "confirm") ?? "(none)"}`
+    ),
+    Effect.mapError(refused)
+  ))
+
+/**
+ * Asks the user's name as a multi-round trip of the request itself, then becomes a task that
+ * greets them (only as a task: a multi-round trip first, the task on the last round).
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const ToolWithTask = Tool.make("test_tool_with_task", {
+  description: "Asks your name (a multi-round trip), then greets you from a task",
+  task: { support: "required", start: "onDetach" }
+}, () =>
+  Effect.gen(function*() {
+    const answer = yield* Effect.mapError(
+      McpRequest.elicit("user_name", oneField("What is your name?", "name")),
+      refused
+    )
+    yield* McpTask.detach
+    yield* Effect.sleep("300 millis")
+    return `Hello, ${field(answer, "name") ?? "stranger"}!`
+  }))
+
+/**
+ * The tools of the tasks scenarios.
+ *
+ * @since 0.1.0
+ * @category tasks
+ */
+export const taskTools = [
+  Greet,
+  SlowCompute,
+  FailingJob,
+  ProtocolErrorJob,
+  ConfirmDelete,
+  MultiInput,
+  ToolWithTask
+] as const
+
 /**
  * The tools registered when the server is made.
  *
@@ -1118,7 +1263,8 @@ export const tools = [
   Add,
   Echo,
   LongRunning,
-  ListRoots
+  ListRoots,
+  ...taskTools
 ] as const
 
 /**

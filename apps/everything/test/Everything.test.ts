@@ -99,10 +99,11 @@ const call = (name: string, args?: unknown, meta?: unknown) => ({
 })
 
 describe("Everything: handshake", () => {
-  it.scopedLive("declares tools, resources (subscribe), prompts, logging and completions", () =>
+  it.scopedLive("declares tools (as tasks too), resources (subscribe), prompts, logging and completions", () =>
     Effect.gen(function*() {
       const { initialize } = yield* open()
       assert.deepStrictEqual(initialize.capabilities, {
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         logging: {},
         completions: {},
         prompts: { listChanged: true },
@@ -780,6 +781,7 @@ describe("Everything: eras", () => {
       const { response } = yield* stateless(session, "server/discover", {}, {}, "DiscoverResultResponse")
       assert.deepStrictEqual(response.result.supportedVersions, Everything.revisions("dual"))
       assert.deepStrictEqual(response.result.capabilities, {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
         logging: {},
         completions: {},
         prompts: { listChanged: true },

@@ -29,7 +29,8 @@ export const protocolVersion = "mcp-protocol-version"
 export const method = "mcp-method"
 
 /**
- * `Mcp-Name`: equals `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
+ * `Mcp-Name`: equals `params.name` (tools/call, prompts/get), `params.uri` (resources/read), or
+ * `params.taskId` (the tasks extension's tasks/get, tasks/update, tasks/cancel).
  *
  * @since 0.1.0
  * @category names
@@ -65,6 +66,8 @@ export const nameOf = (method: string, params: unknown): string | undefined => {
     ? "name"
     : method === "resources/read"
     ? "uri"
+    : method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel"
+    ? "taskId"
     : undefined
   if (field === undefined || !isObject(params)) return undefined
   const value = params[field]

@@ -49,8 +49,8 @@ export const wants = (filter: SubscriptionFilter, notification: JsonRpc.Notifica
 
 /**
  * What of `filter` a server with `capabilities` can serve: a list only when its capability has
- * `listChanged`; `resourceSubscriptions` only with `resources.subscribe`; `taskIds` never (the
- * tasks extension is not modelled here).
+ * `listChanged`; `resourceSubscriptions` only with `resources.subscribe`; `taskIds` only with the
+ * `io.modelcontextprotocol/tasks` extension (a task's status notifications reach only its owner).
  *
  * @since 0.1.0
  * @category constructors
@@ -65,5 +65,8 @@ export const servable = (filter: SubscriptionFilter, capabilities: ServerCapabil
     : {}),
   ...(filter.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true
     ? { resourceSubscriptions: filter.resourceSubscriptions }
+    : {}),
+  ...(filter.taskIds !== undefined && capabilities.extensions?.["io.modelcontextprotocol/tasks"] !== undefined
+    ? { taskIds: filter.taskIds }
     : {})
 })

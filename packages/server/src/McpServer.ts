@@ -187,6 +187,17 @@ export interface Options<R> {
    * the most characters of one session's subscribed URIs together.
    */
   readonly subscriptionMaxLength?: number
+  /**
+   * How long a task is kept after its creation when neither the tool nor (2025-11-25) the client
+   * says (default 1 hour). The task store in context (`TaskStore`; in memory by default) keeps it.
+   */
+  readonly taskTtl?: Duration.DurationInput
+  /** The longest a client may ask a task to be kept (default 24 hours). */
+  readonly taskMaxTtl?: Duration.DurationInput
+  /** How often clients are told to poll a task (default 500 ms). */
+  readonly taskPollInterval?: Duration.DurationInput
+  /** This instance, as task leases name it (default: a random UUID). */
+  readonly instanceId?: string
 }
 
 /**

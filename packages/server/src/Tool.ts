@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -65,6 +66,33 @@ export interface Tool<R = never> {
    * call without them is answered 403 with a step-up challenge naming every scope it needs.
    */
   readonly scopes?: ReadonlyArray<string>
+  /** How it runs as a task, when it may (`task` given to `make`); absent: never. */
+  readonly task?: TaskPolicy
+}
+
+/**
+ * How a tool runs as a task.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskPolicy {
+  /**
+   * `optional`: a task when the client can take one, a plain call otherwise; `required`: only
+   * as a task (a client that cannot take one is refused: -32601 in 2025-11-25, -32021 naming the
+   * tasks extension in 2026-07-28).
+   */
+  readonly support: "optional" | "required"
+  /**
+   * `immediately` (the default): the call is a task from its start. `onDetach`: it runs as a plain
+   * request until the handler calls `McpTask.detach` (in 2026-07-28 its first asks are then
+   * multi-round trips of the request, answered before the task exists), and finishes as one.
+   */
+  readonly start: "immediately" | "onDetach"
+  /** How long the task is kept after its creation, in milliseconds (default: the server's). */
+  readonly ttlMs?: number
+  /** How often clients should poll it, in milliseconds (default: the server's). */
+  readonly pollIntervalMs?: number
 }
 
 /**
@@ -184,6 +212,16 @@ export interface CommonOptions<
   readonly annotations?: McpSchema.Tool.ToolAnnotations
   readonly icons?: ReadonlyArray<McpSchema.Base.Icon>
   readonly execution?: McpSchema.Tool.ToolExecution
+  /**
+   * Runs as a task when the client can take one (`"optional"`), or only so (`"required"`); or
+   * the whole policy. Published as `execution.taskSupport` in 2025-11-25. Absent: never a task.
+   */
+  readonly task?: "optional" | "required" | {
+    readonly support: "optional" | "required"
+    readonly start?: "immediately" | "onDetach"
+    readonly ttl?: Duration.DurationInput
+    readonly pollInterval?: Duration.DurationInput
+  }
   readonly _meta?: McpSchema.Base.MetaObject
   /**
    * The OAuth scopes a caller's access token needs for this tool (HTTP with authorization on): a
@@ -420,6 +458,7 @@ export const make = <
       new Defect({ message: `Tool ${name} failed with a value its failure schema cannot encode: ${error.message}` })
   }
 
+  const task = taskPolicy(name, options.task)
   const definition: McpSchema.Tool.Tool = {
     name,
     inputSchema: options.inputSchema ?? inputSchema(parameters),
@@ -432,7 +471,11 @@ export const make = <
       : {}),
     ...(options.annotations !== undefined ? { annotations: options.annotations } : {}),
     ...(options.icons !== undefined ? { icons: options.icons } : {}),
-    ...(options.execution !== undefined ? { execution: options.execution } : {}),
+    ...(task !== undefined
+      ? { execution: { ...options.execution, taskSupport: task.support } }
+      : options.execution !== undefined
+      ? { execution: options.execution }
+      : {}),
     ...(options._meta !== undefined ? { _meta: options._meta } : {})
   }
 
@@ -488,9 +531,32 @@ export const make = <
     definition,
     decode,
     run,
-    ...(options.scopes !== undefined ? { scopes: options.scopes } : {})
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(task !== undefined ? { task } : {})
   }
   return tool
+}
+
+const wholeMillis = (name: string, what: string, value: Duration.DurationInput): number => {
+  const millis = Duration.toMillis(Duration.decode(value))
+  if (!Number.isFinite(millis) || millis < 1) {
+    throw new Error(`Tool ${name}: task ${what} must be at least 1 millisecond`)
+  }
+  return Math.round(millis)
+}
+
+/** The task policy `make` was given, whole. */
+const taskPolicy = (name: string, given: CommonOptions<any, any, any>["task"]): TaskPolicy | undefined => {
+  if (given === undefined) return undefined
+  if (typeof given === "string") return { support: given, start: "immediately" }
+  return {
+    support: given.support,
+    start: given.start ?? "immediately",
+    ...(given.ttl !== undefined ? { ttlMs: wholeMillis(name, "ttl", given.ttl) } : {}),
+    ...(given.pollInterval !== undefined
+      ? { pollIntervalMs: wholeMillis(name, "pollInterval", given.pollInterval) }
+      : {})
+  }
 }
 
 /**

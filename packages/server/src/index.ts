@@ -17,6 +17,14 @@ export * as McpServer from "./McpServer.js"
 export * as McpRequest from "./McpRequest.js"
 
 /**
+ * What a tool's handler can do about the task it may run as: a tool that declares `task` runs
+ * as one when the client can take it. Outside such a call every accessor here does nothing.
+ *
+ * @since 0.1.0
+ */
+export * as McpTask from "./McpTask.js"
+
+/**
  * Tools.
  *
  * @since 0.1.0
@@ -45,6 +53,13 @@ export * as Resource from "./Resource.js"
 export * as Completion from "./Completion.js"
 
 /**
+ * Agent Skills served over MCP (the skills extension): `skills/list`, `skills/get`, directory reads.
+ *
+ * @since 0.1.0
+ */
+export * as Skills from "./Skills.js"
+
+/**
  * Streamable HTTP and legacy HTTP+SSE for the handshake era.
  *
  * @since 0.1.0
@@ -58,6 +73,14 @@ export * as HttpTransport from "./HttpTransport.js"
  * @since 0.1.0
  */
 export * as TokenVerifier from "./TokenVerifier.js"
+
+/**
+ * Where tasks live: each a record from its creation to its sweep, every change a compare-and-set,
+ * with its input requests, answers, outcome and lease. In memory by default, bounded and swept by TTL.
+ *
+ * @since 0.1.0
+ */
+export * as TaskStore from "./TaskStore.js"
 
 /**
  * Event stores for resumable HTTP streams.

@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
 import { JsonObject, JsonValue } from "./Base.js"
 import { InputRequests, InputResponses } from "./InputRequired.js"
@@ -228,14 +229,19 @@ export const GetTaskResult = Schema.Union(
 export type GetTaskResult = typeof GetTaskResult.Type
 
 /**
- * Params of `tasks/update`: answers to (some of) the task's input requests.
+ * Params of `tasks/update`: answers to (some of) the task's input requests. Read as any values
+ * by key: a receiver ignores keys it did not ask (whatever they hold) and checks the answers to
+ * those it did against what it asked (`InputResponses` is what a sender puts there).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const UpdateTaskRequestParams = Schema.Struct({
   ...taskIdParams,
-  inputResponses: InputResponses
+  inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    // What a sender puts there (and what tests generate): input responses.
+    arbitrary: () => Arbitrary.makeLazy(InputResponses)
+  })
 }).annotations({ identifier: "UpdateTaskRequestParams" })
 
 /**

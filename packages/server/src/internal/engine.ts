@@ -58,7 +58,7 @@ export const serve = (
           : handshake.revision(client),
       batching: (client) => handshake === undefined ? Effect.succeed(false) : handshake.batching(client)
     })
-    const engine: Handshake.Host = { peer, protocol }
+    const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
     host = engine
 
     if (handshake !== undefined) yield* eras.registry.listen(handshake.fanOut)

@@ -20,10 +20,12 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
 import * as Resource from "../Resource.js"
+import * as Eager from "./eager.js"
 import type { Changes, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
+import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
@@ -82,6 +84,12 @@ export const makeServer = (
   const core = Serving.make(registry, config)
   const handlers: Dispatch.Handlers<McpError.McpError, never, HandshakeRequest> = {
     ...core,
+    // A call answered with a task (2025-11-25, the client asked for one): the task, nested.
+    "tools/call": (params, request) =>
+      Eager.map(
+        core["tools/call"]!(params, request),
+        (result) => Tasks.isCreated(result) ? { task: Tasks.task20251125(result.record) } : result
+      ),
     ping: () => Effect.succeed({}),
     initialize: (params, request) => request.initialize(params),
     "logging/setLevel": (params, request) =>
@@ -138,6 +146,8 @@ export const makeServer = (
 export interface Host {
   readonly peer: Peer.Peer
   readonly protocol: Transport.Protocol
+  /** Names this engine apart from every other (a session is its client id on one engine). */
+  readonly id: string
 }
 
 /**
@@ -189,6 +199,9 @@ class HandshakeRequest implements RequestContext {
   }
   get logLevel() {
     return Effect.map(Ref.get(this.session.state), (now) => now.logLevel)
+  }
+  get taskOwner() {
+    return `session:${this.host.id}:${this.session.client}`
   }
 
   // Methods are getters returning functions, so that a handler may destructure the service.
@@ -268,12 +281,28 @@ class HandshakeRequest implements RequestContext {
     return Effect.ignore(this.host.peer.notify(this.session.client, method, params, { related: this.request.id }))
   }
 
+  notifySession(method: string, params: object): Effect.Effect<void> {
+    return Effect.ignore(this.host.peer.notify(this.session.client, method, params))
+  }
+
+  /** A task's ask, on the stream of `related` (a waiting `tasks/result`), or the session's own. */
+  askRelated<A>(
+    ask: Capabilities.Ask,
+    capability: string,
+    params: unknown,
+    options: McpRequest.AskOptions | undefined,
+    related: JsonRpc.RequestId | undefined
+  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+    return this.ask(ask, capability, params, options, related)
+  }
+
   /** A server→client request, when the revision and the client's capabilities allow it; nothing is sent otherwise. */
   private ask<A>(
     ask: Capabilities.Ask,
     capability: string,
     params: unknown,
-    options: McpRequest.AskOptions | undefined
+    options: McpRequest.AskOptions | undefined,
+    related: JsonRpc.RequestId | undefined = this.request.id
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
     return Effect.flatMap(Ref.get(this.session.state), (s): Effect.Effect<A, McpRequest.ClientRequestError> => {
       const f = Revision.features(s.revision)
@@ -293,7 +322,7 @@ class HandshakeRequest implements RequestContext {
       const decode = entry.decodeResult
       return Effect.flatMap(
         this.host.peer.request(this.session.client, method, params, {
-          related: this.request.id,
+          ...(related !== undefined ? { related } : {}),
           ...(options?.timeout !== undefined ? { timeout: options.timeout } : {})
         }),
         (result) => {

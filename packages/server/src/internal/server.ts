@@ -19,14 +19,18 @@ import type * as McpServer from "../McpServer.js"
 import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
+import * as Skills from "../Skills.js"
+import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
 import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
 import * as Registry from "./registry.js"
 import type * as Serving from "./serving.js"
+import * as SkillsExtension from "./skills.js"
 import * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
+import * as Tasks from "./tasks.js"
 
 // ---------------------------------------------------------------------------- requirements
 
@@ -158,6 +162,23 @@ const build = Effect.fn("McpServer.make")(function*(
   const revisions = options.revisions ?? Revision.handshake
   const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
   const statelessRevisions = revisions.filter(Revision.isStateless)
+  // The task store of the server's context, if given (shared by instances), else one in memory.
+  const store = yield* Effect.catchTag(
+    Effect.serviceOptional(TaskStore.TaskStore),
+    "NoSuchElementException",
+    () => TaskStore.makeMemory()
+  )
+  const tasks = yield* Tasks.make(store, {
+    ttlMs: options.taskTtl !== undefined ? Duration.toMillis(options.taskTtl) : Tasks.defaults.ttlMs,
+    maxTtlMs: options.taskMaxTtl !== undefined ? Duration.toMillis(options.taskMaxTtl) : Tasks.defaults.maxTtlMs,
+    pollIntervalMs: options.taskPollInterval !== undefined
+      ? Duration.toMillis(options.taskPollInterval)
+      : Tasks.defaults.pollIntervalMs,
+    leaseMs: Tasks.defaults.leaseMs,
+    instance: options.instanceId ?? crypto.randomUUID()
+  })
+  // The skills of the server's context, if given (the skills extension is served with them).
+  const skills = Option.getOrUndefined(yield* Effect.serviceOption(Skills.Skills))
   const config: Serving.Config = {
     serverInfo: options.serverInfo,
     instructions: options.instructions,
@@ -165,7 +186,9 @@ const build = Effect.fn("McpServer.make")(function*(
     pageSize: options.pageSize ?? 100,
     hideUnauthorized: options.hideUnauthorized ?? false,
     capabilities: options.capabilities ?? {},
-    listChangedWindow: options.listChangedWindow ?? "10 millis"
+    listChangedWindow: options.listChangedWindow ?? "10 millis",
+    extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
+    tasks
   }
   // The bus of the server's context, if given (shared with other servers), else its own.
   const bus = yield* Effect.catchTag(
@@ -182,7 +205,10 @@ const build = Effect.fn("McpServer.make")(function*(
   const registry = yield* Registry.make({
     tools,
     prompts,
-    resources: resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
+    resources: [
+      ...resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
+      ...(skills === undefined ? [] : SkillsExtension.resources(skills))
+    ],
     templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
     window: config.listChangedWindow,
     bus
@@ -207,6 +233,8 @@ const build = Effect.fn("McpServer.make")(function*(
   }
   // Every subscription, over every engine; closed gracefully when the server's scope ends.
   const subscriptions = yield* Subscriptions.make(registry, config, limits)
+  // Tasks' status changes: to their sessions (2025-11-25), to the listens that follow them (2026-07-28).
+  yield* tasks.watch(subscriptions.taskChanged)
   const clock = yield* Effect.clock
   const key = yield* readKey(options.requestStateKey)
   const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))

@@ -6,8 +6,8 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { Method, Transport } from "@effect-mcp/core"
-import { AuthInfo, Dispatch, McpError, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { Capabilities, JsonRpc, Method, Transport } from "@effect-mcp/core"
+import { AuthInfo, Dispatch, McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,9 +15,11 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
+import * as TaskStore from "../TaskStore.js"
 import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
 import * as Shape from "./shape.js"
+import * as Tasks from "./tasks.js"
 
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
 
@@ -36,15 +38,54 @@ export interface Config {
     readonly prompts?: boolean
     readonly resources?: boolean
     readonly completions?: boolean
+    /** Tasks (2025-11-25 `tasks`, the 2026-07-28 extension), whether or not a tool has a task policy yet. */
+    readonly tasks?: boolean
   }
   /** Coalescing window of change notifications. */
   readonly listChangedWindow: Duration.DurationInput
+  /** The extensions served beside the core methods (skills, tasks), in the order given. */
+  readonly extensions: ReadonlyArray<Extension>
+  /** The tasks runtime: tools with a task policy run as tasks when the client can take one. */
+  readonly tasks: Tasks.Runtime
+}
+
+/**
+ * An extension the server serves: its id and settings, declared under `capabilities.extensions`
+ * where the revision has that map (2026-07-28), and the methods it adds. Its methods are in the
+ * catalog (`Method.ts`, each naming its extension); an extension's handlers never replace a core
+ * method's.
+ */
+export interface Extension {
+  readonly id: string
+  /** Its settings, as declared (an empty object: supported, no settings). */
+  readonly settings: Readonly<Record<string, unknown>>
+  readonly handlers: Dispatch.Handlers<McpError.McpError, never, RequestContext>
+  /** It is served over resources: the server declares them, whatever the registry holds. */
+  readonly resources?: boolean
 }
 
 /** What the serving core reads of a request: its context, and the features of its revision. */
 export interface RequestContext extends McpRequest.Service {
   readonly features: Revision.Features
+  /** Who its tasks belong to when it carries no token: its session, or (stateless) its client's name. */
+  readonly taskOwner: string
+  /**
+   * A handshake session's ask of the client, on the stream of request `related` (none: the
+   * session's own): a task's asks, after its request was answered.
+   */
+  readonly askRelated?: <A>(
+    ask: Capabilities.Ask,
+    capability: string,
+    params: unknown,
+    options: McpRequest.AskOptions | undefined,
+    related: JsonRpc.RequestId | undefined
+  ) => Effect.Effect<A, McpRequest.ClientRequestError>
+  /** A handshake session's notification, not tied to a request (a task's status). */
+  readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
 }
+
+/** The 2025-11-25 tasks capability: tool calls as tasks, listed and cancelled. */
+const coreTasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
 
 /** Capabilities derived from what the registry holds (or what the config declares). */
 export const capabilities = (entries: Entries, config: Config, f: Revision.Features): ServerCapabilities => {
@@ -52,10 +93,24 @@ export const capabilities = (entries: Entries, config: Config, f: Revision.Featu
     Array.from(entries.templates.values()).some((t) => Object.keys(t.completions).length > 0)
   const tools = entries.tools.size > 0 || config.capabilities.tools === true
   const prompts = entries.prompts.size > 0 || config.capabilities.prompts === true
-  const resources = entries.resources.size > 0 || entries.templates.size > 0 || config.capabilities.resources === true
+  const resources = entries.resources.size > 0 || entries.templates.size > 0 ||
+    config.capabilities.resources === true ||
+    config.extensions.some((e) => e.resources === true)
   const completions = f.serverCapabilities.includes("completions") &&
     (hasCompletions || config.capabilities.completions === true)
+  const tasks = config.capabilities.tasks === true ||
+    Array.from(entries.tools.values()).some((t) => t.task !== undefined)
+  // 2026-07-28 has the `extensions` map; 2025-11-25's capabilities are open, and the extensions
+  // of its time (skills) are declared there too (as the conformance suite's servers do). Tasks
+  // are 2025-11-25's own capability.
+  const extensions: Record<string, Readonly<Record<string, unknown>>> = {}
+  if (f.extensions || f.tasks === "core") {
+    for (const extension of config.extensions) extensions[extension.id] = extension.settings
+    if (tasks && f.tasks === "extension") extensions[Tasks.extensionId] = {}
+  }
   return {
+    ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
+    ...(tasks && f.tasks === "core" ? { tasks: coreTasks } : {}),
     logging: {},
     ...(completions ? { completions: {} } : {}),
     ...(prompts ? { prompts: { listChanged: true } } : {}),
@@ -141,6 +196,89 @@ const page = <A>(
  * shaped for the revision by `shape.ts`.
  */
 export const trusted: ReadonlyArray<"tools/call"> = ["tools/call"]
+
+// ---------------------------------------------------------------------------- tasks
+
+/** Does this request declare the tasks extension (2026-07-28, on the request itself)? */
+const declaresTasks = (request: RequestContext): boolean =>
+  request.clientCapabilities.extensions?.[Tasks.extensionId] !== undefined
+
+/** Refuses a 2026-07-28 tasks method to a request that does not declare the extension (-32021). */
+const gateTasks = (request: RequestContext): McpError.McpError | undefined =>
+  request.features.tasks === "extension" && !declaresTasks(request)
+    ? new McpError.MissingRequiredClientCapability({
+      requiredCapabilities: { extensions: { [Tasks.extensionId]: {} } },
+      detail: `${request.method} needs the ${Tasks.extensionId} extension`
+    })
+    : undefined
+
+/**
+ * The tasks methods, in the shapes of the request's revision: 2025-11-25's `tasks/get`,
+ * `tasks/result`, `tasks/list`, `tasks/cancel`; the extension's `tasks/get`, `tasks/update`,
+ * `tasks/cancel` (which answer empty results the era puts in its envelope).
+ */
+const tasksMethods = (config: Config): Dispatch.Handlers<McpError.McpError, never, RequestContext> => {
+  const tasks = config.tasks
+  const gated = <A>(request: RequestContext, run: () => Effect.Effect<A, McpError.McpError>) => {
+    const refused = gateTasks(request)
+    return refused === undefined ? run() : Effect.fail(refused)
+  }
+  return {
+    "tasks/get": (params, request) =>
+      gated(
+        request,
+        () =>
+          Effect.map(tasks.find(params.taskId, request), (record) =>
+            request.features.tasks === "core" ? Tasks.task20251125(record) : Tasks.detailed(record) as never)
+      ),
+    "tasks/cancel": (params, request) =>
+      gated(request, () => {
+        if (request.features.tasks !== "core") return Effect.as(tasks.cancel(params.taskId, request), {} as never)
+        return Effect.flatMap(tasks.find(params.taskId, request), (record) =>
+          TaskStore.isTerminal(record.status)
+            ? Effect.fail(
+              new McpError.InvalidParams({ message: `Task ${params.taskId} has already ended (${record.status})` })
+            )
+            : Effect.map(tasks.cancel(params.taskId, request), Tasks.task20251125))
+      }),
+    "tasks/update": (params, request) =>
+      gated(request, () => Effect.as(tasks.update(params.taskId, params.inputResponses, request), {} as never)),
+    "tasks/result": (params, request) =>
+      Effect.flatMap(tasks.terminal(params.taskId, request), (record) => {
+        const related = { [Meta.relatedTask]: { taskId: record.taskId } }
+        const outcome = record.outcome
+        if (outcome?._tag === "Result") {
+          const own = (outcome.result as { readonly _meta?: McpSchema.Base.MetaObject })._meta
+          return Effect.succeed({ ...outcome.result, _meta: own === undefined ? related : Meta.merge(own, related) })
+        }
+        if (outcome?._tag === "Error") {
+          const data = outcome.error.data
+          return Effect.fail(McpError.fromWire({
+            ...outcome.error,
+            data: typeof data === "object" && data !== null && !Array.isArray(data)
+              ? { ...data, _meta: related }
+              : data === undefined
+              ? { _meta: related }
+              : data
+          }))
+        }
+        // Cancelled: what a cancelled request answers.
+        return Effect.fail(new McpError.InvalidRequest({ message: `Task ${record.taskId} was cancelled` }))
+      }),
+    "tasks/list": (params, request) =>
+      Effect.flatMap(
+        params.cursor === undefined ? Effect.void : Effect.mapError(
+          tasks.find(params.cursor, request),
+          () => new McpError.InvalidParams({ message: `Invalid cursor: ${JSON.stringify(params.cursor)}` })
+        ),
+        () =>
+          Effect.map(tasks.list(request, params.cursor, config.pageSize), (page) => ({
+            tasks: page.tasks.map(Tasks.task20251125),
+            ...(page.next !== undefined ? { nextCursor: page.next } : {})
+          }))
+      )
+  }
+}
 
 // ---------------------------------------------------------------------------- dispatch tables
 
@@ -231,6 +369,12 @@ export const make = (
   const templates = list((e) => e.templates.values(), (t) => t.uriTemplate, (t, f) => Shape.template(t.definition, f))
 
   return {
+    // An extension's methods first: a core method of the same name (a mistake) stays the core's.
+    ...Object.assign({}, ...config.extensions.map((e) => e.handlers)) as Dispatch.Handlers<
+      McpError.McpError,
+      never,
+      RequestContext
+    >,
     "tools/list": (params, request) =>
       Effect.map(tools(params, request), ({ items, ...rest }) => ({ tools: items, ...rest })),
 
@@ -249,8 +393,37 @@ export const make = (
           ? Effect.succeed({ content: [{ type: "text" as const, text: args.left.message }], isError: true })
           : Effect.fail(new McpError.InvalidParams({ message: args.left.message }))
       }
+      const policy = tool.task
+      if (policy !== undefined && f.tasks !== "none") {
+        // 2025-11-25: a task when the client asked for one; 2026-07-28: when the request declares the
+        // extension (the server decides). A `required` tool refuses a client that cannot take one.
+        const asked = f.tasks === "core" ? params.task !== undefined : declaresTasks(request)
+        if (asked) {
+          return config.tasks.start(
+            tool,
+            args.right,
+            request,
+            f.tasks === "core" ? params.task?.ttl : undefined
+          ) as Effect.Effect<never, McpError.McpError>
+        }
+        if (policy.support === "required") {
+          return Effect.fail(
+            f.tasks === "core"
+              ? new McpError.MethodNotFound({
+                method: "tools/call",
+                detail: `Tool ${params.name} runs only as a task: call it with params.task`
+              })
+              : new McpError.MissingRequiredClientCapability({
+                requiredCapabilities: { extensions: { [Tasks.extensionId]: {} } },
+                detail: `Tool ${params.name} runs only as a task: declare the ${Tasks.extensionId} extension`
+              })
+          )
+        }
+      }
       return Eager.map(withRequest(tool.run(args.right)), (result) => Shape.callToolResult(result, f))
     },
+
+    ...tasksMethods(config),
 
     "prompts/list": (params, request) =>
       Effect.map(prompts(params, request), ({ items, ...rest }) => ({ prompts: items, ...rest })),

@@ -43,6 +43,7 @@ import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
 import type { Subscriptions } from "./subscriptions.js"
+import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
@@ -134,6 +135,12 @@ class StatelessRequest implements RequestContext {
   }
   get logLevel() {
     return Effect.succeed(this.level)
+  }
+  get taskOwner() {
+    // Without a token, only the client's name tells one stateless client from another; task ids
+    // are unguessable, so this keeps tasks apart, not secret.
+    const info = this.clientInfo
+    return Option.isSome(info) ? `client:${info.value.name}@${info.value.version}` : "client:"
   }
 
   // Methods are getters returning functions, so that a handler may destructure the service.
@@ -426,13 +433,33 @@ export const makeServer = (
         notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id })),
         hold: (onCancel) => host.peer.hold(client, id, onCancel),
         result,
-        expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined
+        expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined,
+        taskOwner: Tasks.ownerOf(request)
       }),
       result
     )
   }
 
+  // An extension's methods, each result in the era's envelope (its own caching hints kept).
+  const extended = Object.fromEntries(
+    config.extensions.flatMap((extension) => Object.entries(extension.handlers)).map(([method, handler]) => [
+      method,
+      (params: unknown, request: StatelessRequest) =>
+        Effect.map(
+          (handler as unknown as (
+            params: unknown,
+            request: StatelessRequest
+          ) => Effect.Effect<object, McpError.McpError>)(
+            params,
+            request
+          ),
+          (result) => complete(result, request)
+        )
+    ])
+  ) as Dispatch.Handlers<McpError.McpError, never, StatelessRequest>
+
   const handlers: Dispatch.Handlers<McpError.McpError, never, StatelessRequest> = {
+    ...extended,
     "subscriptions/listen": listen,
     "server/discover": (_params, request) =>
       Effect.map(Ref.get(registry.entries), (entries) =>
@@ -463,8 +490,25 @@ export const makeServer = (
         "tools/call",
         params,
         request,
-        (r) => Eager.map(core["tools/call"]!(params, r), (result) => complete(result, r))
+        (r) =>
+          Eager.map(
+            core["tools/call"]!(params, r),
+            (result) =>
+              Tasks.isCreated(result)
+                // Answered with a task (the request declared the extension): flat, `resultType: "task"`.
+                ? Object.assign(Tasks.taskExtension(result.record), {
+                  resultType: "task" as const,
+                  _meta: withServerInfo({}, r)
+                }) as never
+                : complete(result, r)
+          )
       ),
+    "tasks/get": (params, request) =>
+      Effect.map(core["tasks/get"]!(params, request), (result) => complete(result, request)),
+    "tasks/update": (params, request) =>
+      Effect.map(core["tasks/update"]!(params, request), (result) => complete(result, request)),
+    "tasks/cancel": (params, request) =>
+      Effect.map(core["tasks/cancel"]!(params, request), (result) => complete(result, request)),
     "prompts/get": (params, request) =>
       multiRound(
         "prompts/get",

@@ -46,10 +46,14 @@ import { timerAt } from "./timer.js"
 
 type Filter = McpSchema.Subscription.SubscriptionFilter
 
-/** What one subscription has yet to send: the changes of one or more windows that it asked for. */
+/**
+ * What one subscription has yet to send: the changes of one or more windows that it asked for,
+ * and the newest state of each task it follows that changed.
+ */
 interface Delivery {
   readonly lists: ReadonlyArray<ListKind>
   readonly uris: ReadonlyArray<string>
+  readonly tasks?: ReadonlyMap<string, object> | undefined
 }
 
 interface Live {
@@ -105,6 +109,8 @@ export interface Listen {
   readonly result: unknown
   /** When the token it came with expires (epoch milliseconds): it is closed then, gracefully. */
   readonly expiresAt?: number | undefined
+  /** Whose tasks it may hear of (`taskIds`): only those of this owner reach it. */
+  readonly taskOwner?: string | undefined
 }
 
 /** How much the server's subscriptions may hold (see `McpServer.Options`). */
@@ -148,6 +154,11 @@ export interface Subscriptions {
   readonly closeAll: Effect.Effect<number>
   /** Closes gracefully those an engine serves (it is ending), waiting a bounded time. */
   readonly closeOwned: (owner: object) => Effect.Effect<void>
+  /**
+   * A task changed: `notifications/tasks` with `params` (its detailed state) to the subscriptions
+   * that follow it (`taskIds`) and belong to its owner.
+   */
+  readonly taskChanged: (taskId: string, owner: string, params: object) => void
 }
 
 const listChanged: Record<ListKind, string> = {
@@ -257,9 +268,11 @@ class Index {
   ]])
   readonly exact = new Map<string, Listeners>()
   readonly prefixes = new Map<string, Listeners>()
+  readonly tasks = new Map<string, Listeners>()
 
   add(live: Live): void {
     const { filter } = live.info
+    for (const taskId of live.info.acknowledged.taskIds ?? []) addTo(this.tasks, taskId, live)
     for (const [kind, set] of this.kinds) if (asks(filter, kind)) set.add(live)
     for (const uri of filter.resourceSubscriptions ?? []) {
       addTo(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
@@ -267,6 +280,7 @@ class Index {
   }
 
   remove(live: Live): void {
+    for (const taskId of live.info.acknowledged.taskIds ?? []) removeFrom(this.tasks, taskId, live)
     for (const set of this.kinds.values()) set.delete(live)
     for (const uri of live.info.filter.resourceSubscriptions ?? []) {
       removeFrom(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
@@ -287,10 +301,15 @@ class Index {
   }
 }
 
-/** Two deliveries that piled up, as one: each kind and URI once, in order of arrival. */
+/** Two deliveries that piled up, as one: each kind and URI once, in order of arrival; each task's newest state. */
 const merge = (first: Delivery, second: Delivery): Delivery => ({
   lists: Array.from(new Set([...first.lists, ...second.lists])),
-  uris: Array.from(new Set([...first.uris, ...second.uris]))
+  uris: Array.from(new Set([...first.uris, ...second.uris])),
+  tasks: first.tasks === undefined
+    ? second.tasks
+    : second.tasks === undefined
+    ? first.tasks
+    : new Map([...first.tasks, ...second.tasks])
 })
 
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
@@ -431,10 +450,17 @@ export const make = (
           return Effect.zipRight(
             Effect.zipRight(
               Effect.forEach(backlog.lists, (kind) => notify(listChanged[kind], { _meta: tag }), { discard: true }),
-              Effect.forEach(
-                backlog.uris,
-                (uri) => notify("notifications/resources/updated", { uri, _meta: tag }),
-                { discard: true }
+              Effect.zipRight(
+                Effect.forEach(
+                  backlog.uris,
+                  (uri) => notify("notifications/resources/updated", { uri, _meta: tag }),
+                  { discard: true }
+                ),
+                backlog.tasks === undefined ? Effect.void : Effect.forEach(
+                  backlog.tasks.values(),
+                  (task) => notify("notifications/tasks", { ...task, _meta: tag }),
+                  { discard: true }
+                )
               )
             ),
             drain(live)
@@ -573,6 +599,10 @@ export const make = (
       close: (subscription) => closeOne(typeof subscription === "string" ? subscription : subscription.handle),
       closeAll,
       closeOwned: (owner) =>
-        Effect.ignore(Effect.timeout(Effect.flatMap(take((live) => live.owner === owner), end), grace))
+        Effect.ignore(Effect.timeout(Effect.flatMap(take((live) => live.owner === owner), end), grace)),
+      taskChanged: (taskId, owner, params) =>
+        each(index.tasks.get(taskId), (live) => {
+          if (live.listen.taskOwner === owner) offer(live, { lists: [], uris: [], tasks: new Map([[taskId, params]]) })
+        })
     }
   })

@@ -1,0 +1,359 @@
+/**
+ * Where tasks live: a tool call that outlives its request (the tasks of 2025-11-25 and the
+ * `io.modelcontextprotocol/tasks` extension of 2026-07-28) is a record here, from its creation
+ * (durable before the client hears of it) to its sweep, one `ttl` after it was created.
+ *
+ * The interface is made for a shared store as much as for memory: every change is a
+ * compare-and-set on the record's `version` (a store that cannot lock reads, sets if unchanged,
+ * and says whether it did), the record carries its input requests, the answers given to them,
+ * its outcome, a request to cancel, and a lease naming the instance that runs it. A runner waits
+ * for a change with `await`; every change is also published on `changes` (what a listen or a
+ * blocked `tasks/result` hears). The default keeps tasks in memory, bounded in count (overall
+ * and per owner) and in bytes, and sweeps them by their TTL.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+/**
+ * The status of a task: `working` and `input_required` while it runs, then one of the three
+ * terminal ones, after which it never changes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Status = "working" | "input_required" | "completed" | "failed" | "cancelled"
+
+/**
+ * Is this status terminal?
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isTerminal = (status: Status): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+/**
+ * How a task ended: the result of its request (a tool's `CallToolResult`, `isError` or not), or
+ * the JSON-RPC error it failed with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Result"; readonly result: Readonly<Record<string, unknown>> }
+  | {
+    readonly _tag: "Error"
+    readonly error: { readonly code: number; readonly message: string; readonly data?: unknown }
+  }
+
+/**
+ * The instance running a task, until `expiresAt` (epoch milliseconds) unless it renews.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Lease {
+  readonly holder: string
+  readonly expiresAt: number
+}
+
+/**
+ * One task, as stored. Times are epoch milliseconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskRecord {
+  readonly taskId: string
+  /** Who may see it: the token's holder, the session, or the client's name in the stateless era. */
+  readonly owner: string
+  /** The wire it was created on: its revision. */
+  readonly revision: string
+  /** The request that made it (`tools/call`) and the tool's name. */
+  readonly method: string
+  readonly name: string
+  readonly status: Status
+  readonly statusMessage: string | undefined
+  readonly createdAt: number
+  readonly lastUpdatedAt: number
+  /** Milliseconds from creation it is kept; null for as long as the store keeps anything. */
+  readonly ttlMs: number | null
+  readonly pollIntervalMs: number
+  /** The outstanding input requests, by key (keys are never reused over the task's life). */
+  readonly inputRequests: Readonly<Record<string, unknown>>
+  /** Answers given to them, not yet taken by the runner. */
+  readonly inputResponses: Readonly<Record<string, unknown>>
+  readonly outcome: Outcome | undefined
+  /** Someone asked to cancel it; its runner, wherever it is, stops it. */
+  readonly cancelRequested: boolean
+  readonly lease: Lease | undefined
+  /** Bumped by every change: what `compareAndSet` compares. */
+  readonly version: number
+}
+
+/**
+ * The store refused to keep a task, or a change to one: too many tasks (overall or for one
+ * owner), or too many bytes.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskStoreFull extends Data.TaggedError("TaskStoreFull")<{
+  readonly reason: "tasks" | "owner" | "bytes" | "record"
+}> {
+  override get message(): string {
+    switch (this.reason) {
+      case "tasks":
+        return "Too many tasks are kept: try again later"
+      case "owner":
+        return "Too many tasks are kept for this client: wait for some to finish, or cancel them"
+      case "bytes":
+        return "The task store is full: try again later"
+      case "record":
+        return "The task is too large to keep"
+    }
+  }
+}
+
+/**
+ * The store cannot be reached (a shared one that is down).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskStoreUnavailable extends Data.TaggedError("TaskStoreUnavailable")<{
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return "The task store cannot be reached"
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Keeps a new task (whose `version` is 0): once this succeeds, `get` finds it, anywhere. */
+  readonly create: (record: TaskRecord) => Effect.Effect<void, TaskStoreFull | TaskStoreUnavailable>
+  readonly get: (taskId: string) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreUnavailable>
+  /**
+   * Replaces a task with `next` (whose `version` is one more) if it is still at `version`:
+   * whether it was. False too when the task is gone.
+   */
+  readonly compareAndSet: (
+    taskId: string,
+    version: number,
+    next: TaskRecord
+  ) => Effect.Effect<boolean, TaskStoreFull | TaskStoreUnavailable>
+  /** One page of an owner's tasks, newest first, after `cursor` (a task id the last page ended with). */
+  readonly list: (
+    owner: string,
+    cursor: string | undefined,
+    limit: number
+  ) => Effect.Effect<
+    { readonly tasks: ReadonlyArray<TaskRecord>; readonly next: string | undefined },
+    TaskStoreUnavailable
+  >
+  readonly remove: (taskId: string) => Effect.Effect<void, TaskStoreUnavailable>
+  /**
+   * The task once its version is past `version` (at once if it already is); none once it is gone.
+   * Interruptible: a waiter that gives up leaves nothing behind.
+   */
+  readonly await: (taskId: string, version: number) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreUnavailable>
+  /** Every change, as the record it made (a removal is not published). */
+  readonly changes: Stream.Stream<TaskRecord>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class TaskStore extends Context.Tag("@effect-mcp/server/TaskStore")<TaskStore, Service>() {}
+
+/**
+ * Bounds of the in-memory store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /** Most tasks kept, finished ones included (default 10,000). */
+  readonly maxTasks?: number
+  /** Most tasks kept for one owner (default 1,000). */
+  readonly maxTasksPerOwner?: number
+  /** Most characters of JSON kept over every task (default 64 Mi). */
+  readonly maxBytes?: number
+  /** Most characters of JSON one task may hold: its input requests, answers and outcome (default 4 Mi). */
+  readonly maxRecordBytes?: number
+  /** How often expired tasks are swept (default every second). */
+  readonly sweepInterval?: Duration.DurationInput
+}
+
+/** The characters of JSON a record holds beyond its fixed fields. */
+const weigh = (record: TaskRecord): number => {
+  let n = 256 + record.taskId.length + record.owner.length + record.name.length +
+    (record.statusMessage?.length ?? 0)
+  if (Object.keys(record.inputRequests).length > 0) n += JSON.stringify(record.inputRequests).length
+  if (Object.keys(record.inputResponses).length > 0) n += JSON.stringify(record.inputResponses).length
+  if (record.outcome !== undefined) n += JSON.stringify(record.outcome).length
+  return n
+}
+
+const positive = (name: string, value: number): number => {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new Error(`TaskStore: ${name} must be a positive integer (got ${value})`)
+  }
+  return value
+}
+
+interface Kept {
+  record: TaskRecord
+  bytes: number
+  waiters: Array<Deferred.Deferred<Option.Option<TaskRecord>>> | undefined
+}
+
+/**
+ * The in-memory store: bounded as `options` say, swept by TTL (a task whose `ttlMs` ran out is
+ * removed, running or not; its runner finds it gone and stops), in the scope's lifetime.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const maxTasks = positive("maxTasks", options.maxTasks ?? 10_000)
+    const maxPerOwner = positive("maxTasksPerOwner", options.maxTasksPerOwner ?? 1_000)
+    const maxBytes = positive("maxBytes", options.maxBytes ?? 64 * 1024 * 1024)
+    const maxRecordBytes = positive("maxRecordBytes", options.maxRecordBytes ?? 4 * 1024 * 1024)
+    const clock = yield* Effect.clock
+    // Insertion order is creation order: what `list` pages through, newest first.
+    const tasks = new Map<string, Kept>()
+    const perOwner = new Map<string, number>()
+    let bytes = 0
+    const hub = yield* PubSub.unbounded<TaskRecord>()
+    yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
+
+    const wake = (kept: Kept, value: Option.Option<TaskRecord>) => {
+      const waiters = kept.waiters
+      if (waiters === undefined) return
+      kept.waiters = undefined
+      for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(value))
+    }
+
+    const drop = (taskId: string) => {
+      const kept = tasks.get(taskId)
+      if (kept === undefined) return
+      tasks.delete(taskId)
+      bytes -= kept.bytes
+      const owner = kept.record.owner
+      const n = (perOwner.get(owner) ?? 1) - 1
+      if (n === 0) perOwner.delete(owner)
+      else perOwner.set(owner, n)
+      wake(kept, Option.none())
+    }
+
+    const expired = (record: TaskRecord, now: number) => record.ttlMs !== null && now >= record.createdAt + record.ttlMs
+
+    const sweep = Effect.sync(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
+    })
+    yield* Effect.forkScoped(
+      Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? Duration.seconds(1)))
+    )
+
+    const publish = (record: TaskRecord) => PubSub.publish(hub, record)
+
+    const service: Service = {
+      create: (record) =>
+        Effect.suspend(() => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const size = weigh(record)
+          if (size > maxRecordBytes) return Effect.fail(new TaskStoreFull({ reason: "record" }))
+          if (tasks.size >= maxTasks || bytes + size > maxBytes) {
+            // What expired goes first: a full store may only be full of the dead.
+            for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
+          }
+          if (tasks.size >= maxTasks) return Effect.fail(new TaskStoreFull({ reason: "tasks" }))
+          if ((perOwner.get(record.owner) ?? 0) >= maxPerOwner) {
+            return Effect.fail(new TaskStoreFull({ reason: "owner" }))
+          }
+          if (bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
+          tasks.set(record.taskId, { record, bytes: size, waiters: undefined })
+          perOwner.set(record.owner, (perOwner.get(record.owner) ?? 0) + 1)
+          bytes += size
+          return publish(record)
+        }),
+      get: (taskId) =>
+        Effect.sync(() => {
+          const kept = tasks.get(taskId)
+          return kept === undefined || expired(kept.record, clock.unsafeCurrentTimeMillis())
+            ? Option.none()
+            : Option.some(kept.record)
+        }),
+      compareAndSet: (taskId, version, next) =>
+        Effect.suspend(() => {
+          const kept = tasks.get(taskId)
+          if (kept === undefined || kept.record.version !== version) return Effect.succeed(false)
+          const size = weigh(next)
+          if (size > maxRecordBytes) return Effect.fail(new TaskStoreFull({ reason: "record" }))
+          if (bytes - kept.bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
+          bytes += size - kept.bytes
+          kept.bytes = size
+          kept.record = next
+          wake(kept, Option.some(next))
+          return Effect.as(publish(next), true)
+        }),
+      list: (owner, cursor, limit) =>
+        Effect.sync(() => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const mine = Array.from(tasks.values()).filter((k) => k.record.owner === owner && !expired(k.record, now))
+            .reverse()
+          const from = cursor === undefined ? 0 : mine.findIndex((k) => k.record.taskId === cursor) + 1
+          if (cursor !== undefined && from === 0) return { tasks: [], next: undefined }
+          const page = mine.slice(from, from + limit).map((k) => k.record)
+          return {
+            tasks: page,
+            next: from + limit < mine.length ? page[page.length - 1].taskId : undefined
+          }
+        }),
+      remove: (taskId) => Effect.sync(() => drop(taskId)),
+      await: (taskId, version) =>
+        Effect.suspend(() => {
+          const kept = tasks.get(taskId)
+          if (kept === undefined) return Effect.succeedNone
+          if (kept.record.version > version) return Effect.succeedSome(kept.record)
+          return Effect.flatMap(Deferred.make<Option.Option<TaskRecord>>(), (waiter) => {
+            ;(kept.waiters ??= []).push(waiter)
+            return Effect.onInterrupt(Deferred.await(waiter), () =>
+              Effect.sync(() => {
+                const at = kept.waiters?.indexOf(waiter) ?? -1
+                if (at >= 0) kept.waiters!.splice(at, 1)
+              }))
+          })
+        }),
+      changes: Stream.fromPubSub(hub)
+    }
+    return service
+  })
+
+/**
+ * The in-memory store as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (options?: MemoryOptions): Layer.Layer<TaskStore> =>
+  Layer.scoped(TaskStore, makeMemory(options))

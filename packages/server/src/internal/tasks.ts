@@ -1,0 +1,823 @@
+/**
+ * The tasks runtime: one per server, over every engine. A tool call that runs as a task is a
+ * record in the `TaskStore` (created before the client hears of it) and a fiber of this
+ * instance, forked in the runtime's scope, so it outlives its request. The two revisions differ
+ * on the wire only (the shapes at the bottom); this runs both.
+ *
+ * - The handler is the tool's own Effect, run with a task's `McpRequest` (`TaskRequest`): its
+ *   progress becomes the task's status message; its asks become the task's input requests
+ *   (2026-07-28: kept in the store and answered by `tasks/update`; 2025-11-25: requests to the
+ *   client tagged with the related task, on the stream of a waiting `tasks/result` when there is
+ *   one, else the session's own), with the task `input_required` while any is open.
+ * - A tool with `start: "onDetach"` runs as a plain request until its handler detaches: the
+ *   request then gets the task, and the rest runs as it. Until then its asks are the request's
+ *   (2026-07-28 multi-round trips: the answers come with a retry, before any task exists).
+ * - Every change is a compare-and-set on the record; the runner watches its record and stops the
+ *   handler when a cancel is asked for (from any instance) or the record is gone (its TTL ran
+ *   out). Its lease is renewed while it runs.
+ * - The outcome: the tool's result (2025-11-25: `failed` when `isError`; 2026-07-28: `completed`
+ *   either way), a wire error (`failed` with it), a defect (`failed`, -32603, logged), or a
+ *   cancel (`cancelled`, set by the cancel itself).
+ */
+import type { JsonRpc } from "@effect-mcp/core"
+import { AuthInfo, Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as McpRequest from "../McpRequest.js"
+import * as McpTask from "../McpTask.js"
+import type * as TaskStore from "../TaskStore.js"
+import type * as Tool from "../Tool.js"
+import type { RequestContext } from "./serving.js"
+import * as Shape from "./shape.js"
+
+type InputRequest = McpSchema.InputRequired.InputRequest
+type TaskRecord = TaskStore.TaskRecord
+
+/** The tasks extension's id (2026-07-28). */
+export const extensionId = McpSchema.TasksExtension.extensionId
+
+/** Options of the runtime, whole. */
+export interface Options {
+  /** How long a task is kept after its creation, when nobody says (milliseconds). */
+  readonly ttlMs: number
+  /** The longest a client may ask a task to be kept (2025-11-25 `params.task.ttl`). */
+  readonly maxTtlMs: number
+  readonly pollIntervalMs: number
+  /** How long a runner's lease lasts without renewal. */
+  readonly leaseMs: number
+  /** This instance, as leases name it. */
+  readonly instance: string
+}
+
+/** The defaults of `Options`. */
+export const defaults: Omit<Options, "instance"> = {
+  ttlMs: 60 * 60 * 1000,
+  maxTtlMs: 24 * 60 * 60 * 1000,
+  pollIntervalMs: 500,
+  leaseMs: 30_000
+}
+
+/** A call answered with a task: the record as it was created. */
+export class Created {
+  readonly _tag = "Created"
+  constructor(readonly record: TaskRecord) {}
+}
+
+/** Is this tools/call outcome a task? */
+export const isCreated = (u: unknown): u is Created => u instanceof Created
+
+/** A high-entropy task id: 128 random bits, base64url. */
+const newId = (): string => {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  let s = ""
+  for (const b of bytes) s += String.fromCharCode(b)
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+/**
+ * Who a request's tasks belong to: the token's holder (authorization on), else the handshake
+ * session, else (stateless, no token) the client's name and version.
+ */
+export const ownerOf = (request: RequestContext): string =>
+  Option.isSome(request.auth) ? `auth:${AuthInfo.holder(request.auth.value)}` : request.taskOwner
+
+const unknownTask = (taskId: string) => new McpError.InvalidParams({ message: `Unknown task: ${taskId}` })
+
+const unavailable = (error: TaskStore.TaskStoreUnavailable | TaskStore.TaskStoreFull): McpError.McpError =>
+  new McpError.InternalError({ message: error.message })
+
+const decodeSampled = McpSchema.Base.codec(
+  McpSchema.Sampling.CreateMessageResult,
+  "decode",
+  McpSchema.Base.parseOptions
+)
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
+
+/** How the answer to an input request of `method` is read. */
+const decoderOf = (method: string): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> =>
+  method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+
+// ---------------------------------------------------------------------------- the runtime
+
+/** What a server keeps of its tasks. */
+export interface Runtime {
+  readonly store: TaskStore.Service
+  readonly options: Options
+  /** Runs a call as a task: the task (`Created`), or, for a tool that never detached, its result. */
+  readonly start: (
+    tool: Tool.Tool,
+    args: unknown,
+    request: RequestContext,
+    requestedTtlMs: number | undefined
+  ) => Effect.Effect<Tool.Result | Created, McpError.McpError>
+  /** The caller's task, or -32602. */
+  readonly find: (taskId: string, request: RequestContext) => Effect.Effect<TaskRecord, McpError.McpError>
+  /** Asks the task to stop: the record as it is after (cancelled, unless it had ended). */
+  readonly cancel: (taskId: string, request: RequestContext) => Effect.Effect<TaskRecord, McpError.McpError>
+  /** Answers some of the task's open input requests (others, and unknown keys, are ignored). */
+  readonly update: (
+    taskId: string,
+    responses: Readonly<Record<string, unknown>>,
+    request: RequestContext
+  ) => Effect.Effect<void, McpError.McpError>
+  /**
+   * The task once it ended (2025-11-25 `tasks/result`), its asks routed to this request's stream
+   * meanwhile.
+   */
+  readonly terminal: (taskId: string, request: RequestContext) => Effect.Effect<TaskRecord, McpError.McpError>
+  readonly list: (
+    request: RequestContext,
+    cursor: string | undefined,
+    limit: number
+  ) => Effect.Effect<
+    { readonly tasks: ReadonlyArray<TaskRecord>; readonly next: string | undefined },
+    McpError.McpError
+  >
+  /**
+   * Tells of every change of status (or message, or open input requests), for the runtime's
+   * lifetime: a 2025-11-25 task's session by `notifications/tasks/status`, an extension task's
+   * followers through `extension` (the subscriptions).
+   */
+  readonly watch: (extension: (taskId: string, owner: string, params: object) => void) => Effect.Effect<void>
+}
+
+/**
+ * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
+ * `tasks/result` requests waiting on it), and who waits for one.
+ */
+interface Local {
+  readonly routes: Array<JsonRpc.RequestId>
+  readonly waiting: Array<Deferred.Deferred<void>>
+}
+
+export const make = (
+  store: TaskStore.Service,
+  options: Options
+): Effect.Effect<Runtime, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const clock = yield* Effect.clock
+    const now = () => clock.unsafeCurrentTimeMillis()
+    const locals = new Map<string, Local>()
+    /** The sessions of this instance's 2025-11-25 tasks: where `notifications/tasks/status` go. */
+    const sessions = new Map<string, (method: string, params: object) => Effect.Effect<void>>()
+
+    /**
+     * Changes a task with `f` (none: leave it), compare-and-set, again on a race; the record
+     * after (none: it is gone).
+     */
+    const modify = (
+      taskId: string,
+      f: (record: TaskRecord) => Partial<TaskRecord> | undefined
+    ): Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable> =>
+      Effect.flatMap(store.get(taskId), (found) => {
+        if (Option.isNone(found)) return Effect.succeedNone
+        const record = found.value
+        const change = f(record)
+        if (change === undefined) return Effect.succeed(found)
+        const next: TaskRecord = { ...record, ...change, version: record.version + 1, lastUpdatedAt: now() }
+        return Effect.flatMap(
+          store.compareAndSet(taskId, record.version, next),
+          (done) => done ? Effect.succeedSome(next) : modify(taskId, f)
+        )
+      })
+
+    const find = (taskId: string, request: RequestContext) =>
+      Effect.flatMap(
+        Effect.mapError(store.get(taskId), unavailable),
+        (found) =>
+          Option.isSome(found) && found.value.owner === ownerOf(request)
+            ? Effect.succeed(found.value)
+            : Effect.fail(unknownTask(taskId))
+      )
+
+    /** The outcome of a finished run, as the record's terminal change (none while it runs on: interrupted). */
+    const settle = (
+      record: TaskRecord,
+      exit: Exit.Exit<Tool.Result, McpError.McpError>
+    ): Partial<TaskRecord> | undefined => {
+      const f = Revision.features(record.revision as Revision.Revision)
+      if (Exit.isSuccess(exit)) {
+        const shaped = Shape.callToolResult(exit.value, f) as unknown as Record<string, unknown>
+        const result = f.tasks === "extension" ? { ...shaped, resultType: "complete" } : shaped
+        // 2025-11-25: a tool's error result fails the task; the extension keeps it completed.
+        const status = f.tasks === "core" && exit.value.isError === true ? "failed" : "completed"
+        return { status, outcome: { _tag: "Result", result } }
+      }
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure)) {
+        return {
+          status: "failed",
+          outcome: { _tag: "Error", error: failure.value.toWire(record.revision as Revision.Revision) }
+        }
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) return undefined
+      return {
+        status: "failed",
+        outcome: { _tag: "Error", error: { code: -32603, message: "Internal error" } }
+      }
+    }
+
+    const finish = (taskId: string, exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
+      Effect.gen(function*() {
+        if (
+          Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))
+        ) {
+          yield* Effect.logError("effect-mcp: a task's handler died", exit.cause)
+        }
+        const done = modify(taskId, (record) => {
+          if (TaskStoreIsTerminal(record.status)) return undefined
+          const change = settle(record, exit)
+          return change === undefined
+            ? undefined
+            : { ...change, inputRequests: {}, inputResponses: {}, lease: undefined }
+        })
+        yield* Effect.catchTag(done, "TaskStoreFull", () =>
+          // The outcome is too large to keep: the task fails, saying so.
+          modify(taskId, (record) =>
+            TaskStoreIsTerminal(record.status) ? undefined : {
+              status: "failed",
+              inputRequests: {},
+              inputResponses: {},
+              lease: undefined,
+              outcome: { _tag: "Error", error: { code: -32603, message: "The task's result is too large to keep" } }
+            }))
+      }).pipe(Effect.catchAll((error) => Effect.logWarning("effect-mcp: a task's outcome was not kept", error)))
+
+    /** Ends when the task should stop: a cancel was asked for, or it is gone. */
+    const stopSignal = (taskId: string): Effect.Effect<void> => {
+      const loop = (version: number): Effect.Effect<void> =>
+        Effect.flatMap(Effect.orElseSucceed(store.await(taskId, version), () => Option.none()), (found) =>
+          Option.isNone(found) || found.value.cancelRequested || TaskStoreIsTerminal(found.value.status)
+            ? Effect.void
+            : loop(found.value.version))
+      return Effect.flatMap(
+        Effect.orElseSucceed(store.get(taskId), () =>
+          Option.none()),
+        (found) =>
+          Option.isNone(found) || found.value.cancelRequested ? Effect.void : loop(found.value.version)
+      )
+    }
+
+    const renewLease = (taskId: string) =>
+      Effect.repeat(
+        Effect.ignore(modify(taskId, (record) =>
+          TaskStoreIsTerminal(record.status)
+            ? undefined
+            : { lease: { holder: options.instance, expiresAt: now() + options.leaseMs } })),
+        Schedule.spaced(Math.max(1, Math.floor(options.leaseMs / 3)))
+      )
+
+    /** Creates the record: from here on `tasks/get` finds it. */
+    const create = (tool: Tool.Tool, request: RequestContext, requestedTtlMs: number | undefined) =>
+      Effect.suspend(() => {
+        const at = now()
+        const policy = tool.task!
+        const ttlMs = Math.min(options.maxTtlMs, Math.max(1_000, requestedTtlMs ?? policy.ttlMs ?? options.ttlMs))
+        const record: TaskRecord = {
+          taskId: newId(),
+          owner: ownerOf(request),
+          revision: request.revision,
+          method: "tools/call",
+          name: tool.name,
+          status: "working",
+          statusMessage: undefined,
+          createdAt: at,
+          lastUpdatedAt: at,
+          ttlMs,
+          pollIntervalMs: policy.pollIntervalMs ?? options.pollIntervalMs,
+          inputRequests: {},
+          inputResponses: {},
+          outcome: undefined,
+          cancelRequested: false,
+          lease: { holder: options.instance, expiresAt: at + options.leaseMs },
+          version: 0
+        }
+        return Effect.as(
+          Effect.mapError(store.create(record), (error) =>
+            error._tag === "TaskStoreFull"
+              ? new McpError.InternalError({ message: error.message })
+              : unavailable(error)),
+          record
+        )
+      })
+
+    const start: Runtime["start"] = (tool, args, request, requestedTtlMs) =>
+      Effect.gen(function*() {
+        const detached = yield* Deferred.make<TaskRecord, McpError.McpError>()
+        const task = new TaskRequest(request, runtime, detached)
+        const detach = Effect.flatMap(Deferred.poll(detached), (polled) =>
+          Option.isSome(polled)
+            ? Effect.void
+            : Effect.flatMap(
+              Effect.exit(create(tool, request, requestedTtlMs)),
+              (exit) =>
+                Effect.zipRight(
+                  Deferred.done(detached, exit),
+                  Effect.sync(() => {
+                    if (Exit.isSuccess(exit)) {
+                      task.record = exit.value
+                      locals.set(exit.value.taskId, { routes: [], waiting: [] })
+                      if (request.notifySession !== undefined) {
+                        sessions.set(exit.value.taskId, request.notifySession.bind(request))
+                      }
+                    }
+                  })
+                )
+            ))
+        task.detachEffect = Effect.asVoid(detach)
+        const service: McpTask.Service = {
+          taskId: Effect.sync(() => Option.fromNullable(task.record?.taskId)),
+          detach: task.detachEffect,
+          status: (message) => task.setStatus(message)
+        }
+        const handler = tool.run(args).pipe(
+          Effect.provideService(McpRequest.McpRequest, task),
+          Effect.provideService(McpTask.McpTask, service)
+        )
+        /** Once a task, the rest of its run: stopped by a cancel, kept alive by its lease, settled. */
+        const asTask = (record: TaskRecord, fiber: Fiber.RuntimeFiber<Tool.Result, McpError.McpError>) =>
+          Effect.gen(function*() {
+            const renewing = yield* Effect.fork(renewLease(record.taskId))
+            const stopping = yield* Effect.fork(Effect.zipRight(stopSignal(record.taskId), Fiber.interrupt(fiber)))
+            const exit = yield* Fiber.await(fiber)
+            yield* Fiber.interrupt(renewing)
+            yield* Fiber.interrupt(stopping)
+            yield* finish(record.taskId, exit)
+            locals.delete(record.taskId)
+            // A task that ended is forgotten by the watcher, once it told of its end; one gone, here.
+            const after = yield* Effect.orElseSucceed(store.get(record.taskId), () => Option.none())
+            if (Option.isNone(after) || !TaskStoreIsTerminal(after.value.status)) {
+              told.delete(record.taskId)
+              sessions.delete(record.taskId)
+            }
+          })
+        if (tool.task!.start === "immediately") {
+          yield* detach
+          const record = yield* Deferred.await(detached)
+          const fiber = yield* Effect.forkIn(handler, scope)
+          yield* Effect.forkIn(asTask(record, fiber), scope)
+          return new Created(record)
+        }
+        // Until it detaches, a plain request: interrupted with it, its outcome the request's.
+        const fiber = yield* Effect.forkIn(handler, scope)
+        const first = yield* Effect.raceFirst(
+          Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
+          Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
+        ).pipe(
+          Effect.onExit((exit) =>
+            // Interrupted before it detached, or it could not: the handler goes with the request.
+            Exit.isFailure(exit) ?
+              Effect.flatMap(Deferred.isDone(detached), (done) =>
+                Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)) :
+              Effect.void
+          )
+        )
+        // Done at the moment it detached: a task all the same, settled at once.
+        const polled = first._tag === "Done" ? yield* Deferred.poll(detached) : Option.none()
+        const record = first._tag === "Detached"
+          ? first.record
+          : Option.isSome(polled)
+          ? yield* polled.value
+          : undefined
+        if (record === undefined) {
+          return yield* (first as { readonly exit: Exit.Exit<Tool.Result, McpError.McpError> }).exit
+        }
+        yield* Effect.forkIn(asTask(record, fiber), scope)
+        return new Created(record)
+      })
+
+    const cancel: Runtime["cancel"] = (taskId, request) =>
+      Effect.flatMap(find(taskId, request), () =>
+        Effect.flatMap(
+          Effect.mapError(
+            modify(taskId, (record) =>
+              TaskStoreIsTerminal(record.status) ? undefined : {
+                status: "cancelled",
+                cancelRequested: true,
+                inputRequests: {},
+                inputResponses: {},
+                lease: undefined
+              }),
+            unavailable
+          ),
+          (after) =>
+            Option.isSome(after) ? Effect.succeed(after.value) : Effect.fail(unknownTask(taskId))
+        ))
+
+    const update: Runtime["update"] = (taskId, responses, request) =>
+      Effect.flatMap(find(taskId, request), (found) => {
+        // An answer to an open request must be one: checked here, so a malformed one is this
+        // update's error (-32602) and the task goes on waiting. Other keys are ignored.
+        for (const [key, value] of Object.entries(responses)) {
+          const asked = found.inputRequests[key] as InputRequest | undefined
+          if (asked === undefined) {
+            continue
+          }
+          const decoded = decoderOf(asked.method)(value)
+          if (decoded._tag === "Left") {
+            return Effect.fail(
+              new McpError.InvalidParams({
+                message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
+              })
+            )
+          }
+        }
+        return Effect.asVoid(Effect.mapError(
+          modify(taskId, (record) => {
+            const answered = Object.keys(responses).filter((key) =>
+              Object.hasOwn(record.inputRequests, key)
+            )
+            if (answered.length === 0 || TaskStoreIsTerminal(record.status)) return undefined
+            const inputRequests = { ...record.inputRequests }
+            const inputResponses = { ...record.inputResponses }
+            for (const key of answered) {
+              delete inputRequests[key]
+              inputResponses[key] = responses[key]
+            }
+            return {
+              inputRequests,
+              inputResponses,
+              status: Object.keys(inputRequests).length === 0 ? "working" : "input_required"
+            }
+          }),
+          unavailable
+        ))
+      })
+
+    const terminal: Runtime["terminal"] = (taskId, request) =>
+      Effect.flatMap(find(taskId, request), (first) => {
+        const local = locals.get(taskId)
+        const wait = (record: TaskRecord): Effect.Effect<TaskRecord, McpError.McpError> =>
+          TaskStoreIsTerminal(record.status)
+            ? Effect.succeed(record)
+            : Effect.flatMap(
+              Effect.mapError(store.await(taskId, record.version), unavailable),
+              (next) => Option.isSome(next) ? wait(next.value) : Effect.fail(unknownTask(taskId))
+            )
+        if (local === undefined) return wait(first)
+        // Its asks may go to this request's stream while it waits.
+        return Effect.acquireUseRelease(
+          Effect.sync(() => {
+            local.routes.push(request.id)
+            for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.void)
+          }),
+          () => wait(first),
+          () =>
+            Effect.sync(() => {
+              const at = local.routes.indexOf(request.id)
+              if (at >= 0) local.routes.splice(at, 1)
+            })
+        )
+      })
+
+    const list: Runtime["list"] = (request, cursor, limit) =>
+      Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable)
+
+    /** What each task was last told as (status and message): a change of neither (a lease) is not news. */
+    const told = new Map<string, string>()
+    const watch: Runtime["watch"] = (extension) =>
+      Effect.asVoid(Effect.forkIn(
+        Stream.runForEach(store.changes, (record) => {
+          const said = `${record.status}\u0000${record.statusMessage ?? ""}\u0000${
+            Object.keys(record.inputRequests).join(",")
+          }`
+          // Its creation is the answer to its request, not news; a change that says nothing new is none.
+          if (record.version === 0 || told.get(record.taskId) === said) {
+            told.set(record.taskId, said)
+            return Effect.void
+          }
+          const notify = sessions.get(record.taskId)
+          if (TaskStoreIsTerminal(record.status)) {
+            told.delete(record.taskId)
+            sessions.delete(record.taskId)
+          } else told.set(record.taskId, said)
+          const f = Revision.features(record.revision as Revision.Revision)
+          if (f.tasks === "extension") {
+            extension(record.taskId, record.owner, detailed(record))
+            return Effect.void
+          }
+          return notify === undefined ? Effect.void : notify("notifications/tasks/status", task20251125(record))
+        }),
+        scope
+      ))
+
+    const runtime: Runtime & Internal = {
+      watch,
+      store,
+      options,
+      start,
+      find,
+      cancel,
+      update,
+      terminal,
+      list,
+      modify,
+      route: (taskId) => {
+        const local = locals.get(taskId)
+        if (local === undefined) return Effect.succeed(undefined)
+        const wait: Effect.Effect<JsonRpc.RequestId> = Effect.suspend(() =>
+          local.routes.length > 0
+            ? Effect.succeed(local.routes[0])
+            : Effect.flatMap(Deferred.make<void>(), (waiter) => {
+              local.waiting.push(waiter)
+              return Effect.zipRight(
+                Effect.onInterrupt(Deferred.await(waiter), () =>
+                  Effect.sync(() => {
+                    const at = local.waiting.indexOf(waiter)
+                    if (at >= 0) local.waiting.splice(at, 1)
+                  })),
+                wait
+              )
+            })
+        )
+        return wait
+      }
+    }
+    return runtime
+  })
+
+/** What a task's own request reads of the runtime. */
+interface Internal {
+  readonly modify: (
+    taskId: string,
+    f: (record: TaskRecord) => Partial<TaskRecord> | undefined
+  ) => Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable>
+  /**
+   * The stream a 2025-11-25 ask of the task goes to: a waiting `tasks/result`'s, once there is
+   * one (the requestor picks its task's asks up there, as the revision says).
+   */
+  readonly route: (taskId: string) => Effect.Effect<JsonRpc.RequestId | undefined>
+}
+
+const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+// ---------------------------------------------------------------------------- a task's McpRequest
+
+/**
+ * The `McpRequest` a task's handler runs with: the request that made it, but for what a task
+ * does differently once it is one (before, with `start: "onDetach"`, it is that request).
+ */
+class TaskRequest implements McpRequest.Service {
+  record: TaskRecord | undefined = undefined
+  detachEffect: Effect.Effect<void> = Effect.void
+  /** 2025-11-25: asks open now (the task is `input_required` while any is). */
+  private asking = 0
+  /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
+  private readonly keys = new Set<string>()
+
+  constructor(
+    readonly base: RequestContext,
+    readonly runtime: Runtime & Internal,
+    readonly detached: Deferred.Deferred<TaskRecord, McpError.McpError>
+  ) {}
+
+  get id() {
+    return this.base.id
+  }
+  get method() {
+    return this.base.method
+  }
+  get revision() {
+    return this.base.revision
+  }
+  get era() {
+    return this.base.era
+  }
+  get clientInfo() {
+    return this.base.clientInfo
+  }
+  get clientCapabilities() {
+    return this.base.clientCapabilities
+  }
+  get progressToken() {
+    return this.base.progressToken
+  }
+  get auth() {
+    return this.base.auth
+  }
+  get meta() {
+    return this.base.meta
+  }
+  get logLevel() {
+    return this.base.logLevel
+  }
+  get requestState() {
+    return this.base.requestState
+  }
+  get closeSseStream() {
+    return this.record === undefined ? this.base.closeSseStream : Effect.void
+  }
+  inputResponse(key: string) {
+    return this.base.inputResponse(key)
+  }
+  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
+    return (elicitationId) => this.base.elicitationComplete(elicitationId)
+  }
+  get progress(): McpRequest.Service["progress"] {
+    return (progress, total, message) =>
+      this.record === undefined
+        ? this.base.progress(progress, total, message)
+        : this.setStatus(message ?? (total !== undefined ? `${progress}/${total}` : `${progress}`))
+  }
+  get log(): McpRequest.Service["log"] {
+    // The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide.
+    return (level, data, logger) =>
+      this.record !== undefined && this.base.era === "stateless" ? Effect.void : this.base.log(level, data, logger)
+  }
+
+  setStatus(message: string): Effect.Effect<void> {
+    const record = this.record
+    if (record === undefined) return Effect.void
+    return Effect.ignore(
+      this.runtime.modify(
+        record.taskId,
+        (r) => TaskStoreIsTerminal(r.status) || r.statusMessage === message ? undefined : { statusMessage: message }
+      )
+    )
+  }
+
+  get sample(): McpRequest.Service["sample"] {
+    return (key, params, options) =>
+      this.record === undefined
+        ? this.base.sample(key, params, options)
+        : this.ask(key, { method: "sampling/createMessage", params }, params, "sampling", decodeSampled, options)
+  }
+  get elicit(): McpRequest.Service["elicit"] {
+    return (key, params, options) =>
+      this.record === undefined
+        ? this.base.elicit(key, params, options)
+        : this.ask(
+          key,
+          { method: "elicitation/create", params: Shape.elicitInput(params) },
+          Shape.elicitRequest(params, Revision.features(this.base.revision)),
+          params.mode === "url" ? "elicitation.url" : "elicitation",
+          decodeElicited,
+          options
+        )
+  }
+  get roots(): McpRequest.Service["roots"] {
+    return (key = "roots", options) =>
+      this.record === undefined
+        ? this.base.roots(key, options)
+        : Effect.map(
+          this.ask<McpSchema.Roots.ListRootsResult>(key, { method: "roots/list" }, {}, "roots", decodeRoots, options),
+          (result) => result.roots
+        )
+  }
+
+  /** Marks the task waiting for input (or working again), with its open requests. */
+  private mark(f: (record: TaskRecord) => Partial<TaskRecord> | undefined) {
+    return Effect.mapError(
+      this.runtime.modify(this.record!.taskId, (r) => TaskStoreIsTerminal(r.status) ? undefined : f(r)),
+      unavailable
+    )
+  }
+
+  /**
+   * An ask of a task. 2026-07-28: an input request of the task, under a key new to it, answered
+   * by `tasks/update`; 2025-11-25: a request to the client tagged with the task. Either way the
+   * task is `input_required` until it is answered.
+   */
+  private ask<A>(
+    key: string,
+    inputRequest: InputRequest,
+    params: unknown,
+    capability: string,
+    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>,
+    options: McpRequest.AskOptions | undefined
+  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+    const base = this.base
+    if (!Capabilities.declares(base.clientCapabilities, inputRequest, base.revision)) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: Capabilities.required(inputRequest),
+          detail: `The client did not declare the ${capability} capability`
+        })
+      )
+    }
+    const taskId = this.record!.taskId
+    if (base.era === "handshake" && base.askRelated !== undefined) {
+      const askRelated = base.askRelated.bind(base)
+      const open = () => this.asking++
+      const close = () => --this.asking
+      const meta = { [Meta.relatedTask]: { taskId } }
+      const tagged = { ...(params as object), _meta: { ...(params as { _meta?: object })._meta, ...meta } }
+      return Effect.acquireUseRelease(
+        Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
+        () =>
+          Effect.flatMap(
+            this.runtime.route(taskId),
+            (related) => askRelated<A>(inputRequest, capability, tagged, options, related)
+          ),
+        () =>
+          Effect.suspend(() =>
+            close() === 0
+              ? Effect.ignore(this.mark((r) => r.status === "input_required" ? { status: "working" } : undefined))
+              : Effect.void
+          )
+      )
+    }
+    // 2026-07-28: kept in the store, under a key the task never used.
+    let wireKey = key
+    for (let n = 2; this.keys.has(wireKey); n++) wireKey = `${key}-${n}`
+    this.keys.add(wireKey)
+    const asked = this.mark((r) => ({
+      status: "input_required",
+      inputRequests: { ...r.inputRequests, [wireKey]: inputRequest }
+    }))
+    const answer = (version: number): Effect.Effect<unknown, McpError.McpError> =>
+      Effect.flatMap(Effect.mapError(this.runtime.store.await(taskId, version), unavailable), (found) => {
+        if (Option.isNone(found)) return Effect.interrupt
+        const r = found.value
+        if (Object.hasOwn(r.inputResponses, wireKey)) return Effect.succeed(r.inputResponses[wireKey])
+        return answer(r.version)
+      })
+    const timeout = options?.timeout
+    const waited = Effect.flatMap(asked, (after) =>
+      Option.isNone(after)
+        ? Effect.interrupt
+        : Object.hasOwn(after.value.inputResponses, wireKey)
+        ? Effect.succeed(after.value.inputResponses[wireKey])
+        : answer(after.value.version))
+    return Effect.flatMap(
+      timeout === undefined ? waited : withTimeout(waited, timeout),
+      (value) =>
+        Effect.zipRight(
+          Effect.ignore(this.mark((r) => {
+            const inputResponses = { ...r.inputResponses }
+            delete inputResponses[wireKey]
+            return { inputResponses }
+          })),
+          Effect.suspend(() => {
+            const decoded = decode(value)
+            return decoded._tag === "Right"
+              ? Effect.succeed(decoded.right as A)
+              : Effect.fail(
+                new McpError.InvalidParams({
+                  message: `Invalid input response ${wireKey}: ${Method.describeError(decoded.left)}`
+                })
+              )
+          })
+        )
+    )
+  }
+}
+
+const withTimeout = <A, E>(effect: Effect.Effect<A, E>, timeout: Duration.DurationInput) =>
+  Effect.timeoutFail(effect, {
+    duration: timeout,
+    onTimeout: () =>
+      new McpError.InternalError({ message: "The client did not answer the task's input request in time" })
+  })
+
+// ---------------------------------------------------------------------------- wire shapes
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+/** A task as 2025-11-25 puts it (`ttl`, `pollInterval`). */
+export const task20251125 = (record: TaskRecord): McpSchema.Tasks.Task => ({
+  taskId: record.taskId,
+  status: record.status,
+  ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
+  createdAt: iso(record.createdAt),
+  lastUpdatedAt: iso(record.lastUpdatedAt),
+  ttl: record.ttlMs,
+  pollInterval: record.pollIntervalMs
+})
+
+/** A task as the extension puts it (`ttlMs`, `pollIntervalMs`). */
+export const taskExtension = (record: TaskRecord): McpSchema.TasksExtension.Task => ({
+  taskId: record.taskId,
+  status: record.status,
+  ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
+  createdAt: iso(record.createdAt),
+  lastUpdatedAt: iso(record.lastUpdatedAt),
+  ttlMs: record.ttlMs,
+  pollIntervalMs: record.pollIntervalMs
+})
+
+/** The extension's `DetailedTask`: the task with its open input requests, result or error. */
+export const detailed = (record: TaskRecord): Record<string, unknown> => {
+  const task: Record<string, unknown> = { ...taskExtension(record) }
+  if (record.status === "input_required") task.inputRequests = record.inputRequests
+  if (record.status === "completed" && record.outcome?._tag === "Result") task.result = record.outcome.result
+  if (record.status === "failed") {
+    task.error = record.outcome?._tag === "Error"
+      ? record.outcome.error
+      : { code: -32603, message: "The task failed" }
+  }
+  return task
+}
