@@ -110,7 +110,7 @@ export interface TaskRecord {
  * @category errors
  */
 export class TaskStoreFull extends Data.TaggedError("TaskStoreFull")<{
-  readonly reason: "tasks" | "owner" | "bytes" | "record"
+  readonly reason: "tasks" | "owner" | "bytes" | "ownerBytes" | "record"
 }> {
   override get message(): string {
     switch (this.reason) {
@@ -120,6 +120,8 @@ export class TaskStoreFull extends Data.TaggedError("TaskStoreFull")<{
         return "Too many tasks are kept for this client: wait for some to finish, or cancel them"
       case "bytes":
         return "The task store is full: try again later"
+      case "ownerBytes":
+        return "This client's tasks hold too much: wait for some to be swept, or cancel them"
       case "record":
         return "The task is too large to keep"
     }
@@ -195,6 +197,8 @@ export interface MemoryOptions {
   readonly maxTasksPerOwner?: number
   /** Most characters of JSON kept over every task (default 64 Mi). */
   readonly maxBytes?: number
+  /** Most characters of JSON kept for one owner's tasks (default 16 Mi): one owner cannot fill the store. */
+  readonly maxBytesPerOwner?: number
   /** Most characters of JSON one task may hold: its input requests, answers and outcome (default 4 Mi). */
   readonly maxRecordBytes?: number
   /** How often expired tasks are swept (default every second). */
@@ -237,10 +241,12 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
     const maxPerOwner = positive("maxTasksPerOwner", options.maxTasksPerOwner ?? 1_000)
     const maxBytes = positive("maxBytes", options.maxBytes ?? 64 * 1024 * 1024)
     const maxRecordBytes = positive("maxRecordBytes", options.maxRecordBytes ?? 4 * 1024 * 1024)
+    const maxOwnerBytes = positive("maxBytesPerOwner", options.maxBytesPerOwner ?? 16 * 1024 * 1024)
     const clock = yield* Effect.clock
     // Insertion order is creation order: what `list` pages through, newest first.
     const tasks = new Map<string, Kept>()
-    const perOwner = new Map<string, number>()
+    /** Each owner's tasks (in creation order: what `list` pages through) and the bytes they hold. */
+    const owners = new Map<string, { readonly tasks: Map<string, Kept>; bytes: number }>()
     let bytes = 0
     const hub = yield* PubSub.unbounded<TaskRecord>()
     yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
@@ -257,10 +263,12 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
       if (kept === undefined) return
       tasks.delete(taskId)
       bytes -= kept.bytes
-      const owner = kept.record.owner
-      const n = (perOwner.get(owner) ?? 1) - 1
-      if (n === 0) perOwner.delete(owner)
-      else perOwner.set(owner, n)
+      const owner = owners.get(kept.record.owner)
+      if (owner !== undefined) {
+        owner.tasks.delete(taskId)
+        owner.bytes -= kept.bytes
+        if (owner.tasks.size === 0) owners.delete(kept.record.owner)
+      }
       wake(kept, Option.none())
     }
 
@@ -287,12 +295,19 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
             for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
           }
           if (tasks.size >= maxTasks) return Effect.fail(new TaskStoreFull({ reason: "tasks" }))
-          if ((perOwner.get(record.owner) ?? 0) >= maxPerOwner) {
-            return Effect.fail(new TaskStoreFull({ reason: "owner" }))
-          }
+          const owner = owners.get(record.owner)
+          if ((owner?.tasks.size ?? 0) >= maxPerOwner) return Effect.fail(new TaskStoreFull({ reason: "owner" }))
           if (bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
-          tasks.set(record.taskId, { record, bytes: size, waiters: undefined })
-          perOwner.set(record.owner, (perOwner.get(record.owner) ?? 0) + 1)
+          if ((owner?.bytes ?? 0) + size > maxOwnerBytes) {
+            return Effect.fail(new TaskStoreFull({ reason: "ownerBytes" }))
+          }
+          const kept: Kept = { record, bytes: size, waiters: undefined }
+          tasks.set(record.taskId, kept)
+          if (owner === undefined) owners.set(record.owner, { tasks: new Map([[record.taskId, kept]]), bytes: size })
+          else {
+            owner.tasks.set(record.taskId, kept)
+            owner.bytes += size
+          }
           bytes += size
           return publish(record)
         }),
@@ -310,6 +325,11 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
           const size = weigh(next)
           if (size > maxRecordBytes) return Effect.fail(new TaskStoreFull({ reason: "record" }))
           if (bytes - kept.bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
+          const owner = owners.get(kept.record.owner)
+          if (owner !== undefined && owner.bytes - kept.bytes + size > maxOwnerBytes) {
+            return Effect.fail(new TaskStoreFull({ reason: "ownerBytes" }))
+          }
+          if (owner !== undefined) owner.bytes += size - kept.bytes
           bytes += size - kept.bytes
           kept.bytes = size
           kept.record = next
@@ -319,7 +339,7 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
       list: (owner, cursor, limit) =>
         Effect.sync(() => {
           const now = clock.unsafeCurrentTimeMillis()
-          const mine = Array.from(tasks.values()).filter((k) => k.record.owner === owner && !expired(k.record, now))
+          const mine = Array.from(owners.get(owner)?.tasks.values() ?? []).filter((k) => !expired(k.record, now))
             .reverse()
           const from = cursor === undefined ? 0 : mine.findIndex((k) => k.record.taskId === cursor) + 1
           if (cursor !== undefined && from === 0) return { tasks: [], next: undefined }

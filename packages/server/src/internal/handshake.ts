@@ -142,6 +142,9 @@ export const makeServer = (
 
 // ---------------------------------------------------------------------------- the per-request context
 
+/** Who a session's tasks belong to (without a token). */
+const sessionOwner = (host: Host, client: Transport.ClientId): string => `session:${host.id}:${client}`
+
 /** The engine an era runs on: where its asks and notifications go. */
 export interface Host {
   readonly peer: Peer.Peer
@@ -201,7 +204,7 @@ class HandshakeRequest implements RequestContext {
     return Effect.map(Ref.get(this.session.state), (now) => now.logLevel)
   }
   get taskOwner() {
-    return `session:${this.host.id}:${this.session.client}`
+    return sessionOwner(this.host, this.session.client)
   }
 
   // Methods are getters returning functions, so that a handler may destructure the service.
@@ -541,6 +544,8 @@ export const era = (server: Server, host: () => Host): OnEngine => {
     onNotification,
     onDisconnect: (client) => {
       sessions.delete(client)
+      // Its tasks (those it owns, not a token's holder's) can no longer be reached: they stop.
+      Effect.runFork(server.config.tasks.endOwner(sessionOwner(host(), client)))
     },
     revision: (client) => Effect.map(stateOf(client), (s) => s.revision),
     // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its

@@ -251,19 +251,21 @@ const tasksMethods = (config: Config): Dispatch.Handlers<McpError.McpError, neve
           const own = (outcome.result as { readonly _meta?: McpSchema.Base.MetaObject })._meta
           return Effect.succeed({ ...outcome.result, _meta: own === undefined ? related : Meta.merge(own, related) })
         }
+        // An error carries the task in its `data` (as a result does in `_meta`): a `data` that is no
+        // object is kept under `value`.
+        const tagged = (data: unknown) =>
+          typeof data === "object" && data !== null && !Array.isArray(data)
+            ? { ...data, _meta: related }
+            : data === undefined
+            ? { _meta: related }
+            : { value: data, _meta: related }
         if (outcome?._tag === "Error") {
-          const data = outcome.error.data
-          return Effect.fail(McpError.fromWire({
-            ...outcome.error,
-            data: typeof data === "object" && data !== null && !Array.isArray(data)
-              ? { ...data, _meta: related }
-              : data === undefined
-              ? { _meta: related }
-              : data
-          }))
+          return Effect.fail(McpError.fromWire({ ...outcome.error, data: tagged(outcome.error.data) }))
         }
         // Cancelled: what a cancelled request answers.
-        return Effect.fail(new McpError.InvalidRequest({ message: `Task ${record.taskId} was cancelled` }))
+        return Effect.fail(
+          new McpError.InvalidRequest({ message: `Task ${record.taskId} was cancelled`, data: tagged(undefined) })
+        )
       }),
     "tasks/list": (params, request) =>
       Effect.flatMap(

@@ -28,6 +28,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schedule from "effect/Schedule"
@@ -150,6 +151,11 @@ export interface Runtime {
    * followers through `extension` (the subscriptions).
    */
   readonly watch: (extension: (taskId: string, owner: string, params: object) => void) => Effect.Effect<void>
+  /**
+   * The tasks of an owner nobody can reach any more (a handshake session that ended): removed,
+   * the running ones' handlers stopped (a token's holder's live on: another session may reach them).
+   */
+  readonly endOwner: (owner: string) => Effect.Effect<void>
 }
 
 /**
@@ -157,8 +163,16 @@ export interface Runtime {
  * `tasks/result` requests waiting on it), and who waits for one.
  */
 interface Local {
-  readonly routes: Array<JsonRpc.RequestId>
+  readonly owner: string
+  /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
+  readonly routes: Array<Route>
   readonly waiting: Array<Deferred.Deferred<void>>
+}
+
+/** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
+export interface Route {
+  readonly id: JsonRpc.RequestId
+  readonly via: RequestContext
 }
 
 export const make = (
@@ -186,7 +200,14 @@ export const make = (
         const record = found.value
         const change = f(record)
         if (change === undefined) return Effect.succeed(found)
-        const next: TaskRecord = { ...record, ...change, version: record.version + 1, lastUpdatedAt: now() }
+        // A lease renewed is no change anyone sees: `lastUpdatedAt` stays.
+        const quiet = Object.keys(change).length === 1 && "lease" in change
+        const next: TaskRecord = {
+          ...record,
+          ...change,
+          version: record.version + 1,
+          lastUpdatedAt: quiet ? record.lastUpdatedAt : now()
+        }
         return Effect.flatMap(
           store.compareAndSet(taskId, record.version, next),
           (done) => done ? Effect.succeedSome(next) : modify(taskId, f)
@@ -222,7 +243,8 @@ export const make = (
           outcome: { _tag: "Error", error: failure.value.toWire(record.revision as Revision.Revision) }
         }
       }
-      if (Cause.isInterruptedOnly(exit.cause)) return undefined
+      // Interrupted, not by a cancel (which ended it already): its request went as it became a task.
+      if (Cause.isInterruptedOnly(exit.cause)) return { status: "cancelled", statusMessage: "Interrupted" }
       return {
         status: "failed",
         outcome: { _tag: "Error", error: { code: -32603, message: "Internal error" } }
@@ -316,46 +338,19 @@ export const make = (
     const start: Runtime["start"] = (tool, args, request, requestedTtlMs) =>
       Effect.gen(function*() {
         const detached = yield* Deferred.make<TaskRecord, McpError.McpError>()
+        const self = yield* Deferred.make<Fiber.RuntimeFiber<Tool.Result, McpError.McpError>>()
         const task = new TaskRequest(request, runtime, detached)
-        const detach = Effect.flatMap(Deferred.poll(detached), (polled) =>
-          Option.isSome(polled)
-            ? Effect.void
-            : Effect.flatMap(
-              Effect.exit(create(tool, request, requestedTtlMs)),
-              (exit) =>
-                Effect.zipRight(
-                  Deferred.done(detached, exit),
-                  Effect.sync(() => {
-                    if (Exit.isSuccess(exit)) {
-                      task.record = exit.value
-                      locals.set(exit.value.taskId, { routes: [], waiting: [] })
-                      if (request.notifySession !== undefined) {
-                        sessions.set(exit.value.taskId, request.notifySession.bind(request))
-                      }
-                    }
-                  })
-                )
-            ))
-        task.detachEffect = Effect.asVoid(detach)
-        const service: McpTask.Service = {
-          taskId: Effect.sync(() => Option.fromNullable(task.record?.taskId)),
-          detach: task.detachEffect,
-          status: (message) => task.setStatus(message)
-        }
-        const handler = tool.run(args).pipe(
-          Effect.provideService(McpRequest.McpRequest, task),
-          Effect.provideService(McpTask.McpTask, service)
-        )
         /** Once a task, the rest of its run: stopped by a cancel, kept alive by its lease, settled. */
-        const asTask = (record: TaskRecord, fiber: Fiber.RuntimeFiber<Tool.Result, McpError.McpError>) =>
+        const asTask = (record: TaskRecord) =>
           Effect.gen(function*() {
+            const fiber = yield* Deferred.await(self)
             const renewing = yield* Effect.fork(renewLease(record.taskId))
             const stopping = yield* Effect.fork(Effect.zipRight(stopSignal(record.taskId), Fiber.interrupt(fiber)))
             const exit = yield* Fiber.await(fiber)
             yield* Fiber.interrupt(renewing)
             yield* Fiber.interrupt(stopping)
             yield* finish(record.taskId, exit)
-            locals.delete(record.taskId)
+            forget(record.taskId)
             // A task that ended is forgotten by the watcher, once it told of its end; one gone, here.
             const after = yield* Effect.orElseSucceed(store.get(record.taskId), () => Option.none())
             if (Option.isNone(after) || !TaskStoreIsTerminal(after.value.status)) {
@@ -363,39 +358,59 @@ export const make = (
               sessions.delete(record.taskId)
             }
           })
-        if (tool.task!.start === "immediately") {
-          yield* detach
-          const record = yield* Deferred.await(detached)
-          const fiber = yield* Effect.forkIn(handler, scope)
-          yield* Effect.forkIn(asTask(record, fiber), scope)
-          return new Created(record)
+        // The task is created, known here, and its run watched, in one step that nothing interrupts:
+        // a task can never be left without a runner (the handler detaching runs it, so the request's
+        // own end does not matter from here on). A task that cannot be created stops the handler.
+        const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
+          Option.isSome(polled)
+            ? Effect.void
+            : Effect.flatMap(Effect.exit(create(tool, request, requestedTtlMs)), (exit) => {
+              if (Exit.isFailure(exit)) {
+                return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
+              }
+              const record = exit.value
+              task.record = record
+              locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [] })
+              if (request.notifySession !== undefined) sessions.set(record.taskId, request.notifySession.bind(request))
+              return Effect.zipRight(
+                Effect.forkIn(Effect.interruptible(asTask(record)), scope),
+                Deferred.succeed(detached, record)
+              )
+            })))
+        task.detachEffect = detach
+        const service: McpTask.Service = {
+          taskId: Effect.sync(() => Option.fromNullable(task.record?.taskId)),
+          detach,
+          status: (message) => task.setStatus(message)
         }
+        const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
+          .pipe(
+            Effect.provideService(McpRequest.McpRequest, task),
+            Effect.provideService(McpTask.McpTask, service)
+          )
         // Until it detaches, a plain request: interrupted with it, its outcome the request's.
         const fiber = yield* Effect.forkIn(handler, scope)
+        yield* Deferred.succeed(self, fiber)
         const first = yield* Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
         ).pipe(
           Effect.onExit((exit) =>
-            // Interrupted before it detached, or it could not: the handler goes with the request.
+            // Interrupted before it detached, or it could not: the handler goes with the request (a
+            // detach under way finishes first, and its task then ends cancelled).
             Exit.isFailure(exit) ?
-              Effect.flatMap(Deferred.isDone(detached), (done) =>
-                Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)) :
+              Effect.flatMap(
+                Deferred.isDone(detached),
+                (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
+              ) :
               Effect.void
           )
         )
-        // Done at the moment it detached: a task all the same, settled at once.
-        const polled = first._tag === "Done" ? yield* Deferred.poll(detached) : Option.none()
-        const record = first._tag === "Detached"
-          ? first.record
-          : Option.isSome(polled)
-          ? yield* polled.value
-          : undefined
-        if (record === undefined) {
-          return yield* (first as { readonly exit: Exit.Exit<Tool.Result, McpError.McpError> }).exit
-        }
-        yield* Effect.forkIn(asTask(record, fiber), scope)
-        return new Created(record)
+        if (first._tag === "Detached") return new Created(first.record)
+        // Done at the moment it detached: a task all the same (its runner settles it).
+        const polled = yield* Deferred.poll(detached)
+        if (Option.isSome(polled)) return new Created(yield* polled.value)
+        return yield* first.exit
       })
 
     const cancel: Runtime["cancel"] = (taskId, request) =>
@@ -412,8 +427,7 @@ export const make = (
               }),
             unavailable
           ),
-          (after) =>
-            Option.isSome(after) ? Effect.succeed(after.value) : Effect.fail(unknownTask(taskId))
+          (after) => Option.isSome(after) ? Effect.succeed(after.value) : Effect.fail(unknownTask(taskId))
         ))
 
     const update: Runtime["update"] = (taskId, responses, request) =>
@@ -421,10 +435,8 @@ export const make = (
         // An answer to an open request must be one: checked here, so a malformed one is this
         // update's error (-32602) and the task goes on waiting. Other keys are ignored.
         for (const [key, value] of Object.entries(responses)) {
-          const asked = found.inputRequests[key] as InputRequest | undefined
-          if (asked === undefined) {
-            continue
-          }
+          if (!Object.hasOwn(found.inputRequests, key)) continue
+          const asked = found.inputRequests[key] as InputRequest
           const decoded = decoderOf(asked.method)(value)
           if (decoded._tag === "Left") {
             return Effect.fail(
@@ -436,9 +448,7 @@ export const make = (
         }
         return Effect.asVoid(Effect.mapError(
           modify(taskId, (record) => {
-            const answered = Object.keys(responses).filter((key) =>
-              Object.hasOwn(record.inputRequests, key)
-            )
+            const answered = Object.keys(responses).filter((key) => Object.hasOwn(record.inputRequests, key))
             if (answered.length === 0 || TaskStoreIsTerminal(record.status)) return undefined
             const inputRequests = { ...record.inputRequests }
             const inputResponses = { ...record.inputResponses }
@@ -470,13 +480,15 @@ export const make = (
         // Its asks may go to this request's stream while it waits.
         return Effect.acquireUseRelease(
           Effect.sync(() => {
-            local.routes.push(request.id)
+            const route: Route = { id: request.id, via: request }
+            local.routes.push(route)
             for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.void)
+            return route
           }),
           () => wait(first),
-          () =>
+          (route) =>
             Effect.sync(() => {
-              const at = local.routes.indexOf(request.id)
+              const at = local.routes.indexOf(route)
               if (at >= 0) local.routes.splice(at, 1)
             })
         )
@@ -484,6 +496,30 @@ export const make = (
 
     const list: Runtime["list"] = (request, cursor, limit) =>
       Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable)
+
+    /** A task this instance no longer runs: its local state goes, and whoever waited for a route gives up. */
+    const forget = (taskId: string) => {
+      const local = locals.get(taskId)
+      if (local === undefined) return
+      locals.delete(taskId)
+      for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.interrupt(FiberId.none))
+    }
+
+    const endOwner: Runtime["endOwner"] = (owner) => {
+      // Every one of its tasks goes: the running ones stop (their runners find them gone), and
+      // the finished ones free their slots now rather than at their TTL.
+      const removeAll: Effect.Effect<void, TaskStore.TaskStoreUnavailable> = Effect.flatMap(
+        store.list(owner, undefined, 1_000),
+        (page) =>
+          page.tasks.length === 0
+            ? Effect.void
+            : Effect.zipRight(
+              Effect.forEach(page.tasks, (task) => store.remove(task.taskId), { discard: true }),
+              removeAll
+            )
+      )
+      return Effect.ignore(removeAll)
+    }
 
     /** What each task was last told as (status and message): a change of neither (a lease) is not news. */
     const told = new Map<string, string>()
@@ -515,6 +551,7 @@ export const make = (
 
     const runtime: Runtime & Internal = {
       watch,
+      endOwner,
       store,
       options,
       start,
@@ -527,7 +564,7 @@ export const make = (
       route: (taskId) => {
         const local = locals.get(taskId)
         if (local === undefined) return Effect.succeed(undefined)
-        const wait: Effect.Effect<JsonRpc.RequestId> = Effect.suspend(() =>
+        const wait: Effect.Effect<Route> = Effect.suspend(() =>
           local.routes.length > 0
             ? Effect.succeed(local.routes[0])
             : Effect.flatMap(Deferred.make<void>(), (waiter) => {
@@ -558,7 +595,7 @@ interface Internal {
    * The stream a 2025-11-25 ask of the task goes to: a waiting `tasks/result`'s, once there is
    * one (the requestor picks its task's asks up there, as the revision says).
    */
-  readonly route: (taskId: string) => Effect.Effect<JsonRpc.RequestId | undefined>
+  readonly route: (taskId: string) => Effect.Effect<Route | undefined>
 }
 
 const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
@@ -709,8 +746,12 @@ class TaskRequest implements McpRequest.Service {
       )
     }
     const taskId = this.record!.taskId
+    const timeout = options?.timeout
+    const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
     if (base.era === "handshake" && base.askRelated !== undefined) {
-      const askRelated = base.askRelated.bind(base)
+      // 2025-11-25: a request to the client, on the stream of a waiting `tasks/result` (in that
+      // request's session: a token's holder may wait from another), once one waits. The ask's
+      // timeout covers the wait.
       const open = () => this.asking++
       const close = () => --this.asking
       const meta = { [Meta.relatedTask]: { taskId } }
@@ -718,9 +759,11 @@ class TaskRequest implements McpRequest.Service {
       return Effect.acquireUseRelease(
         Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
         () =>
-          Effect.flatMap(
-            this.runtime.route(taskId),
-            (related) => askRelated<A>(inputRequest, capability, tagged, options, related)
+          bounded(
+            Effect.flatMap(this.runtime.route(taskId), (route) =>
+              route === undefined || route.via.askRelated === undefined
+                ? base.askRelated!<A>(inputRequest, capability, tagged, undefined, undefined)
+                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id))
           ),
         () =>
           Effect.suspend(() =>
@@ -730,9 +773,13 @@ class TaskRequest implements McpRequest.Service {
           )
       )
     }
-    // 2026-07-28: kept in the store, under a key the task never used.
+    // 2026-07-28: kept in the store, under a key the task never used, until answered (or given
+    // up on: a timeout, an interrupt; then it is no longer asked).
     let wireKey = key
     for (let n = 2; this.keys.has(wireKey); n++) wireKey = `${key}-${n}`
+    if (this.keys.size >= maxKeys) {
+      return Effect.fail(new McpError.InternalError({ message: `A task may ask at most ${maxKeys} times` }))
+    }
     this.keys.add(wireKey)
     const asked = this.mark((r) => ({
       status: "input_required",
@@ -745,36 +792,45 @@ class TaskRequest implements McpRequest.Service {
         if (Object.hasOwn(r.inputResponses, wireKey)) return Effect.succeed(r.inputResponses[wireKey])
         return answer(r.version)
       })
-    const timeout = options?.timeout
     const waited = Effect.flatMap(asked, (after) =>
       Option.isNone(after)
         ? Effect.interrupt
         : Object.hasOwn(after.value.inputResponses, wireKey)
         ? Effect.succeed(after.value.inputResponses[wireKey])
         : answer(after.value.version))
+    /** The key asked no more: out of the open requests and the answers; working again when none is open. */
+    const done = Effect.ignore(this.mark((r) => {
+      if (!Object.hasOwn(r.inputRequests, wireKey) && !Object.hasOwn(r.inputResponses, wireKey)) return undefined
+      const inputRequests = { ...r.inputRequests }
+      const inputResponses = { ...r.inputResponses }
+      delete inputRequests[wireKey]
+      delete inputResponses[wireKey]
+      return {
+        inputRequests,
+        inputResponses,
+        ...(r.status === "input_required" && Object.keys(inputRequests).length === 0
+          ? { status: "working" as const }
+          : {})
+      }
+    }))
     return Effect.flatMap(
-      timeout === undefined ? waited : withTimeout(waited, timeout),
-      (value) =>
-        Effect.zipRight(
-          Effect.ignore(this.mark((r) => {
-            const inputResponses = { ...r.inputResponses }
-            delete inputResponses[wireKey]
-            return { inputResponses }
-          })),
-          Effect.suspend(() => {
-            const decoded = decode(value)
-            return decoded._tag === "Right"
-              ? Effect.succeed(decoded.right as A)
-              : Effect.fail(
-                new McpError.InvalidParams({
-                  message: `Invalid input response ${wireKey}: ${Method.describeError(decoded.left)}`
-                })
-              )
-          })
-        )
+      Effect.ensuring(bounded(waited), done),
+      (value) => {
+        const decoded = decode(value)
+        return decoded._tag === "Right"
+          ? Effect.succeed(decoded.right as A)
+          : Effect.fail(
+            new McpError.InvalidParams({
+              message: `Invalid input response ${wireKey}: ${Method.describeError(decoded.left)}`
+            })
+          )
+      }
     )
   }
 }
+
+/** Most keys one task asks under, over its life. */
+const maxKeys = 10_000
 
 const withTimeout = <A, E>(effect: Effect.Effect<A, E>, timeout: Duration.DurationInput) =>
   Effect.timeoutFail(effect, {
