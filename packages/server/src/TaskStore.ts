@@ -7,8 +7,8 @@
  * compare-and-set on the record's `version` (a store that cannot lock reads, sets if unchanged,
  * and says whether it did), the record carries its input requests, the answers given to them,
  * its outcome, a request to cancel, and a lease naming the instance that runs it. A runner waits
- * for a change with `await`; every change is also published on `changes` (what a listen or a
- * blocked `tasks/result` hears). The default keeps tasks in memory, bounded in count (overall
+ * for a change with `await`; every change is also published on `changes` (what a listen, and a
+ * runner on another instance, hears), removals too. The default keeps tasks in memory, bounded in count (overall
  * and per owner) and in bytes, and sweeps them by their TTL.
  *
  * @since 0.1.0
@@ -174,8 +174,19 @@ export interface Service {
    * Interruptible: a waiter that gives up leaves nothing behind.
    */
   readonly await: (taskId: string, version: number) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreUnavailable>
-  /** Every change, as the record it made (a removal is not published). */
-  readonly changes: Stream.Stream<TaskRecord>
+  /** Every change, as the record it made, and every removal (swept, or removed), as its id alone. */
+  readonly changes: Stream.Stream<Change>
+}
+
+/**
+ * A change of a task: the record it made, or, when the task is gone, none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Change {
+  readonly taskId: string
+  readonly record: TaskRecord | undefined
 }
 
 /**
@@ -248,7 +259,7 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
     /** Each owner's tasks (in creation order: what `list` pages through) and the bytes they hold. */
     const owners = new Map<string, { readonly tasks: Map<string, Kept>; bytes: number }>()
     let bytes = 0
-    const hub = yield* PubSub.unbounded<TaskRecord>()
+    const hub = yield* PubSub.unbounded<Change>()
     yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
 
     const wake = (kept: Kept, value: Option.Option<TaskRecord>) => {
@@ -270,6 +281,7 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
         if (owner.tasks.size === 0) owners.delete(kept.record.owner)
       }
       wake(kept, Option.none())
+      hub.unsafeOffer({ taskId, record: undefined })
     }
 
     const expired = (record: TaskRecord, now: number) => record.ttlMs !== null && now >= record.createdAt + record.ttlMs
@@ -282,7 +294,7 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
       Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? Duration.seconds(1)))
     )
 
-    const publish = (record: TaskRecord) => PubSub.publish(hub, record)
+    const publish = (record: TaskRecord) => PubSub.publish(hub, { taskId: record.taskId, record })
 
     const service: Service = {
       create: (record) =>

@@ -167,6 +167,8 @@ interface Local {
   /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
   readonly routes: Array<Route>
   readonly waiting: Array<Deferred.Deferred<void>>
+  /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
+  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
 
 /** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
@@ -277,29 +279,26 @@ export const make = (
             }))
       }).pipe(Effect.catchAll((error) => Effect.logWarning("effect-mcp: a task's outcome was not kept", error)))
 
-    /** Ends when the task should stop: a cancel was asked for, or it is gone. */
-    const stopSignal = (taskId: string): Effect.Effect<void> => {
-      const loop = (version: number): Effect.Effect<void> =>
-        Effect.flatMap(Effect.orElseSucceed(store.await(taskId, version), () => Option.none()), (found) =>
-          Option.isNone(found) || found.value.cancelRequested || TaskStoreIsTerminal(found.value.status)
-            ? Effect.void
-            : loop(found.value.version))
-      return Effect.flatMap(
-        Effect.orElseSucceed(store.get(taskId), () =>
-          Option.none()),
-        (found) =>
-          Option.isNone(found) || found.value.cancelRequested ? Effect.void : loop(found.value.version)
-      )
-    }
-
-    const renewLease = (taskId: string) =>
+    /**
+     * One fiber renews the leases of every task this instance runs (not one per task): a task
+     * costs its handler's fiber and nothing else while it runs.
+     */
+    yield* Effect.forkIn(
       Effect.repeat(
-        Effect.ignore(modify(taskId, (record) =>
-          TaskStoreIsTerminal(record.status)
-            ? undefined
-            : { lease: { holder: options.instance, expiresAt: now() + options.leaseMs } })),
+        Effect.suspend(() => {
+          const expiresAt = now() + options.leaseMs
+          return Effect.forEach(
+            Array.from(locals.keys()),
+            (taskId) =>
+              Effect.ignore(modify(taskId, (record) =>
+                TaskStoreIsTerminal(record.status) ? undefined : { lease: { holder: options.instance, expiresAt } })),
+            { discard: true }
+          )
+        }),
         Schedule.spaced(Math.max(1, Math.floor(options.leaseMs / 3)))
-      )
+      ),
+      scope
+    )
 
     /** Creates the record: from here on `tasks/get` finds it. */
     const create = (tool: Tool.Tool, request: RequestContext, requestedTtlMs: number | undefined) =>
@@ -338,25 +337,30 @@ export const make = (
     const start: Runtime["start"] = (tool, args, request, requestedTtlMs) =>
       Effect.gen(function*() {
         const detached = yield* Deferred.make<TaskRecord, McpError.McpError>()
-        const self = yield* Deferred.make<Fiber.RuntimeFiber<Tool.Result, McpError.McpError>>()
         const task = new TaskRequest(request, runtime, detached)
-        /** Once a task, the rest of its run: stopped by a cancel, kept alive by its lease, settled. */
-        const asTask = (record: TaskRecord) =>
-          Effect.gen(function*() {
-            const fiber = yield* Deferred.await(self)
-            const renewing = yield* Effect.fork(renewLease(record.taskId))
-            const stopping = yield* Effect.fork(Effect.zipRight(stopSignal(record.taskId), Fiber.interrupt(fiber)))
-            const exit = yield* Fiber.await(fiber)
-            yield* Fiber.interrupt(renewing)
-            yield* Fiber.interrupt(stopping)
-            yield* finish(record.taskId, exit)
-            forget(record.taskId)
-            // A task that ended is forgotten by the watcher, once it told of its end; one gone, here.
-            const after = yield* Effect.orElseSucceed(store.get(record.taskId), () => Option.none())
-            if (Option.isNone(after) || !TaskStoreIsTerminal(after.value.status)) {
-              told.delete(record.taskId)
-              sessions.delete(record.taskId)
+        /** Once a task: its outcome settled when its handler ends, however it ends. */
+        const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
+          Effect.suspend(() => {
+            const record = task.record
+            if (record === undefined) {
+              return Effect.void
             }
+            return Effect.zipRight(
+              finish(record.taskId, exit),
+              Effect.flatMap(
+                Effect.orElseSucceed(store.get(record.taskId), () =>
+                  Option.none()),
+                (after) =>
+                  Effect.sync(() => {
+                    forget(record.taskId)
+                    // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
+                    if (Option.isNone(after) || !TaskStoreIsTerminal(after.value.status)) {
+                      told.delete(record.taskId)
+                      sessions.delete(record.taskId)
+                    }
+                  })
+              )
+            )
           })
         // The task is created, known here, and its run watched, in one step that nothing interrupts:
         // a task can never be left without a runner (the handler detaching runs it, so the request's
@@ -369,13 +373,15 @@ export const make = (
                 return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
               }
               const record = exit.value
-              task.record = record
-              locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [] })
-              if (request.notifySession !== undefined) sessions.set(record.taskId, request.notifySession.bind(request))
-              return Effect.zipRight(
-                Effect.forkIn(Effect.interruptible(asTask(record)), scope),
-                Deferred.succeed(detached, record)
-              )
+              // Runs in the handler's own fiber: that fiber is the task's runner from here on.
+              return Effect.withFiberRuntime<void>((fiber) => {
+                task.record = record
+                locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
+                if (request.notifySession !== undefined) {
+                  sessions.set(record.taskId, request.notifySession.bind(request))
+                }
+                return Deferred.succeed(detached, record)
+              })
             })))
         task.detachEffect = detach
         const service: McpTask.Service = {
@@ -385,12 +391,12 @@ export const make = (
         }
         const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
           .pipe(
+            Effect.onExit(settled),
             Effect.provideService(McpRequest.McpRequest, task),
             Effect.provideService(McpTask.McpTask, service)
           )
         // Until it detaches, a plain request: interrupted with it, its outcome the request's.
         const fiber = yield* Effect.forkIn(handler, scope)
-        yield* Deferred.succeed(self, fiber)
         const first = yield* Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
@@ -407,7 +413,7 @@ export const make = (
           )
         )
         if (first._tag === "Detached") return new Created(first.record)
-        // Done at the moment it detached: a task all the same (its runner settles it).
+        // Done at the moment it detached: a task all the same (settled as it ended).
         const polled = yield* Deferred.poll(detached)
         if (Option.isSome(polled)) return new Created(yield* polled.value)
         return yield* first.exit
@@ -427,7 +433,12 @@ export const make = (
               }),
             unavailable
           ),
-          (after) => Option.isSome(after) ? Effect.succeed(after.value) : Effect.fail(unknownTask(taskId))
+          (after) => {
+            if (Option.isNone(after)) return Effect.fail(unknownTask(taskId))
+            // Run here: stopped now (one run elsewhere hears of the cancel through the store's changes).
+            const local = locals.get(taskId)
+            return Effect.as(local === undefined ? Effect.void : Fiber.interruptFork(local.fiber), after.value)
+          }
         ))
 
     const update: Runtime["update"] = (taskId, responses, request) =>
@@ -525,7 +536,18 @@ export const make = (
     const told = new Map<string, string>()
     const watch: Runtime["watch"] = (extension) =>
       Effect.asVoid(Effect.forkIn(
-        Stream.runForEach(store.changes, (record) => {
+        Stream.runForEach(store.changes, (change) => {
+          const record = change.record
+          const local = locals.get(change.taskId)
+          // A task this instance runs, cancelled (from anywhere) or gone (swept, removed): it stops.
+          if (local !== undefined && (record === undefined || record.cancelRequested)) {
+            local.fiber.unsafeInterruptAsFork(FiberId.none)
+          }
+          if (record === undefined) {
+            told.delete(change.taskId)
+            sessions.delete(change.taskId)
+            return Effect.void
+          }
           const said = `${record.status}\u0000${record.statusMessage ?? ""}\u0000${
             Object.keys(record.inputRequests).join(",")
           }`
