@@ -123,6 +123,62 @@ export class EraMismatch extends Data.TaggedError("EraMismatch")<{
 }
 
 /**
+ * A task ended `failed`: its id, and the error it failed with (what the server kept of it, read
+ * from the wire: `McpError.fromWire`). A tool's own error result (`isError`) is not this: it is
+ * the task's result.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskFailed extends Data.TaggedError("TaskFailed")<{
+  readonly taskId: string
+  readonly error: McpError.McpError
+}> {
+  override get message(): string {
+    return `Task ${this.taskId} failed: ${this.error.message}`
+  }
+}
+
+/**
+ * A task ended `cancelled` (by this client, or by anyone else allowed to): it has no result.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskCancelled extends Data.TaggedError("TaskCancelled")<{
+  readonly taskId: string
+}> {
+  override get message(): string {
+    return `Task ${this.taskId} was cancelled`
+  }
+}
+
+/**
+ * A task was still not done when its time to live ran out (`ttlMs`, counted from when this client
+ * first saw it): the client stopped waiting for it. The server may have dropped it by then.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskExpired extends Data.TaggedError("TaskExpired")<{
+  readonly taskId: string
+  readonly ttlMs: number
+}> {
+  override get message(): string {
+    return `Task ${this.taskId} did not end within its time to live (${this.ttlMs} ms)`
+  }
+}
+
+/**
+ * How a task's result may fail besides the request failing: the task failed, was cancelled, or
+ * outlived its time to live.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskError = TaskFailed | TaskCancelled | TaskExpired
+
+/**
  * One challenge of a `WWW-Authenticate` header: its scheme (lower case), its parameters (names
  * lower case, values unquoted) and its token68, if it has one.
  *

@@ -13,7 +13,9 @@
  *   -32022 naming handshake revisions, any other error or no answer in time means the handshake.
  *
  * Every call is an Effect with typed errors (`ClientError`); interrupting one cancels it on the
- * wire. Notifications (list changes, logs, resource updates) are a `Stream`.
+ * wire. Notifications (list changes, logs, resource updates) are a `Stream`. A tool call may run
+ * as a task (`callTool(name, args, { task: true })`, both eras): a `Task` handle whose status is a
+ * `Stream` and whose result is waited for; `tasks` gets, lists, cancels and takes up tasks by id.
  *
  * @since 0.1.0
  */
@@ -97,6 +99,12 @@ export interface Options<R = never> {
   readonly cache?: boolean | ResponseCache.Store
   /** Who the client acts for, for `private` cache entries (an auth context; default one for all). */
   readonly cachePartition?: string
+  /**
+   * 2025-11-25: declare the `tasks` capability (`{ list: {}, cancel: {} }`) in the handshake, for
+   * servers that look for it (default false). Task calls need no capability of the client's; it
+   * runs no tasks of its own, so a server's `tasks/list` is answered empty and a task id unknown.
+   */
+  readonly declareTasks?: boolean
 }
 
 /**
@@ -109,6 +117,126 @@ export interface CallOptions {
   /** Receives the call's progress (and asks the server for it). */
   readonly onProgress?: (progress: Peer.Progress) => Effect.Effect<void>
   readonly timeout?: Duration.DurationInput
+}
+
+/**
+ * Options of a tool call made as a task (`callTool(name, args, { task: true })`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskCallOptions extends CallOptions {
+  readonly task: true
+  /** How long the server should keep the task (2025-11-25 `params.task.ttl`; a 2026-07-28 server decides alone). */
+  readonly ttl?: Duration.DurationInput
+  /** Interrupting the fiber waiting on `result` cancels the task too (`tasks/cancel`); by default it does not. */
+  readonly cancelOnInterrupt?: boolean
+}
+
+/**
+ * Options of a handle on a task known by its id (`client.tasks.handle(taskId)`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskHandleOptions {
+  /** Interrupting the fiber waiting on `result` cancels the task too; by default it does not. */
+  readonly cancelOnInterrupt?: boolean
+}
+
+/**
+ * A task as the server last told of it, in either revision's words made one: `ttlMs` and
+ * `pollIntervalMs` (2025-11-25 says `ttl` and `pollInterval`). A 2026-07-28 server's `tasks/get`
+ * inlines more: the open input requests (`input_required`), the result (`completed`) or the error
+ * (`failed`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskInfo {
+  readonly taskId: string
+  readonly status: McpSchema.Tasks.TaskStatus
+  readonly statusMessage?: string | undefined
+  /** ISO 8601. */
+  readonly createdAt: string
+  readonly lastUpdatedAt: string
+  /** How long the task is kept from its creation (milliseconds); `null`: without limit. */
+  readonly ttlMs: number | null
+  /** How often the server would have the task polled (milliseconds). */
+  readonly pollIntervalMs?: number | undefined
+  /** 2026-07-28, `input_required`: the task's open input requests, by key. */
+  readonly inputRequests?: Readonly<Record<string, McpSchema.InputRequired.InputRequest>> | undefined
+  /** 2026-07-28, `completed`: the tool's result, as sent (`Task.result` checks it). */
+  readonly result?: Readonly<Record<string, unknown>> | undefined
+  /** 2026-07-28, `failed`: the JSON-RPC error the task failed with. */
+  readonly error?: JsonRpc.ErrorObject | undefined
+}
+
+/**
+ * A handle on a tool call that runs as a task on the server.
+ *
+ * - `status` follows the task until it ends: polled with `tasks/get` at the interval the server
+ *   asks for (held between 50 ms and 60 s), or, with a 2026-07-28 server that declares the tasks
+ *   extension, heard on a `subscriptions/listen` for the task. A change of status, message or
+ *   open input requests is one element; the last is the terminal one.
+ * - `result` waits for the end: 2025-11-25 `tasks/result` (the task's asks reach the handlers
+ *   on its stream); 2026-07-28 the status followed, the task's input requests answered with the
+ *   handlers (`tasks/update`, each key once). A tool's `isError` result is a result, as
+ *   `callTool` gives it; a failed task is `TaskFailed`, a cancelled one `TaskCancelled`.
+ * - Both are bounded by the task's time to live (`TaskExpired`). Interrupting `result` leaves the
+ *   task running unless the handle was made with `cancelOnInterrupt`.
+ *
+ * A call the server answered at once (a tool that does not run as a task, or a server without
+ * tasks) gives a handle already done: no `taskId`, an empty `status`, `result` that result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Task {
+  /** The task's id (keep it to come back to the task: `client.tasks.handle(taskId)`); none for a call answered at once. */
+  readonly taskId: Option.Option<string>
+  /** The task as the server answered the call with it (none for a call answered at once). */
+  readonly created: Option.Option<TaskInfo>
+  readonly status: Stream.Stream<TaskInfo, ClientError.ClientError | ClientError.TaskExpired>
+  readonly result: Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError>
+  /** Asks the server to cancel the task (`tasks/cancel`); a 2025-11-25 server refuses a task that ended (-32602). */
+  readonly cancel: Effect.Effect<void, ClientError.ClientError>
+}
+
+/**
+ * The tasks of this client on the server, by id: got, listed (2025-11-25 only: 2026-07-28 has no
+ * `tasks/list`, an `EraMismatch`), cancelled, or taken up again with a handle (a task id kept
+ * across processes; a 2025-11-25 server keeps a task for its session only).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tasks {
+  readonly get: (taskId: string) => Effect.Effect<TaskInfo, ClientError.ClientError>
+  /** Every task, following the pages (at most `maxPages`). */
+  readonly list: Effect.Effect<ReadonlyArray<TaskInfo>, ClientError.ClientError>
+  readonly cancel: (taskId: string) => Effect.Effect<void, ClientError.ClientError>
+  /** A handle on a task known by its id (its `tasks/get` first: an unknown id fails here, -32602). */
+  readonly handle: (taskId: string, options?: TaskHandleOptions) => Effect.Effect<Task, ClientError.ClientError>
+}
+
+/**
+ * `callTool`: a call whose result is the tool's, or, with `{ task: true }`, a `Task` handle.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallTool {
+  (
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    options: TaskCallOptions
+  ): Effect.Effect<Task, ClientError.ClientError>
+  (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: CallOptions
+  ): Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError>
 }
 
 /**
@@ -164,7 +292,8 @@ export type RequestParams<M extends Method.Name> = Strip<Method.Params<M>>
 
 /**
  * What a request of `method` answers with: its result in any revision that has it, complete (the
- * client fulfils `input_required` itself; it never asks for a task, and a task is refused).
+ * client fulfils `input_required` itself; `request` never asks for a task, and a task is refused:
+ * `callTool(name, args, { task: true })` asks for one).
  *
  * @since 0.1.0
  * @category models
@@ -219,11 +348,10 @@ export interface Service {
   readonly discover: Effect.Effect<McpSchema.Discovery.DiscoverResult, ClientError.ClientError>
   /** Every tool, following the pages (at most `maxPages`). */
   readonly listTools: Effect.Effect<ReadonlyArray<McpSchema.Tool.Tool>, ClientError.ClientError>
-  readonly callTool: (
-    name: string,
-    args?: Readonly<Record<string, unknown>>,
-    options?: CallOptions
-  ) => Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError>
+  /** `tools/call`; with `{ task: true }`, made as a task when the server can run it as one (a `Task` handle). */
+  readonly callTool: CallTool
+  /** The tasks of this client on the server: get, list, cancel, a handle by id. */
+  readonly tasks: Tasks
   /**
    * `tools/call` typed by the tool's Schemas: the arguments are encoded with `parameters` (a
    * mismatch is `InvalidArguments`, and nothing is sent); the value is decoded with `success`

@@ -18,6 +18,9 @@ export const capabilitiesOf = <R>(handlers: Handlers<R>): ClientCapabilities => 
   ...(handlers.roots !== undefined ? { roots: { listChanged: true } } : {})
 })
 
+/** The tasks methods a server may send its requestor (2025-11-25): about tasks the client would run. */
+const tasksOfOurs = new Set(["tasks/list", "tasks/get", "tasks/result", "tasks/cancel"])
+
 /** The asks a client answers, by method. */
 const asked = new Set(["sampling/createMessage", "elicitation/create", "roots/list"])
 
@@ -62,6 +65,12 @@ export const make = <R>(
   const serve: Asks["serve"] = (revision, method, params) => {
     if (method === "ping") return Effect.succeed({})
     const entry = Method.lookup(revision, method)
+    // 2025-11-25: this client asks for tasks and runs none of its own: none to list, none known.
+    if (entry !== undefined && tasksOfOurs.has(method)) {
+      if (method === "tasks/list") return Effect.succeed({ tasks: [] })
+      const taskId = (params as { readonly taskId?: unknown } | undefined)?.taskId
+      return Effect.fail(new McpError.InvalidParams({ message: `Unknown task: ${String(taskId)}` }))
+    }
     if (entry === undefined || !asked.has(method)) return Effect.fail(new McpError.MethodNotFound({ method }))
     const decodedParams = entry.decodeParams(params)
     if (decodedParams._tag === "Left") return Effect.fail(decodedParams.left)

@@ -21,6 +21,7 @@ import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } 
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
+import * as Tasks from "./tasks.js"
 import { callToolWith } from "./typed.js"
 
 type Implementation = McpSchema.Base.Implementation
@@ -174,7 +175,14 @@ export const make = <R>(
       connection.spoken = Stateless.revision
       if (discovered === undefined) discovered = yield* discoverNow
     } else {
-      initialized = yield* Session.initialize({ peer, capabilities, clientInfo: options.clientInfo })
+      initialized = yield* Session.initialize({
+        peer,
+        // 2025-11-25, when asked: tasks (this client runs none of its own: none to list or cancel).
+        capabilities: options.declareTasks === true
+          ? { ...capabilities, tasks: { list: {}, cancel: {} } }
+          : capabilities,
+        clientInfo: options.clientInfo
+      })
       connection.spoken = initialized.revision
     }
     const spoken = connection.spoken
@@ -254,6 +262,29 @@ export const make = <R>(
       }
     )
 
+    const tasks = Tasks.make({
+      era,
+      revision: spoken,
+      serverCapabilities,
+      asks,
+      notifications,
+      maxPages,
+      // The tasks methods (and a task call): in the stateless era declaring the extension, past the cache.
+      send: (method, params, call) => {
+        const other = eraOf(method, era)
+        if (other !== undefined) return Effect.fail(other)
+        return era === "stateless"
+          ? stateless.request(method, params, call, undefined, stateless.tasksMeta)
+          : sessionRequest(method, params, call)
+      },
+      listen: (filter) => Subscriptions.listen({ peer, notifications, stateless, meta: stateless.tasksMeta }, filter)
+    })
+
+    const callTool = ((name, args, call) =>
+      call !== undefined && "task" in call && call.task === true
+        ? tasks.callTool(name, args, call)
+        : request("tools/call", args === undefined ? { name } : { name, arguments: args }, call)) as Service["callTool"]
+
     return {
       era,
       revision: spoken,
@@ -268,8 +299,8 @@ export const make = <R>(
         ? discoverNow
         : Effect.fail(new ClientError.EraMismatch({ method: "server/discover", era })),
       listTools,
-      callTool: (name, args, call) =>
-        request("tools/call", args === undefined ? { name } : { name, arguments: args }, call),
+      callTool,
+      tasks: tasks.tasks,
       callToolWith: callToolWith(request),
       listResources: listAll((params) =>
         Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))

@@ -37,27 +37,40 @@ const entryOf = <M extends Method.Name>(revision: Revision.Revision, method: M) 
   return revisions.length === 0 ? undefined : Method.lookup(revisions[revisions.length - 1]!, method)
 }
 
+/**
+ * A result of a catalog request, checked against its method's schema in the revision spoken,
+ * whatever it is (a task, too).
+ */
+export const checked = <M extends Method.Name>(
+  revision: Revision.Revision,
+  method: M,
+  result: unknown
+): Effect.Effect<Method.Result<M>, ClientError.InvalidResult> => {
+  const decode = entryOf(revision, method)?.decodeResult
+  if (decode === undefined) {
+    return Effect.fail(new ClientError.InvalidResult({ method, detail: "the catalog has no result schema for it" }))
+  }
+  const value = decode(result)
+  return value._tag === "Left"
+    ? Effect.fail(new ClientError.InvalidResult({ method, detail: Method.describeError(value.left) }))
+    : Effect.succeed(value.right as Method.Result<M>)
+}
+
 /** A result of a catalog request, checked against its method's schema in the revision spoken. */
 export const decoded = <M extends Method.Name>(
   revision: Revision.Revision,
   method: M,
   result: unknown
-): Effect.Effect<RequestResult<M>, ClientError.InvalidResult> => {
-  const decode = entryOf(revision, method)?.decodeResult
-  if (decode === undefined) {
-    return Effect.fail(new ClientError.InvalidResult({ method, detail: "the catalog has no result schema for it" }))
-  }
-  const checked = decode(result)
-  if (checked._tag === "Left") {
-    return Effect.fail(new ClientError.InvalidResult({ method, detail: Method.describeError(checked.left) }))
-  }
-  const value = checked.right
-  return isComplete(value)
-    ? Effect.succeed(value)
-    : Effect.fail(
-      new ClientError.InvalidResult({ method, detail: "the server created a task, which this client did not ask for" })
-    )
-}
+): Effect.Effect<RequestResult<M>, ClientError.InvalidResult> =>
+  Effect.flatMap(checked(revision, method, result), (value) =>
+    isComplete(value)
+      ? Effect.succeed(value)
+      : Effect.fail(
+        new ClientError.InvalidResult({
+          method,
+          detail: "the server created a task, which this client did not ask for"
+        })
+      ))
 
 /** A result that is the request's answer: not an `input_required` round, not a task. */
 const isComplete = <A>(

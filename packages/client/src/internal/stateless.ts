@@ -4,7 +4,7 @@
  * the handlers, its input requests in parallel, and the request sent again with the same params,
  * the answers under the server's keys and `requestState` byte for byte, up to `maxRoundTrips`.
  */
-import { type McpError, Meta, type Peer, Revision, type Schema as McpSchema } from "@effect-mcp/core"
+import { type McpError, Meta, type Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as ClientError from "../ClientError.js"
 import type { CallOptions } from "../McpClient.js"
@@ -30,14 +30,18 @@ export interface Stateless {
   readonly meta: McpSchema.Base.MetaObject
   /**
    * One request, its rounds driven until the result is complete; the wire result, unchecked.
-   * `firstRound` is told a result that came without a multi-round trip (only those may be cached).
+   * `firstRound` is told a result that came without a multi-round trip (only those may be cached);
+   * `meta` replaces the client's own (a task call's declares the tasks extension).
    */
   readonly request: (
     method: string,
     params: object | undefined,
     call: CallOptions | undefined,
-    firstRound?: (result: Record<string, unknown>) => void
+    firstRound?: (result: Record<string, unknown>) => void,
+    meta?: McpSchema.Base.MetaObject
   ) => Effect.Effect<unknown, ClientError.ClientError>
+  /** The `_meta` of a request that declares the tasks extension (a task call, `tasks/*`, a listen for tasks). */
+  readonly tasksMeta: McpSchema.Base.MetaObject
   readonly versionMismatch: (error: McpError.UnsupportedProtocolVersion) => ClientError.VersionMismatch
 }
 
@@ -48,6 +52,13 @@ export const make = (options: Options): Stateless => {
     [Meta.clientCapabilities]: options.capabilities,
     [Meta.clientInfo]: options.clientInfo,
     ...(options.logLevel !== undefined ? { [Meta.logLevel]: options.logLevel } : {})
+  }
+  const tasksMeta: McpSchema.Base.MetaObject = {
+    ...meta,
+    [Meta.clientCapabilities]: {
+      ...options.capabilities,
+      extensions: { ...options.capabilities.extensions, [McpSchema.TasksExtension.extensionId]: {} }
+    }
   }
   const versionMismatch = (error: McpError.UnsupportedProtocolVersion) =>
     new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.all })
@@ -77,12 +88,10 @@ export const make = (options: Options): Stateless => {
       { concurrency: 8 }
     )
 
-  const request: Stateless["request"] = (method, params, call, firstRound) => {
+  const request: Stateless["request"] = (method, params, call, firstRound, own = meta) => {
     const round = (n: number, extra: object): Effect.Effect<unknown, ClientError.ClientError> =>
       Effect.flatMap(
-        retryOnce(() =>
-          peer.request(server, method, Meta.withMeta({ ...params, ...extra }, meta), engineOptions(call))
-        ),
+        retryOnce(() => peer.request(server, method, Meta.withMeta({ ...params, ...extra }, own), engineOptions(call))),
         (result): Effect.Effect<unknown, ClientError.ClientError> => {
           if (!isObject(result) || result.resultType !== "input_required") {
             if (n === 1 && isObject(result)) firstRound?.(result)
@@ -102,5 +111,5 @@ export const make = (options: Options): Stateless => {
     return round(1, {})
   }
 
-  return { meta, request, versionMismatch }
+  return { meta, tasksMeta, request, versionMismatch }
 }

@@ -28,17 +28,24 @@ export const listen = (options: {
   readonly peer: Peer.Peer<ClientError.TransportFailure>
   readonly notifications: PubSub.PubSub<JsonRpc.Notification>
   readonly stateless: Stateless
+  /** The listen's `_meta` (default the client's own; a listen for tasks declares the extension). */
+  readonly meta?: McpSchema.Base.MetaObject | undefined
 }, filter: Filter): Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const { peer, stateless } = options
     const inbox = yield* PubSub.subscribe(options.notifications)
     const id = yield* Deferred.make<JsonRpc.RequestId>()
     const listening = yield* Effect.forkScoped(
-      peer.request(server, "subscriptions/listen", Meta.withMeta({ notifications: filter }, stateless.meta), {
-        timeout: Duration.infinity,
-        onId: (assigned) => Deferred.unsafeDone(id, Exit.succeed(assigned)),
-        cancelReason: "subscription closed"
-      }).pipe(
+      peer.request(
+        server,
+        "subscriptions/listen",
+        Meta.withMeta({ notifications: filter }, options.meta ?? stateless.meta),
+        {
+          timeout: Duration.infinity,
+          onId: (assigned) => Deferred.unsafeDone(id, Exit.succeed(assigned)),
+          cancelReason: "subscription closed"
+        }
+      ).pipe(
         Effect.catchTag("UnsupportedProtocolVersion", (error) => Effect.fail(stateless.versionMismatch(error)))
       )
     )

@@ -1,0 +1,374 @@
+/**
+ * Tasks on the client, both revisions. A tool call made as a task (2025-11-25: `params.task`,
+ * when the server declares `tasks.requests.tools.call`; 2026-07-28: the tasks extension declared
+ * in that request's `_meta`) gives a handle:
+ *
+ * - 2025-11-25: `result` is `tasks/result`, which blocks until the task ends (the task's asks
+ *   reach the session's handlers on its stream meanwhile); `status` polls `tasks/get` and hears
+ *   `notifications/tasks/status`, and once the task waits for input it asks for the result in the
+ *   background, so that the asks have a stream to come on.
+ * - 2026-07-28: `status` is heard on a `subscriptions/listen` for the task (when the server
+ *   declares the extension; polling otherwise, or once the listen ends), each open input request
+ *   answered with the handlers and sent with `tasks/update`, each key once; `result` is the
+ *   status followed to its end.
+ *
+ * A hostile server cannot make the client spin or hoard: the poll interval is held between 50 ms
+ * and 60 s, everything waits at most the task's time to live, and at most 10,000 input requests
+ * of one handle are answered.
+ */
+import { type JsonRpc, McpError, type Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as ClientError from "../ClientError.js"
+import type {
+  CallOptions,
+  RequestResult,
+  Subscription,
+  Task,
+  TaskCallOptions,
+  TaskHandleOptions,
+  TaskInfo,
+  Tasks
+} from "../McpClient.js"
+import type { Asks } from "./asks.js"
+import { checked, decoded, isObject } from "./request.js"
+
+type InputRequest = McpSchema.InputRequired.InputRequest
+type Status = McpSchema.Tasks.TaskStatus
+
+/** The poll interval asked for, held within these bounds (milliseconds). */
+export const minPollInterval = 50
+export const maxPollInterval = 60_000
+/** The interval when the server names none. */
+const defaultPollInterval = 1_000
+/** The input requests one handle answers at most. */
+export const maxAnsweredKeys = 10_000
+
+export interface Options {
+  readonly era: Revision.Era
+  readonly revision: Revision.Revision
+  readonly serverCapabilities: McpSchema.Capabilities.ServerCapabilities
+  readonly asks: Asks
+  /** Every notification the server sends. */
+  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
+  /**
+   * A request of the tasks methods (a task call too), on the era's path: in the stateless era
+   * its `_meta` declares the tasks extension, and it skips the response cache. The wire result.
+   */
+  readonly send: (method: string, params: object, call: CallOptions | undefined) => Effect.Effect<
+    unknown,
+    ClientError.ClientError
+  >
+  /** A 2026-07-28 listen whose `_meta` declares the tasks extension. */
+  readonly listen: (
+    filter: McpSchema.Subscription.SubscriptionFilter
+  ) => Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope>
+  readonly maxPages: number
+}
+
+export const isTerminal = (status: Status): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+/** How long to wait before the next poll: what the server asks, within bounds. */
+export const pollDelay = (info: TaskInfo): number =>
+  Math.min(maxPollInterval, Math.max(minPollInterval, info.pollIntervalMs ?? defaultPollInterval))
+
+/** A task in either revision's words (2025-11-25 `ttl`, `pollInterval`; the extension's `ttlMs`, `pollIntervalMs`). */
+export const infoOf = (task: Record<string, unknown>): TaskInfo => {
+  const ttl = "ttlMs" in task ? task.ttlMs : task.ttl
+  const pollInterval = "pollIntervalMs" in task ? task.pollIntervalMs : task.pollInterval
+  return {
+    taskId: task.taskId as string,
+    status: task.status as Status,
+    ...(typeof task.statusMessage === "string" ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt as string,
+    lastUpdatedAt: task.lastUpdatedAt as string,
+    ttlMs: typeof ttl === "number" ? ttl : null,
+    ...(typeof pollInterval === "number" ? { pollIntervalMs: pollInterval } : {}),
+    ...(isObject(task.inputRequests)
+      ? { inputRequests: task.inputRequests as Readonly<Record<string, InputRequest>> }
+      : {}),
+    ...(isObject(task.result) ? { result: task.result } : {}),
+    ...(isObject(task.error) ? { error: task.error as unknown as JsonRpc.ErrorObject } : {})
+  }
+}
+
+/** What makes a status element news: its status, message and open input requests. */
+const said = (info: TaskInfo) =>
+  `${info.status}\u0000${info.statusMessage ?? ""}\u0000${Object.keys(info.inputRequests ?? {}).join(",")}`
+
+const decodeStatus2025 = Schema.decodeUnknownEither(McpSchema.Tasks.TaskStatusNotificationParams)
+const decodeStatusExtension = Schema.decodeUnknownEither(McpSchema.TasksExtension.TaskStatusNotificationParams)
+
+/** A status notification of `taskId`, in the revision's shape; none for any other notification. */
+const noteOf = (taskId: string, n: JsonRpc.Notification): Option.Option<TaskInfo> => {
+  const decode = n.method === "notifications/tasks/status"
+    ? decodeStatus2025
+    : n.method === "notifications/tasks"
+    ? decodeStatusExtension
+    : undefined
+  if (decode === undefined) return Option.none()
+  const params: Either.Either<{ readonly taskId: string }, unknown> = decode(n.params)
+  if (Either.isLeft(params) || params.right.taskId !== taskId) return Option.none()
+  return Option.some(infoOf(params.right as unknown as Record<string, unknown>))
+}
+
+/** The failure of an ended task that has no result: failed (with its error) or cancelled. */
+const endedWithout = (info: TaskInfo, error?: McpError.McpError): ClientError.TaskError =>
+  info.status === "cancelled"
+    ? new ClientError.TaskCancelled({ taskId: info.taskId })
+    : new ClientError.TaskFailed({
+      taskId: info.taskId,
+      error: error ?? McpError.fromWire(info.error ?? { code: -32603, message: "The task failed" })
+    })
+
+export const make = (options: Options): {
+  readonly tasks: Tasks
+  readonly callTool: (
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    call: TaskCallOptions
+  ) => Effect.Effect<Task, ClientError.ClientError>
+} => {
+  const { asks, era, revision, send } = options
+  const stateless = era === "stateless"
+  const listens = stateless &&
+    options.serverCapabilities.extensions?.[McpSchema.TasksExtension.extensionId] !== undefined
+
+  const get = (taskId: string) =>
+    Effect.flatMap(
+      send("tasks/get", { taskId }, undefined),
+      (result) => Effect.map(checked(revision, "tasks/get", result), (task) => infoOf(task as Record<string, unknown>))
+    )
+
+  const cancel = (taskId: string) => Effect.asVoid(send("tasks/cancel", { taskId }, undefined))
+
+  const list: Tasks["list"] = Effect.suspend(() => {
+    const from = (
+      cursor: string | undefined,
+      got: ReadonlyArray<TaskInfo>,
+      n: number
+    ): Effect.Effect<ReadonlyArray<TaskInfo>, ClientError.ClientError> =>
+      Effect.flatMap(
+        send("tasks/list", cursor === undefined ? {} : { cursor }, undefined),
+        (result) =>
+          Effect.flatMap(checked(revision, "tasks/list", result), (page) => {
+            const all = [...got, ...page.tasks.map((t) => infoOf(t as unknown as Record<string, unknown>))]
+            return typeof page.nextCursor === "string" && n < options.maxPages
+              ? from(page.nextCursor, all, n + 1)
+              : Effect.succeed(all)
+          })
+      )
+    return from(undefined, [], 1)
+  })
+
+  /** A handle on a task first seen as `first`. */
+  const handle = (
+    first: TaskInfo,
+    created: Option.Option<TaskInfo>,
+    handleOptions: TaskHandleOptions | undefined
+  ): Effect.Effect<Task> =>
+    Effect.map(Clock.currentTimeMillis, (seenAt) => {
+      const { taskId, ttlMs } = first
+      /** Waits at most the task's time to live, counted from when this client first saw it. */
+      const bounded = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
+        ttlMs === null ? stream : Stream.interruptWhen(
+          stream,
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.zipRight(
+              Effect.sleep(Duration.millis(Math.max(0, seenAt + ttlMs - now))),
+              Effect.fail(new ClientError.TaskExpired({ taskId, ttlMs }))
+            ))
+        )
+
+      // 2026-07-28: the keys this handle answered (or is answering), each once.
+      const answered = new Set<string>()
+      const answer = (info: TaskInfo): Effect.Effect<void, ClientError.ClientError> => {
+        if (!stateless || info.status !== "input_required" || info.inputRequests === undefined) return Effect.void
+        const fresh = Object.entries(info.inputRequests).filter(([key]) => !answered.has(key))
+        if (fresh.length === 0) return Effect.void
+        if (answered.size + fresh.length > maxAnsweredKeys) {
+          return Effect.fail(new ClientError.RoundTripsExceeded({ method: "tasks/update", rounds: answered.size }))
+        }
+        for (const [key] of fresh) answered.add(key)
+        return Effect.all(
+          Object.fromEntries(
+            fresh.map(([key, input]) => [key, asks.answer(input.method, "params" in input ? input.params : undefined)])
+          ),
+          { concurrency: 8 }
+        ).pipe(
+          Effect.flatMap((inputResponses) => send("tasks/update", { taskId, inputResponses }, undefined)),
+          Effect.asVoid,
+          // Not answered after all: a later look may answer them.
+          Effect.onExit((exit) =>
+            exit._tag === "Success" ? Effect.void : Effect.sync(() => {
+              for (const [key] of fresh) answered.delete(key)
+            })
+          )
+        )
+      }
+
+      /** `tasks/get` from `after` on (none: at once), every poll interval, until the task ends. */
+      const polling = (after: TaskInfo | undefined) =>
+        Stream.paginateEffect(after, (previous) =>
+          Effect.map(
+            Effect.zipRight(previous === undefined ? Effect.void : Effect.sleep(pollDelay(previous)), get(taskId)),
+            (info) => [info, isTerminal(info.status) ? Option.none() : Option.some(info)] as const
+          ))
+
+      /** The raw elements of the task's status: what was heard or polled, in order, possibly repeated. */
+      const heard: Stream.Stream<TaskInfo, ClientError.ClientError> = stateless
+        ? (listens
+          ? Stream.unwrapScoped(Effect.gen(function*() {
+            const subscription = yield* Effect.either(options.listen({ taskIds: [taskId] }))
+            if (Either.isLeft(subscription) || !(subscription.right.acknowledged.taskIds ?? []).includes(taskId)) {
+              return polling(undefined)
+            }
+            let last: TaskInfo | undefined
+            const notes = subscription.right.notifications.pipe(
+              Stream.filterMap((n) => noteOf(taskId, n)),
+              Stream.tap((info) => Effect.sync(() => (last = info)))
+            )
+            // The task after the listen was acknowledged: no change falls between the two.
+            const now = yield* get(taskId)
+            last = now
+            // The listen may end before the task does: polling takes over from what was heard last.
+            return Stream.concat(Stream.make(now), Stream.concat(notes, Stream.suspend(() => polling(last))))
+          }))
+          : polling(undefined))
+        : Stream.unwrapScoped(Effect.gen(function*() {
+          const scope = yield* Effect.scope
+          let fetching = false
+          const notes = Stream.fromPubSub(options.notifications).pipe(Stream.filterMap((n) => noteOf(taskId, n)))
+          return Stream.merge(polling(undefined), notes).pipe(
+            // A task waiting for input asks on the stream of a `tasks/result`: one, in the background.
+            Stream.tap((info) => {
+              if (info.status !== "input_required" || fetching) return Effect.void
+              fetching = true
+              return Effect.asVoid(Effect.forkIn(Effect.ignore(waitResult), scope))
+            })
+          )
+        }))
+
+      const status: Task["status"] = Stream.suspend(() => {
+        let newest = -Infinity
+        return heard.pipe(
+          // A notification older than what was polled already (or the other way round) is no news.
+          Stream.filter((info) => {
+            const at = Date.parse(info.lastUpdatedAt)
+            if (Number.isFinite(at) && at < newest) return false
+            if (Number.isFinite(at)) newest = at
+            return true
+          }),
+          Stream.changesWith((a, b) => said(a) === said(b)),
+          Stream.tap(answer),
+          Stream.takeUntil((info) => isTerminal(info.status)),
+          bounded
+        )
+      })
+
+      /** 2025-11-25: `tasks/result`, waiting as long as the task may live. */
+      const waitResult: Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> =
+        Effect.flatMap(
+          send("tasks/result", { taskId }, {
+            timeout: ttlMs === null ? Duration.infinity : Duration.millis(ttlMs)
+          }),
+          (result) => decoded(revision, "tools/call", result)
+        ).pipe(
+          Effect.catchIf(
+            McpError.isMcpError,
+            (error): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
+              // The task's own end, or the request's failure?
+              Effect.flatMap(
+                Effect.either(get(taskId)),
+                (found): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
+                  Either.isRight(found) && (found.right.status === "failed" || found.right.status === "cancelled")
+                    ? Effect.fail(endedWithout(found.right, error))
+                    : Effect.fail(error)
+              )
+          )
+        )
+
+      /** 2026-07-28: the status followed to its end, the outcome read from it. */
+      const followed: Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> =
+        Effect.flatMap(Stream.runLast(status), (
+          last
+        ): Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> => {
+          if (Option.isNone(last)) {
+            return Effect.fail(new ClientError.InvalidResult({ method: "tasks/get", detail: "the task was not found" }))
+          }
+          const info = last.value
+          if (info.status !== "completed") return Effect.fail(endedWithout(info))
+          if (info.result === undefined) {
+            return Effect.fail(
+              new ClientError.InvalidResult({ method: "tasks/get", detail: "a completed task without its result" })
+            )
+          }
+          // A result without `resultType` is complete (an older server's way).
+          return decoded(revision, "tools/call", { resultType: "complete", ...info.result })
+        })
+
+      const waiting = stateless ? followed : waitResult
+      return {
+        taskId: Option.some(taskId),
+        created,
+        status,
+        result: handleOptions?.cancelOnInterrupt === true
+          ? Effect.onInterrupt(waiting, () => Effect.ignore(cancel(taskId)))
+          : waiting,
+        cancel: cancel(taskId)
+      } satisfies Task
+    })
+
+  /** A call the server answered at once: a handle already done. */
+  const done = (result: RequestResult<"tools/call">): Task => ({
+    taskId: Option.none(),
+    created: Option.none(),
+    status: Stream.empty,
+    result: Effect.succeed(result),
+    cancel: Effect.void
+  })
+
+  const callTool = (
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    call: TaskCallOptions
+  ): Effect.Effect<Task, ClientError.ClientError> => {
+    const { cancelOnInterrupt, task: _task, ttl, ...rest } = call
+    const base = args === undefined ? { name } : { name, arguments: args }
+    const interrupting = { cancelOnInterrupt: cancelOnInterrupt === true }
+    // 2025-11-25: only a server that runs tool calls as tasks is asked to.
+    const asks2025 = options.serverCapabilities.tasks?.requests?.tools?.call !== undefined
+    const params = stateless || !asks2025
+      ? base
+      : { ...base, task: ttl === undefined ? {} : { ttl: Duration.toMillis(ttl) } }
+    return Effect.flatMap(
+      send("tools/call", params, rest),
+      (raw) =>
+        Effect.flatMap(checked(revision, "tools/call", raw), (result): Effect.Effect<Task, ClientError.ClientError> => {
+          const value = result as unknown as Record<string, unknown>
+          if (value.resultType === "task") return handle(infoOf(value), Option.some(infoOf(value)), interrupting)
+          if (isObject(value.task)) {
+            const info = infoOf(value.task)
+            return handle(info, Option.some(info), interrupting)
+          }
+          return Effect.map(decoded(revision, "tools/call", raw), done)
+        })
+    )
+  }
+
+  const tasks: Tasks = {
+    get,
+    list,
+    cancel,
+    handle: (taskId, handleOptions) => Effect.flatMap(get(taskId), (info) => handle(info, Option.none(), handleOptions))
+  }
+  return { tasks, callTool }
+}
