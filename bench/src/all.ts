@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, auth, memory, listen, client).
+ * http-stateless, auth, memory, listen, client, tasks).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -37,7 +37,12 @@ const benches: ReadonlyArray<Bench> = [
   { name: "auth", file: "auth.js", what: "Streamable HTTP 2026-07-28 with a bearer JWT per call vs SDK" },
   { name: "memory", file: "memory.js", what: "memory per session vs SDK" },
   { name: "listen", file: "listen.js", what: "idle subscriptions/listen: memory, list_changed fan-out" },
-  { name: "client", file: "client.js", what: "client pairs: ours → ours vs SDK → SDK, stdio and HTTP" }
+  { name: "client", file: "client.js", what: "client pairs: ours → ours vs SDK → SDK, stdio and HTTP" },
+  {
+    name: "tasks",
+    file: "tasks.js",
+    what: "tasks over HTTP: overhead, 1,000 concurrent, 10,000 swept, vs SDK 1.x"
+  }
 ]
 
 const only = process.env.BENCH_ONLY?.split(",")

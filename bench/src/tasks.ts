@@ -1,0 +1,736 @@
+/**
+ * Tasks over Streamable HTTP on 127.0.0.1: effect-mcp in 2025-11-25 (`params.task`, sessions),
+ * effect-mcp in 2026-07-28 (the `io.modelcontextprotocol/tasks` extension declared in each
+ * request's `_meta` client capabilities, `resultType: "task"`), and the official SDK 1.32.2's
+ * experimental server tasks in 2025-11-25 (`registerToolTask`, `InMemoryTaskStore`), each
+ * server a child of its own run with `--expose-gc` (`ours-tasks-server.ts`,
+ * `sdk-tasks-server.ts`). The tool is `sleep` (`{ ms }` → `"done"`); its plain call is the floor
+ * (the SDK's is `sleep-plain`, the same work as a plain tool: a plain call of its task tool
+ * polls a task inside the server). The client keeps `BENCH_TASKS_CONNECTIONS` keep-alive
+ * connections (one session each in 2025-11-25), one request in flight on each.
+ *
+ * Three phases per server, each in a fresh child, so no phase's tasks linger in another's
+ * figures:
+ *
+ * 1. Overhead: `sleep { ms: 0 }` as a plain call and as a task's full round (create, `tasks/get`
+ *    at once and again until `completed`, then `tasks/result` in 2025-11-25; in 2026-07-28 the
+ *    completed `tasks/get` carries the result), `BENCH_TASKS_OVERHEAD_CALLS` of each over the
+ *    connections, in `BENCH_ROUNDS` alternating rounds: latency per call (p50), the server's CPU
+ *    time per call (`/proc`), and their ratios, task round / plain call.
+ * 2. 1,000 concurrent tasks (`BENCH_TASKS`): after a warm-up, heap after gc; then create the
+ *    tasks with `ms` = `BENCH_TASKS_HOLD_MILLIS` (all working at once), each followed at once by
+ *    a `tasks/get` on the same connection: create-to-first-status latency (from sending the
+ *    create until the `tasks/get` showing it `working`), p50 and p99; heap after gc again, while
+ *    all are working (checked: the first one made still is): the heap per working task. Then
+ *    each task's result is read and checked.
+ * 3. Sweep: a server whose `taskTtl` is `BENCH_TASKS_SWEEP_TTL` (the 2025-11-25 clients ask for
+ *    it too, `params.task.ttl`); after a warm-up whose tasks are swept, heap after gc (the
+ *    baseline); then `BENCH_TASKS_SWEEP` (10,000) tasks of `ms: 0`, finished at once; heap
+ *    (finished); then past the ttl and the sweep interval, heap again (swept): what a finished
+ *    task holds until it is swept, and how much of it returns. The last tasks made are checked
+ *    completed before the ttl, a sample of all of them checked gone after.
+ *
+ * Ours runs with the store's bounds raised for the benchmark (`maxTasks`, `maxTasksPerOwner`
+ * 200,000; `maxBytes` 512 MiB; swept every second), said in the output.
+ *
+ * Environment: BENCH_TASKS (1000), BENCH_TASKS_SWEEP (10000), BENCH_TASKS_HOLD_MILLIS (10000),
+ * BENCH_TASKS_SWEEP_TTL (20000: it must cover the making of all the tasks, or the phase fails;
+ * ours takes no ttl under 1 s), BENCH_TASKS_OVERHEAD_CALLS (2000), BENCH_TASKS_CONNECTIONS (50),
+ * BENCH_ROUNDS (3), BENCH_TASKS_SERVERS (keys: ours, ours-2026, sdk; default all),
+ * BENCH_TASKS_PHASES (overhead,concurrent,sweep: a subset), BENCH_HEAP_SNAPSHOTS=<dir> (a heap
+ * snapshot of the child at each memory measurement, `<dir>/tasks-<server>-<name>.heapsnapshot`,
+ * names before, working, baseline, finished, swept: compare two with `heap.ts --per N`),
+ * BENCH_PROFILE=<dir> (a CPU profile of each server over the making of the concurrent tasks,
+ * sampled every 100 µs, `<dir>/tasks-<server>-concurrent.cpuprofile`: read it with `profile.ts`;
+ * profiled figures are not comparable), BENCH_PIN=0.
+ *
+ * A benchmark, not a test.
+ */
+import { join } from "node:path"
+import { Connection, type Response, type Target } from "./http-driver.js"
+import {
+  BenchFailure,
+  type Child,
+  command,
+  cpuMillis,
+  here,
+  markLoad,
+  median,
+  type Memory,
+  memoryOf,
+  mib,
+  ms,
+  num,
+  otherLoad,
+  otherLoadNote,
+  percent,
+  percentile,
+  pinningNote,
+  profileDir,
+  ratio,
+  startHttpServer,
+  table
+} from "./proc.js"
+import { record, type Row } from "./summary.js"
+
+const concurrentTasks = Number(process.env.BENCH_TASKS ?? 1_000)
+const sweepTasks = Number(process.env.BENCH_TASKS_SWEEP ?? 10_000)
+const holdMillis = Number(process.env.BENCH_TASKS_HOLD_MILLIS ?? 10_000)
+const sweepTtl = Number(process.env.BENCH_TASKS_SWEEP_TTL ?? 20_000)
+const overheadCalls = Number(process.env.BENCH_TASKS_OVERHEAD_CALLS ?? 2_000)
+const connectionCount = Number(process.env.BENCH_TASKS_CONNECTIONS ?? 50)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const phases = (process.env.BENCH_TASKS_PHASES ?? "overhead,concurrent,sweep").split(",")
+const snapshots = process.env.BENCH_HEAP_SNAPSHOTS || undefined
+/** The ttl of the tasks of the overhead and concurrent phases. */
+const longTtl = 60_000
+/** Ours sweeps every second; the SDK's timers are exact. */
+const sweepInterval = 1_000
+const warmupCalls = 200
+/** Polls of one task before its round gives up. */
+const maxPolls = 10_000
+
+const storeNote = "ours: TaskStore.layerMemory({ maxTasks: 200,000, maxTasksPerOwner: 200,000 (defaults 10,000 " +
+  "and 1,000), maxBytes: 512 MiB, sweepInterval: 1 s }), taskPollInterval 100 ms"
+
+interface Server {
+  readonly key: string
+  readonly name: string
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly revision: "2025-11-25" | "2026-07-28"
+  /** The tool of the plain call: the floor. */
+  readonly plainTool: string
+}
+
+const all: ReadonlyArray<Server> = [
+  {
+    key: "ours",
+    name: "effect-mcp 2025-11-25",
+    file: here("./ours-tasks-server.js"),
+    args: ["--revisions", "handshake"],
+    revision: "2025-11-25",
+    plainTool: "sleep"
+  },
+  {
+    key: "ours-2026",
+    name: "effect-mcp 2026-07-28",
+    file: here("./ours-tasks-server.js"),
+    args: ["--revisions", "stateless"],
+    revision: "2026-07-28",
+    plainTool: "sleep"
+  },
+  {
+    key: "sdk",
+    name: "SDK 1.32.2 2025-11-25",
+    file: here("./sdk-tasks-server.js"),
+    args: [],
+    revision: "2025-11-25",
+    plainTool: "sleep-plain"
+  }
+]
+const wanted = process.env.BENCH_TASKS_SERVERS?.split(",")
+const servers = wanted === undefined ? all : all.filter((server) => wanted.includes(server.key))
+
+// ---------------------------------------------------------------------------- the client
+
+const metaOf = (tasks: boolean) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { "io.modelcontextprotocol/tasks": {} } } : {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" }
+})
+const withTasks = metaOf(true)
+const withoutTasks = metaOf(false)
+
+interface Message {
+  readonly id?: unknown
+  readonly result?: any
+  readonly error?: { readonly code: number; readonly message: string }
+}
+
+const describe = (response: Response) => `${response.status}\n${response.head}\n\n${response.body.slice(0, 500)}`
+
+/** The JSON-RPC answer to request `id` in a response: a JSON body, or the event of an SSE stream that carries it. */
+const answerOf = (response: Response, id: number, what: string): Message => {
+  const body = response.body
+  // 2026-07-28 answers an error with its HTTP status (an unknown task: 400), the JSON-RPC error in the body.
+  if (response.status !== 200) {
+    const message = body.startsWith("{") ? JSON.parse(body) as Message : undefined
+    if (message?.error !== undefined && message.id === id) return message
+    throw new BenchFailure(`${what}: ${describe(response)}`)
+  }
+  if (body.startsWith("{")) return JSON.parse(body) as Message
+  for (const event of body.replace(/\r\n/g, "\n").split("\n\n")) {
+    const data = event.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
+      .join("\n")
+    if (data.length === 0) continue
+    const message = JSON.parse(data) as Message
+    if (message.id === id) return message
+  }
+  throw new BenchFailure(`${what}: no answer to request ${id}: ${describe(response)}`)
+}
+
+/** A task as made: where it lives (2025-11-25: its session's connection) and its id. */
+interface Made {
+  readonly peer: Peer
+  readonly taskId: string
+}
+
+/** One keep-alive connection (2025-11-25: with its session): one request at a time. */
+class Peer {
+  private nextId = 1
+  /** How many `tasks/get` the task rounds took. */
+  polls = 0
+
+  private constructor(
+    readonly connection: Connection,
+    readonly server: Server,
+    private readonly sessionId: string | undefined
+  ) {}
+
+  static async open(target: Target, server: Server): Promise<Peer> {
+    const connection = await Connection.open(target)
+    if (server.revision === "2026-07-28") return new Peer(connection, server, undefined)
+    const init = await connection.request(requestText(target, undefined, undefined, undefined, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } }
+    }))
+    const answer = answerOf(init, 0, "initialize")
+    if (init.sessionId === undefined || answer.result?.protocolVersion !== "2025-11-25") {
+      throw new BenchFailure(`initialize: ${describe(init)}`)
+    }
+    const peer = new Peer(connection, server, init.sessionId)
+    const initialized = await connection.request(
+      requestText(target, init.sessionId, "2025-11-25", undefined, {
+        jsonrpc: "2.0",
+        method: "notifications/initialized"
+      })
+    )
+    if (initialized.status !== 202 && initialized.status !== 200) {
+      throw new BenchFailure(`notifications/initialized: ${describe(initialized)}`)
+    }
+    return peer
+  }
+
+  /** A request; its answer (a result or an error). */
+  async rpc(method: string, params: Record<string, unknown>, name?: string): Promise<Message> {
+    const id = this.nextId++
+    const stateless = this.server.revision === "2026-07-28"
+    const response = await this.connection.request(requestText(
+      this.connection.target,
+      this.sessionId,
+      this.server.revision,
+      stateless ? { method, name } : undefined,
+      { jsonrpc: "2.0", id, method, params }
+    ))
+    return answerOf(response, id, method)
+  }
+
+  private result(message: Message, what: string): any {
+    if (message.error !== undefined || message.result === undefined) {
+      throw new BenchFailure(`${this.server.name}: ${what}: ${JSON.stringify(message).slice(0, 500)}`)
+    }
+    return message.result
+  }
+
+  private checkDone(result: any, what: string): void {
+    if (result?.content?.[0]?.text !== "done") {
+      throw new BenchFailure(`${this.server.name}: ${what}: not done: ${JSON.stringify(result).slice(0, 500)}`)
+    }
+  }
+
+  /** A plain call of the floor tool. */
+  async plain(ms: number): Promise<void> {
+    const stateless = this.server.revision === "2026-07-28"
+    const params = { name: this.server.plainTool, arguments: { ms }, ...(stateless ? { _meta: withoutTasks } : {}) }
+    const result = this.result(await this.rpc("tools/call", params, this.server.plainTool), "plain tools/call")
+    if (result.taskId !== undefined || result.task !== undefined) {
+      throw new BenchFailure(`${this.server.name}: the plain call made a task`)
+    }
+    this.checkDone(result, "plain tools/call")
+  }
+
+  /** Creates a task of `sleep { ms }`: its id, and the status it was created with. */
+  async create(ms: number, ttl: number): Promise<{ readonly taskId: string; readonly status: string }> {
+    if (this.server.revision === "2026-07-28") {
+      const result = this.result(
+        await this.rpc("tools/call", { name: "sleep", arguments: { ms }, _meta: withTasks }, "sleep"),
+        "task tools/call"
+      )
+      if (result.resultType !== "task" || typeof result.taskId !== "string") {
+        throw new BenchFailure(`${this.server.name}: no task: ${JSON.stringify(result)}`)
+      }
+      return { taskId: result.taskId, status: result.status }
+    }
+    const result = this.result(
+      await this.rpc("tools/call", { name: "sleep", arguments: { ms }, task: { ttl } }),
+      "task tools/call"
+    )
+    if (typeof result.task?.taskId !== "string") {
+      throw new BenchFailure(`${this.server.name}: no task: ${JSON.stringify(result)}`)
+    }
+    return { taskId: result.task.taskId, status: result.task.status }
+  }
+
+  /** `tasks/get`: the raw answer (an error once the task is gone). */
+  get(taskId: string): Promise<Message> {
+    const stateless = this.server.revision === "2026-07-28"
+    return this.rpc("tasks/get", stateless ? { taskId, _meta: withTasks } : { taskId }, taskId)
+  }
+
+  /** `tasks/get`: the task's status (2026-07-28 completed: its inlined result checked). */
+  async status(taskId: string): Promise<string> {
+    const result = this.result(await this.get(taskId), "tasks/get")
+    if (result.status === "completed" && this.server.revision === "2026-07-28") {
+      this.checkDone(result.result, "tasks/get, completed")
+    }
+    return result.status
+  }
+
+  /** A finished task's result, checked (2026-07-28: its `tasks/get`, which inlines it). */
+  async finished(taskId: string): Promise<void> {
+    if (this.server.revision === "2026-07-28") {
+      const status = await this.status(taskId)
+      if (status !== "completed") throw new BenchFailure(`${this.server.name}: a task is ${status}, not completed`)
+      return
+    }
+    this.checkDone(this.result(await this.rpc("tasks/result", { taskId }), "tasks/result"), "tasks/result")
+  }
+
+  /** A task's whole round: create, poll at once until completed, its result. */
+  async round(ms: number, ttl: number): Promise<void> {
+    const { taskId } = await this.create(ms, ttl)
+    for (let n = 1;; n++) {
+      this.polls++
+      const status = await this.status(taskId)
+      if (status === "completed") break
+      if (status !== "working") throw new BenchFailure(`${this.server.name}: a task went ${status}`)
+      if (n >= maxPolls) throw new BenchFailure(`${this.server.name}: a task still working after ${n} polls`)
+    }
+    // 2026-07-28: the completed tasks/get carried the result, checked.
+    if (this.server.revision === "2025-11-25") await this.finished(taskId)
+  }
+}
+
+/** The request text of one POST to `/mcp`. */
+const requestText = (
+  target: Target,
+  sessionId: string | undefined,
+  revision: string | undefined,
+  stateless: { readonly method: string; readonly name: string | undefined } | undefined,
+  message: object
+): string => {
+  const body = JSON.stringify(message)
+  return `POST ${target.path} HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\n` +
+    `Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n` +
+    (sessionId === undefined ? "" : `Mcp-Session-Id: ${sessionId}\r\n`) +
+    (revision === undefined ? "" : `MCP-Protocol-Version: ${revision}\r\n`) +
+    (stateless === undefined ? "" : `Mcp-Method: ${stateless.method}\r\n`) +
+    (stateless?.name === undefined ? "" : `Mcp-Name: ${stateless.name}\r\n`) +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+}
+
+/** `count` jobs over the peers, one at a time on each. */
+const spread = async (peers: ReadonlyArray<Peer>, count: number, job: (peer: Peer, k: number) => Promise<void>) => {
+  let next = 0
+  await Promise.all(peers.map(async (peer) => {
+    while (next < count) await job(peer, next++)
+  }))
+}
+
+/** Each peer's tasks, one after another on it; the peers side by side. */
+const each = async (made: ReadonlyArray<Made>, job: (task: Made) => Promise<void>) => {
+  const byPeer = new Map<Peer, Array<Made>>()
+  for (const task of made) {
+    const list = byPeer.get(task.peer) ?? []
+    list.push(task)
+    byPeer.set(task.peer, list)
+  }
+  await Promise.all([...byPeer.values()].map(async (list) => {
+    for (const task of list) await job(task)
+  }))
+}
+
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, millis)))
+
+/** A server child and its peers, for one phase; stopped after. */
+const withServer = async <A>(
+  server: Server,
+  ttl: number,
+  phase: string,
+  f: (child: Child, peers: ReadonlyArray<Peer>) => Promise<A>
+): Promise<A> => {
+  const { child, port } = await startHttpServer(server.file, [...server.args, "--task-ttl", String(ttl)], [
+    "--expose-gc"
+  ])
+  const peers: Array<Peer> = []
+  try {
+    const target: Target = { port, path: "/mcp" }
+    peers.push(...await Promise.all(Array.from({ length: connectionCount }, () => Peer.open(target, server))))
+    return await f(child, peers)
+  } catch (error) {
+    throw new BenchFailure(
+      `${server.name}, ${phase}: ${error instanceof Error ? error.message : String(error)}\nstderr: ${child.stderr()}`
+    )
+  } finally {
+    for (const peer of peers) peer.connection.close()
+    await child.stop()
+  }
+}
+
+/** `BENCH_HEAP_SNAPSHOTS`: a heap snapshot of the child, `<dir>/tasks-<server>-<name>.heapsnapshot`. */
+const snapshot = async (child: Child, server: Server, name: string): Promise<void> => {
+  if (snapshots === undefined) return
+  await command(child, `heap-snapshot ${join(snapshots, `tasks-${server.key}-${name}.heapsnapshot`)}`, "snapshot")
+}
+
+const warmUp = async (peers: ReadonlyArray<Peer>, ttl: number) => {
+  await spread(peers, warmupCalls, (peer) => peer.plain(0))
+  await spread(peers, warmupCalls, (peer) => peer.round(0, ttl))
+}
+
+// ---------------------------------------------------------------------------- the phases
+
+interface Batch {
+  /** Latency of one call (a task: its whole round), median. */
+  readonly p50: number
+  /** The server's CPU time per call, milliseconds. */
+  readonly cpu: number
+  readonly seconds: number
+}
+
+interface Overhead {
+  readonly plain: Array<Batch>
+  readonly task: Array<Batch>
+  /** `tasks/get` per task round. */
+  readonly polls: number
+}
+
+const batch = async (child: Child, peers: ReadonlyArray<Peer>, job: (peer: Peer) => Promise<void>): Promise<Batch> => {
+  const latencies = new Float64Array(overheadCalls)
+  const cpu = cpuMillis(child.pid)
+  const start = performance.now()
+  await spread(peers, overheadCalls, async (peer, k) => {
+    const sent = performance.now()
+    await job(peer)
+    latencies[k] = performance.now() - sent
+  })
+  const seconds = (performance.now() - start) / 1000
+  return {
+    p50: percentile(latencies.sort(), 0.5),
+    cpu: (cpuMillis(child.pid) - cpu) / overheadCalls,
+    seconds
+  }
+}
+
+const overhead = (server: Server): Promise<Overhead> =>
+  withServer(server, longTtl, "overhead", async (child, peers) => {
+    await warmUp(peers, longTtl)
+    const plain: Array<Batch> = []
+    const task: Array<Batch> = []
+    let polls = 0
+    for (let r = 0; r < rounds; r++) {
+      const runPlain = async () => plain.push(await batch(child, peers, (peer) => peer.plain(0)))
+      const runTask = async () => {
+        const before = peers.reduce((sum, peer) => sum + peer.polls, 0)
+        task.push(await batch(child, peers, (peer) => peer.round(0, longTtl)))
+        polls += peers.reduce((sum, peer) => sum + peer.polls, 0) - before
+      }
+      if (r % 2 === 0) {
+        await runPlain()
+        await runTask()
+      } else {
+        await runTask()
+        await runPlain()
+      }
+    }
+    return { plain, task, polls: polls / (rounds * overheadCalls) }
+  })
+
+interface Concurrent {
+  readonly before: Memory
+  readonly working: Memory
+  /** Create-to-first-status, and the create alone, sorted. */
+  readonly firstStatus: Float64Array
+  readonly create: Float64Array
+  readonly createSeconds: number
+}
+
+const concurrent = (server: Server): Promise<Concurrent> =>
+  withServer(server, longTtl, "concurrent", async (child, peers) => {
+    await warmUp(peers, longTtl)
+    const before = await memoryOf(child)
+    await snapshot(child, server, "before")
+    if (profileDir !== undefined) await command(child, "profile-start 100", "profiling")
+    const made: Array<Made> = new Array(concurrentTasks)
+    const firstStatus = new Float64Array(concurrentTasks)
+    const create = new Float64Array(concurrentTasks)
+    const start = performance.now()
+    let lastMade = start
+    await spread(peers, concurrentTasks, async (peer, k) => {
+      const sent = performance.now()
+      const task = await peer.create(holdMillis, longTtl)
+      const answered = performance.now()
+      if (task.status !== "working") throw new BenchFailure(`a task was created ${task.status}`)
+      made[k] = { peer, taskId: task.taskId }
+      lastMade = Math.max(lastMade, answered)
+      const status = await peer.status(task.taskId)
+      if (status !== "working") throw new BenchFailure(`a task's first tasks/get said ${status}, not working`)
+      firstStatus[k] = performance.now() - sent
+      create[k] = answered - sent
+    })
+    const createSeconds = (performance.now() - start) / 1000
+    if (profileDir !== undefined) {
+      await command(child, `profile-stop ${join(profileDir, `tasks-${server.key}-concurrent.cpuprofile`)}`, "profiled")
+    }
+    const working = await memoryOf(child)
+    const first = await made[0].peer.status(made[0].taskId)
+    if (first !== "working") {
+      throw new BenchFailure(`the first task was ${first} at the measurement: raise BENCH_TASKS_HOLD_MILLIS`)
+    }
+    await snapshot(child, server, "working")
+    await sleep(lastMade + holdMillis + 500 - performance.now())
+    await each(made, (task) => task.peer.finished(task.taskId))
+    return { before, working, firstStatus: firstStatus.sort(), create: create.sort(), createSeconds }
+  })
+
+interface Sweep {
+  readonly baseline: Memory
+  readonly finished: Memory
+  readonly swept: Memory
+  readonly createSeconds: number
+}
+
+const sweep = (server: Server): Promise<Sweep> =>
+  withServer(server, sweepTtl, "sweep", async (child, peers) => {
+    await warmUp(peers, sweepTtl)
+    await sleep(sweepTtl + sweepInterval + 1_000)
+    const baseline = await memoryOf(child)
+    await snapshot(child, server, "baseline")
+    const made: Array<Made> = new Array(sweepTasks)
+    const start = performance.now()
+    await spread(peers, sweepTasks, async (peer, k) => {
+      const task = await peer.create(0, sweepTtl)
+      made[k] = { peer, taskId: task.taskId }
+    })
+    const lastMade = performance.now()
+    const createSeconds = (lastMade - start) / 1000
+    await sleep(300)
+    const finished = await memoryOf(child)
+    if (performance.now() - start >= sweepTtl) {
+      throw new BenchFailure(
+        `making ${num(sweepTasks)} tasks took ${
+          createSeconds.toFixed(1)
+        } s, past their ttl: raise BENCH_TASKS_SWEEP_TTL`
+      )
+    }
+    // The last ones made finished (and are not swept yet).
+    for (const task of made.slice(-Math.min(500, sweepTasks))) {
+      const status = await task.peer.status(task.taskId)
+      if (status !== "completed") throw new BenchFailure(`a task was ${status} after it should have finished`)
+    }
+    if (performance.now() - start >= sweepTtl) {
+      throw new BenchFailure(`the check of the finished tasks ran past their ttl: raise BENCH_TASKS_SWEEP_TTL`)
+    }
+    await snapshot(child, server, "finished")
+    await sleep(lastMade + sweepTtl + sweepInterval + 1_000 - performance.now())
+    const swept = await memoryOf(child)
+    await snapshot(child, server, "swept")
+    for (const task of [...made.slice(0, 100), ...made.slice(-100)]) {
+      const answer = await task.peer.get(task.taskId)
+      if (answer.error === undefined) {
+        throw new BenchFailure(`a task was still there past its ttl: ${JSON.stringify(answer).slice(0, 300)}`)
+      }
+    }
+    return { baseline, finished, swept, createSeconds }
+  })
+
+// ---------------------------------------------------------------------------- the report
+
+interface Result {
+  readonly server: Server
+  readonly overhead: Overhead | undefined
+  readonly concurrent: Concurrent | undefined
+  readonly sweep: Sweep | undefined
+}
+
+const kb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(2)} KB` : "-")
+const us = (millis: number) => (Number.isFinite(millis) ? `${(millis * 1000).toFixed(0)} µs` : "-")
+const heap = (m: Memory) => m.heapUsed
+const live = (m: Memory) => m.heapUsed + m.external
+
+const perWorking = (c: Concurrent, f: (m: Memory) => number) => (f(c.working) - f(c.before)) / concurrentTasks
+const perFinished = (s: Sweep) => (heap(s.finished) - heap(s.baseline)) / sweepTasks
+const returned = (s: Sweep) => (heap(s.finished) - heap(s.swept)) / (heap(s.finished) - heap(s.baseline))
+const medianOf = (batches: ReadonlyArray<Batch>, f: (b: Batch) => number) => median(batches.map(f))
+const plainP50 = (o: Overhead) => medianOf(o.plain, (b) => b.p50)
+const taskP50 = (o: Overhead) => medianOf(o.task, (b) => b.p50)
+const plainCpu = (o: Overhead) => medianOf(o.plain, (b) => b.cpu)
+const taskCpu = (o: Overhead) => medianOf(o.task, (b) => b.cpu)
+const firstP50 = (c: Concurrent) => percentile(c.firstStatus, 0.5)
+const firstP99 = (c: Concurrent) => percentile(c.firstStatus, 0.99)
+
+/** The results that ran a phase, with it. */
+const having = <K extends "overhead" | "concurrent" | "sweep">(results: ReadonlyArray<Result>, key: K) =>
+  results.flatMap((r) => {
+    const value = r[key]
+    return value === undefined ? [] : [{ server: r.server, value: value as NonNullable<Result[K]> }]
+  })
+
+const main = async () => {
+  const note = pinningNote()
+  const loadMark = markLoad()
+  const results: Array<Result> = []
+  for (const server of servers) {
+    results.push({
+      server,
+      overhead: phases.includes("overhead") ? await overhead(server) : undefined,
+      concurrent: phases.includes("concurrent") ? await concurrent(server) : undefined,
+      sweep: phases.includes("sweep") ? await sweep(server) : undefined
+    })
+  }
+
+  const out = [
+    `tasks over Streamable HTTP on 127.0.0.1, ${connectionCount} keep-alive connections (2025-11-25: a session ` +
+    `each), one request in flight on each; memory: the server child's process.memoryUsage() after gc; ${note}`,
+    storeNote
+  ]
+  const summary: Array<Row> = [{ section: "tasks", label: "ours' task store", value: "bounds raised (see output)" }]
+  const overheads = having(results, "overhead")
+  if (overheads.length > 0) {
+    out.push(
+      `${num(overheadCalls)} sleep { ms: 0 } of each kind per round, ${rounds} alternating rounds (medians): a ` +
+        `plain call vs a task's round (create, tasks/get at once until completed, the result)`,
+      ...table([
+        ["server", "plain p50", "task round p50", "ratio", "plain CPU/call", "task CPU/call", "ratio", "gets/round"],
+        ...overheads.map(({ server, value: o }) => [
+          server.name,
+          ms(plainP50(o)),
+          ms(taskP50(o)),
+          ratio(taskP50(o) / plainP50(o)),
+          us(plainCpu(o)),
+          us(taskCpu(o)),
+          ratio(taskCpu(o) / plainCpu(o)),
+          o.polls.toFixed(2)
+        ])
+      ])
+    )
+    for (const { server, value: o } of overheads) {
+      summary.push({
+        section: "tasks",
+        label: `${server.name}: task round / plain call (latency, server CPU)`,
+        value: `${ratio(taskP50(o) / plainP50(o))}, ${ratio(taskCpu(o) / plainCpu(o))}`
+      })
+    }
+  }
+  const concurrents = having(results, "concurrent")
+  if (concurrents.length > 0) {
+    out.push(
+      `${num(concurrentTasks)} concurrent tasks (sleep ${holdMillis / 1000} s, all working at the measurement): ` +
+        `create → first tasks/get showing it working`,
+      ...table([
+        [
+          "server",
+          "made in",
+          "create p50",
+          "first status p50",
+          "p99",
+          "heap before",
+          "heap working",
+          "heap/task",
+          "heap+ext/task"
+        ],
+        ...concurrents.map(({ server, value: c }) => [
+          server.name,
+          `${c.createSeconds.toFixed(2)} s`,
+          ms(percentile(c.create, 0.5)),
+          ms(firstP50(c)),
+          ms(firstP99(c)),
+          mib(heap(c.before) / 1024),
+          mib(heap(c.working) / 1024),
+          kb(perWorking(c, heap)),
+          kb(perWorking(c, live))
+        ])
+      ])
+    )
+    for (const { server, value: c } of concurrents) {
+      summary.push(
+        { section: "tasks", label: `${server.name}: heap per working task`, value: kb(perWorking(c, heap)) },
+        {
+          section: "tasks",
+          label: `${server.name}: create → first status p50 / p99`,
+          value: `${ms(firstP50(c))} / ${ms(firstP99(c))}`
+        }
+      )
+    }
+  }
+  const sweeps = having(results, "sweep")
+  if (sweeps.length > 0) {
+    out.push(
+      `${num(sweepTasks)} finished tasks (sleep 0, ttl ${sweepTtl / 1000} s), swept: heap after gc before them ` +
+        `(baseline), once they finished, and past the ttl and the sweep interval`,
+      ...table([
+        ["server", "made in", "baseline", "finished", "swept", "heap/finished task", "returned", "swept / baseline"],
+        ...sweeps.map(({ server, value: s }) => [
+          server.name,
+          `${s.createSeconds.toFixed(2)} s`,
+          mib(heap(s.baseline) / 1024),
+          mib(heap(s.finished) / 1024),
+          mib(heap(s.swept) / 1024),
+          kb(perFinished(s)),
+          percent(returned(s)),
+          ratio(heap(s.swept) / heap(s.baseline))
+        ])
+      ])
+    )
+    for (const { server, value: s } of sweeps) {
+      summary.push({
+        section: "tasks",
+        label: `${server.name}: heap per finished task, returned after the sweep`,
+        value: `${kb(perFinished(s))}, ${percent(returned(s))}`
+      })
+    }
+  }
+  const ours = results.find((r) => r.server.key === "ours")
+  const sdk = results.find((r) => r.server.key === "sdk")
+  if (ours !== undefined && sdk !== undefined) {
+    const rows: Array<[string, number]> = []
+    if (ours.overhead !== undefined && sdk.overhead !== undefined) {
+      rows.push(["task round p50", taskP50(ours.overhead) / taskP50(sdk.overhead)])
+      rows.push(["task round, server CPU", taskCpu(ours.overhead) / taskCpu(sdk.overhead)])
+    }
+    if (ours.concurrent !== undefined && sdk.concurrent !== undefined) {
+      rows.push(["heap per working task", perWorking(ours.concurrent, heap) / perWorking(sdk.concurrent, heap)])
+      rows.push(["create → first status p50", firstP50(ours.concurrent) / firstP50(sdk.concurrent)])
+    }
+    if (ours.sweep !== undefined && sdk.sweep !== undefined) {
+      rows.push(["heap per finished task", perFinished(ours.sweep) / perFinished(sdk.sweep)])
+    }
+    if (rows.length > 0) {
+      out.push(...table([["ours 2025-11-25 / SDK", "ratio"], ...rows.map(([label, n]) => [label, ratio(n)])]))
+      summary.push({
+        section: "tasks",
+        label: `ours / SDK (2025-11-25): ${rows.map(([label]) => label).join(", ")}`,
+        value: rows.map(([, n]) => ratio(n)).join(", ")
+      })
+    }
+  }
+  if (profileDir !== undefined) out.push(`profiled (BENCH_PROFILE): these figures are not comparable`)
+  out.push(otherLoadNote(loadMark))
+  summary.push({
+    section: "tasks",
+    label: "other load on the machine",
+    value: `${percent(otherLoad(loadMark))} of a CPU`
+  })
+  process.stdout.write(out.join("\n") + "\n")
+  record(summary)
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    `TASKS BENCHMARK FAILED: ${error instanceof BenchFailure ? error.message : String(error?.stack ?? error)}\n`
+  )
+  process.exit(1)
+})
