@@ -51,9 +51,9 @@ export interface Config {
 
 /**
  * An extension the server serves: its id and settings, declared under `capabilities.extensions`
- * where the revision has that map (2026-07-28), and the methods it adds. Its methods are in the
- * catalog (`Method.ts`, each naming its extension); an extension's handlers never replace a core
- * method's.
+ * (2026-07-28's map, and 2025-11-25's open capabilities), and the methods it adds. Its methods are
+ * in the catalog (`Method.ts`, each naming its extension); an extension's handlers never replace a
+ * core method's.
  */
 export interface Extension {
   readonly id: string
