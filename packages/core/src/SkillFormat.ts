@@ -11,7 +11,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { parse } from "yaml"
 import { manifestName } from "./Schema/Skills.js"
 
 /**
@@ -56,12 +55,26 @@ const jsonProblem = (value: unknown, depth: number): string | undefined => {
  * Aliases are expanded at most 100 times (the `yaml` package's bound), so a small file cannot
  * expand to a large value.
  *
+ * The `yaml` package is loaded on the first call (Node's module cache keeps it), so a server or a
+ * client that never reads a skill never loads it.
+ *
  * @since 0.1.0
  * @category parsing
  */
-export const parseFrontmatter = (text: string): Either.Either<Readonly<Record<string, unknown>>, string> => {
+export const parseFrontmatter = (
+  text: string
+): Effect.Effect<Either.Either<Readonly<Record<string, unknown>>, string>> => {
   const yaml = frontmatterText(text)
-  if (yaml === undefined) return Either.left(`${manifestName} does not begin with a --- delimited YAML frontmatter`)
+  if (yaml === undefined) {
+    return Effect.succeed(Either.left(`${manifestName} does not begin with a --- delimited YAML frontmatter`))
+  }
+  return Effect.map(Effect.promise(() => import("yaml")), ({ parse }) => parseWith(parse, yaml))
+}
+
+const parseWith = (
+  parse: (source: string, options: { readonly maxAliasCount: number }) => unknown,
+  yaml: string
+): Either.Either<Readonly<Record<string, unknown>>, string> => {
   let value: unknown
   try {
     value = parse(yaml, { maxAliasCount: 100 })

@@ -91,49 +91,59 @@ describe("the skills methods in the catalog", () => {
 })
 
 describe("SkillFormat", () => {
-  it("parseFrontmatter: the leading --- block as JSON; or why not", () => {
-    assert.deepStrictEqual(
-      SkillFormat.parseFrontmatter("---\nname: a\ndescription: d\nmetadata:\n  n: 1\n  list: [x, y]\n---\nBody"),
-      Either.right({ name: "a", description: "d", metadata: { n: 1, list: ["x", "y"] } })
-    )
-    // A byte order mark, CRLF, a block at the end of the file.
-    assert.deepStrictEqual(SkillFormat.parseFrontmatter("\uFEFF---\r\nname: a\r\n---"), Either.right({ name: "a" }))
-    // YAML 1.2 core schema: no timestamps, so a date stays the string JSON carries.
-    assert.deepStrictEqual(SkillFormat.parseFrontmatter("---\nd: 2026-01-01\n---\n"), Either.right({ d: "2026-01-01" }))
-    const refused: ReadonlyArray<readonly [string, string]> = [
-      ["no block", "does not begin"],
-      ["\n---\nname: a\n---\n", "does not begin"],
-      ["---\nname: [\n---\n", "not YAML"],
-      ["---\na: 1\na: 2\n---\n", "not YAML"],
-      ["---\n- a\n---\n", "not a mapping"],
-      ["---\njust text\n---\n", "not a mapping"],
-      ["---\nx: .nan\n---\n", "not JSON"]
-    ]
-    for (const [text, words] of refused) {
-      const parsed = SkillFormat.parseFrontmatter(text)
-      assert.isTrue(Either.isLeft(parsed), text)
-      assert.include(Either.isLeft(parsed) ? parsed.left : "", words, text)
-    }
-  })
+  it.effect("parseFrontmatter: the leading --- block as JSON; or why not", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(
+        yield* SkillFormat.parseFrontmatter(
+          "---\nname: a\ndescription: d\nmetadata:\n  n: 1\n  list: [x, y]\n---\nBody"
+        ),
+        Either.right({ name: "a", description: "d", metadata: { n: 1, list: ["x", "y"] } })
+      )
+      // A byte order mark, CRLF, a block at the end of the file.
+      assert.deepStrictEqual(
+        yield* SkillFormat.parseFrontmatter("\uFEFF---\r\nname: a\r\n---"),
+        Either.right({ name: "a" })
+      )
+      // YAML 1.2 core schema: no timestamps, so a date stays the string JSON carries.
+      assert.deepStrictEqual(
+        yield* SkillFormat.parseFrontmatter("---\nd: 2026-01-01\n---\n"),
+        Either.right({ d: "2026-01-01" })
+      )
+      const refused: ReadonlyArray<readonly [string, string]> = [
+        ["no block", "does not begin"],
+        ["\n---\nname: a\n---\n", "does not begin"],
+        ["---\nname: [\n---\n", "not YAML"],
+        ["---\na: 1\na: 2\n---\n", "not YAML"],
+        ["---\n- a\n---\n", "not a mapping"],
+        ["---\njust text\n---\n", "not a mapping"],
+        ["---\nx: .nan\n---\n", "not JSON"]
+      ]
+      for (const [text, words] of refused) {
+        const parsed = yield* SkillFormat.parseFrontmatter(text)
+        assert.isTrue(Either.isLeft(parsed), text)
+        assert.include(Either.isLeft(parsed) ? parsed.left : "", words, text)
+      }
+    }))
 
-  it("parseFrontmatter: aliases expand a bounded number of times", () => {
-    // Each anchor six times the one before: 10 * 6^20 strings, were every alias expanded.
-    const names = Array.from({ length: 21 }, (_, i) => `k${i}`)
-    const lines = [
-      `k0: &k0 [x, x, x, x, x, x, x, x, x, x]`,
-      ...names.slice(1).map((name, i) => {
-        const before = `*${names[i]}`
-        return `${name}: &${name} [${Array(6).fill(before).join(", ")}]`
-      })
-    ]
-    const parsed = SkillFormat.parseFrontmatter(`---\n${lines.join("\n")}\n---\n`)
-    assert.include(Either.isLeft(parsed) ? parsed.left : "", "resource exhaustion")
-    // A few aliases are fine.
-    assert.deepStrictEqual(
-      SkillFormat.parseFrontmatter("---\na: &a [x]\nb: [*a, *a]\n---\n"),
-      Either.right({ a: ["x"], b: [["x"], ["x"]] })
-    )
-  })
+  it.effect("parseFrontmatter: aliases expand a bounded number of times", () =>
+    Effect.gen(function*() {
+      // Each anchor six times the one before: 10 * 6^20 strings, were every alias expanded.
+      const names = Array.from({ length: 21 }, (_, i) => `k${i}`)
+      const lines = [
+        `k0: &k0 [x, x, x, x, x, x, x, x, x, x]`,
+        ...names.slice(1).map((name, i) => {
+          const before = `*${names[i]}`
+          return `${name}: &${name} [${Array(6).fill(before).join(", ")}]`
+        })
+      ]
+      const parsed = yield* SkillFormat.parseFrontmatter(`---\n${lines.join("\n")}\n---\n`)
+      assert.include(Either.isLeft(parsed) ? parsed.left : "", "resource exhaustion")
+      // A few aliases are fine.
+      assert.deepStrictEqual(
+        yield* SkillFormat.parseFrontmatter("---\na: &a [x]\nb: [*a, *a]\n---\n"),
+        Either.right({ a: ["x"], b: [["x"], ["x"]] })
+      )
+    }))
 
   it("isValidName: the Agent Skills naming rules", () => {
     for (const name of ["a", "pdf-processing", "a1-b2", "x".repeat(64)]) {

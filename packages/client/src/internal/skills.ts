@@ -259,7 +259,7 @@ export const load = (
     if (skillMd.text === undefined) {
       return yield* new Skills.InvalidSkill({ uri: entry.uri, reason: `its ${manifest} is not UTF-8 text` })
     }
-    const parsed = SkillFormat.parseFrontmatter(skillMd.text)
+    const parsed = yield* SkillFormat.parseFrontmatter(skillMd.text)
     if (Either.isLeft(parsed)) {
       return yield* new Skills.FrontmatterMismatch({ uri: entry.uri, fields: [], detail: parsed.left })
     }

@@ -171,7 +171,7 @@ export const build = (
         )
       }
       if (own.text === undefined) return yield* fail(at, "it is not UTF-8 text")
-      const parsed = SkillFormat.parseFrontmatter(own.text)
+      const parsed = yield* SkillFormat.parseFrontmatter(own.text)
       if (Either.isLeft(parsed)) return yield* fail(at, parsed.left)
       const frontmatter = parsed.right
       if (frontmatter.name !== name) {
