@@ -10,3 +10,10 @@
  * @since 0.1.0
  */
 export * as OfficialSchema from "./OfficialSchema.js"
+
+/**
+ * Real servers for the tests that need them (`redis-server`, `nginx`), on free ports.
+ *
+ * @since 0.1.0
+ */
+export * as Services from "./Services.js"

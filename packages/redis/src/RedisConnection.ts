@@ -1,0 +1,286 @@
+/**
+ * The connection every Redis-backed part of a server shares: one connection for commands, one
+ * for subscriptions (Redis gives a subscribed connection to nothing else), both on `ioredis`,
+ * opened with the layer's scope and closed with it.
+ *
+ * **Failing fast.** Commands are not queued while the connection is down (`enableOfflineQueue`
+ * off) and each has a deadline (`commandTimeout`), so a request that needs shared state fails
+ * at once with `RedisUnavailable` (the server answers it with a clear JSON-RPC error, a 503 on
+ * HTTP) instead of waiting for a Redis that may not come back. Meanwhile the connections
+ * reconnect by themselves, with a capped backoff, and say so in the log (once when the
+ * connection is lost, once when it is back).
+ *
+ * **Subscriptions** are shared: any number of subscribers to one channel cost one `SUBSCRIBE`.
+ * Each subscriber reads from a queue of its own, bounded (the oldest message goes first when a
+ * subscriber falls that far behind, with a warning), and hears `Resubscribed` after the
+ * subscription connection came back: what was published meanwhile is lost, and the subscriber
+ * decides what to do about it (the notification bus tells its clients that every list may have
+ * changed).
+ *
+ * Every key and channel is under `prefix` (default `mcp:`), so one Redis can hold several
+ * deployments.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import { Redis } from "ioredis"
+
+/**
+ * Redis cannot be reached, or did not answer in time.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RedisUnavailable extends Data.TaggedError("RedisUnavailable")<{
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    const reason = this.cause instanceof Error ? `: ${this.cause.message}` : ""
+    return `Redis is unavailable${reason}`
+  }
+}
+
+/**
+ * What a subscriber reads: a message published on its channel, or word that the subscription
+ * connection came back after a loss (messages published meanwhile were not received).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Delivery =
+  | { readonly _tag: "Message"; readonly payload: string }
+  | { readonly _tag: "Resubscribed" }
+
+/**
+ * A Lua script run with `EVALSHA` (loaded on first use, again after a Redis restart).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Script {
+  /** A name of its own (the command it is defined as on the connection). */
+  readonly name: string
+  readonly numberOfKeys: number
+  readonly lua: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** What every key and channel begins with. */
+  readonly prefix: string
+  /** Runs commands on the command connection; a failure (down, too slow, refused) is `RedisUnavailable`. */
+  readonly use: <A>(f: (redis: Redis) => Promise<A>) => Effect.Effect<A, RedisUnavailable>
+  /** Runs a script with these keys and arguments. */
+  readonly eval: (
+    script: Script,
+    keys: ReadonlyArray<string>,
+    args: ReadonlyArray<string | number>
+  ) => Effect.Effect<unknown, RedisUnavailable>
+  /**
+   * What is published on `channel` from now on (subscribed once this completes), for the
+   * lifetime of the scope.
+   */
+  readonly subscribe: (
+    channel: string,
+    options?: { readonly capacity?: number }
+  ) => Effect.Effect<Queue.Dequeue<Delivery>, RedisUnavailable, Scope.Scope>
+  /** Is the command connection up right now? */
+  readonly isReady: Effect.Effect<boolean>
+  /** The command connection itself, for what the service does not cover. */
+  readonly redis: Redis
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class RedisConnection extends Context.Tag("@effect-mcp/redis/RedisConnection")<RedisConnection, Service>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…` (default `redis://127.0.0.1:6379`). */
+  readonly url?: string
+  /** What every key and channel begins with (default `mcp:`). */
+  readonly prefix?: string
+  /** How long the layer waits for the first connection (default 10 seconds). */
+  readonly connectTimeout?: Duration.DurationInput
+  /** How long a command may take before it fails (default 5 seconds). */
+  readonly commandTimeout?: Duration.DurationInput
+  /** The longest wait between two reconnection attempts (default 2 seconds). */
+  readonly maxReconnectDelay?: Duration.DurationInput
+  /** Messages kept for one subscriber that falls behind (default 10,000). */
+  readonly subscriberCapacity?: number
+}
+
+/** The URL without its password, for the log. */
+const redact = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@")
+
+/**
+ * Opens both connections (waiting for the first to be ready), in the scope's lifetime.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const url = options.url ?? "redis://127.0.0.1:6379"
+    const prefix = options.prefix ?? "mcp:"
+    const capacity = options.subscriberCapacity ?? 10_000
+    const maxDelay = Duration.toMillis(options.maxReconnectDelay ?? Duration.seconds(2))
+    const runtime = yield* Effect.runtime<never>()
+    const log = (effect: Effect.Effect<void>) => Runtime.runFork(runtime)(effect)
+    const common = {
+      connectTimeout: Duration.toMillis(options.connectTimeout ?? Duration.seconds(10)),
+      retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
+      lazyConnect: true
+    }
+    const watch = (redis: Redis, role: string) => {
+      let lost = false
+      redis.on("error", () => {
+        // Each failed attempt is an error event: the log says when the connection is lost and when it is back.
+      })
+      redis.on("close", () => {
+        if (lost) return
+        lost = true
+        log(Effect.logWarning(`effect-mcp: lost the Redis ${role} connection to ${redact(url)}; reconnecting`))
+      })
+      redis.on("ready", () => {
+        if (!lost) return
+        lost = false
+        log(Effect.logInfo(`effect-mcp: the Redis ${role} connection to ${redact(url)} is back`))
+      })
+    }
+    const open = (role: string, extra: Record<string, unknown>) =>
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const redis = new Redis(url, { ...common, ...extra })
+            watch(redis, role)
+            try {
+              await redis.connect()
+            } catch (cause) {
+              redis.disconnect()
+              throw cause
+            }
+            return redis
+          },
+          catch: (cause) => new RedisUnavailable({ cause })
+        }),
+        (redis) => Effect.promise(() => redis.quit().then(() => undefined, () => redis.disconnect()))
+      )
+    const redis = yield* open("command", {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: Duration.toMillis(options.commandTimeout ?? Duration.seconds(5)),
+      enableAutoPipelining: true
+    })
+    // Subscriptions wait for the connection (queued while it is down) and are made again after it.
+    const subscriber = yield* open("subscription", { autoResubscribe: true, maxRetriesPerRequest: null })
+
+    const use = <A>(f: (redis: Redis) => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
+      Effect.tryPromise({ try: () => f(redis), catch: (cause) => new RedisUnavailable({ cause }) })
+
+    const defined = new Set<string>()
+    const evalScript: Service["eval"] = (script, keys, args) =>
+      use((r) => {
+        if (!defined.has(script.name)) {
+          r.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua })
+          defined.add(script.name)
+        }
+        const command = (r as unknown as Record<string, (...a: ReadonlyArray<string | number>) => Promise<unknown>>)[
+          script.name
+        ]
+        return command.call(r, ...keys, ...args)
+      })
+
+    // channel → its subscribers' queues
+    const channels = new Map<string, Set<Queue.Queue<Delivery>>>()
+    let warnedAt = 0
+    const deliver = (queue: Queue.Queue<Delivery>, delivery: Delivery) => {
+      if (Option.getOrElse(queue.unsafeSize(), () => 0) >= queue.capacity()) {
+        const now = Date.now()
+        if (now - warnedAt > 10_000) {
+          warnedAt = now
+          log(Effect.logWarning("effect-mcp: a Redis subscriber fell behind; its oldest messages are dropped"))
+        }
+      }
+      queue.unsafeOffer(delivery)
+    }
+    subscriber.on("message", (channel: string, payload: string) => {
+      const queues = channels.get(channel)
+      if (queues !== undefined) { for (const queue of queues) deliver(queue, { _tag: "Message", payload }) }
+    })
+    let subscribed = true
+    subscriber.on("close", () => {
+      subscribed = false
+    })
+    subscriber.on("ready", () => {
+      if (subscribed) return
+      subscribed = true
+      for (const queues of channels.values()) for (const queue of queues) deliver(queue, { _tag: "Resubscribed" })
+    })
+
+    const subscribe: Service["subscribe"] = (channel, subscribeOptions) =>
+      Effect.acquireRelease(
+        Effect.gen(function*() {
+          const queue = yield* Queue.sliding<Delivery>(subscribeOptions?.capacity ?? capacity)
+          const queues = channels.get(channel)
+          if (queues !== undefined) {
+            queues.add(queue)
+            return queue
+          }
+          channels.set(channel, new Set([queue]))
+          yield* Effect.tapError(
+            Effect.tryPromise({
+              try: () => subscriber.subscribe(channel),
+              catch: (cause) => new RedisUnavailable({ cause })
+            }),
+            () => Effect.sync(() => channels.delete(channel))
+          )
+          return queue
+        }),
+        (queue) =>
+          Effect.suspend(() => {
+            const queues = channels.get(channel)
+            queues?.delete(queue)
+            const last = queues !== undefined && queues.size === 0
+            if (last) channels.delete(channel)
+            return Effect.zipRight(
+              Queue.shutdown(queue),
+              last ? Effect.promise(() => subscriber.unsubscribe(channel).catch(() => undefined)) : Effect.void
+            )
+          })
+      )
+
+    return {
+      prefix,
+      use,
+      eval: evalScript,
+      subscribe,
+      isReady: Effect.sync(() => redis.status === "ready"),
+      redis
+    } satisfies Service
+  })
+
+/**
+ * The connection as a layer: every Redis-backed layer of `@effect-mcp/redis` takes it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<RedisConnection, RedisUnavailable> =>
+  Layer.scoped(RedisConnection, make(options))

@@ -1,0 +1,135 @@
+/**
+ * Real servers for the tests that need them: `redis-server` and `nginx` from the system's
+ * packages (Debian: `apt-get install redis-server nginx-light`; `scripts/services.mjs` installs
+ * them when it can), each on a free loopback port, in a directory of its own, stopped with the
+ * scope. A missing binary fails the test with what to install: nothing is mocked.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/**
+ * A free TCP port on 127.0.0.1 (free when asked: bind it soon).
+ *
+ * @since 0.1.0
+ */
+export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
+  const server = Net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const port = (server.address() as Net.AddressInfo).port
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const search = ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin"]
+
+/**
+ * The path of a system binary, or a failure that says how to get it.
+ *
+ * @since 0.1.0
+ */
+export const binary = (name: string): Effect.Effect<string> =>
+  Effect.suspend(() => {
+    const dirs = [...(process.env.PATH ?? "").split(Path.delimiter), ...search]
+    for (const dir of dirs) {
+      const path = Path.join(dir, name)
+      if (dir !== "" && Fs.existsSync(path)) return Effect.succeed(path)
+    }
+    return Effect.dieMessage(
+      `${name} is not installed: these tests start a real one (Debian: apt-get install redis-server ` +
+        `nginx-light; or run node scripts/services.mjs as root)`
+    )
+  })
+
+const waitForPort = (port: number, timeoutMs: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const deadline = Date.now() + timeoutMs
+    const attempt = () => {
+      const socket = Net.connect(port, "127.0.0.1")
+      socket.once("connect", () => {
+        socket.destroy()
+        resume(Effect.void)
+      })
+      socket.once("error", () => {
+        socket.destroy()
+        if (Date.now() > deadline) resume(Effect.dieMessage(`nothing listens on port ${port} in ${timeoutMs} ms`))
+        else setTimeout(attempt, 20)
+      })
+    }
+    attempt()
+  })
+
+const exited = (child: ChildProcess.ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once("exit", () => resolve()))
+
+/**
+ * A running `redis-server`.
+ *
+ * @since 0.1.0
+ */
+export interface RedisServer {
+  readonly port: number
+  readonly url: string
+  /** Kills it (SIGKILL: nothing is saved on the way out). */
+  readonly kill: Effect.Effect<void>
+  /** Starts it again on the same port and directory (what it persisted, it loads). */
+  readonly start: Effect.Effect<void>
+  /** Kills it and starts it again. */
+  readonly restart: Effect.Effect<void>
+}
+
+/**
+ * Starts `redis-server` on a free port, in the scope's lifetime. With `persist`, it keeps an
+ * append-only file (fsync every write), so a restart loses nothing it acknowledged; without,
+ * nothing is kept on disk.
+ *
+ * @since 0.1.0
+ */
+export const redisServer = (options: { readonly persist?: boolean } = {}): Effect.Effect<
+  RedisServer,
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const path = yield* binary("redis-server")
+    const port = yield* freePort
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-mcp-redis-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--daemonize",
+      "no",
+      "--loglevel",
+      "warning",
+      ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
+    ]
+    let child: ChildProcess.ChildProcess | undefined
+    const start = Effect.suspend(() => {
+      child = ChildProcess.spawn(path, args, { stdio: ["ignore", "ignore", "inherit"] })
+      return waitForPort(port, 10_000)
+    })
+    const kill = Effect.promise(async () => {
+      const running = child
+      if (running === undefined) return
+      child = undefined
+      running.kill("SIGKILL")
+      await exited(running)
+    })
+    yield* Effect.acquireRelease(start, () => kill)
+    return { port, url: `redis://127.0.0.1:${port}`, kill, start, restart: Effect.zipRight(kill, start) }
+  })
