@@ -32,6 +32,7 @@ import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import * as Crypto from "node:crypto"
 
 /**
  * Redis cannot be reached, or did not answer in time.
@@ -148,13 +149,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
       lazyConnect: true
     }
+    let closing = false
     const watch = (redis: Redis, role: string) => {
       let lost = false
       redis.on("error", () => {
         // Each failed attempt is an error event: the log says when the connection is lost and when it is back.
       })
       redis.on("close", () => {
-        if (lost) return
+        if (lost || closing) return
         lost = true
         log(Effect.logWarning(`effect-mcp: lost the Redis ${role} connection to ${redact(url)}; reconnecting`))
       })
@@ -180,7 +182,11 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
           },
           catch: (cause) => new RedisUnavailable({ cause })
         }),
-        (redis) => Effect.promise(() => redis.quit().then(() => undefined, () => redis.disconnect()))
+        (redis) =>
+          Effect.promise(() => {
+            closing = true
+            return redis.quit().then(() => undefined, () => redis.disconnect())
+          })
       )
     const redis = yield* open("command", {
       enableOfflineQueue: false,
@@ -194,17 +200,21 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
     const use = <A>(f: (redis: Redis) => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
       Effect.tryPromise({ try: () => f(redis), catch: (cause) => new RedisUnavailable({ cause }) })
 
-    const defined = new Set<string>()
+    // By its digest; sent whole once Redis says it does not know it (first use, after a restart).
+    const digests = new Map<string, string>()
     const evalScript: Service["eval"] = (script, keys, args) =>
-      use((r) => {
-        if (!defined.has(script.name)) {
-          r.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua })
-          defined.add(script.name)
+      use(async (r) => {
+        let sha = digests.get(script.lua)
+        if (sha === undefined) {
+          sha = Crypto.createHash("sha1").update(script.lua).digest("hex")
+          digests.set(script.lua, sha)
         }
-        const command = (r as unknown as Record<string, (...a: ReadonlyArray<string | number>) => Promise<unknown>>)[
-          script.name
-        ]
-        return command.call(r, ...keys, ...args)
+        try {
+          return await r.evalsha(sha, script.numberOfKeys, ...keys, ...args)
+        } catch (error) {
+          if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
+          return await r.eval(script.lua, script.numberOfKeys, ...keys, ...args)
+        }
       })
 
     // channel → its subscribers' queues

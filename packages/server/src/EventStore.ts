@@ -31,18 +31,21 @@ export interface Event {
 
 /**
  * The events after a `Last-Event-ID` cannot all be replayed: its stream is unknown (never seen,
- * or dropped), or some of its events were evicted.
+ * or dropped), or some of its events were evicted, or the store cannot be reached (a shared
+ * store whose server is down).
  *
  * @since 0.1.0
  * @category errors
  */
 export class EventsUnavailable extends Data.TaggedError("EventsUnavailable")<{
   readonly lastEventId: string
-  readonly reason: "unknown-stream" | "evicted"
+  readonly reason: "unknown-stream" | "evicted" | "unavailable"
 }> {
   override get message(): string {
     return this.reason === "evicted"
       ? `Events after ${this.lastEventId} are no longer kept`
+      : this.reason === "unavailable"
+      ? "The event store cannot be reached"
       : `No stream is known for Last-Event-ID ${this.lastEventId}`
   }
 }

@@ -83,6 +83,14 @@ export * as TokenVerifier from "./TokenVerifier.js"
 export * as TaskStore from "./TaskStore.js"
 
 /**
+ * Where handshake sessions live when several instances serve them (no sticky sessions): their
+ * records, and the path between instances (answers, cancellations, standalone-stream frames).
+ *
+ * @since 0.1.0
+ */
+export * as SessionStore from "./SessionStore.js"
+
+/**
  * Event stores for resumable HTTP streams.
  *
  * @since 0.1.0

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import type { Registry } from "./registry.js"
+import * as Shared from "./shared.js"
 import * as Stateless from "./stateless.js"
 
 /** The eras a server speaks (at least one). */
@@ -43,6 +44,8 @@ export const serve = (
     const peer = yield* Peer.make({
       protocol,
       tracing,
+      // Shared sessions: the requests this instance sends to clients have ids of its own range.
+      ...(Shared.of(protocol) !== undefined ? { firstId: Shared.of(protocol)!.firstId } : {}),
       onRequest: (client, request, received) =>
         isStateless(request)
           ? stateless!.onRequest(client, request, received)

@@ -25,6 +25,7 @@ import type { Changes, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
+import * as Shared from "./shared.js"
 import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
@@ -61,6 +62,27 @@ export interface Session {
 const update = (session: Session, f: (s: State) => State): Effect.Effect<void> =>
   Ref.update(session.state, (s) => session.current = f(s))
 
+/** The part of a state other instances share (when the transport shares sessions). */
+const snapshotOf = (s: State): Shared.Snapshot => ({
+  phase: s.phase,
+  revision: s.revision,
+  clientInfo: Option.getOrUndefined(s.clientInfo) as Shared.Snapshot["clientInfo"],
+  clientCapabilities: s.clientCapabilities as Shared.Snapshot["clientCapabilities"],
+  capabilities: s.capabilities as Shared.Snapshot["capabilities"],
+  logLevel: Option.getOrUndefined(s.logLevel),
+  subscriptions: Array.from(s.subscriptions)
+})
+
+/** Updates the state of a session, and (shared) keeps what other instances see of it before going on. */
+const persist = (host: Host, session: Session, f: (s: State) => State): Effect.Effect<void, McpError.McpError> => {
+  const shared = Shared.of(host.protocol)
+  if (shared === undefined) return update(session, f)
+  return Effect.zipRight(
+    update(session, f),
+    Effect.suspend(() => shared.changed(session.client, snapshotOf(session.current)))
+  )
+}
+
 type Table = Serving.Table<HandshakeRequest>
 type Route = Dispatch.Route<McpError.McpError, never, HandshakeRequest>
 
@@ -93,7 +115,7 @@ export const makeServer = (
     ping: () => Effect.succeed({}),
     initialize: (params, request) => request.initialize(params),
     "logging/setLevel": (params, request) =>
-      Effect.as(update(request.session, (s) => ({ ...s, logLevel: Option.some(params.level) })), {}),
+      Effect.as(persist(request.host, request.session, (s) => ({ ...s, logLevel: Option.some(params.level) })), {}),
     "resources/subscribe": (params, request) => Effect.as(request.subscribe(params.uri, true), {}),
     "resources/unsubscribe": (params, request) => Effect.as(request.subscribe(params.uri, false), {})
   }
@@ -142,8 +164,9 @@ export const makeServer = (
 
 // ---------------------------------------------------------------------------- the per-request context
 
-/** Who a session's tasks belong to (without a token). */
-const sessionOwner = (host: Host, client: Transport.ClientId): string => `session:${host.id}:${client}`
+/** Who a session's tasks belong to (without a token): the session, on this engine or (shared) on any. */
+const ownerOf = (host: Host, client: Transport.ClientId): string =>
+  Shared.of(host.protocol)?.owner(client) ?? `session:${host.id}:${client}`
 
 /** The engine an era runs on: where its asks and notifications go. */
 export interface Host {
@@ -204,7 +227,7 @@ class HandshakeRequest implements RequestContext {
     return Effect.map(Ref.get(this.session.state), (now) => now.logLevel)
   }
   get taskOwner() {
-    return sessionOwner(this.host, this.session.client)
+    return ownerOf(this.host, this.session.client)
   }
 
   // Methods are getters returning functions, so that a handler may destructure the service.
@@ -253,8 +276,10 @@ class HandshakeRequest implements RequestContext {
               Effect.map((result) => result.roots),
               Effect.tap((list) =>
                 // Cache only when the client can tell us the list changed, and it did not change meanwhile.
+                // Not when the session is shared: another instance may hear that they changed.
                 update(this.session, (now) =>
-                  now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration
+                  now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration &&
+                    Shared.of(this.host.protocol) === undefined
                     ? { ...now, roots: Option.some(list) }
                     : now)
               )
@@ -350,7 +375,7 @@ class HandshakeRequest implements RequestContext {
       const f = Revision.features(revision)
       const capabilities = Serving.capabilities(entries, config, f)
       return Effect.as(
-        update(this.session, (s): State => ({
+        persist(this.host, this.session, (s): State => ({
           ...s,
           phase: "initializing",
           revision,
@@ -395,7 +420,7 @@ class HandshakeRequest implements RequestContext {
         )
       }
     }
-    return update(this.session, (s) => {
+    return persist(this.host, this.session, (s) => {
       const subscriptions = new Set(s.subscriptions)
       if (add) subscriptions.add(uri)
       else subscriptions.delete(uri)
@@ -454,22 +479,59 @@ export const era = (server: Server, host: () => Host): OnEngine => {
     since: 0,
     table: server.table("new", initialRevision, {})
   }
-  /** The session of `client`, begun on its first message. */
-  const sessionOf = (client: Transport.ClientId): Effect.Effect<Session> => {
-    const session = sessions.get(client)
-    if (session !== undefined) return Effect.succeed(session)
-    return Effect.flatMap(registry.version, (since) =>
-      Effect.map(Ref.make({ ...initial, since }), (state) => {
-        const begun = sessions.get(client) ?? { client, state, current: { ...initial, since } }
-        sessions.set(client, begun)
-        return begun
-      }))
+  let attached = false
+  /** Once, on the first message: the transport's shared sessions are told of this era. */
+  const attach = () => {
+    if (attached) return
+    attached = true
+    Shared.of(host().protocol)?.attach({
+      refresh: (client, snapshot) => {
+        const session = sessions.get(client)
+        if (session === undefined) return
+        session.current = fromSnapshot(snapshot, session.current.since, session.current.roots)
+        Effect.runSync(Ref.set(session.state, session.current))
+      },
+      end: (client) => Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client)))
+    })
   }
   const stateOf = (client: Transport.ClientId): Effect.Effect<State> => {
     const session = sessions.get(client)
     return session === undefined ? Effect.succeed(initial) : Ref.get(session.state)
   }
 
+  /** A state from what another instance shared of it. */
+  const fromSnapshot = (snapshot: Shared.Snapshot, since: number, roots: State["roots"] = Option.none()): State => {
+    const revision = Revision.isRevision(snapshot.revision) ? snapshot.revision : initialRevision
+    const capabilities = snapshot.capabilities as ServerCapabilities
+    return {
+      phase: snapshot.phase,
+      revision,
+      clientInfo: Option.fromNullable(snapshot.clientInfo as McpSchema.Base.Implementation | undefined),
+      clientCapabilities: snapshot.clientCapabilities as ClientCapabilities,
+      capabilities,
+      logLevel: Option.fromNullable(snapshot.logLevel as LoggingLevel | undefined),
+      subscriptions: new Set(snapshot.subscriptions),
+      roots,
+      rootsGeneration: 0,
+      since,
+      table: server.table(snapshot.phase, revision, capabilities)
+    }
+  }
+  /** The session of `client`, begun on its first message (from its record, when it began on another instance). */
+  const sessionOf = (client: Transport.ClientId): Effect.Effect<Session> => {
+    const session = sessions.get(client)
+    if (session !== undefined) return Effect.succeed(session)
+    attach()
+    return Effect.flatMap(registry.version, (since) => {
+      const adopted = Shared.of(host().protocol)?.adopt(client)
+      const first = adopted === undefined ? { ...initial, since } : fromSnapshot(adopted, since)
+      return Effect.map(Ref.make(first), (state) => {
+        const begun = sessions.get(client) ?? { client, state, current: first }
+        sessions.set(client, begun)
+        return begun
+      })
+    })
+  }
   // Routed by the state now, read synchronously: a handler done at once leaves the request done
   // (an `Exit`), answered without a fiber of its own.
   const serveIn = (session: Session, context: HandshakeRequest) =>
@@ -496,10 +558,12 @@ export const era = (server: Server, host: () => Host): OnEngine => {
         return Effect.flatMap(
           sessionOf(client),
           (session) =>
-            update(session, (s): State =>
+            persist(host(), session, (s): State =>
               s.phase === "initializing"
                 ? { ...s, phase: "ready", table: server.table("ready", s.revision, s.capabilities) }
-                : s)
+                : s).pipe(
+                Effect.catchAll((error) => Effect.logWarning("effect-mcp: a session's state was not kept", error))
+              )
         )
       case "notifications/roots/list_changed":
         return Effect.flatMap(sessionOf(client), (session) =>
@@ -520,6 +584,9 @@ export const era = (server: Server, host: () => Host): OnEngine => {
         Effect.flatMap(Ref.get(session.state), (s) =>
           Effect.gen(function*() {
             if (s.phase !== "ready") return
+            // Shared: every instance hears the change, and the one holding the session's stream tells it.
+            const shared = Shared.of(host().protocol)
+            if (shared !== undefined && !shared.holdsStandalone(session.client)) return
             const { peer } = host()
             for (const [kind, seq] of changes.lists) {
               const declared = (s.capabilities as Record<string, { listChanged?: boolean } | undefined>)[kind]
@@ -544,8 +611,11 @@ export const era = (server: Server, host: () => Host): OnEngine => {
     onNotification,
     onDisconnect: (client) => {
       sessions.delete(client)
-      // Its tasks (those it owns, not a token's holder's) can no longer be reached: they stop.
-      Effect.runFork(server.config.tasks.endOwner(sessionOwner(host(), client)))
+      // Its tasks (those it owns, not a token's holder's) can no longer be reached: they stop. A shared
+      // session may go on elsewhere: its tasks end with it (`Shared.Era.end`).
+      if (Shared.of(host().protocol) === undefined) {
+        Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client)))
+      }
     },
     revision: (client) => Effect.map(stateOf(client), (s) => s.revision),
     // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its

@@ -14,6 +14,7 @@ import type * as Scope from "effect/Scope"
 import * as EventStore from "../../EventStore.js"
 import type { Handler, Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
+import * as SessionStore from "../../SessionStore.js"
 import * as TokenVerifier from "../../TokenVerifier.js"
 import * as Auth from "./auth.js"
 import type { Exchange } from "./exchange.js"
@@ -67,8 +68,12 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     )
 
     // The handshake era: one engine for every session of this handler, running until the scope closes.
+    const sessionStore = Option.getOrUndefined(yield* Effect.serviceOption(SessionStore.SessionStore))
     const sessions = servesHandshake
       ? new Sessions.Sessions({
+        shared: sessionStore === undefined
+          ? undefined
+          : { store: sessionStore, touchMillis: Math.max(1, Math.min(1_000, Math.floor(idleMillis / 4))) },
         store,
         clock,
         idleMillis,
@@ -88,6 +93,9 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     // answers its subscriptions gracefully while their streams are still open.
     if (sessions !== undefined) {
       yield* Effect.addFinalizer(() => sessions.endAll)
+      // Shared sessions: what other instances send here, and what they change.
+      yield* Effect.forkScoped(sessions.inbox)
+      yield* Effect.forkScoped(sessions.follow)
       yield* Effect.forkScoped(server.serve(sessions.host.protocol, { tracing, era: "handshake" }))
       yield* sessions.host.ready
     }

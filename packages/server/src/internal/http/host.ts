@@ -8,15 +8,16 @@ import type { Transport } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
+import type * as Shared from "../shared.js"
 
-/** How a back end sends: the protocol but its `run`. */
-export type Sending = Omit<Transport.Protocol, "run">
+/** How a back end sends: the protocol but its `run` (and its shared sessions, when it has them). */
+export type Sending = Omit<Shared.SharedProtocol, "run">
 
 export class ProtocolHost {
   private engine: Transport.Receiver | undefined = undefined
   private readonly running = Deferred.unsafeMake<void>(FiberId.none)
   /** The protocol the engine runs on. */
-  readonly protocol: Transport.Protocol
+  readonly protocol: Shared.SharedProtocol
 
   constructor(sending: Sending) {
     this.protocol = {

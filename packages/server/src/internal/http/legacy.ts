@@ -6,10 +6,11 @@
  */
 import type { AuthInfo } from "@effect-mcp/core"
 import { Revision } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
 import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
-import type { Sessions } from "./sessions.js"
+import type { Session, Sessions } from "./sessions.js"
 import { received } from "./streamable.js"
 
 export interface Config {
@@ -29,17 +30,28 @@ export const get = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo 
     )
   }
   const session = config.sessions.create(true, auth)
-  session.attach(exchange, auth)
-  session.standalone.stream!.write(
-    Front.sse({ event: "endpoint", data: `${config.messagesPath}?sessionId=${encodeURIComponent(session.id)}` })
-  )
+  const open = () => {
+    session.attach(exchange, auth)
+    session.standalone.stream!.write(
+      Front.sse({ event: "endpoint", data: `${config.messagesPath}?sessionId=${encodeURIComponent(session.id)}` })
+    )
+  }
+  // Shared: kept in the store (within the cluster's bound) before the client hears of it.
+  const shared = config.sessions.config.shared
+  if (shared === undefined) return open()
+  config.sessions.createShared(session, (refused) => refused === undefined ? open() : exchange.reply(refused))
 }
 
 export const post = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
   const id = new URLSearchParams(exchange.query).get("sessionId")
   if (id === null) return exchange.reply(Front.error(400, Front.transportError, "Bad Request: sessionId is required"))
-  const session = config.sessions.find(id, true, auth)
-  if (session === undefined) return exchange.reply(Front.sessionNotFound())
+  config.sessions.resolve(id, true, auth, (found) => {
+    if (!("client" in found)) return exchange.reply(found)
+    served(config, exchange, found, auth)
+  })
+}
+
+const served = (config: Config, exchange: Exchange, session: Session, auth: AuthInfo.AuthInfo | undefined) => {
   if (!Front.isJson(exchange.header("content-type"))) {
     return exchange.reply(
       Front.error(415, Front.transportError, "Unsupported Media Type: Content-Type must be application/json")
@@ -58,7 +70,12 @@ export const post = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo
     if (inbound._tag === "Single" && "method" in inbound.message && "id" in inbound.message) {
       session.started.set(inbound.message.id, config.sessions.now())
     }
-    config.sessions.receiver().receive(session.client, inbound, received(auth))
-    exchange.reply(Front.empty(202))
+    // Shared: answers to another instance's requests go there.
+    const rest = config.sessions.forward(session, inbound)
+    if (rest !== undefined) config.sessions.receiver().receive(session.client, rest, received(auth))
+    if (session.writes.size === 0) return exchange.reply(Front.empty(202))
+    config.sessions.config.fork(
+      Effect.zipRight(session.settled, Effect.sync(() => exchange.reply(Front.empty(202))))
+    )
   })
 }

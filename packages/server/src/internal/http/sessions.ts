@@ -15,10 +15,19 @@
  *
  * Legacy HTTP+SSE sessions have a single channel, their SSE stream, and nothing is stored.
  */
-import { AuthInfo, JsonRpc, Revision, Transport, Wire } from "@effect-mcp/core"
+import { AuthInfo, JsonRpc, McpError, Revision, Transport, Wire } from "@effect-mcp/core"
 import type * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
+import * as EffectStream from "effect/Stream"
 import * as EventStore from "../../EventStore.js"
+import * as SessionStore from "../../SessionStore.js"
+import type * as Shared from "../shared.js"
 import { noTimer, timerAt } from "../timer.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
@@ -39,7 +48,24 @@ export interface Config {
   readonly retryMillis: number
   /** Runs an effect in the transport's runtime. */
   readonly fork: (effect: Effect.Effect<void>) => void
+  /** Sessions shared with other instances (a `SessionStore` in context), or undefined. */
+  readonly shared: SharedConfig | undefined
 }
+
+/** Sessions shared with other instances. */
+export interface SharedConfig {
+  readonly store: SessionStore.Service
+  /** The least time between two touches of one session's record by this instance. */
+  readonly touchMillis: number
+}
+
+/** The reply when the session store cannot be reached. */
+export const storeUnavailable = (id?: RequestId | null): Reply =>
+  Front.error(503, Front.transportError, "Service Unavailable: the session store cannot be reached", {
+    id: id ?? null
+  })
+
+type Reply = Front.Reply
 
 /** Frames kept for a GET stream that is not open yet: at most this many, and this many characters of JSON. */
 const maxBuffered = 100
@@ -108,6 +134,14 @@ export class Channel {
     this.exchange!.reply(
       Front.body(200, Wire.encode(frame), session.registered ? { "mcp-session-id": session.id } : {})
     )
+  }
+
+  /** Answers the waiting POST with `reply` instead (the session could not be kept); a stream just ends. */
+  refuse(reply: Front.Reply): void {
+    if (this.mode === "waiting") this.exchange!.reply(reply)
+    else this.stream?.end()
+    this.mode = "done"
+    this.stream = undefined
   }
 
   /** The waiting POST becomes an SSE stream (primed in 2025-11-25). */
@@ -248,6 +282,16 @@ export class Session {
   /** Legacy HTTP+SSE: requests in flight and when they started (their answers go on the stream). */
   readonly started = new Map<RequestId, number>()
   private nextStream = 0
+  /** Shared: the state it began with, when it began on another instance (until the engine takes it). */
+  adopted: Shared.Snapshot | undefined = undefined
+  /** Shared: its state, before it is registered (kept when initialize succeeds). */
+  snapshot: Shared.Snapshot | undefined = undefined
+  /** Shared: when this instance last touched its record. */
+  touchedAt = 0
+  /** Shared: writes of its state not done yet (a notification's 202 waits for them). */
+  readonly writes = new Set<Deferred.Deferred<void>>()
+  /** Shared: while this instance holds its standalone stream, what ends the hold. */
+  holding: Scope.CloseableScope | undefined = undefined
 
   constructor(
     readonly sessions: Sessions,
@@ -260,7 +304,14 @@ export class Session {
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
     this.lastSeen = sessions.now()
-    this.standalone = new Channel(this, "standalone", undefined, 0, 0, false, false)
+    this.standalone = new Channel(this, sessions.standaloneId, undefined, 0, 0, false, false)
+  }
+
+  /** Shared: completes once the writes of its state begun so far are done. */
+  get settled(): Effect.Effect<void> {
+    return this.writes.size === 0
+      ? Effect.void
+      : Effect.forEach(Array.from(this.writes), Deferred.await, { discard: true })
   }
 
   /** Activity: the idle timeout counts from now. */
@@ -300,7 +351,7 @@ export class Session {
     const pending = ids.length + (options.invalid === true ? 1 : 0)
     const channel = new Channel(
       this,
-      `s${this.nextStream++}`,
+      `${this.sessions.streamTag}s${this.nextStream++}`,
       exchange,
       pending,
       this.sessions.now(),
@@ -317,7 +368,10 @@ export class Session {
   route(frame: JsonRpc.Frame, related: RequestId | undefined): Effect.Effect<void> {
     if (this.legacy) {
       for (const id of responseIds(frame)) this.started.delete(id)
-      return this.standalone.emit(frame)
+      // Shared: its stream may be held by another instance.
+      return this.standalone.stream === undefined && this.sessions.config.shared !== undefined
+        ? this.elsewhere(frame)
+        : this.standalone.emit(frame)
     }
     if (Array.isArray(frame)) return this.routeBatch(frame as ReadonlyArray<JsonRpc.Message>)
     const ids = responseIds(frame)
@@ -331,7 +385,11 @@ export class Session {
     if (channel === undefined) return Effect.logDebug("effect-mcp: a response nobody waits for", ids)
     this.owner.delete(ids[0])
     channel.pending--
-    if (channel.initialize) this.sessions.initialized(this, frame)
+    if (channel.initialize) {
+      // Shared: the session is kept (cluster-wide bound) before the client hears of it.
+      if (this.sessions.config.shared !== undefined) return this.sessions.register(this, channel, frame)
+      this.sessions.initialized(this, frame)
+    }
     if (channel.pending === 0) return channel.last(frame)
     return channel.emit(frame)
   }
@@ -356,7 +414,59 @@ export class Session {
     return this.buffered.splice(0, this.buffered.length)
   }
 
+  /** Shared: a frame for the standalone stream, which another instance may hold (or the next one will). */
+  elsewhere(frame: JsonRpc.Frame): Effect.Effect<void> {
+    return Effect.catchAll(
+      this.sessions.config.shared!.store.toStandalone(this.id, Wire.encode(frame)),
+      (error) => Effect.logWarning("effect-mcp: a frame for a session's stream elsewhere was lost", error)
+    )
+  }
+
+  /**
+   * Shared: this instance holds the standalone stream from now on, until `release`: frames other
+   * instances raise for it come here.
+   */
+  hold(): void {
+    const shared = this.sessions.config.shared
+    if (shared === undefined || this.holding !== undefined || this.ended) return
+    const scope = Effect.runSync(Scope.make())
+    this.holding = scope
+    const channel = this.standalone
+    this.sessions.config.fork(
+      Effect.gen(function*() {
+        const frames = yield* shared.store.holdStandalone(channel.session.id)
+        while (true) {
+          const text = yield* Queue.take(frames)
+          let frame: JsonRpc.Frame
+          try {
+            frame = JSON.parse(text) as JsonRpc.Frame
+          } catch {
+            continue
+          }
+          yield* channel.emit(frame)
+        }
+      }).pipe(
+        Effect.catchAll((error) => Effect.logWarning("effect-mcp: could not hold a session's stream", error)),
+        Scope.extend(scope),
+        Effect.interruptible,
+        Effect.forkIn(scope),
+        Effect.asVoid
+      )
+    )
+  }
+
+  /** Shared: the standalone stream is no longer held here. */
+  release(): void {
+    const scope = this.holding
+    if (scope === undefined) return
+    this.holding = undefined
+    this.sessions.config.fork(Scope.close(scope, Exit.void))
+  }
+
   private toStandalone(frame: JsonRpc.Frame): Effect.Effect<void> {
+    if (this.standalone.stream === undefined && this.sessions.config.shared !== undefined) {
+      return this.elsewhere(frame)
+    }
     if (this.standalone.stream === undefined) {
       // Nobody listens on the GET stream yet: keep it for the next GET.
       // The oldest go first; one frame longer than the whole bound is not kept at all.
@@ -402,10 +512,12 @@ export class Session {
         channel.cancelExpiry()
         channel.stream = undefined
         channel.mode = "detached"
+        this.release()
         this.touch()
       }
       if (this.legacy) this.sessions.config.fork(this.sessions.end(this))
     })
+    this.hold()
     const waiting = this.takeBuffered()
     // Written in order; a store that waits delays only the events after it.
     this.sessions.config.fork(Effect.forEach(waiting, (frame) => channel.emit(frame), { discard: true }))
@@ -421,6 +533,7 @@ export class Session {
     if (this.legacy) return this.sessions.config.fork(this.sessions.end(this))
     channel.stream = undefined
     channel.mode = "detached"
+    if (channel === this.standalone) this.release()
     if (this.polling()) stream.write(Front.sseRetry(this.sessions.config.retryMillis))
     stream.end()
     this.touch()
@@ -434,10 +547,15 @@ export class Session {
         exchange.reply(Front.error(400, Front.transportError, "Bad Request: invalid Last-Event-ID"))
       )
     }
-    const live = parsed.streamId === "standalone" ? this.standalone : this.streams.get(parsed.streamId)
+    // A standalone stream's id names the instance that held it (shared): resumed here, it is held here.
+    const live = parsed.streamId.startsWith("standalone") ? this.standalone : this.streams.get(parsed.streamId)
     return Effect.map(Effect.either(this.sessions.config.store.after(this.id, lastEventId)), (replay) => {
       if (replay._tag === "Left") {
-        return exchange.reply(Front.error(400, Front.transportError, `Bad Request: ${replay.left.message}`))
+        return exchange.reply(
+          replay.left.reason === "unavailable"
+            ? Front.error(503, Front.transportError, `Service Unavailable: ${replay.left.message}`)
+            : Front.error(400, Front.transportError, `Bad Request: ${replay.left.message}`)
+        )
       }
       const stream = exchange.stream(this.headers())
       for (const event of replay.right) stream.write(Front.sse(event))
@@ -446,12 +564,16 @@ export class Session {
       live.stream?.end()
       live.stream = stream
       live.mode = "sse"
-      if (live === this.standalone) live.expireWith(auth, stream)
+      if (live === this.standalone) {
+        live.expireWith(auth, stream)
+        this.hold()
+      }
       exchange.onClose(() => {
         if (live.stream === stream) {
           live.cancelExpiry()
           live.stream = undefined
           if (live.mode === "sse") live.mode = "detached"
+          if (live === this.standalone) this.release()
           this.touch()
         }
       })
@@ -525,8 +647,79 @@ export class Sessions {
   private readonly byId = new Map<string, Session>()
   private readonly byClient = new Map<Transport.ClientId, Session>()
   private nextClient = 0
+  /** Shared: what the stream ids of this instance begin with (unique per session across instances). */
+  readonly streamTag: string
+  readonly standaloneId: string
+  /** Shared: the handshake era of the engine, once it runs. */
+  private era: Shared.Era | undefined = undefined
 
-  constructor(readonly config: Config) {}
+  constructor(readonly config: Config) {
+    const key = config.shared?.store.key
+    this.streamTag = key === undefined ? "" : `k${key}`
+    this.standaloneId = key === undefined ? "standalone" : `standalone${key}`
+    this.host = new ProtocolHost({
+      send: (client, frame, context) =>
+        Effect.suspend(() => {
+          const session = this.byClient.get(client)
+          return session === undefined || session.ended
+            ? Effect.fail(new Transport.TransportError({ message: "the session ended" }))
+            : session.route(frame, context?.related)
+        }),
+      closeStream: (client, related) =>
+        Effect.sync(() => {
+          const session = this.byClient.get(client)
+          if (session === undefined || !session.polling()) return
+          session.owner.get(related)?.close(this.config.retryMillis)
+        }),
+      unanswered: (client, id) => {
+        const session = this.byClient.get(client)
+        if (session !== undefined) this.config.fork(session.forget(id))
+      },
+      shared: config.shared === undefined ? undefined : this.sharedSessions(config.shared)
+    })
+  }
+
+  /** What the handshake era of the engine is offered when sessions are shared. */
+  private sharedSessions(shared: SharedConfig): Shared.SharedSessions {
+    return {
+      firstId: SessionStore.firstRequestId(shared.store.key),
+      adopt: (client) => {
+        const session = this.byClient.get(client)
+        const adopted = session?.adopted
+        if (session !== undefined) session.adopted = undefined
+        return adopted
+      },
+      changed: (client, snapshot) =>
+        Effect.suspend(() => {
+          const session = this.byClient.get(client)
+          if (session === undefined || session.ended) return Effect.void
+          if (!session.registered) {
+            session.snapshot = snapshot
+            return Effect.void
+          }
+          const done = Deferred.unsafeMake<void>(FiberId.none)
+          session.writes.add(done)
+          return shared.store.update(session.id, { ...snapshot }, this.config.idleMillis).pipe(
+            Effect.asVoid,
+            Effect.mapError((error) =>
+              new McpError.InternalError({ message: `The session's state could not be kept: ${error.message}` })
+            ),
+            Effect.ensuring(Effect.sync(() => {
+              session.writes.delete(done)
+              Deferred.unsafeDone(done, Exit.void)
+            }))
+          )
+        }),
+      owner: (client) => {
+        const session = this.byClient.get(client)
+        return session === undefined ? undefined : `session:${session.id}`
+      },
+      holdsStandalone: (client) => this.byClient.get(client)?.standalone.stream !== undefined,
+      attach: (era) => {
+        this.era = era
+      }
+    }
+  }
 
   /** The engine's receiver (once the host is `ready`). */
   receiver(): Transport.Receiver {
@@ -546,25 +739,7 @@ export class Sessions {
   }
 
   /** The protocol the engine runs on: each session is a client; `send` routes to its channels. */
-  readonly host = new ProtocolHost({
-    send: (client, frame, context) =>
-      Effect.suspend(() => {
-        const session = this.byClient.get(client)
-        return session === undefined || session.ended
-          ? Effect.fail(new Transport.TransportError({ message: "the session ended" }))
-          : session.route(frame, context?.related)
-      }),
-    closeStream: (client, related) =>
-      Effect.sync(() => {
-        const session = this.byClient.get(client)
-        if (session === undefined || !session.polling()) return
-        session.owner.get(related)?.close(this.config.retryMillis)
-      }),
-    unanswered: (client, id) => {
-      const session = this.byClient.get(client)
-      if (session !== undefined) this.config.fork(session.forget(id))
-    }
-  })
+  readonly host: ProtocolHost
 
   /**
    * A new session, known only by its client until initialize succeeds (a legacy one at once),
@@ -595,6 +770,166 @@ export class Sessions {
     return session
   }
 
+  /**
+   * The registered session `id` of this kind, as `find`; shared, also one that another instance
+   * began (a replica of it here, from its record) and, at most every `touchMillis`, its record
+   * touched (a session that expired meanwhile is not found). `k` gets the session or the reply
+   * that says why not, at once when nothing needs the store.
+   */
+  resolve(
+    id: string,
+    legacy: boolean,
+    auth: AuthInfo.AuthInfo | undefined,
+    k: (found: Session | Reply) => void
+  ): void {
+    const shared = this.config.shared
+    const local = this.byId.get(id)
+    if (shared === undefined || (local !== undefined && (local.ended || local.legacy !== legacy))) {
+      const found = this.find(id, legacy, auth)
+      return k(found ?? Front.sessionNotFound())
+    }
+    if (local !== undefined) {
+      const found = this.find(id, legacy, auth)
+      if (found === undefined) return k(Front.sessionNotFound())
+      const now = this.now()
+      if (now - found.touchedAt < shared.touchMillis) return k(found)
+      found.touchedAt = now
+      return this.config.fork(
+        Effect.match(shared.store.touch(id, this.config.idleMillis), {
+          onFailure: () => k(storeUnavailable()),
+          onSuccess: (alive) => {
+            if (alive) return k(found)
+            this.release(found)
+            k(Front.sessionNotFound())
+          }
+        })
+      )
+    }
+    this.config.fork(
+      Effect.match(shared.store.get(id), {
+        onFailure: () => k(storeUnavailable()),
+        onSuccess: (record) => k(this.replica(record, legacy, auth))
+      })
+    )
+  }
+
+  /** Shared: a replica of a session another instance began, from its record; or why there is none. */
+  private replica(
+    record: Option.Option<SessionStore.SessionRecord>,
+    legacy: boolean,
+    auth: AuthInfo.AuthInfo | undefined
+  ): Session | Reply {
+    if (Option.isNone(record) || record.value.legacy !== legacy) return Front.sessionNotFound()
+    const { id, state, subject } = record.value
+    if (subject !== holderOf(auth)) {
+      this.config.fork(
+        Effect.logWarning("effect-mcp: a request named a session that belongs to another subject; answered 404")
+      )
+      return Front.sessionNotFound()
+    }
+    // Begun here meanwhile (two requests of one session at once): that one.
+    const meanwhile = this.byId.get(id)
+    if (meanwhile !== undefined) return meanwhile
+    if (this.isFull()) {
+      return Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
+    }
+    const session = new Session(this, id, this.nextClient++, legacy, subject)
+    const snapshot = state as unknown as Shared.Snapshot
+    session.adopted = snapshot
+    session.registered = true
+    if (!legacy && Revision.isRevision(snapshot.revision) && snapshot.phase !== "new") {
+      session.revision = snapshot.revision
+    }
+    session.touchedAt = this.now()
+    this.byClient.set(session.client, session)
+    this.byId.set(id, session)
+    return session
+  }
+
+  /**
+   * Shared: the answer to the POST that carried `initialize`. The session is kept in the store
+   * (within the cluster's `maxSessions`), then registered here and answered; or dropped, and the
+   * POST answered 503.
+   */
+  register(session: Session, channel: Channel, frame: JsonRpc.Frame): Effect.Effect<void> {
+    const shared = this.config.shared!
+    const version = (frame as { readonly result?: { readonly protocolVersion?: unknown } }).result?.protocolVersion
+    if (!Revision.isRevision(version) || session.snapshot === undefined) {
+      this.drop(session)
+      return channel.last(frame)
+    }
+    const record: SessionStore.SessionRecord = {
+      id: session.id,
+      legacy: false,
+      subject: session.subject,
+      state: { ...session.snapshot }
+    }
+    return Effect.flatMap(
+      Effect.either(
+        shared.store.create(record, { ttlMillis: this.config.idleMillis, maxSessions: this.config.maxSessions })
+      ),
+      (created) => {
+        if (created._tag === "Right" && created.right) {
+          session.snapshot = undefined
+          session.touchedAt = this.now()
+          this.initialized(session, frame)
+          return channel.last(frame)
+        }
+        this.drop(session)
+        const id = (frame as JsonRpc.Response).id
+        return Effect.sync(() =>
+          channel.refuse(
+            created._tag === "Left"
+              ? storeUnavailable(id)
+              : Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later", {
+                id
+              })
+          )
+        )
+      }
+    )
+  }
+
+  /**
+   * Shared: a new legacy session kept in the store (within the cluster's `maxSessions`) before
+   * its stream opens; `k` gets undefined then, or the reply that refuses it (it is dropped).
+   */
+  createShared(session: Session, k: (refused: Reply | undefined) => void): void {
+    const shared = this.config.shared!
+    const state: Shared.Snapshot = {
+      phase: "new",
+      revision: "2024-11-05",
+      clientCapabilities: {},
+      capabilities: {},
+      subscriptions: []
+    }
+    const record: SessionStore.SessionRecord = {
+      id: session.id,
+      legacy: true,
+      subject: session.subject,
+      state: { ...state }
+    }
+    this.config.fork(
+      Effect.match(
+        shared.store.create(record, { ttlMillis: this.config.idleMillis, maxSessions: this.config.maxSessions }),
+        {
+          onFailure: () => {
+            this.drop(session)
+            k(storeUnavailable())
+          },
+          onSuccess: (created) => {
+            if (created) {
+              session.touchedAt = this.now()
+              return k(undefined)
+            }
+            this.drop(session)
+            k(Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later"))
+          }
+        }
+      )
+    )
+  }
+
   /** The answer to the POST that carried `initialize`: registers the session, or drops it. */
   initialized(session: Session, frame: JsonRpc.Frame): void {
     const version = (frame as { readonly result?: { readonly protocolVersion?: unknown } }).result?.protocolVersion
@@ -619,17 +954,39 @@ export class Sessions {
     if (engine !== undefined) queueMicrotask(() => engine.disconnect(session.client))
   }
 
-  /** Ends a session: its requests are interrupted, its streams end, its events are forgotten. */
+  /**
+   * Ends a session: its requests are interrupted, its streams end, its events are forgotten.
+   * Shared, it ends everywhere: its record goes, and every instance drops its replica.
+   */
   end(session: Session): Effect.Effect<void> {
     return Effect.suspend(() => {
       if (session.ended) return Effect.void
-      this.drop(session)
-      for (const channel of new Set([session.standalone, ...session.streams.values(), ...session.owner.values()])) {
-        channel.abort()
-      }
-      session.owner.clear()
-      return this.config.store.clear(session.id)
+      const shared = this.config.shared
+      if (shared !== undefined && session.registered) this.era?.end(session.client)
+      this.close(session)
+      const removed = shared === undefined || !session.registered
+        ? Effect.void
+        : Effect.catchAll(
+          shared.store.remove(session.id),
+          (error) => Effect.logWarning("effect-mcp: a session's record could not be removed (it expires)", error)
+        )
+      return Effect.zipRight(removed, this.config.store.clear(session.id))
     })
+  }
+
+  /** Shared: this instance's replica of a session goes (the session goes on, elsewhere or later here). */
+  release(session: Session): void {
+    if (session.ended) return
+    this.close(session)
+  }
+
+  private close(session: Session): void {
+    this.drop(session)
+    session.release()
+    for (const channel of new Set([session.standalone, ...session.streams.values(), ...session.owner.values()])) {
+      channel.abort()
+    }
+    session.owner.clear()
   }
 
   /** Ends idle sessions and interrupts requests over the maximum duration. */
@@ -642,8 +999,11 @@ export class Sessions {
         if (this.config.maxRequestMillis !== undefined) {
           expiring.push(session.expire(now, this.config.maxRequestMillis, this.host.receiver))
         }
-        if (session.idle(now, this.config.idleMillis)) ending.push(session)
-        else session.keepAlive()
+        if (session.idle(now, this.config.idleMillis)) {
+          // Shared: the replica goes; the session ends when its record expires (no instance touched it).
+          if (this.config.shared !== undefined && session.registered) this.release(session)
+          else ending.push(session)
+        } else session.keepAlive()
       }
       return Effect.zipRight(
         Effect.all(expiring, { discard: true }),
@@ -652,10 +1012,83 @@ export class Sessions {
     })
   }
 
-  /** Ends every session. */
+  /** Ends every session (shared ones only here: they go on on the other instances). */
   get endAll(): Effect.Effect<void> {
     return Effect.suspend(() =>
-      Effect.forEach(Array.from(this.byClient.values()), (session) => this.end(session), { discard: true })
+      Effect.forEach(
+        Array.from(this.byClient.values()),
+        (session) =>
+          this.config.shared !== undefined && session.registered
+            ? Effect.sync(() => this.release(session))
+            : this.end(session),
+        { discard: true }
+      )
     )
+  }
+
+  /**
+   * Shared: what of an inbound frame is another instance's. An answer to a request another
+   * instance sent (its id in that instance's range) goes there; a cancellation of a request not in
+   * flight here goes to every instance (whoever runs it stops it). Returns what this instance
+   * serves (undefined: nothing).
+   */
+  forward(session: Session, inbound: Wire.Inbound): Wire.Inbound | undefined {
+    const shared = this.config.shared
+    if (shared === undefined || inbound._tag === "Invalid") return inbound
+    const key = shared.store.key
+    const elsewhere = (message: JsonRpc.Message): boolean => {
+      if (!("method" in message)) {
+        const owner = message.id === null ? undefined : SessionStore.keyOfRequestId(message.id)
+        if (owner === undefined || owner === key) return false
+        this.config.fork(this.deliver(shared.store.send(owner, { sessionId: session.id, message })))
+        return true
+      }
+      if (message.method === "notifications/cancelled" && !("id" in message)) {
+        const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
+        const here = (typeof id === "string" || typeof id === "number") &&
+          (session.owner.has(id) || session.started.has(id))
+        if (!here) this.config.fork(this.deliver(shared.store.broadcast({ sessionId: session.id, message })))
+      }
+      return false
+    }
+    if (inbound._tag === "Single") return elsewhere(inbound.message) ? undefined : inbound
+    const items = inbound.items.filter((item) => item._tag !== "Single" || !elsewhere(item.message))
+    return items.length === 0 ? undefined : items.length === inbound.items.length ? inbound : { ...inbound, items }
+  }
+
+  private deliver(effect: Effect.Effect<void, SessionStore.SessionStoreUnavailable>): Effect.Effect<void> {
+    return Effect.catchAll(
+      effect,
+      (error) => Effect.logWarning("effect-mcp: a message for another instance was lost", error)
+    )
+  }
+
+  /** Shared: serves what other instances send here, for the scope's life (fork it). */
+  get inbox(): Effect.Effect<void> {
+    const shared = this.config.shared
+    if (shared === undefined) return Effect.void
+    return EffectStream.runForEach(shared.store.inbox, ({ message, sessionId }) =>
+      Effect.sync(() => {
+        const session = this.byId.get(sessionId)
+        if (session === undefined || session.ended) return
+        this.receiver().receive(session.client, { _tag: "Single", message })
+      }))
+  }
+
+  /** Shared: follows what other instances change (a session's state, its end), for the scope's life (fork it). */
+  get follow(): Effect.Effect<void> {
+    const shared = this.config.shared
+    if (shared === undefined) return Effect.void
+    return EffectStream.runForEach(shared.store.changes, (change) =>
+      Effect.sync(() => {
+        if (change.origin === shared.store.key) return
+        const session = this.byId.get(change.id)
+        if (session === undefined || session.ended) return
+        if (change.state === undefined) {
+          this.era?.end(session.client)
+          return this.release(session)
+        }
+        this.era?.refresh(session.client, change.state as unknown as Shared.Snapshot)
+      }))
   }
 }

@@ -6,10 +6,11 @@
  */
 import type { AuthInfo, JsonRpc, Wire } from "@effect-mcp/core"
 import { Revision } from "@effect-mcp/core"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
+import { storeUnavailable } from "./sessions.js"
 import type { Session, Sessions } from "./sessions.js"
 
 export interface Config {
@@ -30,16 +31,24 @@ export const received = (auth: AuthInfo.AuthInfo | undefined) => auth === undefi
  * The session a request names (`Mcp-Session-Id`), with its `MCP-Protocol-Version` checked; or
  * the reply that says why not.
  */
-const lookup = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): Session | Front.Reply => {
+const lookup = (
+  config: Config,
+  exchange: Exchange,
+  auth: AuthInfo.AuthInfo | undefined,
+  k: (found: Session | Front.Reply) => void
+): void => {
   const id = exchange.header("mcp-session-id")
-  if (id === undefined) return Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required")
-  const session = config.sessions.find(id, false, auth)
-  if (session === undefined) return Front.sessionNotFound()
-  const version = exchange.header("mcp-protocol-version")
-  if (version !== undefined && session.revision !== undefined && version !== session.revision) {
-    return Front.error(400, Front.transportError, `Bad Request: unsupported MCP-Protocol-Version ${version}`)
+  if (id === undefined) {
+    return k(Front.error(400, Front.transportError, "Bad Request: Mcp-Session-Id header is required"))
   }
-  return session
+  config.sessions.resolve(id, false, auth, (session) => {
+    if (!isSession(session)) return k(session)
+    const version = exchange.header("mcp-protocol-version")
+    if (version !== undefined && session.revision !== undefined && version !== session.revision) {
+      return k(Front.error(400, Front.transportError, `Bad Request: unsupported MCP-Protocol-Version ${version}`))
+    }
+    k(session)
+  })
 }
 
 const isSession = (u: Session | Front.Reply): u is Session => "client" in u
@@ -56,10 +65,21 @@ export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefi
 export const post = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
   const refused = refuse(config, exchange)
   if (refused !== undefined) return exchange.reply(refused)
+  if (exchange.header("mcp-session-id") === undefined) {
+    return Front.readInbound(exchange, config, (inbound) => receive(config, exchange, undefined, inbound, auth))
+  }
   // The session is known from the headers: an unknown one is answered before the body is read.
-  const named = exchange.header("mcp-session-id") === undefined ? undefined : lookup(config, exchange, auth)
-  if (named !== undefined && !isSession(named)) return exchange.reply(named)
-  Front.readInbound(exchange, config, (inbound) => receive(config, exchange, named, inbound, auth))
+  lookup(config, exchange, auth, (named) => {
+    if (isSession(named)) {
+      return Front.readInbound(exchange, config, (inbound) => receive(config, exchange, named, inbound, auth))
+    }
+    // The session store is down: the request is told so by its id.
+    if (named.status !== 503) return exchange.reply(named)
+    Front.readInbound(exchange, config, (inbound) =>
+      exchange.reply(
+        storeUnavailable(inbound._tag === "Single" && "id" in inbound.message ? inbound.message.id : null)
+      ))
+  })
 }
 
 /**
@@ -125,13 +145,19 @@ export const receive = (
   }
   // A batch's invalid items are answered in its array, even when it holds no request.
   const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
+  // Shared: answers to another instance's requests go there (`forward`).
+  const served = sessions.forward(session, inbound)
   if (requests.length === 0 && !invalid) {
-    sessions.receiver().receive(session.client, inbound, context)
-    return exchange.reply(Front.empty(202))
+    if (served !== undefined) sessions.receiver().receive(session.client, served, context)
+    // Shared: what a notification changed (notifications/initialized) is kept before it is acknowledged,
+    // so the next request sees it on any instance.
+    return session.writes.size === 0
+      ? exchange.reply(Front.empty(202))
+      : config.fork(Effect.zipRight(session.settled, Effect.sync(() => exchange.reply(Front.empty(202)))))
   }
   // Its requests' answers (cancelled ones included: the engine says when one will not come).
   session.open(exchange, requests.map((request) => request.id), { batch: inbound._tag === "Batch", invalid })
-  sessions.receiver().receive(session.client, inbound, context)
+  if (served !== undefined) sessions.receiver().receive(session.client, served, context)
 }
 
 export const get = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
@@ -143,20 +169,22 @@ export const get = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo 
   if (!Front.accepts(exchange.header("accept"), "text/event-stream")) {
     return exchange.reply(Front.error(406, Front.transportError, "Not Acceptable: Accept must list text/event-stream"))
   }
-  const session = lookup(config, exchange, auth)
-  if (!isSession(session)) return exchange.reply(session)
-  if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId, auth))
-  if (session.standalone.stream !== undefined) {
-    return exchange.reply(
-      Front.error(409, Front.transportError, "Conflict: only one standalone SSE stream per session")
-    )
-  }
-  session.attach(exchange, auth)
+  lookup(config, exchange, auth, (session) => {
+    if (!isSession(session)) return exchange.reply(session)
+    if (lastEventId !== undefined) return config.fork(session.resume(exchange, lastEventId, auth))
+    if (session.standalone.stream !== undefined) {
+      return exchange.reply(
+        Front.error(409, Front.transportError, "Conflict: only one standalone SSE stream per session")
+      )
+    }
+    session.attach(exchange, auth)
+  })
 }
 
 export const del = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
-  const session = lookup(config, exchange, auth)
-  if (!isSession(session)) return exchange.reply(session)
-  config.fork(config.sessions.end(session))
-  exchange.reply(Front.empty(200))
+  lookup(config, exchange, auth, (session) => {
+    if (!isSession(session)) return exchange.reply(session)
+    // Shared: ended everywhere before the client hears so.
+    config.fork(Effect.zipRight(config.sessions.end(session), Effect.sync(() => exchange.reply(Front.empty(200)))))
+  })
 }

@@ -1,0 +1,258 @@
+/**
+ * The Redis event store on a real redis-server: replays whole or refused (unknown, evicted, a
+ * lost append, Redis down), two processes on one Redis, the byte budget and the bounds, `clear`,
+ * the TTL, Redis killed and back.
+ */
+import { EventStore } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as RedisConnection from "../src/RedisConnection.js"
+import * as RedisEventStore from "../src/RedisEventStore.js"
+
+const event = (stream: string, seq: number, data = `${stream}:${seq}`): EventStore.Event => ({
+  id: EventStore.eventId(stream, seq),
+  data
+})
+
+/** Why a resumption cannot be served, or "served". */
+const reasonOf = (after: Effect.Effect<ReadonlyArray<EventStore.Event>, EventStore.EventsUnavailable>) =>
+  Effect.map(Effect.either(after), (result) => result._tag === "Left" ? result.left.reason : "served")
+
+const dataOf = (after: Effect.Effect<ReadonlyArray<EventStore.Event>, EventStore.EventsUnavailable>) =>
+  Effect.map(after, (events) => events.map((e) => e.data))
+
+/** A store on its own connection (one process of a deployment, say). */
+const storeOn = (url: string, options: RedisEventStore.Options = {}) =>
+  Effect.flatMap(
+    RedisConnection.make({ url, maxReconnectDelay: 100 }),
+    (redis) => Effect.provideService(RedisEventStore.make(options), RedisConnection.RedisConnection, redis)
+  )
+
+/** Until Redis answers again. */
+const back = (store: RedisEventStore.RedisEventStore) =>
+  Effect.retry(store.bytes("any"), Schedule.intersect(Schedule.recurs(100), Schedule.spaced(50)))
+
+describe("RedisEventStore", () => {
+  it.scopedLive("replays a stream after an id: every later event, in order, never another stream's", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url)
+      yield* store.append("x", event("s0", 0, ""))
+      for (const e of [event("s0", 1), event("s1", 0), event("s0", 2), event("s0", 3, "ünïcødé ✓")]) {
+        yield* store.append("x", e)
+      }
+      const replay = yield* store.after("x", EventStore.eventId("s0", 0))
+      assert.deepStrictEqual(replay, [event("s0", 1), event("s0", 2), event("s0", 3, "ünïcødé ✓")])
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("s0", 2))), ["ünïcødé ✓"])
+      assert.deepStrictEqual(yield* store.after("x", EventStore.eventId("s0", 3)), [])
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("s1", 0))), [])
+      // Another session's stream of the same name is another stream.
+      assert.strictEqual(yield* reasonOf(store.after("y", EventStore.eventId("s0", 0))), "unknown-stream")
+      // An event appended twice, or late, is kept once.
+      yield* store.append("x", event("s0", 2, "again"))
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("s0", 1))), ["s0:2", "ünïcødé ✓"])
+      // The bytes of data and ids, in UTF-8.
+      const bytes = [["", "s0_0"], ["s0:1", "s0_1"], ["s1:0", "s1_0"], ["s0:2", "s0_2"], ["ünïcødé ✓", "s0_3"]]
+        .reduce((sum, [data, id]) => sum + Buffer.byteLength(data) + id.length, 0)
+      assert.strictEqual(yield* store.bytes("x"), bytes)
+      assert.isAbove(yield* store.memoryUsage("x"), bytes)
+    }))
+
+  it.scopedLive("two processes on one Redis: appended by one, resumed by the other", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const one = yield* storeOn(server.url)
+      const other = yield* storeOn(server.url)
+      yield* one.append("x", event("a", 0, ""))
+      yield* one.append("x", event("a", 1))
+      yield* other.append("x", event("b", 0, ""))
+      yield* one.append("x", event("a", 2))
+      assert.deepStrictEqual(yield* dataOf(other.after("x", EventStore.eventId("a", 0))), ["a:1", "a:2"])
+      assert.deepStrictEqual(yield* dataOf(one.after("x", EventStore.eventId("b", 0))), [])
+      // As a layer, on the connection of the context.
+      const context = yield* Layer.build(
+        RedisEventStore.layer().pipe(Layer.provide(RedisConnection.layer({ url: server.url })))
+      )
+      const viaLayer = Context.get(context, EventStore.EventStore)
+      assert.deepStrictEqual(yield* dataOf(viaLayer.after("x", EventStore.eventId("a", 1))), ["a:2"])
+    }))
+
+  it.scopedLive("an unknown stream, session or id: refused as unknown-stream", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url)
+      yield* store.append("x", event("a", 0, ""))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
+      assert.strictEqual(yield* reasonOf(store.after("nobody", EventStore.eventId("a", 0))), "unknown-stream")
+      assert.strictEqual(yield* reasonOf(store.after("x", "not-an-id")), "unknown-stream")
+      const error = yield* Effect.flip(store.after("x", EventStore.eventId("b", 0)))
+      assert.include(error.message, "b_0")
+    }))
+
+  it.scopedLive("the byte budget: the session's oldest events go first; a resumption across them is refused, one after them served", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url, { maxBytesPerSession: 3100 })
+      const big = (stream: string, seq: number) => event(stream, seq, String(seq).repeat(1000))
+      yield* store.append("x", big("a", 0))
+      yield* store.append("x", big("b", 0))
+      yield* store.append("x", big("a", 1))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "served")
+      // About 4 × 1003 bytes: a_0, the oldest, goes.
+      yield* store.append("x", big("b", 1))
+      assert.isAtMost(yield* store.bytes("x"), 3100)
+      assert.strictEqual(yield* store.bytes("x"), 3 * 1003)
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 0))), ["1".repeat(1000)])
+      // Two more: b_0 and a_1 go; a resumption of a needing a_1 is refused, of b after b_0 served.
+      yield* store.append("x", big("b", 2))
+      yield* store.append("x", big("c", 0))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 1))), [])
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "served")
+      assert.deepStrictEqual((yield* store.after("x", EventStore.eventId("b", 0))).map((e) => e.id), ["b_1", "b_2"])
+      assert.strictEqual(yield* store.bytes("x"), 3 * 1003)
+      // An event larger than the whole budget is not kept: resuming before it is refused.
+      yield* store.append("x", event("d", 0, ""))
+      yield* store.append("x", event("d", 1, "x".repeat(4000)))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("d", 0))), "evicted")
+    }))
+
+  it.scopedLive("the newest events of a stream and the newest streams of a session", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url, { maxEventsPerStream: 2, maxStreamsPerSession: 2 })
+      for (let seq = 0; seq <= 3; seq++) yield* store.append("x", event("a", seq))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 1))), ["a:2", "a:3"])
+      yield* store.append("x", event("b", 0))
+      yield* store.append("x", event("c", 0))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 1))), "unknown-stream")
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "served")
+      assert.strictEqual(yield* store.bytes("x"), 2 * ("b:0".length + "b_0".length))
+    }))
+
+  it.scopedLive(
+    "an append that never reached Redis is a gap: a resumption across it is refused, from any process",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer({ persist: true })
+        const store = yield* storeOn(server.url)
+        // 2 is missing (lost): after 0 or 1 the replay would skip it.
+        yield* store.append("x", event("a", 0, ""))
+        yield* store.append("x", event("a", 1))
+        yield* store.append("x", event("a", 3))
+        assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
+        assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 1))), "evicted")
+        assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 2))), ["a:3"])
+        // A client that saw further than the store knows: the appends in between were lost.
+        assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 7))), "evicted")
+
+        // The last append lost while Redis is down: nothing follows it to show the gap, yet it is refused.
+        yield* store.append("x", event("b", 0, ""))
+        yield* store.append("x", event("b", 1))
+        yield* server.kill
+        yield* Effect.sleep(50)
+        yield* store.append("x", event("b", 2))
+        yield* server.start
+        yield* back(store)
+        assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 1))), "evicted")
+        // Recorded in Redis once it is back: another process refuses it too.
+        const other = yield* storeOn(server.url)
+        yield* Effect.retry(
+          Effect.filterOrFail(reasonOf(other.after("x", EventStore.eventId("b", 1))), (reason) => reason === "evicted"),
+          Schedule.intersect(Schedule.recurs(60), Schedule.spaced(100))
+        )
+        assert.strictEqual(yield* reasonOf(other.after("x", EventStore.eventId("b", 0))), "evicted")
+      }),
+    { timeout: 20_000 }
+  )
+
+  it.scopedLive("a replay that is not exactly the positions the stream holds (records changed under the store) is refused", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url)
+      for (let seq = 0; seq <= 2; seq++) yield* store.append("x", event("a", seq))
+      // As many entries as the last position says, one of them not where it should be.
+      const redis = yield* RedisConnection.make({ url: server.url })
+      yield* redis.use((r) => r.xadd("mcp:events:{x}:s:a", "4-99", "d", "a:4"))
+      yield* redis.use((r) => r.hset("mcp:events:{x}:meta", "l:a", "3"))
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
+    }))
+
+  it.scopedLive("clear forgets every event of a session, and only of that one", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer({ persist: false })
+      const store = yield* storeOn(server.url)
+      yield* store.append("x", event("a", 0))
+      yield* store.append("x", event("b", 0))
+      yield* store.append("y", event("a", 0))
+      yield* store.clear("x")
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "unknown-stream")
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
+      assert.strictEqual(yield* reasonOf(store.after("y", EventStore.eventId("a", 0))), "served")
+      assert.strictEqual(yield* store.bytes("x"), 0)
+      const redis = yield* RedisConnection.make({ url: server.url })
+      const keys = yield* redis.use((r) => r.keys("*"))
+      assert.isTrue(keys.length > 0 && keys.every((key) => key.startsWith("mcp:events:{y}:")), keys.join(", "))
+    }))
+
+  it.scopedLive("ttl: a session's keys expire after its last append; an append keeps them", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const store = yield* storeOn(server.url, { ttl: "400 millis" })
+      yield* store.append("x", event("a", 0))
+      yield* store.append("x", event("b", 0))
+      const redis = yield* RedisConnection.make({ url: server.url })
+      const ttls = yield* redis.use((r) => r.keys("*").then((keys) => Promise.all(keys.map((k) => r.pttl(k)))))
+      assert.isTrue(ttls.length >= 4 && ttls.every((t) => t > 0 && t <= 400), ttls.join(", "))
+      yield* Effect.sleep(250)
+      yield* store.append("x", event("b", 1))
+      yield* Effect.sleep(250)
+      // a: no append for 500 ms, gone; b: appended 250 ms ago, kept.
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "unknown-stream")
+      assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("b", 0))), ["b:1"])
+      yield* Effect.sleep(500)
+      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
+      assert.deepStrictEqual(yield* redis.use((r) => r.keys("*")), [])
+    }))
+
+  it.scopedLive(
+    "Redis killed: after fails at once as unavailable, append and clear neither fail nor hang; back: it works",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer({ persist: true })
+        const store = yield* storeOn(server.url)
+        yield* store.append("x", event("a", 0, ""))
+        yield* server.kill
+        yield* Effect.sleep(50)
+        const started = Date.now()
+        const failed = yield* Effect.flip(store.after("x", EventStore.eventId("a", 0)))
+        assert.strictEqual(failed.reason, "unavailable")
+        assert.strictEqual(failed.message, "The event store cannot be reached")
+        const appended = yield* Effect.exit(store.append("x", event("c", 0)))
+        const cleared = yield* Effect.exit(store.clear("y"))
+        assert.isTrue(Exit.isSuccess(appended) && Exit.isSuccess(cleared))
+        assert.isBelow(Date.now() - started, 1_000)
+        yield* server.start
+        yield* back(store)
+        // Kept across the restart (appendonly), and appended to again.
+        yield* store.append("x", event("a", 1))
+        assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 0))), ["a:1"])
+        // What was appended while it was down is not there: unknown.
+        assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("c", 0))), "unknown-stream")
+      }),
+    { timeout: 20_000 }
+  )
+
+  it.scopedLive("options must be positive integers", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const exit = yield* Effect.exit(storeOn(server.url, { maxEventsPerStream: 0 }))
+      assert.isTrue(Exit.isFailure(exit))
+    }))
+})

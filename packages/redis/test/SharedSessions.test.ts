@@ -1,0 +1,243 @@
+/**
+ * Three HTTP instances of one server in this process, each with its own Redis connection and
+ * session store (as three processes would have), on a real redis-server: a handshake session
+ * served by all three, at the wire.
+ */
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as RedisConnection from "../src/RedisConnection.js"
+import * as RedisSessionStore from "../src/RedisSessionStore.js"
+
+const interrupted = Deferred.unsafeMake<string>(undefined as never)
+
+const Echo = Tool.make(
+  "echo",
+  { parameters: Schema.Struct({ text: Schema.String }) },
+  ({ text }) => Effect.succeed(`echo ${text}`)
+)
+
+const Ask = Tool.make("ask", {}, () =>
+  Effect.map(
+    McpRequest.sample("k", {
+      messages: [{ role: "user", content: { type: "text", text: "2+2?" } }],
+      maxTokens: 8
+    }),
+    (result) => `sampled ${(result.content as { text?: string }).text}`
+  ).pipe(Effect.orDie))
+
+const Slow = Tool.make(
+  "slow",
+  {},
+  () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, "interrupted")), Effect.as("never"))
+)
+
+const Notify = Tool.make(
+  "notify",
+  {},
+  () => Effect.flatMap(McpRequest.McpRequest, (request) => Effect.as(request.elicitationComplete("e-1"), "sent"))
+)
+
+/** One instance: its own connection, session store and HTTP server on a free port. */
+const instance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Services.freePort
+    yield* Layer.buildWithScope(
+      NodeMcpServer.layerHttp({ port }).pipe(
+        Layer.provide(
+          McpServer.layer({ serverInfo: { name: "shared", version: "1.0.0" }, tools: [Echo, Ask, Slow, Notify] })
+        ),
+        Layer.provide(RedisSessionStore.layer()),
+        Layer.provide(RedisConnection.layer({ url }))
+      ),
+      yield* Effect.scope
+    ).pipe(Effect.orDie)
+    return `http://127.0.0.1:${port}/mcp`
+  })
+
+const headers = (session?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+  ...(session === undefined ? {} : { "mcp-session-id": session })
+})
+
+const post = (url: string, body: unknown, session?: string) =>
+  Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body) }))
+
+/** The JSON-RPC messages of an SSE (or JSON) response, as they come; `until` stops reading. */
+const messages = (response: Response, until: (m: any) => boolean) =>
+  Effect.promise(async () => {
+    if (response.headers.get("content-type")?.startsWith("application/json")) return [await response.json()]
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    const out: Array<any> = []
+    let buffer = ""
+    while (true) {
+      const { done, value } = await reader.read()
+      if (done) return out
+      buffer += decoder.decode(value, { stream: true })
+      let at: number
+      while ((at = buffer.indexOf("\n\n")) >= 0) {
+        const event = buffer.slice(0, at)
+        buffer = buffer.slice(at + 2)
+        const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")
+        if (data === "") continue
+        const message = JSON.parse(data)
+        out.push(message)
+        if (until(message)) {
+          void reader.cancel()
+          return out
+        }
+      }
+    }
+  })
+
+const initialize = (url: string, capabilities: object = {}) =>
+  Effect.gen(function*() {
+    const response = yield* post(url, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } }
+    })
+    const session = response.headers.get("mcp-session-id")!
+    yield* Effect.promise(() => response.text())
+    return session
+  })
+
+const call = (url: string, session: string, id: number, name: string, args: object = {}) =>
+  Effect.flatMap(
+    post(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }, session),
+    (response) => messages(response, (m) => m.id === id && !("method" in m))
+  )
+
+describe("handshake sessions shared on Redis, three instances", () => {
+  it.scopedLive("one session's calls spread over all three; its initialized seen by the next request anywhere", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b, c] = yield* Effect.all([instance(redis.url), instance(redis.url), instance(redis.url)])
+      const session = yield* initialize(a)
+      const initialized = yield* post(b, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      assert.strictEqual(initialized.status, 202)
+      const listed = yield* Effect.flatMap(
+        post(c, { jsonrpc: "2.0", id: 1, method: "tools/list" }, session),
+        (r) => Effect.promise(() => r.json())
+      )
+      assert.deepStrictEqual(listed.result.tools.map((t: { name: string }) => t.name).sort(), [
+        "ask",
+        "echo",
+        "notify",
+        "slow"
+      ])
+      for (const [i, url] of [a, b, c, a, b, c].entries()) {
+        const answer = yield* call(url, session, 10 + i, "echo", { text: `n${i}` })
+        assert.deepStrictEqual(answer.at(-1).result.content, [{ type: "text", text: `echo n${i}` }])
+      }
+      // An unknown session is still unknown anywhere.
+      const unknown = yield* post(b, { jsonrpc: "2.0", id: 2, method: "tools/list" }, "nope")
+      assert.strictEqual(unknown.status, 404)
+      // DELETE on one instance ends it everywhere.
+      const deleted = yield* Effect.promise(() => fetch(c, { method: "DELETE", headers: headers(session) }))
+      assert.strictEqual(deleted.status, 200)
+      for (const url of [a, b, c]) {
+        const after = yield* post(url, { jsonrpc: "2.0", id: 3, method: "tools/list" }, session)
+        assert.strictEqual(after.status, 404, url)
+      }
+    }))
+
+  it.scopedLive("a sampling request raised on A is answered by a POST to B", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b] = yield* Effect.all([instance(redis.url), instance(redis.url)])
+      const session = yield* initialize(a, { sampling: {} })
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      const response = yield* post(a, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask" } }, session)
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      while (!text.includes("sampling/createMessage")) {
+        const { value } = yield* Effect.promise(() => reader.read())
+        text += decoder.decode(value)
+      }
+      const ask = JSON.parse(text.split("\n").find((l) => l.includes("sampling/createMessage"))!.slice(5))
+      assert.isAtLeast(ask.id, 2 ** 32)
+      const answered = yield* post(b, {
+        jsonrpc: "2.0",
+        id: ask.id,
+        result: { role: "assistant", content: { type: "text", text: "4" }, model: "m" }
+      }, session)
+      assert.strictEqual(answered.status, 202)
+      while (!text.includes(`"id":7`)) {
+        const { value, done } = yield* Effect.promise(() => reader.read())
+        if (done) break
+        text += decoder.decode(value)
+      }
+      assert.include(text, "sampled 4")
+    }))
+
+  it.scopedLive("a cancellation POSTed to B interrupts the request running on A", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b] = yield* Effect.all([instance(redis.url), instance(redis.url)])
+      const session = yield* initialize(a)
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      yield* Effect.fork(post(a, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow" } }, session))
+      yield* Effect.sleep(200)
+      const cancelled = yield* post(b, {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 9, reason: "no longer needed" }
+      }, session)
+      assert.strictEqual(cancelled.status, 202)
+      assert.strictEqual(
+        yield* Deferred.await(interrupted).pipe(Effect.timeoutFail({ duration: 5_000, onTimeout: () => "timeout" })),
+        "interrupted"
+      )
+    }))
+
+  it.scopedLive("the GET stream held on C hears what the session raises on A", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, c] = yield* Effect.all([instance(redis.url), instance(redis.url)])
+      const session = yield* initialize(a, { elicitation: { url: {} } })
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      const stream = yield* Effect.promise(() =>
+        fetch(c, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      )
+      assert.strictEqual(stream.status, 200)
+      yield* Effect.sleep(200)
+      const heard = yield* Effect.fork(messages(stream, (m) => m.method === "notifications/elicitation/complete"))
+      yield* call(a, session, 4, "notify")
+      const got = yield* heard.await.pipe(Effect.flatten, Effect.timeout(5_000))
+      assert.deepStrictEqual(got.at(-1).params, { elicitationId: "e-1" })
+    }))
+
+  it.scopedLive("Redis down: a request of a session not held here is a 503 with its id; back, it is served", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer({ persist: true })
+      const [a, b] = yield* Effect.all([instance(redis.url), instance(redis.url)])
+      const session = yield* initialize(a)
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      yield* redis.kill
+      const refused = yield* post(b, { jsonrpc: "2.0", id: 5, method: "tools/list" }, session)
+      assert.strictEqual(refused.status, 503)
+      const body = yield* Effect.promise(() => refused.json())
+      assert.strictEqual(body.id, 5)
+      assert.include(body.error.message, "session store")
+      yield* redis.start
+      // Reconnected by itself; the session Redis kept goes on.
+      let status = 0
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        yield* Effect.sleep(100)
+        status = (yield* post(b, { jsonrpc: "2.0", id: 6, method: "tools/list" }, session)).status
+      }
+      assert.strictEqual(status, 200)
+    }))
+})
