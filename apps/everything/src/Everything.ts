@@ -1381,6 +1381,8 @@ export interface Options {
    * `whoami` and `admin_echo` (default false: the conformance fixtures and the demo tools only).
    */
   readonly auth?: boolean
+  /** How long a running task's lease lasts without renewal (default 30 seconds). */
+  readonly taskLease?: Duration.DurationInput
 }
 
 const ServerTools = Layer.effectDiscard(
@@ -1411,7 +1413,8 @@ export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServe
         revisions: revisions(options.era ?? "dual"),
         cachePolicy,
         ...(options.requestStateKey !== undefined ? { requestStateKey: options.requestStateKey } : {}),
-        ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {})
+        ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {}),
+        ...(options.taskLease !== undefined ? { taskLease: options.taskLease } : {})
       })
     ),
     Layer.provide(Watched.layer)

@@ -29,7 +29,7 @@ const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|
 modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
   http [--port N] [--host H] [--max-sessions N] [--idle-timeout SECONDS] [--max-request SECONDS]
-       [--auth-issuer URL --resource URL]
+       [--auth-issuer URL --resource URL] [--redis URL] [--task-lease SECONDS]
           Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
@@ -39,6 +39,11 @@ modes:
           canonical URL of this /mcp, as clients reach it): every request needs a bearer
           token (a JWT of that issuer, verified with the keys of its metadata's jwks_uri)
           whose audience is the resource; tools whoami and admin_echo (scope mcp:admin)
+          With --redis (redis://[user:password@]host:port[/db]): every part shared between
+          instances lives in that Redis (change notifications, handshake sessions and their
+          events, tasks), so that N instances behind a load balancer serve one set of
+          clients with no sticky sessions (give them one MCP_REQUEST_STATE_KEY); a task
+          whose instance died fails once its lease lapses, --task-lease seconds (default 30)
 
 --era (both modes):
   handshake  2024-11-05 … 2025-11-25: initialize, then a session
@@ -55,12 +60,25 @@ environment:
                          a random one (said once on stderr)
   MCP_AUTH_ISSUER        http: --auth-issuer, when the flag is not given
   MCP_RESOURCE           http: --resource, when the flag is not given
+  MCP_REDIS_URL          http: --redis, when the flag is not given
 `
 
 /** The flags of each mode (`--era` is both modes'). */
 const flags = {
   stdio: ["era", "skills"],
-  http: ["era", "skills", "port", "host", "max-sessions", "idle-timeout", "max-request", "auth-issuer", "resource"]
+  http: [
+    "era",
+    "skills",
+    "port",
+    "host",
+    "max-sessions",
+    "idle-timeout",
+    "max-request",
+    "auth-issuer",
+    "resource",
+    "redis",
+    "task-lease"
+  ]
 } as const
 
 /** The command line read strictly: a mode, its flags, nothing else; or what is wrong with it. */
@@ -150,6 +168,35 @@ const authorization = (
   return { resource: resource.value, authorizationServers: [issuer.value] }
 }
 
+/** `--redis` (else `MCP_REDIS_URL`): a redis:// or rediss:// URL, undefined without it, or what is wrong. */
+const redisUrl = (values: Partial<Record<string, string>>, env: NodeJS.ProcessEnv): URL | string | undefined => {
+  const given = values.redis ?? env.MCP_REDIS_URL
+  if (given === undefined || given === "") return undefined
+  let url: URL
+  try {
+    url = new URL(given)
+  } catch {
+    return `${values.redis !== undefined ? "--redis" : "MCP_REDIS_URL"} must be a redis:// URL, not ${
+      JSON.stringify(given)
+    }`
+  }
+  return url.protocol === "redis:" || url.protocol === "rediss:"
+    ? url
+    : `${values.redis !== undefined ? "--redis" : "MCP_REDIS_URL"} must be a redis:// or rediss:// URL, not ${given}`
+}
+
+/**
+ * Every shared part on the Redis at `url` (loaded only then: a server without it never loads the
+ * Redis client); nothing without one.
+ */
+const sharedState = (url: URL | undefined) =>
+  url === undefined
+    ? Layer.empty
+    : Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => import("@effect-mcp/redis")), ({ RedisState }) =>
+        RedisState.layer({ url: url.href }))
+    )
+
 const refuse = (why: string | undefined) => {
   process.stderr.write(why === undefined ? usage : `${why}\n\n${usage}`)
   process.exitCode = 2
@@ -176,11 +223,19 @@ const requestStateKey = Effect.gen(function*() {
  * The server in the era of `--era`, with its requestState key when it speaks 2026-07-28, and the
  * tools of an authorized server when `auth`.
  */
-const server = (era: Everything.Mode, auth = false): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
+const server = (
+  era: Everything.Mode,
+  auth = false,
+  taskLease?: Duration.Duration
+): Layer.Layer<McpServer.McpServer, ConfigError.ConfigError> =>
   era === "handshake"
-    ? Everything.layerWith({ era, auth })
+    ? Everything.layerWith({ era, auth, ...(taskLease !== undefined ? { taskLease } : {}) })
     : Layer.unwrapEffect(
-      Effect.map(requestStateKey, (key) => Everything.layerWith({ era, requestStateKey: key, auth }))
+      Effect.map(
+        requestStateKey,
+        (key) =>
+          Everything.layerWith({ era, requestStateKey: key, auth, ...(taskLease !== undefined ? { taskLease } : {}) })
+      )
     )
 
 /** The demo's own skills, beside its dist folder (absent from a bundle copied elsewhere). */
@@ -220,7 +275,11 @@ if (!("values" in line)) {
   const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
   const maxRequest = count("max-request", line.values["max-request"], 0, 1)
   const auth = authorization(line.values, process.env)
-  const wrong = [port, maxSessions, idle, maxRequest, auth].find((n): n is string => typeof n === "string")
+  const redis = redisUrl(line.values, process.env)
+  const lease = count("task-lease", line.values["task-lease"], 30, 1)
+  const wrong = [port, maxSessions, idle, maxRequest, auth, redis, lease].find((n): n is string =>
+    typeof n === "string"
+  )
   const host = line.values.host ?? "127.0.0.1"
   if (wrong !== undefined) {
     refuse(wrong)
@@ -240,11 +299,18 @@ if (!("values" in line)) {
         allowedHosts: ["localhost", "127.0.0.1", "[::1]", new URL(authOptions.resource).hostname]
       })
     }).pipe(
-      Layer.provide(withSkills(line.values.skills, server(era as Everything.Mode, authOptions !== undefined))),
+      Layer.provide(
+        withSkills(
+          line.values.skills,
+          server(era as Everything.Mode, authOptions !== undefined, Duration.seconds(lease as number))
+        )
+      ),
+      // Under both the server and its HTTP layer: each takes the shared parts from its context.
+      Layer.provide(sharedState(redis as URL | undefined)),
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() =>
         say(
-          `http://${host}:${port}/mcp (${era})` +
+          `http://${host}:${port}/mcp (${era})` + (redis === undefined ? "" : `, shared state on Redis`) +
             (authOptions === undefined
               ? ""
               : `, tokens of ${authOptions.authorizationServers[0]} for ${authOptions.resource}`)

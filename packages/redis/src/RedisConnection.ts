@@ -228,7 +228,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
           log(Effect.logWarning("effect-mcp: a Redis subscriber fell behind; its oldest messages are dropped"))
         }
       }
-      queue.unsafeOffer(delivery)
+      // Sliding: when full, the oldest goes (an offer to a sliding queue never waits).
+      Effect.runSync(Queue.offer(queue, delivery))
     }
     subscriber.on("message", (channel: string, payload: string) => {
       const queues = channels.get(channel)
@@ -244,6 +245,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       for (const queues of channels.values()) for (const queue of queues) deliver(queue, { _tag: "Resubscribed" })
     })
 
+    /** Channels whose first SUBSCRIBE is not confirmed yet. */
+    const confirmed = new Map<string, Promise<unknown>>()
     const subscribe: Service["subscribe"] = (channel, subscribeOptions) =>
       Effect.acquireRelease(
         Effect.gen(function*() {
@@ -251,15 +254,20 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
           const queues = channels.get(channel)
           if (queues !== undefined) {
             queues.add(queue)
+            // Subscribed once the channel's first SUBSCRIBE is confirmed.
+            const confirming = confirmed.get(channel)
+            if (confirming !== undefined) yield* Effect.promise(() => confirming.catch(() => undefined))
             return queue
           }
           channels.set(channel, new Set([queue]))
-          yield* Effect.tapError(
-            Effect.tryPromise({
-              try: () => subscriber.subscribe(channel),
-              catch: (cause) => new RedisUnavailable({ cause })
-            }),
-            () => Effect.sync(() => channels.delete(channel))
+          const confirming = subscriber.subscribe(channel)
+          confirmed.set(channel, confirming)
+          yield* Effect.tryPromise({
+            try: () => confirming,
+            catch: (cause) => new RedisUnavailable({ cause })
+          }).pipe(
+            Effect.tapError(() => Effect.sync(() => channels.delete(channel))),
+            Effect.ensuring(Effect.sync(() => confirmed.delete(channel)))
           )
           return queue
         }),

@@ -198,6 +198,12 @@ export interface Options<R> {
   readonly taskPollInterval?: Duration.DurationInput
   /** This instance, as task leases name it (default: a random UUID). */
   readonly instanceId?: string
+  /**
+   * How long a running task's lease lasts without renewal (default 30 seconds; renewed every
+   * third of it). With a shared task store, a task whose instance died is failed once its lease
+   * lapses: within this long.
+   */
+  readonly taskLease?: Duration.DurationInput
 }
 
 /**

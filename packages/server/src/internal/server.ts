@@ -174,7 +174,7 @@ const build = Effect.fn("McpServer.make")(function*(
     pollIntervalMs: options.taskPollInterval !== undefined
       ? Duration.toMillis(options.taskPollInterval)
       : Tasks.defaults.pollIntervalMs,
-    leaseMs: Tasks.defaults.leaseMs,
+    leaseMs: options.taskLease !== undefined ? Duration.toMillis(options.taskLease) : Tasks.defaults.leaseMs,
     instance: options.instanceId ?? crypto.randomUUID()
   })
   // The skills of the server's context, if given (the skills extension is served with them).

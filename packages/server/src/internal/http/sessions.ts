@@ -105,7 +105,9 @@ const responseIds = (frame: JsonRpc.Frame): ReadonlyArray<RequestId> => {
 export class Channel {
   mode: "waiting" | "sse" | "detached" | "done"
   stream: Stream | undefined = undefined
+  /** The last position used (0: none yet, or the first priming event). */
   seq = 0
+  primed = false
   /** Answers still to come: one per request; a batch with invalid items waits for its array too. */
   pending: number
   /** A batch's requests that ran over the maximum duration: their errors join the batch's array. */
@@ -157,7 +159,10 @@ export class Channel {
     if (this.session.polling()) {
       // A priming event (an id of its own, empty data) opens the stream, so the client can resume it
       // at once; it is stored too, so the store knows the stream from its first event.
-      const event = { id: EventStore.eventId(this.streamId, this.seq++), data: "" }
+      // Positions follow one another with no hole (a store may check it): the first priming event is
+      // the stream's position 0, a later one (another GET) the next position.
+      const event = { id: EventStore.eventId(this.streamId, this.primed ? ++this.seq : this.seq), data: "" }
+      this.primed = true
       this.session.sessions.config.fork(this.session.sessions.config.store.append(this.session.id, event))
       stream.write(Front.sse(event))
     }

@@ -1,0 +1,171 @@
+/**
+ * The server's notification bus on Redis pub/sub: what one process changes (a tool added, a
+ * resource updated) reaches the clients held by every other, through one channel,
+ * `<prefix>bus`, its messages the events as JSON (`NotificationBus.encode`), each with the
+ * `origin` its server gave it (a server skips its own when they come back).
+ *
+ * **When to use**: give every server of a deployment this layer (on one `RedisConnection`), so
+ * that a `notifications/tools/list_changed` (say) reaches the sessions and `subscriptions/listen`
+ * streams of every process, not only of the one that made the change.
+ *
+ * **Details**:
+ *
+ * - Pub/sub delivers to whoever is subscribed at the moment: nothing is kept. When the
+ *   subscription connection was lost and is back (`Resubscribed`), what was published meanwhile
+ *   is lost; so every subscriber then receives `ListChanged` for tools, prompts and resources
+ *   (without an origin: every server tells its clients, which list again). A lost
+ *   `ResourceUpdated` is not made up for: a client that must not miss one reads the resource again
+ *   after a list change.
+ * - `publish` while Redis is down logs a warning and succeeds: the server has already told its
+ *   own clients, and the other processes hear of the change with the next list change after
+ *   Redis is back (the `Resubscribed` above, when their subscriptions were lost too).
+ * - `subscribe` completes once Redis has confirmed the subscription; while Redis is down it waits
+ *   at most `subscribeTimeout` and then completes anyway, logged, its subscription made when Redis
+ *   is back (followed by the three `ListChanged`).
+ * - A message on the channel that is not an event is logged and skipped.
+ * - Each subscriber holds at most `capacity` events not yet taken (the publisher waits in this
+ *   process, the connection's own bounded queue dropping the oldest behind it, with a warning).
+ *
+ * @since 0.1.0
+ */
+import { NotificationBus } from "@effect-mcp/server"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as RedisConnection from "./RedisConnection.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Events kept for one subscriber that has not taken them yet (default 1000). */
+  readonly capacity?: number
+  /** How long `subscribe` waits for Redis to confirm the subscription (default 5 seconds). */
+  readonly subscribeTimeout?: Duration.DurationInput
+}
+
+/** What every subscriber hears after messages were lost: each list may have changed. */
+const everyList: ReadonlyArray<NotificationBus.Event> = [
+  NotificationBus.listChanged("tools"),
+  NotificationBus.listChanged("prompts"),
+  NotificationBus.listChanged("resources")
+]
+
+/**
+ * The bus on the connection in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<NotificationBus.Service, never, RedisConnection.RedisConnection> =>
+  Effect.gen(function*() {
+    const redis = yield* RedisConnection.RedisConnection
+    const channel = `${redis.prefix}bus`
+    const capacity = options.capacity ?? 1000
+    if (!Number.isSafeInteger(capacity) || capacity <= 0) {
+      return yield* Effect.dieMessage(`capacity must be a positive integer (got ${capacity})`)
+    }
+    const wait = options.subscribeTimeout ?? Duration.seconds(5)
+    let malformedAt = 0
+    let malformedSince = 0
+
+    const publish: NotificationBus.Service["publish"] = (event) =>
+      Effect.suspend(() => {
+        const text = JSON.stringify(NotificationBus.encode(event))
+        return Effect.catchAll(
+          Effect.asVoid(redis.use((r) => r.publish(channel, text))),
+          (error) =>
+            Effect.logWarning(
+              `effect-mcp: a change could not be published on the Redis bus (${error.message}); ` +
+                "other processes hear of it with the next change"
+            )
+        )
+      })
+
+    /** An event from a message, or undefined (logged, at most once every 10 seconds). */
+    const decode = (payload: string): Effect.Effect<NotificationBus.Event | undefined> =>
+      Effect.suspend(() => {
+        try {
+          return Effect.succeed(NotificationBus.decode(JSON.parse(payload)))
+        } catch (cause) {
+          const now = Date.now()
+          malformedSince++
+          if (now - malformedAt < 10_000) return Effect.succeed(undefined)
+          malformedAt = now
+          const count = malformedSince
+          malformedSince = 0
+          return Effect.as(
+            Effect.logWarning(
+              `effect-mcp: ${count} message(s) on ${channel} were not bus events and were skipped`,
+              cause
+            ),
+            undefined
+          )
+        }
+      })
+
+    const subscribe: NotificationBus.Service["subscribe"] = Effect.gen(function*() {
+      const events = yield* Effect.acquireRelease(Queue.bounded<NotificationBus.Event>(capacity), Queue.shutdown)
+      const subscribed = yield* Deferred.make<void>()
+      let late = false
+      // Subscribes (again and again while Redis refuses), then turns messages into events.
+      const pump = Effect.scoped(
+        Effect.gen(function*() {
+          const deliveries = yield* Effect.retry(
+            redis.subscribe(channel, { capacity }),
+            Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))
+          )
+          yield* Deferred.succeed(subscribed, undefined)
+          const deliver = (delivery: RedisConnection.Delivery) =>
+            delivery._tag === "Resubscribed"
+              ? Queue.offerAll(events, everyList)
+              : Effect.flatMap(
+                decode(delivery.payload),
+                (event) => event === undefined ? Effect.void : Queue.offer(events, event)
+              )
+          if (late) {
+            // Subscribed after `subscribe` completed: what came before is lost. The connection says so too
+            // when it came back meanwhile (its `Resubscribed` is then first): the subscriber is told once.
+            const first = yield* Queue.poll(deliveries)
+            yield* Queue.offerAll(events, everyList)
+            if (Option.isSome(first) && first.value._tag === "Message") yield* deliver(first.value)
+          }
+          for (;;) yield* deliver(yield* Queue.take(deliveries))
+        })
+      )
+      // Its own fiber, not waited for when the scope closes: a subscription waiting for a Redis that is
+      // down must not hold up the scope (the subscription, made later, is then undone at once).
+      const fiber = yield* Effect.forkDaemon(pump)
+      yield* Effect.addFinalizer(() => Fiber.interruptFork(fiber))
+      const confirmed = yield* Effect.timeoutOption(Deferred.await(subscribed), wait)
+      if (Option.isNone(confirmed)) {
+        late = true
+        yield* Effect.logWarning(
+          `effect-mcp: the Redis bus could not subscribe to ${channel} yet; it will once Redis is back ` +
+            "(its subscriber then hears that every list may have changed)"
+        )
+      }
+      return events
+    })
+
+    return { publish, subscribe } satisfies NotificationBus.Service
+  })
+
+/**
+ * The bus as the server's `NotificationBus`, on the connection of the context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<NotificationBus.NotificationBus, never, RedisConnection.RedisConnection> =>
+  Layer.effect(NotificationBus.NotificationBus, make(options))

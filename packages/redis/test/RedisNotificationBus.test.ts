@@ -1,0 +1,248 @@
+/**
+ * The Redis notification bus on a real redis-server: two processes on one channel, origins
+ * carried, malformed messages skipped, Redis down (publish, subscribe) and back (every list may
+ * have changed), and two servers sharing changes through it.
+ */
+import { MemoryTransport } from "@effect-mcp/core"
+import { McpServer, NotificationBus, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as RedisConnection from "../src/RedisConnection.js"
+import * as RedisNotificationBus from "../src/RedisNotificationBus.js"
+
+/** A bus on its own connection (one process of a deployment, say). */
+const busOn = (url: string, options: RedisNotificationBus.Options = {}) =>
+  Effect.flatMap(
+    RedisConnection.make({ url, maxReconnectDelay: 100 }),
+    (redis) =>
+      Effect.map(
+        Effect.provideService(RedisNotificationBus.make(options), RedisConnection.RedisConnection, redis),
+        (bus) => ({ bus, redis })
+      )
+  )
+
+const everyList: ReadonlyArray<NotificationBus.Event> = [
+  { _tag: "ListChanged", kind: "tools" },
+  { _tag: "ListChanged", kind: "prompts" },
+  { _tag: "ListChanged", kind: "resources" }
+]
+
+/** Nothing more arrives within a while. */
+const quiet = <A>(queue: Queue.Dequeue<A>) =>
+  Effect.map(Effect.timeoutOption(Queue.take(queue), 200), (next) => assert.isTrue(Option.isNone(next)))
+
+const retried = Schedule.intersect(Schedule.recurs(100), Schedule.spaced(50))
+
+/** The next `n` events (failing, not hanging, when they do not come). */
+const takeN = <A>(queue: Queue.Dequeue<A>, n: number) =>
+  Effect.map(Effect.timeout(Queue.takeN(queue, n), "5 seconds"), (chunk) => Array.from(chunk))
+
+const take = <A>(queue: Queue.Dequeue<A>) => Effect.timeout(Queue.take(queue), "5 seconds")
+
+/** Keeps Redis busy (a script that loops) for about `millis`, on a connection of its own. */
+const busy = (url: string, millis: number) =>
+  Effect.flatMap(RedisConnection.make({ url }), (redis) =>
+    Effect.forkScoped(redis.use((r) =>
+      r.eval(
+        "local t = redis.call('TIME') local start = t[1] * 1000000 + t[2] " +
+          "while true do t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) then break end end " +
+          "return 1",
+        0,
+        millis * 1000
+      )
+    )))
+
+describe("RedisNotificationBus", () => {
+  it.scopedLive("two processes on one Redis: published on one, heard by both, the origin intact", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const one = yield* busOn(server.url)
+      const other = yield* busOn(server.url)
+      const heardByOther = yield* other.bus.subscribe
+      const heardByOne = yield* one.bus.subscribe
+      const changes: ReadonlyArray<NotificationBus.Event> = [
+        { _tag: "ListChanged", kind: "tools", origin: "server-1" },
+        { _tag: "ResourceUpdated", uri: "test://a", origin: "server-1" },
+        NotificationBus.listChanged("prompts")
+      ]
+      for (const change of changes) yield* one.bus.publish(change)
+      assert.deepStrictEqual(yield* takeN(heardByOther, 3), changes)
+      assert.deepStrictEqual(yield* takeN(heardByOne, 3), changes)
+      // On the prefixed channel, as JSON.
+      const raw = yield* one.redis.subscribe("mcp:bus")
+      yield* other.bus.publish(NotificationBus.resourceUpdated("test://b"))
+      assert.deepStrictEqual(yield* take(raw), {
+        _tag: "Message",
+        payload: JSON.stringify({ _tag: "ResourceUpdated", uri: "test://b" })
+      })
+    }))
+
+  it.scopedLive("a message that is not an event is skipped; the subscriber goes on", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { bus, redis } = yield* busOn(server.url)
+      const heard = yield* bus.subscribe
+      for (
+        const junk of ["not json", "{\"_tag\":\"Nope\"}", "{\"_tag\":\"ListChanged\",\"kind\":\"spells\"}", "null"]
+      ) {
+        yield* redis.use((r) => r.publish("mcp:bus", junk))
+      }
+      yield* bus.publish(NotificationBus.listChanged("tools"))
+      assert.deepStrictEqual(yield* take(heard), { _tag: "ListChanged", kind: "tools" })
+      yield* quiet(heard)
+    }))
+
+  it.scopedLive(
+    "the subscription connection lost and back: every subscriber hears that every list may have changed",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const { bus } = yield* busOn(server.url)
+        const first = yield* bus.subscribe
+        const second = yield* bus.subscribe
+        yield* server.kill
+        yield* Effect.sleep(50)
+        // Published while Redis is down: no failure, no hang.
+        const started = Date.now()
+        assert.isTrue(Exit.isSuccess(yield* Effect.exit(bus.publish(NotificationBus.listChanged("tools")))))
+        assert.isBelow(Date.now() - started, 1_000)
+        yield* server.start
+        for (const queue of [first, second]) {
+          assert.deepStrictEqual(yield* takeN(queue, 3), everyList)
+        }
+        yield* quiet(first)
+        // And on as before.
+        yield* Effect.retry(
+          bus.publish(NotificationBus.resourceUpdated("test://x")).pipe(
+            Effect.zipRight(
+              Effect.flatMap(take(first), (e) => e._tag === "ResourceUpdated" ? Effect.void : Effect.fail(e))
+            )
+          ),
+          retried
+        )
+      }),
+    { timeout: 20_000 }
+  )
+
+  it.scopedLive(
+    "subscribing while Redis is down completes after subscribeTimeout; subscribed once Redis is back, every list changed",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const { bus } = yield* busOn(server.url, { subscribeTimeout: 200 })
+        const publisher = yield* busOn(server.url)
+        yield* server.kill
+        yield* Effect.sleep(50)
+        const started = Date.now()
+        const heard = yield* bus.subscribe
+        assert.isBelow(Date.now() - started, 1_000)
+        yield* server.start
+        assert.deepStrictEqual(yield* takeN(heard, 3), everyList)
+        yield* Effect.retry(publisher.redis.use((r) => r.ping()), retried)
+        yield* publisher.bus.publish(NotificationBus.resourceUpdated("test://y"))
+        assert.deepStrictEqual(yield* take(heard), { _tag: "ResourceUpdated", uri: "test://y" })
+      }),
+    { timeout: 20_000 }
+  )
+
+  it.scopedLive("subscribe completes once Redis has confirmed the subscription: a change published next is heard", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { bus } = yield* busOn(server.url)
+      const publisher = yield* busOn(server.url)
+      yield* busy(server.url, 400)
+      yield* Effect.sleep(50)
+      const started = Date.now()
+      const heard = yield* bus.subscribe
+      assert.isAtLeast(Date.now() - started, 250)
+      yield* publisher.bus.publish(NotificationBus.listChanged("prompts"))
+      assert.deepStrictEqual(yield* take(heard), { _tag: "ListChanged", kind: "prompts" })
+      yield* quiet(heard)
+    }))
+
+  it.scopedLive("Redis slower than subscribeTimeout to confirm: subscribe completes; once subscribed, every list changed", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { bus } = yield* busOn(server.url, { subscribeTimeout: 100 })
+      yield* busy(server.url, 600)
+      yield* Effect.sleep(50)
+      const started = Date.now()
+      const heard = yield* bus.subscribe
+      assert.isBelow(Date.now() - started, 400)
+      // The connection never dropped (no Resubscribed): the bus itself says what may have been missed.
+      assert.deepStrictEqual(yield* takeN(heard, 3), everyList)
+      yield* quiet(heard)
+    }))
+
+  it.scopedLive("a subscriber that does not take holds a bounded number of events, the first in order", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { bus } = yield* busOn(server.url, { capacity: 5 })
+      const heard = yield* bus.subscribe
+      for (let i = 0; i < 50; i++) yield* bus.publish(NotificationBus.resourceUpdated(`test://${i}`))
+      yield* Effect.sleep(200)
+      // Five in its queue, one on its way there, five behind it in the connection's (the rest dropped).
+      const held: Array<string> = []
+      for (;;) {
+        const next = yield* Effect.timeoutOption(Queue.take(heard), 100)
+        if (Option.isNone(next)) break
+        if (next.value._tag === "ResourceUpdated") held.push(next.value.uri)
+      }
+      assert.isAtMost(held.length, 11)
+      assert.deepStrictEqual(held.slice(0, 6), [0, 1, 2, 3, 4, 5].map((i) => `test://${i}`))
+    }))
+
+  it.scopedLive(
+    "two servers on the Redis bus: a tool added on one reaches a 2026-07-28 subscriptions/listen on the other, once",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const busLayer = (url: string) =>
+          RedisNotificationBus.layer().pipe(Layer.provide(RedisConnection.layer({ url })))
+        const options = {
+          serverInfo: { name: "redis-bus", version: "1.0.0" },
+          tools: [Tool.make("echo", {}, () => Effect.succeed("echo"))],
+          revisions: ["2026-07-28"]
+        } as const
+        const serverOn = Effect.flatMap(
+          Layer.build(busLayer(server.url)),
+          (context) => Effect.provide(McpServer.make(options), context)
+        )
+        const a = yield* serverOn
+        const b = yield* serverOn
+        const memory = yield* MemoryTransport.make
+        yield* Effect.forkScoped(a.serve(memory.protocol))
+        const client = yield* memory.connect
+        const meta = {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": { name: "test", version: "0.0.1" }
+        }
+        const next = Effect.map(client.read, (text) => JSON.parse(text))
+        yield* client.write(JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "subscriptions/listen",
+          params: { _meta: meta, notifications: { toolsListChanged: true } }
+        }))
+        assert.strictEqual((yield* next).method, "notifications/subscriptions/acknowledged")
+        yield* b.addTool(Tool.make("from-b", {}, () => Effect.succeed("b")))
+        const change = yield* next
+        assert.strictEqual(change.method, "notifications/tools/list_changed")
+        assert.strictEqual(change.params._meta["io.modelcontextprotocol/subscriptionId"], 1)
+        // Once: nothing more comes before the answer to a later request.
+        yield* client.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }))
+        const list = yield* next
+        assert.strictEqual(list.id, 2)
+        // Server a's registry is its own: the other's tool is not listed here, only heard of.
+        assert.deepStrictEqual(list.result.tools.map((t: { name: string }) => t.name), ["echo"])
+      }),
+    { timeout: 20_000 }
+  )
+})

@@ -1,0 +1,335 @@
+/**
+ * Three demo instances (apps/everything, built) on one real redis-server, behind a real nginx
+ * (deploy/cluster.mjs, deploy/nginx.conf: round-robin, no affinity), at the wire: a handshake
+ * session served by all three, a sampling request crossing instances, a 2026-07-28 listen on one
+ * instance hearing a tool added on another, a GET stream resumed elsewhere after its instance was
+ * killed with kill -9, a task whose runner was killed, and Redis restarted under load.
+ */
+import { Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const script = path.join(root, "deploy/cluster.mjs")
+
+interface Cluster {
+  readonly url: string
+  readonly instances: ReadonlyArray<{ readonly port: number; readonly pid: number }>
+  /** The MCP endpoint of instance `i`, directly (not through nginx). */
+  readonly direct: (i: number) => string
+  readonly kill: (i: number) => void
+  readonly stop: () => Promise<void>
+}
+
+/** Starts deploy/cluster.mjs; resolves once it printed where everything listens. */
+const cluster = (args: ReadonlyArray<string> = []): Promise<Cluster> =>
+  new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, [script, "--port", "0", ...args], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stderr!.on("data", (chunk) => (stderr += chunk))
+    child.once("exit", (code) => reject(new Error(`cluster.mjs exited ${code}: ${stderr}`)))
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk
+      const at = stdout.indexOf("\n")
+      if (at < 0) return
+      const started = JSON.parse(stdout.slice(0, at))
+      resolve({
+        url: started.url,
+        instances: started.instances,
+        direct: (i) => `http://127.0.0.1:${started.instances[i].port}/mcp`,
+        kill: (i) => process.kill(started.instances[i].pid, "SIGKILL"),
+        stop: () =>
+          new Promise<void>((done) => {
+            child.removeAllListeners("exit")
+            child.once("exit", () => done())
+            child.kill("SIGTERM")
+          })
+      })
+    })
+  })
+
+const using = <A>(args: ReadonlyArray<string>, f: (c: Cluster) => Promise<A>): Promise<A> =>
+  cluster(args).then((c) => f(c).finally(() => c.stop()))
+
+const handshakeHeaders = (session?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+  ...(session === undefined ? {} : { "mcp-session-id": session })
+})
+
+const post = (url: string, body: unknown, session?: string) =>
+  fetch(url, { method: "POST", headers: handshakeHeaders(session), body: JSON.stringify(body) })
+
+/** Reads SSE events (their data as JSON, and their ids) until `until` says stop. */
+const events = async (
+  response: Response,
+  until: (message: any) => boolean,
+  ms = 10_000
+): Promise<Array<{ readonly id: string | undefined; readonly message: any }>> => {
+  if (response.headers.get("content-type")?.startsWith("application/json")) {
+    return [{ id: undefined, message: await response.json() }]
+  }
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  const out: Array<{ id: string | undefined; message: any }> = []
+  let buffer = ""
+  const timer = setTimeout(() => void reader.cancel(), ms)
+  try {
+    while (true) {
+      const { done, value } = await reader.read()
+      if (done) return out
+      buffer += decoder.decode(value, { stream: true })
+      let at: number
+      while ((at = buffer.indexOf("\n\n")) >= 0) {
+        const event = buffer.slice(0, at)
+        buffer = buffer.slice(at + 2)
+        const lines = event.split("\n")
+        const id = lines.find((l) => l.startsWith("id:"))?.slice(3).trim()
+        const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")
+        if (data === "") continue
+        const message = JSON.parse(data)
+        out.push({ id, message })
+        if (until(message)) {
+          void reader.cancel()
+          return out
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const initialize = async (url: string, capabilities: object = {}) => {
+  const response = await post(url, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "cluster-test", version: "1" } }
+  })
+  assert.strictEqual(response.status, 200)
+  const session = response.headers.get("mcp-session-id")!
+  await response.text()
+  assert.strictEqual((await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status, 202)
+  return session
+}
+
+let ids = 100
+const call = async (url: string, session: string, name: string, args: object = {}) => {
+  const id = ++ids
+  const response = await post(
+    url,
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
+    session
+  )
+  if (response.status !== 200) return { status: response.status, message: await response.json() }
+  const got = await events(response, (m) => m.id === id && !("method" in m))
+  return { status: 200, message: got.at(-1)!.message }
+}
+
+const V = "2026-07-28"
+const TASKS = "io.modelcontextprotocol/tasks"
+/** A 2026-07-28 request: its own headers and `_meta`. */
+const stateless = (url: string, method: string, params: Record<string, unknown>, capabilities: object = {}) => {
+  const name = (params.name ?? params.taskId) as string | undefined
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": V,
+      "mcp-method": method,
+      ...(name === undefined ? {} : { "mcp-name": name })
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++ids,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": V,
+          "io.modelcontextprotocol/clientCapabilities": capabilities,
+          "io.modelcontextprotocol/clientInfo": { name: "cluster-test", version: "1" }
+        }
+      }
+    })
+  })
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("three instances behind nginx, sharing Redis", () => {
+  it(
+    "one handshake session: its calls spread over all three, through nginx and at each instance",
+    () =>
+      using([], async (c) => {
+        const session = await initialize(c.url)
+        for (let i = 0; i < 3; i++) {
+          const answer = await call(c.direct(i), session, "add", { a: i, b: 1 })
+          assert.deepStrictEqual(answer.message.result.structuredContent, { sum: i + 1 }, `instance ${i}`)
+        }
+        for (let i = 0; i < 9; i++) {
+          const answer = await call(c.url, session, "add", { a: i, b: 2 })
+          assert.deepStrictEqual(answer.message.result.structuredContent, { sum: i + 2 })
+        }
+        // A DELETE through nginx ends it on every instance.
+        const deleted = await fetch(c.url, { method: "DELETE", headers: handshakeHeaders(session) })
+        assert.strictEqual(deleted.status, 200)
+        for (let i = 0; i < 3; i++) {
+          assert.strictEqual((await call(c.direct(i), session, "add", { a: 1, b: 1 })).status, 404)
+        }
+      }),
+    60_000
+  )
+
+  it("a sampling request raised on instance 1 is answered by a POST to instance 2", () =>
+    using([], async (c) => {
+      const session = await initialize(c.url, { sampling: {} })
+      const response = await post(c.direct(0), {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test_sampling", arguments: { prompt: "2+2?" } }
+      }, session)
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      while (!text.includes("sampling/createMessage")) text += decoder.decode((await reader.read()).value)
+      const ask = JSON.parse(text.split("\n").find((l) => l.includes("sampling/createMessage"))!.slice(5))
+      const answered = await post(c.direct(1), {
+        jsonrpc: "2.0",
+        id: ask.id,
+        result: { role: "assistant", content: { type: "text", text: "4" }, model: "m" }
+      }, session)
+      assert.strictEqual(answered.status, 202)
+      while (!text.includes(`"id":1,`) && !text.includes(`"id":1}`)) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += decoder.decode(value)
+      }
+      assert.include(text, "LLM response: 4")
+    }), 60_000)
+
+  it("a 2026-07-28 listen on instance 1 hears a tool added on instance 2", () =>
+    using([], async (c) => {
+      const listen = await stateless(c.direct(0), "subscriptions/listen", { notifications: { toolsListChanged: true } })
+      assert.strictEqual(listen.status, 200)
+      const heard = events(listen, (m) => m.method === "notifications/tools/list_changed")
+      await sleep(300)
+      const added = await stateless(c.direct(1), "tools/call", { name: "editTools", arguments: { action: "add" } })
+      assert.include(JSON.stringify(await added.json()), "Added the tool dynamic")
+      const got = await heard
+      assert.strictEqual(got.at(-1)!.message.method, "notifications/tools/list_changed")
+    }), 60_000)
+
+  it(
+    "a GET stream whose instance is killed with kill -9 resumes on another, and hears what comes next",
+    () =>
+      using([], async (c) => {
+        const session = await initialize(c.url)
+        const get = (i: number, lastEventId?: string) =>
+          fetch(c.direct(i), {
+            headers: {
+              accept: "text/event-stream",
+              "mcp-session-id": session,
+              "mcp-protocol-version": "2025-11-25",
+              ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+            }
+          })
+        const first = await get(0)
+        assert.strictEqual(first.status, 200)
+        const heard = events(first, (m) => m.method === "notifications/tools/list_changed")
+        await sleep(300)
+        await call(c.direct(2), session, "editTools", { action: "add" })
+        const got = await heard
+        const lastId = got.at(-1)!.id!
+        assert.isDefined(lastId)
+        c.kill(0)
+        await sleep(200)
+        const resumed = await get(1, lastId)
+        assert.strictEqual(resumed.status, 200)
+        const next = events(resumed, (m) => m.method === "notifications/tools/list_changed")
+        await sleep(300)
+        await call(c.direct(2), session, "editTools", { action: "remove" })
+        assert.strictEqual((await next).at(-1)!.message.method, "notifications/tools/list_changed")
+        // nginx goes on without the dead instance.
+        for (let i = 0; i < 6; i++) assert.strictEqual((await call(c.url, session, "add", { a: 1, b: 1 })).status, 200)
+      }),
+    60_000
+  )
+
+  it(
+    "a task created through instance 1, polled through 2 and 3: its runner killed, it fails once its lease lapses",
+    () =>
+      using(["--task-lease", "2"], async (c) => {
+        const created = await (await stateless(c.direct(0), "tools/call", {
+          name: "slow_compute",
+          arguments: { seconds: 600 }
+        }, { extensions: { [TASKS]: {} } })).json()
+        const taskId = created.result.taskId ?? created.result.task?.taskId
+        assert.isString(taskId, JSON.stringify(created))
+        const status = async (i: number) => {
+          const got = await (await stateless(c.direct(i), "tasks/get", { taskId }, { extensions: { [TASKS]: {} } }))
+            .json()
+          return got.result
+        }
+        assert.strictEqual((await status(1)).status, "working")
+        assert.strictEqual((await status(2)).status, "working")
+        c.kill(0)
+        const started = Date.now()
+        let last: any
+        while (Date.now() - started < 20_000) {
+          last = await status(1 + (Math.floor((Date.now() - started) / 500) % 2))
+          if (last.status !== "working") break
+          await sleep(250)
+        }
+        assert.strictEqual(last.status, "failed", JSON.stringify(last))
+        assert.include(JSON.stringify(last), "lost")
+      }),
+    60_000
+  )
+
+  it.live(
+    "Redis restarted during load: calls made meanwhile are refused (503), none hangs, the session goes on",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* Services.redisServer({ persist: true })
+        yield* Effect.promise(() =>
+          using(["--redis", redis.url], async (c) => {
+            const session = await initialize(c.url)
+            const statuses: Array<number> = []
+            let running = true
+            const load = (async () => {
+              while (running) {
+                const answer = await Promise.race([
+                  call(c.url, session, "add", { a: 1, b: 2 }),
+                  sleep(10_000).then(() => ({ status: -1 }))
+                ])
+                statuses.push(answer.status)
+              }
+            })()
+            await sleep(500)
+            await Effect.runPromise(redis.restart)
+            await sleep(3_000)
+            running = false
+            await load
+            assert.notInclude(statuses, -1, "a call hung")
+            assert.notInclude(statuses, 404, "the session was lost")
+            assert.isTrue(statuses.every((s) => s === 200 || s === 503), JSON.stringify(statuses))
+            assert.strictEqual(statuses.at(-1), 200)
+            assert.isAbove(statuses.filter((s) => s === 200).length, 10)
+          })
+        )
+      })),
+    60_000
+  )
+})
