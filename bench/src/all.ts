@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, auth, memory, listen, client, tasks).
+ * http-stateless, auth, memory, listen, client, tasks, redis).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -42,6 +42,11 @@ const benches: ReadonlyArray<Bench> = [
     name: "tasks",
     file: "tasks.js",
     what: "tasks over HTTP: overhead, 1,000 concurrent, 10,000 swept, vs SDK 1.x"
+  },
+  {
+    name: "redis",
+    file: "redis.js",
+    what: "shared state on Redis vs in memory, 1 vs 3 instances behind nginx, an idle session's bytes"
   }
 ]
 

@@ -5,7 +5,7 @@
  * instance hearing a tool added on another, a GET stream resumed elsewhere after its instance was
  * killed with kill -9, a task whose runner was killed, and Redis restarted under load.
  */
-import { Services } from "@effect-mcp/test-support"
+import { HttpWire, Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -58,55 +58,10 @@ const cluster = (args: ReadonlyArray<string> = []): Promise<Cluster> =>
 const using = <A>(args: ReadonlyArray<string>, f: (c: Cluster) => Promise<A>): Promise<A> =>
   cluster(args).then((c) => f(c).finally(() => c.stop()))
 
-const handshakeHeaders = (session?: string): Record<string, string> => ({
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
+const { events, handshakeHeaders } = HttpWire
 
 const post = (url: string, body: unknown, session?: string) =>
   fetch(url, { method: "POST", headers: handshakeHeaders(session), body: JSON.stringify(body) })
-
-/** Reads SSE events (their data as JSON, and their ids) until `until` says stop. */
-const events = async (
-  response: Response,
-  until: (message: any) => boolean,
-  ms = 10_000
-): Promise<Array<{ readonly id: string | undefined; readonly message: any }>> => {
-  if (response.headers.get("content-type")?.startsWith("application/json")) {
-    return [{ id: undefined, message: await response.json() }]
-  }
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  const out: Array<{ id: string | undefined; message: any }> = []
-  let buffer = ""
-  const timer = setTimeout(() => void reader.cancel(), ms)
-  try {
-    while (true) {
-      const { done, value } = await reader.read()
-      if (done) return out
-      buffer += decoder.decode(value, { stream: true })
-      let at: number
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, at)
-        buffer = buffer.slice(at + 2)
-        const lines = event.split("\n")
-        const id = lines.find((l) => l.startsWith("id:"))?.slice(3).trim()
-        const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")
-        if (data === "") continue
-        const message = JSON.parse(data)
-        out.push({ id, message })
-        if (until(message)) {
-          void reader.cancel()
-          return out
-        }
-      }
-    }
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 const initialize = async (url: string, capabilities: object = {}) => {
   const response = await post(url, {

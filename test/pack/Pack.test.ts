@@ -19,7 +19,7 @@ import { promisify } from "node:util"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
-const packages = ["core", "server", "client", "platform-node"] as const
+const packages = ["core", "server", "client", "platform-node", "redis"] as const
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
 
 /**

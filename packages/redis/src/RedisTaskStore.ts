@@ -61,25 +61,13 @@ import * as RedisConnection from "./RedisConnection.js"
 type TaskRecord = TaskStore.TaskRecord
 
 /**
- * Bounds of the store (the same as the in-memory store's, and with the same defaults), and how
- * it sweeps. Bytes are characters of the records' JSON, as stored.
+ * Bounds of the store (the in-memory store's, with the same defaults, held over every instance
+ * together), and how it sweeps. Bytes are characters of the records' JSON, as stored.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** Most tasks kept, finished ones included, over every instance (default 10,000). */
-  readonly maxTasks?: number
-  /** Most tasks kept for one owner (default 1,000). */
-  readonly maxTasksPerOwner?: number
-  /** Most characters of JSON kept over every task (default 64 Mi). */
-  readonly maxBytes?: number
-  /** Most characters of JSON kept for one owner's tasks (default 16 Mi): one owner cannot fill the store. */
-  readonly maxBytesPerOwner?: number
-  /** Most characters of JSON one task may hold (default 4 Mi). */
-  readonly maxRecordBytes?: number
-  /** How often this instance sweeps expired tasks and lapsed leases (default every second). */
-  readonly sweepInterval?: Duration.DurationInput
+export interface Options extends TaskStore.MemoryOptions {
   /**
    * After this instance lost Redis, how long its sweep waits before it fails tasks whose leases
    * lapsed: their runners could not renew meanwhile either (default 30 seconds, a lease).

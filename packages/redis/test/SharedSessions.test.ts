@@ -5,7 +5,7 @@
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
-import { Services } from "@effect-mcp/test-support"
+import { HttpWire, Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -61,43 +61,14 @@ const instance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
     return `http://127.0.0.1:${port}/mcp`
   })
 
-const headers = (session?: string): Record<string, string> => ({
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
+const headers = HttpWire.handshakeHeaders
 
 const post = (url: string, body: unknown, session?: string) =>
   Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body) }))
 
 /** The JSON-RPC messages of an SSE (or JSON) response, as they come; `until` stops reading. */
 const messages = (response: Response, until: (m: any) => boolean) =>
-  Effect.promise(async () => {
-    if (response.headers.get("content-type")?.startsWith("application/json")) return [await response.json()]
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    const out: Array<any> = []
-    let buffer = ""
-    while (true) {
-      const { done, value } = await reader.read()
-      if (done) return out
-      buffer += decoder.decode(value, { stream: true })
-      let at: number
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, at)
-        buffer = buffer.slice(at + 2)
-        const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")
-        if (data === "") continue
-        const message = JSON.parse(data)
-        out.push(message)
-        if (until(message)) {
-          void reader.cancel()
-          return out
-        }
-      }
-    }
-  })
+  Effect.promise(() => HttpWire.events(response, until)).pipe(Effect.map((got) => got.map((e) => e.message)))
 
 const initialize = (url: string, capabilities: object = {}) =>
   Effect.gen(function*() {

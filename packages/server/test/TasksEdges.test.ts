@@ -154,6 +154,30 @@ describe("tasks: edges", () => {
       assert.strictEqual(yield* Ref.get(interrupted), 2, "the ended session's handlers still run")
     }))
 
+  // a task failed elsewhere (another instance found its lease lapsed while this one was cut off
+  // from a shared store) kept its handler running here, for nothing.
+  it.scoped("a task ended elsewhere (its lease lapsed) stops its handler here", () =>
+    Effect.gen(function*() {
+      const interrupted = yield* Ref.make(0)
+      const store = yield* TaskStore.makeMemory()
+      const client = yield* attach(yield* server(interrupted, store))
+      const task = yield* client.result("tools/call", p({ name: "forever" }))
+      yield* pass(10)
+      const record = Option.getOrThrow(yield* store.get(task.taskId))
+      assert.strictEqual(record.status, "working")
+      const failed = yield* store.compareAndSet(task.taskId, record.version, {
+        ...record,
+        status: "failed",
+        outcome: { _tag: "Error", error: { code: -32603, message: "The instance running this task was lost" } },
+        lease: undefined,
+        version: record.version + 1
+      })
+      assert.isTrue(failed)
+      yield* pass(10)
+      yield* pass(10)
+      assert.strictEqual(yield* Ref.get(interrupted), 1)
+    }))
+
   // a request interrupted after its handler detached (the task exists) but
   // before `start` saw it: the onExit leaves the handler running, and `asTask` is never forked.
   // Nobody settles the task (working until its TTL), nobody renews or watches it (tasks/cancel

@@ -17,3 +17,10 @@ export * as OfficialSchema from "./OfficialSchema.js"
  * @since 0.1.0
  */
 export * as Services from "./Services.js"
+
+/**
+ * Streamable HTTP's raw wire for `fetch`-driven tests: headers, and a response's messages as they come.
+ *
+ * @since 0.1.0
+ */
+export * as HttpWire from "./HttpWire.js"

@@ -539,8 +539,13 @@ export const make = (
         Stream.runForEach(store.changes, (change) => {
           const record = change.record
           const local = locals.get(change.taskId)
-          // A task this instance runs, cancelled (from anywhere) or gone (swept, removed): it stops.
-          if (local !== undefined && (record === undefined || record.cancelRequested)) {
+          // A task this instance runs, cancelled (from anywhere), ended elsewhere (failed when its lease
+          // lapsed while this instance was cut off) or gone (swept, removed): it stops. (Its own end comes
+          // after its fiber's: interrupting that is nothing.)
+          if (
+            local !== undefined &&
+            (record === undefined || record.cancelRequested || TaskStoreIsTerminal(record.status))
+          ) {
             local.fiber.unsafeInterruptAsFork(FiberId.none)
           }
           if (record === undefined) {
