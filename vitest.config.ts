@@ -13,6 +13,10 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     reporters: ["./test/support/SummaryReporter.ts", "default"],
-    testTimeout: 30_000
+    testTimeout: 30_000,
+    // Two test files at once (vitest's default is one fewer than the CPUs: one, on the 2-core CI machines).
+    // Most of the suite waits on child processes, sockets and timers, not on a CPU.
+    maxWorkers: 2,
+    minWorkers: 1
   }
 })

@@ -185,6 +185,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
         (redis) =>
           Effect.promise(() => {
             closing = true
+            // Down (reconnecting): nothing to say goodbye to, and a QUIT would wait for it to come back.
+            if (redis.status !== "ready") return Promise.resolve(redis.disconnect())
             return redis.quit().then(() => undefined, () => redis.disconnect())
           })
       )
@@ -236,10 +238,15 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       if (queues !== undefined) { for (const queue of queues) deliver(queue, { _tag: "Message", payload }) }
     })
     let subscribed = true
+    /** Channels let go of while the connection was down. */
+    const released = new Set<string>()
     subscriber.on("close", () => {
       subscribed = false
     })
     subscriber.on("ready", () => {
+      const stale = Array.from(released).filter((channel) => !channels.has(channel))
+      released.clear()
+      if (stale.length > 0) subscriber.unsubscribe(...stale).catch(() => undefined)
       if (subscribed) return
       subscribed = true
       for (const queues of channels.values()) for (const queue of queues) deliver(queue, { _tag: "Resubscribed" })
@@ -279,7 +286,13 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
             if (last) channels.delete(channel)
             return Effect.zipRight(
               Queue.shutdown(queue),
-              last ? Effect.promise(() => subscriber.unsubscribe(channel).catch(() => undefined)) : Effect.void
+              // Not while the connection is down (the command would wait for it): once it is back
+              // (and resubscribed), what is no longer held is unsubscribed then.
+              !last
+                ? Effect.void
+                : subscriber.status === "ready"
+                ? Effect.promise(() => subscriber.unsubscribe(channel).catch(() => undefined))
+                : Effect.sync(() => void released.add(channel))
             )
           })
       )

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisSessionStore from "../src/RedisSessionStore.js"
+import * as RedisState from "../src/RedisState.js"
 
 const interrupted = Deferred.unsafeMake<string>(undefined as never)
 
@@ -43,6 +44,26 @@ const Notify = Tool.make(
   {},
   () => Effect.flatMap(McpRequest.McpRequest, (request) => Effect.as(request.elicitationComplete("e-1"), "sent"))
 )
+
+/** A dual-era instance with every shared part on Redis (`RedisState`). */
+const dualInstance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Services.freePort
+    yield* Layer.buildWithScope(
+      NodeMcpServer.layerHttp({ port }).pipe(
+        Layer.provide(
+          McpServer.layer({
+            serverInfo: { name: "shared", version: "1.0.0" },
+            revisions: ["2025-11-25", "2026-07-28"],
+            tools: [Echo]
+          })
+        ),
+        Layer.provide(RedisState.layer({ url }))
+      ),
+      yield* Effect.scope
+    ).pipe(Effect.orDie)
+    return `http://127.0.0.1:${port}/mcp`
+  })
 
 /** One instance: its own connection, session store and HTTP server on a free port. */
 const instance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
@@ -210,5 +231,48 @@ describe("handshake sessions shared on Redis, three instances", () => {
         status = (yield* post(b, { jsonrpc: "2.0", id: 6, method: "tools/list" }, session)).status
       }
       assert.strictEqual(status, 200)
+    }))
+
+  it.scopedLive("Redis down: a 2026-07-28 call, which needs nothing shared, still succeeds; a handshake one is a 503", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const url = yield* dualInstance(redis.url)
+      const session = yield* initialize(url)
+      yield* redis.kill
+      const V = "2026-07-28"
+      const response = yield* Effect.promise(() =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": V,
+            "mcp-method": "tools/call",
+            "mcp-name": "echo"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "echo",
+              arguments: { text: "alone" },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": V,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }
+              }
+            }
+          })
+        })
+      )
+      assert.strictEqual(response.status, 200)
+      const body = yield* Effect.promise(() => response.json())
+      assert.deepStrictEqual(body.result.content, [{ type: "text", text: "echo alone" }])
+      // The session's state is in Redis: its request is refused until Redis is back (here, its replica
+      // is local but due a touch within a second).
+      yield* Effect.sleep(1_100)
+      const refused = yield* post(url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session)
+      assert.strictEqual(refused.status, 503)
     }))
 })
