@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import type { Registry } from "./registry.js"
-import * as Shared from "./shared.js"
+import * as Shared from "./sharedSessions.js"
 import * as Stateless from "./stateless.js"
 
 /** The eras a server speaks (at least one). */

@@ -25,7 +25,7 @@ import type { Changes, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
-import * as Shared from "./shared.js"
+import * as Shared from "./sharedSessions.js"
 import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities

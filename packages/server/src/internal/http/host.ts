@@ -8,7 +8,7 @@ import type { Transport } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
-import type * as Shared from "../shared.js"
+import type * as Shared from "../sharedSessions.js"
 
 /** How a back end sends: the protocol but its `run` (and its shared sessions, when it has them). */
 export type Sending = Omit<Shared.SharedProtocol, "run">
