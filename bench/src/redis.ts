@@ -609,12 +609,12 @@ const compare = (a: Result, b: Result): Comparison => {
 // ---------------------------------------------------------------------------------------------
 // Part 1: memory vs Redis, one instance.
 
-interface PartOne {
+interface Part {
   readonly lines: Array<string>
   readonly rows: Array<Row>
 }
 
-const partOne = async (redis: Redis): Promise<{ readonly out: PartOne; readonly handshakeRedis: Target }> => {
+const partOne = async (redis: Redis): Promise<{ readonly out: Part; readonly handshakeRedis: Target }> => {
   const server = here("./ours-redis-http-server.js")
   const start = async (key: string, name: string, args: ReadonlyArray<string>): Promise<Target> => {
     const { child, port } = await startHttpServer(server, args)
@@ -745,7 +745,7 @@ const startCluster = async (instances: number, redisUrl: string, cpu: string | u
   return reported
 }
 
-const partTwo = async (redis: Redis, cpu: string | undefined): Promise<PartOne> => {
+const partTwo = async (redis: Redis, cpu: string | undefined): Promise<Part> => {
   // Each cluster on a database of its own: two deployments, not one of four instances.
   const one = await startCluster(1, redis.url(2), cpu)
   const three = await startCluster(3, redis.url(3), cpu)
@@ -833,7 +833,7 @@ const sdkLike: Envelope = {
   }
 }
 
-const partThree = async (redis: Redis, target: Target): Promise<PartOne> => {
+const partThree = async (redis: Redis, target: Target): Promise<Part> => {
   const connections = await Promise.all(
     Array.from({ length: 10 }, () => Connection.open({ port: target.port, path: "/mcp" }))
   )
@@ -954,7 +954,7 @@ const main = async () => {
   }
   print(out)
   const summary: Array<Row> = []
-  let later: PartOne | undefined
+  let later: Part | undefined
   if (parts.includes("1") || parts.includes("3")) {
     const partOneStoppers = stoppers.length
     const one = await partOne(redis)
