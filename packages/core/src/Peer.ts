@@ -16,19 +16,22 @@
  *
  * @since 0.1.0
  */
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { RequestTimeout, TransportClosed } from "./internal/errors.js"
 import * as Inbound from "./internal/inbound.js"
 import * as Outbound from "./internal/outbound.js"
+import * as Telemetry from "./internal/telemetry.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
+import * as TelemetryConfig from "./Telemetry.js"
 import type * as Transport from "./Transport.js"
 
 export {
@@ -118,8 +121,6 @@ export interface Options<R, F = never> {
   readonly maxTimeout?: Duration.DurationInput
   /** The first id of outbound requests (default 0). */
   readonly firstId?: number
-  /** Runs each inbound request in a span of its own, `mcp <method>` (default false: no tracing cost). */
-  readonly tracing?: boolean
 }
 
 /**
@@ -185,25 +186,44 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     const fork = Runtime.runFork(runtime)
     const closed = yield* Deferred.make<void>()
     const latest = () => Effect.succeed(Revision.latest)
+    const revision = options.revision ?? latest
     const send = protocol.send
+    // Spans and metrics, when something records them (see `Telemetry`): decided once, here.
+    const clock = yield* Effect.clock
+    const telemetry = yield* Effect.withFiberRuntime<Telemetry.Telemetry | undefined>((fiber) =>
+      Effect.succeed(Telemetry.make({
+        switches: Telemetry.switches(
+          Context.get(fiber.currentContext, TelemetryConfig.Config),
+          fiber.currentTracer,
+          fiber.getFiberRef(FiberRef.currentTracerEnabled)
+        ),
+        config: Context.get(fiber.currentContext, TelemetryConfig.Config),
+        tracer: fiber.currentTracer,
+        clock,
+        context: fiber.currentContext,
+        transport: protocol.telemetry
+      }))
+    )
 
     const outbound = Outbound.make<F>({
-      clock: yield* Effect.clock,
+      clock,
       send,
       fork: (effect) => void fork(effect),
       timeout: Duration.decode(options.timeout ?? Duration.seconds(60)),
       maxTimeout: Duration.decode(options.maxTimeout ?? Duration.minutes(10)),
-      firstId: options.firstId ?? 0
+      firstId: options.firstId ?? 0,
+      telemetry,
+      revision: (client) => Effect.provide(revision(client, undefined), runtime.context)
     })
     const inbound = Inbound.make({
       runtime,
       onRequest: options.onRequest,
       onNotification: options.onNotification ?? (() => Effect.void),
-      revision: options.revision ?? latest,
+      revision,
       batching: options.batching ?? (() => Effect.succeed(false)),
       send,
       outbound,
-      tracing: options.tracing ?? false,
+      telemetry,
       unanswered: protocol.unanswered ?? (() => {})
     })
     const disconnect = (client: Transport.ClientId, reason?: Transport.TransportError) => {

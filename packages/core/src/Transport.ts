@@ -18,6 +18,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as AuthInfo from "./AuthInfo.js"
 import type * as JsonRpc from "./JsonRpc.js"
+import type { TransportDescription as TelemetryDescription } from "./Telemetry.js"
 import type * as Wire from "./Wire.js"
 
 /**
@@ -124,4 +125,9 @@ export interface Protocol<F = never> {
    * interrupted with its client): a transport with a response channel per request stops waiting.
    */
   readonly unanswered?: ((client: ClientId, id: JsonRpc.RequestId) => void) | undefined
+  /**
+   * What telemetry says of this transport (`network.transport`, the server's address, the session
+   * of a client): see `Telemetry`. Absent, spans carry none of it.
+   */
+  readonly telemetry?: TelemetryDescription | undefined
 }

@@ -10,6 +10,13 @@
 export * as Peer from "./Peer.js"
 
 /**
+ * Traces and metrics per the OpenTelemetry semantic conventions for MCP.
+ *
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.js"
+
+/**
  * Who holds the access token a request came with (HTTP with authorization on).
  *
  * @since 0.1.0

@@ -95,6 +95,9 @@ export const lineSender = (output: Writable, options: SenderOptions = {}): Trans
  */
 export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {}
 
+/** What telemetry says of stdio (`network.transport`). */
+const pipe = { transport: "pipe" } as const
+
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
  * decoded as Node delivers chunks, straight into the engine; `run` ends when the input ends. A
@@ -109,6 +112,7 @@ export const protocol = (
   output: Writable,
   options: ProtocolOptions = {}
 ): Transport.Protocol => ({
+  telemetry: pipe,
   run: (receiver) =>
     Effect.async<void, Transport.TransportError>((resume) => {
       const decoder = new StringDecoder("utf8")

@@ -85,12 +85,6 @@ export interface Options {
   /** The `retry` hint sent before the server closes a stream (default 1 second). */
   readonly retry?: Duration.DurationInput
   /**
-   * Each MCP request in a span of its own (`mcp <method>`), for the tracer in context. Off by
-   * default: nothing is traced unless asked. (Mounted on a router, the router's own HTTP spans
-   * are its middleware's business.)
-   */
-  readonly tracing?: boolean
-  /**
    * Authorization: the endpoints become an OAuth 2.1 resource server (see {@link AuthOptions}).
    * Off by default: an HTTP server that serves user data should turn it on.
    */

@@ -89,8 +89,6 @@ export interface Service {
  * @category models
  */
 export interface ServeOptions {
-  /** Each request in a span of its own (`mcp <method>`), for the tracer in context (default false). */
-  readonly tracing?: boolean
   /**
    * Serve one era only on this transport (default: every era the server speaks), as a transport
    * with a back end per era does (HTTP: 2026-07-28 POSTs apart from handshake sessions). Ignored

@@ -1,4 +1,4 @@
-import { MemoryTransport } from "@effect-mcp/core"
+import { MemoryTransport, Telemetry } from "@effect-mcp/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,11 +16,12 @@ const SpanName = Tool.make(
     )
 )
 
-const callSpanName = (tracing: boolean | undefined) =>
+const callSpanName = (spans: boolean | undefined) =>
   Effect.gen(function*() {
     const server = yield* McpServer.make({ serverInfo: { name: "t", version: "1" }, tools: [SpanName] })
     const { protocol, remote } = yield* MemoryTransport.connection
-    yield* Effect.forkScoped(server.serve(protocol, tracing === undefined ? undefined : { tracing }))
+    const serve = server.serve(protocol)
+    yield* Effect.forkScoped(spans === undefined ? serve : Effect.provide(serve, Telemetry.layer({ spans })))
     const call = (message: unknown) => Effect.zipRight(remote.write(JSON.stringify(message)), remote.read)
     yield* call({
       jsonrpc: "2.0",
@@ -36,9 +37,11 @@ const callSpanName = (tracing: boolean | undefined) =>
   })
 
 describe("Tracing", () => {
-  it.scoped("off by default: a request runs in no span of ours", () =>
+  it.scoped("with Effect's default tracer: a request runs in no span of ours", () =>
     Effect.map(callSpanName(undefined), (name) => assert.strictEqual(name, "none")))
 
-  it.scoped("opted in: each request runs in a span named after its method", () =>
-    Effect.map(callSpanName(true), (name) => assert.strictEqual(name, "mcp tools/call")))
+  it.scoped("forced on: each request runs in a span named after its method and tool", () =>
+    Effect.map(callSpanName(true), (name) => assert.strictEqual(name, "tools/call span")))
+
+  it.scoped("forced off", () => Effect.map(callSpanName(false), (name) => assert.strictEqual(name, "none")))
 })

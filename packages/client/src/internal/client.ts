@@ -3,9 +3,18 @@
  * request path (the stateless driver behind the response cache, or the session), and every named
  * call derived from the one typed `request`.
  */
-import { type JsonRpc, Meta, Peer, Revision, type Schema as McpSchema, type Transport } from "@effect-mcp/core"
+import {
+  type JsonRpc,
+  Meta,
+  Peer,
+  Revision,
+  type Schema as McpSchema,
+  Telemetry,
+  type Transport
+} from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Runtime from "effect/Runtime"
@@ -73,6 +82,7 @@ export const make = <R>(
     const transport = yield* McpClientTransport
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const handlers = options.handlers ?? {}
+    const telemetry = yield* Telemetry.enabled
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
     const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
     const maxPages = options.maxPages ?? 100
@@ -129,7 +139,8 @@ export const make = <R>(
       capabilities,
       clientInfo: options.clientInfo,
       logLevel: options.logLevel,
-      maxRoundTrips: options.maxRoundTrips ?? 8
+      maxRoundTrips: options.maxRoundTrips ?? 8,
+      spans: telemetry.spans
     })
     const cache = yield* Cache.make(store, options.cachePartition ?? "", stateless.request)
 
@@ -184,6 +195,18 @@ export const make = <R>(
         clientInfo: options.clientInfo
       })
       connection.spoken = initialized.revision
+      // `mcp.client.session.duration`, when the session ends with the client's scope.
+      if (telemetry.metrics) {
+        const opened = performance.now()
+        const labels = [MetricLabel.make(Telemetry.attributes.protocolVersion, initialized.revision)]
+        const described = transport.protocol.telemetry
+        if (described !== undefined) {
+          labels.push(MetricLabel.make(Telemetry.attributes.networkTransport, described.transport))
+        }
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => Telemetry.clientSessionDuration.unsafeUpdate((performance.now() - opened) / 1000, labels))
+        )
+      }
     }
     const spoken = connection.spoken
 

@@ -540,6 +540,7 @@ export const make = (options: Options): Effect.Effect<
       })
 
     const protocol: Transport.Protocol<Failure> = {
+      telemetry: telemetryOf(options.url, () => session.id),
       run: (r) => Effect.zipRight(Deferred.succeed(receiver, r), Effect.never),
       send: (_client, frame) =>
         Effect.suspend(() => {
@@ -561,6 +562,19 @@ export const make = (options: Options): Effect.Effect<
     }
     return { protocol, tools }
   })
+
+/** What telemetry says of a connection to `url`: TCP, HTTP, the server's host and port, the session. */
+const telemetryOf = (url: string, sessionId: () => string | undefined): Transport.Protocol["telemetry"] => {
+  let server: { readonly address: string; readonly port: number } | undefined
+  try {
+    const parsed = new URL(url)
+    const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
+    server = { address: parsed.hostname.replace(/^\[|\]$/g, ""), port }
+  } catch {
+    server = undefined
+  }
+  return { transport: "tcp", protocol: "http", server, sessionId }
+}
 
 const parseJson = (text: string): unknown => {
   try {

@@ -4,8 +4,9 @@
  * the handlers, its input requests in parallel, and the request sent again with the same params,
  * the answers under the server's keys and `requestState` byte for byte, up to `maxRoundTrips`.
  */
-import { type McpError, Meta, type Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { type McpError, Meta, type Peer, Revision, Schema as McpSchema, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
 import * as ClientError from "../ClientError.js"
 import type { CallOptions } from "../McpClient.js"
 import type { Asks } from "./asks.js"
@@ -23,6 +24,8 @@ export interface Options {
   readonly clientInfo: McpSchema.Base.Implementation
   readonly logLevel: McpSchema.Base.LoggingLevel | undefined
   readonly maxRoundTrips: number
+  /** Spans on (see `Telemetry`): the rounds of a multi-round trip link the first, its asks get spans. */
+  readonly spans: boolean
 }
 
 export interface Stateless {
@@ -75,23 +78,53 @@ export const make = (options: Options): Stateless => {
         ? Effect.catchTag(send(), "UnsupportedProtocolVersion", (again) => Effect.fail(versionMismatch(again)))
         : Effect.fail(versionMismatch(error)))
 
+  /**
+   * One input request answered by its handler: with spans on, in a SERVER span of its own (the
+   * server asked it), a child of the round's.
+   */
+  const answer = (input: InputRequest) => {
+    const answered = asks.answer(input.method, "params" in input ? input.params : undefined)
+    return options.spans
+      ? Effect.withSpan(answered, input.method, {
+        kind: "server",
+        attributes: { [Telemetry.attributes.methodName]: input.method }
+      })
+      : answered
+  }
+
   /** Fulfils every input request of one round, in parallel, with the handlers. */
-  const fulfil = (requests: Readonly<Record<string, InputRequest>>) =>
+  const fulfil = (requests: Readonly<Record<string, InputRequest>>, round: Tracer.Span | undefined) =>
     Effect.all(
       Object.fromEntries(
-        Object.entries(requests).map(([key, input]) => [
-          key,
-          asks.answer(input.method, "params" in input ? input.params : undefined)
-        ])
+        Object.entries(requests).map((
+          [key, input]
+        ) => [key, round === undefined ? answer(input) : Effect.withParentSpan(answer(input), round)])
       ),
       // In parallel, a few at a time: a server may ask for many (each may be a model's sampling).
       { concurrency: 8 }
     )
 
   const request: Stateless["request"] = (method, params, call, firstRound, own = meta) => {
+    // With spans on: the first round's span, which each later one links, and the latest one's.
+    let first: Tracer.Span | undefined
+    let latest: Tracer.Span | undefined
+    const traced = (n: number) => {
+      if (!options.spans) return engineOptions(call)
+      const onSpan = (span: Tracer.Span) => {
+        if (n === 1) first = span
+        latest = span
+      }
+      return {
+        ...engineOptions(call),
+        onSpan,
+        ...(n > 1 && first !== undefined
+          ? { spanLinks: [{ _tag: "SpanLink", span: first, attributes: { "mcp.round": n } }] as const }
+          : {})
+      }
+    }
     const round = (n: number, extra: object): Effect.Effect<unknown, ClientError.ClientError> =>
       Effect.flatMap(
-        retryOnce(() => peer.request(server, method, Meta.withMeta({ ...params, ...extra }, own), engineOptions(call))),
+        retryOnce(() => peer.request(server, method, Meta.withMeta({ ...params, ...extra }, own), traced(n))),
         (result): Effect.Effect<unknown, ClientError.ClientError> => {
           if (!isObject(result) || result.resultType !== "input_required") {
             if (n === 1 && isObject(result)) firstRound?.(result)
@@ -101,7 +134,7 @@ export const make = (options: Options): Stateless => {
           const requests = (isObject(result.inputRequests) ? result.inputRequests : {}) as Readonly<
             Record<string, InputRequest>
           >
-          return Effect.flatMap(fulfil(requests), (inputResponses) =>
+          return Effect.flatMap(fulfil(requests, latest), (inputResponses) =>
             round(n + 1, {
               ...(Object.keys(inputResponses).length > 0 ? { inputResponses } : {}),
               ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {})

@@ -36,6 +36,7 @@ import type * as Revision from "../Revision.js"
 import type * as Transport from "../Transport.js"
 import type * as Wire from "../Wire.js"
 import type { Outbound } from "./outbound.js"
+import * as Telemetry from "./telemetry.js"
 
 export interface Options<R> {
   readonly runtime: Runtime.Runtime<R>
@@ -62,8 +63,8 @@ export interface Options<R> {
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
   readonly outbound: Pick<Outbound<unknown>, "progress" | "response">
-  /** Each request in a span of its own (`mcp <method>`). */
-  readonly tracing: boolean
+  /** Spans and metrics of the requests served, when something records them. */
+  readonly telemetry: Telemetry.Telemetry | undefined
   /** Request `id` of `client` ended and nothing will be sent for it (it was interrupted). */
   readonly unanswered: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
 }
@@ -106,6 +107,8 @@ interface Call {
   answered: boolean
   /** Held open by its handler (`hold`): what to run if it is cancelled before it is answered. */
   held: { readonly onCancel: () => void } | undefined
+  /** Its span and histogram sample, when telemetry is on. */
+  readonly active: Telemetry.Active | undefined
 }
 
 /** A request answered at once was never in flight: nobody interrupted it. */
@@ -167,12 +170,26 @@ export const make = <R>(options: Options<R>): Inbound => {
     )
   }
 
-  /** Serves one request: its response, or `undefined` when it was interrupted (nothing is sent). */
-  const traced = (request: JsonRpc.Request, effect: Effect.Effect<unknown, unknown, R>) =>
-    Effect.withSpan(effect, `mcp ${request.method}`, {
-      kind: "server",
-      attributes: { "rpc.system": "jsonrpc", "rpc.method": request.method, "rpc.jsonrpc.request_id": request.id }
-    })
+  const { telemetry } = options
+
+  /**
+   * `respond`, once the request's span and histogram sample have its outcome (and the revision it
+   * was answered in).
+   */
+  const recorded = (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    active: Telemetry.Active,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
+  ) =>
+  (response: JsonRpc.Response) =>
+    Effect.zipRight(
+      Effect.map(
+        options.revision(client, request),
+        (revision) => active.end(Telemetry.outcomeOfResponse(request.method, response), revision)
+      ),
+      respond(response)
+    )
 
   /** What the side gives for one request: its effect, and the context its fiber starts with (if any). */
   const handle = (
@@ -215,7 +232,8 @@ export const make = <R>(options: Options<R>): Inbound => {
     respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>
   ): Effect.Effect<void, never, R> => {
     const { answer, log } = answering(request, respond)
-    const served = Effect.matchCauseEffect(options.tracing ? traced(request, effect) : effect, {
+    const span = call.active?.span
+    const served = Effect.matchCauseEffect(span === undefined ? effect : Effect.withParentSpan(effect, span), {
       onSuccess: (result) => {
         // Held open by its handler: answered later, through `hold` (or already, by the holder).
         if (call.held !== undefined || call.answered) return Effect.void
@@ -321,14 +339,16 @@ export const make = <R>(options: Options<R>): Inbound => {
   const start = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
-    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
+    answer: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
     ended?: () => void,
     received?: Transport.ReceiveContext
   ) => {
+    // Its span starts before its handler does, and ends with its answer.
+    const active = telemetry?.served(client, request)
+    const respond = active === undefined ? answer : recorded(client, request, active, answer)
     const { context, effect } = handle(client, request, received)
     // Done already (a handler that completed synchronously): answered without a fiber of its own.
-    // Traced requests keep theirs (their span is the fiber's).
-    if (!options.tracing && Exit.isExit(effect)) return settled(client, request, effect, respond, ended)
+    if (Exit.isExit(effect)) return settled(client, request, effect, respond, ended)
     const id = request.id
     const call: Call = {
       client,
@@ -340,7 +360,8 @@ export const make = <R>(options: Options<R>): Inbound => {
       cancellable: Method.isCancellable(request.method),
       interrupted: false,
       answered: false,
-      held: undefined
+      held: undefined,
+      active
     }
     callsOf(client).set(id, call)
     count++
@@ -361,7 +382,10 @@ export const make = <R>(options: Options<R>): Inbound => {
   const end = (call: Call) => {
     forget(call.client, call.request.id, call)
     call.ended?.()
-    if (!call.answered) options.unanswered(call.client, call.request.id)
+    if (!call.answered) {
+      options.unanswered(call.client, call.request.id)
+      call.active?.end(Telemetry.cancelled, undefined)
+    }
   }
 
   /** Lets go of a held request (its handler failed, or it is cancelled): its handler is told. */

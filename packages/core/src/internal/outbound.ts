@@ -18,6 +18,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import type * as Tracer from "effect/Tracer"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Meta from "../Meta.js"
@@ -25,6 +26,7 @@ import * as Method from "../Method.js"
 import type { Peer } from "../Peer.js"
 import type * as Transport from "../Transport.js"
 import { RequestTimeout, TransportClosed } from "./errors.js"
+import type * as Telemetry from "./telemetry.js"
 
 /** The params of a progress notification, as handed to `onProgress`. */
 export interface Progress {
@@ -50,6 +52,10 @@ export interface RequestOptions {
   readonly cancelReason?: string
   /** Told the request's id before it is sent (what a 2026-07-28 subscription is tagged with). */
   readonly onId?: (id: JsonRpc.RequestId) => void
+  /** Links of this request's span (telemetry on): a later round of a multi-round trip links its first. */
+  readonly spanLinks?: ReadonlyArray<Tracer.SpanLink>
+  /** Told this request's span before it is sent (telemetry on). */
+  readonly onSpan?: (span: Tracer.Span) => void
 }
 
 type Answer = Exit.Exit<unknown, unknown>
@@ -84,6 +90,10 @@ export interface Options {
   readonly maxTimeout: Duration.Duration
   readonly firstId: number
   readonly clock: Clock.Clock
+  /** Spans and metrics of the requests sent, when something records them. */
+  readonly telemetry: Telemetry.Telemetry | undefined
+  /** The revision spoken with `client` (what the spans of our requests to it carry). */
+  readonly revision: (client: Transport.ClientId) => Effect.Effect<string>
 }
 
 export interface Outbound<F = never> {
@@ -182,7 +192,20 @@ export const make = <F = never>(options: Options): Outbound<F> => {
 
   // Registered and sent whole, whatever happens to the caller meanwhile; only the wait is
   // interruptible, and interrupting it (however early) forgets the call and tells the peer.
+  const { telemetry } = options
   const request: Outbound<F>["request"] = (client, method, params, requestOptions = {}) =>
+    telemetry === undefined
+      ? send(client, method, params, requestOptions, undefined, undefined)
+      : Effect.withFiberRuntime((fiber) => send(client, method, params, requestOptions, telemetry, fiber.currentSpan))
+
+  const send = (
+    client: Transport.ClientId,
+    method: string,
+    params: unknown,
+    requestOptions: RequestOptions,
+    telemetry: Telemetry.Telemetry | undefined,
+    parent: Tracer.AnySpan | undefined
+  ): ReturnType<Outbound<F>["request"]> =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         if (closed) return Effect.fail(closedError(method, ended))
@@ -209,8 +232,12 @@ export const make = <F = never>(options: Options): Outbound<F> => {
           hardDeadline: Infinity
         }
         pending.set(id, call)
-        const finalParams = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
-        return Effect.matchEffect(
+        const withToken = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
+        // Its span, a child of the caller's, its context in the request's `_meta`.
+        const traced = telemetry?.sent(client, id, method, withToken, parent, requestOptions.spanLinks)
+        if (traced?.active.span !== undefined) requestOptions.onSpan?.(traced.active.span)
+        const finalParams = traced === undefined ? withToken : traced.params
+        const sent = Effect.matchEffect(
           options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related }),
           {
             onFailure: (cause) => {
@@ -237,6 +264,11 @@ export const make = <F = never>(options: Options): Outbound<F> => {
             }
           }
         )
+        return traced === undefined ? sent : Effect.onExit(sent, (exit) =>
+          Effect.map(
+            options.revision(client),
+            (revision) => telemetry!.settle(traced.active, method, exit, revision)
+          ))
       })
     )
 

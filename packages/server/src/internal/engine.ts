@@ -9,7 +9,7 @@
  * the transport still runs).
  */
 import type { JsonRpc, Transport } from "@effect-mcp/core"
-import { Peer, Revision } from "@effect-mcp/core"
+import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
@@ -30,20 +30,19 @@ export interface Eras {
  */
 export const serve = (
   eras: Eras,
-  protocol: Transport.Protocol,
-  tracing: boolean
+  protocol: Transport.Protocol
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     let host: Handshake.Host | undefined
     const hostOf = () => host!
-    const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf)
+    const { metrics } = yield* Telemetry.enabled
+    const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
     const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
       stateless !== undefined && (handshake === undefined || Stateless.isStatelessRequest(request))
 
     const peer = yield* Peer.make({
       protocol,
-      tracing,
       // Shared sessions: the requests this instance sends to clients have ids of its own range.
       ...(Shared.of(protocol) !== undefined ? { firstId: Shared.of(protocol)!.firstId } : {}),
       onRequest: (client, request, received) =>

@@ -14,8 +14,19 @@
  * declared. A session holds a reference to its table.
  */
 import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
-import { Capabilities, Dispatch, McpError, Meta, Method, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import {
+  Capabilities,
+  Dispatch,
+  McpError,
+  Meta,
+  Method,
+  Peer,
+  Revision,
+  Schema as McpSchema,
+  Telemetry
+} from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
@@ -56,6 +67,8 @@ export interface Session {
   readonly state: Ref.Ref<State>
   /** The state now, read synchronously: kept with `state` by `update`, what a request is routed by. */
   current: State
+  /** When it began (`performance.now()`), for `mcp.server.session.duration`. */
+  readonly opened: number
 }
 
 /** Updates the state of a session (and what it reads synchronously). */
@@ -462,7 +475,7 @@ export interface OnEngine {
  * fibers are forked from the engine's runtime (the server's context), never from the request
  * that created a session.
  */
-export const era = (server: Server, host: () => Host): OnEngine => {
+export const era = (server: Server, host: () => Host, metrics = false): OnEngine => {
   const { config, registry } = server
   const sessions = new Map<Transport.ClientId, Session>()
   const initialRevision = config.revisions[config.revisions.length - 1]
@@ -526,7 +539,7 @@ export const era = (server: Server, host: () => Host): OnEngine => {
       const adopted = Shared.of(host().protocol)?.adopt(client)
       const first = adopted === undefined ? { ...initial, since } : fromSnapshot(adopted, since)
       return Effect.map(Ref.make(first), (state) => {
-        const begun = sessions.get(client) ?? { client, state, current: first }
+        const begun = sessions.get(client) ?? { client, state, current: first, opened: performance.now() }
         sessions.set(client, begun)
         return begun
       })
@@ -610,7 +623,20 @@ export const era = (server: Server, host: () => Host): OnEngine => {
     onRequest,
     onNotification,
     onDisconnect: (client) => {
+      const session = sessions.get(client)
       sessions.delete(client)
+      // A session that was initialized, ended here (a shared one's replica going is not its end).
+      if (
+        metrics && session !== undefined && session.current.phase !== "new" &&
+        Shared.of(host().protocol) === undefined
+      ) {
+        const labels = [MetricLabel.make(Telemetry.attributes.protocolVersion, session.current.revision)]
+        const described = host().protocol.telemetry
+        if (described !== undefined) {
+          labels.push(MetricLabel.make(Telemetry.attributes.networkTransport, described.transport))
+        }
+        Telemetry.serverSessionDuration.unsafeUpdate((performance.now() - session.opened) / 1000, labels)
+      }
       // Its tasks (those it owns, not a token's holder's) can no longer be reached: they stop. A shared
       // session may go on elsewhere: its tasks end with it (`Shared.Era.end`).
       if (Shared.of(host().protocol) === undefined) {

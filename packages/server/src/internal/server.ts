@@ -4,11 +4,12 @@
  * context. Building is named (`McpServer.make`, a span); nothing here is on a request's path.
  */
 import type { Transport } from "@effect-mcp/core"
-import { Revision } from "@effect-mcp/core"
+import { Revision, Telemetry } from "@effect-mcp/core"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
@@ -25,6 +26,7 @@ import type * as Tool from "../Tool.js"
 import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
+import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
 import type * as Serving from "./serving.js"
 import * as SkillsExtension from "./skills.js"
@@ -235,6 +237,13 @@ const build = Effect.fn("McpServer.make")(function*(
   const subscriptions = yield* Subscriptions.make(registry, config, limits)
   // Tasks' status changes: to their sessions (2025-11-25), to the listens that follow them (2026-07-28).
   yield* tasks.watch(subscriptions.taskChanged)
+  // The server's own gauges (metrics on): open listens, tasks by status.
+  if ((yield* Telemetry.enabled).metrics) {
+    yield* Metrics.followTasks(store)
+    yield* Metrics.sampleEvery(
+      Effect.flatMap(subscriptions.active, (open) => Metric.set(Metrics.listens, open.length))
+    )
+  }
   const clock = yield* Effect.clock
   const key = yield* readKey(options.requestStateKey)
   const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
@@ -344,7 +353,7 @@ const build = Effect.fn("McpServer.make")(function*(
     [entriesLookup]: registry.unsafeEntries,
     serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
       Effect.mapInputContext(
-        Engine.serve(only(eras, serveOptions?.era), protocol, serveOptions?.tracing ?? false),
+        Engine.serve(only(eras, serveOptions?.era), protocol),
         (outer: Context.Context<Scope.Scope>) => Context.merge(context, outer)
       ),
     activeSubscriptions: subscriptions.active,

@@ -20,7 +20,16 @@
  *   cancel (`cancelled`, set by the cancel itself).
  */
 import type { JsonRpc } from "@effect-mcp/core"
-import { AuthInfo, Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import {
+  AuthInfo,
+  Capabilities,
+  McpError,
+  Meta,
+  Method,
+  Revision,
+  Schema as McpSchema,
+  Telemetry
+} from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -45,6 +54,10 @@ type InputRequest = McpSchema.InputRequired.InputRequest
 type TaskRecord = TaskStore.TaskRecord
 
 /** The tasks extension's id (2026-07-28). */
+
+/** The span a task's handler runs in (telemetry on). */
+const runSpanName = (tool: string) => `tasks/run ${tool}`
+
 export const extensionId = McpSchema.TasksExtension.extensionId
 
 /** Options of the runtime, whole. */
@@ -375,6 +388,11 @@ export const make = (
               const record = exit.value
               // Runs in the handler's own fiber: that fiber is the task's runner from here on.
               return Effect.withFiberRuntime<void>((fiber) => {
+                // Its span (telemetry on) names the task it became.
+                const span = fiber.currentSpan
+                if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
+                  span.attribute("mcp.task.id", record.taskId)
+                }
                 task.record = record
                 locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
                 if (request.notifySession !== undefined) {
@@ -395,8 +413,16 @@ export const make = (
             Effect.provideService(McpRequest.McpRequest, task),
             Effect.provideService(McpTask.McpTask, service)
           )
-        // Until it detaches, a plain request: interrupted with it, its outcome the request's.
-        const fiber = yield* Effect.forkIn(handler, scope)
+        // Until it detaches, a plain request: interrupted with it, its outcome the request's. With
+        // spans on, it runs in a span of its own, a child of the request's, that lasts as long as it.
+        const { spans } = yield* Telemetry.enabled
+        const run = spans
+          ? Effect.withSpan(handler, runSpanName(tool.name), {
+            kind: "internal",
+            attributes: { [Telemetry.attributes.toolName]: tool.name }
+          })
+          : handler
+        const fiber = yield* Effect.forkIn(run, scope)
         const first = yield* Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))

@@ -49,7 +49,6 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const runtime = yield* Effect.runtime<never>()
     const fork = (effect: Effect.Effect<void>) => void Runtime.runFork(runtime)(effect)
     const clock = yield* Effect.clock
-    const tracing = options.tracing ?? false
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
     const maxRequestMillis = Duration.toMillis(options.maxRequestDuration ?? defaults.maxRequestDuration)
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
@@ -96,12 +95,12 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       // Shared sessions: what other instances send here, and what they change.
       yield* Effect.forkScoped(sessions.inbox)
       yield* Effect.forkScoped(sessions.follow)
-      yield* Effect.forkScoped(server.serve(sessions.host.protocol, { tracing, era: "handshake" }))
+      yield* Effect.forkScoped(server.serve(sessions.host.protocol, { era: "handshake" }))
       yield* sessions.host.ready
     }
     if (posts !== undefined) {
       yield* Effect.addFinalizer(() => posts.endAll)
-      yield* Effect.forkScoped(server.serve(posts.host.protocol, { tracing, era: "stateless" }))
+      yield* Effect.forkScoped(server.serve(posts.host.protocol, { era: "stateless" }))
       yield* posts.host.ready
     }
 

@@ -663,6 +663,11 @@ export class Sessions {
     this.streamTag = key === undefined ? "" : `k${key}`
     this.standaloneId = key === undefined ? "standalone" : `standalone${key}`
     this.host = new ProtocolHost({
+      telemetry: {
+        transport: "tcp",
+        protocol: "http",
+        sessionId: (client) => this.byClient.get(client)?.id
+      },
       send: (client, frame, context) =>
         Effect.suspend(() => {
           const session = this.byClient.get(client)

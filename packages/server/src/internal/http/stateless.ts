@@ -192,6 +192,7 @@ export class Posts {
 
   /** The protocol the engine runs on: each POST is a client; `send` answers it. */
   readonly host = new ProtocolHost({
+    telemetry: { transport: "tcp", protocol: "http" },
     send: (client, frame) =>
       Effect.suspend(() => {
         const post = this.byClient.get(client)

@@ -1,0 +1,231 @@
+/**
+ * Traces and metrics per the OpenTelemetry semantic conventions for MCP
+ * (`semantic-conventions-genai`, `docs/gen-ai/mcp.md`), through Effect's own tracer and
+ * `Metric`: providing `@effect/opentelemetry`'s layer (`NodeSdk.layer`, `Otlp.layer`) is all it
+ * takes. With Effect's default tracer in place, nothing is traced or measured and nothing costs.
+ *
+ * - A SERVER span for each request a side answers, a CLIENT span for each request it sends,
+ *   named `{mcp.method.name} {target}` (the tool's or prompt's name), with the attributes of the
+ *   conventions ({@link attributes}); a JSON-RPC error sets `error.type` to its code, a tool's
+ *   `isError` result to `tool_error`, and either sets the span's status to ERROR with the message.
+ * - Trace context rides in `params._meta` (`traceparent`, `tracestate`, `baggage`, unprefixed as
+ *   SEP-414 says): injected into every request sent, extracted from every request received as
+ *   the parent of its span; what arrived as `tracestate` and `baggage` is passed on by the
+ *   requests made while serving it.
+ * - The four histograms of the conventions, in seconds, with their buckets.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import type * as Tracer from "effect/Tracer"
+
+/**
+ * What is recorded. `"auto"` (the default): spans and metrics when a tracer other than Effect's
+ * default one is in place (an OpenTelemetry layer provided); `true` / `false` force either.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Spans (default `"auto"`). */
+  readonly spans?: boolean | "auto"
+  /** The histograms of the conventions and the server's own gauges and counters (default `"auto"`). */
+  readonly metrics?: boolean | "auto"
+  /**
+   * Record `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` on `tools/call` spans (default
+   * false: they may hold what users would not want in their traces).
+   */
+  readonly toolCallContent?: boolean
+  /** Put `mcp.resource.uri` in the names of resource spans (default false: names of high cardinality). */
+  readonly resourceUriInName?: boolean
+}
+
+/**
+ * The telemetry options in force (a `Context.Reference`: absent, everything is `"auto"`).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Config extends Context.Reference<Config>()("@effect-mcp/core/Telemetry/Config", {
+  defaultValue: (): Options => ({})
+}) {}
+
+/**
+ * Sets the telemetry options of what is built with this layer in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<never> => Layer.succeedContext(Context.make(Config, options))
+
+/**
+ * What is recorded, the options resolved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Enabled {
+  readonly spans: boolean
+  readonly metrics: boolean
+}
+
+/** Effect's default tracer: its spans go nowhere, so `"auto"` makes none. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/**
+ * What `options` turn on with `tracer` in place (`"auto"`: on when it is not Effect's default
+ * tracer); nothing is traced where the tracer is disabled (`Effect.withTracerEnabled(false)`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const resolve = (options: Options, tracer: Tracer.Tracer, tracerEnabled: boolean): Enabled => {
+  const real = tracer !== nativeTracer && tracerEnabled
+  const spans = options.spans === undefined || options.spans === "auto" ? real : options.spans
+  const metrics = options.metrics === undefined || options.metrics === "auto" ? real : options.metrics
+  return { spans: spans && tracerEnabled, metrics }
+}
+
+/**
+ * What is recorded in the current fiber (its `Config`, its tracer).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const enabled: Effect.Effect<Enabled> = Effect.withFiberRuntime((fiber) =>
+  Effect.succeed(
+    resolve(
+      Context.get(fiber.currentContext, Config),
+      fiber.currentTracer,
+      fiber.getFiberRef(FiberRef.currentTracerEnabled)
+    )
+  )
+)
+
+/**
+ * How a transport describes itself to telemetry (`Transport.Protocol.telemetry`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TransportDescription {
+  /** `network.transport`: `pipe` for stdio, `tcp` for HTTP. */
+  readonly transport: string
+  /** `network.protocol.name` (`http`), when there is one. */
+  readonly protocol?: string | undefined
+  /** `server.address` and `server.port`, as the client side sees them. */
+  readonly server?: { readonly address: string; readonly port?: number | undefined } | undefined
+  /** `mcp.session.id` of a client, when it is part of a session. */
+  readonly sessionId?: ((client: number) => string | undefined) | undefined
+}
+
+/**
+ * The attribute names the spans and metrics carry.
+ *
+ * @since 0.1.0
+ * @category attributes
+ */
+export const attributes = {
+  methodName: "mcp.method.name",
+  requestId: "jsonrpc.request.id",
+  toolName: "gen_ai.tool.name",
+  promptName: "gen_ai.prompt.name",
+  operationName: "gen_ai.operation.name",
+  resourceUri: "mcp.resource.uri",
+  protocolVersion: "mcp.protocol.version",
+  sessionId: "mcp.session.id",
+  networkTransport: "network.transport",
+  networkProtocolName: "network.protocol.name",
+  serverAddress: "server.address",
+  serverPort: "server.port",
+  errorType: "error.type",
+  statusCode: "rpc.response.status_code",
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  toolCallResult: "gen_ai.tool.call.result"
+} as const
+
+/**
+ * The `_meta` keys of trace context (W3C Trace Context and Baggage), unprefixed.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const metaKeys = { traceparent: "traceparent", tracestate: "tracestate", baggage: "baggage" } as const
+
+/**
+ * The bucket boundaries of the conventions' histograms, in seconds.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const durationBuckets: ReadonlyArray<number> = [
+  0.01,
+  0.02,
+  0.05,
+  0.1,
+  0.2,
+  0.5,
+  1,
+  2,
+  5,
+  10,
+  30,
+  60,
+  120,
+  300
+]
+
+const boundaries = MetricBoundaries.fromIterable(durationBuckets)
+
+/**
+ * `mcp.server.operation.duration`: a request or notification as the receiver saw it, in seconds.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const serverOperationDuration = Metric.histogram(
+  "mcp.server.operation.duration",
+  boundaries,
+  "The duration of the MCP request or notification as observed on the receiver, in seconds"
+)
+
+/**
+ * `mcp.client.operation.duration`: a request from its send to its answer, in seconds.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const clientOperationDuration = Metric.histogram(
+  "mcp.client.operation.duration",
+  boundaries,
+  "The duration of the MCP request or notification as observed on the sender, in seconds"
+)
+
+/**
+ * `mcp.server.session.duration`: a session as the server saw it, in seconds.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const serverSessionDuration = Metric.histogram(
+  "mcp.server.session.duration",
+  boundaries,
+  "The duration of the MCP session as observed on the MCP server, in seconds"
+)
+
+/**
+ * `mcp.client.session.duration`: a session as the client saw it, in seconds.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const clientSessionDuration = Metric.histogram(
+  "mcp.client.session.duration",
+  boundaries,
+  "The duration of the MCP session as observed on the MCP client, in seconds"
+)

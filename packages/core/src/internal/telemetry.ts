@@ -1,0 +1,350 @@
+/**
+ * The engine's telemetry: a span and a histogram sample for each request answered (SERVER) and
+ * each request sent (CLIENT), per the OpenTelemetry conventions for MCP, and the trace context
+ * carried in `params._meta`. Built once per engine, and only when something records: with
+ * Effect's default tracer (and metrics not forced on), `make` gives `undefined` and the engine
+ * pays one check per request.
+ */
+import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Exit from "effect/Exit"
+import type * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import type * as JsonRpc from "../JsonRpc.js"
+import * as McpError from "../McpError.js"
+import * as Meta from "../Meta.js"
+import * as Revision from "../Revision.js"
+import * as Config from "../Telemetry.js"
+
+/** Whether spans and metrics are recorded. */
+export type Switches = Config.Enabled
+
+export const switches = Config.resolve
+
+/** The `tracestate` and `baggage` that arrived with a request: passed on by the requests made serving it. */
+export class Carried extends Context.Tag("@effect-mcp/core/Telemetry/Carried")<Carried, {
+  readonly tracestate: string | undefined
+  readonly baggage: string | undefined
+}>() {}
+
+const traceparentPattern = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/
+const zeroTrace = "0".repeat(32)
+const zeroSpan = "0".repeat(16)
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The remote parent a request's `_meta` names (a valid W3C `traceparent`), with what rides along it. */
+export const extract = (params: unknown): Tracer.ExternalSpan | undefined => {
+  const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined
+  const traceparent = meta?.[Config.metaKeys.traceparent]
+  if (typeof traceparent !== "string" || traceparent.length > 512) return undefined
+  const match = traceparentPattern.exec(traceparent.toLowerCase())
+  if (match === null || match[1] === "ff" || match[2] === zeroTrace || match[3] === zeroSpan) return undefined
+  // Version 00 has nothing after the flags.
+  if (match[1] === "00" && traceparent.length !== 55) return undefined
+  const tracestate = meta![Config.metaKeys.tracestate]
+  const baggage = meta![Config.metaKeys.baggage]
+  const carried = typeof tracestate === "string" && tracestate.length <= 512
+    ? tracestate
+    : undefined
+  const bag = typeof baggage === "string" && baggage.length <= 8192 ? baggage : undefined
+  return Tracer.externalSpan({
+    traceId: match[2]!,
+    spanId: match[3]!,
+    sampled: (parseInt(match[4]!, 16) & 1) === 1,
+    context: carried === undefined && bag === undefined
+      ? Context.empty()
+      : Context.make(Carried, { tracestate: carried, baggage: bag })
+  })
+}
+
+/** What the nearest remote ancestor of `span` carried. */
+const carriedOf = (span: Tracer.AnySpan | undefined) => {
+  let at: Tracer.AnySpan | undefined = span
+  for (let depth = 0; at !== undefined && depth < 64; depth++) {
+    if (at._tag === "ExternalSpan") return Context.getOption(at.context, Carried).pipe(Option.getOrUndefined)
+    at = Option.getOrUndefined(at.parent)
+  }
+  return undefined
+}
+
+/** `params` with `span`'s trace context in its `_meta` (what was there of it replaced). */
+export const inject = (params: unknown, span: Tracer.AnySpan): unknown => {
+  const carried = carriedOf(span)
+  const context: Record<string, string> = {
+    [Config.metaKeys.traceparent]: `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+  }
+  if (carried?.tracestate !== undefined) context[Config.metaKeys.tracestate] = carried.tracestate
+  if (carried?.baggage !== undefined) context[Config.metaKeys.baggage] = carried.baggage
+  return Meta.withMeta(isObject(params) ? params : undefined, context)
+}
+
+/** What a request is about: the low-cardinality target of its span's name, and its attributes. */
+const describe = (method: string, params: unknown, span: Tracer.Span | undefined, options: Config.Options) => {
+  const p = isObject(params) ? params : undefined
+  const labels: Array<MetricLabel.MetricLabel> = [MetricLabel.make(Config.attributes.methodName, method)]
+  let target: string | undefined
+  const name = p?.name
+  if (method === "tools/call" && typeof name === "string") {
+    target = name
+    span?.attribute(Config.attributes.toolName, name)
+    span?.attribute(Config.attributes.operationName, "execute_tool")
+    labels.push(
+      MetricLabel.make(Config.attributes.toolName, name),
+      MetricLabel.make(Config.attributes.operationName, "execute_tool")
+    )
+    if (options.toolCallContent === true && p?.arguments !== undefined) {
+      span?.attribute(Config.attributes.toolCallArguments, safeJson(p.arguments))
+    }
+  } else if (method === "prompts/get" && typeof name === "string") {
+    target = name
+    span?.attribute(Config.attributes.promptName, name)
+    labels.push(MetricLabel.make(Config.attributes.promptName, name))
+  } else if (
+    (method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") &&
+    typeof p?.uri === "string"
+  ) {
+    span?.attribute(Config.attributes.resourceUri, p.uri)
+    if (options.resourceUriInName === true) target = p.uri
+  }
+  return { spanName: target === undefined ? method : `${method} ${target}`, labels }
+}
+
+const safeJson = (value: unknown): string => {
+  try {
+    const text = JSON.stringify(value)
+    return text.length > 65_536 ? `${text.slice(0, 65_536)}…` : text
+  } catch {
+    return "[unserializable]"
+  }
+}
+
+/** The failure a span ends with: its message is the span's status description. */
+class Failed extends Error {
+  constructor(readonly errorType: string, message: string) {
+    super(message)
+    this.name = errorType === "tool_error" ? "ToolError" : "JsonRpcError"
+  }
+}
+
+/** How a request ended, as telemetry records it. */
+export type Outcome =
+  | { readonly _tag: "Ok"; readonly result: unknown }
+  | { readonly _tag: "Error"; readonly type: string; readonly code: string | undefined; readonly message: string }
+  | { readonly _tag: "Interrupted" }
+
+const interrupted: Outcome = { _tag: "Interrupted" }
+
+/** The outcome of a response we send or receive (a result with `isError` is `tool_error`). */
+export const outcomeOfResponse = (method: string, response: JsonRpc.Response): Outcome => {
+  if ("error" in response) {
+    const code = String(response.error.code)
+    return { _tag: "Error", type: code, code, message: response.error.message }
+  }
+  return outcomeOfResult(method, response.result)
+}
+
+const outcomeOfResult = (method: string, result: unknown): Outcome => {
+  if (method === "tools/call" && isObject(result) && result.isError === true) {
+    return { _tag: "Error", type: "tool_error", code: undefined, message: toolErrorMessage(result) }
+  }
+  return { _tag: "Ok", result }
+}
+
+const toolErrorMessage = (result: Record<string, unknown>): string => {
+  const content = Array.isArray(result.content) ? result.content : []
+  for (const block of content) {
+    if (isObject(block) && block.type === "text" && typeof block.text === "string") {
+      return block.text.length > 1024 ? `${block.text.slice(0, 1024)}…` : block.text
+    }
+  }
+  return "tool_error"
+}
+
+/** The outcome of one of our requests, from what its caller got (`Exit`). */
+const outcomeOfExit = (method: string, exit: Exit.Exit<unknown, unknown>, revision: string | undefined): Outcome => {
+  if (Exit.isSuccess(exit)) return outcomeOfResult(method, exit.value)
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  if (failure === undefined) {
+    return exit.cause._tag === "Interrupt"
+      ? interrupted
+      : { _tag: "Error", type: "_OTHER", code: undefined, message: "" }
+  }
+  // The peer's error: its code as the revision spoken renders it.
+  if (McpError.isMcpError(failure)) {
+    const wire = failure.toWire((revision ?? Revision.latest) as Revision.Revision)
+    const code = String(wire.code)
+    return { _tag: "Error", type: code, code, message: wire.message }
+  }
+  const error = failure as { readonly _tag?: unknown; readonly message?: unknown }
+  const type = error._tag === "RequestTimeout"
+    ? "timeout"
+    : error._tag === "TransportClosed"
+    ? "transport_closed"
+    : typeof error._tag === "string"
+    ? error._tag
+    : "_OTHER"
+  return { _tag: "Error", type, code: undefined, message: typeof error.message === "string" ? error.message : type }
+}
+
+/** One request being served or sent: ends once, with its outcome. */
+export interface Active {
+  /** The request's span (undefined when only metrics are on). */
+  readonly span: Tracer.Span | undefined
+  readonly end: (outcome: Outcome, protocolVersion: string | undefined) => void
+}
+
+export interface Telemetry {
+  readonly switches: Switches
+  /** A request received: its SERVER span, its parent the context in its `_meta`. */
+  readonly served: (client: number, request: JsonRpc.Request) => Active
+  /** A request sent: its CLIENT span (child of `parent`), and its params with the context injected. */
+  readonly sent: (
+    client: number,
+    id: number,
+    method: string,
+    params: unknown,
+    parent: Tracer.AnySpan | undefined,
+    links: ReadonlyArray<Tracer.SpanLink> | undefined
+  ) => { readonly active: Active; readonly params: unknown }
+  /** Ends `active` with what the caller of a request we sent got. */
+  readonly settle: (
+    active: Active,
+    method: string,
+    exit: Exit.Exit<unknown, unknown>,
+    version: string | undefined
+  ) => void
+}
+
+export interface MakeOptions {
+  readonly switches: Switches
+  readonly config: Config.Options
+  readonly tracer: Tracer.Tracer
+  readonly clock: Clock.Clock
+  readonly context: Context.Context<never>
+  readonly transport: Config.TransportDescription | undefined
+}
+
+/** The engine's telemetry, or `undefined` when nothing records. */
+export const make = (options: MakeOptions): Telemetry | undefined => {
+  const { clock, config, switches, tracer, transport } = options
+  if (!switches.spans && !switches.metrics) return undefined
+  const base: Array<MetricLabel.MetricLabel> = []
+  if (transport !== undefined) {
+    base.push(MetricLabel.make(Config.attributes.networkTransport, transport.transport))
+    if (transport.protocol !== undefined) {
+      base.push(MetricLabel.make(Config.attributes.networkProtocolName, transport.protocol))
+    }
+  }
+
+  const decorate = (span: Tracer.Span, client: number, id: JsonRpc.RequestId, side: "server" | "client") => {
+    span.attribute(Config.attributes.requestId, String(id))
+    if (transport === undefined) return
+    span.attribute(Config.attributes.networkTransport, transport.transport)
+    if (transport.protocol !== undefined) span.attribute(Config.attributes.networkProtocolName, transport.protocol)
+    const session = transport.sessionId?.(client)
+    if (session !== undefined) span.attribute(Config.attributes.sessionId, session)
+    if (side === "client" && transport.server !== undefined) {
+      span.attribute(Config.attributes.serverAddress, transport.server.address)
+      if (transport.server.port !== undefined) span.attribute(Config.attributes.serverPort, transport.server.port)
+    }
+  }
+
+  const finish = (
+    span: Tracer.Span | undefined,
+    histogram: Metric.Metric.Histogram<number>,
+    labels: Array<MetricLabel.MetricLabel>,
+    started: number
+  ) => {
+    let ended = false
+    return (outcome: Outcome, version: string | undefined) => {
+      if (ended) return
+      ended = true
+      if (version !== undefined) {
+        span?.attribute(Config.attributes.protocolVersion, version)
+        labels.push(MetricLabel.make(Config.attributes.protocolVersion, version))
+      }
+      if (outcome._tag === "Error") {
+        labels.push(MetricLabel.make(Config.attributes.errorType, outcome.type))
+        if (outcome.code !== undefined) labels.push(MetricLabel.make(Config.attributes.statusCode, outcome.code))
+      }
+      if (switches.metrics) histogram.unsafeUpdate((performance.now() - started) / 1000, labels)
+      if (span === undefined) return
+      const now = clock.unsafeCurrentTimeNanos()
+      switch (outcome._tag) {
+        case "Ok":
+          if (config.toolCallContent === true && span.attributes.has(Config.attributes.toolName)) {
+            span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result))
+          }
+          return span.end(now, Exit.void)
+        case "Interrupted":
+          return span.end(now, Exit.interrupt(Option.none() as never))
+        case "Error":
+          span.attribute(Config.attributes.errorType, outcome.type)
+          if (outcome.code !== undefined) span.attribute(Config.attributes.statusCode, outcome.code)
+          return span.end(now, Exit.fail(new Failed(outcome.type, outcome.message)))
+      }
+    }
+  }
+
+  const served: Telemetry["served"] = (client, request) => {
+    const started = performance.now()
+    const parent = switches.spans ? extract(request.params) : undefined
+    const { labels, spanName } = describe(request.method, request.params, undefined, config)
+    const span = switches.spans
+      ? tracer.span(
+        spanName,
+        parent === undefined ? Option.none() : Option.some(parent),
+        options.context,
+        [],
+        clock.unsafeCurrentTimeNanos(),
+        "server"
+      )
+      : undefined
+    if (span !== undefined) {
+      span.attribute(Config.attributes.methodName, request.method)
+      describe(request.method, request.params, span, config)
+      decorate(span, client, request.id, "server")
+    }
+    return { span, end: finish(span, Config.serverOperationDuration, [...labels, ...base], started) }
+  }
+
+  const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
+    const started = performance.now()
+    const { labels, spanName } = describe(method, params, undefined, config)
+    if (!switches.spans) {
+      return {
+        active: {
+          span: undefined,
+          end: finish(undefined, Config.clientOperationDuration, [...labels, ...base], started)
+        },
+        params
+      }
+    }
+    const span = tracer.span(
+      spanName,
+      parent === undefined ? Option.none() : Option.some(parent),
+      options.context,
+      links ?? [],
+      clock.unsafeCurrentTimeNanos(),
+      "client"
+    )
+    span.attribute(Config.attributes.methodName, method)
+    describe(method, params, span, config)
+    decorate(span, client, id, "client")
+    return {
+      active: { span, end: finish(span, Config.clientOperationDuration, [...labels, ...base], started) },
+      params: inject(params, span)
+    }
+  }
+
+  const settle: Telemetry["settle"] = (active, method, exit, version) =>
+    active.end(outcomeOfExit(method, exit, version), version)
+
+  return { switches, served, sent, settle }
+}
+
+/** The outcome of a request received that was interrupted (cancelled, its client gone). */
+export const cancelled: Outcome = interrupted
