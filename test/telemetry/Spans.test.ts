@@ -14,11 +14,13 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as net from "node:net"
 import { PassThrough } from "node:stream"
 
@@ -46,7 +48,13 @@ const Ask = Tool.make("ask", { failure: Schema.String }, () =>
     (answer) => `hello ${answer.content?.name}`
   ))
 
-const tools = [Add, Broken, Ask]
+const Build = Tool.make(
+  "build",
+  { task: { support: "required", start: "immediately" } },
+  () => Effect.as(Effect.withSpan(Effect.sleep("50 millis"), "compiling"), "built")
+)
+
+const tools = [Add, Broken, Ask, Build]
 
 /** The OpenTelemetry SDK with an in-memory exporter: what a user provides, and what it recorded. */
 const otel = () => {
@@ -393,6 +401,26 @@ describe("Telemetry: spans per the MCP conventions (in-memory exporter)", () => 
       assert.strictEqual(served.attributes["jsonrpc.request.id"], "1")
       assert.strictEqual(served.attributes["mcp.protocol.version"], "2026-07-28")
     })
+  })
+
+  it.scopedLive("a task (2026-07-28): its handler runs in a tasks/run span under the call that created it", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function*() {
+      const { client } = yield* overHttp(["2026-07-28"])
+      const task = yield* client.callTool("build", {}, { task: true })
+      const statuses = Chunk.toReadonlyArray(yield* Stream.runCollect(task.status))
+      assert.strictEqual(statuses.at(-1)?.status, "completed")
+      const taskId = statuses.at(-1)!.taskId
+      const spans = finished(exporter)
+      const created = named(spans, "tools/call build", SpanKind.SERVER).at(-1)!
+      const run = named(spans, "tasks/run build", SpanKind.INTERNAL).at(-1)!
+      const work = named(spans, "compiling", SpanKind.INTERNAL).at(-1)!
+      assert.strictEqual(parentOf(run), idOf(created))
+      assert.strictEqual(parentOf(work), idOf(run))
+      assert.strictEqual(run.attributes["mcp.task.id"], taskId)
+      assert.strictEqual(run.attributes["gen_ai.tool.name"], "build")
+      named(spans, "tasks/get", SpanKind.SERVER)
+    }).pipe(Effect.provide(layer))
   })
 
   it.scopedLive("opt-in content: tool arguments and result on the spans with toolCallContent", () => {

@@ -44,6 +44,7 @@ modes:
           events, tasks), so that N instances behind a load balancer serve one set of
           clients with no sticky sessions (give them one MCP_REQUEST_STATE_KEY); a task
           whose instance died fails once its lease lapses, --task-lease seconds (default 30)
+          Liveness at /healthz, readiness at /readyz (503 while a shared store is down).
 
 --era (both modes):
   handshake  2024-11-05 … 2025-11-25: initialize, then a session
@@ -290,6 +291,8 @@ if (!("values" in line)) {
       host,
       maxSessions: maxSessions as number,
       sessionIdleTimeout: Duration.seconds(idle as number),
+      healthPath: "/healthz",
+      readyPath: "/readyz",
       ...(line.values["max-request"] === undefined
         ? {}
         : { maxRequestDuration: Duration.seconds(maxRequest as number) }),

@@ -389,6 +389,7 @@ export const make = (
       })
 
     return {
+      ready: redis.isReady,
       append,
       after,
       clear,

@@ -156,7 +156,7 @@ export const make = (
       return events
     })
 
-    return { publish, subscribe } satisfies NotificationBus.Service
+    return { publish, subscribe, ready: redis.isReady } satisfies NotificationBus.Service
   })
 
 /**

@@ -262,6 +262,7 @@ export const make = (
       JSON.stringify({ id, state: state ?? null, origin: key })
 
     const service: SessionStore.Service = {
+      ready: redis.isReady,
       key,
       create: (record, { maxSessions, ttlMillis }) =>
         Effect.mapError(

@@ -514,6 +514,7 @@ export const make = (
       isReason(reply) ? Effect.fail(new TaskStore.TaskStoreFull({ reason: reply })) : Effect.void
 
     const service: TaskStore.Service = {
+      ready: connection.isReady,
       create: (record) =>
         Effect.suspend(() => {
           const text = encode(record)

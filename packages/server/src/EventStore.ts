@@ -61,6 +61,11 @@ export interface Service {
   readonly after: (sessionId: string, lastEventId: string) => Effect.Effect<ReadonlyArray<Event>, EventsUnavailable>
   /** Forgets every event of a session (it ended). */
   readonly clear: (sessionId: string) => Effect.Effect<void>
+  /**
+   * Whether the store can serve now (a shared one: its backing service answers), for the HTTP
+   * handler's `readyPath`. Absent: always.
+   */
+  readonly ready?: Effect.Effect<boolean> | undefined
 }
 
 /**

@@ -85,6 +85,19 @@ export interface Options {
   /** The `retry` hint sent before the server closes a stream (default 1 second). */
   readonly retry?: Duration.DurationInput
   /**
+   * Liveness (`/healthz`, say): 200 `{"status":"ok"}` while the process serves. Off by default.
+   * Like `readyPath`: GET and HEAD only (else 405), no token, no Host or Origin check (load
+   * balancers and orchestrators probe by IP), `Cache-Control: no-store`.
+   */
+  readonly healthPath?: `/${string}`
+  /**
+   * Readiness (`/readyz`, say): 200 `{"status":"ready"}` once the server is built and each shared
+   * store in context (`SessionStore`, `EventStore`, `TaskStore`, `NotificationBus`) answers its
+   * `ready` within a second; otherwise 503 `{"status":"unavailable","failing":["sessions",…]}`.
+   * Off by default.
+   */
+  readonly readyPath?: `/${string}`
+  /**
    * Authorization: the endpoints become an OAuth 2.1 resource server (see {@link AuthOptions}).
    * Off by default: an HTTP server that serves user data should turn it on.
    */

@@ -151,6 +151,11 @@ export interface Service {
    * has completed: nothing published afterwards is missed.
    */
   readonly subscribe: Effect.Effect<Queue.Dequeue<Event>, never, Scope.Scope>
+  /**
+   * Whether the store can serve now (a shared one: its backing service answers), for the HTTP
+   * handler's `readyPath`. Absent: always.
+   */
+  readonly ready?: Effect.Effect<boolean> | undefined
 }
 
 /**

@@ -130,6 +130,11 @@ export interface Service {
   readonly holdStandalone: (
     sessionId: string
   ) => Effect.Effect<Queue.Dequeue<string>, SessionStoreUnavailable, Scope.Scope>
+  /**
+   * Whether the store can serve now (a shared one: its backing service answers), for the HTTP
+   * handler's `readyPath`. Absent: always.
+   */
+  readonly ready?: Effect.Effect<boolean> | undefined
 }
 
 /**

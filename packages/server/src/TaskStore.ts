@@ -176,6 +176,11 @@ export interface Service {
   readonly await: (taskId: string, version: number) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreUnavailable>
   /** Every change, as the record it made, and every removal (swept, or removed), as its id alone. */
   readonly changes: Stream.Stream<Change>
+  /**
+   * Whether the store can serve now (a shared one: its backing service answers), for the HTTP
+   * handler's `readyPath`. Absent: always.
+   */
+  readonly ready?: Effect.Effect<boolean> | undefined
 }
 
 /**

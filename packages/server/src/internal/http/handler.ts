@@ -4,9 +4,10 @@
  * the exchanges.
  */
 import type { AuthInfo } from "@effect-mcp/core"
-import { McpError, Revision, Wire } from "@effect-mcp/core"
+import { McpError, Revision, Telemetry, Wire } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
@@ -14,8 +15,11 @@ import type * as Scope from "effect/Scope"
 import * as EventStore from "../../EventStore.js"
 import type { Handler, Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
+import * as NotificationBus from "../../NotificationBus.js"
 import * as SessionStore from "../../SessionStore.js"
+import * as TaskStore from "../../TaskStore.js"
 import * as TokenVerifier from "../../TokenVerifier.js"
+import * as Metrics from "../metrics.js"
 import * as Auth from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
@@ -38,6 +42,14 @@ export const defaults = {
 } as const
 
 const notFound = Front.error(404, Front.transportError, "Not Found")
+
+const ok = JSON.stringify({ status: "ok" })
+const ready = JSON.stringify({ status: "ready" })
+const probeReply = (status: number, body: string): Front.Reply => ({
+  status,
+  headers: { "content-type": "application/json", "cache-control": "no-store" },
+  body
+})
 
 export const make = (options: Options = {}): Effect.Effect<Handler, never, McpServer | Scope.Scope> =>
   Effect.gen(function*() {
@@ -233,7 +245,68 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         : auth.authenticate(exchange, (holder) => endpoint(exchange, holder))
     }
 
-    const handle = (exchange: Exchange): void => {
+    // Liveness and readiness, when asked for: no guard, no token (probes come by IP).
+    const probes = new Map<string, () => Effect.Effect<Front.Reply>>()
+    if (options.healthPath !== undefined) probes.set(options.healthPath, () => Effect.succeed(probeReply(200, ok)))
+    if (options.readyPath !== undefined) {
+      const checks: Array<readonly [string, Effect.Effect<boolean>]> = []
+      const add = (name: string, service: { readonly ready?: Effect.Effect<boolean> | undefined } | undefined) => {
+        if (service?.ready !== undefined) checks.push([name, service.ready])
+      }
+      add("sessions", sessionStore)
+      add("events", store)
+      add("tasks", Option.getOrUndefined(yield* Effect.serviceOption(TaskStore.TaskStore)))
+      add("notifications", Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus)))
+      probes.set(options.readyPath, () =>
+        Effect.map(
+          Effect.forEach(checks, ([name, ready]) =>
+            ready.pipe(
+              Effect.timeoutTo({ duration: Duration.seconds(1), onTimeout: () => false, onSuccess: (r) => r }),
+              Effect.catchAllCause(() => Effect.succeed(false)),
+              Effect.map((r) => r ? undefined : name)
+            ), { concurrency: "unbounded" }),
+          (answers) => {
+            const failing = answers.filter((name): name is string => name !== undefined)
+            return failing.length === 0
+              ? probeReply(200, ready)
+              : probeReply(503, JSON.stringify({ status: "unavailable", failing }))
+          }
+        ))
+    }
+    const probe = (exchange: Exchange, answer: () => Effect.Effect<Front.Reply>) => {
+      if (exchange.method !== "GET" && exchange.method !== "HEAD") {
+        return exchange.reply(Front.methodNotAllowed(["GET", "HEAD"]))
+      }
+      fork(
+        Effect.map(
+          answer(),
+          (reply) => exchange.reply(exchange.method === "HEAD" ? { ...reply, body: undefined } : reply)
+        )
+      )
+    }
+
+    // The server's own gauges (metrics on): sessions held here, the event store's bytes; and each refusal counted.
+    const { metrics } = yield* Telemetry.enabled
+    if (metrics) {
+      const memory = "bytes" in store && !("memoryUsage" in store) ? store as EventStore.Memory : undefined
+      yield* Metrics.sampleEvery(Effect.gen(function*() {
+        yield* Metric.set(Metrics.sessions, sessions?.count() ?? 0)
+        if (memory !== undefined) yield* Metric.set(Metrics.eventStoreBytes, yield* memory.bytes())
+      }))
+    }
+    const counted = (exchange: Exchange): Exchange =>
+      metrics
+        ? {
+          ...exchange,
+          reply: (reply) => {
+            Metrics.countRefused(reply.status)
+            exchange.reply(reply)
+          }
+        }
+        : exchange
+
+    const handle = (raw: Exchange): void => {
+      const exchange = counted(raw)
       if (exchange.path === path) return serve(exchange, mcp, mcpMethods)
       if (legacy !== undefined && exchange.path === legacyPaths!.sse) return serve(exchange, sse, ["GET"])
       if (legacy !== undefined && exchange.path === legacyPaths!.messages) return serve(exchange, messages, ["POST"])
@@ -242,6 +315,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         const denied = Front.guard({ ...guard, allowedOrigins: "*" }, exchange.header("host"), undefined)
         return denied ? exchange.reply(denied) : Auth.serveMetadata(auth, exchange)
       }
+      const answer = probes.get(exchange.path)
+      if (answer !== undefined) return probe(raw, answer)
       exchange.reply(notFound)
     }
 
@@ -249,7 +324,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       handle,
       paths: [
         ...(legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages]),
-        ...(auth?.metadataPaths ?? [])
+        ...(auth?.metadataPaths ?? []),
+        ...probes.keys()
       ],
       sessions: () => sessions?.count() ?? 0
     }

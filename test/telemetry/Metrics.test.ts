@@ -1,0 +1,93 @@
+/**
+ * The server's own gauges and counters (metrics forced on, no tracer needed): sessions held,
+ * tasks by status, refusals by reason; and the session duration histograms once a session ends.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { Revision, Telemetry } from "@effect-mcp/core"
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+const Build = Tool.make(
+  "build",
+  { task: { support: "required", start: "immediately" } },
+  () => Effect.as(Effect.sleep("20 millis"), "built")
+)
+
+/** The value of gauge or counter `name` with `tags` (all of them), from Effect's registry. */
+const valueOf = (name: string, tags: Record<string, string> = {}) =>
+  Effect.map(Metric.snapshot, (pairs) => {
+    const found = pairs.find((p) =>
+      p.metricKey.name === name &&
+      Object.entries(tags).every(([k, v]) => p.metricKey.tags.some((t) => t.key === k && t.value === v))
+    )
+    const state = found?.metricState as { readonly value?: number; readonly count?: number } | undefined
+    return state?.value ?? state?.count
+  })
+
+describe("Telemetry: the server's own metrics", () => {
+  it.scopedLive("sessions, tasks by status, refusals; the session histograms when a session ends", () =>
+    Effect.gen(function*() {
+      const port = yield* Services.freePort
+      yield* Layer.build(
+        NodeMcpServer.layerHttp({ port }).pipe(
+          Layer.provide(McpServer.layer({
+            serverInfo: { name: "metrics", version: "1.0.0" },
+            tools: [Build],
+            revisions: [...Revision.handshake, "2026-07-28"]
+          }))
+        )
+      )
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        McpClient.layer({ clientInfo: { name: "metrics-client", version: "1.0.0" }, era: "handshake" }).pipe(
+          Layer.provide(McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` })),
+          Layer.provide(FetchHttpClient.layer)
+        ),
+        scope
+      )
+      const client = yield* Effect.provide(McpClient.McpClient, context)
+      // A task, followed to its end.
+      const task = yield* client.callTool("build", {}, { task: true })
+      const statuses = Chunk.toReadonlyArray(yield* Stream.runCollect(task.status))
+      assert.strictEqual(statuses.at(-1)?.status, "completed")
+      // Sampled once a second.
+      yield* Effect.sleep("1200 millis")
+      assert.strictEqual(yield* valueOf("mcp.server.sessions"), 1)
+      assert.strictEqual(yield* valueOf("mcp.server.tasks", { "mcp.task.status": "completed" }), 1)
+      assert.strictEqual(yield* valueOf("mcp.server.tasks", { "mcp.task.status": "working" }), 0)
+      assert.strictEqual(yield* valueOf("mcp.server.listens"), 0)
+      // A request for a session that is not there: refused, counted by reason.
+      const before = (yield* valueOf("mcp.server.refused", { reason: "unknown_session" })) ?? 0
+      const refused = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-session-id": "nobody",
+            "mcp-protocol-version": "2025-11-25"
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
+        })
+      )
+      assert.strictEqual(refused.status, 404)
+      assert.strictEqual(yield* valueOf("mcp.server.refused", { reason: "unknown_session" }), before + 1)
+      // The client's session ends (DELETE), and so does the server's.
+      const clientSessions = (yield* valueOf("mcp.client.session.duration")) ?? 0
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(yield* valueOf("mcp.client.session.duration"), clientSessions + 1)
+      yield* Effect.sleep("1200 millis")
+      assert.strictEqual(yield* valueOf("mcp.server.sessions"), 0)
+      assert.isAtLeast((yield* valueOf("mcp.server.session.duration", { "network.transport": "tcp" })) ?? 0, 1)
+    }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))
+})
