@@ -26,13 +26,17 @@
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
  *
+ * With `OTEL_EXPORTER_OTLP_ENDPOINT` set (and the other standard `OTEL_*` variables: protocol
+ * http/protobuf or http/json, service name, headers), every command's spans and metrics are
+ * exported as OTLP over HTTP; the proxy carries trace context from its clients to its target.
+ *
  * With `MCP_CONFORMANCE_SCENARIO` set, `mcp <url>` is the conformance suite's client driver.
  *
  * @since 0.1.0
  */
 import { McpClient, Skills as McpSkills } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
-import { NodeMcpServer, NodeTokenStore } from "@effect-mcp/platform-node"
+import { NodeMcpServer, NodeTelemetry, NodeTokenStore } from "@effect-mcp/platform-node"
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -633,7 +637,9 @@ const logout = Command.make("logout", {
 }).pipe(Command.withDescription("Forgets the tokens and registrations kept for a server"))
 
 const mcp = Command.make("mcp").pipe(
-  Command.withDescription("A Model Context Protocol client for servers over stdio or HTTP, in either era"),
+  Command.withDescription(
+    "A Model Context Protocol client for servers over stdio or HTTP, in either era. With OTEL_EXPORTER_OTLP_ENDPOINT set (and OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_SERVICE_NAME, …), its traces and metrics are exported as OTLP over HTTP"
+  ),
   Command.withSubcommands([
     discover,
     tools,
@@ -694,6 +700,8 @@ program.pipe(
         process.exitCode = 1
       })
   ),
+  // OTLP export when the environment asks for it (OTEL_EXPORTER_OTLP_ENDPOINT, …), flushed on exit.
+  Effect.provide(NodeTelemetry.layerFromEnv({ serviceName: "mcp", serviceVersion: "0.1.0" })),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
 )

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { NodeMcpServer, NodeSkills } from "@effect-mcp/platform-node"
+import { NodeMcpServer, NodeSkills, NodeTelemetry } from "@effect-mcp/platform-node"
 import type { HttpTransport, McpServer, Skills } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
@@ -62,6 +62,10 @@ environment:
   MCP_AUTH_ISSUER        http: --auth-issuer, when the flag is not given
   MCP_RESOURCE           http: --resource, when the flag is not given
   MCP_REDIS_URL          http: --redis, when the flag is not given
+  OTEL_EXPORTER_OTLP_ENDPOINT  traces and metrics as OTLP over HTTP to this collector (both
+                         modes; also OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf|http/json,
+                         OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES,
+                         OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=none); unset, none
 `
 
 /** The flags of each mode (`--era` is both modes'). */
@@ -254,6 +258,9 @@ const withSkills = <E>(
     ? layer
     : Layer.provide(layer, NodeSkills.layerDirectory(given ?? defaultSkills))
 
+/** OTLP export when the environment asks for it (`OTEL_EXPORTER_OTLP_ENDPOINT`, …), else nothing. */
+const telemetry = NodeTelemetry.layerFromEnv({ serviceName: "effect-mcp-everything", serviceVersion: "0.1.0" })
+
 const line = commandLine(process.argv.slice(2))
 const era = "values" in line ? line.values.era ?? "dual" : "dual"
 
@@ -264,6 +271,8 @@ if (!("values" in line)) {
 } else if (line.mode === "stdio") {
   NodeMcpServer.serveStdio.pipe(
     Effect.provide(withSkills(line.values.skills, server(era as Everything.Mode))),
+    // Outside the server, so that its spans and metrics are exported and flushed after it stops.
+    Effect.provide(telemetry),
     // Report failures to stderr, then let runMain set the exit code (its own report and its
     // pretty logger would write to stdout).
     Effect.tapErrorCause(Effect.logError),
@@ -310,6 +319,7 @@ if (!("values" in line)) {
       ),
       // Under both the server and its HTTP layer: each takes the shared parts from its context.
       Layer.provide(sharedState(redis as URL | undefined)),
+      Layer.provide(telemetry),
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() =>
         say(

@@ -33,16 +33,16 @@ import type * as Tracer from "effect/Tracer"
  */
 export interface Options {
   /** Spans (default `"auto"`). */
-  readonly spans?: boolean | "auto"
+  readonly spans?: boolean | "auto" | undefined
   /** The histograms of the conventions and the server's own gauges and counters (default `"auto"`). */
-  readonly metrics?: boolean | "auto"
+  readonly metrics?: boolean | "auto" | undefined
   /**
    * Record `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` on `tools/call` spans (default
    * false: they may hold what users would not want in their traces).
    */
-  readonly toolCallContent?: boolean
+  readonly toolCallContent?: boolean | undefined
   /** Put `mcp.resource.uri` in the names of resource spans (default false: names of high cardinality). */
-  readonly resourceUriInName?: boolean
+  readonly resourceUriInName?: boolean | undefined
 }
 
 /**

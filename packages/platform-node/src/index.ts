@@ -36,3 +36,10 @@ export * as NodeTokenStore from "./NodeTokenStore.js"
  * @since 0.1.0
  */
 export * as NodeSkills from "./NodeSkills.js"
+
+/**
+ * OpenTelemetry export from the standard `OTEL_*` environment variables (OTLP over HTTP).
+ *
+ * @since 0.1.0
+ */
+export * as NodeTelemetry from "./NodeTelemetry.js"

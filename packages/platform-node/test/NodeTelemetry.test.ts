@@ -1,0 +1,213 @@
+import { Telemetry } from "@effect-mcp/core"
+import { NodeTelemetry } from "@effect-mcp/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+
+describe("NodeTelemetry.settingsFromEnv", () => {
+  it("exports nothing without an endpoint", () => {
+    const settings = NodeTelemetry.settingsFromEnv({ env: {}, serviceName: "demo" })
+    expect(settings.traces).toBeUndefined()
+    expect(settings.metrics).toBeUndefined()
+    expect(settings.resource.serviceName).toBe("demo")
+    expect(settings.warnings).toEqual([])
+  })
+
+  it("appends the signal paths to the base endpoint, protobuf by default", () => {
+    const settings = NodeTelemetry.settingsFromEnv({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318/" }
+    })
+    expect(settings.traces?.url).toBe("http://127.0.0.1:4318/v1/traces")
+    expect(settings.metrics?.url).toBe("http://127.0.0.1:4318/v1/metrics")
+    expect(settings.traces?.protocol).toBe("http/protobuf")
+    expect(Duration.toMillis(settings.traces!.interval)).toBe(5_000)
+    expect(Duration.toMillis(settings.metrics!.interval)).toBe(60_000)
+    expect(settings.resource.serviceName).toBe("unknown_service:node")
+  })
+
+  it("takes per-signal endpoints as given, and per-signal protocols, headers and intervals", () => {
+    const settings = NodeTelemetry.settingsFromEnv({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces.example/custom",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20abc, x-team = mcp",
+        OTEL_EXPORTER_OTLP_METRICS_HEADERS: "x-team=metrics",
+        OTEL_BSP_SCHEDULE_DELAY: "250",
+        OTEL_METRIC_EXPORT_INTERVAL: "1000"
+      }
+    })
+    expect(settings.traces).toMatchObject({
+      url: "http://traces.example/custom",
+      protocol: "http/json",
+      headers: { authorization: "Bearer abc", "x-team": "mcp" }
+    })
+    expect(settings.metrics).toMatchObject({
+      url: "http://collector:4318/v1/metrics",
+      protocol: "http/protobuf",
+      headers: { authorization: "Bearer abc", "x-team": "metrics" }
+    })
+    expect(Duration.toMillis(settings.traces!.interval)).toBe(250)
+    expect(Duration.toMillis(settings.metrics!.interval)).toBe(1_000)
+  })
+
+  it("names the service from OTEL_SERVICE_NAME, then the resource attributes, then the caller", () => {
+    const env = {
+      OTEL_RESOURCE_ATTRIBUTES: "service.name=from-attrs,deployment.environment=prod%2Beu,service.version=2"
+    }
+    const fromAttributes = NodeTelemetry.settingsFromEnv({ env, serviceName: "caller", serviceVersion: "1" })
+    expect(fromAttributes.resource).toEqual({
+      serviceName: "from-attrs",
+      serviceVersion: "2",
+      attributes: { "deployment.environment": "prod+eu" }
+    })
+    const named = NodeTelemetry.settingsFromEnv({ env: { ...env, OTEL_SERVICE_NAME: "named" } })
+    expect(named.resource.serviceName).toBe("named")
+  })
+
+  it("honours none and OTEL_SDK_DISABLED, and warns of what it cannot do", () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
+    const noTraces = NodeTelemetry.settingsFromEnv({ env: { ...base, OTEL_TRACES_EXPORTER: "none" } })
+    expect(noTraces.traces).toBeUndefined()
+    expect(noTraces.metrics).toBeDefined()
+    const disabled = NodeTelemetry.settingsFromEnv({ env: { ...base, OTEL_SDK_DISABLED: "TRUE" } })
+    expect(disabled.traces).toBeUndefined()
+    expect(disabled.metrics).toBeUndefined()
+    const grpc = NodeTelemetry.settingsFromEnv({
+      env: { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc", OTEL_METRICS_EXPORTER: "prometheus" }
+    })
+    expect(grpc.traces).toBeUndefined()
+    expect(grpc.metrics).toBeUndefined()
+    expect(grpc.warnings).toHaveLength(2)
+    expect(grpc.warnings.join("\n")).toMatch(/grpc/)
+    expect(grpc.warnings.join("\n")).toMatch(/prometheus/)
+    const badNumber = NodeTelemetry.settingsFromEnv({ env: { ...base, OTEL_BSP_SCHEDULE_DELAY: "soon" } })
+    expect(Duration.toMillis(badNumber.traces!.interval)).toBe(5_000)
+    expect(badNumber.warnings).toHaveLength(1)
+    const badUrl = NodeTelemetry.settingsFromEnv({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" } })
+    expect(badUrl.traces).toBeUndefined()
+    expect(badUrl.warnings).toHaveLength(1)
+  })
+})
+
+interface Received {
+  readonly path: string
+  readonly contentType: string | undefined
+  readonly body: any
+}
+
+/** An OTLP/HTTP receiver on a free port that keeps what it is sent (JSON bodies parsed). */
+const receiver = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly received: Array<Received>; readonly server: http.Server }>(
+    (resume) => {
+      const received: Array<Received> = []
+      const server = http.createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (chunk: Buffer) => chunks.push(chunk))
+        req.on("end", () => {
+          const text = Buffer.concat(chunks)
+          const contentType = req.headers["content-type"]
+          received.push({
+            path: req.url ?? "",
+            contentType,
+            body: contentType?.includes("json") ? JSON.parse(text.toString("utf8")) : text
+          })
+          res.writeHead(200, { "content-type": "application/json" }).end("{}")
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const port = (server.address() as AddressInfo).port
+        resume(Effect.succeed({ url: `http://127.0.0.1:${port}`, received, server }))
+      })
+    }
+  ),
+  ({ server }) =>
+    Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
+)
+
+describe("NodeTelemetry.layer", () => {
+  it.live("is empty with nothing to export: spans and metrics stay off", () =>
+    Effect.gen(function*() {
+      const enabled = yield* Telemetry.enabled.pipe(
+        Effect.provide(NodeTelemetry.layerFromEnv({ env: {}, serviceName: "x" }))
+      )
+      expect(enabled).toEqual({ spans: false, metrics: false })
+    }))
+
+  it.scopedLive("exports spans and metrics as OTLP/JSON, flushing when released", () =>
+    Effect.gen(function*() {
+      const { received, url } = yield* receiver
+      const counter = Metric.counter("node_telemetry_test_total")
+      const enabled = yield* Effect.gen(function*() {
+        yield* Metric.increment(counter)
+        yield* Effect.void.pipe(Effect.withSpan("exported span", { attributes: { answer: 42 } }))
+        return yield* Telemetry.enabled
+      }).pipe(
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          serviceName: "node-telemetry-test",
+          env: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+            OTEL_EXPORTER_OTLP_HEADERS: "x-probe=1",
+            OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test"
+          }
+        }))
+      )
+      expect(enabled).toEqual({ spans: true, metrics: true })
+      const traces = received.filter((r) => r.path === "/v1/traces")
+      const metrics = received.filter((r) => r.path === "/v1/metrics")
+      expect(traces.length).toBeGreaterThan(0)
+      expect(metrics.length).toBeGreaterThan(0)
+      expect(traces[0].contentType).toMatch(/application\/json/)
+      const resource = traces[0].body.resourceSpans[0].resource.attributes
+      expect(resource).toContainEqual({ key: "service.name", value: { stringValue: "node-telemetry-test" } })
+      expect(resource).toContainEqual({ key: "deployment.environment", value: { stringValue: "test" } })
+      const spans = traces.flatMap((r) =>
+        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
+      )
+      expect(spans.map((s: any) => s.name)).toContain("exported span")
+      const names = metrics.flatMap((r) =>
+        r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics))
+      ).map((m: any) => m.name)
+      expect(names).toContain("node_telemetry_test_total")
+    }))
+
+  it.scopedLive("sends protobuf by default", () =>
+    Effect.gen(function*() {
+      const { received, url } = yield* receiver
+      yield* Effect.void.pipe(
+        Effect.withSpan("protobuf span"),
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces` }
+        }))
+      )
+      expect(received).toHaveLength(1)
+      expect(received[0].contentType).toBe("application/x-protobuf")
+      expect(Buffer.from(received[0].body).includes(Buffer.from("protobuf span"))).toBe(true)
+    }))
+
+  it.live(
+    "leaves an exporter's failures to itself: an unreachable collector fails nothing",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* Effect.succeed(1).pipe(
+          Effect.withSpan("lost"),
+          Effect.provide(
+            NodeTelemetry.layer(NodeTelemetry.settingsFromEnv({
+              env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }
+            }))
+          ),
+          Effect.provide(Layer.empty)
+        )
+        expect(result).toBe(1)
+      }),
+    15_000
+  )
+})
