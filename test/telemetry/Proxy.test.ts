@@ -1,0 +1,173 @@
+/**
+ * One trace across three processes: our client here (spans to OpenTelemetry's in-memory
+ * exporter), `mcp proxy` (apps/cli, built) serving 2026-07-28 over HTTP, and the demo server
+ * (apps/everything, built) behind it over stdio in the handshake era. The two children export
+ * OTLP over HTTP (JSON) to a receiver this test starts, configured by the standard variables.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { Services } from "@effect-mcp/test-support"
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import { SpanKind } from "@opentelemetry/api"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as http from "node:http"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = path.join(root, "apps/everything/dist/main.js")
+
+/** A span as OTLP/JSON carries it, with the service that sent it. */
+interface Received {
+  readonly service: string
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId: string | undefined
+  readonly name: string
+  readonly kind: number
+  readonly attributes: Record<string, unknown>
+}
+
+const valueOf = (v: Record<string, unknown> | undefined): unknown =>
+  v === undefined ? undefined : v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue
+
+/** An OTLP/HTTP receiver on a free port: the spans posted to /v1/traces, until the scope closes. */
+const receiver = Effect.gen(function*() {
+  const spans: Array<Received> = []
+  const port = yield* Services.freePort
+  const server = http.createServer((req, res) => {
+    let body = ""
+    req.on("data", (chunk: Buffer) => body += chunk.toString())
+    req.on("end", () => {
+      if (req.url === "/v1/traces") {
+        const parsed = JSON.parse(body)
+        for (const resourceSpans of parsed.resourceSpans ?? []) {
+          const service = valueOf(
+            resourceSpans.resource?.attributes?.find((a: { key: string }) => a.key === "service.name")?.value
+          ) as string
+          for (const scope of resourceSpans.scopeSpans ?? []) {
+            for (const span of scope.spans ?? []) {
+              spans.push({
+                service,
+                traceId: span.traceId,
+                spanId: span.spanId,
+                parentSpanId: span.parentSpanId || undefined,
+                name: span.name,
+                kind: span.kind,
+                attributes: Object.fromEntries(
+                  (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [
+                    a.key,
+                    valueOf(a.value)
+                  ])
+                )
+              })
+            }
+          }
+        }
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+  })
+  yield* Effect.acquireRelease(
+    Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void))),
+    () => Effect.sync(() => server.close())
+  )
+  return { url: `http://127.0.0.1:${port}`, spans }
+})
+
+/** `node <args>` with `env` until `stop` (SIGTERM, waiting for its exit: it flushes what it buffered). */
+const start = (args: ReadonlyArray<string>, env: Record<string, string>, ready: string) =>
+  Effect.gen(function*() {
+    const child: ChildProcess = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, args, {
+          cwd: root,
+          env: { ...process.env, ...env },
+          stdio: ["ignore", "ignore", "pipe"]
+        })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+    )
+    yield* Effect.async<void>((resume) => {
+      let seen = ""
+      child.stderr!.on("data", (chunk: Buffer) => {
+        seen += chunk.toString()
+        if (seen.includes(ready)) resume(Effect.void)
+      })
+    }).pipe(Effect.timeout(Duration.seconds(20)))
+    const stop = Effect.async<void>((resume) => {
+      if (child.exitCode !== null) return resume(Effect.void)
+      child.once("exit", () => resume(Effect.void))
+      child.kill("SIGTERM")
+    }).pipe(Effect.timeout(Duration.seconds(10)), Effect.ignore)
+    return { stop }
+  })
+
+describe("Telemetry across processes", () => {
+  it.scopedLive("client → mcp proxy → demo server: one trace, each span the child of the one before", () => {
+    const exporter = new InMemorySpanExporter()
+    const otel = NodeSdk.layer(() => ({
+      resource: { serviceName: "telemetry-client" },
+      spanProcessor: new SimpleSpanProcessor(exporter)
+    }))
+    return Effect.gen(function*() {
+      const { spans, url } = yield* receiver
+      const env = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        OTEL_METRIC_EXPORT_INTERVAL: "100"
+      }
+      const port = yield* Services.freePort
+      const upstream = `stdio:${process.execPath} ${everything} stdio --era handshake`
+      const proxy = yield* start(
+        [mcpMain, "proxy", upstream, "--port", String(port), "--serve", "stateless"],
+        env,
+        "mcp proxy: serving"
+      )
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "telemetry-client", version: "1.0.0" }, era: "stateless" }).pipe(
+          Layer.provide(McpClientTransport.layerHttp({ url: `http://127.0.0.1:${port}/mcp` })),
+          Layer.provide(FetchHttpClient.layer)
+        )
+      )
+      const client = yield* Effect.provide(McpClient.McpClient, context)
+      const result = yield* Effect.withSpan(client.callTool("test_simple_text"), "caller")
+      assert.strictEqual(result.isError, undefined)
+      // The proxy ends its upstream (the demo) as it stops: both flush.
+      yield* proxy.stop
+      const sent = exporter.getFinishedSpans().find((s) =>
+        s.name === "tools/call test_simple_text" && s.kind === SpanKind.CLIENT
+      )!
+      assert.isDefined(sent)
+      const trace = sent.spanContext().traceId
+      const inTrace = () => spans.filter((s) => s.traceId === trace && s.name === "tools/call test_simple_text")
+      // OTLP span kinds: 2 SERVER, 3 CLIENT.
+      const find = (service: string, kind: number) => inTrace().find((s) => s.service === service && s.kind === kind)
+      // What the children flush may take a moment to arrive.
+      for (let i = 0; i < 50 && (find("effect-mcp-everything", 2) === undefined || find("mcp", 3) === undefined); i++) {
+        yield* Effect.sleep(Duration.millis(100))
+      }
+      const proxyServed = find("mcp", 2)
+      const proxySent = find("mcp", 3)
+      const served = find("effect-mcp-everything", 2)
+      assert.isDefined(proxyServed, `the proxy's SERVER span, in ${JSON.stringify(spans.map((s) => s.name))}`)
+      assert.isDefined(proxySent, "the proxy's CLIENT span")
+      assert.isDefined(served, "the demo's SERVER span")
+      assert.strictEqual(proxyServed!.parentSpanId, sent.spanContext().spanId)
+      assert.strictEqual(proxySent!.parentSpanId, proxyServed!.spanId)
+      assert.strictEqual(served!.parentSpanId, proxySent!.spanId)
+      assert.strictEqual(proxyServed!.attributes["mcp.protocol.version"], "2026-07-28")
+      assert.strictEqual(proxyServed!.attributes["network.transport"], "tcp")
+      assert.strictEqual(proxySent!.attributes["network.transport"], "pipe")
+      assert.strictEqual(served!.attributes["network.transport"], "pipe")
+      assert.strictEqual(served!.attributes["gen_ai.tool.name"], "test_simple_text")
+    }).pipe(Effect.provide(otel))
+  }, 60_000)
+})
