@@ -14,100 +14,13 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type ChildProcess, spawn } from "node:child_process"
-import * as http from "node:http"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { exportTo, receiver, start } from "./support.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const everything = path.join(root, "apps/everything/dist/main.js")
-
-/** A span as OTLP/JSON carries it, with the service that sent it. */
-interface Received {
-  readonly service: string
-  readonly traceId: string
-  readonly spanId: string
-  readonly parentSpanId: string | undefined
-  readonly name: string
-  readonly kind: number
-  readonly attributes: Record<string, unknown>
-}
-
-const valueOf = (v: Record<string, unknown> | undefined): unknown =>
-  v === undefined ? undefined : v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue
-
-/** An OTLP/HTTP receiver on a free port: the spans posted to /v1/traces, until the scope closes. */
-const receiver = Effect.gen(function*() {
-  const spans: Array<Received> = []
-  const port = yield* Services.freePort
-  const server = http.createServer((req, res) => {
-    let body = ""
-    req.on("data", (chunk: Buffer) => body += chunk.toString())
-    req.on("end", () => {
-      if (req.url === "/v1/traces") {
-        const parsed = JSON.parse(body)
-        for (const resourceSpans of parsed.resourceSpans ?? []) {
-          const service = valueOf(
-            resourceSpans.resource?.attributes?.find((a: { key: string }) => a.key === "service.name")?.value
-          ) as string
-          for (const scope of resourceSpans.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) {
-              spans.push({
-                service,
-                traceId: span.traceId,
-                spanId: span.spanId,
-                parentSpanId: span.parentSpanId || undefined,
-                name: span.name,
-                kind: span.kind,
-                attributes: Object.fromEntries(
-                  (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [
-                    a.key,
-                    valueOf(a.value)
-                  ])
-                )
-              })
-            }
-          }
-        }
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}")
-    })
-  })
-  yield* Effect.acquireRelease(
-    Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void))),
-    () => Effect.sync(() => server.close())
-  )
-  return { url: `http://127.0.0.1:${port}`, spans }
-})
-
-/** `node <args>` with `env` until `stop` (SIGTERM, waiting for its exit: it flushes what it buffered). */
-const start = (args: ReadonlyArray<string>, env: Record<string, string>, ready: string) =>
-  Effect.gen(function*() {
-    const child: ChildProcess = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, args, {
-          cwd: root,
-          env: { ...process.env, ...env },
-          stdio: ["ignore", "ignore", "pipe"]
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-    )
-    yield* Effect.async<void>((resume) => {
-      let seen = ""
-      child.stderr!.on("data", (chunk: Buffer) => {
-        seen += chunk.toString()
-        if (seen.includes(ready)) resume(Effect.void)
-      })
-    }).pipe(Effect.timeout(Duration.seconds(20)))
-    const stop = Effect.async<void>((resume) => {
-      if (child.exitCode !== null) return resume(Effect.void)
-      child.once("exit", () => resume(Effect.void))
-      child.kill("SIGTERM")
-    }).pipe(Effect.timeout(Duration.seconds(10)), Effect.ignore)
-    return { stop }
-  })
 
 describe("Telemetry across processes", () => {
   it.scopedLive("client → mcp proxy → demo server: one trace, each span the child of the one before", () => {
@@ -118,12 +31,7 @@ describe("Telemetry across processes", () => {
     }))
     return Effect.gen(function*() {
       const { spans, url } = yield* receiver
-      const env = {
-        OTEL_EXPORTER_OTLP_ENDPOINT: url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_BSP_SCHEDULE_DELAY: "100",
-        OTEL_METRIC_EXPORT_INTERVAL: "100"
-      }
+      const env = exportTo(url)
       const port = yield* Services.freePort
       const upstream = `stdio:${process.execPath} ${everything} stdio --era handshake`
       const proxy = yield* start(

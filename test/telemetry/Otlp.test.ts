@@ -1,0 +1,160 @@
+/**
+ * The demo server (apps/everything, built) exporting OTLP over HTTP, as the standard OTEL_*
+ * variables tell it, to a receiver this test starts: what arrives is the span of each request with
+ * the conventions' attributes, parented by the traceparent the request carried in `_meta`, and the
+ * histograms with the conventions' buckets. Over HTTP in the handshake era and over stdio.
+ */
+import { Telemetry } from "@effect-mcp/core"
+import { Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as path from "node:path"
+import { exportTo, type ReceivedPoint, type ReceivedSpan, receiver, root, start } from "./support.js"
+
+const everything = path.join(root, "apps/everything/dist/main.js")
+const version = "2025-11-25"
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+const parentId = "00f067aa0ba902b7"
+const traceparent = `00-${traceId}-${parentId}-01`
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "otlp-test", version: "1.0.0" } }
+}
+const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
+const call = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {}, _meta: { traceparent } }
+})
+
+/** Waits (up to five seconds) until `found` finds something in what the receiver has. */
+const eventually = <A>(found: () => A | undefined, what: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 50; i++) {
+      const value = found()
+      if (value !== undefined) return value
+      yield* Effect.sleep(Duration.millis(100))
+    }
+    return assert.fail(`nothing arrived: ${what}`)
+  })
+
+/** The span of `name`, kind SERVER, of this test's trace. */
+const served = (spans: ReadonlyArray<ReceivedSpan>, name: string) =>
+  spans.find((s) => s.name === name && s.kind === 2 && s.traceId === traceId)
+
+/** The operation-duration points of `method` (the exporter sends them cumulative, once per interval). */
+const operation = (points: ReadonlyArray<ReceivedPoint>, method: string) =>
+  points.find((p) =>
+    p.name === "mcp.server.operation.duration" && p.attributes["mcp.method.name"] === method && (p.count ?? 0) > 0
+  )
+
+describe("the demo server exporting OTLP over HTTP", () => {
+  it.scopedLive(
+    "over Streamable HTTP: the call's span and its histograms, parented by _meta.traceparent",
+    () =>
+      Effect.gen(function*() {
+        const { points, spans, url } = yield* receiver
+        const port = yield* Services.freePort
+        const server = yield* start(
+          [everything, "http", "--port", String(port), "--era", "handshake"],
+          exportTo(url),
+          `http://127.0.0.1:${port}/mcp`
+        )
+        const endpoint = `http://127.0.0.1:${port}/mcp`
+        let session: string | undefined
+        const post = (message: unknown) =>
+          Effect.promise(async () => {
+            const response = await fetch(endpoint, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": version,
+                ...(session === undefined ? {} : { "mcp-session-id": session })
+              },
+              body: JSON.stringify(message)
+            })
+            session ??= response.headers.get("mcp-session-id") ?? undefined
+            const text = await response.text()
+            const data = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6))
+            return text === "" ? undefined : JSON.parse(data.length > 0 ? data[data.length - 1] : text)
+          })
+        yield* post(initialize)
+        yield* post(initialized)
+        const ok = yield* post(call(2, "test_simple_text"))
+        assert.strictEqual(ok.id, 2)
+        assert.isArray(ok.result.content)
+        const bad = yield* post(call(3, "no_such_tool"))
+        assert.strictEqual(bad.id, 3)
+        assert.strictEqual(bad.error.code, -32602)
+        yield* Effect.promise(() =>
+          fetch(endpoint, {
+            method: "DELETE",
+            headers: { "mcp-session-id": session!, "mcp-protocol-version": version }
+          })
+        )
+
+        const span = yield* eventually(() => served(spans, "tools/call test_simple_text"), "the call's span")
+        assert.strictEqual(span.service, "effect-mcp-everything")
+        assert.strictEqual(span.parentSpanId, parentId)
+        assert.notStrictEqual(span.statusCode, 2)
+        assert.deepInclude(span.attributes, {
+          "mcp.method.name": "tools/call",
+          "gen_ai.tool.name": "test_simple_text",
+          "jsonrpc.request.id": "2",
+          "mcp.protocol.version": version,
+          "mcp.session.id": session,
+          "network.transport": "tcp"
+        })
+        const failed = yield* eventually(() => served(spans, "tools/call no_such_tool"), "the failed call's span")
+        assert.strictEqual(failed.statusCode, 2)
+        assert.strictEqual(failed.attributes["error.type"], "-32602")
+        assert.strictEqual(failed.parentSpanId, parentId)
+
+        const histogram = yield* eventually(() => operation(points, "tools/call"), "mcp.server.operation.duration")
+        assert.strictEqual(histogram.type, "histogram")
+        assert.strictEqual(histogram.service, "effect-mcp-everything")
+        assert.deepStrictEqual(histogram.explicitBounds, Telemetry.durationBuckets)
+        const sessionEnded = yield* eventually(
+          () => points.find((p) => p.name === "mcp.server.session.duration" && (p.count ?? 0) > 0),
+          "mcp.server.session.duration"
+        )
+        assert.deepStrictEqual(sessionEnded.explicitBounds, Telemetry.durationBuckets)
+        yield* eventually(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
+        yield* server.stop
+      }),
+    60_000
+  )
+
+  it.scopedLive("over stdio: what it buffered is flushed when its input ends", () =>
+    Effect.gen(function*() {
+      const { points, spans, url } = yield* receiver
+      // Slow intervals: only the flush at the end can deliver in time.
+      const server = yield* start([everything, "stdio", "--era", "handshake"], {
+        ...exportTo(url),
+        OTEL_BSP_SCHEDULE_DELAY: "60000",
+        OTEL_METRIC_EXPORT_INTERVAL: "60000"
+      })
+      const stdin = server.child.stdin!
+      for (const message of [initialize, initialized, call(2, "test_simple_text")]) {
+        stdin.write(`${JSON.stringify(message)}\n`)
+      }
+      yield* eventually(() => server.lines.length >= 2 ? true : undefined, "the two answers")
+      assert.strictEqual(JSON.parse(server.lines[1]).id, 2)
+      assert.strictEqual(spans.length, 0)
+      stdin.end()
+      yield* server.exited
+      assert.strictEqual(server.child.exitCode, 0, server.stderr())
+      const span = served(spans, "tools/call test_simple_text")
+      assert.isDefined(span, `the call's span, in ${JSON.stringify(spans.map((s) => s.name))}`)
+      assert.strictEqual(span!.parentSpanId, parentId)
+      assert.strictEqual(span!.attributes["network.transport"], "pipe")
+      assert.strictEqual(span!.attributes["mcp.protocol.version"], version)
+      assert.isDefined(operation(points, "tools/call"), "the operation histogram")
+    }), 60_000)
+})
