@@ -3,7 +3,7 @@
  * tasks by status, refusals by reason; and the session duration histograms once a session ends.
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
-import { Revision, Telemetry } from "@effect-mcp/core"
+import { MemoryTransport, Revision, Telemetry } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Tool } from "@effect-mcp/server"
 import { Services } from "@effect-mcp/test-support"
@@ -89,5 +89,46 @@ describe("Telemetry: the server's own metrics", () => {
       yield* Effect.sleep("1200 millis")
       assert.strictEqual(yield* valueOf("mcp.server.sessions"), 0)
       assert.isAtLeast((yield* valueOf("mcp.server.session.duration", { "network.transport": "tcp" })) ?? 0, 1)
+    }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))
+})
+
+describe("Telemetry: the operation histogram's label sets are bounded", () => {
+  it.scopedLive("a peer naming a new tool on every call adds at most 1,000 series; the rest are _OTHER", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        serverInfo: { name: "bounded", version: "1.0.0" },
+        tools: [Build],
+        revisions: ["2026-07-28"]
+      })
+      const { protocol, remote } = yield* MemoryTransport.connection
+      yield* Effect.forkScoped(server.serve(protocol))
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+      }
+      const series = Effect.map(
+        Metric.snapshot,
+        (pairs) => pairs.filter((p) => p.metricKey.name === "mcp.server.operation.duration").length
+      )
+      const before = yield* series
+      for (let i = 0; i < 1_500; i++) {
+        yield* remote.write(JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/call",
+          params: { name: `bounded-nothing-${i}`, arguments: {}, _meta: meta }
+        }))
+        const answer = JSON.parse(yield* remote.read)
+        assert.strictEqual(answer.id, i)
+      }
+      const added = (yield* series) - before
+      assert.isAtMost(added, 1_000 + 2)
+      assert.isAtLeast(added, 1_000 - 2)
+      const pairs = yield* Metric.snapshot
+      const other = pairs.find((p) =>
+        p.metricKey.name === "mcp.server.operation.duration" &&
+        p.metricKey.tags.some((t) => t.key === "gen_ai.tool.name" && t.value === "_OTHER")
+      )
+      assert.isAtLeast((other?.metricState as { readonly count: number } | undefined)?.count ?? 0, 500)
     }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))
 })

@@ -81,36 +81,55 @@ export const inject = (params: unknown, span: Tracer.AnySpan): unknown => {
   return Meta.withMeta(isObject(params) ? params : undefined, context)
 }
 
-/** What a request is about: the low-cardinality target of its span's name, and its attributes. */
-const describe = (method: string, params: unknown, span: Tracer.Span | undefined, options: Config.Options) => {
+/** What a request is about: the name its metrics carry (a tool's or a prompt's), and its span's name. */
+interface Described {
+  readonly spanName: string
+  readonly tool: string | undefined
+  readonly prompt: string | undefined
+}
+
+/** What `method` and `params` say of a request; its attributes set on `span` when there is one. */
+const describe = (
+  method: string,
+  params: unknown,
+  span: Tracer.Span | undefined,
+  options: Config.Options
+): Described => {
   const p = isObject(params) ? params : undefined
-  const labels: Array<MetricLabel.MetricLabel> = [MetricLabel.make(Config.attributes.methodName, method)]
-  let target: string | undefined
   const name = p?.name
+  if (span !== undefined) span.attribute(Config.attributes.methodName, method)
   if (method === "tools/call" && typeof name === "string") {
-    target = name
-    span?.attribute(Config.attributes.toolName, name)
-    span?.attribute(Config.attributes.operationName, "execute_tool")
-    labels.push(
-      MetricLabel.make(Config.attributes.toolName, name),
-      MetricLabel.make(Config.attributes.operationName, "execute_tool")
-    )
-    if (options.toolCallContent === true && p?.arguments !== undefined) {
-      span?.attribute(Config.attributes.toolCallArguments, safeJson(p.arguments))
+    if (span !== undefined) {
+      span.attribute(Config.attributes.toolName, name)
+      span.attribute(Config.attributes.operationName, "execute_tool")
+      if (options.toolCallContent === true && p?.arguments !== undefined) {
+        span.attribute(Config.attributes.toolCallArguments, safeJson(p.arguments))
+      }
     }
-  } else if (method === "prompts/get" && typeof name === "string") {
-    target = name
+    return { spanName: `${method} ${name}`, tool: name, prompt: undefined }
+  }
+  if (method === "prompts/get" && typeof name === "string") {
     span?.attribute(Config.attributes.promptName, name)
-    labels.push(MetricLabel.make(Config.attributes.promptName, name))
-  } else if (
+    return { spanName: `${method} ${name}`, tool: undefined, prompt: name }
+  }
+  if (
     (method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") &&
     typeof p?.uri === "string"
   ) {
     span?.attribute(Config.attributes.resourceUri, p.uri)
-    if (options.resourceUriInName === true) target = p.uri
+    if (options.resourceUriInName === true) {
+      return { spanName: `${method} ${p.uri}`, tool: undefined, prompt: undefined }
+    }
   }
-  return { spanName: target === undefined ? method : `${method} ${target}`, labels }
+  return { spanName: method, tool: undefined, prompt: undefined }
 }
+
+/**
+ * The most label sets the histograms of one engine record: a peer naming a new tool, prompt or
+ * method on every request would otherwise grow the metric registry without end. Past it, the
+ * names are recorded as `_OTHER`.
+ */
+const maxLabelSets = 1_000
 
 const safeJson = (value: unknown): string => {
   try {
@@ -239,6 +258,47 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
     }
   }
 
+  // One array per label set, kept: Effect's histogram caches its registry entry by the array's identity,
+  // so a label set seen before costs a map lookup, not a metric key built and hashed.
+  const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+  const labelsOf = (
+    method: string,
+    described: Described,
+    version: string | undefined,
+    outcome: Outcome
+  ): ReadonlyArray<MetricLabel.MetricLabel> => {
+    const errorType = outcome._tag === "Error" ? outcome.type : undefined
+    const code = outcome._tag === "Error" ? outcome.code : undefined
+    let { prompt, tool } = described
+    let key = `${method}\u0000${tool ?? ""}\u0000${prompt ?? ""}\u0000${version ?? ""}\u0000${errorType ?? ""}\u0000${
+      code ?? ""
+    }`
+    const known = labelSets.get(key)
+    if (known !== undefined) return known
+    if (labelSets.size >= maxLabelSets) {
+      method = "_OTHER"
+      tool = tool === undefined ? undefined : "_OTHER"
+      prompt = prompt === undefined ? undefined : "_OTHER"
+      key = `\u0000${tool ?? ""}\u0000${prompt ?? ""}\u0000${version ?? ""}\u0000${errorType ?? ""}\u0000${code ?? ""}`
+      const other = labelSets.get(key)
+      if (other !== undefined) return other
+    }
+    const labels = [...base, MetricLabel.make(Config.attributes.methodName, method)]
+    if (tool !== undefined) {
+      labels.push(
+        MetricLabel.make(Config.attributes.toolName, tool),
+        MetricLabel.make(Config.attributes.operationName, "execute_tool")
+      )
+    }
+    if (prompt !== undefined) labels.push(MetricLabel.make(Config.attributes.promptName, prompt))
+    if (version !== undefined) labels.push(MetricLabel.make(Config.attributes.protocolVersion, version))
+    if (errorType !== undefined) labels.push(MetricLabel.make(Config.attributes.errorType, errorType))
+    if (code !== undefined) labels.push(MetricLabel.make(Config.attributes.statusCode, code))
+    // The overflow sets (method `_OTHER`) are few: one per revision and error kind.
+    if (labelSets.size < maxLabelSets || method === "_OTHER") labelSets.set(key, labels)
+    return labels
+  }
+
   const decorate = (span: Tracer.Span, client: number, id: JsonRpc.RequestId, side: "server" | "client") => {
     span.attribute(Config.attributes.requestId, String(id))
     if (transport === undefined) return
@@ -255,22 +315,18 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   const finish = (
     span: Tracer.Span | undefined,
     histogram: Metric.Metric.Histogram<number>,
-    labels: Array<MetricLabel.MetricLabel>,
+    method: string,
+    described: Described,
     started: number
   ) => {
     let ended = false
     return (outcome: Outcome, version: string | undefined) => {
       if (ended) return
       ended = true
-      if (version !== undefined) {
-        span?.attribute(Config.attributes.protocolVersion, version)
-        labels.push(MetricLabel.make(Config.attributes.protocolVersion, version))
+      if (version !== undefined) span?.attribute(Config.attributes.protocolVersion, version)
+      if (switches.metrics) {
+        histogram.unsafeUpdate((performance.now() - started) / 1000, labelsOf(method, described, version, outcome))
       }
-      if (outcome._tag === "Error") {
-        labels.push(MetricLabel.make(Config.attributes.errorType, outcome.type))
-        if (outcome.code !== undefined) labels.push(MetricLabel.make(Config.attributes.statusCode, outcome.code))
-      }
-      if (switches.metrics) histogram.unsafeUpdate((performance.now() - started) / 1000, labels)
       if (span === undefined) return
       const now = clock.unsafeCurrentTimeNanos()
       switch (outcome._tag) {
@@ -291,51 +347,47 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
 
   const served: Telemetry["served"] = (client, request) => {
     const started = performance.now()
-    const parent = switches.spans ? extract(request.params) : undefined
-    const { labels, spanName } = describe(request.method, request.params, undefined, config)
-    const span = switches.spans
-      ? tracer.span(
-        spanName,
-        parent === undefined ? Option.none() : Option.some(parent),
-        options.context,
-        [],
-        clock.unsafeCurrentTimeNanos(),
-        "server"
-      )
-      : undefined
-    if (span !== undefined) {
-      span.attribute(Config.attributes.methodName, request.method)
-      describe(request.method, request.params, span, config)
-      decorate(span, client, request.id, "server")
+    const { method, params } = request
+    if (!switches.spans) {
+      const described = describe(method, params, undefined, config)
+      return { span: undefined, end: finish(undefined, Config.serverOperationDuration, method, described, started) }
     }
-    return { span, end: finish(span, Config.serverOperationDuration, [...labels, ...base], started) }
+    const parent = extract(params)
+    const described = describe(method, params, undefined, config)
+    const span = tracer.span(
+      described.spanName,
+      parent === undefined ? Option.none() : Option.some(parent),
+      options.context,
+      [],
+      clock.unsafeCurrentTimeNanos(),
+      "server"
+    )
+    describe(method, params, span, config)
+    decorate(span, client, request.id, "server")
+    return { span, end: finish(span, Config.serverOperationDuration, method, described, started) }
   }
 
   const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
     const started = performance.now()
-    const { labels, spanName } = describe(method, params, undefined, config)
+    const described = describe(method, params, undefined, config)
     if (!switches.spans) {
       return {
-        active: {
-          span: undefined,
-          end: finish(undefined, Config.clientOperationDuration, [...labels, ...base], started)
-        },
+        active: { span: undefined, end: finish(undefined, Config.clientOperationDuration, method, described, started) },
         params
       }
     }
     const span = tracer.span(
-      spanName,
+      described.spanName,
       parent === undefined ? Option.none() : Option.some(parent),
       options.context,
       links ?? [],
       clock.unsafeCurrentTimeNanos(),
       "client"
     )
-    span.attribute(Config.attributes.methodName, method)
     describe(method, params, span, config)
     decorate(span, client, id, "client")
     return {
-      active: { span, end: finish(span, Config.clientOperationDuration, [...labels, ...base], started) },
+      active: { span, end: finish(span, Config.clientOperationDuration, method, described, started) },
       params: inject(params, span)
     }
   }
