@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, auth, memory, listen, client, tasks, redis).
+ * http-stateless, auth, memory, listen, client, tasks, redis, telemetry).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -47,6 +47,11 @@ const benches: ReadonlyArray<Bench> = [
     name: "redis",
     file: "redis.js",
     what: "shared state on Redis vs in memory, 1 vs 3 instances behind nginx, an idle session's bytes"
+  },
+  {
+    name: "telemetry",
+    file: "telemetry.js",
+    what: "HTTP with telemetry off vs on (OTLP) vs the commit before it, both eras"
   }
 ]
 

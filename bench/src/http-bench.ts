@@ -66,6 +66,8 @@ export interface Pair {
   readonly label: string
   readonly unit: "x" | "%"
   readonly target?: { readonly threshold: number; readonly shown: string }
+  /** Percentages to a tenth (a target like 98% needs it). */
+  readonly fine?: boolean
 }
 
 export interface Bench {
@@ -279,7 +281,8 @@ export const run = async (bench: Bench): Promise<void> => {
     // The same ratio from the server's CPU time per request (b's over a's: higher is better for a, like req/s).
     // Other load on the machine disturbs it less than throughput.
     const cpu = connectionCounts.map((_, c) => best[j][c].serverCpuPerRequest / best[i][c].serverCpuPerRequest)
-    const show = (v: number) => (pair.unit === "x" ? ratio(v) : percent(v))
+    const show = (v: number) =>
+      pair.unit === "x" ? ratio(v) : pair.fine === true && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : percent(v)
     const target = pair.target
     const marks = target === undefined ? [] : medians.map((v) => v >= target.threshold)
     ratioRows.push([

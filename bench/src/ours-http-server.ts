@@ -17,14 +17,20 @@
  * through `McpServer.addTool` and answers `added <name>` once it is in; `subscriptions` answers
  * `subscriptions <n>`, the number of open `subscriptions/listen` (`McpServer.activeSubscriptions`).
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual]`
+ * `--otlp <url>`: spans and metrics exported over OTLP/HTTP (protobuf) to `<url>/v1/traces` and
+ * `<url>/v1/metrics` through `NodeTelemetry.layer` (spans in batches of 512 or every second,
+ * metrics every `BENCH_OTLP_METRICS_MILLIS`, default 1000 ms), OTLP/JSON with `--otlp-json`:
+ * what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
+ *
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json]]`
  */
-import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
@@ -57,6 +63,23 @@ if (mode !== "router" && mode !== "layerHttp") {
   process.exit(2)
 }
 
+const otlpAt = process.argv.indexOf("--otlp")
+const otlp = otlpAt > 0 ? process.argv[otlpAt + 1] : undefined
+const protocol = process.argv.includes("--otlp-json") ? "http/json" : "http/protobuf"
+
+/** Provided outside the server, as the README has it: the tracer must be in place when the server is built. */
+const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
+  traces: { url: `${otlp}/v1/traces`, protocol, headers: {}, interval: Duration.seconds(1) },
+  metrics: {
+    url: `${otlp}/v1/metrics`,
+    protocol,
+    headers: {},
+    interval: Duration.millis(Number(process.env.BENCH_OTLP_METRICS_MILLIS ?? 1_000))
+  },
+  resource: { serviceName: "bench-add", attributes: {} },
+  warnings: []
+})
+
 /** Tool `extra-<n>`, added by the `addTool` command. */
 const extra = (n: number) => Tool.make(`extra-${n}`, { description: "Added while running" }, () => Effect.succeed("ok"))
 
@@ -77,6 +100,7 @@ const control = Effect.gen(function*() {
 Http.pipe(
   Layer.provideMerge(serverOf(revisionsArg())),
   Layer.tap((context) => Effect.provide(control, context)),
+  Layer.provide(Telemetry),
   Layer.launch,
   Effect.tapErrorCause(Effect.logError),
   Effect.provide(NodeMcpServer.layerStderrLogger),

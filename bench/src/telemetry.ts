@@ -1,0 +1,238 @@
+/**
+ * What telemetry costs: `tools/call add` over Streamable HTTP through `NodeMcpServer.layerHttp`
+ * (`ours-http-server.ts`), in the handshake era (one session per connection) and in the stateless
+ * 2026-07-28 revision, against servers in child processes (the engine, rounds and ratios:
+ * `http-bench.ts`), three servers in alternating rounds:
+ *
+ * - `off`: this tree, no telemetry layer (Effect's default tracer: nothing recorded);
+ * - `on`: this tree with `--otlp`: every request's SERVER span and the operation histogram
+ *   exported over OTLP/HTTP protobuf, the default of the standard variables (`NodeTelemetry.layer`,
+ *   spans in batches of 512 or every second, metrics every second) to a sink in this process that
+ *   reads each batch, counts its spans and answers 200;
+ * - `on-json`: the same over OTLP/JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`);
+ * - `today`: the same server built from the commit before telemetry (`BENCH_TELEMETRY_BASELINE`,
+ *   default d960d16; `baseline.ts` builds it once, or `BENCH_BASELINE=<dir>` names a built tree).
+ *
+ * Targets (the median of per-round ratios): off ≥ 98% of today (telemetry off costs nothing), on
+ * ≥ 85% of off. The sink's counts show the spans were exported, not dropped: spans received per
+ * second of the whole run, and per request answered.
+ *
+ * Environment: BENCH_ROUNDS (4), BENCH_HTTP_MILLIS (1500), BENCH_TELEMETRY_ERAS ("handshake,stateless"),
+ * BENCH_HTTP_SERVERS (keys: off, on, on-json, today), and those of `http-bench.ts` (BENCH_PROFILE=<dir> for CPU
+ * profiles of the measured runs).
+ *
+ * A benchmark, not a test.
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { baseline } from "./baseline.js"
+import { type Envelope, handshakeEra, stateless } from "./envelope.js"
+import { run } from "./http-bench.js"
+import { BenchFailure, here, num } from "./proc.js"
+import { record } from "./summary.js"
+
+/** Reads a protobuf varint at `at`: its value and where the next field starts. */
+const varint = (bytes: Uint8Array, at: number): [number, number] => {
+  let value = 0
+  let shift = 0
+  for (;;) {
+    if (at >= bytes.length) throw new BenchFailure("truncated protobuf")
+    const byte = bytes[at++]
+    value += (byte & 0x7f) * 2 ** shift
+    if (byte < 0x80) return [value, at]
+    shift += 7
+  }
+}
+
+/** The length-delimited fields numbered `field` of a protobuf message. */
+const fields = (bytes: Uint8Array, field: number): Array<Uint8Array> => {
+  const out: Array<Uint8Array> = []
+  let at = 0
+  while (at < bytes.length) {
+    const [tag, next] = varint(bytes, at)
+    at = next
+    const type = tag & 7
+    if (type === 0) at = varint(bytes, at)[1]
+    else if (type === 1) at += 8
+    else if (type === 5) at += 4
+    else if (type === 2) {
+      const [length, start] = varint(bytes, at)
+      if (tag >>> 3 === field) out.push(bytes.subarray(start, start + length))
+      at = start + length
+    } else throw new BenchFailure(`protobuf wire type ${type}`)
+  }
+  return out
+}
+
+/**
+ * The spans of an `ExportTraceServiceRequest`: resource_spans (1) → scope_spans (2) → spans (2).
+ */
+const spanCount = (body: Uint8Array): number => {
+  let spans = 0
+  for (const resource of fields(body, 1)) {
+    for (const scope of fields(resource, 2)) spans += fields(scope, 2).length
+  }
+  return spans
+}
+
+/** The spans of an `ExportTraceServiceRequest` in OTLP/JSON. */
+const jsonSpanCount = (body: Buffer): number => {
+  const request = JSON.parse(body.toString("utf8")) as {
+    readonly resourceSpans: ReadonlyArray<
+      { readonly scopeSpans: ReadonlyArray<{ readonly spans: ReadonlyArray<unknown> }> }
+    >
+  }
+  let spans = 0
+  for (const resource of request.resourceSpans) for (const scope of resource.scopeSpans) spans += scope.spans.length
+  return spans
+}
+
+interface Sink {
+  readonly url: string
+  readonly counts: { spans: number; traceBatches: number; metricBatches: number; bytes: number; bad: number }
+  readonly close: () => Promise<void>
+}
+
+/** An OTLP/HTTP receiver on 127.0.0.1 that counts what it is sent and keeps nothing. */
+const startSink = (): Promise<Sink> =>
+  new Promise((resolve, reject) => {
+    const counts = { spans: 0, traceBatches: 0, metricBatches: 0, bytes: 0, bad: 0 }
+    const server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        const body = Buffer.concat(chunks)
+        counts.bytes += body.length
+        try {
+          if (request.url === "/v1/traces") {
+            counts.traceBatches++
+            counts.spans += (request.headers["content-type"] ?? "").includes("json")
+              ? jsonSpanCount(body)
+              : spanCount(body)
+          } else if (request.url === "/v1/metrics") counts.metricBatches++
+          else counts.bad++
+        } catch {
+          counts.bad++
+        }
+        response.writeHead(200, { "content-type": "application/x-protobuf", "content-length": 0 }).end()
+      })
+    })
+    server.keepAliveTimeout = 30_000
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        counts,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
+      }))
+  })
+
+const eras: ReadonlyArray<{ readonly key: string; readonly title: string; readonly envelope: Envelope }> = [
+  { key: "handshake", title: "2025-11-25, one session per connection", envelope: handshakeEra },
+  { key: "stateless", title: "2026-07-28, stateless: one POST per call", envelope: stateless }
+]
+
+const main = async () => {
+  const commit = process.env.BENCH_TELEMETRY_BASELINE ?? "d960d16"
+  const wanted = (process.env.BENCH_TELEMETRY_ERAS ?? "handshake,stateless").split(",")
+  const chosen = eras.filter((era) => wanted.includes(era.key))
+  if (chosen.length === 0) throw new BenchFailure(`BENCH_TELEMETRY_ERAS=${wanted.join(",")}: handshake, stateless`)
+  const today = join(baseline(commit), "bench/dist/ours-http-server.js")
+  const sink = await startSink()
+  try {
+    for (const era of chosen) {
+      const revisions = ["--revisions", era.key]
+      const before = { ...sink.counts }
+      const started = performance.now()
+      const section = era.key === "handshake" ? "telemetry" : "telemetry-stateless"
+      await run({
+        section,
+        title: `HTTP tools/call add, telemetry off / on / before it (${era.title})`,
+        envelope: era.envelope,
+        rounds: Number(process.env.BENCH_ROUNDS ?? 4),
+        millis: Number(process.env.BENCH_HTTP_MILLIS ?? 1_500),
+        servers: [
+          {
+            key: "off",
+            name: "effect-mcp layerHttp, telemetry off",
+            file: here("./ours-http-server.js"),
+            args: revisions
+          },
+          {
+            key: "on",
+            name: "effect-mcp layerHttp, spans + metrics, OTLP protobuf",
+            file: here("./ours-http-server.js"),
+            args: [...revisions, "--otlp", sink.url]
+          },
+          {
+            key: "on-json",
+            name: "effect-mcp layerHttp, spans + metrics, OTLP JSON",
+            file: here("./ours-http-server.js"),
+            args: [...revisions, "--otlp", sink.url, "--otlp-json"]
+          },
+          { key: "today", name: `effect-mcp layerHttp at ${commit} (before telemetry)`, file: today, args: revisions }
+        ],
+        pairs: [
+          {
+            a: "off",
+            b: "today",
+            label: `off / ${commit}`,
+            unit: "%",
+            fine: true,
+            target: { threshold: 0.98, shown: "98%" }
+          },
+          {
+            a: "on",
+            b: "off",
+            label: "on (protobuf) / off",
+            unit: "%",
+            fine: true,
+            target: { threshold: 0.85, shown: "85%" }
+          },
+          {
+            a: "on-json",
+            b: "off",
+            label: "on (JSON) / off",
+            unit: "%",
+            fine: true,
+            target: { threshold: 0.85, shown: "85%" }
+          }
+        ],
+        notes: [
+          "on, on-json: NodeTelemetry.layer, OTLP/HTTP (protobuf, JSON) to a sink in the benchmark's process " +
+          "that counts each batch's spans and answers 200 with an empty body."
+        ]
+      })
+      const seconds = (performance.now() - started) / 1000
+      const spans = sink.counts.spans - before.spans
+      const traceBatches = sink.counts.traceBatches - before.traceBatches
+      const metricBatches = sink.counts.metricBatches - before.metricBatches
+      const bytes = sink.counts.bytes - before.bytes
+      if (sink.counts.bad > 0) throw new BenchFailure(`the sink got ${sink.counts.bad} requests it could not read`)
+      if (spans === 0 || metricBatches === 0) {
+        throw new BenchFailure(`the "on" servers exported ${spans} spans and ${metricBatches} metric batches`)
+      }
+      const line = `${num(spans)} spans in ${num(traceBatches)} batches (${
+        (bytes / spans).toFixed(0)
+      } bytes a span, metrics included), ${num(metricBatches)} metric batches; ${
+        num(spans / seconds)
+      } spans/s over the run (the "on" servers measured half of it)`
+      process.stdout.write(`sink: ${line}\n`)
+      record([{ section, label: "exported to the sink", value: line }])
+    }
+  } finally {
+    await sink.close()
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    `TELEMETRY BENCHMARK FAILED: ${error instanceof BenchFailure ? error.message : String(error?.stack ?? error)}\n`
+  )
+  process.exit(1)
+})
