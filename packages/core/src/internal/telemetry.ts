@@ -86,42 +86,37 @@ interface Described {
   readonly spanName: string
   readonly tool: string | undefined
   readonly prompt: string | undefined
+  readonly uri: string | undefined
+  readonly params: Record<string, unknown> | undefined
 }
 
-/** What `method` and `params` say of a request; its attributes set on `span` when there is one. */
-const describe = (
-  method: string,
-  params: unknown,
-  span: Tracer.Span | undefined,
-  options: Config.Options
-): Described => {
+const isResourceMethod = (method: string) =>
+  method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe"
+
+/** What `method` and `params` say of a request, read once. */
+const describe = (method: string, params: unknown, options: Config.Options): Described => {
   const p = isObject(params) ? params : undefined
   const name = p?.name
-  if (span !== undefined) span.attribute(Config.attributes.methodName, method)
-  if (method === "tools/call" && typeof name === "string") {
-    if (span !== undefined) {
-      span.attribute(Config.attributes.toolName, name)
-      span.attribute(Config.attributes.operationName, "execute_tool")
-      if (options.toolCallContent === true && p?.arguments !== undefined) {
-        span.attribute(Config.attributes.toolCallArguments, safeJson(p.arguments))
-      }
-    }
-    return { spanName: `${method} ${name}`, tool: name, prompt: undefined }
-  }
-  if (method === "prompts/get" && typeof name === "string") {
-    span?.attribute(Config.attributes.promptName, name)
-    return { spanName: `${method} ${name}`, tool: undefined, prompt: name }
-  }
-  if (
-    (method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") &&
-    typeof p?.uri === "string"
-  ) {
-    span?.attribute(Config.attributes.resourceUri, p.uri)
-    if (options.resourceUriInName === true) {
-      return { spanName: `${method} ${p.uri}`, tool: undefined, prompt: undefined }
+  const tool = method === "tools/call" && typeof name === "string" ? name : undefined
+  const prompt = method === "prompts/get" && typeof name === "string" ? name : undefined
+  const uri = isResourceMethod(method) && typeof p?.uri === "string" ? p.uri : undefined
+  const target = tool ?? prompt ?? (options.resourceUriInName === true ? uri : undefined)
+  return { spanName: target === undefined ? method : `${method} ${target}`, tool, prompt, uri, params: p }
+}
+
+/** `described`'s attributes on `span`. */
+const annotate = (span: Tracer.Span, method: string, described: Described, options: Config.Options) => {
+  span.attribute(Config.attributes.methodName, method)
+  if (described.tool !== undefined) {
+    span.attribute(Config.attributes.toolName, described.tool)
+    span.attribute(Config.attributes.operationName, "execute_tool")
+    const args = described.params?.arguments
+    if (options.toolCallContent === true && args !== undefined) {
+      span.attribute(Config.attributes.toolCallArguments, safeJson(args))
     }
   }
-  return { spanName: method, tool: undefined, prompt: undefined }
+  if (described.prompt !== undefined) span.attribute(Config.attributes.promptName, described.prompt)
+  if (described.uri !== undefined) span.attribute(Config.attributes.resourceUri, described.uri)
 }
 
 /**
@@ -270,16 +265,15 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
     const errorType = outcome._tag === "Error" ? outcome.type : undefined
     const code = outcome._tag === "Error" ? outcome.code : undefined
     let { prompt, tool } = described
-    let key = `${method}\u0000${tool ?? ""}\u0000${prompt ?? ""}\u0000${version ?? ""}\u0000${errorType ?? ""}\u0000${
-      code ?? ""
-    }`
+    const keyOf = () => [method, tool, prompt, version, errorType, code].join("\u0000")
+    let key = keyOf()
     const known = labelSets.get(key)
     if (known !== undefined) return known
     if (labelSets.size >= maxLabelSets) {
       method = "_OTHER"
       tool = tool === undefined ? undefined : "_OTHER"
       prompt = prompt === undefined ? undefined : "_OTHER"
-      key = `\u0000${tool ?? ""}\u0000${prompt ?? ""}\u0000${version ?? ""}\u0000${errorType ?? ""}\u0000${code ?? ""}`
+      key = keyOf()
       const other = labelSets.get(key)
       if (other !== undefined) return other
     }
@@ -348,12 +342,11 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   const served: Telemetry["served"] = (client, request) => {
     const started = performance.now()
     const { method, params } = request
+    const described = describe(method, params, config)
     if (!switches.spans) {
-      const described = describe(method, params, undefined, config)
       return { span: undefined, end: finish(undefined, Config.serverOperationDuration, method, described, started) }
     }
     const parent = extract(params)
-    const described = describe(method, params, undefined, config)
     const span = tracer.span(
       described.spanName,
       parent === undefined ? Option.none() : Option.some(parent),
@@ -362,14 +355,14 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "server"
     )
-    describe(method, params, span, config)
+    annotate(span, method, described, config)
     decorate(span, client, request.id, "server")
     return { span, end: finish(span, Config.serverOperationDuration, method, described, started) }
   }
 
   const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
     const started = performance.now()
-    const described = describe(method, params, undefined, config)
+    const described = describe(method, params, config)
     if (!switches.spans) {
       return {
         active: { span: undefined, end: finish(undefined, Config.clientOperationDuration, method, described, started) },
@@ -384,7 +377,7 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "client"
     )
-    describe(method, params, span, config)
+    annotate(span, method, described, config)
     decorate(span, client, id, "client")
     return {
       active: { span, end: finish(span, Config.clientOperationDuration, method, described, started) },
