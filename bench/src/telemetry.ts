@@ -76,15 +76,16 @@ const spanCount = (body: Uint8Array): number => {
   return spans
 }
 
-/** The spans of an `ExportTraceServiceRequest` in OTLP/JSON. */
+/**
+ * The spans of an `ExportTraceServiceRequest` in OTLP/JSON: each span has one `startTimeUnixNano`
+ * (events and links have none). Counted in the bytes, not parsed: the sink shares its process with
+ * the load, and parsing 512 spans 15 times a second would slow the load, not the server.
+ */
+const startTime = Buffer.from(`"startTimeUnixNano"`)
+
 const jsonSpanCount = (body: Buffer): number => {
-  const request = JSON.parse(body.toString("utf8")) as {
-    readonly resourceSpans: ReadonlyArray<
-      { readonly scopeSpans: ReadonlyArray<{ readonly spans: ReadonlyArray<unknown> }> }
-    >
-  }
   let spans = 0
-  for (const resource of request.resourceSpans) for (const scope of resource.scopeSpans) spans += scope.spans.length
+  for (let at = body.indexOf(startTime); at >= 0; at = body.indexOf(startTime, at + startTime.length)) spans++
   return spans
 }
 

@@ -1,8 +1,10 @@
 /**
  * OpenTelemetry export configured the standard way, from `OTEL_*` environment variables:
- * traces and metrics sent as OTLP over HTTP (protobuf or JSON) with `@effect/opentelemetry`.
- * With no endpoint in the environment the layer is empty and `@effect/opentelemetry` is never
- * loaded, so a server that provides it costs nothing until someone points it at a collector.
+ * traces and metrics sent as OTLP over HTTP (protobuf or JSON). Spans go through the OpenTelemetry
+ * SDK (`@effect/opentelemetry`'s tracer over a `BatchSpanProcessor` with a bounded queue and the
+ * OTLP trace exporters); metrics through `@effect/opentelemetry`'s OTLP metrics exporter. With no
+ * endpoint in the environment the layer is empty and none of these (optional peer dependencies)
+ * is loaded, so a server that provides it costs nothing until someone points it at a collector.
  *
  * ```ts
  * import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
@@ -46,6 +48,13 @@ export interface Export {
   readonly headers: Readonly<Record<string, string>>
   /** How often a batch is sent. */
   readonly interval: Duration.Duration
+  /**
+   * Spans only: how many ended spans wait for export at most (`OTEL_BSP_MAX_QUEUE_SIZE`, default
+   * 2048; past it new spans are dropped, never buffered without bound), and how many go in one
+   * batch (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, default 512).
+   */
+  readonly maxQueueSize?: number | undefined
+  readonly maxBatchSize?: number | undefined
 }
 
 /**
@@ -116,6 +125,22 @@ const keyValues = (text: string | undefined, name: string, warnings: Array<strin
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
+/** A positive number from the variable `name`, or `fallback` (with a warning when it is malformed). */
+const positive = (
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+  unit: string,
+  warnings: Array<string>
+): number => {
+  const text = nonEmpty(env[name])
+  if (text === undefined) return fallback
+  const parsed = Number(text)
+  if (Number.isFinite(parsed) && parsed >= 1) return parsed
+  warnings.push(`${name}=${text} is not a positive number of ${unit}: using ${fallback}`)
+  return fallback
+}
+
 /**
  * Reads the standard OpenTelemetry SDK variables (the OTLP exporter's and the SDK's):
  *
@@ -129,8 +154,11 @@ const nonEmpty = (value: string | undefined): string | undefined =>
  * - `OTEL_EXPORTER_OTLP_HEADERS` (and per signal): `key=value,…`, values percent-encoded;
  * - `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`: `otlp` (default) or `none`;
  * - `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` (`key=value,…`);
- * - `OTEL_BSP_SCHEDULE_DELAY` (span batches, default 5000 ms), `OTEL_METRIC_EXPORT_INTERVAL`
- *   (default 60000 ms).
+ * - `OTEL_BSP_SCHEDULE_DELAY` (span batches, default 5000 ms), `OTEL_BSP_MAX_QUEUE_SIZE` (2048),
+ *   `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512), `OTEL_METRIC_EXPORT_INTERVAL` (default 60000 ms).
+ *
+ * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT`, `…_COMPRESSION` and the TLS
+ * variables from `process.env` itself.
  *
  * @since 0.1.0
  * @category constructors
@@ -175,15 +203,15 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
       )
       return undefined
     }
-    const intervalName = signals[name].interval
-    const intervalText = nonEmpty(env[intervalName])
-    let interval: number = signals[name].defaultInterval
-    if (intervalText !== undefined) {
-      const parsed = Number(intervalText)
-      if (Number.isFinite(parsed) && parsed > 0) interval = parsed
-      else warnings.push(`${intervalName}=${intervalText} is not a positive number of milliseconds: using ${interval}`)
-    }
+    const interval = positive(env, signals[name].interval, signals[name].defaultInterval, "milliseconds", warnings)
+    const batching = name === "traces"
+      ? {
+        maxQueueSize: Math.floor(positive(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048, "spans", warnings)),
+        maxBatchSize: Math.floor(positive(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans", warnings))
+      }
+      : {}
     return {
+      ...batching,
       url,
       protocol,
       headers: {
@@ -197,11 +225,19 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
 }
 
 /**
- * Exports what `settings` asks for (see {@link settingsFromEnv}), over `fetch`, and switches on
- * the spans and metrics of effect-mcp for the signals exported. The exporters send what is left
- * when the layer is released (a server stopped by SIGTERM or by its stdin closing included). With
- * neither signal exported this is an empty layer, and `@effect/opentelemetry` (an optional peer
- * dependency) is not loaded.
+ * Exports what `settings` asks for (see {@link settingsFromEnv}) and switches on the spans and
+ * metrics of effect-mcp for the signals exported.
+ *
+ * - Spans: `@effect/opentelemetry`'s tracer over the OpenTelemetry SDK, a `BatchSpanProcessor`
+ *   (at most `maxQueueSize` spans waiting; past that new ones are dropped) and
+ *   `@opentelemetry/exporter-trace-otlp-proto` or `-http` (JSON), on `node:http`.
+ * - Metrics: `@effect/opentelemetry`'s OTLP metrics exporter, over `fetch`.
+ *
+ * What is left is sent when the layer is released (a server stopped by SIGTERM or by its stdin
+ * closing included), within 3 seconds. With neither signal exported this is an empty layer, and
+ * none of the optional peer dependencies (`@effect/opentelemetry`; for spans
+ * `@opentelemetry/sdk-trace-base`, `-sdk-trace-node`, `-resources` and the exporter of the
+ * protocol) is loaded.
  *
  * @since 0.1.0
  * @category layers
@@ -215,34 +251,57 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   const { metrics, traces } = settings
   if (traces === undefined && metrics === undefined) return report
   const resource = settings.resource
-  const exporters = Layer.unwrapEffect(
+  const tracing = traces === undefined ? Layer.empty : Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [OtlpTracer, OtlpMetrics, OtlpSerialization] = await Promise.all([
-        import("@effect/opentelemetry/OtlpTracer"),
+      const [Tracer, NodeSdk, Resource, TraceBase, Exporter] = await Promise.all([
+        import("@effect/opentelemetry/Tracer"),
+        import("@effect/opentelemetry/NodeSdk"),
+        import("@effect/opentelemetry/Resource"),
+        import("@opentelemetry/sdk-trace-base"),
+        traces.protocol === "http/json"
+          ? import("@opentelemetry/exporter-trace-otlp-http")
+          : import("@opentelemetry/exporter-trace-otlp-proto")
+      ])
+      const exporter = new Exporter.OTLPTraceExporter({ url: traces.url, headers: { ...traces.headers } })
+      const maxQueueSize = traces.maxQueueSize ?? 2048
+      const processor = new TraceBase.BatchSpanProcessor(exporter, {
+        maxQueueSize,
+        maxExportBatchSize: Math.min(traces.maxBatchSize ?? 512, maxQueueSize),
+        scheduledDelayMillis: Duration.toMillis(traces.interval)
+      })
+      return Tracer.layer.pipe(
+        Layer.provide(NodeSdk.layerTracerProvider(processor)),
+        Layer.provide(Resource.layer({
+          serviceName: resource.serviceName,
+          attributes: resource.attributes,
+          ...(resource.serviceVersion === undefined ? {} : { serviceVersion: resource.serviceVersion })
+        }))
+      )
+    })
+  )
+  const measuring = metrics === undefined ? Layer.empty : Layer.unwrapEffect(
+    Effect.promise(async () => {
+      const [OtlpMetrics, OtlpSerialization] = await Promise.all([
         import("@effect/opentelemetry/OtlpMetrics"),
         import("@effect/opentelemetry/OtlpSerialization")
       ])
-      const serialization = (protocol: Protocol) =>
-        protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
-      const tracing = traces === undefined ? Layer.empty : OtlpTracer.layer({
-        url: traces.url,
-        resource,
-        headers: traces.headers,
-        exportInterval: traces.interval,
-        maxBatchSize: 512
-      }).pipe(Layer.provide(serialization(traces.protocol)))
-      const measuring = metrics === undefined ? Layer.empty : OtlpMetrics.layer({
+      return OtlpMetrics.layer({
         url: metrics.url,
         resource,
         headers: metrics.headers,
         exportInterval: metrics.interval
-      }).pipe(Layer.provide(serialization(metrics.protocol)))
-      return Layer.mergeAll(tracing, measuring).pipe(Layer.provide(FetchHttpClient.layer))
+      }).pipe(
+        Layer.provide(
+          metrics.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+        ),
+        Layer.provide(FetchHttpClient.layer)
+      )
     })
   )
   return Layer.mergeAll(
     report,
-    exporters,
+    tracing,
+    measuring,
     Telemetry.layer({
       ...telemetry,
       spans: traces === undefined ? telemetry.spans : telemetry.spans ?? true,

@@ -26,6 +26,7 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(settings.traces?.protocol).toBe("http/protobuf")
     expect(Duration.toMillis(settings.traces!.interval)).toBe(5_000)
     expect(Duration.toMillis(settings.metrics!.interval)).toBe(60_000)
+    expect(settings.traces).toMatchObject({ maxQueueSize: 2048, maxBatchSize: 512 })
     expect(settings.resource.serviceName).toBe("unknown_service:node")
   })
 
@@ -39,9 +40,12 @@ describe("NodeTelemetry.settingsFromEnv", () => {
         OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20abc, x-team = mcp",
         OTEL_EXPORTER_OTLP_METRICS_HEADERS: "x-team=metrics",
         OTEL_BSP_SCHEDULE_DELAY: "250",
+        OTEL_BSP_MAX_QUEUE_SIZE: "100",
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "20",
         OTEL_METRIC_EXPORT_INTERVAL: "1000"
       }
     })
+    expect(settings.traces).toMatchObject({ maxQueueSize: 100, maxBatchSize: 20 })
     expect(settings.traces).toMatchObject({
       url: "http://traces.example/custom",
       protocol: "http/json",
@@ -86,9 +90,12 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(grpc.warnings).toHaveLength(2)
     expect(grpc.warnings.join("\n")).toMatch(/grpc/)
     expect(grpc.warnings.join("\n")).toMatch(/prometheus/)
-    const badNumber = NodeTelemetry.settingsFromEnv({ env: { ...base, OTEL_BSP_SCHEDULE_DELAY: "soon" } })
+    const badNumber = NodeTelemetry.settingsFromEnv({
+      env: { ...base, OTEL_BSP_SCHEDULE_DELAY: "soon", OTEL_BSP_MAX_QUEUE_SIZE: "0" }
+    })
     expect(Duration.toMillis(badNumber.traces!.interval)).toBe(5_000)
-    expect(badNumber.warnings).toHaveLength(1)
+    expect(badNumber.traces?.maxQueueSize).toBe(2048)
+    expect(badNumber.warnings).toHaveLength(2)
     const badUrl = NodeTelemetry.settingsFromEnv({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" } })
     expect(badUrl.traces).toBeUndefined()
     expect(badUrl.warnings).toHaveLength(1)
@@ -191,6 +198,31 @@ describe("NodeTelemetry.layer", () => {
       expect(received).toHaveLength(1)
       expect(received[0].contentType).toBe("application/x-protobuf")
       expect(Buffer.from(received[0].body).includes(Buffer.from("protobuf span"))).toBe(true)
+    }))
+
+  it.scopedLive("holds at most OTEL_BSP_MAX_QUEUE_SIZE spans: past it they are dropped, not buffered", () =>
+    Effect.gen(function*() {
+      const { received, url } = yield* receiver
+      yield* Effect.forEach(
+        Array.from({ length: 200 }, (_, i) => i),
+        (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`)),
+        { discard: true }
+      ).pipe(
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          env: {
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces`,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+            OTEL_BSP_MAX_QUEUE_SIZE: "10",
+            OTEL_BSP_SCHEDULE_DELAY: "60000"
+          }
+        }))
+      )
+      const spans = received.flatMap((r) =>
+        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
+      )
+      // One batch in flight and a full queue behind it; the other spans were ended while both were full.
+      expect(spans.length).toBeGreaterThan(0)
+      expect(spans.length).toBeLessThanOrEqual(20)
     }))
 
   it.live(
