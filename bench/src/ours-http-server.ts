@@ -19,10 +19,11 @@
  *
  * `--otlp <url>`: spans and metrics exported over OTLP/HTTP (protobuf) to `<url>/v1/traces` and
  * `<url>/v1/metrics` through `NodeTelemetry.layer` (spans in batches of 512 or every second,
- * metrics every `BENCH_OTLP_METRICS_MILLIS`, default 1000 ms), OTLP/JSON with `--otlp-json`:
+ * metrics every `BENCH_OTLP_METRICS_MILLIS`, default 1000 ms), OTLP/JSON with `--otlp-json`, one
+ * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`):
  * what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json]]`
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r]]`
  */
 import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
@@ -66,10 +67,18 @@ if (mode !== "router" && mode !== "layerHttp") {
 const otlpAt = process.argv.indexOf("--otlp")
 const otlp = otlpAt > 0 ? process.argv[otlpAt + 1] : undefined
 const protocol = process.argv.includes("--otlp-json") ? "http/json" : "http/protobuf"
+const ratioAt = process.argv.indexOf("--otlp-ratio")
+const ratio = ratioAt > 0 ? Number(process.argv[ratioAt + 1]) : 1
 
 /** Provided outside the server, as the README has it: the tracer must be in place when the server is built. */
 const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
-  traces: { url: `${otlp}/v1/traces`, protocol, headers: {}, interval: Duration.seconds(1) },
+  traces: {
+    url: `${otlp}/v1/traces`,
+    protocol,
+    headers: {},
+    interval: Duration.seconds(1),
+    sampler: { name: "parentbased_traceidratio", ratio }
+  },
   metrics: {
     url: `${otlp}/v1/metrics`,
     protocol,

@@ -10,6 +10,8 @@
  *   spans in batches of 512 or every second, metrics every second) to a sink in this process that
  *   reads each batch, counts its spans and answers 200;
  * - `on-json`: the same over OTLP/JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`);
+ * - `sampled`: `on` with one trace in ten recorded (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`,
+ *   `OTEL_TRACES_SAMPLER_ARG=0.1`), the histograms still of every request: shown, no target;
  * - `today`: the same server built from the commit before telemetry (`BENCH_TELEMETRY_BASELINE`,
  *   default d960d16; `baseline.ts` builds it once, or `BENCH_BASELINE=<dir>` names a built tree).
  *
@@ -18,7 +20,7 @@
  * second of the whole run, and per request answered.
  *
  * Environment: BENCH_ROUNDS (4), BENCH_HTTP_MILLIS (1500), BENCH_TELEMETRY_ERAS ("handshake,stateless"),
- * BENCH_HTTP_SERVERS (keys: off, on, on-json, today), and those of `http-bench.ts` (BENCH_PROFILE=<dir> for CPU
+ * BENCH_HTTP_SERVERS (keys: off, on, on-json, sampled, today), and those of `http-bench.ts` (BENCH_PROFILE=<dir> for CPU
  * profiles of the measured runs).
  *
  * A benchmark, not a test.
@@ -76,13 +78,13 @@ const spanCount = (body: Uint8Array): number => {
   return spans
 }
 
+const startTime = Buffer.from(`"startTimeUnixNano"`)
+
 /**
  * The spans of an `ExportTraceServiceRequest` in OTLP/JSON: each span has one `startTimeUnixNano`
  * (events and links have none). Counted in the bytes, not parsed: the sink shares its process with
  * the load, and parsing 512 spans 15 times a second would slow the load, not the server.
  */
-const startTime = Buffer.from(`"startTimeUnixNano"`)
-
 const jsonSpanCount = (body: Buffer): number => {
   let spans = 0
   for (let at = body.indexOf(startTime); at >= 0; at = body.indexOf(startTime, at + startTime.length)) spans++
@@ -176,6 +178,12 @@ const main = async () => {
             file: here("./ours-http-server.js"),
             args: [...revisions, "--otlp", sink.url, "--otlp-json"]
           },
+          {
+            key: "sampled",
+            name: "effect-mcp layerHttp, 1 trace in 10 + metrics, OTLP protobuf",
+            file: here("./ours-http-server.js"),
+            args: [...revisions, "--otlp", sink.url, "--otlp-ratio", "0.1"]
+          },
           { key: "today", name: `effect-mcp layerHttp at ${commit} (before telemetry)`, file: today, args: revisions }
         ],
         pairs: [
@@ -202,7 +210,8 @@ const main = async () => {
             unit: "%",
             fine: true,
             target: { threshold: 0.85, shown: "85%" }
-          }
+          },
+          { a: "sampled", b: "off", label: "1 trace in 10 / off", unit: "%", fine: true }
         ],
         notes: [
           "on, on-json: NodeTelemetry.layer, OTLP/HTTP (protobuf, JSON) to a sink in the benchmark's process " +
@@ -210,6 +219,7 @@ const main = async () => {
         ]
       })
       const seconds = (performance.now() - started) / 1000
+      // Spans of the "on" servers and a tenth of the "sampled" one's.
       const spans = sink.counts.spans - before.spans
       const traceBatches = sink.counts.traceBatches - before.traceBatches
       const metricBatches = sink.counts.metricBatches - before.metricBatches

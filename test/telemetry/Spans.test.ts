@@ -334,6 +334,41 @@ describe("Telemetry: spans per the MCP conventions (in-memory exporter)", () => 
     }).pipe(Effect.provide(layer))
   })
 
+  it.scopedLive("a caller's sampled flag decides under the SDK's default parent-based sampler: 00 is not recorded, 01 is", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function*() {
+      const port = yield* freePort
+      yield* Layer.build(NodeMcpServer.layerHttp({ port }).pipe(Layer.provideMerge(server(Revision.handshake))))
+      const initialize = (traceparent: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "initialize",
+              params: {
+                protocolVersion: "2025-11-25",
+                capabilities: {},
+                clientInfo: { name: "raw", version: "1" },
+                _meta: { traceparent }
+              }
+            })
+          })
+          return { status: response.status, text: await response.text() }
+        })
+      const unsampled = yield* initialize("00-11111111111111111111111111111111-2222222222222222-00")
+      assert.strictEqual(unsampled.status, 200)
+      assert.include(unsampled.text, "serverInfo")
+      const sampled = yield* initialize("00-33333333333333333333333333333333-4444444444444444-01")
+      assert.strictEqual(sampled.status, 200)
+      const traces = finished(exporter).map(traceOf)
+      assert.include(traces, "33333333333333333333333333333333")
+      assert.notInclude(traces, "11111111111111111111111111111111")
+    }).pipe(Effect.provide(layer))
+  })
+
   it.scopedLive("the histograms: mcp.server.operation.duration and mcp.client.operation.duration, by method, tool and error", () => {
     const { layer } = otel()
     return Effect.gen(function*() {

@@ -55,6 +55,54 @@ export interface Export {
    */
   readonly maxQueueSize?: number | undefined
   readonly maxBatchSize?: number | undefined
+  /** Spans only: which are recorded and exported (`OTEL_TRACES_SAMPLER`); all of them when absent. */
+  readonly sampler?: Sampler | undefined
+}
+
+/**
+ * The standard samplers (`OTEL_TRACES_SAMPLER`, its ratio `OTEL_TRACES_SAMPLER_ARG`): the
+ * `parentbased_` ones follow a sampled parent (a `traceparent` in `_meta` included) and decide
+ * for a root span as the rest of the name says; `traceidratio` keeps that fraction of traces.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Sampler {
+  readonly name:
+    | "always_on"
+    | "always_off"
+    | "traceidratio"
+    | "parentbased_always_on"
+    | "parentbased_always_off"
+    | "parentbased_traceidratio"
+  /** For the `traceidratio` ones, from 0 to 1. */
+  readonly ratio: number
+}
+
+const samplerNames: ReadonlyArray<Sampler["name"]> = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+]
+
+/** `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`: the default is `parentbased_always_on`. */
+const samplerOf = (env: Readonly<Record<string, string | undefined>>, warnings: Array<string>): Sampler => {
+  const text = (nonEmpty(env.OTEL_TRACES_SAMPLER) ?? "parentbased_always_on").toLowerCase()
+  const name = samplerNames.find((known) => known === text)
+  if (name === undefined) {
+    warnings.push(`OTEL_TRACES_SAMPLER=${text} is not supported: using parentbased_always_on`)
+  }
+  const arg = nonEmpty(env.OTEL_TRACES_SAMPLER_ARG)
+  let ratio = 1
+  if (arg !== undefined && name !== undefined && name.endsWith("traceidratio")) {
+    const parsed = Number(arg)
+    if (Number.isFinite(parsed) && parsed >= 0 && parsed <= 1) ratio = parsed
+    else warnings.push(`OTEL_TRACES_SAMPLER_ARG=${arg} is not a ratio from 0 to 1: using 1`)
+  }
+  return { name: name ?? "parentbased_always_on", ratio }
 }
 
 /**
@@ -155,7 +203,9 @@ const positive = (
  * - `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`: `otlp` (default) or `none`;
  * - `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` (`key=value,…`);
  * - `OTEL_BSP_SCHEDULE_DELAY` (span batches, default 5000 ms), `OTEL_BSP_MAX_QUEUE_SIZE` (2048),
- *   `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512), `OTEL_METRIC_EXPORT_INTERVAL` (default 60000 ms).
+ *   `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512), `OTEL_METRIC_EXPORT_INTERVAL` (default 60000 ms);
+ * - `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default, see {@link Sampler}) and
+ *   `OTEL_TRACES_SAMPLER_ARG` (the ratio, default 1).
  *
  * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT`, `…_COMPRESSION` and the TLS
  * variables from `process.env` itself.
@@ -207,7 +257,8 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
     const batching = name === "traces"
       ? {
         maxQueueSize: Math.floor(positive(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048, "spans", warnings)),
-        maxBatchSize: Math.floor(positive(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans", warnings))
+        maxBatchSize: Math.floor(positive(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans", warnings)),
+        sampler: samplerOf(env, warnings)
       }
       : {}
     return {
@@ -269,8 +320,16 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
         maxExportBatchSize: Math.min(traces.maxBatchSize ?? 512, maxQueueSize),
         scheduledDelayMillis: Duration.toMillis(traces.interval)
       })
+      const sampler = traces.sampler ?? { name: "parentbased_always_on", ratio: 1 }
+      const root = sampler.name.endsWith("always_off")
+        ? new TraceBase.AlwaysOffSampler()
+        : sampler.name.endsWith("traceidratio")
+        ? new TraceBase.TraceIdRatioBasedSampler(sampler.ratio)
+        : new TraceBase.AlwaysOnSampler()
       return Tracer.layer.pipe(
-        Layer.provide(NodeSdk.layerTracerProvider(processor)),
+        Layer.provide(NodeSdk.layerTracerProvider(processor, {
+          sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root
+        })),
         Layer.provide(Resource.layer({
           serviceName: resource.serviceName,
           attributes: resource.attributes,

@@ -26,7 +26,11 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(settings.traces?.protocol).toBe("http/protobuf")
     expect(Duration.toMillis(settings.traces!.interval)).toBe(5_000)
     expect(Duration.toMillis(settings.metrics!.interval)).toBe(60_000)
-    expect(settings.traces).toMatchObject({ maxQueueSize: 2048, maxBatchSize: 512 })
+    expect(settings.traces).toMatchObject({
+      maxQueueSize: 2048,
+      maxBatchSize: 512,
+      sampler: { name: "parentbased_always_on", ratio: 1 }
+    })
     expect(settings.resource.serviceName).toBe("unknown_service:node")
   })
 
@@ -58,6 +62,27 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     })
     expect(Duration.toMillis(settings.traces!.interval)).toBe(250)
     expect(Duration.toMillis(settings.metrics!.interval)).toBe(1_000)
+  })
+
+  it("reads the sampler and its ratio, and warns of one it does not know", () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
+    const ratio = NodeTelemetry.settingsFromEnv({
+      env: { ...base, OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }
+    })
+    expect(ratio.traces?.sampler).toEqual({ name: "parentbased_traceidratio", ratio: 0.25 })
+    expect(ratio.warnings).toEqual([])
+    const off = NodeTelemetry.settingsFromEnv({ env: { ...base, OTEL_TRACES_SAMPLER: "always_off" } })
+    expect(off.traces?.sampler?.name).toBe("always_off")
+    const unknown = NodeTelemetry.settingsFromEnv({
+      env: { ...base, OTEL_TRACES_SAMPLER: "jaeger_remote" }
+    })
+    expect(unknown.traces?.sampler?.name).toBe("parentbased_always_on")
+    expect(unknown.warnings.join("\n")).toMatch(/jaeger_remote/)
+    const outOfRange = NodeTelemetry.settingsFromEnv({
+      env: { ...base, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }
+    })
+    expect(outOfRange.traces?.sampler).toEqual({ name: "traceidratio", ratio: 1 })
+    expect(outOfRange.warnings).toHaveLength(1)
   })
 
   it("names the service from OTEL_SERVICE_NAME, then the resource attributes, then the caller", () => {
@@ -223,6 +248,30 @@ describe("NodeTelemetry.layer", () => {
       // One batch in flight and a full queue behind it; the other spans were ended while both were full.
       expect(spans.length).toBeGreaterThan(0)
       expect(spans.length).toBeLessThanOrEqual(20)
+    }))
+
+  it.scopedLive("records no span with a ratio of 0, and still exports the metrics", () =>
+    Effect.gen(function*() {
+      const { received, url } = yield* receiver
+      yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`)),
+        { discard: true }
+      ).pipe(
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          env: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+            OTEL_TRACES_SAMPLER: "traceidratio",
+            OTEL_TRACES_SAMPLER_ARG: "0"
+          }
+        }))
+      )
+      const spans = received.filter((r) => r.path === "/v1/traces").flatMap((r) =>
+        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
+      )
+      expect(spans).toEqual([])
+      expect(received.filter((r) => r.path === "/v1/metrics").length).toBeGreaterThan(0)
     }))
 
   it.live(

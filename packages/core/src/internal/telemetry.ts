@@ -29,6 +29,13 @@ export class Carried extends Context.Tag("@effect-mcp/core/Telemetry/Carried")<C
   readonly baggage: string | undefined
 }>() {}
 
+/**
+ * `@effect/opentelemetry`'s `OtelTraceFlags` (the same key, so the same tag): it hands an
+ * external parent to the OpenTelemetry SDK as sampled unless its context says otherwise, so a
+ * `parentbased_` sampler would record under an unsampled caller without it.
+ */
+const OtelTraceFlags = Context.GenericTag<number>("@effect/opentelemetry/Tracer/OtelTraceFlags")
+
 const traceparentPattern = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/
 const zeroTrace = "0".repeat(32)
 const zeroSpan = "0".repeat(16)
@@ -50,13 +57,15 @@ export const extract = (params: unknown): Tracer.ExternalSpan | undefined => {
     ? tracestate
     : undefined
   const bag = typeof baggage === "string" && baggage.length <= 8192 ? baggage : undefined
+  const flags = parseInt(match[4]!, 16)
+  const context = Context.make(OtelTraceFlags, flags & 1)
   return Tracer.externalSpan({
     traceId: match[2]!,
     spanId: match[3]!,
-    sampled: (parseInt(match[4]!, 16) & 1) === 1,
+    sampled: (flags & 1) === 1,
     context: carried === undefined && bag === undefined
-      ? Context.empty()
-      : Context.make(Carried, { tracestate: carried, baggage: bag })
+      ? context
+      : Context.add(context, Carried, { tracestate: carried, baggage: bag })
   })
 }
 
