@@ -108,7 +108,8 @@ describe("the packages, packed and installed outside the workspace", () => {
     for (const name of packages) {
       const manifest = JSON.parse(fs.readFileSync(path.join(root, "packages", name, "package.json"), "utf8"))
       for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
-        assert.match(String(range), /^\^/, `${manifest.name}: peer ${peer} is a range`)
+        // A caret range, or a bounded one (`>=0.200.0 <0.300.0`, for OpenTelemetry's 0.x exporters).
+        assert.match(String(range), /^(\^|>=\d+\.\d+\.\d+ <\d)/, `${manifest.name}: peer ${peer} is a range`)
       }
       assert.deepStrictEqual(
         manifest.engines,
