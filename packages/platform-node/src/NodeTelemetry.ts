@@ -276,6 +276,26 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
 }
 
 /**
+ * The layer `load` builds from the optional peer dependencies it imports; when one is missing, a
+ * defect that names what to install rather than a bare module-not-found.
+ */
+const loading = <A>(
+  signal: string,
+  packages: ReadonlyArray<string>,
+  load: () => Promise<A>
+): Effect.Effect<A> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) =>
+      new Error(
+        `NodeTelemetry: exporting ${signal} needs ${packages.join(", ")} installed (npm install ${
+          packages.join(" ")
+        }): ${cause instanceof Error ? cause.message : String(cause)}`,
+        { cause }
+      )
+  }).pipe(Effect.orDie)
+
+/**
  * Exports what `settings` asks for (see {@link settingsFromEnv}) and switches on the spans and
  * metrics of effect-mcp for the signals exported.
  *
@@ -303,7 +323,16 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   if (traces === undefined && metrics === undefined) return report
   const resource = settings.resource
   const tracing = traces === undefined ? Layer.empty : Layer.unwrapEffect(
-    Effect.promise(async () => {
+    loading("spans", [
+      "@effect/opentelemetry",
+      "@opentelemetry/api",
+      "@opentelemetry/resources",
+      "@opentelemetry/sdk-trace-base",
+      "@opentelemetry/sdk-trace-node",
+      traces.protocol === "http/json"
+        ? "@opentelemetry/exporter-trace-otlp-http"
+        : "@opentelemetry/exporter-trace-otlp-proto"
+    ], async () => {
       const [Tracer, NodeSdk, Resource, TraceBase, Exporter] = await Promise.all([
         import("@effect/opentelemetry/Tracer"),
         import("@effect/opentelemetry/NodeSdk"),
@@ -339,7 +368,7 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
     })
   )
   const measuring = metrics === undefined ? Layer.empty : Layer.unwrapEffect(
-    Effect.promise(async () => {
+    loading("metrics", ["@effect/opentelemetry"], async () => {
       const [OtlpMetrics, OtlpSerialization] = await Promise.all([
         import("@effect/opentelemetry/OtlpMetrics"),
         import("@effect/opentelemetry/OtlpSerialization")
