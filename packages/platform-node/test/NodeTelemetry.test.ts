@@ -133,6 +133,12 @@ interface Received {
   readonly body: any
 }
 
+/** The spans of the OTLP/JSON trace batches among `received`. */
+const spansOf = (received: ReadonlyArray<Received>): Array<any> =>
+  received.filter((r) => r.path === "/v1/traces").flatMap((r) =>
+    r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
+  )
+
 /** An OTLP/HTTP receiver on a free port that keeps what it is sent (JSON bodies parsed). */
 const receiver = Effect.acquireRelease(
   Effect.async<{ readonly url: string; readonly received: Array<Received>; readonly server: http.Server }>(
@@ -201,9 +207,7 @@ describe("NodeTelemetry.layer", () => {
       const resource = traces[0].body.resourceSpans[0].resource.attributes
       expect(resource).toContainEqual({ key: "service.name", value: { stringValue: "node-telemetry-test" } })
       expect(resource).toContainEqual({ key: "deployment.environment", value: { stringValue: "test" } })
-      const spans = traces.flatMap((r) =>
-        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
-      )
+      const spans = spansOf(traces)
       expect(spans.map((s: any) => s.name)).toContain("exported span")
       const names = metrics.flatMap((r) =>
         r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics))
@@ -242,9 +246,7 @@ describe("NodeTelemetry.layer", () => {
           }
         }))
       )
-      const spans = received.flatMap((r) =>
-        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
-      )
+      const spans = spansOf(received)
       // One batch in flight and a full queue behind it; the other spans were ended while both were full.
       expect(spans.length).toBeGreaterThan(0)
       expect(spans.length).toBeLessThanOrEqual(20)
@@ -267,9 +269,7 @@ describe("NodeTelemetry.layer", () => {
           }
         }))
       )
-      const spans = received.filter((r) => r.path === "/v1/traces").flatMap((r) =>
-        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
-      )
+      const spans = spansOf(received)
       expect(spans).toEqual([])
       expect(received.filter((r) => r.path === "/v1/metrics").length).toBeGreaterThan(0)
     }))
