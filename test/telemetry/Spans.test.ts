@@ -106,6 +106,20 @@ const overPipes = Effect.gen(function*() {
   return Effect.runSync(Effect.provide(McpClient.McpClient, context))
 })
 
+/** A raw JSON-RPC POST to our server on `port` (in `session`, when given). */
+const postTo = (port: number, body: unknown, session?: string) =>
+  Effect.promise(() =>
+    fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(session !== undefined ? { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } : {})
+      },
+      body: JSON.stringify(body)
+    })
+  )
+
 const finished = (exporter: InMemorySpanExporter) => exporter.getFinishedSpans()
 const named = (spans: ReadonlyArray<ReadableSpan>, name: string, kind: SpanKind) => {
   const found = spans.filter((s) => s.name === name && s.kind === kind)
@@ -260,18 +274,7 @@ describe("Telemetry: spans per the MCP conventions (in-memory exporter)", () => 
     return Effect.gen(function*() {
       const port = yield* freePort
       yield* Layer.build(NodeMcpServer.layerHttp({ port }).pipe(Layer.provideMerge(server(Revision.handshake))))
-      const post = (body: unknown, session?: string) =>
-        Effect.promise(() =>
-          fetch(`http://127.0.0.1:${port}/mcp`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              ...(session !== undefined ? { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } : {})
-            },
-            body: JSON.stringify(body)
-          })
-        )
+      const post = (body: unknown, session?: string) => postTo(port, body, session)
       const init = yield* post({
         jsonrpc: "2.0",
         id: 1,
@@ -340,24 +343,20 @@ describe("Telemetry: spans per the MCP conventions (in-memory exporter)", () => 
       const port = yield* freePort
       yield* Layer.build(NodeMcpServer.layerHttp({ port }).pipe(Layer.provideMerge(server(Revision.handshake))))
       const initialize = (traceparent: string) =>
-        Effect.promise(async () => {
-          const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
-            method: "POST",
-            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-            body: JSON.stringify({
-              jsonrpc: "2.0",
-              id: 1,
-              method: "initialize",
-              params: {
-                protocolVersion: "2025-11-25",
-                capabilities: {},
-                clientInfo: { name: "raw", version: "1" },
-                _meta: { traceparent }
-              }
-            })
-          })
-          return { status: response.status, text: await response.text() }
-        })
+        Effect.flatMap(
+          postTo(port, {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "raw", version: "1" },
+              _meta: { traceparent }
+            }
+          }),
+          (response) => Effect.promise(async () => ({ status: response.status, text: await response.text() }))
+        )
       const unsampled = yield* initialize("00-11111111111111111111111111111111-2222222222222222-00")
       assert.strictEqual(unsampled.status, 200)
       assert.include(unsampled.text, "serverInfo")

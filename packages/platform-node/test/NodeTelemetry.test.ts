@@ -133,6 +133,14 @@ interface Received {
   readonly body: any
 }
 
+/** `count` spans, `span 0` …, each ended at once. */
+const spansEnded = (count: number) =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`)),
+    { discard: true }
+  )
+
 /** The spans of the OTLP/JSON trace batches among `received`. */
 const spansOf = (received: ReadonlyArray<Received>): Array<any> =>
   received.filter((r) => r.path === "/v1/traces").flatMap((r) =>
@@ -232,11 +240,7 @@ describe("NodeTelemetry.layer", () => {
   it.scopedLive("holds at most OTEL_BSP_MAX_QUEUE_SIZE spans: past it they are dropped, not buffered", () =>
     Effect.gen(function*() {
       const { received, url } = yield* receiver
-      yield* Effect.forEach(
-        Array.from({ length: 200 }, (_, i) => i),
-        (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`)),
-        { discard: true }
-      ).pipe(
+      yield* spansEnded(200).pipe(
         Effect.provide(NodeTelemetry.layerFromEnv({
           env: {
             OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces`,
@@ -255,11 +259,7 @@ describe("NodeTelemetry.layer", () => {
   it.scopedLive("records no span with a ratio of 0, and still exports the metrics", () =>
     Effect.gen(function*() {
       const { received, url } = yield* receiver
-      yield* Effect.forEach(
-        Array.from({ length: 20 }, (_, i) => i),
-        (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`)),
-        { discard: true }
-      ).pipe(
+      yield* spansEnded(20).pipe(
         Effect.provide(NodeTelemetry.layerFromEnv({
           env: {
             OTEL_EXPORTER_OTLP_ENDPOINT: url,
