@@ -96,7 +96,7 @@ export interface Service {
     channel: string,
     options?: { readonly capacity?: number }
   ) => Effect.Effect<Queue.Dequeue<Delivery>, RedisUnavailable, Scope.Scope>
-  /** Is the command connection up right now? */
+  /** Are both connections (commands and subscriptions) up right now? */
   readonly isReady: Effect.Effect<boolean>
   /** The command connection itself, for what the service does not cover. */
   readonly redis: Redis
@@ -302,7 +302,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       use,
       eval: evalScript,
       subscribe,
-      isReady: Effect.sync(() => redis.status === "ready"),
+      // Both: what is published reaches no one while the subscription connection is down.
+      isReady: Effect.sync(() => redis.status === "ready" && subscriber.status === "ready"),
       redis
     } satisfies Service
   })
