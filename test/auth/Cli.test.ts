@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import type * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -270,3 +271,217 @@ describe.runIf(process.versions.node.startsWith("20."))("mcp login, call, logout
     60_000
   )
 })
+
+/** A token file in a directory of the test's own, the user's configuration out of reach, no `MCP_*` set. */
+const isolated = Effect.gen(function*() {
+  const directory = yield* temporaryDirectory
+  const home = path.join(directory, "home")
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }
+  for (const name of Object.keys(env)) {
+    if (name.startsWith("MCP_")) delete env[name]
+  }
+  const file = path.join(directory, "tokens.json")
+  return { directory, env, file, store: ["--token-store", file] as const }
+})
+
+/** The browser of a user who refuses: straight back to the redirect URI with `access_denied`. */
+const refusingBrowser = (issuer: string) => (url: string) =>
+  Effect.promise(async () => {
+    const asked = new URL(url)
+    const back = new URL(asked.searchParams.get("redirect_uri")!)
+    back.searchParams.set("error", "access_denied")
+    back.searchParams.set("state", asked.searchParams.get("state")!)
+    back.searchParams.set("iss", issuer)
+    const response = await fetch(back)
+    await response.text()
+    if (response.status !== 200) throw new Error(`the loopback listener answered HTTP ${response.status}`)
+  })
+
+describe.runIf(process.versions.node.startsWith("20."))(
+  "mcp login: one authorization, bounded, said in one line",
+  () => {
+    // Before: the era probe (server/discover, given up after 5 s) ended the authorization under way with it, and the
+    // initialize that followed started another: a second URL with a new client_id, the first landing on "No
+    // authorization is waiting for this redirect". The browser here finishes only once that initialize was refused.
+    it.scopedLive(
+      "a user slower than the era probe: one authorization URL, one registration, logged in",
+      () =>
+        Effect.gen(function*() {
+          const fixture = yield* Auth.start()
+          const browser = Auth.makeBrowser()
+          const { env, file, store } = yield* isolated
+          const slowUser = (url: string) => Effect.zipRight(fixture.refusedWithoutToken(2), browser.onUrl(url))
+          const login = yield* mcp(env, ["login", fixture.url, ...store], slowUser, 40_000)
+          assert.strictEqual(login.code, 0, shown(login))
+          assert.deepStrictEqual(linesOf(login.stderr), [
+            `mcp: to authorize, open ${login.urls[0]}`,
+            `mcp: authorized for ${fixture.url} (tokens in ${file})`
+          ])
+          assert.strictEqual(browser.delivered.length, 1)
+          assert.strictEqual(fixture.seen.registrations, 1)
+          assert.strictEqual(fixture.seen.authorizations, 1)
+          assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
+          assert.deepStrictEqual(fixture.seen.errors, [])
+        }),
+      60_000
+    )
+
+    // Before: the probe's authorization error sent the client on to initialize, which authorized again.
+    it.scopedLive(
+      "an authorization refused during the era probe: one URL, then one line and exit 1",
+      () =>
+        Effect.gen(function*() {
+          const fixture = yield* Auth.start()
+          const { env, store } = yield* isolated
+          const login = yield* mcp(env, ["login", fixture.url, ...store], refusingBrowser(fixture.issuer))
+          assert.strictEqual(login.code, 1, shown(login))
+          assert.isUndefined(login.browserFailure, shown(login))
+          assert.strictEqual(login.urls.length, 1, shown(login))
+          assert.strictEqual(login.stdout, "")
+          const [url, failure, ...rest] = linesOf(login.stderr)
+          assert.strictEqual(url, `mcp: to authorize, open ${login.urls[0]}`)
+          assert.match(failure ?? "", /^mcp: authorization failed \(authorization, [^)]+\): access_denied/)
+          assert.deepStrictEqual(rest, [])
+          assert.strictEqual(fixture.seen.registrations, 1)
+        }),
+      60_000
+    )
+
+    // Before: `--era` was refused as an unknown option.
+    it.scopedLive("--era pins the era: no probe, one authorization", () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start()
+        const browser = Auth.makeBrowser()
+        const { env, file, store } = yield* isolated
+        for (const era of ["handshake", "stateless"]) {
+          const login = yield* mcp(env, ["login", fixture.url, "--era", era, ...store], browser.onUrl)
+          assert.strictEqual(login.code, 0, shown(login))
+          assert.strictEqual(linesOf(login.stderr).at(-1), `mcp: authorized for ${fixture.url} (tokens in ${file})`)
+          fs.rmSync(file)
+        }
+        assert.strictEqual(fixture.seen.authorizations, 2)
+        assert.strictEqual(browser.delivered.length, 2)
+      }), 60_000)
+
+    // Before: nothing bounded an OAuth request but undici's own 300 s, and the process lived on for it (306 s).
+    it.scopedLive(
+      "a token endpoint that never answers: --timeout ends it, one line, exit 1",
+      () =>
+        Effect.gen(function*() {
+          const stalled: Array<http.ServerResponse> = []
+          const fixture = yield* Auth.start({
+            intercept: (request, response) => {
+              if (request.method !== "POST" || new URL(request.url ?? "/", "http://x").pathname !== "/token") {
+                return false
+              }
+              stalled.push(response)
+              return true
+            }
+          })
+          const browser = Auth.makeBrowser()
+          const { env, store } = yield* isolated
+          const started = Date.now()
+          const login = yield* mcp(env, ["login", fixture.url, "--timeout", "3", ...store], browser.onUrl, 60_000)
+          const took = Date.now() - started
+          assert.isFalse(login.timedOut, shown(login))
+          assert.strictEqual(login.code, 1, shown(login))
+          assert.strictEqual(stalled.length, 1)
+          assert.strictEqual(login.stdout, "")
+          assert.deepStrictEqual(linesOf(login.stderr), [
+            `mcp: to authorize, open ${login.urls[0]}`,
+            `mcp: authorization failed (token, ${fixture.issuer}/token): did not answer within 3s`
+          ])
+          // The probe's 3 s, the user, then the token request's 3 s: nowhere near 300.
+          assert.isBelow(took, 30_000)
+        }),
+      90_000
+    )
+
+    // Before: a stack trace, and the whole of what the endpoint said (hundreds of kilobytes) on one line.
+    it.scopedLive(
+      "an oversized answer, or a huge error_description: one short line on stderr, exit 1",
+      () =>
+        Effect.gen(function*() {
+          const oversized = yield* Auth.listen((request, response) => {
+            const origin = `http://${request.headers.host}`
+            request.resume()
+            if (request.url === "/mcp") {
+              response.writeHead(401, {
+                "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`
+              })
+              return response.end()
+            }
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end(
+              JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [origin], pad: "x".repeat(2e6) })
+            )
+          })
+          const verbose = yield* Auth.start({
+            intercept: (request, response) => {
+              if (request.method !== "POST" || new URL(request.url ?? "/", "http://x").pathname !== "/token") {
+                return false
+              }
+              request.resume()
+              response.writeHead(400, { "content-type": "application/json" })
+              response.end(JSON.stringify({ error: "invalid_grant", error_description: "no\n".repeat(150_000) }))
+              return true
+            }
+          })
+          const browser = Auth.makeBrowser()
+          const { env, store } = yield* isolated
+          for (
+            const [url, onUrl, step] of [
+              [`${oversized}/mcp`, undefined, "discovery"],
+              [verbose.url, browser.onUrl, "token"]
+            ] as const
+          ) {
+            const run = yield* mcp(env, ["tools", url, "--era", "handshake", ...store], onUrl)
+            assert.strictEqual(run.code, 1, shown(run))
+            assert.strictEqual(run.stdout, "")
+            const failure = linesOf(run.stderr).filter((line) => !authorizeLine.test(line))
+            assert.strictEqual(failure.length, 1, run.stderr.slice(0, 2000))
+            assert.match(failure[0], new RegExp(`^mcp: authorization failed \\(${step}, `))
+            assert.isBelow(failure[0].length, 600, failure[0].slice(0, 2000))
+          }
+        }),
+      60_000
+    )
+
+    // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
+    // entries with it), and its 0755 directory stayed 0755.
+    it.scopedLive(
+      "the token file: one not a token file is kept aside, its open directory made 0700, each said on stderr",
+      () =>
+        Effect.gen(function*() {
+          const fixture = yield* Auth.start()
+          const browser = Auth.makeBrowser()
+          const { directory, env } = yield* isolated
+          const shared = path.join(directory, "shared")
+          fs.mkdirSync(shared)
+          fs.chmodSync(shared, 0o755)
+          const file = path.join(shared, "tokens.json")
+          const corrupt =
+            "{\"version\": 1, \"entries\": [{\"resource\": \"https://other.example/mcp\", \"registrations\""
+          fs.writeFileSync(file, corrupt, { mode: 0o600 })
+          const login = yield* mcp(env, ["login", fixture.url, "--token-store", file], browser.onUrl)
+          assert.strictEqual(login.code, 0, shown(login))
+          assert.strictEqual(login.stdout, "")
+          const aside = fs.readdirSync(shared).filter((name) => name !== "tokens.json")
+          assert.strictEqual(aside.length, 1)
+          assert.strictEqual(fs.readFileSync(path.join(shared, aside[0]), "utf8"), corrupt)
+          assert.strictEqual(fs.statSync(shared).mode & 0o777, 0o700)
+          const lines = linesOf(login.stderr)
+          assert.include(lines, `mcp: made ${shared} private (mode 0700, it was 0755): it holds the token file`)
+          assert.include(
+            lines,
+            `mcp: ${file} was not a token file (Unexpected end of JSON input): kept aside as ${
+              path.join(shared, aside[0])
+            }`
+          )
+          assert.strictEqual(lines.at(-1), `mcp: authorized for ${fixture.url} (tokens in ${file})`)
+          assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries[0].resource, fixture.resource)
+        }),
+      60_000
+    )
+  }
+)

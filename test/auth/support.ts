@@ -65,6 +65,11 @@ export interface Options {
    * takes. The authorization server issues tokens for it.
    */
   readonly advertise?: (origin: string) => string
+  /**
+   * Sees every request to the authorization server first: true when it answered it (or holds it
+   * unanswered: a stalled endpoint), false to leave it to oidc-provider.
+   */
+  readonly intercept?: (request: http.IncomingMessage, response: http.ServerResponse) => boolean
 }
 
 /** What the servers saw, as they saw it. */
@@ -106,6 +111,8 @@ export interface Fixture {
    */
   readonly metadataUrl: string
   readonly seen: Seen
+  /** Waits until the resource server has refused `count` requests that had no token (401), in all. */
+  readonly refusedWithoutToken: (count: number) => Effect.Effect<void>
 }
 
 /** The scope the resource asks for. */
@@ -231,7 +238,19 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     const resource = options.advertise?.(origin) ?? url
     const metadataUrl = `${origin}/.well-known/oauth-protected-resource${new URL(resource).pathname.replace(/\/$/, "")}`
 
-    servers.authorization = makeProvider(issuer, resource, options.accessTokenTtl ?? 300, seen).callback()
+    const provider = makeProvider(issuer, resource, options.accessTokenTtl ?? 300, seen).callback()
+    const intercept = options.intercept
+    servers.authorization = intercept === undefined
+      ? provider
+      : (request, response) => intercept(request, response) || provider(request, response)
+
+    /** Who waits for how many refusals without a token. */
+    const waiting: Array<{ readonly count: number; readonly resume: () => void }> = []
+    const refusedWithoutToken = (count: number) =>
+      Effect.async<void>((resume) => {
+        if (seen.refused.withoutToken >= count) return resume(Effect.void)
+        waiting.push({ count, resume: () => resume(Effect.void) })
+      })
 
     // The holder of every token the verifier accepted, by the token's text: the verifier is asked
     // once per token, its cache (kept, as the server's fast path) answers the next requests with it.
@@ -277,6 +296,10 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
         if (status === 401) {
           if (authorization === undefined) seen.refused.withoutToken++
           else seen.refused.withBadToken++
+          for (const waiter of waiting.filter((w) => w.count <= seen.refused.withoutToken)) {
+            waiting.splice(waiting.indexOf(waiter), 1)
+            waiter.resume()
+          }
           return
         }
         const holder = token === undefined || status === 403 ? undefined : accepted.get(token)
@@ -298,7 +321,8 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
       messagesUrl: `${origin}${messagesPath}`,
       resource,
       metadataUrl,
-      seen
+      seen,
+      refusedWithoutToken
     }
   })
 

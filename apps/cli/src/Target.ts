@@ -11,6 +11,7 @@ import { McpAuth, McpClientTransport } from "@effect-mcp/client"
 import { NodeMcpClient, NodeMcpServer, NodeOAuth, NodeTokenStore } from "@effect-mcp/platform-node"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -33,22 +34,31 @@ export interface Auth {
   readonly openBrowser?: boolean | undefined
   /** The token file (default `MCP_TOKEN_STORE`, else `NodeTokenStore.defaultPath()`). */
   readonly tokenStore?: string | undefined
+  /** How long one request to an OAuth endpoint may take (the command's `--timeout`). */
+  readonly timeout?: Duration.DurationInput | undefined
 }
 
 /** The token file in use. */
 export const tokenStorePath = (auth: Auth) =>
   auth.tokenStore ?? process.env.MCP_TOKEN_STORE ?? NodeTokenStore.defaultPath()
 
+/** What the token file says of itself (kept aside, its directory made private): a line on stderr. */
+export const tokenStoreOptions: NodeTokenStore.FileOptions = {
+  onNotice: (message) => Effect.sync(() => process.stderr.write(`mcp: ${message}\n`))
+}
+
 /** The `McpAuth` options of `auth`. */
-const optionsOf = (auth: Auth): McpAuth.Options =>
-  auth.clientCredentials === true && auth.clientId !== undefined
+const optionsOf = (auth: Auth): McpAuth.Options => ({
+  ...(auth.timeout !== undefined ? { timeout: auth.timeout } : {}),
+  ...(auth.clientCredentials === true && auth.clientId !== undefined
     ? { grant: { type: "client_credentials", clientId: auth.clientId, clientSecret: auth.clientSecret } }
     : {
       clientName: "mcp (effect-mcp)",
       ...(auth.clientId !== undefined ? { clientId: auth.clientId } : {}),
       ...(auth.clientSecret !== undefined ? { clientSecret: auth.clientSecret } : {}),
       ...(auth.clientMetadataUrl !== undefined ? { clientMetadataUrl: auth.clientMetadataUrl } : {})
-    }
+    })
+})
 
 /**
  * The HTTP client of an HTTP target: authorized with `auth`, its tokens in the token file.
@@ -59,7 +69,7 @@ const optionsOf = (auth: Auth): McpAuth.Options =>
 export const httpClient = (auth: Auth) =>
   McpAuth.layer(optionsOf(auth)).pipe(
     Layer.provide(FetchHttpClient.layer),
-    Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth))),
+    Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth), tokenStoreOptions)),
     Layer.provide(NodeOAuth.layerLoopback({
       openBrowser: auth.openBrowser === true,
       onUrl: (url) => Effect.sync(() => process.stderr.write(`mcp: to authorize, open ${url}\n`))

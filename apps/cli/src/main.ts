@@ -118,7 +118,8 @@ const withClient = <A, E>(
   connection.timeout < 1 ?
     Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${connection.timeout})`)) :
     Effect.flatMap(
-      Target.transport(where, connection.auth),
+      // Every OAuth request gets the command's timeout too.
+      Target.transport(where, { ...connection.auth, timeout: Duration.seconds(connection.timeout) }),
       (transport) =>
         Effect.flatMap(McpClient.McpClient, use).pipe(
           Effect.provide(
@@ -611,10 +612,11 @@ const skills = Command.make("skills").pipe(
 const login = Command.make("login", {
   url: Args.text({ name: "url" }).pipe(Args.withDescription("the server's http(s):// URL")),
   open: Options.boolean("open").pipe(Options.withDescription("open the authorization URL in a browser")),
+  era,
   timeout,
   ...auth
 }, (o) =>
-  withClient(o.url, { era: "auto", timeout: o.timeout, auth: authOf(o, o.open) }, (client) =>
+  withClient(o.url, { era: o.era, timeout: o.timeout, auth: authOf(o, o.open) }, (client) =>
     // Any request the server protects starts the authorization; tools/list is one every server has.
     Effect.zipRight(
       client.serverCapabilities.tools !== undefined ? client.listTools : Effect.void,
@@ -627,7 +629,7 @@ const logout = Command.make("logout", {
 }, (o) => {
   const path = Target.tokenStorePath(authOf(o))
   return Effect.flatMap(
-    NodeTokenStore.makeFile(path),
+    NodeTokenStore.makeFile(path, Target.tokenStoreOptions),
     (store) =>
       Effect.flatMap(store.load(o.url), (found) =>
         Option.isNone(found)

@@ -4,7 +4,9 @@
  * in the `Authorization` header; on a 401 it discovers (RFC 9728, then RFC 8414 / OpenID
  * Connect; a 2025-03-26 server's defaults), registers (pre-registered, a client ID metadata
  * document, dynamic registration), authorizes and retries; on a 403 `insufficient_scope` it steps
- * up with the scopes held and those asked. Requests in flight share one authorization per server.
+ * up with the scopes held and those asked. Requests in flight share one authorization per server,
+ * which runs in the layer's scope: a request given up meanwhile does not end it, and the requests
+ * after it wait for it rather than start another.
  *
  * ```ts
  * const transport = McpClientTransport.layerHttp({ url }).pipe(
@@ -24,10 +26,12 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { AuthorizationCode } from "./AuthorizationCode.js"
 import * as ClientError from "./ClientError.js"
@@ -107,8 +111,19 @@ export interface Options {
   readonly maxAttempts?: number | undefined
   /** How long before its expiry a token is refreshed, in milliseconds (default 60,000). */
   readonly refreshMargin?: number | undefined
-  /** Plain HTTP to authorization servers that are not loopback hosts (default false: refused). */
+  /**
+   * Plain HTTP to OAuth endpoints on hosts that are not loopback hosts (default false: refused).
+   * Every endpoint is held to it alike: protected resource and authorization server metadata,
+   * registration, authorization (where the user is sent), token, an identity provider's. A scheme
+   * other than https and http is refused whatever this says.
+   */
   readonly allowInsecure?: boolean | undefined
+  /**
+   * How long one request to an OAuth endpoint may take, its whole answer read (default 30
+   * seconds); one that takes longer fails with `AuthorizationFailed`. The user's part (in the
+   * browser) is the `AuthorizationCode` service's to bound.
+   */
+  readonly timeout?: Duration.DurationInput | undefined
   /**
    * Sender-constrained tokens (DPoP, RFC 9449; SEP-1932): a key of this client's (ES256) proves
    * every token request and every request to the server; the servers' nonces are followed
@@ -158,7 +173,8 @@ const refusal = (response: HttpClientResponse.HttpClientResponse) => {
 }
 
 /**
- * Authorizes every request of `client` (see the module's description).
+ * Authorizes every request of `client` (see the module's description). The authorizations under
+ * way when the scope ends are interrupted.
  *
  * @since 0.1.0
  * @category constructors
@@ -166,7 +182,7 @@ const refusal = (response: HttpClientResponse.HttpClientResponse) => {
 export const make = (
   client: HttpClient.HttpClient,
   options: Options = {}
-): Effect.Effect<HttpClient.HttpClient> =>
+): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const store = Option.getOrUndefined(yield* Effect.serviceOption(TokenStore.TokenStore)) ??
       (yield* TokenStore.makeMemory)
@@ -175,7 +191,9 @@ export const make = (
       store,
       code: yield* Effect.serviceOption(AuthorizationCode),
       options,
-      runtime: yield* Effect.runtime<never>()
+      runtime: yield* Effect.runtime<never>(),
+      scope: yield* Effect.scope,
+      timeout: Duration.decode(options.timeout ?? Duration.seconds(30))
     }
     const maxAttempts = options.maxAttempts ?? 3
     /** By origin: one resource server per origin. */
@@ -259,10 +277,10 @@ export const make = (
   })
 
 /**
- * The `HttpClient` of the context, authorized.
+ * The `HttpClient` of the context, authorized (for the layer's lifetime: see {@link make}).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
-  Layer.effect(HttpClient.HttpClient, Effect.flatMap(HttpClient.HttpClient, (client) => make(client, options)))
+  Layer.scoped(HttpClient.HttpClient, Effect.flatMap(HttpClient.HttpClient, (client) => make(client, options)))

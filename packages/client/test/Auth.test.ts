@@ -5,6 +5,8 @@
  */
 import { AuthorizationCode, ClientError, McpAuth, McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -105,5 +107,189 @@ describe("McpAuth refuses, with a typed error", () => {
       assert.strictEqual(failed.step, "configuration")
       assert.include(failed.message, "AuthorizationCode")
       assert.notInclude(paths, "POST /register")
+    }))
+})
+
+/**
+ * A resource server that is its own authorization server, on 127.0.0.1: every POST a 401 whose
+ * challenge names `resourceMetadata` (default its own metadata URL), its metadata and the
+ * authorization server's as `metadata` makes them (`origin` is its own), a registration endpoint
+ * that registers anyone. What it was asked, by path.
+ */
+const hostileServer = (options: {
+  readonly resourceMetadata?: (origin: string) => string
+  readonly metadata?: (origin: string) => Record<string, unknown>
+}) =>
+  Effect.gen(function*() {
+    const paths: Array<string> = []
+    const server = yield* Effect.acquireRelease(
+      Effect.async<http.Server>((resume) => {
+        const server = http.createServer((request, response) => {
+          const origin = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+          paths.push(`${request.method} ${request.url}`)
+          request.resume()
+          const json = (status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
+            response.writeHead(status, { "content-type": "application/json", ...headers })
+            response.end(JSON.stringify(body))
+          }
+          if (request.url === "/.well-known/oauth-protected-resource/mcp") {
+            return json(200, { resource: `${origin}/mcp`, authorization_servers: [origin] })
+          }
+          if (request.url === "/.well-known/oauth-authorization-server") {
+            return json(200, {
+              issuer: origin,
+              authorization_endpoint: `${origin}/authorize`,
+              token_endpoint: `${origin}/token`,
+              registration_endpoint: `${origin}/register`,
+              response_types_supported: ["code"],
+              code_challenge_methods_supported: ["S256"],
+              ...options.metadata?.(origin)
+            })
+          }
+          if (request.url === "/register") return json(201, { client_id: "registered" })
+          if (request.url === "/mcp") {
+            const metadata = options.resourceMetadata?.(origin) ?? `${origin}/.well-known/oauth-protected-resource/mcp`
+            return json(401, { error: "invalid_token" }, {
+              "www-authenticate": `Bearer resource_metadata="${metadata}"`
+            })
+          }
+          json(404, {})
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`, paths }
+  })
+
+/**
+ * A client of `url` whose HTTP requests are written down as they are attempted (`attempted`):
+ * those to loopback hosts are sent, any other fails at once (this test has no network), so that
+ * what matters is whether it was attempted at all. Its `AuthorizationCode` writes down where the
+ * user would be sent (`sentTo`) and sends nobody.
+ */
+const recordingClient = (url: string, auth: McpAuth.Options = {}) => {
+  const attempted: Array<string> = []
+  const sentTo: Array<string> = []
+  const recording = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      HttpClient.transform(client, (send, request) => {
+        attempted.push(`${request.method} ${request.url}`)
+        const host = new URL(request.url).hostname
+        return host === "127.0.0.1" || host === "localhost"
+          ? send
+          : Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: "no network here" }))
+      }))
+  )
+  const code = Layer.succeed(AuthorizationCode.AuthorizationCode, {
+    redirectUri: "http://127.0.0.1:9/callback",
+    acquire: (authorizationUrl) =>
+      Effect.suspend(() => {
+        sentTo.push(authorizationUrl.href)
+        return Effect.fail(
+          new ClientError.AuthorizationFailed({ step: "authorization", url: authorizationUrl.href, reason: "nobody" })
+        )
+      })
+  })
+  const error = Effect.flip(
+    Layer.build(
+      McpClient.layer({ clientInfo: { name: "t", version: "1" }, era: "handshake" }).pipe(
+        Layer.provide(McpClientTransport.layerHttp({ url })),
+        Layer.provide(McpAuth.layer({ clientName: "t", ...auth })),
+        Layer.provide(recording),
+        Layer.provide(FetchHttpClient.layer),
+        Layer.provide(code)
+      )
+    )
+  )
+  return { error, attempted, sentTo }
+}
+
+// Before: the authorization endpoint was handed to the user (printed; opened with `--open`) whatever its scheme and
+// host; the registration endpoint and a challenge's resource_metadata were requested over plain HTTP to any host
+// (only the token endpoint was held to https, by oauth4webapi, once the user had been and come back).
+describe("McpAuth: every OAuth endpoint is https, or plain HTTP to a loopback host", () => {
+  for (
+    const endpoint of [
+      "javascript:alert(document.cookie)//",
+      "file:///etc/passwd",
+      "data:text/html,<script>alert(1)</script>",
+      "http://auth.example.test/authorize"
+    ]
+  ) {
+    it.scopedLive(`an authorization_endpoint of ${endpoint.split(":")[0]}: (${endpoint}): nobody is sent there`, () =>
+      Effect.gen(function*() {
+        const { paths, url } = yield* hostileServer({ metadata: () => ({ authorization_endpoint: endpoint }) })
+        const client = recordingClient(url)
+        const error = yield* client.error
+        assert.deepStrictEqual(client.sentTo, [])
+        assert.instanceOf(error, ClientError.AuthorizationFailed)
+        const failed = error as ClientError.AuthorizationFailed
+        assert.strictEqual(failed.step, "authorization")
+        assert.include(failed.reason, endpoint.startsWith("http:") ? "not on https" : "not an https URL")
+        // Refused before registering with it.
+        assert.notInclude(paths, "POST /register")
+      }))
+  }
+
+  it.scopedLive("a registration_endpoint over plain HTTP to another host: never requested", () =>
+    Effect.gen(function*() {
+      const { url } = yield* hostileServer({
+        metadata: () => ({ registration_endpoint: "http://register.example.test/register" })
+      })
+      const client = recordingClient(url)
+      const error = yield* client.error
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "registration")
+      assert.include((error as ClientError.AuthorizationFailed).reason, "not on https")
+      assert.isUndefined(client.attempted.find((a) => a.includes("example.test")), client.attempted.join("\n"))
+      assert.deepStrictEqual(client.sentTo, [])
+    }))
+
+  it.scopedLive("a challenge's resource_metadata over plain HTTP to another host: never requested", () =>
+    Effect.gen(function*() {
+      const { url } = yield* hostileServer({
+        resourceMetadata: () => "http://metadata.example.test/.well-known/oauth-protected-resource/mcp"
+      })
+      const client = recordingClient(url)
+      const error = yield* client.error
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "discovery")
+      assert.include((error as ClientError.AuthorizationFailed).reason, "not on https")
+      assert.isUndefined(client.attempted.find((a) => a.includes("example.test")), client.attempted.join("\n"))
+    }))
+
+  it.scopedLive("a token endpoint over plain HTTP to another host: refused before anything is registered or asked", () =>
+    Effect.gen(function*() {
+      const { paths, url } = yield* hostileServer({
+        metadata: () => ({ token_endpoint: "http://token.example.test/token" })
+      })
+      const client = recordingClient(url)
+      const error = yield* client.error
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "token")
+      assert.notInclude(paths, "POST /register")
+      assert.deepStrictEqual(client.sentTo, [])
+      assert.isUndefined(client.attempted.find((a) => a.includes("example.test")))
+    }))
+
+  it.scopedLive("allowInsecure: plain HTTP to another host is followed; other schemes still never", () =>
+    Effect.gen(function*() {
+      const insecure = yield* hostileServer({
+        metadata: () => ({ registration_endpoint: "http://register.example.test/register" })
+      })
+      const allowed = recordingClient(insecure.url, { allowInsecure: true })
+      yield* allowed.error
+      assert.include(allowed.attempted, "POST http://register.example.test/register")
+      const scheme = yield* hostileServer({ metadata: () => ({ authorization_endpoint: "file:///etc/passwd" }) })
+      const refused = recordingClient(scheme.url, { allowInsecure: true })
+      const error = yield* refused.error
+      assert.include((error as ClientError.AuthorizationFailed).reason, "not an https URL")
+      assert.deepStrictEqual(refused.sentTo, [])
     }))
 })

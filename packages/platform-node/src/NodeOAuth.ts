@@ -31,8 +31,10 @@ export interface LoopbackOptions {
    */
   readonly onUrl?: ((url: string) => Effect.Effect<void>) | undefined
   /**
-   * Also opens the URL in the default browser (`open` on macOS, `start` on Windows, `xdg-open`
-   * elsewhere), detached; a failure to is ignored, the URL having been shown. Default false.
+   * Also opens the URL in the default browser (`open` on macOS, `start` on Windows, its
+   * metacharacters escaped for cmd, `xdg-open` elsewhere), detached; a failure to is ignored, the URL
+   * having been shown. Default false. Whatever this says, a URL that is not http(s) is neither
+   * shown nor opened: `acquire` fails with it.
    */
   readonly openBrowser?: boolean | undefined
   /** How long an `acquire` waits for the redirect (default 5 minutes). */

@@ -2,14 +2,18 @@
  * A `TokenStore` in a file: what OAuth authorization gave a client (registrations and tokens, per
  * protected resource) kept between runs, as JSON readable by the user alone.
  *
- * - The file holds every entry; secrets are written as plain strings (the file is mode 0600, its
- *   directory, when created, 0700) and are `Redacted` again as they are read.
+ * - The file holds every entry; secrets are written as plain strings (the file is mode 0600) and
+ *   are `Redacted` again as they are read.
+ * - Its directory is the token file's: made 0700 when it is created, and made 0700 at a write when
+ *   it was open to others (said once, as a notice); where that cannot be done, nothing is written.
  * - Every write goes to a new file beside it, renamed over it: a reader never sees half a file.
  * - Saves within one process are one at a time; each reads the file first, so that what another
  *   process saved meanwhile (for another resource) is kept.
- * - A missing file is an empty store. So is a file that cannot be read or is not a token file,
- *   with a warning logged (`Effect.logWarning`); the next save replaces it. A write that fails is
- *   logged the same way, not raised: the store's operations cannot fail.
+ * - A missing file is an empty store. So is a file that is not a token file (not JSON, another
+ *   shape or version): the next save renames it aside, `<file>.invalid-<time>`, never writes over
+ *   it, and says so. A file that cannot be read (its permissions) is read as empty and never written
+ *   over. Each of these is a notice (`onNotice`; by default a warning logged), as is a write that
+ *   fails: the store's operations cannot fail.
  *
  * @since 0.1.0
  */
@@ -17,6 +21,21 @@ import { TokenStore } from "@effect-mcp/client"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/tokenFile.js"
+
+/**
+ * Options of {@link makeFile}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileOptions {
+  /**
+   * Says what became of the file or its directory (kept aside, made private, not written): one
+   * line, naming the paths. Default: `Effect.logWarning`, prefixed `effect-mcp: `. A command-line
+   * tool shows it on stderr in its own words.
+   */
+  readonly onNotice?: ((message: string) => Effect.Effect<void>) | undefined
+}
 
 /**
  * Where the tokens are kept by default: `$XDG_CONFIG_HOME/effect-mcp/tokens.json`, else
@@ -34,7 +53,8 @@ export const defaultPath: () => string = internal.defaultPath
  * @since 0.1.0
  * @category constructors
  */
-export const makeFile = (path?: string): Effect.Effect<TokenStore.Service> => internal.make(path ?? defaultPath())
+export const makeFile = (path?: string, options?: FileOptions): Effect.Effect<TokenStore.Service> =>
+  internal.make(path ?? defaultPath(), options)
 
 /**
  * {@link makeFile} as a layer.
@@ -48,5 +68,5 @@ export const makeFile = (path?: string): Effect.Effect<TokenStore.Service> => in
  * @since 0.1.0
  * @category layers
  */
-export const layerFile = (path?: string): Layer.Layer<TokenStore.TokenStore> =>
-  Layer.effect(TokenStore.TokenStore, makeFile(path))
+export const layerFile = (path?: string, options?: FileOptions): Layer.Layer<TokenStore.TokenStore> =>
+  Layer.effect(TokenStore.TokenStore, makeFile(path, options))

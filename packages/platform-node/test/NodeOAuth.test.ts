@@ -17,6 +17,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { NodeMcpServer, NodeOAuth } from "../src/index.js"
+import { openerCommand } from "../src/internal/loopback.js"
 
 /** A loopback whose `onUrl` hands each URL shown to the test. */
 const loopback = (options: NodeOAuth.LoopbackOptions = {}) =>
@@ -248,4 +249,50 @@ describe("NodeOAuth.layerLoopback", () => {
       yield* get(redirect(service.redirectUri, { code: "c", state: "nobrowser" }))
       assert.strictEqual((yield* Deferred.await(done)).get("code"), "c")
     }).pipe(Effect.scoped))
+
+  it.scoped("a URL that is not http(s) is neither shown nor opened: acquire fails at once", () =>
+    Effect.gen(function*() {
+      const { service, shown } = yield* loopback({ openBrowser: true })
+      for (const url of ["javascript:alert(1)//?state=j", "file:///etc/passwd?state=f", "data:text/html,x"]) {
+        const error = yield* Effect.flip(service.acquire(new URL(url)))
+        assert.instanceOf(error, ClientError.AuthorizationFailed)
+        assert.include(error.reason, "not an http(s) URL")
+      }
+      assert.strictEqual(yield* Queue.size(shown), 0)
+    }))
+})
+
+// Before: on Windows `%` went to cmd unescaped (`%NAME%` expanded as a variable), and any scheme was handed over.
+describe("the browser opener's command", () => {
+  // As a URL serializes (`<`, `>` and `"` are percent-encoded by then).
+  const url = "https://as.example/authorize?a=1&b=%25PATH%25&c=(x)|y%3Cz%3E^!w&redirect_uri=http%3A%2F%2F127.0.0.1"
+
+  it("Windows: cmd's metacharacters, % among them, escaped with ^; delayed expansion off; verbatim", () => {
+    assert.strictEqual(new URL(url).href, url)
+    const [command, args, verbatim] = openerCommand("win32", url)!
+    assert.strictEqual(command, "cmd")
+    assert.isTrue(verbatim)
+    assert.deepStrictEqual(args.slice(0, 6), ["/d", "/v:off", "/s", "/c", "start", "\"\""])
+    assert.strictEqual(
+      args[6],
+      "https://as.example/authorize?a=1^&b=^%25PATH^%25^&c=^(x^)^|y^%3Cz^%3E^^^!w^&redirect_uri=http^%3A^%2F^%2F127.0.0.1"
+    )
+    // What cmd gives `start` once it has removed its escapes: the URL, byte for byte.
+    assert.strictEqual(args[6].replace(/\^(.)/g, "$1"), url)
+    // No % is left for cmd to pair into a variable: each one follows a ^.
+    assert.notMatch(args[6], /(^|[^^])%/)
+  })
+
+  it("macOS and elsewhere: the URL as one argument, nothing escaped", () => {
+    assert.deepStrictEqual(openerCommand("darwin", url), ["open", [url], false])
+    assert.deepStrictEqual(openerCommand("linux", url), ["xdg-open", [url], false])
+  })
+
+  it("anything but an http(s) URL: no command at all", () => {
+    for (const platform of ["win32", "darwin", "linux"] as const) {
+      for (const other of ["javascript:alert(1)", "file:///etc/passwd", "ms-settings:", "not a url", "-flag"]) {
+        assert.isUndefined(openerCommand(platform, other), `${platform} ${other}`)
+      }
+    }
+  })
 })

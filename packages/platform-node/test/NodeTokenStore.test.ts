@@ -106,27 +106,106 @@ describe("NodeTokenStore.layerFile", () => {
       assert.deepStrictEqual(logged, [])
     }))
 
+  // Before the file was kept aside, the next save wrote over it: every other server's entries in it were lost,
+  // and only a logged warning (on stdout, in the CLI) said so.
   for (
-    const [name, text] of [
-      ["not JSON", "{\"version\": 1, \"entries\": ["],
-      ["JSON of another shape", "{\"version\": 1, \"entries\": [{\"resource\": 42}]}"],
-      ["a later version", "{\"version\": 2, \"entries\": []}"]
+    const [name, text, reason] of [
+      ["not JSON", "{\"version\": 1, \"entries\": [", "JSON"],
+      ["JSON of another shape", "{\"version\": 1, \"entries\": [{\"resource\": 42}]}", "at entries.0.resource"],
+      ["a later version", "{\"version\": 2, \"entries\": []}", "at version"]
     ] as const
   ) {
-    it.scoped(`a corrupt file (${name}) is read as empty with a warning, and the next save replaces it`, () =>
+    it.scoped(`a corrupt file (${name}) is read as empty, then kept aside by the next save, and each is said`, () =>
       Effect.gen(function*() {
-        const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+        const directory = yield* temporaryDirectory
+        const file = nodePath.join(directory, "tokens.json")
         fs.writeFileSync(file, text)
         const store = yield* NodeTokenStore.makeFile(file)
         const { logged, result } = yield* warnings(store.load("https://mcp.example"))
         assert.isTrue(Option.isNone(result))
         assert.strictEqual(logged.length, 1)
-        assert.include(logged[0], `${file} is not a token file; read as empty`)
-        yield* warnings(store.save(entry("https://mcp.example")))
+        assert.include(logged[0], `effect-mcp: ${file} is not a token file (`)
+        assert.include(logged[0], reason)
+        assert.include(logged[0], "kept aside at the next save")
+        assert.notInclude(logged[0], "\n")
+
+        const saved = yield* warnings(store.save(entry("https://mcp.example")))
+        const aside = fs.readdirSync(directory).filter((name) => name !== "tokens.json")
+        assert.strictEqual(aside.length, 1)
+        assert.match(aside[0], /^tokens\.json\.invalid-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+        assert.strictEqual(fs.readFileSync(nodePath.join(directory, aside[0]), "utf8"), text)
+        assert.strictEqual(saved.logged.length, 1)
+        assert.isTrue(saved.logged[0].startsWith(`effect-mcp: ${file} was not a token file (`), saved.logged[0])
+        assert.isTrue(saved.logged[0].endsWith(`): kept aside as ${nodePath.join(directory, aside[0])}`))
         assert.isTrue(Option.isSome(yield* store.load("https://mcp.example/x")))
         assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries.length, 1)
       }))
   }
+
+  it.scoped("a file kept aside is never written over: a second one at the same moment gets a name of its own", () =>
+    Effect.gen(function*() {
+      const directory = yield* temporaryDirectory
+      const file = nodePath.join(directory, "tokens.json")
+      const store = yield* NodeTokenStore.makeFile(file)
+      fs.writeFileSync(file, "first")
+      yield* warnings(store.save(entry("https://a.example")))
+      fs.writeFileSync(file, "second")
+      yield* warnings(store.save(entry("https://b.example")))
+      const aside = fs.readdirSync(directory).filter((name) => name !== "tokens.json").sort()
+      assert.strictEqual(aside.length, 2)
+      assert.strictEqual(aside[1], `${aside[0]}-2`)
+      assert.strictEqual(fs.readFileSync(nodePath.join(directory, aside[0]), "utf8"), "first")
+      assert.strictEqual(fs.readFileSync(nodePath.join(directory, aside[1]), "utf8"), "second")
+    }))
+
+  it.scoped("onNotice: what the store says goes there, not to the log", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+      fs.writeFileSync(file, "not json")
+      const said: Array<string> = []
+      const store = yield* NodeTokenStore.makeFile(file, { onNotice: (line) => Effect.sync(() => said.push(line)) })
+      const { logged } = yield* warnings(
+        Effect.zipRight(store.load("https://a.example"), store.save(entry("https://a.example")))
+      )
+      assert.deepStrictEqual(logged, [])
+      assert.strictEqual(said.length, 2)
+      assert.isTrue(said[0].startsWith(`${file} is not a token file (`))
+      assert.isTrue(said[1].startsWith(`${file} was not a token file (`))
+    }))
+
+  // Before: an existing directory kept its mode (0755: the token file's name and its neighbours readable by all).
+  it.scoped("an existing directory open to others is made 0700 at the next save, and that is said once", () =>
+    Effect.gen(function*() {
+      const directory = nodePath.join(yield* temporaryDirectory, "shared")
+      fs.mkdirSync(directory, { mode: 0o755 })
+      fs.chmodSync(directory, 0o755)
+      const file = nodePath.join(directory, "tokens.json")
+      const store = yield* NodeTokenStore.makeFile(file)
+      const first = yield* warnings(store.save(entry("https://a.example")))
+      assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o700)
+      assert.deepStrictEqual(first.logged, [
+        `effect-mcp: made ${directory} private (mode 0700, it was 0755): it holds the token file`
+      ])
+      const second = yield* warnings(store.save(entry("https://b.example")))
+      assert.deepStrictEqual(second.logged, [])
+      assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+    }))
+
+  it.scoped("a path that cannot be read (a directory) is read as empty and never written over", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(yield* temporaryDirectory, "tokens.json")
+      fs.mkdirSync(file)
+      fs.writeFileSync(nodePath.join(file, "inside"), "kept")
+      const store = yield* NodeTokenStore.makeFile(file)
+      const { logged, result } = yield* warnings(store.load("https://a.example"))
+      assert.isTrue(Option.isNone(result))
+      assert.strictEqual(logged.length, 1)
+      assert.include(logged[0], `could not read ${file}; read as empty`)
+      const saved = yield* warnings(store.save(entry("https://a.example")))
+      assert.strictEqual(saved.logged.length, 1)
+      assert.include(saved.logged[0], "nothing is written over it; the tokens are not kept")
+      assert.deepStrictEqual(fs.readdirSync(file), ["inside"])
+    }))
 
   it.scoped("remove forgets the entry covering the URL, and only it", () =>
     Effect.gen(function*() {

@@ -162,9 +162,10 @@ export const make = <R>(
       ) {
         return yield* error
       }
-      // No connection, or a refusal to authorize: no era would do better.
+      // No connection, or a refusal to authorize, or an authorization that failed: no era would do
+      // better (and asking again in another would start another authorization).
       if (
-        error._tag === "ConnectionFailed" ||
+        error._tag === "ConnectionFailed" || ClientError.isAuthError(error) ||
         (error._tag === "HttpError" && (error.status === 401 || error.status === 403))
       ) {
         return yield* error

@@ -8,17 +8,21 @@
 import * as HttpBody from "@effect/platform/HttpBody"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as oauth from "oauth4webapi"
 import type * as AuthorizationCode from "../AuthorizationCode.js"
 import * as ClientError from "../ClientError.js"
 import type { Grant, Options } from "../McpAuth.js"
 import * as TokenStore from "../TokenStore.js"
-import { manualRedirects } from "./exchange.js"
+import { manualRedirects, reasonOf } from "./exchange.js"
 
 /** The largest OAuth response read (metadata, a token, a registration): 1 MiB. */
 const maxResponseBytes = 1024 * 1024
@@ -52,6 +56,26 @@ const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArra
 const isLoopback = (url: URL) =>
   url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]"
 
+/**
+ * Why the client will not use `url` as an OAuth endpoint, or undefined when it may: every endpoint
+ * (metadata, registration, authorization, token, an identity provider's) is https, or plain HTTP
+ * to a loopback host (anywhere with `allowInsecure`); no other scheme, ever.
+ */
+const refusalOf = (env: Env, url: string): string | undefined => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined) return "is not a URL"
+  if (parsed.protocol === "https:") return undefined
+  if (parsed.protocol !== "http:") return `is not an https URL (${parsed.protocol} is never followed)`
+  if (isLoopback(parsed) || env.options.allowInsecure === true) return undefined
+  return "is not on https (plain HTTP only to a loopback host; allowInsecure permits it)"
+}
+
+/** `url`, when the client may use it as an OAuth endpoint (see {@link refusalOf}). */
+const allowed = (env: Env, step: Step, url: string): Effect.Effect<string, ClientError.AuthorizationFailed> => {
+  const refusal = refusalOf(env, url)
+  return refusal === undefined ? Effect.succeed(url) : Effect.fail(failed(step, url, refusal))
+}
+
 /** The protected resource metadata in use. */
 interface ResourceMetadata {
   readonly resource: string
@@ -74,6 +98,8 @@ export interface Resource {
   attempts: number
   /** Its DPoP key (RFC 9449), made at the first grant, when DPoP is on. */
   dpop: Dpop | undefined
+  /** The authorization under way, which every request refused meanwhile waits for. */
+  flow: Deferred.Deferred<void, ClientError.AuthError> | undefined
 }
 
 /** A DPoP key: oauth4webapi's handle for the token endpoint, and what the resource's proofs are signed with. */
@@ -93,7 +119,8 @@ export const makeResource = (serverUrl: string): Resource => ({
   as: undefined,
   metadata: undefined,
   attempts: 0,
-  dpop: undefined
+  dpop: undefined,
+  flow: undefined
 })
 
 /** What the flow runs on. */
@@ -103,72 +130,119 @@ export interface Env {
   readonly code: Option.Option<AuthorizationCode.Service>
   readonly options: Options
   readonly runtime: Runtime.Runtime<never>
+  /** The layer's: authorizations run in it, so that a request given up does not end one under way. */
+  readonly scope: Scope.Scope
+  /** How long one OAuth request may take. */
+  readonly timeout: Duration.Duration
 }
 
-const failed = (step: ClientError.AuthorizationFailed["step"], url: string, reason: string, cause?: unknown) =>
-  new ClientError.AuthorizationFailed({ step, url, reason, ...(cause !== undefined ? { cause } : {}) })
+type Step = ClientError.AuthorizationFailed["step"]
 
-/** oauth4webapi's `fetch`, over the wrapped client (redirects not followed, bodies bounded). */
-const customFetchOf = (env: Env) =>
-(url: string, init: {
+/** One line of at most `max` characters: what an endpoint said is shown, never a page of it. */
+const cut = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+const failed = (step: Step, url: string, reason: string, cause?: unknown) =>
+  new ClientError.AuthorizationFailed({
+    step,
+    url: cut(url, 200),
+    reason: cut(reason, 300),
+    ...(cause !== undefined ? { cause } : {})
+  })
+
+/** What a request to an OAuth endpoint sends. */
+interface Init {
   readonly body?: unknown
   readonly headers: Record<string, string>
   readonly method: string
-  readonly signal?: AbortSignal | undefined
-}): Promise<Response> => {
-  let request = HttpClientRequest.make(init.method as "GET")(url).pipe(HttpClientRequest.setHeaders(init.headers))
-  const body = init.body
-  if (body instanceof URLSearchParams) {
-    request = HttpClientRequest.setBody(
-      request,
-      HttpBody.text(body.toString(), init.headers["content-type"] ?? "application/x-www-form-urlencoded")
-    )
-  } else if (typeof body === "string") {
-    request = HttpClientRequest.setBody(
-      request,
-      HttpBody.text(body, init.headers["content-type"] ?? "application/json")
-    )
-  } else if (body instanceof Uint8Array) {
-    request = HttpClientRequest.setBody(request, HttpBody.uint8Array(body, init.headers["content-type"]))
-  }
-  const run = Effect.scoped(
-    Effect.gen(function*() {
-      const response = yield* manualRedirects(env.client.execute(request))
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      yield* Stream.runForEach(response.stream, (chunk) => {
-        size += chunk.length
-        if (size > maxResponseBytes) {
-          return Effect.fail(new Error(`${url} answered more than ${maxResponseBytes} bytes`))
-        }
-        chunks.push(chunk)
-        return Effect.void
-      })
-      const bytes = new Uint8Array(size)
-      let at = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, at)
-        at += chunk.length
-      }
-      const empty = response.status === 204 || response.status === 205 || response.status === 304
-      return new Response(empty ? null : bytes, { status: response.status, headers: response.headers })
-    })
-  )
-  return Runtime.runPromise(env.runtime)(run, init.signal ? { signal: init.signal } : undefined)
 }
 
-/** The options every oauth4webapi request takes: our fetch, and plain HTTP only to loopback hosts. */
-const requestOptions = (env: Env, url: string) => ({
-  [oauth.customFetch]: customFetchOf(env),
-  [oauth.allowInsecureRequests]: env.options.allowInsecure === true || isLoopback(new URL(url))
+/**
+ * One request to an OAuth endpoint, over the wrapped client: only to an endpoint allowed, redirects
+ * not followed, the body read whole up to `maxResponseBytes`, all of it within the timeout; an
+ * interruption ends it (the connection with it).
+ */
+const fetchOf = (
+  env: Env,
+  step: Step,
+  url: string,
+  init: Init
+): Effect.Effect<Response, ClientError.AuthorizationFailed> =>
+  Effect.flatMap(allowed(env, step, url), () => {
+    let request = HttpClientRequest.make(init.method as "GET")(url).pipe(HttpClientRequest.setHeaders(init.headers))
+    const body = init.body
+    if (body instanceof URLSearchParams) {
+      request = HttpClientRequest.setBody(
+        request,
+        HttpBody.text(body.toString(), init.headers["content-type"] ?? "application/x-www-form-urlencoded")
+      )
+    } else if (typeof body === "string") {
+      request = HttpClientRequest.setBody(
+        request,
+        HttpBody.text(body, init.headers["content-type"] ?? "application/json")
+      )
+    } else if (body instanceof Uint8Array) {
+      request = HttpClientRequest.setBody(request, HttpBody.uint8Array(body, init.headers["content-type"]))
+    }
+    const unreachable = (error: unknown) => failed(step, url, `could not be reached (${reasonOf(error)})`, error)
+    return Effect.scoped(
+      Effect.gen(function*() {
+        const response = yield* Effect.mapError(manualRedirects(env.client.execute(request)), unreachable)
+        const chunks: Array<Uint8Array> = []
+        let size = 0
+        yield* Stream.runForEach(
+          Stream.mapError(response.stream, unreachable),
+          (chunk) => {
+            size += chunk.length
+            if (size > maxResponseBytes) {
+              return Effect.fail(failed(step, url, `answered more than ${maxResponseBytes} bytes; not read further`))
+            }
+            chunks.push(chunk)
+            return Effect.void
+          }
+        )
+        const bytes = new Uint8Array(size)
+        let at = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, at)
+          at += chunk.length
+        }
+        const empty = response.status === 204 || response.status === 205 || response.status === 304
+        return new Response(empty ? null : bytes, { status: response.status, headers: response.headers })
+      })
+    ).pipe(
+      Effect.timeoutFail({
+        duration: env.timeout,
+        onTimeout: () => failed(step, url, `did not answer within ${Duration.format(env.timeout)}`)
+      })
+    )
+  })
+
+/**
+ * oauth4webapi's `fetch`: {@link fetchOf}, ended by the signal oauth4webapi is given (the one of
+ * the Effect that runs the oauth4webapi call). Its failure is the `AuthorizationFailed` itself.
+ */
+const customFetchOf = (env: Env, step: Step) => (url: string, init: Init & { readonly signal?: AbortSignal }) =>
+  Runtime.runPromise(env.runtime)(
+    Effect.either(fetchOf(env, step, url, init)),
+    init.signal !== undefined ? { signal: init.signal } : undefined
+  ).then((result) => result._tag === "Right" ? result.right : Promise.reject(result.left))
+
+/**
+ * The options every oauth4webapi request takes: our fetch, which applies the endpoint rule to every
+ * URL it is given (oauth4webapi's own https check is ours then), and the signal that ends it.
+ */
+const requestOptions = (env: Env, step: Step, signal: AbortSignal) => ({
+  [oauth.customFetch]: customFetchOf(env, step),
+  [oauth.allowInsecureRequests]: true,
+  signal
 })
 
-/** A GET of JSON (metadata): the response, or undefined when it is not a 200 of JSON. */
+/** A GET of JSON (metadata). */
 const getJson = (env: Env, url: string, headers: Record<string, string> = {}) =>
-  Effect.tryPromise({
-    try: () => customFetchOf(env)(url, { method: "GET", headers: { accept: "application/json", ...headers } }),
-    catch: (cause) => failed("discovery", url, `could not be fetched (${String(cause)})`, cause)
-  })
+  fetchOf(env, "discovery", url, { method: "GET", headers: { accept: "application/json", ...headers } })
 
 /** Reads a JSON object from a 200, or undefined. */
 const jsonOf = (response: Response) =>
@@ -209,7 +283,7 @@ const discoverResource = (env: Env, resource: Resource, challenge: Challenge) =>
       }
       // RFC 9728 §3.3: metadata for another resource is not this server's.
       if (!TokenStore.covers(named, resource.serverUrl)) {
-        return yield* new ClientError.ResourceMismatch({ url: resource.serverUrl, resource: named })
+        return yield* new ClientError.ResourceMismatch({ url: resource.serverUrl, resource: cut(named, 200) })
       }
       if (servers === undefined || servers.length === 0) {
         return yield* failed("discovery", url, "the protected resource metadata names no authorization server")
@@ -247,7 +321,7 @@ const discoverServer = (env: Env, issuer: string) =>
         return yield* new ClientError.IssuerMismatch({
           where: "metadata",
           expected: issuer,
-          received: typeof json.issuer === "string" ? json.issuer : undefined
+          received: typeof json.issuer === "string" ? cut(json.issuer, 200) : undefined
         })
       }
       return Option.some(json as unknown as oauth.AuthorizationServer)
@@ -300,14 +374,10 @@ const register = (env: Env, resource: Resource, as: oauth.AuthorizationServer, r
       application_type: redirectUri !== undefined && isLoopback(new URL(redirectUri)) ? "native" : "web",
       ...options.clientMetadata
     }
-    const response = yield* Effect.tryPromise({
-      try: () =>
-        customFetchOf(env)(endpoint, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify(metadata)
-        }),
-      catch: (cause) => failed("registration", endpoint, `could not be reached (${String(cause)})`, cause)
+    const response = yield* fetchOf(env, "registration", endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(metadata)
     })
     const json = yield* Effect.promise(() => response.json().catch(() => undefined))
     if ((response.status !== 200 && response.status !== 201) || typeof json?.client_id !== "string") {
@@ -434,8 +504,9 @@ const tokensOf = (
   scopes: response.scope !== undefined ? splitScopes(response.scope) : asked
 })
 
-/** An oauth4webapi failure as ours. */
-const fromOAuth = (step: ClientError.AuthorizationFailed["step"], url: string) => (cause: unknown) => {
+/** An oauth4webapi failure as ours (one of our fetch's is ours already). */
+const fromOAuth = (step: Step, url: string) => (cause: unknown) => {
+  if (cause instanceof ClientError.AuthorizationFailed) return cause
   if (cause instanceof oauth.ResponseBodyError) {
     return failed(step, url, `${cause.error}${cause.error_description ? `: ${cause.error_description}` : ""}`, cause)
   }
@@ -449,14 +520,23 @@ const fromOAuth = (step: ClientError.AuthorizationFailed["step"], url: string) =
 const oauthErrorOf = (error: ClientError.AuthorizationFailed) =>
   error.cause instanceof oauth.ResponseBodyError ? error.cause.error : undefined
 
-/** Runs an oauth4webapi call; a DPoP nonce asked for is retried once (the nonce is kept by then). */
-const call = <A>(step: ClientError.AuthorizationFailed["step"], url: string, f: () => Promise<A>) =>
+/**
+ * Runs an oauth4webapi call with the options of its requests (`requestOptions`: an interruption
+ * ends them); a DPoP nonce asked for is retried once (the nonce is kept by then).
+ */
+const call = <A>(
+  env: Env,
+  step: Step,
+  url: string,
+  f: (options: ReturnType<typeof requestOptions>) => Promise<A>
+) =>
   Effect.tryPromise({
-    try: async () => {
+    try: async (signal) => {
+      const options = requestOptions(env, step, signal)
       try {
-        return await f()
+        return await f(options)
       } catch (error) {
-        if (oauth.isDPoPNonceError(error)) return await f()
+        if (oauth.isDPoPNonceError(error)) return await f(options)
         throw error
       }
     },
@@ -515,7 +595,7 @@ const identityAssertion = (
     }
     if (scopes.length > 0) parameters.scope = scopes.join(" ")
     const tokenUrl = idp.token_endpoint ?? idp.issuer
-    const exchanged = yield* call("token", tokenUrl, async () =>
+    const exchanged = yield* call(env, "token", tokenUrl, async (requested) =>
       oauth.processGenericTokenEndpointResponse(
         idp,
         client,
@@ -525,7 +605,7 @@ const identityAssertion = (
           auth,
           "urn:ietf:params:oauth:grant-type:token-exchange",
           parameters,
-          requestOptions(env, tokenUrl)
+          requested
         ),
         // The ID-JAG is no access token: its token_type is "N_A" (RFC 8693 §2.2.1).
         { recognizedTokenTypes: { n_a: () => {} } }
@@ -564,30 +644,32 @@ const grant = (
         "the authorization server metadata does not list S256 in code_challenge_methods_supported (PKCE is required)"
       )
     }
+    // The endpoints the grant will use, before anything is registered or the user sent anywhere.
+    const tokenUrl = yield* allowed(env, "token", as.token_endpoint ?? as.issuer)
+    let authorizationEndpoint: string | undefined
+    if (configured.type === "authorization_code") {
+      if (as.authorization_endpoint === undefined) {
+        return yield* failed(
+          "discovery",
+          as.issuer,
+          "the authorization server metadata has no authorization_endpoint"
+        )
+      }
+      authorizationEndpoint = yield* allowed(env, "authorization", as.authorization_endpoint)
+    }
     const registration = yield* register(env, resource, as, code?.redirectUri)
     const client: oauth.Client = { client_id: registration.clientId }
     const auth = yield* clientAuthOf(env, as, registration)
     const scopes = scopesFor(resource, as, challenge, held, configured.type === "authorization_code")
     const dpop = yield* dpopOf(env, resource)
-    const options = {
-      ...requestOptions(env, as.token_endpoint ?? as.issuer),
-      ...(dpop !== undefined ? { DPoP: dpop.handle } : {})
-    }
-    const tokenUrl = as.token_endpoint ?? as.issuer
+    const withDpop = <O>(options: O) => dpop !== undefined ? { ...options, DPoP: dpop.handle } : options
     let response: oauth.TokenEndpointResponse
     switch (configured.type) {
       case "authorization_code": {
-        if (as.authorization_endpoint === undefined) {
-          return yield* failed(
-            "discovery",
-            as.issuer,
-            "the authorization server metadata has no authorization_endpoint"
-          )
-        }
         const verifier = oauth.generateRandomCodeVerifier()
         const challengeValue = yield* Effect.promise(() => oauth.calculatePKCECodeChallenge(verifier))
         const state = oauth.generateRandomState()
-        const url = new URL(as.authorization_endpoint)
+        const url = new URL(authorizationEndpoint!)
         url.searchParams.set("response_type", "code")
         url.searchParams.set("client_id", registration.clientId)
         url.searchParams.set("redirect_uri", code!.redirectUri)
@@ -610,15 +692,15 @@ const grant = (
                 received: iss
               })
             }
-            return fromOAuth("authorization", as.authorization_endpoint!)(cause)
+            return fromOAuth("authorization", authorizationEndpoint!)(cause)
           }
         })
-        response = yield* call("token", tokenUrl, async () =>
+        response = yield* call(env, "token", tokenUrl, async (requested) =>
           oauth.processAuthorizationCodeResponse(
             as,
             client,
             await oauth.authorizationCodeGrantRequest(as, client, auth, validated, code!.redirectUri, verifier, {
-              ...options,
+              ...withDpop(requested),
               additionalParameters: { resource: resourceId }
             })
           ))
@@ -627,11 +709,11 @@ const grant = (
       case "client_credentials": {
         const parameters: Record<string, string> = { resource: resourceId }
         if (scopes.length > 0) parameters.scope = scopes.join(" ")
-        response = yield* call("token", tokenUrl, async () =>
+        response = yield* call(env, "token", tokenUrl, async (requested) =>
           oauth.processClientCredentialsResponse(
             as,
             client,
-            await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, options)
+            await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, withDpop(requested))
           ))
         break
       }
@@ -642,7 +724,7 @@ const grant = (
           : yield* identityAssertion(env, configured, as, resourceId, scopes)
         const parameters: Record<string, string> = { assertion: Redacted.value(assertion), resource: resourceId }
         if (scopes.length > 0) parameters.scope = scopes.join(" ")
-        response = yield* call("token", tokenUrl, async () =>
+        response = yield* call(env, "token", tokenUrl, async (requested) =>
           oauth.processGenericTokenEndpointResponse(
             as,
             client,
@@ -652,7 +734,7 @@ const grant = (
               auth,
               "urn:ietf:params:oauth:grant-type:jwt-bearer",
               parameters,
-              options
+              withDpop(requested)
             )
           ))
         break
@@ -718,12 +800,12 @@ const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
     const client: oauth.Client = { client_id: registration.clientId }
     const auth = yield* clientAuthOf(env, as, registration)
     const tokenUrl = as.token_endpoint ?? as.issuer
-    const refreshed = yield* Effect.either(call("refresh", tokenUrl, async () =>
+    const refreshed = yield* Effect.either(call(env, "refresh", tokenUrl, async (requested) =>
       oauth.processRefreshTokenResponse(
         as,
         client,
         await oauth.refreshTokenGrantRequest(as, client, auth, Redacted.value(tokens.refreshToken!), {
-          ...requestOptions(env, tokenUrl),
+          ...requested,
           ...(resource.dpop !== undefined ? { DPoP: resource.dpop.handle } : {}),
           additionalParameters: { resource: entry.resource }
         })
@@ -731,10 +813,14 @@ const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
     if (refreshed._tag === "Left") {
       const code = oauthErrorOf(refreshed.left)
       // Another failure (the server unreachable, a 5xx) keeps what is held, for the next try.
-      if (code !== "invalid_grant" && code !== "invalid_client") return yield* refreshed.left
+      if (code !== "invalid_grant" && code !== "invalid_client") {
+        return yield* refreshed.left
+      }
       // invalid_grant: the tokens are gone; invalid_client: the registration too.
       const registrations = { ...entry.registrations }
-      if (code === "invalid_client") delete registrations[tokens.issuer]
+      if (code === "invalid_client") {
+        delete registrations[tokens.issuer]
+      }
       yield* save(env, resource, { resource: entry.resource, registrations })
       return undefined
     }
@@ -745,10 +831,40 @@ const refresh = (env: Env, resource: Resource, tokens: TokenStore.Tokens) =>
 
 /**
  * After a 401 (or a 403 `insufficient_scope`) to a request that carried `sent`: new tokens, by a
- * refresh when one can do (a 401), else the whole flow. One at a time per resource: a request that
- * waited finds the tokens another got, and uses them.
+ * refresh when one can do (a 401), else the whole flow. One at a time per resource: a request
+ * refused while one is under way waits for it, and uses the tokens it got (or meets its failure).
+ *
+ * The flow runs in the layer's scope, not in the request's fiber: a request given up (interrupted,
+ * timed out: an era probe that waited long enough) leaves it running, for the requests after it,
+ * and no second one starts beside it. Each of its requests is bounded by the timeout, the user's
+ * part by the `AuthorizationCode` service's own; the layer's end interrupts it.
  */
 export const authorize = (
+  env: Env,
+  resource: Resource,
+  challenge: Challenge,
+  sent: TokenStore.Tokens | undefined,
+  status: number
+): Effect.Effect<void, ClientError.AuthError> =>
+  Effect.suspend(() => {
+    const running = resource.flow
+    if (running !== undefined) return Deferred.await(running)
+    const done = Deferred.unsafeMake<void, ClientError.AuthError>(FiberId.none)
+    resource.flow = done
+    const finish = Effect.sync(() => {
+      if (resource.flow === done) resource.flow = undefined
+    })
+    return Effect.zipRight(
+      Effect.forkIn(
+        Effect.ensuring(Effect.intoDeferred(flow(env, resource, challenge, sent, status), done), finish),
+        env.scope
+      ),
+      Deferred.await(done)
+    )
+  })
+
+/** The authorization itself (see {@link authorize}). */
+const flow = (
   env: Env,
   resource: Resource,
   challenge: Challenge,
@@ -769,13 +885,7 @@ export const authorize = (
     const origin = new URL(resource.serverUrl).origin
     const issuer = metadata?.authorizationServers[0] ?? origin
     // The authorization server is spoken to over HTTPS only (plain HTTP to a loopback host aside).
-    const issuerUrl = yield* Effect.try({
-      try: () => new URL(issuer),
-      catch: () => failed("discovery", resource.serverUrl, `the authorization server ${issuer} is not a URL`)
-    })
-    if (issuerUrl.protocol !== "https:" && !isLoopback(issuerUrl) && env.options.allowInsecure !== true) {
-      return yield* failed("discovery", issuer, "the authorization server is not on https (allowInsecure permits it)")
-    }
+    yield* allowed(env, "discovery", issuer)
     const found = Option.getOrUndefined(yield* discoverServer(env, issuer))
     if (found === undefined && metadata !== undefined) {
       return yield* failed("discovery", issuer, "the authorization server has no metadata")

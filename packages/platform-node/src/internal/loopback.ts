@@ -29,18 +29,38 @@ const printUrl = (url: string): Effect.Effect<void> =>
     process.stderr.write(`Open this URL to authorize: ${url}\n`)
   })
 
+/**
+ * The command that opens `url` in the default browser on `platform`: the program, its arguments,
+ * and whether they are passed verbatim (Windows). Undefined for anything but an http(s) URL: no
+ * other scheme is handed to an opener (`file:`, `javascript:` and the like run things).
+ *
+ * On Windows `start` is a cmd built-in, and cmd reads the command line before `start` does: its
+ * metacharacters in the URL are escaped with `^` (`&` between parameters; `%`, which would expand
+ * `%NAME%` as a variable; `^`, `|`, `<`, `>`, `(`, `)`, `!`, `"`), and `/v:off` keeps `!` literal.
+ * The first quoted argument of `start` is the window's title.
+ */
+export const openerCommand = (
+  platform: NodeJS.Platform,
+  url: string
+): readonly [command: string, args: ReadonlyArray<string>, verbatim: boolean] | undefined => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) return undefined
+  const href = parsed.href
+  if (platform === "darwin") return ["open", [href], false]
+  if (platform === "win32") {
+    return ["cmd", ["/d", "/v:off", "/s", "/c", "start", "\"\"", href.replace(/[%&^|<>()!"]/g, "^$&")], true]
+  }
+  return ["xdg-open", [href], false]
+}
+
 /** The platform's "open this URL" command, detached; whatever goes wrong is ignored. */
 const openInBrowser = (url: string): Effect.Effect<void> =>
   Effect.sync(() => {
+    const command = openerCommand(process.platform, url)
+    if (command === undefined) return
     try {
-      const [command, args, verbatim] = process.platform === "darwin"
-        ? ["open", [url], false] as const
-        : process.platform === "win32"
-        // `start` is a cmd built-in; its first quoted argument is the window's title. cmd's
-        // metacharacters in the URL (`&` between parameters) are escaped with `^`.
-        ? ["cmd", ["/d", "/s", "/c", "start", "\"\"", url.replace(/[&^|<>()]/g, "^$&")], true] as const
-        : ["xdg-open", [url], false] as const
-      const child = spawn(command, [...args], {
+      const [program, args, verbatim] = command
+      const child = spawn(program, [...args], {
         detached: true,
         stdio: "ignore",
         windowsHide: true,
@@ -164,6 +184,14 @@ export const make = (
 
     const acquire = Effect.fn("NodeOAuth.acquire")(function*(authorizationUrl: URL) {
       const shown = authorizationUrl.origin + authorizationUrl.pathname
+      // Nobody is shown, nor sent to, anything but an http(s) URL.
+      if (authorizationUrl.protocol !== "https:" && authorizationUrl.protocol !== "http:") {
+        return yield* new ClientError.AuthorizationFailed({
+          step: "authorization",
+          url: authorizationUrl.protocol,
+          reason: "the authorization URL is not an http(s) URL; it is not shown or opened"
+        })
+      }
       const state = authorizationUrl.searchParams.get("state")
       const waiter = yield* Deferred.make<URLSearchParams>()
       if (state !== null) {

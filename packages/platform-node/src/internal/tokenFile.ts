@@ -2,6 +2,7 @@
  * The token file behind `NodeTokenStore.layerFile`.
  */
 import { TokenStore } from "@effect-mcp/client"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -50,7 +51,33 @@ const encodeFile = Schema.encodeSync(File)
 
 type Entries = ReadonlyMap<string, TokenStore.Entry>
 
+/** What `NodeTokenStore.FileOptions` holds. */
+export interface Options {
+  readonly onNotice?: ((message: string) => Effect.Effect<void>) | undefined
+}
+
+/** The file as read: its entries, and what kept it from being read, if anything did. */
+interface Read {
+  readonly entries: Entries
+  /** It is not a token file (not JSON, another shape, another version): it is kept aside at the next save. */
+  readonly undecodable?: string | undefined
+  /** It could not be read (not a missing file: a permission, a directory): nothing is written over it. */
+  readonly unreadable?: string | undefined
+}
+
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/** The first thing wrong with the file's content, in one short line. */
+const problemOf = (error: ParseResult.ParseError): string => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return "not a token file"
+  const where = issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""
+  const said = issue.message.replace(/\s+/g, " ")
+  return `${said.length > 120 ? `${said.slice(0, 119)}…` : said}${where}`
+}
+
+/** A moment, as a file name may hold it: 2026-05-01T12-00-00-000Z. */
+const stamp = (millis: number) => new Date(millis).toISOString().replace(/[:.]/g, "-")
 
 export const defaultPath = (): string => {
   if (process.platform === "win32") {
@@ -64,79 +91,115 @@ export const defaultPath = (): string => {
   return nodePath.join(base, "effect-mcp", "tokens.json")
 }
 
-export const make = (path: string): Effect.Effect<TokenStore.Service> =>
+export const make = (path: string, options: Options = {}): Effect.Effect<TokenStore.Service> =>
   Effect.gen(function*() {
     const file = nodePath.resolve(path)
     const directory = nodePath.dirname(file)
     const lock = yield* Effect.makeSemaphore(1)
+    const notice = options.onNotice ?? ((message: string) => Effect.logWarning(`effect-mcp: ${message}`))
 
-    /** The file's entries: none when it is missing, or unreadable, or not a token file (a warning then). */
-    const read: Effect.Effect<Entries> = Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
-      Effect.flatMap((text) =>
+    /** The file's entries: none when it is missing, or unreadable, or not a token file (said, then). */
+    const read: Effect.Effect<Read> = Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+      Effect.map((text): Read =>
         Either.match(decodeFile(text), {
-          onLeft: (error) =>
-            Effect.as(
-              Effect.logWarning(
-                `effect-mcp: ${file} is not a token file; read as empty (the next save replaces it): ${
-                  ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]
-                }`
-              ),
-              new Map()
-            ),
-          onRight: (content): Effect.Effect<Entries> =>
-            Effect.succeed(new Map(content.entries.map((entry) => [entry.resource, entry])))
+          onLeft: (error) => ({ entries: new Map(), undecodable: problemOf(error) }),
+          onRight: (content) => ({ entries: new Map(content.entries.map((entry) => [entry.resource, entry])) })
         })
       ),
       Effect.catchAll((error) =>
-        (error.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
-          ? Effect.succeed(new Map())
-          : Effect.as(
-            Effect.logWarning(`effect-mcp: could not read ${file}; read as empty: ${describe(error.error)}`),
-            new Map()
-          )
+        Effect.succeed<Read>(
+          (error.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
+            ? { entries: new Map() }
+            : { entries: new Map(), unreadable: describe(error.error) }
+        )
       )
     )
 
-    /** Writes the entries to a file of its own beside ours, then renames it over ours. */
-    const write = (entries: Entries): Effect.Effect<void> => {
+    /** What a load says of a file it could not use. */
+    const readSaying = Effect.tap(read, (found) =>
+      found.undecodable !== undefined
+        ? notice(`${file} is not a token file (${found.undecodable}); read as empty, and kept aside at the next save`)
+        : found.unreadable !== undefined
+        ? notice(`could not read ${file}; read as empty: ${found.unreadable}`)
+        : Effect.void)
+
+    /** The directory holds the token file alone, for its owner alone: made 0700 when it was more open. */
+    const makePrivate = async (): Promise<string | undefined> => {
+      await fs.mkdir(directory, { recursive: true, mode: 0o700 })
+      if (process.platform === "win32") return undefined
+      const mode = (await fs.stat(directory)).mode & 0o777
+      if ((mode & 0o077) === 0) return undefined
+      await fs.chmod(directory, 0o700)
+      return `made ${directory} private (mode 0700, it was 0${mode.toString(8)}): it holds the token file`
+    }
+
+    /**
+     * Writes the entries to a file of its own beside ours, then renames it over ours; a file that
+     * was not a token file is renamed aside first, never lost. A file that could not be read is
+     * not written over.
+     */
+    const write = (found: Read, entries: Entries): Effect.Effect<void> => {
+      if (found.unreadable !== undefined) {
+        return notice(
+          `could not read ${file}, so nothing is written over it; the tokens are not kept: ${found.unreadable}`
+        )
+      }
       const text = encodeFile({ version: 1, entries: [...entries.values()] }) + "\n"
       const temporary = nodePath.join(directory, `.${nodePath.basename(file)}.${process.pid}.${randomUUID()}.tmp`)
-      return Effect.tryPromise(async () => {
-        await fs.mkdir(directory, { recursive: true, mode: 0o700 })
-        try {
-          const handle = await fs.open(temporary, "wx", 0o600)
-          try {
-            await handle.writeFile(text, "utf8")
-            await handle.sync()
-          } finally {
-            await handle.close()
+      return Effect.gen(function*() {
+        const madePrivate = yield* Effect.tryPromise(makePrivate)
+        if (madePrivate !== undefined) yield* notice(madePrivate)
+        if (found.undecodable !== undefined) {
+          const base = `${file}.invalid-${stamp(yield* Clock.currentTimeMillis)}`
+          const aside = yield* Effect.tryPromise(async () => {
+            // A name no file has (one kept aside earlier is never written over).
+            let candidate = base
+            for (let n = 2; await fs.access(candidate).then(() => true, () => false); n++) candidate = `${base}-${n}`
+            // Gone meanwhile (another process kept it aside): nothing to keep.
+            return fs.rename(file, candidate).then(() => candidate, (cause: NodeJS.ErrnoException) => {
+              if (cause.code === "ENOENT") return undefined
+              throw cause
+            })
+          })
+          if (aside !== undefined) {
+            yield* notice(`${file} was not a token file (${found.undecodable}): kept aside as ${aside}`)
           }
-          await fs.rename(temporary, file)
-        } catch (cause) {
-          await fs.rm(temporary, { force: true }).catch(() => {})
-          throw cause
         }
+        yield* Effect.tryPromise(async () => {
+          try {
+            const handle = await fs.open(temporary, "wx", 0o600)
+            try {
+              await handle.writeFile(text, "utf8")
+              await handle.sync()
+            } finally {
+              await handle.close()
+            }
+            await fs.rename(temporary, file)
+          } catch (cause) {
+            await fs.rm(temporary, { force: true }).catch(() => {})
+            throw cause
+          }
+        })
       }).pipe(
-        Effect.catchAll((error) =>
-          Effect.logWarning(`effect-mcp: could not write ${file}; the tokens are not kept: ${describe(error.error)}`)
-        )
+        Effect.catchAll((error) => notice(`could not write ${file}; the tokens are not kept: ${describe(error.error)}`))
       )
     }
 
     return TokenStore.TokenStore.of({
-      load: (url) => Effect.map(read, (entries) => Option.fromNullable(TokenStore.find(entries.values(), url))),
+      load: (url) =>
+        Effect.map(readSaying, (found) => Option.fromNullable(TokenStore.find(found.entries.values(), url))),
       save: (entry) =>
         lock.withPermits(1)(
-          Effect.flatMap(read, (entries) => write(new Map(entries).set(entry.resource, entry)))
+          Effect.flatMap(read, (found) => write(found, new Map(found.entries).set(entry.resource, entry)))
         ),
       remove: (url) =>
         lock.withPermits(1)(
-          Effect.flatMap(read, (entries) => {
-            const found = TokenStore.find(entries.values(), url)
-            if (found === undefined) return Effect.void
-            const next = new Map(entries)
-            next.delete(found.resource)
-            return write(next)
+          Effect.flatMap(read, (found) => {
+            const entry = TokenStore.find(found.entries.values(), url)
+            if (entry === undefined) return Effect.void
+            const next = new Map(found.entries)
+            next.delete(entry.resource)
+            return write(found, next)
           })
         )
     })
