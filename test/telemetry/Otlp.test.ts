@@ -2,7 +2,7 @@
  * The demo server (apps/everything, built) exporting OTLP over HTTP, as the standard OTEL_*
  * variables tell it, to a receiver this test starts: what arrives is the span of each request with
  * the conventions' attributes, parented by the traceparent the request carried in `_meta`, and the
- * histograms with the conventions' buckets. Over HTTP in the handshake era and over stdio.
+ * histograms with the conventions' buckets, in seconds. Over HTTP in the handshake era and over stdio.
  */
 import { Telemetry } from "@effect-mcp/core"
 import { Services } from "@effect-mcp/test-support"
@@ -120,11 +120,14 @@ describe("the demo server exporting OTLP over HTTP", () => {
         assert.strictEqual(histogram.type, "histogram")
         assert.strictEqual(histogram.service, "effect-mcp-everything")
         assert.deepStrictEqual(histogram.explicitBounds, Telemetry.durationBuckets)
+        // Seconds, as the conventions say (it was exported as "1").
+        assert.strictEqual(histogram.unit, "s")
         const sessionEnded = yield* eventually(
           () => points.find((p) => p.name === "mcp.server.session.duration" && (p.count ?? 0) > 0),
           "mcp.server.session.duration"
         )
         assert.deepStrictEqual(sessionEnded.explicitBounds, Telemetry.durationBuckets)
+        assert.strictEqual(sessionEnded.unit, "s")
         yield* eventually(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
         yield* server.stop
       }),

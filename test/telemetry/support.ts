@@ -26,10 +26,11 @@ export interface ReceivedSpan {
   readonly attributes: Record<string, unknown>
 }
 
-/** One data point of a metric: a histogram's bounds and count, or a gauge's or a sum's value. */
+/** One data point of a metric and its unit: a histogram's bounds and count, or a gauge's or a sum's value. */
 export interface ReceivedPoint {
   readonly service: string
   readonly name: string
+  readonly unit: string
   readonly type: "histogram" | "gauge" | "sum"
   readonly attributes: Record<string, unknown>
   readonly explicitBounds?: ReadonlyArray<number>
@@ -88,6 +89,7 @@ export const receiver = Effect.gen(function*() {
                 points.push({
                   service,
                   name: metric.name,
+                  unit: metric.unit,
                   type,
                   attributes: attributesOf(point.attributes),
                   ...(type === "histogram"

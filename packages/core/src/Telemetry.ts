@@ -12,7 +12,7 @@
  *   SEP-414 says): injected into every request sent, extracted from every request received as
  *   the parent of its span; what arrived as `tracestate` and `baggage` is passed on by the
  *   requests made while serving it.
- * - The four histograms of the conventions, in seconds, with their buckets.
+ * - The four histograms of the conventions, in seconds (exported with unit `s`), with their buckets.
  *
  * @since 0.1.0
  */
@@ -22,6 +22,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricKey from "effect/MetricKey"
 import type * as Tracer from "effect/Tracer"
 
 /**
@@ -183,14 +184,23 @@ export const durationBuckets: ReadonlyArray<number> = [
 const boundaries = MetricBoundaries.fromIterable(durationBuckets)
 
 /**
+ * A histogram of durations in seconds. Its unit rides as the label `unit` on its key, where
+ * `@effect/opentelemetry`'s exporters (`OtlpMetrics`, `Metrics`) read it (the OTLP `unit` of the
+ * metric is `s`; each point also carries the attribute `unit="s"`). On the key, not added per
+ * update (`Metric.tagged`): the label sets of each update stay the arrays our callers keep, which
+ * Effect's histogram looks up by identity.
+ */
+const seconds = (name: string, description: string): Metric.Metric.Histogram<number> =>
+  Metric.fromMetricKey(MetricKey.tagged(MetricKey.histogram(name, boundaries, description), "unit", "s"))
+
+/**
  * `mcp.server.operation.duration`: a request or notification as the receiver saw it, in seconds.
  *
  * @since 0.1.0
  * @category metrics
  */
-export const serverOperationDuration = Metric.histogram(
+export const serverOperationDuration = seconds(
   "mcp.server.operation.duration",
-  boundaries,
   "The duration of the MCP request or notification as observed on the receiver, in seconds"
 )
 
@@ -200,9 +210,8 @@ export const serverOperationDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const clientOperationDuration = Metric.histogram(
+export const clientOperationDuration = seconds(
   "mcp.client.operation.duration",
-  boundaries,
   "The duration of the MCP request or notification as observed on the sender, in seconds"
 )
 
@@ -212,9 +221,8 @@ export const clientOperationDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const serverSessionDuration = Metric.histogram(
+export const serverSessionDuration = seconds(
   "mcp.server.session.duration",
-  boundaries,
   "The duration of the MCP session as observed on the MCP server, in seconds"
 )
 
@@ -224,8 +232,7 @@ export const serverSessionDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const clientSessionDuration = Metric.histogram(
+export const clientSessionDuration = seconds(
   "mcp.client.session.duration",
-  boundaries,
   "The duration of the MCP session as observed on the MCP client, in seconds"
 )

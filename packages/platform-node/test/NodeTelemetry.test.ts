@@ -191,8 +191,15 @@ describe("NodeTelemetry.layer", () => {
     Effect.gen(function*() {
       const { received, url } = yield* receiver
       const counter = Metric.counter("node_telemetry_test_total")
+      const durations = [
+        Telemetry.serverOperationDuration,
+        Telemetry.clientOperationDuration,
+        Telemetry.serverSessionDuration,
+        Telemetry.clientSessionDuration
+      ]
       const enabled = yield* Effect.gen(function*() {
         yield* Metric.increment(counter)
+        for (const histogram of durations) yield* Metric.update(histogram, 0.5)
         yield* Effect.void.pipe(Effect.withSpan("exported span", { attributes: { answer: 42 } }))
         return yield* Telemetry.enabled
       }).pipe(
@@ -217,10 +224,16 @@ describe("NodeTelemetry.layer", () => {
       expect(resource).toContainEqual({ key: "deployment.environment", value: { stringValue: "test" } })
       const spans = spansOf(traces)
       expect(spans.map((s: any) => s.name)).toContain("exported span")
-      const names = metrics.flatMap((r) =>
+      const exportedMetrics = metrics.flatMap((r) =>
         r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics))
-      ).map((m: any) => m.name)
-      expect(names).toContain("node_telemetry_test_total")
+      )
+      expect(exportedMetrics.map((m: any) => m.name)).toContain("node_telemetry_test_total")
+      // The conventions' durations are in seconds: unit "s" (not "1") on each of the four.
+      for (const histogram of ["server.operation", "client.operation", "server.session", "client.session"]) {
+        const found = exportedMetrics.filter((m: any) => m.name === `mcp.${histogram}.duration`)
+        expect(found.length).toBeGreaterThan(0)
+        for (const metric of found) expect(metric.unit).toBe("s")
+      }
     }))
 
   it.scopedLive("sends protobuf by default", () =>
