@@ -23,7 +23,10 @@ export interface ReceivedSpan {
   readonly name: string
   readonly kind: number
   readonly statusCode: number
+  readonly statusMessage: string | undefined
   readonly attributes: Record<string, unknown>
+  /** The attributes of each of its events (an exception's message and stack trace). */
+  readonly events: ReadonlyArray<Record<string, unknown>>
 }
 
 /** One data point of a metric and its unit: a histogram's bounds and count, or a gauge's or a sum's value. */
@@ -73,7 +76,11 @@ export const receiver = Effect.gen(function*() {
                 name: span.name,
                 kind: span.kind,
                 statusCode: span.status?.code ?? 0,
-                attributes: attributesOf(span.attributes)
+                statusMessage: span.status?.message || undefined,
+                attributes: attributesOf(span.attributes),
+                events: (span.events ?? []).map((event: { attributes?: ReadonlyArray<Attribute> }) =>
+                  attributesOf(event.attributes)
+                )
               })
             }
           }
