@@ -1,6 +1,8 @@
 /**
  * The server's own gauges and counters (metrics forced on, no tracer needed): sessions held,
  * tasks by status, refusals by reason; and the session duration histograms once a session ends.
+ * The operation histogram's labels: a server's own tools and prompts and the protocol's methods,
+ * `_OTHER` for anything else a peer names; a client's, at most 1,000 sets.
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { MemoryTransport, Revision, Telemetry } from "@effect-mcp/core"
@@ -16,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { PassThrough } from "node:stream"
 
 const Build = Tool.make(
   "build",
@@ -93,11 +96,12 @@ describe("Telemetry: the server's own metrics", () => {
 })
 
 describe("Telemetry: the operation histogram's label sets are bounded", () => {
-  it.scopedLive("a peer naming a new tool on every call adds at most 1,000 series; the rest are _OTHER", () =>
+  it.scopedLive("a peer naming tools, prompts and methods the server does not have adds one _OTHER series, not one each", () =>
     Effect.gen(function*() {
+      const Echo = Tool.make("echo", {}, () => Effect.succeed("echoed"))
       const server = yield* McpServer.make({
         serverInfo: { name: "bounded", version: "1.0.0" },
-        tools: [Build],
+        tools: [Build, Echo],
         revisions: ["2026-07-28"]
       })
       const { protocol, remote } = yield* MemoryTransport.connection
@@ -106,29 +110,63 @@ describe("Telemetry: the operation histogram's label sets are bounded", () => {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
       }
+      const operations = Effect.map(
+        Metric.snapshot,
+        (pairs) => pairs.filter((p) => p.metricKey.name === "mcp.server.operation.duration")
+      )
+      const before = new Set((yield* operations).map((p) => p.metricKey))
+      let id = 0
+      const ask = (method: string, params: Record<string, unknown>) =>
+        Effect.gen(function*() {
+          const sent = id++
+          yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent, method, params: { ...params, _meta: meta } }))
+          const answer = JSON.parse(yield* remote.read)
+          assert.strictEqual(answer.id, sent)
+          return answer
+        })
+      for (let i = 0; i < 1_500; i++) yield* ask("tools/call", { name: `bounded-nothing-${i}`, arguments: {} })
+      yield* ask("tools/call", { name: "x".repeat(100_000), arguments: {} })
+      yield* ask("prompts/get", { name: "no-such-prompt" })
+      yield* ask(`custom/${"y".repeat(100_000)}`, {})
+      const echoed = yield* ask("tools/call", { name: "echo", arguments: {} })
+      assert.isDefined(echoed.result)
+
+      const added = (yield* operations).filter((p) => !before.has(p.metricKey))
+      const tags = (p: (typeof added)[number]) => Object.fromEntries(p.metricKey.tags.map((t) => [t.key, t.value]))
+      // The unknown calls, the too-long one among them: one series. The prompt and the method: one each.
+      // The server's own tool: its name.
+      assert.deepStrictEqual(
+        added.map(tags).map((t) => [t["mcp.method.name"], t["gen_ai.tool.name"] ?? t["gen_ai.prompt.name"]]).sort(),
+        [["_OTHER", undefined], ["prompts/get", "_OTHER"], ["tools/call", "_OTHER"], ["tools/call", "echo"]]
+      )
+      const other = added.find((p) => tags(p)["gen_ai.tool.name"] === "_OTHER")!
+      assert.strictEqual((other.metricState as unknown as { readonly count: number }).count, 1_501)
+    }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))
+
+  it.scopedLive("a client calling a new name each time adds at most 1,000 series; the rest are _OTHER", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        serverInfo: { name: "bounded", version: "1.0.0" },
+        tools: [Build],
+        revisions: Revision.handshake
+      })
+      const toServer = new PassThrough()
+      const toClient = new PassThrough()
+      yield* Effect.forkScoped(server.serve(NodeMcpServer.protocol(toServer, toClient)))
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "bounded-client", version: "1.0.0" } }).pipe(
+          Layer.provide(McpClientTransport.layerProtocol(NodeMcpServer.protocol(toClient, toServer)))
+        )
+      )
+      const client = yield* Effect.provide(McpClient.McpClient, context)
       const series = Effect.map(
         Metric.snapshot,
-        (pairs) => pairs.filter((p) => p.metricKey.name === "mcp.server.operation.duration").length
+        (pairs) => pairs.filter((p) => p.metricKey.name === "mcp.client.operation.duration").length
       )
       const before = yield* series
-      for (let i = 0; i < 1_500; i++) {
-        yield* remote.write(JSON.stringify({
-          jsonrpc: "2.0",
-          id: i,
-          method: "tools/call",
-          params: { name: `bounded-nothing-${i}`, arguments: {}, _meta: meta }
-        }))
-        const answer = JSON.parse(yield* remote.read)
-        assert.strictEqual(answer.id, i)
-      }
+      for (let i = 0; i < 1_500; i++) yield* Effect.flip(client.callTool(`called-${i}`))
       const added = (yield* series) - before
       assert.isAtMost(added, 1_000 + 2)
       assert.isAtLeast(added, 1_000 - 2)
-      const pairs = yield* Metric.snapshot
-      const other = pairs.find((p) =>
-        p.metricKey.name === "mcp.server.operation.duration" &&
-        p.metricKey.tags.some((t) => t.key === "gen_ai.tool.name" && t.value === "_OTHER")
-      )
-      assert.isAtLeast((other?.metricState as { readonly count: number } | undefined)?.count ?? 0, 500)
     }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))
 })

@@ -2,7 +2,9 @@
  * The demo server (apps/everything, built) exporting OTLP over HTTP, as the standard OTEL_*
  * variables tell it, to a receiver this test starts: what arrives is the span of each request with
  * the conventions' attributes, parented by the traceparent the request carried in `_meta`, and the
- * histograms with the conventions' buckets. Over HTTP in the handshake era and over stdio.
+ * histograms with the conventions' buckets, in seconds. Over HTTP in the handshake era and over stdio.
+ * What a peer chooses (names, URIs, ids of a megabyte) is exported cut to the attribute length
+ * limit, and kept nowhere whole: a 64 MB heap survives a stream of them with the collector down.
  */
 import { Telemetry } from "@effect-mcp/core"
 import { Services } from "@effect-mcp/test-support"
@@ -32,10 +34,13 @@ const call = (id: number, name: string) => ({
   params: { name, arguments: {}, _meta: { traceparent } }
 })
 
-/** Waits (up to five seconds) until `found` finds something in what the receiver has. */
+/**
+ * Waits until `found` finds something in what the receiver (or the child) has: up to 20 seconds, a
+ * child's start and first exports on a loaded machine included.
+ */
 const eventually = <A>(found: () => A | undefined, what: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 200; i++) {
       const value = found()
       if (value !== undefined) return value
       yield* Effect.sleep(Duration.millis(100))
@@ -46,6 +51,35 @@ const eventually = <A>(found: () => A | undefined, what: string) =>
 /** The span of `name`, kind SERVER, of this test's trace. */
 const served = (spans: ReadonlyArray<ReceivedSpan>, name: string) =>
   spans.find((s) => s.name === name && s.kind === 2 && s.traceId === traceId)
+
+/**
+ * A handshake session with the server at `endpoint`: `post` sends one message in it (the first
+ * opens it) and gives the JSON-RPC answer (undefined for none), `close` ends it (DELETE).
+ */
+const sessionAt = (endpoint: string) => {
+  let session: string | undefined
+  const post = (message: unknown) =>
+    Effect.promise(async () => {
+      const response = await fetch(endpoint, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": version,
+          ...(session === undefined ? {} : { "mcp-session-id": session })
+        },
+        body: JSON.stringify(message)
+      })
+      session ??= response.headers.get("mcp-session-id") ?? undefined
+      const text = await response.text()
+      const data = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6))
+      return text === "" ? undefined : JSON.parse(data.length > 0 ? data[data.length - 1] : text)
+    })
+  const close = Effect.promise(() =>
+    fetch(endpoint, { method: "DELETE", headers: { "mcp-session-id": session!, "mcp-protocol-version": version } })
+  )
+  return { post, close, id: () => session }
+}
 
 /** The operation-duration points of `method` (the exporter sends them cumulative, once per interval). */
 const operation = (points: ReadonlyArray<ReceivedPoint>, method: string) =>
@@ -65,25 +99,7 @@ describe("the demo server exporting OTLP over HTTP", () => {
           exportTo(url),
           `http://127.0.0.1:${port}/mcp`
         )
-        const endpoint = `http://127.0.0.1:${port}/mcp`
-        let session: string | undefined
-        const post = (message: unknown) =>
-          Effect.promise(async () => {
-            const response = await fetch(endpoint, {
-              method: "POST",
-              headers: {
-                "content-type": "application/json",
-                accept: "application/json, text/event-stream",
-                "mcp-protocol-version": version,
-                ...(session === undefined ? {} : { "mcp-session-id": session })
-              },
-              body: JSON.stringify(message)
-            })
-            session ??= response.headers.get("mcp-session-id") ?? undefined
-            const text = await response.text()
-            const data = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6))
-            return text === "" ? undefined : JSON.parse(data.length > 0 ? data[data.length - 1] : text)
-          })
+        const { close, id, post } = sessionAt(`http://127.0.0.1:${port}/mcp`)
         yield* post(initialize)
         yield* post(initialized)
         const ok = yield* post(call(2, "test_simple_text"))
@@ -92,12 +108,8 @@ describe("the demo server exporting OTLP over HTTP", () => {
         const bad = yield* post(call(3, "no_such_tool"))
         assert.strictEqual(bad.id, 3)
         assert.strictEqual(bad.error.code, -32602)
-        yield* Effect.promise(() =>
-          fetch(endpoint, {
-            method: "DELETE",
-            headers: { "mcp-session-id": session!, "mcp-protocol-version": version }
-          })
-        )
+        const session = id()
+        yield* close
 
         const span = yield* eventually(() => served(spans, "tools/call test_simple_text"), "the call's span")
         assert.strictEqual(span.service, "effect-mcp-everything")
@@ -120,11 +132,14 @@ describe("the demo server exporting OTLP over HTTP", () => {
         assert.strictEqual(histogram.type, "histogram")
         assert.strictEqual(histogram.service, "effect-mcp-everything")
         assert.deepStrictEqual(histogram.explicitBounds, Telemetry.durationBuckets)
+        // Seconds, as the conventions say (it was exported as "1").
+        assert.strictEqual(histogram.unit, "s")
         const sessionEnded = yield* eventually(
           () => points.find((p) => p.name === "mcp.server.session.duration" && (p.count ?? 0) > 0),
           "mcp.server.session.duration"
         )
         assert.deepStrictEqual(sessionEnded.explicitBounds, Telemetry.durationBuckets)
+        assert.strictEqual(sessionEnded.unit, "s")
         yield* eventually(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
         yield* server.stop
       }),
@@ -157,4 +172,102 @@ describe("the demo server exporting OTLP over HTTP", () => {
       assert.strictEqual(span!.attributes["mcp.protocol.version"], version)
       assert.isDefined(operation(points, "tools/call"), "the operation histogram")
     }), 60_000)
+  it.scopedLive(
+    "a peer's long names, URI and id: cut to OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT on the spans, _OTHER in the labels",
+    () =>
+      Effect.gen(function*() {
+        const { points, spans, url } = yield* receiver
+        const port = yield* Services.freePort
+        yield* start(
+          [everything, "http", "--port", String(port), "--era", "handshake"],
+          { ...exportTo(url), OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "64" },
+          `http://127.0.0.1:${port}/mcp`
+        )
+        const { post } = sessionAt(`http://127.0.0.1:${port}/mcp`)
+        yield* post(initialize)
+        yield* post(initialized)
+        const long = (prefix: string) => `${prefix}-${"x".repeat(100_000)}`
+        const id = long("id")
+        const requests = [
+          {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: { name: long("tool"), arguments: {}, _meta: { traceparent } }
+          },
+          { jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: long("prompt"), _meta: { traceparent } } },
+          {
+            jsonrpc: "2.0",
+            id: 3,
+            method: "resources/read",
+            params: { uri: long("test://uri"), _meta: { traceparent } }
+          }
+        ]
+        for (const request of requests) {
+          const answer = yield* post(request)
+          // The peer loses nothing: its whole id comes back, with an error naming what it asked for.
+          assert.strictEqual(answer.id, request.id)
+          assert.isDefined(answer.error)
+        }
+        const mine = () => spans.filter((s) => s.traceId === traceId && s.kind === 2)
+        yield* eventually(() => mine().length >= 3 ? true : undefined, "the three spans")
+        const [tool, prompt, resource] = ["tools/call tool-x", "prompts/get prompt-x", "resources/read"].map((start) =>
+          mine().find((s) => s.name.startsWith(start))!
+        )
+        assert.strictEqual(tool.name, `tools/call tool-${"x".repeat(64 - "tools/call tool-".length)}`)
+        assert.strictEqual(tool.attributes["gen_ai.tool.name"], long("tool").slice(0, 64))
+        assert.strictEqual(tool.attributes["jsonrpc.request.id"], id.slice(0, 64))
+        assert.strictEqual(prompt.attributes["gen_ai.prompt.name"], long("prompt").slice(0, 64))
+        assert.strictEqual(resource.attributes["mcp.resource.uri"], long("test://uri").slice(0, 64))
+        for (const span of [tool, prompt, resource]) {
+          assert.isAtMost(span.name.length, 64)
+          assert.strictEqual(span.statusCode, 2)
+          assert.isAtMost(span.statusMessage?.length ?? 0, 64, span.name)
+          for (const value of [span.attributes, ...span.events].flatMap((a) => Object.values(a))) {
+            assert.isAtMost(String(value).length, 64, span.name)
+          }
+        }
+        // A tool or prompt the server does not have is no label set of its own.
+        const labelled = (name: string) =>
+          points.filter((p) => p.name === "mcp.server.operation.duration" && p.attributes["mcp.method.name"] === name)
+        yield* eventually(() => labelled("resources/read").length > 0 ? true : undefined, "the histograms")
+        // (Each export sends every series again: the same label set arrives more than once.)
+        const values = (method: string, key: string) => [...new Set(labelled(method).map((p) => p.attributes[key]))]
+        assert.deepStrictEqual(values("tools/call", "gen_ai.tool.name"), ["_OTHER"])
+        assert.deepStrictEqual(values("prompts/get", "gen_ai.prompt.name"), ["_OTHER"])
+        for (const point of points) {
+          for (const value of Object.values(point.attributes)) assert.isAtMost(String(value).length, 64, point.name)
+        }
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a 64 MB heap serves 20 calls naming a new 1 MB tool each, spans and metrics on, the collector down",
+    () =>
+      Effect.gen(function*() {
+        // Nothing listens there: every export fails, and what waits for it stays in the server.
+        const down = `http://127.0.0.1:${yield* Services.freePort}`
+        const port = yield* Services.freePort
+        const server = yield* start(
+          ["--max-old-space-size=64", everything, "http", "--port", String(port), "--era", "handshake"],
+          exportTo(down),
+          `http://127.0.0.1:${port}/mcp`
+        )
+        const { post } = sessionAt(`http://127.0.0.1:${port}/mcp`)
+        yield* post(initialize)
+        yield* post(initialized)
+        const megabyte = "x".repeat(1024 * 1024)
+        for (let i = 0; i < 20; i++) {
+          // Before the bound, each name was kept whole (span name, attribute, label set): out of memory at the 7th.
+          const answer = yield* post(call(100 + i, `${i}-${megabyte}`))
+          assert.strictEqual(answer.error?.code, -32602, server.stderr())
+        }
+        const ok = yield* post(call(2, "test_simple_text"))
+        assert.isArray(ok.result.content)
+        assert.strictEqual(server.child.exitCode, null)
+        assert.notMatch(server.stderr(), /heap out of memory/)
+      }),
+    60_000
+  )
 })

@@ -229,6 +229,57 @@ describe("Telemetry: spans per the MCP conventions (in-memory exporter)", () => 
     }).pipe(Effect.provide(layer))
   })
 
+  it.scopedLive("what a peer chooses is cut to 1,024 characters on both sides' spans, before the SDK (no limit of its own here)", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function*() {
+      const { client, port } = yield* overHttp(Revision.handshake)
+      const long = (prefix: string) => `${prefix}-${"x".repeat(100_000)}`
+      // Our client calls a tool by a long name the server does not have, and one it has with long arguments.
+      const failed = yield* Effect.flip(client.callTool(long("tool")))
+      assert.strictEqual(failed._tag, "InvalidParams")
+      yield* client.callTool("add", { a: 1, b: 2, note: long("note") })
+      // A raw peer's request id of 100,000 characters: answered whole.
+      const init = yield* postTo(port, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+      })
+      const session = init.headers.get("mcp-session-id")!
+      yield* Effect.promise(() => init.text())
+      const id = long("id")
+      const answer = yield* postTo(port, {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "add", arguments: { a: 1, b: 1 } }
+      }, session)
+      assert.include(yield* Effect.promise(() => answer.text()), `"id":"${id}"`)
+
+      const spans = finished(exporter)
+      for (const s of spans) {
+        assert.isAtMost(s.name.length, 1024)
+        assert.isAtMost(s.status.message?.length ?? 0, 1024, s.name)
+        for (const value of Object.values(s.attributes)) assert.isAtMost(String(value).length, 1024, s.name)
+        for (const event of s.events) {
+          assert.isAtMost(String(event.attributes?.["exception.message"] ?? "").length, 1024, s.name)
+        }
+      }
+      const name = `tools/call ${long("tool")}`.slice(0, 1024)
+      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+        const s = named(spans, name, kind).at(-1)!
+        assert.strictEqual(s.attributes["gen_ai.tool.name"], long("tool").slice(0, 1024))
+        assert.strictEqual(s.status.code, SpanStatusCode.ERROR)
+        const sent = named(spans, "tools/call add", kind).find((s) => s.attributes["gen_ai.tool.call.arguments"])!
+        assert.strictEqual(String(sent.attributes["gen_ai.tool.call.arguments"]).length, 1024)
+      }
+      const raw = spans.find((s) =>
+        s.kind === SpanKind.SERVER && s.attributes["jsonrpc.request.id"] === id.slice(0, 1024)
+      )
+      assert.isDefined(raw)
+    }).pipe(Effect.provide(Telemetry.layer({ toolCallContent: true })), Effect.provide(layer))
+  })
+
   it.scopedLive("a server-to-client ask (handshake elicitation): the server's CLIENT span is a child of the call it serves", () => {
     const { exporter, layer } = otel()
     return Effect.gen(function*() {

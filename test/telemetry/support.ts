@@ -23,13 +23,17 @@ export interface ReceivedSpan {
   readonly name: string
   readonly kind: number
   readonly statusCode: number
+  readonly statusMessage: string | undefined
   readonly attributes: Record<string, unknown>
+  /** The attributes of each of its events (an exception's message and stack trace). */
+  readonly events: ReadonlyArray<Record<string, unknown>>
 }
 
-/** One data point of a metric: a histogram's bounds and count, or a gauge's or a sum's value. */
+/** One data point of a metric and its unit: a histogram's bounds and count, or a gauge's or a sum's value. */
 export interface ReceivedPoint {
   readonly service: string
   readonly name: string
+  readonly unit: string
   readonly type: "histogram" | "gauge" | "sum"
   readonly attributes: Record<string, unknown>
   readonly explicitBounds?: ReadonlyArray<number>
@@ -72,7 +76,11 @@ export const receiver = Effect.gen(function*() {
                 name: span.name,
                 kind: span.kind,
                 statusCode: span.status?.code ?? 0,
-                attributes: attributesOf(span.attributes)
+                statusMessage: span.status?.message || undefined,
+                attributes: attributesOf(span.attributes),
+                events: (span.events ?? []).map((event: { attributes?: ReadonlyArray<Attribute> }) =>
+                  attributesOf(event.attributes)
+                )
               })
             }
           }
@@ -88,6 +96,7 @@ export const receiver = Effect.gen(function*() {
                 points.push({
                   service,
                   name: metric.name,
+                  unit: metric.unit,
                   type,
                   attributes: attributesOf(point.attributes),
                   ...(type === "histogram"

@@ -121,6 +121,12 @@ export interface Options<R, F = never> {
   readonly maxTimeout?: Duration.DurationInput
   /** The first id of outbound requests (default 0). */
   readonly firstId?: number
+  /**
+   * The tool and prompt names this side serves (a server's): its histograms are labelled with these
+   * only, any other name a peer sends being `_OTHER` (see `Telemetry.Known`). Absent: any name
+   * within the attribute length limit, up to a bound on the label sets.
+   */
+  readonly known?: TelemetryConfig.Known | undefined
 }
 
 /**
@@ -201,7 +207,8 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
         tracer: fiber.currentTracer,
         clock,
         context: fiber.currentContext,
-        transport: protocol.telemetry
+        transport: protocol.telemetry,
+        known: options.known
       }))
     )
 

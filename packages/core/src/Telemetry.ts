@@ -12,7 +12,11 @@
  *   SEP-414 says): injected into every request sent, extracted from every request received as
  *   the parent of its span; what arrived as `tracestate` and `baggage` is passed on by the
  *   requests made while serving it.
- * - The four histograms of the conventions, in seconds, with their buckets.
+ * - The four histograms of the conventions, in seconds (exported with unit `s`), with their buckets.
+ * - What a peer chooses is bounded: every attribute value and span name is cut to
+ *   `attributeValueLengthLimit` characters (1,024 by default) before it reaches the tracer, and
+ *   the histograms are labelled only by methods of the protocol and by the tool and prompt names a
+ *   server has (anything else, or longer than the limit, is `_OTHER`).
  *
  * @since 0.1.0
  */
@@ -22,6 +26,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricKey from "effect/MetricKey"
 import type * as Tracer from "effect/Tracer"
 
 /**
@@ -43,6 +48,42 @@ export interface Options {
   readonly toolCallContent?: boolean | undefined
   /** Put `mcp.resource.uri` in the names of resource spans (default false: names of high cardinality). */
   readonly resourceUriInName?: boolean | undefined
+  /**
+   * The longest a span's name, the value of one of its attributes and a metric label may be, in
+   * characters (default {@link defaultAttributeValueLengthLimit}; `Infinity` for no limit). A longer
+   * name or value on a span is cut to it (as the OpenTelemetry SDK's `attributeValueLengthLimit`
+   * cuts, and before the span reaches any tracer); a longer tool or prompt name is `_OTHER` in the
+   * histograms' labels. It bounds `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` too.
+   * `NodeTelemetry` sets it from `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT` or
+   * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`.
+   */
+  readonly attributeValueLengthLimit?: number | undefined
+}
+
+/**
+ * The default of `attributeValueLengthLimit`: 1,024 characters. Far above anything the spans carry
+ * in normal use (the specification advises tool names of at most 128 characters; request ids and
+ * session ids are short), and small enough that what a peer chooses (a span's name, its tool or
+ * prompt name, resource URI, request id and status message: at most about six values of a span)
+ * held in the SDK's span queue (2,048 spans by default) stays near 12 MB (24 MB for text outside
+ * Latin-1), where with no limit each 1 MB name a peer sends is kept whole until it is exported.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const defaultAttributeValueLengthLimit = 1_024
+
+/**
+ * The tool and prompt names a server has (`Peer.Options.known`): the only ones its histograms are
+ * labelled with; any other name a peer sends is recorded as `_OTHER`, so a peer naming a new tool
+ * on every call adds no label set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Known {
+  readonly tool: (name: string) => boolean
+  readonly prompt: (name: string) => boolean
 }
 
 /**
@@ -183,14 +224,23 @@ export const durationBuckets: ReadonlyArray<number> = [
 const boundaries = MetricBoundaries.fromIterable(durationBuckets)
 
 /**
+ * A histogram of durations in seconds. Its unit rides as the label `unit` on its key, where
+ * `@effect/opentelemetry`'s exporters (`OtlpMetrics`, `Metrics`) read it (the OTLP `unit` of the
+ * metric is `s`; each point also carries the attribute `unit="s"`). On the key, not added per
+ * update (`Metric.tagged`): the label sets of each update stay the arrays our callers keep, which
+ * Effect's histogram looks up by identity.
+ */
+const seconds = (name: string, description: string): Metric.Metric.Histogram<number> =>
+  Metric.fromMetricKey(MetricKey.tagged(MetricKey.histogram(name, boundaries, description), "unit", "s"))
+
+/**
  * `mcp.server.operation.duration`: a request or notification as the receiver saw it, in seconds.
  *
  * @since 0.1.0
  * @category metrics
  */
-export const serverOperationDuration = Metric.histogram(
+export const serverOperationDuration = seconds(
   "mcp.server.operation.duration",
-  boundaries,
   "The duration of the MCP request or notification as observed on the receiver, in seconds"
 )
 
@@ -200,9 +250,8 @@ export const serverOperationDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const clientOperationDuration = Metric.histogram(
+export const clientOperationDuration = seconds(
   "mcp.client.operation.duration",
-  boundaries,
   "The duration of the MCP request or notification as observed on the sender, in seconds"
 )
 
@@ -212,9 +261,8 @@ export const clientOperationDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const serverSessionDuration = Metric.histogram(
+export const serverSessionDuration = seconds(
   "mcp.server.session.duration",
-  boundaries,
   "The duration of the MCP session as observed on the MCP server, in seconds"
 )
 
@@ -224,8 +272,7 @@ export const serverSessionDuration = Metric.histogram(
  * @since 0.1.0
  * @category metrics
  */
-export const clientSessionDuration = Metric.histogram(
+export const clientSessionDuration = seconds(
   "mcp.client.session.duration",
-  boundaries,
   "The duration of the MCP session as observed on the MCP client, in seconds"
 )

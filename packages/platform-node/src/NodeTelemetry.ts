@@ -120,6 +120,12 @@ export interface Settings {
     readonly serviceVersion?: string | undefined
     readonly attributes: Readonly<Record<string, string>>
   }
+  /**
+   * The longest a span's name, an attribute's value and a metric label may be, in characters
+   * (`OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else
+   * `Telemetry.defaultAttributeValueLengthLimit`, 1,024): see `Telemetry.Options`. Absent: the default.
+   */
+  readonly attributeValueLengthLimit?: number | undefined
   /** Each a sentence, for stderr: an unsupported protocol or exporter, a malformed number. */
   readonly warnings: ReadonlyArray<string>
 }
@@ -205,7 +211,11 @@ const positive = (
  * - `OTEL_BSP_SCHEDULE_DELAY` (span batches, default 5000 ms), `OTEL_BSP_MAX_QUEUE_SIZE` (2048),
  *   `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512), `OTEL_METRIC_EXPORT_INTERVAL` (default 60000 ms);
  * - `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default, see {@link Sampler}) and
- *   `OTEL_TRACES_SAMPLER_ARG` (the ratio, default 1).
+ *   `OTEL_TRACES_SAMPLER_ARG` (the ratio, default 1);
+ * - `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`: the longest
+ *   attribute value (and span name, and metric label) in characters. Unset, 1,024
+ *   (`Telemetry.defaultAttributeValueLengthLimit`), where the SDK's own default is no limit: a peer
+ *   chooses tool names, URIs and request ids, and each would be kept whole until exported.
  *
  * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT`, `…_COMPRESSION` and the TLS
  * variables from `process.env` itself.
@@ -223,8 +233,14 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
   delete attributes["service.name"]
   delete attributes["service.version"]
   const resource = { serviceName, serviceVersion, attributes }
+  const generalLimit = nonEmpty(env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT) === undefined
+    ? "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+    : "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+  const attributeValueLengthLimit = Math.floor(
+    positive(env, generalLimit, Telemetry.defaultAttributeValueLengthLimit, "characters", warnings)
+  )
   if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") {
-    return { traces: undefined, metrics: undefined, resource, warnings }
+    return { traces: undefined, metrics: undefined, resource, attributeValueLengthLimit, warnings }
   }
   const base = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT)
   const sharedHeaders = keyValues(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS", warnings)
@@ -272,7 +288,7 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
       interval: Duration.millis(interval)
     }
   }
-  return { traces: signal("traces"), metrics: signal("metrics"), resource, warnings }
+  return { traces: signal("traces"), metrics: signal("metrics"), resource, attributeValueLengthLimit, warnings }
 }
 
 /**
@@ -301,7 +317,9 @@ const loading = <A>(
  *
  * - Spans: `@effect/opentelemetry`'s tracer over the OpenTelemetry SDK, a `BatchSpanProcessor`
  *   (at most `maxQueueSize` spans waiting; past that new ones are dropped) and
- *   `@opentelemetry/exporter-trace-otlp-proto` or `-http` (JSON), on `node:http`.
+ *   `@opentelemetry/exporter-trace-otlp-proto` or `-http` (JSON), on `node:http`; the SDK's
+ *   `spanLimits.attributeValueLengthLimit` is the attribute length limit (`telemetry`'s, else the
+ *   settings'), which our spans' names and attributes are cut to before they reach it.
  * - Metrics: `@effect/opentelemetry`'s OTLP metrics exporter, over `fetch`.
  *
  * What is left is sent when the layer is released (a server stopped by SIGTERM or by its stdin
@@ -322,6 +340,8 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   const { metrics, traces } = settings
   if (traces === undefined && metrics === undefined) return report
   const resource = settings.resource
+  const attributeValueLengthLimit = telemetry.attributeValueLengthLimit ?? settings.attributeValueLengthLimit ??
+    Telemetry.defaultAttributeValueLengthLimit
   const tracing = traces === undefined ? Layer.empty : Layer.unwrapEffect(
     loading("spans", [
       "@effect/opentelemetry",
@@ -357,7 +377,9 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
         : new TraceBase.AlwaysOnSampler()
       return Tracer.layer.pipe(
         Layer.provide(NodeSdk.layerTracerProvider(processor, {
-          sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root
+          sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root,
+          // Also what the handlers' own spans carry (`Effect.annotateCurrentSpan`) is cut.
+          spanLimits: { attributeValueLengthLimit }
         })),
         Layer.provide(Resource.layer({
           serviceName: resource.serviceName,
@@ -392,6 +414,7 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
     measuring,
     Telemetry.layer({
       ...telemetry,
+      attributeValueLengthLimit,
       spans: traces === undefined ? telemetry.spans : telemetry.spans ?? true,
       metrics: metrics === undefined ? telemetry.metrics : telemetry.metrics ?? true
     })

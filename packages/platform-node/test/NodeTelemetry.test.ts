@@ -125,6 +125,19 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(badUrl.traces).toBeUndefined()
     expect(badUrl.warnings).toHaveLength(1)
   })
+
+  it("reads the attribute length limit, the span one first; 1,024 when unset (the SDK's own default is none)", () => {
+    const limitOf = (env: Record<string, string>) => NodeTelemetry.settingsFromEnv({ env })
+    expect(limitOf({}).attributeValueLengthLimit).toBe(1024)
+    expect(limitOf({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "300" }).attributeValueLengthLimit).toBe(300)
+    expect(
+      limitOf({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "300", OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "200" })
+        .attributeValueLengthLimit
+    ).toBe(200)
+    const bad = limitOf({ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "short" })
+    expect(bad.attributeValueLengthLimit).toBe(1024)
+    expect(bad.warnings.join("\n")).toMatch(/OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT=short/)
+  })
 })
 
 interface Received {
@@ -191,9 +204,18 @@ describe("NodeTelemetry.layer", () => {
     Effect.gen(function*() {
       const { received, url } = yield* receiver
       const counter = Metric.counter("node_telemetry_test_total")
+      const durations = [
+        Telemetry.serverOperationDuration,
+        Telemetry.clientOperationDuration,
+        Telemetry.serverSessionDuration,
+        Telemetry.clientSessionDuration
+      ]
       const enabled = yield* Effect.gen(function*() {
         yield* Metric.increment(counter)
-        yield* Effect.void.pipe(Effect.withSpan("exported span", { attributes: { answer: 42 } }))
+        for (const histogram of durations) yield* Metric.update(histogram, 0.5)
+        // A handler's own attribute: the SDK's limit cuts it.
+        const attributes = { answer: 42, long: "z".repeat(5_000) }
+        yield* Effect.void.pipe(Effect.withSpan("exported span", { attributes }))
         return yield* Telemetry.enabled
       }).pipe(
         Effect.provide(NodeTelemetry.layerFromEnv({
@@ -217,10 +239,19 @@ describe("NodeTelemetry.layer", () => {
       expect(resource).toContainEqual({ key: "deployment.environment", value: { stringValue: "test" } })
       const spans = spansOf(traces)
       expect(spans.map((s: any) => s.name)).toContain("exported span")
-      const names = metrics.flatMap((r) =>
+      const exported = spans.find((s: any) => s.name === "exported span")
+      const long = exported.attributes.find((a: any) => a.key === "long")
+      expect(long.value.stringValue).toBe("z".repeat(1024))
+      const exportedMetrics = metrics.flatMap((r) =>
         r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics))
-      ).map((m: any) => m.name)
-      expect(names).toContain("node_telemetry_test_total")
+      )
+      expect(exportedMetrics.map((m: any) => m.name)).toContain("node_telemetry_test_total")
+      // The conventions' durations are in seconds: unit "s" (not "1") on each of the four.
+      for (const histogram of ["server.operation", "client.operation", "server.session", "client.session"]) {
+        const found = exportedMetrics.filter((m: any) => m.name === `mcp.${histogram}.duration`)
+        expect(found.length).toBeGreaterThan(0)
+        for (const metric of found) expect(metric.unit).toBe("s")
+      }
     }))
 
   it.scopedLive("sends protobuf by default", () =>

@@ -4,6 +4,10 @@
  * carried in `params._meta`. Built once per engine, and only when something records: with
  * Effect's default tracer (and metrics not forced on), `make` gives `undefined` and the engine
  * pays one check per request.
+ *
+ * What a peer chooses (a tool's name, a URI, a request id, an error message) is bounded before it
+ * reaches the tracer or a metric label: cut to the attribute length limit on spans, `_OTHER` in
+ * labels unless it is a method of the protocol or a name the server has.
  */
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -15,6 +19,7 @@ import * as Tracer from "effect/Tracer"
 import type * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as Meta from "../Meta.js"
+import * as Method from "../Method.js"
 import * as Revision from "../Revision.js"
 import * as Config from "../Telemetry.js"
 
@@ -90,38 +95,93 @@ export const inject = (params: unknown, span: Tracer.AnySpan): unknown => {
   return Meta.withMeta(isObject(params) ? params : undefined, context)
 }
 
-/** What a request is about: the name its metrics carry (a tool's or a prompt's), and its span's name. */
+/** What stands in a metric label for a value that may not be one (unknown, or too long). */
+const other = "_OTHER"
+
+/** The attribute length limit in force: `Config.Options.attributeValueLengthLimit`, else the default. */
+const limitOf = (options: Config.Options): number => {
+  const limit = options.attributeValueLengthLimit
+  return limit !== undefined && limit >= 0 ? Math.floor(limit) : Config.defaultAttributeValueLengthLimit
+}
+
+/**
+ * `text` cut to `limit` characters (not in the middle of a surrogate pair), as the OpenTelemetry
+ * SDK's attribute limit cuts it; and a copy, not a slice: V8 keeps the whole of a string alive
+ * behind a slice of it, so a 1,024-character slice of a 1 MB tool name would still hold the megabyte.
+ */
+const cut = (text: string, limit: number): string => {
+  if (text.length <= limit) return text
+  let end = limit
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  // JSON text is a fresh string, and so is the string parsed from it.
+  return JSON.parse(JSON.stringify(text.slice(0, end)))
+}
+
+/** What a request is about: its span's name and attributes (cut to the limit) and its metric labels. */
 interface Described {
   readonly spanName: string
+  readonly method: string
   readonly tool: string | undefined
   readonly prompt: string | undefined
   readonly uri: string | undefined
   readonly params: Record<string, unknown> | undefined
+  /** `mcp.method.name` in the labels: a method of the protocol, or `_OTHER`. */
+  readonly methodLabel: string
+  /** `gen_ai.tool.name` / `gen_ai.prompt.name` in the labels: a name known and within the limit, or `_OTHER`. */
+  readonly toolLabel: string | undefined
+  readonly promptLabel: string | undefined
 }
 
 const isResourceMethod = (method: string) =>
   method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe"
 
-/** What `method` and `params` say of a request, read once. */
-const describe = (method: string, params: unknown, options: Config.Options): Described => {
+/**
+ * What `method` and `params` say of a request, read once. `known` says which tool and prompt names
+ * may be labels (a server's own); without it, any name within the limit may (at most
+ * `maxLabelSets` of them).
+ */
+const describe = (
+  method: string,
+  params: unknown,
+  options: Config.Options,
+  limit: number,
+  known: Config.Known | undefined
+): Described => {
   const p = isObject(params) ? params : undefined
   const name = p?.name
   const tool = method === "tools/call" && typeof name === "string" ? name : undefined
   const prompt = method === "prompts/get" && typeof name === "string" ? name : undefined
   const uri = isResourceMethod(method) && typeof p?.uri === "string" ? p.uri : undefined
   const target = tool ?? prompt ?? (options.resourceUriInName === true ? uri : undefined)
-  return { spanName: target === undefined ? method : `${method} ${target}`, tool, prompt, uri, params: p }
+  const label = (value: string | undefined, has: ((name: string) => boolean) | undefined) =>
+    value === undefined
+      ? undefined
+      : value.length <= limit && (has === undefined || has(value))
+      ? value
+      : other
+  return {
+    spanName: cut(target === undefined ? method : `${cut(method, limit)} ${cut(target, limit)}`, limit),
+    method: cut(method, limit),
+    tool: tool === undefined ? undefined : cut(tool, limit),
+    prompt: prompt === undefined ? undefined : cut(prompt, limit),
+    uri: uri === undefined ? undefined : cut(uri, limit),
+    params: p,
+    methodLabel: Method.definition(method) === undefined ? other : method,
+    toolLabel: label(tool, known?.tool),
+    promptLabel: label(prompt, known?.prompt)
+  }
 }
 
 /** `described`'s attributes on `span`. */
-const annotate = (span: Tracer.Span, method: string, described: Described, options: Config.Options) => {
-  span.attribute(Config.attributes.methodName, method)
+const annotate = (span: Tracer.Span, described: Described, options: Config.Options, limit: number) => {
+  span.attribute(Config.attributes.methodName, described.method)
   if (described.tool !== undefined) {
     span.attribute(Config.attributes.toolName, described.tool)
     span.attribute(Config.attributes.operationName, "execute_tool")
     const args = described.params?.arguments
     if (options.toolCallContent === true && args !== undefined) {
-      span.attribute(Config.attributes.toolCallArguments, safeJson(args))
+      span.attribute(Config.attributes.toolCallArguments, safeJson(args, limit))
     }
   }
   if (described.prompt !== undefined) span.attribute(Config.attributes.promptName, described.prompt)
@@ -129,16 +189,15 @@ const annotate = (span: Tracer.Span, method: string, described: Described, optio
 }
 
 /**
- * The most label sets the histograms of one engine record: a peer naming a new tool, prompt or
- * method on every request would otherwise grow the metric registry without end. Past it, the
- * names are recorded as `_OTHER`.
+ * The most label sets the histograms of one engine record. A server labels only its own tools and
+ * prompts; a client labels the names it calls, which a server may have offered: past this many,
+ * the names are recorded as `_OTHER`.
  */
 const maxLabelSets = 1_000
 
-const safeJson = (value: unknown): string => {
+const safeJson = (value: unknown, limit: number): string => {
   try {
-    const text = JSON.stringify(value)
-    return text.length > 65_536 ? `${text.slice(0, 65_536)}…` : text
+    return cut(JSON.stringify(value) ?? "null", limit)
   } catch {
     return "[unserializable]"
   }
@@ -176,12 +235,11 @@ const outcomeOfResult = (method: string, result: unknown): Outcome => {
   return { _tag: "Ok", result }
 }
 
+/** The first text of a tool's error result (cut to the limit where the span ends). */
 const toolErrorMessage = (result: Record<string, unknown>): string => {
   const content = Array.isArray(result.content) ? result.content : []
   for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") {
-      return block.text.length > 1024 ? `${block.text.slice(0, 1024)}…` : block.text
-    }
+    if (isObject(block) && block.type === "text" && typeof block.text === "string") return block.text
   }
   return "tool_error"
 }
@@ -248,12 +306,15 @@ export interface MakeOptions {
   readonly clock: Clock.Clock
   readonly context: Context.Context<never>
   readonly transport: Config.TransportDescription | undefined
+  /** The tool and prompt names the side serves (a server's): the only ones its labels carry. */
+  readonly known?: Config.Known | undefined
 }
 
 /** The engine's telemetry, or `undefined` when nothing records. */
 export const make = (options: MakeOptions): Telemetry | undefined => {
-  const { clock, config, switches, tracer, transport } = options
+  const { clock, config, known, switches, tracer, transport } = options
   if (!switches.spans && !switches.metrics) return undefined
+  const limit = limitOf(config)
   const base: Array<MetricLabel.MetricLabel> = []
   if (transport !== undefined) {
     base.push(MetricLabel.make(Config.attributes.networkTransport, transport.transport))
@@ -266,25 +327,31 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   // so a label set seen before costs a map lookup, not a metric key built and hashed.
   const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
   const labelsOf = (
-    method: string,
     described: Described,
     version: string | undefined,
     outcome: Outcome
   ): ReadonlyArray<MetricLabel.MetricLabel> => {
-    const errorType = outcome._tag === "Error" ? outcome.type : undefined
-    const code = outcome._tag === "Error" ? outcome.code : undefined
-    let { prompt, tool } = described
+    let errorType = outcome._tag === "Error" ? cut(outcome.type, limit) : undefined
+    let code = outcome._tag === "Error" && outcome.code !== undefined ? cut(outcome.code, limit) : undefined
+    let method = described.methodLabel
+    let tool = described.toolLabel
+    let prompt = described.promptLabel
     const keyOf = () => [method, tool, prompt, version, errorType, code].join("\u0000")
     let key = keyOf()
-    const known = labelSets.get(key)
-    if (known !== undefined) return known
-    if (labelSets.size >= maxLabelSets) {
-      method = "_OTHER"
-      tool = tool === undefined ? undefined : "_OTHER"
-      prompt = prompt === undefined ? undefined : "_OTHER"
+    const seen = labelSets.get(key)
+    if (seen !== undefined) return seen
+    const overflow = labelSets.size >= maxLabelSets
+    if (overflow) {
+      // Past the bound, only whether it failed and the revision (ours) are told apart: a few sets.
+      const hide = (value: string | undefined) => value === undefined ? undefined : other
+      method = other
+      tool = hide(tool)
+      prompt = hide(prompt)
+      errorType = hide(errorType)
+      code = hide(code)
       key = keyOf()
-      const other = labelSets.get(key)
-      if (other !== undefined) return other
+      const kept = labelSets.get(key)
+      if (kept !== undefined) return kept
     }
     const labels = [...base, MetricLabel.make(Config.attributes.methodName, method)]
     if (tool !== undefined) {
@@ -297,20 +364,19 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
     if (version !== undefined) labels.push(MetricLabel.make(Config.attributes.protocolVersion, version))
     if (errorType !== undefined) labels.push(MetricLabel.make(Config.attributes.errorType, errorType))
     if (code !== undefined) labels.push(MetricLabel.make(Config.attributes.statusCode, code))
-    // The overflow sets (method `_OTHER`) are few: one per revision and error kind.
-    if (labelSets.size < maxLabelSets || method === "_OTHER") labelSets.set(key, labels)
+    labelSets.set(key, labels)
     return labels
   }
 
   const decorate = (span: Tracer.Span, client: number, id: JsonRpc.RequestId, side: "server" | "client") => {
-    span.attribute(Config.attributes.requestId, String(id))
+    span.attribute(Config.attributes.requestId, cut(String(id), limit))
     if (transport === undefined) return
     span.attribute(Config.attributes.networkTransport, transport.transport)
     if (transport.protocol !== undefined) span.attribute(Config.attributes.networkProtocolName, transport.protocol)
     const session = transport.sessionId?.(client)
-    if (session !== undefined) span.attribute(Config.attributes.sessionId, session)
+    if (session !== undefined) span.attribute(Config.attributes.sessionId, cut(session, limit))
     if (side === "client" && transport.server !== undefined) {
-      span.attribute(Config.attributes.serverAddress, transport.server.address)
+      span.attribute(Config.attributes.serverAddress, cut(transport.server.address, limit))
       if (transport.server.port !== undefined) span.attribute(Config.attributes.serverPort, transport.server.port)
     }
   }
@@ -318,7 +384,6 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   const finish = (
     span: Tracer.Span | undefined,
     histogram: Metric.Metric.Histogram<number>,
-    method: string,
     described: Described,
     started: number
   ) => {
@@ -326,24 +391,28 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
     return (outcome: Outcome, version: string | undefined) => {
       if (ended) return
       ended = true
+      if (version !== undefined) version = cut(version, limit)
       if (version !== undefined) span?.attribute(Config.attributes.protocolVersion, version)
       if (switches.metrics) {
-        histogram.unsafeUpdate((performance.now() - started) / 1000, labelsOf(method, described, version, outcome))
+        histogram.unsafeUpdate((performance.now() - started) / 1000, labelsOf(described, version, outcome))
       }
       if (span === undefined) return
       const now = clock.unsafeCurrentTimeNanos()
       switch (outcome._tag) {
         case "Ok":
           if (config.toolCallContent === true && span.attributes.has(Config.attributes.toolName)) {
-            span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result))
+            span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result, limit))
           }
           return span.end(now, Exit.void)
         case "Interrupted":
           return span.end(now, Exit.interrupt(Option.none() as never))
-        case "Error":
-          span.attribute(Config.attributes.errorType, outcome.type)
-          if (outcome.code !== undefined) span.attribute(Config.attributes.statusCode, outcome.code)
-          return span.end(now, Exit.fail(new Failed(outcome.type, outcome.message)))
+        case "Error": {
+          const type = cut(outcome.type, limit)
+          span.attribute(Config.attributes.errorType, type)
+          if (outcome.code !== undefined) span.attribute(Config.attributes.statusCode, cut(outcome.code, limit))
+          // Its message is the span's status and its exception event (which the SDK's limits do not cut).
+          return span.end(now, Exit.fail(new Failed(type, cut(outcome.message, limit))))
+        }
       }
     }
   }
@@ -351,9 +420,9 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   const served: Telemetry["served"] = (client, request) => {
     const started = performance.now()
     const { method, params } = request
-    const described = describe(method, params, config)
+    const described = describe(method, params, config, limit, known)
     if (!switches.spans) {
-      return { span: undefined, end: finish(undefined, Config.serverOperationDuration, method, described, started) }
+      return { span: undefined, end: finish(undefined, Config.serverOperationDuration, described, started) }
     }
     const parent = extract(params)
     const span = tracer.span(
@@ -364,17 +433,18 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "server"
     )
-    annotate(span, method, described, config)
+    annotate(span, described, config, limit)
     decorate(span, client, request.id, "server")
-    return { span, end: finish(span, Config.serverOperationDuration, method, described, started) }
+    return { span, end: finish(span, Config.serverOperationDuration, described, started) }
   }
 
   const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
     const started = performance.now()
-    const described = describe(method, params, config)
+    // What we call: any name (a server may offer many), within the limit and `maxLabelSets`.
+    const described = describe(method, params, config, limit, undefined)
     if (!switches.spans) {
       return {
-        active: { span: undefined, end: finish(undefined, Config.clientOperationDuration, method, described, started) },
+        active: { span: undefined, end: finish(undefined, Config.clientOperationDuration, described, started) },
         params
       }
     }
@@ -386,10 +456,10 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "client"
     )
-    annotate(span, method, described, config)
+    annotate(span, described, config, limit)
     decorate(span, client, id, "client")
     return {
-      active: { span, end: finish(span, Config.clientOperationDuration, method, described, started) },
+      active: { span, end: finish(span, Config.clientOperationDuration, described, started) },
       params: inject(params, span)
     }
   }

@@ -58,7 +58,12 @@ export const serve = (
           : handshake === undefined
           ? Effect.succeed(Revision.latest)
           : handshake.revision(client),
-      batching: (client) => handshake === undefined ? Effect.succeed(false) : handshake.batching(client)
+      batching: (client) => handshake === undefined ? Effect.succeed(false) : handshake.batching(client),
+      // Metrics are labelled by the tools and prompts the server has now, not by any name a client sends.
+      known: {
+        tool: (name) => eras.registry.unsafeEntries().tools.has(name),
+        prompt: (name) => eras.registry.unsafeEntries().prompts.has(name)
+      }
     })
     const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
     host = engine
