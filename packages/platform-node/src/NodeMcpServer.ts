@@ -420,6 +420,8 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     // closes, one with none (idle between requests, or not yet through a request's headers: Node
     // counts it busy, so `closeIdleConnections` would leave it to the grace period) closes at once.
     const connections = new Map<net.Socket, number>()
+    // And what each has waiting to be written (`maxBufferedBytes`): over a bound, it is closed.
+    const accounts = new Map<net.Socket, HttpTransport.WriteAccount>()
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
       requestTimeout: millis(options.requestTimeout, "60 seconds"),
@@ -432,11 +434,21 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
         const answering = connections.get(socket)
         if (answering !== undefined) connections.set(socket, answering - 1)
       })
-      handler.handle(NodeHttp.exchange(request, response))
+      handler.handle(NodeHttp.exchange(request, response, accounts.get(socket) ?? track(socket)))
     })
+    const track = (socket: net.Socket): HttpTransport.WriteAccount => {
+      const account = handler.writes.open(() => socket.destroy())
+      accounts.set(socket, account)
+      socket.once("close", () => {
+        connections.delete(socket)
+        account.close()
+        accounts.delete(socket)
+      })
+      return account
+    }
     server.on("connection", (socket: net.Socket) => {
       connections.set(socket, 0)
-      socket.once("close", () => connections.delete(socket))
+      track(socket)
     })
     const closeIdle = () => {
       for (const [socket, answering] of connections) if (answering === 0) socket.destroy()
