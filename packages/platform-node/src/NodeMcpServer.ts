@@ -103,6 +103,12 @@ export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {
    * `subscriptions/listen`) are not waited for: they end with the server.
    */
   readonly endOfInputGrace?: Duration.DurationInput
+  /**
+   * The most bytes that may wait on the output for the client to read them (default 32 MiB, as a
+   * connection of `layerHttp`): past it no more input is read (no new request starts) until the
+   * output drains. A client that never reads then only stops its own requests.
+   */
+  readonly maxBufferedBytes?: number
 }
 
 /**
@@ -183,18 +189,39 @@ export const protocol = (
       }
       receiver.disconnect(Ndjson.client)
     })
+  const maxBuffered = options.maxBufferedBytes ?? 32 * 1024 * 1024
+  // Reading stopped while the output holds more than `maxBuffered` (the client does not read).
+  let reading = false
+  let paused = false
+  let checking = false
+  const check = () => {
+    checking = false
+    hold()
+  }
+  const hold = () => {
+    if (paused || !reading || output.writableLength <= maxBuffered) return
+    paused = true
+    input.pause()
+    output.once("drain", () => {
+      paused = false
+      if (reading) input.resume()
+    })
+  }
   return {
     telemetry: pipe,
     run: (receiver) =>
       Effect.zipRight(
         Effect.async<void, Transport.TransportError>((resume) => {
+          reading = true
           const decoder = new StringDecoder("utf8")
           const lines = Ndjson.reader((inbound) => {
             noteInbound(inbound)
             receiver.receive(Ndjson.client, inbound)
           }, options)
-          const onData = (chunk: Buffer | string) =>
+          const onData = (chunk: Buffer | string) => {
             lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
+            hold()
+          }
           const onEnd = () => {
             lines.push(decoder.end())
             lines.end()
@@ -206,6 +233,7 @@ export const protocol = (
           input.once("end", onEnd)
           input.once("error", onError)
           return Effect.sync(() => {
+            reading = false
             input.off("data", onData)
             input.off("end", onEnd)
             input.off("error", onError)
@@ -217,6 +245,11 @@ export const protocol = (
     send: (client, frame, context) => {
       if (Array.isArray(frame)) { for (const message of frame as ReadonlyArray<JsonRpc.Message>) noteAnswer(message) }
       else noteAnswer(frame as JsonRpc.Message)
+      // Once what is sent in this tick is written (`lineSender` writes it on the next).
+      if (!paused && !checking) {
+        checking = true
+        setImmediate(check)
+      }
       return send(client, frame, context)
     },
     unanswered: (_client, id) => settled(id)
