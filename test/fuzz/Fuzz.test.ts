@@ -789,7 +789,8 @@ describe("fuzz: newline-delimited framing", () => {
       fc.asyncProperty(framingArb, (framing) =>
         Effect.gen(function*() {
           const input = new PassThrough()
-          const protocol = NodeMcpServer.protocol(input, new PassThrough())
+          // Nobody answers here: the end of input waits for nothing.
+          const protocol = NodeMcpServer.protocol(input, new PassThrough(), { endOfInputGrace: 0 })
           for (const chunk of chunksOf(framing)) input.write(Buffer.from(chunk))
           input.end()
           const got = yield* receiveAll(protocol).pipe(Effect.timeout("2 seconds"))

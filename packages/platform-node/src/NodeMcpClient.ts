@@ -159,6 +159,8 @@ const childProtocol = (
     ...(maxDepth !== undefined ? { maxDepth } : {}),
     // Each request written as it is made: the server starts on it while we are still busy.
     coalesce: false,
+    // The server is gone when its stdout ends: nothing it asked can be answered any more.
+    endOfInputGrace: 0,
     // Never held, never answered: the request it answers (its id read from its head) fails.
     onTooLong: (head) => {
       const id = Wire.idOf(head)

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import type { JsonRpc, Wire } from "@effect-mcp/core"
 import { McpError, Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -88,21 +89,56 @@ export const lineSender = (output: Writable, options: SenderOptions = {}): Trans
 }
 
 /**
- * Options of {@link protocol}: the reader's bound on a line, and how lines are written.
+ * Options of {@link protocol}: the reader's bound on a line, how lines are written, and how long
+ * requests still running may take once the input ends.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {}
+export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {
+  /**
+   * When the input ends, how long the requests still running may take to be answered (default
+   * {@link defaultEndOfInputGrace}, 1.5 seconds; 0: none). Those still running after it are
+   * cancelled, and a line on stderr says which; then `run` ends. Held requests (a 2026-07-28
+   * `subscriptions/listen`) are not waited for: they end with the server.
+   */
+  readonly endOfInputGrace?: Duration.DurationInput
+  /**
+   * The most bytes that may wait on the output for the client to read them (default 32 MiB, as a
+   * connection of `layerHttp`): past it no more input is read (no new request starts) until the
+   * output drains. A client that never reads then only stops its own requests.
+   */
+  readonly maxBufferedBytes?: number
+}
+
+/**
+ * How long requests still running may take once a stdio server's input ends (1.5 seconds). The
+ * official SDK clients close a server's input, wait 2 seconds, then send SIGTERM: within this
+ * grace a server answers the calls that were about to finish, and still ends on its own, saying
+ * what it cancelled, before such a client would kill it. The specification asks a server to exit
+ * promptly at the end of its input; raise it (`serveStdioWith`) for scripts that pipe in slow calls.
+ *
+ * @since 0.1.0
+ * @category stdio
+ */
+export const defaultEndOfInputGrace: Duration.Duration = Duration.millis(1_500)
+
+/** A method whose request is held open by design (it ends with the server, not by itself). */
+const held = (method: string) => method === "subscriptions/listen"
 
 /** What telemetry says of stdio (`network.transport`). */
 const pipe = { transport: "pipe" } as const
 
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
- * decoded as Node delivers chunks, straight into the engine; `run` ends when the input ends. A
- * line longer than `maxLineLength` characters (default `Ndjson.defaultMaxLineLength`, 4 Mi) is
- * never held: it is one -32600 `Message too large`, and the next line is read as usual.
+ * decoded as Node delivers chunks, straight into the engine. A line longer than `maxLineLength`
+ * characters (default `Ndjson.defaultMaxLineLength`, 4 Mi) is never held: it is one -32600
+ * `Message too large`, and the next line is read as usual.
+ *
+ * When the input ends, the requests still running are answered first, for at most
+ * `endOfInputGrace` (default {@link defaultEndOfInputGrace}); those still running then are
+ * cancelled, said in one line on stderr (through the logger); then the client is gone and `run`
+ * ends.
  *
  * @since 0.1.0
  * @category constructors
@@ -111,44 +147,138 @@ export const protocol = (
   input: Readable,
   output: Writable,
   options: ProtocolOptions = {}
-): Transport.Protocol => ({
-  telemetry: pipe,
-  run: (receiver) =>
-    Effect.async<void, Transport.TransportError>((resume) => {
-      const decoder = new StringDecoder("utf8")
-      const lines = Ndjson.reader((inbound) => receiver.receive(Ndjson.client, inbound), options)
-      const onData = (chunk: Buffer | string) => lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
-      const onEnd = () => {
-        lines.push(decoder.end())
-        lines.end()
-        receiver.disconnect(Ndjson.client)
-        resume(Effect.void)
+): Transport.Protocol => {
+  // The requests of the client not answered yet (held ones apart), by id, with their method.
+  const running = new Map<JsonRpc.RequestId, string>()
+  // Once the input ended and requests were still running: done when the last of them is answered.
+  let drained: Deferred.Deferred<void> | undefined
+  const settled = (id: JsonRpc.RequestId) => {
+    if (!running.delete(id) || running.size > 0 || drained === undefined) return
+    Deferred.unsafeDone(drained, Exit.void)
+  }
+  const noteRequest = (message: JsonRpc.Message) => {
+    if ("method" in message && "id" in message && !held(message.method)) running.set(message.id, message.method)
+  }
+  const noteInbound = (inbound: Wire.Inbound) => {
+    if (inbound._tag === "Single") noteRequest(inbound.message)
+    else if (inbound._tag === "Batch") {
+      for (const item of inbound.items) if (item._tag === "Single") noteRequest(item.message)
+    }
+  }
+  const noteAnswer = (message: JsonRpc.Message) => {
+    if (!("method" in message) && message.id !== null) settled(message.id)
+  }
+  const send = lineSender(output, options)
+  const grace = Duration.decode(options.endOfInputGrace ?? defaultEndOfInputGrace)
+  /** The input ended: what is running is answered within the grace period, the rest cancelled. */
+  const ended = (receiver: Transport.Receiver) =>
+    Effect.gen(function*() {
+      if (running.size > 0 && Duration.greaterThan(grace, Duration.zero)) {
+        drained = yield* Deferred.make<void>()
+        yield* Effect.raceFirst(Deferred.await(drained), Effect.sleep(grace))
       }
-      const onError = (cause: unknown) =>
-        resume(Effect.fail(new Transport.TransportError({ message: "read failed", cause })))
-      input.on("data", onData)
-      input.once("end", onEnd)
-      input.once("error", onError)
-      return Effect.sync(() => {
-        input.off("data", onData)
-        input.off("end", onEnd)
-        input.off("error", onError)
-        input.pause()
-      })
-    }),
-  send: lineSender(output, options)
-})
+      if (running.size > 0) {
+        const ids = Array.from(running, ([id, method]) => `${JSON.stringify(id)} (${method})`)
+        yield* Effect.logWarning(
+          `effect-mcp: the input ended; cancelled ${ids.length} request${
+            ids.length === 1 ? "" : "s"
+          } still running after ${Duration.format(grace)}: ${ids.slice(0, 10).join(", ")}${
+            ids.length > 10 ? ", …" : ""
+          }`
+        )
+      }
+      receiver.disconnect(Ndjson.client)
+    })
+  const maxBuffered = options.maxBufferedBytes ?? 32 * 1024 * 1024
+  // Reading stopped while the output holds more than `maxBuffered` (the client does not read).
+  let reading = false
+  let paused = false
+  let checking = false
+  const check = () => {
+    checking = false
+    hold()
+  }
+  const hold = () => {
+    if (paused || !reading || output.writableLength <= maxBuffered) return
+    paused = true
+    input.pause()
+    output.once("drain", () => {
+      paused = false
+      if (reading) input.resume()
+    })
+  }
+  return {
+    telemetry: pipe,
+    run: (receiver) =>
+      Effect.zipRight(
+        Effect.async<void, Transport.TransportError>((resume) => {
+          reading = true
+          const decoder = new StringDecoder("utf8")
+          const lines = Ndjson.reader((inbound) => {
+            noteInbound(inbound)
+            receiver.receive(Ndjson.client, inbound)
+          }, options)
+          const onData = (chunk: Buffer | string) => {
+            lines.push(typeof chunk === "string" ? chunk : decoder.write(chunk))
+            hold()
+          }
+          const onEnd = () => {
+            lines.push(decoder.end())
+            lines.end()
+            resume(Effect.void)
+          }
+          const onError = (cause: unknown) =>
+            resume(Effect.fail(new Transport.TransportError({ message: "read failed", cause })))
+          input.on("data", onData)
+          input.once("end", onEnd)
+          input.once("error", onError)
+          return Effect.sync(() => {
+            reading = false
+            input.off("data", onData)
+            input.off("end", onEnd)
+            input.off("error", onError)
+            input.pause()
+          })
+        }),
+        Effect.suspend(() => ended(receiver))
+      ),
+    send: (client, frame, context) => {
+      if (Array.isArray(frame)) { for (const message of frame as ReadonlyArray<JsonRpc.Message>) noteAnswer(message) }
+      else noteAnswer(frame as JsonRpc.Message)
+      // Once what is sent in this tick is written (`lineSender` writes it on the next).
+      if (!paused && !checking) {
+        checking = true
+        setImmediate(check)
+      }
+      return send(client, frame, context)
+    },
+    unanswered: (_client, id) => settled(id)
+  }
+}
 
 /**
- * Serves the process's stdin and stdout; completes when stdin ends (the client closed it), so
- * the process can exit.
+ * Serves the process's stdin and stdout with these options (see {@link ProtocolOptions}: the
+ * longest line, the grace period for requests still running when stdin ends); completes when
+ * stdin ends (the client closed it) and what was running is answered or cancelled, so the
+ * process can exit.
  *
  * @since 0.1.0
  * @category stdio
  */
-export const serveStdio: Effect.Effect<void, never, McpServer.McpServer> = Effect.suspend(() =>
-  McpServer.serve(protocol(process.stdin, process.stdout))
-).pipe(Effect.provide(layerStderrLogger))
+export const serveStdioWith = (options: ProtocolOptions = {}): Effect.Effect<void, never, McpServer.McpServer> =>
+  Effect.suspend(() => McpServer.serve(protocol(process.stdin, process.stdout, options))).pipe(
+    Effect.provide(layerStderrLogger)
+  )
+
+/**
+ * Serves the process's stdin and stdout; completes when stdin ends (the client closed it) and
+ * the requests still running are answered (within {@link defaultEndOfInputGrace}; the rest are
+ * cancelled, said on stderr), so the process can exit.
+ *
+ * @since 0.1.0
+ * @category stdio
+ */
+export const serveStdio: Effect.Effect<void, never, McpServer.McpServer> = serveStdioWith()
 
 /**
  * Serves stdio in the background for the lifetime of the layer.
@@ -323,6 +453,8 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     // closes, one with none (idle between requests, or not yet through a request's headers: Node
     // counts it busy, so `closeIdleConnections` would leave it to the grace period) closes at once.
     const connections = new Map<net.Socket, number>()
+    // And what each has waiting to be written (`maxBufferedBytes`): over a bound, it is closed.
+    const accounts = new Map<net.Socket, HttpTransport.WriteAccount>()
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
       requestTimeout: millis(options.requestTimeout, "60 seconds"),
@@ -335,11 +467,21 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
         const answering = connections.get(socket)
         if (answering !== undefined) connections.set(socket, answering - 1)
       })
-      handler.handle(NodeHttp.exchange(request, response))
+      handler.handle(NodeHttp.exchange(request, response, accounts.get(socket) ?? track(socket)))
     })
+    const track = (socket: net.Socket): HttpTransport.WriteAccount => {
+      const account = handler.writes.open(() => socket.destroy())
+      accounts.set(socket, account)
+      socket.once("close", () => {
+        connections.delete(socket)
+        account.close()
+        accounts.delete(socket)
+      })
+      return account
+    }
     server.on("connection", (socket: net.Socket) => {
       connections.set(socket, 0)
-      socket.once("close", () => connections.delete(socket))
+      track(socket)
     })
     const closeIdle = () => {
       for (const [socket, answering] of connections) if (answering === 0) socket.destroy()

@@ -243,6 +243,52 @@ describe("NodeMcpServer.runMain", () => {
       if (server.child.exitCode === null) server.child.kill("SIGKILL")
     }
   })
+  // Issue 35, item 25 (an idle server was seen taking about 2 s to exit on SIGINT): not reproduced
+  // here (about 0.1 s, with and without an idle keep-alive connection, from source, bundled, under
+  // pnpm and tsx); this holds the exit at SIGINT, measured, with no timing assertion but the hang.
+  it("http: SIGINT on an idle server with an idle keep-alive connection exits 0 promptly", async () => {
+    const port = await freePort()
+    const server = run("http", String(port))
+    const sockets: Array<net.Socket> = []
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`
+      await until(() => server.stderr().includes(`listening on ${url}`), "the listening line", [server.child.stderr!])
+      const socket = net.connect(port, "127.0.0.1")
+      sockets.push(socket)
+      let received = ""
+      socket.on("data", (chunk) => (received += chunk))
+      socket.on("error", () => undefined)
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+      await new Promise((resolve) => socket.once("connect", resolve))
+      const initialize = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      })
+      socket.write(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+          `accept: application/json, text/event-stream\r\ncontent-length: ${initialize.length}\r\n\r\n${initialize}`
+      )
+      // Answered, and the connection kept open, idle.
+      await until(() => received.includes("serverInfo"), "the answer", [socket])
+      const signalled = performance.now()
+      server.child.kill("SIGINT")
+      const exited = await Promise.race([
+        server.exited,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))
+      ])
+      assert.isDefined(exited, "the server did not exit within 20 s of SIGINT")
+      assert.strictEqual(exited!.code, 0, server.stderr())
+      await closed
+      // Reported, not asserted (a loaded machine may be slow): about 100 ms here.
+      console.log(`SIGINT on an idle server: exited after ${Math.round(exited!.at - signalled)} ms`)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      if (server.child.exitCode === null) server.child.kill("SIGKILL")
+    }
+  })
+
   it("http: SIGTERM with connections answering nothing and an open stream closes them at once, exit 0", async () => {
     const port = await freePort()
     const server = run("http", String(port))

@@ -162,7 +162,7 @@ describe("Stdio: a server in a child process", () => {
         yield* server.send({ jsonrpc: "2.0", method: "notifications/initialized" })
 
         yield* server.send({ jsonrpc: "2.0", id: 2, method: "tools/list" })
-        assert.deepStrictEqual((yield* server.next).result.tools.map((t: any) => t.name), ["add", "boom"])
+        assert.deepStrictEqual((yield* server.next).result.tools.map((t: any) => t.name), ["add", "boom", "sleep"])
 
         // Two messages and the start of a third in one write; the third's end in a second write, once
         // the first two are answered: the child has read the first write (a write this small reaches
@@ -217,6 +217,52 @@ describe("Stdio: a server in a child process", () => {
         const stderr = yield* server.stderr
         assert.include(stderr, "stdio-fixture: adding 2 and 3")
         assert.include(stderr, "stdio-fixture: a bug in boom")
+      }),
+    60_000
+  )
+
+  // Before: stdin's end interrupted every call in flight at once; the quick call's answer never
+  // came, and the process exited 0 with nothing on stderr.
+  it.scopedLive(
+    "the input ends while calls run: one that ends within the grace period is answered, one that does not is cancelled and named on stderr; exit 0",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* child
+        const call = (id: string, ms: number) => ({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "sleep", arguments: { ms } }
+        })
+        // The server up (its start is not what is measured), then the rest piped as a script
+        // would: every line at once, then the end of input.
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pipe", version: "1" } }
+        })
+        assert.strictEqual((yield* server.next).id, 1)
+        yield* server.sendText(
+          [{ jsonrpc: "2.0", method: "notifications/initialized" }, call("quick", 150), call("stuck", 600_000)]
+            .map((message) => JSON.stringify(message) + "\n").join("")
+        )
+        yield* server.end
+        const ended = Date.now()
+        const code = yield* server.exited.pipe(Effect.timeout("20 seconds"))
+        // The default grace period is 1.5 seconds (measured here, not asserted: the bound above is the hang check).
+        yield* Effect.log(`stdio: exited ${Date.now() - ended} ms after the end of input`)
+        assert.strictEqual(code, 0)
+        const answers = (yield* server.stdout).trim().split("\n").map((line) => JSON.parse(line))
+        assert.deepStrictEqual(answers.map((answer) => answer.id), [1, "quick"])
+        assert.deepStrictEqual(answers[1].result.content, [{ type: "text", text: "slept 150 ms" }])
+        const stderr = yield* server.stderr
+        // A logfmt line: the id's quotes escaped.
+        assert.match(
+          stderr,
+          /level=WARN .*the input ended; cancelled 1 request still running after 1s 500ms: \\"stuck\\" \(tools\/call\)/
+        )
+        assert.notInclude(stderr, "quick")
       }),
     60_000
   )

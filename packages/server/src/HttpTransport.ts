@@ -39,6 +39,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import * as internal from "./internal/http/handler.js"
@@ -75,6 +76,25 @@ export interface Options {
   readonly maxRequestDuration?: Duration.DurationInput
   /** Largest accepted POST body (default 4 MiB). */
   readonly maxBodyBytes?: number
+  /**
+   * The most bytes of answers that may wait on one connection for its client to read them
+   * (default 32 MiB: more than the largest answer the library makes under its own default limits,
+   * a 16 MiB skill file as base64 JSON, 22.4 MB). A write that takes a connection past it closes
+   * that connection, with a line in the log (a warning). A client that keeps reading never has
+   * more waiting than the answer being written. JSON answers, SSE streams (a POST's, the GET
+   * stream, a 2026-07-28 listen) and the legacy stream alike. Under `NodeMcpServer.layerHttp` a
+   * connection is a TCP connection; on an @effect/platform router it is one response (its SSE
+   * events, or a JSON answer over 64 KiB), which is cut rather than closed.
+   */
+  readonly maxBufferedBytes?: number
+  /**
+   * The most bytes of answers that may wait across all connections (default 64 MiB: what a
+   * 256 MB heap holds waiting while it goes on serving and building answers). A write that takes
+   * the total past it closes the connections whose bytes have waited longest without any being
+   * read, until it fits: readers that do not read go first, never one that keeps up while such a
+   * one is there. Raise it with the heap for a server that sends many large answers at once.
+   */
+  readonly maxBufferedBytesTotal?: number
   /**
    * Deepest nesting of a POST's JSON (default `Wire.defaultMaxDepth`, 128); deeper is -32602 in a
    * request's params, else -32600, with HTTP 400.
@@ -198,6 +218,28 @@ export type ResponseStream = Exchange_.Stream
 export type Reply = Front.Reply
 
 /**
+ * What one connection has waiting to be written, in the handler's bounds
+ * (`maxBufferedBytes`, `maxBufferedBytesTotal`): a platform adapter adds the bytes of each write
+ * before it writes them (`add` false: the connection was closed, write nothing), releases them
+ * once they are written out, and closes the account with its connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WriteAccount = Budget.Account
+
+/**
+ * The bytes waiting to be written over every connection of a handler: `open` makes the account
+ * of a new connection, with what closes that connection at once.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Writes {
+  readonly open: (drop: () => void) => WriteAccount
+}
+
+/**
  * Serves the MCP endpoints of one server.
  *
  * @since 0.1.0
@@ -206,6 +248,8 @@ export type Reply = Front.Reply
 export interface Handler {
   /** Serves one exchange (any path: what is not an MCP endpoint is 404). */
   readonly handle: (exchange: Exchange) => void
+  /** The bytes waiting to be written: a platform adapter opens an account per connection. */
+  readonly writes: Writes
   /** The paths served. */
   readonly paths: ReadonlyArray<string>
   /** Sessions open right now. */

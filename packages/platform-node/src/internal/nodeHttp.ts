@@ -2,6 +2,11 @@
  * `node:http` requests as MCP HTTP exchanges: headers read as they are, the body collected in
  * its `data` callbacks (counted as bytes arrive), a JSON answer written with one `res.end`; one
  * given while the body is still arriving is ended once the rest is read (`answerEarly`).
+ *
+ * Every answer's bytes are counted in its connection's `WriteAccount` from the write until Node
+ * says they were written out (the write's callback): a write the account refuses is not made
+ * (the account closed the connection). What a response has to write goes out one piece at a time
+ * (`pump`), each released as it is written, so that a reader that keeps up shows it.
  */
 import type { HttpTransport } from "@effect-mcp/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -84,10 +89,76 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
   })
 }
 
-/** The exchange of one `node:http` request. */
-export const exchange = (request: IncomingMessage, response: ServerResponse): HttpTransport.Exchange => {
+/** Texts are written in pieces of at most this many characters. */
+const piece = 256 * 1024
+
+/**
+ * Writes texts on a response in order, one piece at a time: the next piece once Node has written
+ * out the one before (its callback). What waits is here, counted in `account` until written out,
+ * so a reader that keeps up shows it piece by piece (Node would give a queue of writes to the
+ * system in one go, and say nothing until all of it is out).
+ */
+const pump = (response: ServerResponse, account: HttpTransport.WriteAccount) => {
+  const queue: Array<{ readonly text: string; readonly bytes: number }> = []
+  let current: { readonly text: string; at: number; left: number } | undefined
+  let writing = false
+  let ending = false
+  const next = (): void => {
+    writing = false
+    if (response.destroyed) return
+    if (current === undefined) {
+      const first = queue.shift()
+      if (first === undefined) {
+        if (ending) response.end()
+        return
+      }
+      // Small texts waiting together go out in one write.
+      let text = first.text
+      let bytes = first.bytes
+      while (queue.length > 0 && text.length + queue[0].text.length <= piece) {
+        const more = queue.shift()!
+        text += more.text
+        bytes += more.bytes
+      }
+      current = { text, at: 0, left: bytes }
+    }
+    const { at, text } = current
+    let to = Math.min(at + piece, text.length)
+    // A surrogate pair stays whole.
+    const last = text.charCodeAt(to - 1)
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++
+    const part = at === 0 && to === text.length ? text : text.slice(at, to)
+    const bytes = to === text.length ? current.left : Buffer.byteLength(part)
+    current.left -= bytes
+    current.at = to
+    if (to === text.length) current = undefined
+    writing = true
+    response.write(part, () => {
+      account.release(bytes)
+      next()
+    })
+  }
+  return {
+    write: (text: string, bytes: number) => {
+      queue.push({ text, bytes })
+      if (!writing) next()
+    },
+    end: () => {
+      ending = true
+      if (!writing && current === undefined && queue.length === 0) response.end()
+    }
+  }
+}
+
+/** The exchange of one `node:http` request, its writes counted in its connection's `account`. */
+export const exchange = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: HttpTransport.WriteAccount
+): HttpTransport.Exchange => {
   const url = request.url ?? "/"
   const q = url.indexOf("?")
+  const out = pump(response, account)
   // The client went away before the response ended: listeners now, and any added later at once.
   let gone = false
   const listeners: Array<() => void> = []
@@ -107,21 +178,37 @@ export const exchange = (request: IncomingMessage, response: ServerResponse): Ht
       const early = !request.complete
       // The rest of an oversized body is not kept: the connection closes once it has arrived.
       if (reply.status === 413 && early) response.setHeader("connection", "close")
+      const bytes = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
+      // Over a bound: the connection is closed, and the answer not written.
+      if (!account.add(bytes)) return
       // Its length said: writeHead sends the headers as given, and a body without one is chunked.
-      if (reply.body !== undefined) response.setHeader("content-length", Buffer.byteLength(reply.body))
+      if (reply.body !== undefined) response.setHeader("content-length", bytes)
       response.writeHead(reply.status, reply.headers as Record<string, string>)
-      if (early) answerEarly(request, response, reply.body)
-      else response.end(reply.body)
+      if (early) {
+        // The answers given early are short refusals: counted as written at once.
+        account.release(bytes)
+        answerEarly(request, response, reply.body)
+      } else if (reply.body === undefined) response.end()
+      else if (reply.body.length <= piece) response.end(reply.body, () => account.release(bytes))
+      else {
+        out.write(reply.body, bytes)
+        out.end()
+      }
     },
     stream: (headers) => {
       response.writeHead(200, headers as Record<string, string>)
       response.flushHeaders()
+      let ended = false
       return {
         write: (text) => {
-          if (!response.writableEnded) response.write(text)
+          if (ended || response.destroyed) return
+          const bytes = Buffer.byteLength(text)
+          if (account.add(bytes)) out.write(text, bytes)
         },
         end: () => {
-          if (!response.writableEnded) response.end()
+          if (ended) return
+          ended = true
+          out.end()
         }
       }
     },

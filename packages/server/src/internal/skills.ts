@@ -280,8 +280,16 @@ export const resources = (service: Skills.Service): ReadonlyArray<Resource.Resou
   const bySkillUri = new Map(service.skills.map((s) => [s.uri, s]))
   return Array.from(service.files.values(), (file) => {
     const { uri: _uri, ...fields } = definitionOf(file, bySkillUri.get(file.uri))
-    const content = file.text ?? file.bytes
-    return Resource.make(file.uri, fields, Effect.succeed(content))
+    if (file.text !== undefined) return Resource.make(file.uri, fields, Effect.succeed(file.text))
+    // A file of bytes: its base64 made at its first read and shared by every read after (a 16 MiB
+    // file is 22 MB of base64, and 38 MB of garbage and a second of work each time it was made):
+    // what a read makes is only its answer's JSON, which the HTTP layer bounds while it waits.
+    let contents: Resource.ResourceContents | undefined
+    return Resource.make(
+      file.uri,
+      fields,
+      Effect.sync(() => contents ??= Resource.toResult(file.uri, file.mimeType, file.bytes).contents[0])
+    )
   })
 }
 

@@ -21,6 +21,7 @@ import * as TaskStore from "../../TaskStore.js"
 import * as TokenVerifier from "../../TokenVerifier.js"
 import * as Metrics from "../metrics.js"
 import * as Auth from "./auth.js"
+import * as Budget from "./budget.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import * as Legacy from "./legacy.js"
@@ -43,6 +44,14 @@ export const defaults = {
 
 const notFound = Front.error(404, Front.transportError, "Not Found")
 
+/** A bound in bytes from the options: a whole number of at least 1, else the caller's mistake, said now. */
+const bound = (name: string, given: number | undefined, fallback: number): Effect.Effect<number> =>
+  given === undefined
+    ? Effect.succeed(fallback)
+    : Number.isSafeInteger(given) && given >= 1
+    ? Effect.succeed(given)
+    : Effect.dieMessage(`effect-mcp: HttpTransport ${name} must be a whole number of bytes, at least 1 (got ${given})`)
+
 const ok = JSON.stringify({ status: "ok" })
 const ready = JSON.stringify({ status: "ready" })
 const probeReply = (status: number, body: string): Front.Reply => ({
@@ -64,6 +73,13 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
     const maxRequestMillis = Duration.toMillis(options.maxRequestDuration ?? defaults.maxRequestDuration)
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
+    const writes = new Budget.Budget(
+      {
+        perConnection: yield* bound("maxBufferedBytes", options.maxBufferedBytes, Budget.defaultPerConnection),
+        total: yield* bound("maxBufferedBytesTotal", options.maxBufferedBytesTotal, Budget.defaultTotal)
+      },
+      (line) => fork(Effect.logWarning(line))
+    )
     const maxDepth = options.maxDepth ?? Wire.defaultMaxDepth
     const limits = { maxBodyBytes, maxDepth }
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
@@ -322,6 +338,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
 
     return {
       handle,
+      writes,
       paths: [
         ...(legacyPaths === undefined ? [path] : [path, legacyPaths.sse, legacyPaths.messages]),
         ...(auth?.metadataPaths ?? []),

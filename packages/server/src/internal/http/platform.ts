@@ -2,6 +2,12 @@
  * The @effect/platform side of the MCP HTTP handler: exchanges from `HttpServerRequest`s, and
  * the routes of an `HttpLayerRouter`. Loaded only when a router mounts the endpoints, so that
  * serving stdio (or `node:http` directly) never loads @effect/platform's HTTP modules.
+ *
+ * What waits to be written is counted per response (the platform shows no connection): an SSE
+ * stream's events, and a JSON answer over `whole` bytes, go out as a stream of pieces the platform
+ * pulls one at a time as it writes them, each released when the next is pulled. Over a bound, the
+ * response is cut: the pieces not pulled yet are dropped and the stream ends (a JSON answer over
+ * the bound before it starts is a 503).
  */
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -13,14 +19,71 @@ import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
+import type { Handler, Options, WriteAccount, Writes } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
 import type { Body, Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Reply } from "./front.js"
-import type { Handler, Options } from "./handler.js"
 import * as internal from "./handler.js"
 
 const encoder = new TextEncoder()
+
+/** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
+const piece = 64 * 1024
+const whole = 64 * 1024
+
+/**
+ * The pieces of `bytes`, at most `piece` long each; copies, so that a piece the platform holds
+ * (a reader that stopped reading) keeps nothing else alive.
+ */
+const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
+  if (bytes.length <= piece) return [bytes]
+  const out: Array<Uint8Array> = []
+  for (let at = 0; at < bytes.length; at += piece) out.push(bytes.slice(at, at + piece))
+  return out
+}
+
+/** A mailbox of pieces, and what drops those not pulled yet and ends it. */
+const queue = () => {
+  const mailbox = Effect.runSync(Mailbox.make<Uint8Array>())
+  return {
+    mailbox,
+    cut: () => {
+      Effect.runSync(Effect.ignore(mailbox.clear))
+      mailbox.unsafeDone(Exit.void)
+    }
+  }
+}
+
+/**
+ * A response body the platform pulls one piece at a time (it waits for each write to drain before
+ * it pulls the next), each piece released from `account` when the next is pulled or the body ends.
+ */
+const counted = (
+  pieces: Stream.Stream<Uint8Array>,
+  account: WriteAccount,
+  ended: () => void
+): Stream.Stream<Uint8Array> => {
+  let pulled = 0
+  return pieces.pipe(
+    Stream.rechunk(1),
+    Stream.map((bytes) => {
+      account.release(pulled)
+      pulled = bytes.length
+      return bytes
+    }),
+    Stream.ensuring(Effect.sync(() => {
+      account.close()
+      ended()
+    }))
+  )
+}
+
+const tooMuch = Front.error(
+  503,
+  Front.transportError,
+  "Service Unavailable: the answer is more than may wait to be written (maxBufferedBytes)"
+)
 
 /**
  * The response of a reply. Given while the body is still arriving (`rest`), the whole answer goes
@@ -140,11 +203,12 @@ const readBody = (
   })
 }
 
-/** An exchange from an @effect/platform request, answered through `resolve`. */
+/** An exchange from an @effect/platform request, answered through `resolve`, its writes counted in `writes`. */
 const fromPlatform = (
   request: HttpServerRequest.HttpServerRequest,
   pending: Pending,
-  resolve: (response: HttpServerResponse.HttpServerResponse) => void
+  resolve: (response: HttpServerResponse.HttpServerResponse) => void,
+  writes: Writes
 ): Exchange => {
   const url = request.url
   const q = url.indexOf("?")
@@ -163,31 +227,61 @@ const fromPlatform = (
       if (pending.late !== undefined) pending.late(maxBytes, done)
       else pending.body = { maxBytes, done }
     },
-    reply: (reply) => resolve(toResponse(reply, pending.rest)),
+    reply: (reply) => {
+      if (reply.body === undefined || reply.body.length <= whole || pending.rest !== undefined) {
+        return resolve(toResponse(reply, pending.rest))
+      }
+      // A large answer: counted while it waits, written in pieces.
+      const bytes = encoder.encode(reply.body)
+      const { cut, mailbox } = queue()
+      const account = writes.open(cut)
+      if (!account.add(bytes.length)) return resolve(toResponse(tooMuch, undefined))
+      mailbox.unsafeOfferAll(piecesOf(bytes))
+      mailbox.unsafeDone(Exit.void)
+      const { "content-type": contentType, ...headers } = reply.headers
+      resolve(HttpServerResponse.stream(
+        counted(Mailbox.toStream(mailbox), account, () => {}),
+        {
+          status: reply.status,
+          headers: { ...headers, "content-length": String(bytes.length) },
+          ...(contentType !== undefined ? { contentType } : {})
+        }
+      ))
+    },
     stream: (headers) => {
-      const mailbox = Effect.runSync(Mailbox.make<string>())
+      const { cut, mailbox } = queue()
       let ended = false
+      // Over a bound: what was not pulled yet is dropped, and the stream ends, as if the client went
+      // away (told once the write that went over returned, as a closed connection would be: the
+      // writer may be the very request that is cancelled then).
+      const account = writes.open(() => {
+        cut()
+        if (ended) return
+        ended = true
+        setTimeout(gone, 0)
+      })
+      const offer = (text: string) => {
+        const bytes = encoder.encode(text)
+        if (account.add(bytes.length)) mailbox.unsafeOfferAll(piecesOf(bytes))
+      }
       const { "content-type": contentType, ...rest } = headers
       // The platform sends a stream's headers with its first chunk: when nothing is written at once
       // (no priming event, an empty replay), a comment opens it.
       let written = false
       queueMicrotask(() => {
-        if (!written && !ended) mailbox.unsafeOffer(Front.sseComment("open"))
+        if (!written && !ended) offer(Front.sseComment("open"))
       })
       resolve(HttpServerResponse.stream(
-        Mailbox.toStream(mailbox).pipe(
-          Stream.map((text) => encoder.encode(text)),
-          Stream.ensuring(Effect.sync(() => {
-            if (!ended) gone()
-            ended = true
-          }))
-        ),
+        counted(Mailbox.toStream(mailbox), account, () => {
+          if (!ended) gone()
+          ended = true
+        }),
         { headers: rest, ...(contentType !== undefined ? { contentType } : {}) }
       ))
       return {
         write: (text) => {
           written = true
-          if (!ended) mailbox.unsafeOffer(text)
+          if (!ended) offer(text)
         },
         end: () => {
           if (ended) return
@@ -224,7 +318,7 @@ export const toHttpApp = (
         pending.answered = true
         Deferred.unsafeDone(response, Exit.succeed(r))
       }
-      handler.handle(fromPlatform(request, pending, resolve))
+      handler.handle(fromPlatform(request, pending, resolve, handler.writes))
       const wanted = pending.body
       // Asked for later: read in a fiber of its own, the route's fiber waiting for the response.
       if (wanted === undefined) {
