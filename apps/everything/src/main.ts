@@ -32,12 +32,16 @@ const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|
 modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
   http [--port N] [--host H] [--max-sessions N] [--idle-timeout SECONDS] [--max-request SECONDS]
+       [--trusted-proxies N]
        [--auth-issuer URL --resource URL [--token-type at+jwt]] [--redis URL] [--task-lease SECONDS]
           Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
           seconds without activity (default 300), requests interrupted after --max-request
           seconds (default 3600); 2026-07-28 requests are POSTs of their own, no session.
+          One client holds at most a tenth of the sessions, listens and tasks: a client
+          without a token is known by its address; behind N reverse proxies that append to
+          X-Forwarded-For, give --trusted-proxies N (default 0: the header is not read)
           With --auth-issuer (the authorization server's issuer) and --resource (the
           canonical URL of this /mcp, as clients reach it): every request needs a bearer
           token (a JWT of that issuer, verified with the keys of its metadata's jwks_uri)
@@ -84,6 +88,7 @@ const flags = {
     "max-sessions",
     "idle-timeout",
     "max-request",
+    "trusted-proxies",
     "auth-issuer",
     "resource",
     "token-type",
@@ -306,11 +311,22 @@ if (!("values" in line)) {
   const maxSessions = count("max-sessions", line.values["max-sessions"], 10_000, 1)
   const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
   const maxRequest = count("max-request", line.values["max-request"], 0, 1)
+  const trustedProxies = count("trusted-proxies", line.values["trusted-proxies"], 0, 0)
   const auth = authorization(line.values, process.env)
   const type = tokenType(line.values, auth)
   const redis = redisUrl(line.values, process.env)
   const lease = count("task-lease", line.values["task-lease"], 30, 1)
-  const wrong = [port, maxSessions, idle, maxRequest, auth, redis, lease, typeof type === "object" ? type.error : 0]
+  const wrong = [
+    port,
+    maxSessions,
+    idle,
+    maxRequest,
+    trustedProxies,
+    auth,
+    redis,
+    lease,
+    typeof type === "object" ? type.error : 0
+  ]
     .find((n): n is string => typeof n === "string")
   const host = line.values.host ?? "127.0.0.1"
   if (wrong !== undefined) {
@@ -322,6 +338,7 @@ if (!("values" in line)) {
       host,
       maxSessions: maxSessions as number,
       sessionIdleTimeout: Duration.seconds(idle as number),
+      trustedProxies: trustedProxies as number,
       healthPath: "/healthz",
       readyPath: "/readyz",
       ...(line.values["max-request"] === undefined

@@ -173,6 +173,14 @@ export interface Options<R> {
    */
   readonly maxSubscriptionsPerClient?: number
   /**
+   * 2026-07-28: the most listens one holder keeps open at once, over every transport (default a
+   * tenth of `maxSubscriptions`), so that no one holds them all: refused as `maxSubscriptions`
+   * is. The holder is the token's holder (its subject at its issuer) with authorization on, else
+   * an HTTP client's address (`HttpTransport.Options.trustedProxies`), never the name a client
+   * gives itself; over stdio or an in-memory pair, `maxSubscriptionsPerClient` bounds the one client.
+   */
+  readonly maxSubscriptionsPerHolder?: number
+  /**
    * The most `resourceSubscriptions` in one listen's filter (2026-07-28), and the most URIs one
    * handshake session subscribes to (`resources/subscribe`) (default 1,000): past it, -32602, the
    * limit named in its message.

@@ -12,6 +12,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { McpServer } from "../../McpServer.js"
 import type { Body, Exchange } from "./exchange.js"
@@ -159,6 +160,7 @@ const fromPlatform = (
     path: q < 0 ? url : url.slice(0, q),
     query: q < 0 ? "" : url.slice(q + 1),
     header: (name) => request.headers[name],
+    remoteAddress: Option.getOrUndefined(request.remoteAddress),
     body: (maxBytes, done) => {
       if (pending.late !== undefined) pending.late(maxBytes, done)
       else pending.body = { maxBytes, done }
