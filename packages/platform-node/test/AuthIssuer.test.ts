@@ -330,7 +330,7 @@ describe("an issuer that fails is asked again only after a backoff", () => {
       issuer.on.jwks = (_, response) => json(response, 500, { error: "down" })
       // Past the keys' age (10 minutes): fetched again, which fails; the held keys serve.
       await adjust("11 minutes")
-      expect(await statuses(h, 50, () => mint(issuer, h))).toEqual(Array(50).fill(200))
+      expect(await statuses(h, 20, () => mint(issuer, h))).toEqual(Array(20).fill(200))
       expect(issuer.count.jwks).toBe(2)
       // An hour on: still served; a token the held keys do not verify is still refused (401).
       await adjust("1 hour")
@@ -354,8 +354,7 @@ describe("an issuer that fails is asked again only after a backoff", () => {
       const { h } = await clocked(issuer, { cacheMaxAge: 0 })
       expect(await initialize(h, await mint(issuer, h))).toBe(200)
       issuer.on.jwks = (_, response) => json(response, 500, { error: "down" })
-      const taken = await statuses(h, 200, () => mint(issuer, h))
-      expect(taken.filter((s) => s === 200)).toHaveLength(200)
+      expect(await statuses(h, 50, () => mint(issuer, h))).toEqual(Array(50).fill(200))
       // Tried again once; then the backoff holds (the clock does not move).
       expect(issuer.count.jwks).toBe(2)
     } finally {
