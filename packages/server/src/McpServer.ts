@@ -168,8 +168,8 @@ export interface Options<R> {
   /**
    * 2026-07-28: the most listens one client of a transport holds open at once (default 16): the
    * one client of stdio, of an in-memory pair. Refused as `maxSubscriptions` is. Over stateless
-   * HTTP a client is one POST, which holds one listen: there the server's cap bounds them (the
-   * era has no session, and no authenticated subject reaches the subscriptions yet).
+   * HTTP a client is one POST, which holds one listen: there `maxSubscriptionsPerHolder` bounds
+   * what one client (its token's holder, or its address) holds.
    */
   readonly maxSubscriptionsPerClient?: number
   /**
