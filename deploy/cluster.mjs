@@ -133,7 +133,19 @@ const key = process.env.MCP_REQUEST_STATE_KEY ?? randomBytes(32).toString("base6
 const instances = []
 for (let i = 0; i < count; i++) {
   const instancePort = await freePort()
-  const args = [demo, "http", "--port", String(instancePort), "--redis", redis, "--era", values.era]
+  // nginx (deploy/nginx.conf) appends the client's address to X-Forwarded-For: the one proxy trusted.
+  const args = [
+    demo,
+    "http",
+    "--port",
+    String(instancePort),
+    "--redis",
+    redis,
+    "--era",
+    values.era,
+    "--trusted-proxies",
+    "1"
+  ]
   if (values["idle-timeout"] !== undefined) args.push("--idle-timeout", values["idle-timeout"])
   if (values["task-lease"] !== undefined) args.push("--task-lease", values["task-lease"])
   const child = run(`instance ${i + 1}`, process.execPath, args, { ...process.env, MCP_REQUEST_STATE_KEY: key })

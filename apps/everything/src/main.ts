@@ -3,7 +3,9 @@
  * until stdin closes; `… http` serves it over Streamable HTTP. Both speak both eras by default
  * (`--era dual`). With `--auth-issuer` and `--resource` (or `MCP_AUTH_ISSUER` and `MCP_RESOURCE`)
  * the HTTP server is an OAuth 2.1 resource server: every request needs a valid access token of that
- * issuer for that resource, and the tools `whoami` and `admin_echo` are added. Both modes serve the
+ * issuer for that resource, and the tools `whoami` and `admin_echo` are added; any JWT `typ` is
+ * taken (Keycloak, Auth0 and Entra issue `JWT`) unless `--token-type at+jwt` asks for RFC 9068
+ * access tokens only. Both modes serve the
  * skills of `apps/everything/skills` (the skills extension), or of `--skills <dir>`. Nothing but
  * protocol bytes goes to stdout: logs go to stderr.
  *
@@ -11,6 +13,7 @@
  */
 import { NodeMcpServer, NodeSkills, NodeTelemetry } from "@effect-mcp/platform-node"
 import type { HttpTransport, McpServer, Skills } from "@effect-mcp/server"
+import { TokenVerifier } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -29,16 +32,22 @@ const usage = `usage: node apps/everything/dist/main.js <mode> [--era handshake|
 modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
   http [--port N] [--host H] [--max-sessions N] [--idle-timeout SECONDS] [--max-request SECONDS]
-       [--auth-issuer URL --resource URL] [--redis URL] [--task-lease SECONDS]
+       [--trusted-proxies N]
+       [--auth-issuer URL --resource URL [--token-type at+jwt]] [--redis URL] [--task-lease SECONDS]
           Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
           seconds without activity (default 300), requests interrupted after --max-request
           seconds (default 3600); 2026-07-28 requests are POSTs of their own, no session.
+          One client holds at most a tenth of the sessions, listens and tasks: a client
+          without a token is known by its address; behind N reverse proxies that append to
+          X-Forwarded-For, give --trusted-proxies N (default 0: the header is not read)
           With --auth-issuer (the authorization server's issuer) and --resource (the
           canonical URL of this /mcp, as clients reach it): every request needs a bearer
           token (a JWT of that issuer, verified with the keys of its metadata's jwks_uri)
-          whose audience is the resource; tools whoami and admin_echo (scope mcp:admin)
+          whose audience is the resource; tools whoami and admin_echo (scope mcp:admin).
+          Tokens of any typ are taken (Keycloak, Auth0 and Entra issue JWT); with
+          --token-type at+jwt only RFC 9068 access tokens (typ at+jwt)
           With --redis (redis://[user:password@]host:port[/db]): every part shared between
           instances lives in that Redis (change notifications, handshake sessions and their
           events, tasks), so that N instances behind a load balancer serve one set of
@@ -79,8 +88,10 @@ const flags = {
     "max-sessions",
     "idle-timeout",
     "max-request",
+    "trusted-proxies",
     "auth-issuer",
     "resource",
+    "token-type",
     "redis",
     "task-lease"
   ]
@@ -171,6 +182,22 @@ const authorization = (
   if (typeof resourceUrl === "string") return resourceUrl
   // As given: the issuer is compared with the tokens' `iss` and the metadata's `issuer` exactly.
   return { resource: resource.value, authorizationServers: [issuer.value] }
+}
+
+/**
+ * `--token-type`: the `typ` every access token must have (`at+jwt`: RFC 9068 only), undefined
+ * without it (any `typ`), or what is wrong. Only with authorization on.
+ */
+const tokenType = (
+  values: Partial<Record<string, string>>,
+  auth: HttpTransport.AuthOptions | undefined | string
+): string | undefined | { readonly error: string } => {
+  const type = values["token-type"]
+  if (type === undefined) return undefined
+  if (auth === undefined) return { error: "--token-type needs --auth-issuer and --resource" }
+  return /^(application\/)?[a-z0-9!#$&^_.+-]+$/i.test(type)
+    ? type
+    : { error: `--token-type must be a JWT typ (at+jwt, say), not ${JSON.stringify(type)}` }
 }
 
 /** `--redis` (else `MCP_REDIS_URL`): a redis:// or rediss:// URL, undefined without it, or what is wrong. */
@@ -284,12 +311,23 @@ if (!("values" in line)) {
   const maxSessions = count("max-sessions", line.values["max-sessions"], 10_000, 1)
   const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
   const maxRequest = count("max-request", line.values["max-request"], 0, 1)
+  const trustedProxies = count("trusted-proxies", line.values["trusted-proxies"], 0, 0)
   const auth = authorization(line.values, process.env)
+  const type = tokenType(line.values, auth)
   const redis = redisUrl(line.values, process.env)
   const lease = count("task-lease", line.values["task-lease"], 30, 1)
-  const wrong = [port, maxSessions, idle, maxRequest, auth, redis, lease].find((n): n is string =>
-    typeof n === "string"
-  )
+  const wrong = [
+    port,
+    maxSessions,
+    idle,
+    maxRequest,
+    trustedProxies,
+    auth,
+    redis,
+    lease,
+    typeof type === "object" ? type.error : 0
+  ]
+    .find((n): n is string => typeof n === "string")
   const host = line.values.host ?? "127.0.0.1"
   if (wrong !== undefined) {
     refuse(wrong)
@@ -300,6 +338,7 @@ if (!("values" in line)) {
       host,
       maxSessions: maxSessions as number,
       sessionIdleTimeout: Duration.seconds(idle as number),
+      trustedProxies: trustedProxies as number,
       healthPath: "/healthz",
       readyPath: "/readyz",
       ...(line.values["max-request"] === undefined
@@ -319,6 +358,8 @@ if (!("values" in line)) {
       ),
       // Under both the server and its HTTP layer: each takes the shared parts from its context.
       Layer.provide(sharedState(redis as URL | undefined)),
+      // The verifier the HTTP layer takes from its context (else its default, any `typ`).
+      Layer.provide(typeof type === "string" ? TokenVerifier.layerJwt({ type }) : Layer.empty),
       Layer.provide(telemetry),
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() =>
@@ -326,7 +367,8 @@ if (!("values" in line)) {
           `http://${host}:${port}/mcp (${era})` + (redis === undefined ? "" : `, shared state on Redis`) +
             (authOptions === undefined
               ? ""
-              : `, tokens of ${authOptions.authorizationServers[0]} for ${authOptions.resource}`)
+              : `, tokens of ${authOptions.authorizationServers[0]} for ${authOptions.resource}` +
+                (typeof type === "string" ? ` (typ ${type} only)` : ""))
         )
       ),
       Layer.launch,

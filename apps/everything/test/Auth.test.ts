@@ -10,7 +10,8 @@
  * - `admin_echo` without `mcp:admin`: 403 `insufficient_scope` naming it; with it: the message;
  * - the other tools need only a valid token;
  * - the flags: one without the other, or a URL that is none, refused in one line (exit 2);
- *   without them, nothing changes (no token needed, no `whoami`, no `admin_echo`).
+ *   without them, nothing changes (no token needed, no `whoami`, no `admin_echo`);
+ * - tokens of any `typ` by default; with `--token-type at+jwt`, RFC 9068 access tokens only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -28,7 +29,8 @@ const ACCEPT = "application/json, text/event-stream"
 
 interface Issuer {
   readonly url: string
-  readonly sign: (claims: Record<string, unknown>) => string
+  /** Signs `claims` with the issuer's key, header `typ` as given (default `at+jwt`). */
+  readonly sign: (claims: Record<string, unknown>, typ?: string) => string
   readonly close: () => Promise<void>
 }
 
@@ -53,8 +55,8 @@ const startIssuer = async (): Promise<Issuer> => {
   url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
   return {
     url,
-    sign: (claims) => {
-      const signed = `${base64url({ alg: "RS256", typ: "at+jwt", kid: "demo-issuer-key" })}.${base64url(claims)}`
+    sign: (claims, typ = "at+jwt") => {
+      const signed = `${base64url({ alg: "RS256", typ, kid: "demo-issuer-key" })}.${base64url(claims)}`
       return `${signed}.${crypto.sign("sha256", Buffer.from(signed), privateKey).toString("base64url")}`
     },
     close: () =>
@@ -68,7 +70,7 @@ const startIssuer = async (): Promise<Issuer> => {
 const now = () => Math.floor(Date.now() / 1000)
 
 /** A token of `issuer` for `resource`: alice's, of client-a, five minutes long, `claims` over those. */
-const mint = (issuer: Issuer, resource: string, claims: Record<string, unknown> = {}) =>
+const mint = (issuer: Issuer, resource: string, claims: Record<string, unknown> = {}, typ?: string) =>
   issuer.sign({
     iss: issuer.url,
     aud: resource,
@@ -79,7 +81,7 @@ const mint = (issuer: Issuer, resource: string, claims: Record<string, unknown> 
     exp: now() + 300,
     jti: crypto.randomUUID(),
     ...claims
-  })
+  }, typ)
 
 // ---------------------------------------------------------------------------- the demo
 
@@ -296,6 +298,12 @@ describe("the demo with --auth-issuer and --resource", () => {
     expect((await anonymous.json()).result.structuredContent).toEqual({ subject: "bob", clientId: null, scopes: [] })
   })
 
+  it("takes a JWT of typ JWT too (Keycloak, Auth0 and Entra issue them): --token-type is off by default", async () => {
+    const call = await statelessCall(demo.url, "whoami", {}, bearer(mint(issuer, resource, {}, "JWT")))
+    expect(call.status).toBe(200)
+    expect((await call.json()).result.structuredContent.subject).toBe("alice")
+  })
+
   it("the other tools need only a valid token", async () => {
     const token = mint(issuer, resource, { scope: undefined })
     const simple = await statelessCall(demo.url, "test_simple_text", {}, bearer(token))
@@ -352,6 +360,12 @@ describe("the demo's authorization flags", () => {
         ["--auth-issuer", "http://auth.example", "--resource", "http://127.0.0.1:3000/mcp"],
         environment(),
         "--auth-issuer must be https (http only on loopback)"
+      ],
+      [["--token-type", "at+jwt"], environment(), "--token-type needs --auth-issuer and --resource"],
+      [
+        ["--auth-issuer", issuer.url, "--resource", "http://127.0.0.1:3000/mcp", "--token-type", "at jwt"],
+        environment(),
+        `--token-type must be a JWT typ (at+jwt, say), not "at jwt"`
       ]
     ]
     for (const [args, env, said] of cases) {
@@ -361,6 +375,28 @@ describe("the demo's authorization flags", () => {
       expect(stderr).toContain("usage: ")
     }
   })
+
+  it("--token-type at+jwt: RFC 9068 access tokens only; typ JWT (or another) is 401 invalid_token", async () => {
+    const port = await freePort()
+    const resource = `http://127.0.0.1:${port}/mcp`
+    const demo = await startDemo(port, ["--auth-issuer", issuer.url, "--resource", resource, "--token-type", "at+jwt"])
+    try {
+      expect(demo.stderr()).toContain(`tokens of ${issuer.url} for ${resource} (typ at+jwt only)`)
+      for (const typ of ["JWT", "jwt", "JOSE"]) {
+        const refused = await statelessCall(demo.url, "whoami", {}, bearer(mint(issuer, resource, {}, typ)))
+        expect([typ, refused.status]).toEqual([typ, 401])
+        expect(refused.headers.get("www-authenticate")).toContain(`error="invalid_token"`)
+        await refused.text()
+      }
+      for (const typ of ["at+jwt", "application/at+jwt"]) {
+        const taken = await statelessCall(demo.url, "whoami", {}, bearer(mint(issuer, resource, {}, typ)))
+        expect([typ, taken.status]).toEqual([typ, 200])
+        expect((await taken.json()).result.structuredContent.subject).toBe("alice")
+      }
+    } finally {
+      await demo.stop()
+    }
+  }, 30_000)
 
   it("MCP_AUTH_ISSUER and MCP_RESOURCE: the same as the flags", async () => {
     const port = await freePort()

@@ -55,7 +55,11 @@ export interface SendContext {
  * Where an inbound frame came from, when the transport knows: `related` is the request of ours on
  * whose response stream it arrived (a client's Streamable HTTP POST stream), so a server request
  * that came there was raised by the handler of that request. `auth` is who holds the access token
- * the frame came with, verified (a server's HTTP transport with authorization on).
+ * the frame came with, verified (a server's HTTP transport with authorization on). `peer` is who
+ * sent it as far as the transport can tell without a token, in a form a client cannot choose
+ * freely: the address of an HTTP client's connection (or, behind proxies the server trusts, the
+ * address they forwarded); absent where one connection is one client (stdio, an in-memory pair).
+ * The quotas of a client without a token count against it.
  *
  * @since 0.1.0
  * @category models
@@ -63,6 +67,7 @@ export interface SendContext {
 export interface ReceiveContext {
   readonly related?: JsonRpc.RequestId | undefined
   readonly auth?: AuthInfo.AuthInfo | undefined
+  readonly peer?: string | undefined
 }
 
 /**

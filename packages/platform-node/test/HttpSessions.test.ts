@@ -108,7 +108,9 @@ describeServers("Streamable HTTP: sessions", (start) => {
 
   it("a session whose client left with a request that never ends expires, the request interrupted", async () => {
     // Before: the request kept the session for good; 20 such filled maxSessions 20 for good.
-    const h = await start({ sessionIdleTimeout: "200 millis", maxSessions: 2 }, { testClock: true })
+    const h = await start({ sessionIdleTimeout: "200 millis", maxSessions: 2, maxSessionsPerHolder: 2 }, {
+      testClock: true
+    })
     const keys = [freshKey(), freshKey()]
     const pinned = await Promise.all(keys.map(async (key) => {
       const c = new WireClient(h)

@@ -70,6 +70,23 @@ export interface Options {
   /** Most sessions at once; when full, `initialize` (and a legacy GET) get 503 (default 10,000). */
   readonly maxSessions?: number
   /**
+   * Most sessions one holder opens on this instance (default a tenth of `maxSessions`), so that no
+   * one fills them alone: past it, its `initialize` (and legacy GET) gets 503 until one of its
+   * sessions ends. The holder is the token's holder (its subject at its issuer) with authorization
+   * on, else the client's address (see `trustedProxies`), never the name a client gives itself.
+   */
+  readonly maxSessionsPerHolder?: number
+  /**
+   * How many reverse proxies stand in front of this server, each appending the address it got the
+   * request from to `X-Forwarded-For` (default 0: the header is not read). A client without a
+   * token is known by its address, for its quotas (sessions, 2026-07-28 listens and tasks): the
+   * connection's, or with proxies, the `X-Forwarded-For` entry that many from its right. Set it
+   * only when every request comes through them: a client that reaches the server directly names
+   * itself in that header. (An @effect/platform router whose middleware already took the address
+   * from the header, `HttpMiddleware.xForwardedHeaders`, needs 0 here.)
+   */
+  readonly trustedProxies?: number
+  /**
    * Longest a request may run; after it the request is interrupted, its client told, and its
    * session may expire (default 1 hour: a backstop; `Duration.infinity` for none).
    */

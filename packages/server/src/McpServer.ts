@@ -168,10 +168,18 @@ export interface Options<R> {
   /**
    * 2026-07-28: the most listens one client of a transport holds open at once (default 16): the
    * one client of stdio, of an in-memory pair. Refused as `maxSubscriptions` is. Over stateless
-   * HTTP a client is one POST, which holds one listen: there the server's cap bounds them (the
-   * era has no session, and no authenticated subject reaches the subscriptions yet).
+   * HTTP a client is one POST, which holds one listen: there `maxSubscriptionsPerHolder` bounds
+   * what one client (its token's holder, or its address) holds.
    */
   readonly maxSubscriptionsPerClient?: number
+  /**
+   * 2026-07-28: the most listens one holder keeps open at once, over every transport (default a
+   * tenth of `maxSubscriptions`), so that no one holds them all: refused as `maxSubscriptions`
+   * is. The holder is the token's holder (its subject at its issuer) with authorization on, else
+   * an HTTP client's address (`HttpTransport.Options.trustedProxies`), never the name a client
+   * gives itself; over stdio or an in-memory pair, `maxSubscriptionsPerClient` bounds the one client.
+   */
+  readonly maxSubscriptionsPerHolder?: number
   /**
    * The most `resourceSubscriptions` in one listen's filter (2026-07-28), and the most URIs one
    * handshake session subscribes to (`resources/subscribe`) (default 1,000): past it, -32602, the

@@ -190,14 +190,16 @@ describe("tasks, the 2026-07-28 extension", () => {
       assert.strictEqual((yield* client.error("tasks/list", p({}))).code, -32601)
     }))
 
-  it.scoped("an unknown task, and another client's, are -32602", () =>
+  it.scoped("an unknown task, and another client's, are -32602, whatever name the other gives itself", () =>
     Effect.gen(function*() {
-      const { client } = yield* setup
+      const server = yield* McpServer.make(options(yield* Ref.make(0)))
+      const client = yield* attach(server)
       assert.strictEqual((yield* client.error("tasks/get", p({ taskId: "nope" }))).code, -32602)
       const task = yield* client.result("tools/call", p({ name: "sleepy", arguments: { seconds: 5 } }))
-      const stranger = { name: "someone-else", version: "1.0.0" }
+      // Another client (a connection of its own) that learnt the id, under this client's very name.
+      const stranger = yield* attach(server)
       for (const method of ["tasks/get", "tasks/cancel"]) {
-        assert.strictEqual((yield* client.error(method, p({ taskId: task.taskId }, withTasks, stranger))).code, -32602)
+        assert.strictEqual((yield* stranger.error(method, p({ taskId: task.taskId }))).code, -32602)
       }
       // Still working: the stranger's cancel did nothing.
       assert.strictEqual((yield* client.result("tasks/get", p({ taskId: task.taskId }))).status, "working")
@@ -346,11 +348,14 @@ describe("tasks, the 2026-07-28 extension", () => {
       const refused = yield* client.error("tools/call", p({ name: "cancellable" }))
       assert.strictEqual(refused.code, -32603)
       assert.match(refused.message, /Too many tasks/)
-      // Another owner is not held back.
-      const other = yield* client.result(
+      // Another name is the same client: held back too.
+      const renamed = yield* client.error(
         "tools/call",
         p({ name: "cancellable" }, withTasks, { name: "b", version: "1" })
       )
+      assert.match(renamed.message, /Too many tasks/)
+      // Another client (its own connection), under the same name, is not held back.
+      const other = yield* (yield* attach(server)).result("tools/call", p({ name: "cancellable" }))
       assert.strictEqual(other.resultType, "task")
     }))
 })

@@ -172,6 +172,7 @@ export const exchange = (
     path: q < 0 ? url : url.slice(0, q),
     query: q < 0 ? "" : url.slice(q + 1),
     header: (name) => header(request, name),
+    remoteAddress: request.socket.remoteAddress,
     body: (maxBytes, done) => readBody(request, maxBytes, done),
     reply: (reply) => {
       if (response.headersSent) return

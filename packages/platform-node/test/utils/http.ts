@@ -258,7 +258,11 @@ export interface HarnessOptions {
   /** The server's 2026-07-28 subscription limits (default: the server's). */
   readonly subscriptionLimits?: Pick<
     McpServer.Options<never>,
-    "maxSubscriptions" | "maxSubscriptionsPerClient" | "maxSubscriptionUris" | "subscriptionMaxLength"
+    | "maxSubscriptions"
+    | "maxSubscriptionsPerClient"
+    | "maxSubscriptionsPerHolder"
+    | "maxSubscriptionUris"
+    | "subscriptionMaxLength"
   >
   /** The port to listen on (default: a free one): for options that name the server's own URL. */
   readonly port?: number

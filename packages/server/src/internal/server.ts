@@ -25,6 +25,7 @@ import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
 import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
+import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
 import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
@@ -215,9 +216,11 @@ const build = Effect.fn("McpServer.make")(function*(
     window: config.listChangedWindow,
     bus
   })
+  const maxOpen = options.maxSubscriptions ?? Subscriptions.defaultLimits.maxOpen
   const limits: Subscriptions.Limits = {
-    maxOpen: options.maxSubscriptions ?? Subscriptions.defaultLimits.maxOpen,
+    maxOpen,
     maxPerClient: options.maxSubscriptionsPerClient ?? Subscriptions.defaultLimits.maxPerClient,
+    maxPerHolder: options.maxSubscriptionsPerHolder ?? Holders.shareOf(maxOpen),
     maxUris: options.maxSubscriptionUris ?? Subscriptions.defaultLimits.maxUris,
     maxLength: options.subscriptionMaxLength ?? Subscriptions.defaultLimits.maxLength
   }
@@ -225,6 +228,7 @@ const build = Effect.fn("McpServer.make")(function*(
     const [name, value] of [
       ["maxSubscriptions", limits.maxOpen],
       ["maxSubscriptionsPerClient", limits.maxPerClient],
+      ["maxSubscriptionsPerHolder", limits.maxPerHolder],
       ["maxSubscriptionUris", limits.maxUris],
       ["subscriptionMaxLength", limits.maxLength]
     ] as const

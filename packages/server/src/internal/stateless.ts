@@ -37,6 +37,7 @@ import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
 import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
+import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
 import type { Entries, Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
@@ -115,7 +116,9 @@ class StatelessRequest implements RequestContext {
     readonly clientCapabilities: ClientCapabilities,
     readonly level: Option.Option<LoggingLevel>,
     readonly host: Host,
-    readonly auth: Option.Option<AuthInfo.AuthInfo>
+    readonly auth: Option.Option<AuthInfo.AuthInfo>,
+    /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
+    readonly address: string | undefined
   ) {}
 
   get id() {
@@ -137,10 +140,10 @@ class StatelessRequest implements RequestContext {
     return Effect.succeed(this.level)
   }
   get taskOwner() {
-    // Without a token, only the client's name tells one stateless client from another; task ids
-    // are unguessable, so this keeps tasks apart, not secret.
-    const info = this.clientInfo
-    return Option.isSome(info) ? `client:${info.value.name}@${info.value.version}` : "client:"
+    // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
+    // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
+    // task from clients elsewhere that learnt its id, and is what its quota counts against.
+    return this.address !== undefined ? `peer:${this.address}` : `connection:${this.host.id}:${this.client}`
   }
 
   // Methods are getters returning functions, so that a handler may destructure the service.
@@ -434,7 +437,8 @@ export const makeServer = (
         hold: (onCancel) => host.peer.hold(client, id, onCancel),
         result,
         expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined,
-        taskOwner: Tasks.ownerOf(request)
+        taskOwner: Tasks.ownerOf(request),
+        holder: Holders.holderOf(request.auth, request.address)
       }),
       result
     )
@@ -598,7 +602,8 @@ export const era = (server: Server, host: () => Host) => {
       capabilities as ClientCapabilities,
       Option.fromNullable(level as LoggingLevel | undefined),
       host(),
-      Serving.authOf(received)
+      Serving.authOf(received),
+      received?.peer
     )
   }
 

@@ -39,6 +39,7 @@ import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type * as Subscription from "../Subscription.js"
+import * as Holders from "./holders.js"
 import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
@@ -111,6 +112,11 @@ export interface Listen {
   readonly expiresAt?: number | undefined
   /** Whose tasks it may hear of (`taskIds`): only those of this owner reach it. */
   readonly taskOwner?: string | undefined
+  /**
+   * Who holds it, for `maxPerHolder` (`Holders`: its token's holder, else its client's address);
+   * undefined where a connection is one client (stdio, an in-memory pair).
+   */
+  readonly holder?: string | undefined
 }
 
 /** How much the server's subscriptions may hold (see `McpServer.Options`). */
@@ -119,6 +125,8 @@ export interface Limits {
   readonly maxOpen: number
   /** Most open subscriptions of one client of one engine (stdio's one; an HTTP POST holds one). */
   readonly maxPerClient: number
+  /** Most open subscriptions of one holder (a token's holder, an HTTP client's address), over every engine. */
+  readonly maxPerHolder: number
   /** Most `resourceSubscriptions` in one filter. */
   readonly maxUris: number
   /** The longest listen params, in characters of their JSON. */
@@ -134,6 +142,7 @@ export interface Limits {
 export const defaultLimits: Limits = {
   maxOpen: 1_000,
   maxPerClient: 16,
+  maxPerHolder: 100,
   maxUris: 1_000,
   maxLength: 65_536
 }
@@ -223,12 +232,15 @@ const oversized = (limits: Limits, listen: Listen): McpError.McpError | undefine
 }
 
 /** Too many open: -32000, which HTTP answers 503. */
-const tooMany = (limit: "maxSubscriptions" | "maxSubscriptionsPerClient", max: number) =>
+const tooMany = (
+  limit: "maxSubscriptions" | "maxSubscriptionsPerClient" | "maxSubscriptionsPerHolder",
+  max: number
+) =>
   new McpError.RpcError({
     code: -32000,
     message: limit === "maxSubscriptions"
       ? `Too many subscriptions: this server holds ${max} open (maxSubscriptions); try again later`
-      : `Too many subscriptions: this client holds ${max} open (maxSubscriptionsPerClient); close one first`,
+      : `Too many subscriptions: this client holds ${max} open (${limit}); close one first`,
     data: { limit, max }
   })
 
@@ -337,6 +349,8 @@ export const make = (
     const index = new Index()
     // How many are open per client of each engine (`maxPerClient`).
     const perClient = new Map<object, Map<Transport.ClientId, number>>()
+    // How many each holder has open (`maxPerHolder`), over every engine.
+    const perHolder = new Holders.Counts(limits.maxPerHolder)
 
     /** Counts a subscription in (or out) of its client's. */
     const count = (live: Live, delta: 1 | -1) => {
@@ -348,6 +362,8 @@ export const make = (
         clients.delete(live.info.client)
         if (clients.size === 0) perClient.delete(live.owner)
       }
+      if (delta > 0) perHolder.add(live.listen.holder)
+      else perHolder.remove(live.listen.holder)
     }
 
     /** Admits a subscription, or says why not (the limits on how many are open). */
@@ -356,6 +372,7 @@ export const make = (
       if ((perClient.get(live.owner)?.get(live.info.client) ?? 0) >= limits.maxPerClient) {
         return tooMany("maxSubscriptionsPerClient", limits.maxPerClient)
       }
+      if (perHolder.full(live.listen.holder)) return tooMany("maxSubscriptionsPerHolder", limits.maxPerHolder)
       byHandle.set(live.info.handle, live)
       index.add(live)
       count(live, 1)

@@ -62,6 +62,7 @@ export const withCors = (exchange: Exchange, origin: string): Exchange => {
     path: exchange.path,
     query: exchange.query,
     header: exchange.header,
+    remoteAddress: exchange.remoteAddress,
     body: exchange.body,
     onClose: exchange.onClose,
     reply: (reply) => exchange.reply({ ...reply, headers: { ...reply.headers, ...cors } }),

@@ -27,6 +27,11 @@ export interface Exchange {
   readonly query: string
   /** A request header (lowercase name). */
   readonly header: (name: string) => string | undefined
+  /**
+   * The address the request's connection comes from, when the platform knows it: whom the quotas
+   * of a client without a token count against (see `HttpTransport.Options.trustedProxies`).
+   */
+  readonly remoteAddress?: string | undefined
   /** Reads the body as UTF-8 text, at most `maxBytes` bytes (counted as they arrive). */
   readonly body: (maxBytes: number, done: (body: Body) => void) => void
   /** Answers with a whole response. */

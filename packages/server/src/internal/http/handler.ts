@@ -19,6 +19,7 @@ import * as NotificationBus from "../../NotificationBus.js"
 import * as SessionStore from "../../SessionStore.js"
 import * as TaskStore from "../../TaskStore.js"
 import * as TokenVerifier from "../../TokenVerifier.js"
+import * as Holders from "../holders.js"
 import * as Metrics from "../metrics.js"
 import * as Auth from "./auth.js"
 import * as Budget from "./budget.js"
@@ -82,6 +83,16 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     )
     const maxDepth = options.maxDepth ?? Wire.defaultMaxDepth
     const limits = { maxBodyBytes, maxDepth }
+    // Who a client without a token is, for its quotas: its address (as the trusted proxies forward it).
+    const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
+    // (A platform that does not say: every such client is one holder, "unknown".)
+    const peerOf = (exchange: Exchange): string =>
+      Holders.clientAddress(
+        exchange.remoteAddress,
+        trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
+        trustedProxies
+      ) ?? "unknown"
+    const maxSessions = options.maxSessions ?? defaults.maxSessions
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
     const auth = options.auth === undefined ? undefined : Auth.make(
@@ -104,7 +115,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         store,
         clock,
         idleMillis,
-        maxSessions: options.maxSessions ?? defaults.maxSessions,
+        maxSessions,
+        maxSessionsPerHolder: options.maxSessionsPerHolder ?? Holders.shareOf(maxSessions),
         maxRequestMillis,
         retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
         fork
@@ -114,7 +126,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const acceptVerdicts = new Front.AcceptVerdicts()
     // The stateless era: one engine for every POST of this handler, each POST a client of its own.
     const posts = servesStateless
-      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth })
+      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf })
       : undefined
     // Each engine ends before its responses do (finalizers run last first): the stateless engine
     // answers its subscriptions gracefully while their streams are still open.
@@ -151,7 +163,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       standaloneStream: options.standaloneStream ?? true,
       fork,
       acceptVerdicts,
-      auth
+      auth,
+      peerOf
     }
     const path = options.path ?? defaults.path
     const legacyPaths = options.legacySse === false || sessions === undefined ? undefined : {
@@ -163,7 +176,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       maxBodyBytes,
       maxDepth,
       messagesPath: legacyPaths.messages,
-      auth
+      auth,
+      peerOf
     }
     // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
     // stateless revision belongs to the stateless back end (told, with -32022, which revisions this

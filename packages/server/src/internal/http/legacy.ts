@@ -21,15 +21,15 @@ export interface Config {
   readonly messagesPath: string
   /** Authorization, when on. */
   readonly auth: Auth | undefined
+  /** The address of an exchange's client (as the trusted proxies forward it), for its quotas. */
+  readonly peerOf: (exchange: Exchange) => string | undefined
 }
 
 export const get = (config: Config, exchange: Exchange, auth: AuthInfo.AuthInfo | undefined): void => {
-  if (config.sessions.isFull()) {
-    return exchange.reply(
-      Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
-    )
-  }
-  const session = config.sessions.create(true, auth)
+  const peer = config.peerOf(exchange)
+  const refused = config.sessions.refusal(auth, peer)
+  if (refused !== undefined) return exchange.reply(refused)
+  const session = config.sessions.create(true, auth, peer)
   const open = () => {
     session.attach(exchange, auth)
     session.standalone.stream!.write(

@@ -18,6 +18,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { Handler, Options, WriteAccount, Writes } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
@@ -223,6 +224,7 @@ const fromPlatform = (
     path: q < 0 ? url : url.slice(0, q),
     query: q < 0 ? "" : url.slice(q + 1),
     header: (name) => request.headers[name],
+    remoteAddress: Option.getOrUndefined(request.remoteAddress),
     body: (maxBytes, done) => {
       if (pending.late !== undefined) pending.late(maxBytes, done)
       else pending.body = { maxBytes, done }

@@ -27,6 +27,7 @@ import * as Scope from "effect/Scope"
 import * as EffectStream from "effect/Stream"
 import * as EventStore from "../../EventStore.js"
 import * as SessionStore from "../../SessionStore.js"
+import * as Holders from "../holders.js"
 import type * as Shared from "../sharedSessions.js"
 import { noTimer, timerAt } from "../timer.js"
 import type { Exchange, Stream } from "./exchange.js"
@@ -42,6 +43,8 @@ export interface Config {
   readonly idleMillis: number
   /** Most sessions at once (Streamable HTTP and legacy together). */
   readonly maxSessions: number
+  /** Most sessions one holder opens here (`Holders`: its token's holder, else its address). */
+  readonly maxSessionsPerHolder: number
   /** Requests in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   /** The `retry` hint before a server-side close (2025-11-25 polling). */
@@ -652,6 +655,9 @@ export class Sessions {
   private readonly byId = new Map<string, Session>()
   private readonly byClient = new Map<Transport.ClientId, Session>()
   private nextClient = 0
+  /** The holder of each session opened here (not of replicas), and how many each holds. */
+  private readonly holders = new Map<Transport.ClientId, string>()
+  private readonly perHolder: Holders.Counts
   /** Shared: what the stream ids of this instance begin with (unique per session across instances). */
   readonly streamTag: string
   readonly standaloneId: string
@@ -659,6 +665,7 @@ export class Sessions {
   private era: Shared.Era | undefined = undefined
 
   constructor(readonly config: Config) {
+    this.perHolder = new Holders.Counts(config.maxSessionsPerHolder)
     const key = config.shared?.store.key
     this.streamTag = key === undefined ? "" : `k${key}`
     this.standaloneId = key === undefined ? "standalone" : `standalone${key}`
@@ -748,6 +755,25 @@ export class Sessions {
     return this.byClient.size >= this.config.maxSessions
   }
 
+  /**
+   * Why a new session of the holder of `auth` (else of `peer`, its address) is refused, or
+   * undefined: the server holds `maxSessions`, or that holder its share.
+   */
+  refusal(auth: AuthInfo.AuthInfo | undefined, peer: string | undefined): Reply | undefined {
+    if (this.isFull()) {
+      return Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
+    }
+    if (this.perHolder.full(Holders.holderOf(auth, peer))) {
+      return Front.error(
+        503,
+        Front.transportError,
+        `Service Unavailable: this client holds ${this.config.maxSessionsPerHolder} sessions ` +
+          "(maxSessionsPerHolder); end one first"
+      )
+    }
+    return undefined
+  }
+
   /** The protocol the engine runs on: each session is a client; `send` routes to its channels. */
   readonly host: ProtocolHost
 
@@ -755,9 +781,14 @@ export class Sessions {
    * A new session, known only by its client until initialize succeeds (a legacy one at once),
    * bound to the subject of `auth`.
    */
-  create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined): Session {
+  create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined, peer?: string): Session {
     const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth))
     this.byClient.set(session.client, session)
+    const holder = Holders.holderOf(auth, peer)
+    if (holder !== undefined) {
+      this.holders.set(session.client, holder)
+      this.perHolder.add(holder)
+    }
     if (legacy) this.byId.set(session.id, session)
     return session
   }
@@ -958,6 +989,11 @@ export class Sessions {
   private drop(session: Session): void {
     session.ended = true
     this.byClient.delete(session.client)
+    const holder = this.holders.get(session.client)
+    if (holder !== undefined) {
+      this.holders.delete(session.client)
+      this.perHolder.remove(holder)
+    }
     this.byId.delete(session.id)
     const engine = this.host.receiver
     // Not from inside the engine's own send: the engine forgets the client right after.

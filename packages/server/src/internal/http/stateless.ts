@@ -38,6 +38,8 @@ export interface Config {
   readonly acceptVerdicts: Front.AcceptVerdicts
   /** Authorization, when on. */
   readonly auth: Auth | undefined
+  /** The address of an exchange's client (as the trusted proxies forward it), for its quotas. */
+  readonly peerOf: (exchange: Exchange) => string | undefined
 }
 
 const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
@@ -269,7 +271,8 @@ export class Posts {
       post.done()
       this.host.receiver?.disconnect(client)
     })
-    this.host.receiver!.receive(client, inbound, auth === undefined ? undefined : { auth })
+    // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner).
+    this.host.receiver!.receive(client, inbound, { auth, peer: this.config.peerOf(exchange) })
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */

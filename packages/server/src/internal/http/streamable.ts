@@ -22,6 +22,8 @@ export interface Config {
   readonly acceptVerdicts: Front.AcceptVerdicts
   /** Authorization, when on. */
   readonly auth: Auth | undefined
+  /** The address of an exchange's client (as the trusted proxies forward it), for its quotas. */
+  readonly peerOf: (exchange: Exchange) => string | undefined
 }
 
 /** What the engine is told of a request's token. */
@@ -109,12 +111,10 @@ export const receive = (
 
   if (inbound._tag === "Single" && requests.length === 1 && isInitialize(inbound.message)) {
     // initialize opens a new session; it is known by its id only once initialize succeeded.
-    if (sessions.isFull()) {
-      return exchange.reply(
-        Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
-      )
-    }
-    const session = sessions.create(false, auth)
+    const peer = config.peerOf(exchange)
+    const refused = sessions.refusal(auth, peer)
+    if (refused !== undefined) return exchange.reply(refused)
+    const session = sessions.create(false, auth, peer)
     session.open(exchange, [requests[0].id], { initialize: true })
     return sessions.receiver().receive(session.client, inbound, context)
   }

@@ -1,0 +1,220 @@
+/**
+ * What a resource server reads from an authorization server, and how it copes when that server
+ * is hostile or unhealthy:
+ *
+ * - every answer (metadata, a key set, an introspection answer) is read up to a bound, counted as
+ *   its bytes arrive: past it, the connection is dropped and the answer refused (the client side
+ *   bounds OAuth answers the same way, at the same 1 MiB, over its `HttpClient`);
+ * - a value fetched from it (its metadata, its keys) is a {@link Remote}: fetched by one caller at
+ *   a time (the others wait for that fetch, not for another), failures remembered with an
+ *   exponential backoff (no fetch until it passes), and the last good value kept for use while
+ *   fetching it again fails, up to a bound. Times come from `Clock`.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+
+/** The largest answer read from an authorization server: 1 MiB, as the client reads. */
+export const maxAnswerBytes = 1024 * 1024
+
+/** An answer past the bound. */
+export class AnswerTooLarge extends Error {
+  constructor(readonly url: string, readonly maxBytes: number) {
+    super(`${url} answered more than ${maxBytes} bytes`)
+  }
+}
+
+/** What a fetch is asked (oauth4webapi's `customFetch` options among them). */
+export type FetchInit = { readonly [K in keyof RequestInit]?: RequestInit[K] | undefined }
+
+/** The fetch of oauth4webapi's requests (its `customFetch`) and of key sets: the global one, answers bounded. */
+export type Fetch = (url: string, init: FetchInit) => Promise<Response>
+
+/**
+ * `fetch`, its answer read whole (at most `maxBytes`, counted as the bytes arrive: a larger answer
+ * is cancelled there, and the call fails with {@link AnswerTooLarge}) and handed on as a new
+ * `Response`.
+ */
+export const boundedFetch = (maxBytes: number = maxAnswerBytes): Fetch => async (url, init) => {
+  // The options as oauth4webapi gives them (an absent body as `undefined`), which fetch takes.
+  const response = await fetch(url, init as RequestInit)
+  const body = response.body
+  if (body === null) return response
+  const declared = Number(response.headers.get("content-length") ?? NaN)
+  if (declared > maxBytes) {
+    await body.cancel().catch(() => undefined)
+    throw new AnswerTooLarge(url, maxBytes)
+  }
+  const reader = body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      throw new AnswerTooLarge(url, maxBytes)
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  const empty = response.status === 204 || response.status === 205 || response.status === 304
+  return new Response(empty ? null : bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers
+  })
+}
+
+// ---------------------------------------------------------------------------- a remote value
+
+/** How a failing fetch is tried again: not before `initialMillis`, twice as long after each failure, at most `maxMillis`. */
+export interface Backoff {
+  readonly initialMillis: number
+  readonly maxMillis: number
+}
+
+/** The wait after `failures` failures in a row. */
+export const backoffMillis = (backoff: Backoff, failures: number): number =>
+  Math.min(backoff.maxMillis, backoff.initialMillis * 2 ** Math.min(Math.max(0, failures - 1), 30))
+
+/** A value as fetched, and when (`Clock` milliseconds). */
+export interface Fetched<A> {
+  readonly value: A
+  readonly at: number
+}
+
+interface State<A, E> {
+  readonly held: Fetched<A> | undefined
+  /** Failures in a row since the last good fetch; no fetch before `retryAt`. */
+  readonly failures: number
+  readonly retryAt: number
+  readonly lastError: E | undefined
+}
+
+/** How long a {@link Remote}'s value is used. */
+export interface Ages {
+  /** Fetched again when older than this (Infinity: kept once fetched). */
+  readonly maxAgeMillis: number
+  /** Still used while fetching it again fails, up to this age. */
+  readonly maxStaleMillis: number
+  /** At least this long between two fetches asked for by {@link Remote.refresh}. */
+  readonly cooldownMillis: number
+}
+
+/**
+ * A value fetched from an authorization server: see the module's description. `unavailable`
+ * makes the error of a call refused during the backoff (from the last failure and the wait left).
+ */
+export interface Remote<A, E> {
+  /** The value: the one held while it is young enough, else fetched again (falling back to a stale one). */
+  readonly get: Effect.Effect<Fetched<A>, E>
+  /**
+   * A fresher value than `seen` (a token named a key `seen` does not have): the one another caller
+   * fetched meanwhile, or fetched now; none when `seen` is younger than the cooldown. Fails while
+   * backing off, or when the fetch fails.
+   */
+  readonly refresh: (seen: Fetched<A>) => Effect.Effect<Option.Option<Fetched<A>>, E>
+}
+
+export const makeRemote = <A, E>(
+  fetch: Effect.Effect<A, E>,
+  options: {
+    readonly ages: Ages
+    readonly backoff: Backoff
+    readonly clock: Clock.Clock
+    readonly unavailable: (last: E | undefined, waitMillis: number) => E
+    /** A fetch again failed, and the value held (this old) is used meanwhile: what tells (a warning in the log). */
+    readonly stale: (error: E, ageMillis: number) => Effect.Effect<void>
+  }
+): Remote<A, E> => {
+  const { ages, backoff, clock } = options
+  const state = SynchronizedRef.unsafeMake<State<A, E>>({
+    held: undefined,
+    failures: 0,
+    retryAt: 0,
+    lastError: undefined
+  })
+  const now = () => clock.unsafeCurrentTimeMillis()
+  const fresh = (held: Fetched<A> | undefined, at: number): held is Fetched<A> =>
+    held !== undefined && at - held.at < ages.maxAgeMillis
+  const usable = (held: Fetched<A> | undefined, at: number): held is Fetched<A> =>
+    held !== undefined && at - held.at < Math.max(ages.maxAgeMillis, ages.maxStaleMillis)
+
+  /**
+   * One fetch, under the state's lock (so callers at the same time share it): the new state, and
+   * what the caller gets (the value, or the error).
+   */
+  const attempt = (s: State<A, E>) =>
+    Effect.map(Effect.either(fetch), (result): readonly [
+      { readonly _tag: "Right"; readonly value: Fetched<A> } | { readonly _tag: "Left"; readonly error: E },
+      State<A, E>
+    ] => {
+      const at = now()
+      if (result._tag === "Right") {
+        const held = { value: result.right, at }
+        return [{ _tag: "Right", value: held }, { held, failures: 0, retryAt: 0, lastError: undefined }]
+      }
+      const failures = s.failures + 1
+      return [{ _tag: "Left", error: result.left }, {
+        held: s.held,
+        failures,
+        retryAt: at + backoffMillis(backoff, failures),
+        lastError: result.left
+      }]
+    })
+
+  /** What the caller gets when no fetch is made (backing off): a stale value, or the error. */
+  const withoutFetch = (s: State<A, E>, at: number): Effect.Effect<Fetched<A>, E> =>
+    usable(s.held, at) ? Effect.succeed(s.held) : Effect.fail(options.unavailable(s.lastError, s.retryAt - at))
+
+  const get: Remote<A, E>["get"] = Effect.flatMap(SynchronizedRef.get(state), (s) => {
+    const at = now()
+    if (fresh(s.held, at)) return Effect.succeed(s.held)
+    if (at < s.retryAt) return withoutFetch(s, at)
+    return Effect.flatten(SynchronizedRef.modifyEffect(state, (current) => {
+      // Another caller may have fetched (or failed) while this one waited for the lock.
+      const at = now()
+      if (fresh(current.held, at)) return Effect.succeed([Effect.succeed(current.held), current] as const)
+      if (at < current.retryAt) return Effect.succeed([withoutFetch(current, at), current] as const)
+      return Effect.map(attempt(current), ([outcome, next]) =>
+        [
+          outcome._tag === "Right"
+            ? Effect.succeed(outcome.value)
+            : usable(next.held, now())
+            ? Effect.as(options.stale(outcome.error, now() - next.held.at), next.held)
+            : Effect.fail(outcome.error),
+          next
+        ] as const)
+    }))
+  })
+
+  const refresh: Remote<A, E>["refresh"] = (seen) =>
+    Effect.flatten(SynchronizedRef.modifyEffect(state, (current) => {
+      const at = now()
+      // Each good fetch makes a new `Fetched`: another than `seen` is newer.
+      if (current.held !== undefined && current.held !== seen) {
+        return Effect.succeed([Effect.succeedSome(current.held), current] as const)
+      }
+      if (at - seen.at < ages.cooldownMillis) return Effect.succeed([Effect.succeedNone, current] as const)
+      if (at < current.retryAt) {
+        return Effect.succeed(
+          [Effect.fail(options.unavailable(current.lastError, current.retryAt - at)), current] as const
+        )
+      }
+      return Effect.map(attempt(current), ([outcome, next]) =>
+        [
+          outcome._tag === "Right" ? Effect.succeedSome(outcome.value) : Effect.fail(outcome.error),
+          next
+        ] as const)
+    }))
+
+  return { get, refresh }
+}
