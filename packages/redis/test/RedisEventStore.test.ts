@@ -206,7 +206,7 @@ describe("RedisEventStore", () => {
       const redis = yield* RedisConnection.make({ url: server.url })
       const keys = (yield* redis.use((r) => r.keys("mcp:events:{*"))).sort()
       assert.isTrue(keys.length > 0 && keys.every((key) => key.startsWith("mcp:events:{y}:")), keys.join(", "))
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", 0, -1)), ["y"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
       assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
     }))
 
@@ -233,7 +233,7 @@ describe("RedisEventStore", () => {
       // The next append anywhere prunes it from the sum across sessions.
       yield* store.append("y", event("a", 0))
       assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", 0, -1)), ["y"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
     }))
 
   it.scopedLive("with a session record on the same Redis, its events live as long as the record", () =>
