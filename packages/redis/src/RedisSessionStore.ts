@@ -21,8 +21,8 @@
  * replicas), messages for one instance (`<prefix>inbox:<key>`: a client's answer to a request
  * that instance sent) or for all (`<prefix>inbox`: a cancellation), and frames for a session's
  * standalone stream (`<prefix>standalone:<id>`), published to the instance holding it, or kept
- * while the session lives (the newest 100 and 256 KiB, each frame at most 256 KiB) in
- * `<prefix>pending:<id>` for the next one when none does.
+ * while the session lives (the newest 100 and 256 KiB, each frame at most 256 KiB, 16 MiB across
+ * sessions) in `<prefix>pending:<id>` for the next one when none does.
  *
  * **Changes nobody told it.** The instance holding a session's GET stream tells it of list
  * changes and resource updates as they come. While none holds it (its instance was killed, or the
@@ -69,8 +69,10 @@ export interface Options {
   readonly maxPendingFrames?: number
   /** Characters of one frame kept so (default 256 KiB; a longer one is not kept). */
   readonly maxPendingFrameLength?: number
-  /** Characters of the frames kept so for one session, the newest (default 256 KiB). */
+  /** Bytes (UTF-8) of the frames kept so for one session, the newest (default 256 KiB). */
   readonly maxPendingBytes?: number
+  /** Bytes of the frames kept so across sessions (default 16 MiB): past it, a frame is not kept. */
+  readonly maxPendingTotalBytes?: number
 }
 
 /**
@@ -92,13 +94,21 @@ end
 local function recordOf(legacy, cursor, subject, state)
   return legacy .. ' ' .. cursor .. ' ' .. #subject .. '\\n' .. subject .. state
 end
--- Expired sessions leave the live set (their events with them, from the sums), at most 100 at once.
+-- The frames kept for a session's GET stream go, and leave the sum across sessions.
+local function forgetPending(sid)
+  local bytes = tonumber(redis.call('GET', P .. 'pending-bytes:' .. sid) or '0')
+  redis.call('DEL', P .. 'pending:' .. sid, P .. 'pending-bytes:' .. sid)
+  if bytes ~= 0 then redis.call('DECRBY', P .. 'pending:total', bytes) end
+end
+-- Expired sessions leave the live set, their events and frames with them (from the sums too).
 local function pruneLive(now)
-  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now, 'LIMIT', 0, 100)) do
-    if redis.call('EXISTS', P .. 'session:' .. gone) == 0 then forgetEvents(gone) end
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now)) do
+    if redis.call('EXISTS', P .. 'session:' .. gone) == 0 then
+      forgetEvents(gone)
+      forgetPending(gone)
+    end
     redis.call('ZREM', live, gone)
   end
-  redis.call('ZREMRANGEBYSCORE', live, '-inf', now)
 end
 -- The cursor moves to slack ms ago (never back): what changed before, the instance holding the stream told.
 local function advance(now, slack)
@@ -149,6 +159,7 @@ const touchScript: RedisConnection.Script = {
   lua: prelude + `
 if redis.call('PEXPIRE', record, ARGV[3]) == 0 then
   redis.call('ZREM', live, id)
+  forgetPending(id)
   return 0
 end
 local now = nowMillis()
@@ -163,8 +174,9 @@ const removeScript: RedisConnection.Script = {
   numberOfKeys: 0,
   // ARGV: prefix, id, channel, change.
   lua: prelude + `
-redis.call('DEL', record, P .. 'pending:' .. id, P .. 'pending-bytes:' .. id)
+redis.call('DEL', record)
 redis.call('ZREM', live, id)
+forgetPending(id)
 forgetEvents(id)
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`
@@ -207,21 +219,23 @@ return out`
 const toStandaloneScript: RedisConnection.Script = {
   name: "mcpSessionToStandalone",
   numberOfKeys: 0,
-  // ARGV: prefix, id, channel, frame, max, maxBytes. Kept as long as the session lives, for the next holder.
+  // ARGV: prefix, id, channel, frame, max, maxBytes, maxTotal. Kept while the session lives, for the next holder:
+  // 1 when published, 0 when kept, -1 when not (the session is gone, or the sum across sessions is full).
   lua: prelude + `
 if redis.call('PUBLISH', ARGV[3], ARGV[4]) > 0 then return 1 end
-local ttl = redis.call('PTTL', record)
-if ttl <= 0 then return 0 end
+if redis.call('EXISTS', record) == 0 then return -1 end
+local size, total = #ARGV[4], P .. 'pending:total'
+if tonumber(redis.call('GET', total) or '0') + size > tonumber(ARGV[7]) then return -1 end
 local pending, bytes = P .. 'pending:' .. id, P .. 'pending-bytes:' .. id
 redis.call('RPUSH', pending, ARGV[4])
-local held = redis.call('INCRBY', bytes, #ARGV[4])
+local held = redis.call('INCRBY', bytes, size)
+redis.call('INCRBY', total, size)
 while redis.call('LLEN', pending) > tonumber(ARGV[5]) or held > tonumber(ARGV[6]) do
   local gone = redis.call('LPOP', pending)
   if not gone then break end
   held = redis.call('DECRBY', bytes, #gone)
+  redis.call('DECRBY', total, #gone)
 end
-redis.call('PEXPIRE', pending, ttl)
-redis.call('PEXPIRE', bytes, ttl)
 return 0`
 }
 
@@ -229,10 +243,9 @@ const takePendingScript: RedisConnection.Script = {
   name: "mcpSessionTakePending",
   numberOfKeys: 0,
   // ARGV: prefix, id.
-  lua: `
-local pending = ARGV[1] .. 'pending:' .. ARGV[2]
-local frames = redis.call('LRANGE', pending, 0, -1)
-redis.call('DEL', pending, ARGV[1] .. 'pending-bytes:' .. ARGV[2])
+  lua: prelude + `
+local frames = redis.call('LRANGE', P .. 'pending:' .. id, 0, -1)
+forgetPending(id)
 return frames`
 }
 
@@ -304,6 +317,7 @@ export const make = (
     const maxPending = options.maxPendingFrames ?? 100
     const maxFrame = options.maxPendingFrameLength ?? 256 * 1024
     const maxPendingBytes = options.maxPendingBytes ?? 256 * 1024
+    const maxPendingTotal = options.maxPendingTotalBytes ?? 16 * 1024 * 1024
     const sessionKey = (id: string) => `${prefix}session:${id}`
     const changesChannel = `${prefix}session-changes`
     const broadcastChannel = `${prefix}inbox`
@@ -482,7 +496,8 @@ export const make = (
                 standaloneOf(sessionId),
                 frame,
                 maxPending,
-                maxPendingBytes
+                maxPendingBytes,
+                maxPendingTotal
               ])
             ),
             unavailable
