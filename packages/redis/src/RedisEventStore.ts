@@ -17,9 +17,9 @@
  * sessions at most `maxBytes`: past it the session holding the most loses its oldest event,
  * again until the sum is under, so sessions that fill the store shrink each other to an equal
  * share, and one that holds less than its share loses nothing. Bytes are what Redis holds, as
- * estimated: per event its data (UTF-8), an eighth more and 24 bytes; 256 per stream, 600 per
- * session (`MEMORY USAGE` of a session's keys is within a few percent of it for events of a few
- * KB, and under it for smaller ones).
+ * estimated: per event its data (UTF-8), a fifth more and 24 bytes; 256 per stream, 600 per
+ * session (`MEMORY USAGE` of a session's keys is at or under it: a few percent for events of a few
+ * KB, about a fifth for small ones).
  *
  * **Lifetime: no longer than the session.** A session's keys expire with its record when
  * sessions are shared on the same Redis (`RedisSessionStore`, same prefix): an append gives them

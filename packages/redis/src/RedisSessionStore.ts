@@ -158,7 +158,9 @@ const touchScript: RedisConnection.Script = {
   // ARGV: prefix, id, ttl, held here (1: the cursor moves), slack.
   lua: prelude + `
 if redis.call('PEXPIRE', record, ARGV[3]) == 0 then
+  -- Gone: what was still kept for it (events appended since it expired) goes too.
   redis.call('ZREM', live, id)
+  forgetEvents(id)
   forgetPending(id)
   return 0
 end

@@ -129,6 +129,27 @@ describe("RedisEventStore", () => {
       assert.isAtMost(yield* store.bytes("x"), budget)
     }))
 
+  it.scopedLive(
+    "what the budgets count is at least what Redis holds (MEMORY USAGE), whatever the events' size",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const store = yield* storeOn(server.url, { maxBytesPerSession: 1e9, maxBytes: 1e10 })
+        for (const [size, streams, events] of [[10, 100, 1], [180, 1, 1000], [2150, 1, 1000], [9000, 2, 200]]) {
+          const session = `s${size}`
+          for (let s = 0; s < streams; s++) {
+            for (let seq = 0; seq < events; seq++) yield* store.append(session, event(`k${s}`, seq, "x".repeat(size)))
+          }
+          const counted = (yield* store.bytes(session)) + Events.sessionOverhead
+          const held = yield* store.memoryUsage(session)
+          assert.isAtMost(held, counted, `${streams} streams of ${events} events of ${size} bytes`)
+          // Not wildly over either: the budget is not wasted.
+          assert.isAbove(held, counted * 0.5, `${streams} streams of ${events} events of ${size} bytes`)
+        }
+      }),
+    { timeout: 30_000 }
+  )
+
   it.scopedLive("the newest events of a stream and the newest streams of a session", () =>
     Effect.gen(function*() {
       const server = yield* Services.redisServer()

@@ -13,9 +13,9 @@
  */
 
 /**
- * Bytes counted per event beyond its data (its list entry and arrival); and an eighth of the data
- * on top, what the allocator rounds up (within a few percent of `MEMORY USAGE` for events of a
- * few KB, a little over it for small ones).
+ * Bytes counted per event beyond its data (its list entry and arrival); and a fifth of the data on
+ * top, what the allocator rounds the list's nodes up to (at or above `MEMORY USAGE` for events up
+ * to tens of KB; a quarter above it for small ones).
  */
 export const eventOverhead = 24
 /** Bytes counted per stream (its list, its fields in the meta hash, its entries in the two sets). */
@@ -24,7 +24,7 @@ export const streamOverhead = 256
 export const sessionOverhead = 600
 
 /** The bytes counted for an event of `dataBytes` bytes of data (UTF-8). */
-export const eventBytes = (dataBytes: number): number => dataBytes + Math.floor(dataBytes / 8) + eventOverhead
+export const eventBytes = (dataBytes: number): number => dataBytes + Math.floor(dataBytes / 5) + eventOverhead
 
 /**
  * Lua: the functions every event script and the session store's scripts use. Needs `P` (the
@@ -46,7 +46,7 @@ local function arrivalOf(e)
 end
 local function sizeOf(e)
   local data = #e - string.find(e, ':', 1, true)
-  return data + math.floor(data / 8) + EVENT_OVERHEAD
+  return data + math.floor(data / 5) + EVENT_OVERHEAD
 end
 -- Every stream a session's records name.
 local function streamsOf(k)
