@@ -100,9 +100,10 @@ local function forgetPending(sid)
   redis.call('DEL', P .. 'pending:' .. sid, P .. 'pending-bytes:' .. sid)
   if bytes ~= 0 then redis.call('DECRBY', P .. 'pending:total', bytes) end
 end
--- Expired sessions leave the live set, their events and frames with them (from the sums too).
+-- Expired sessions leave the live set, their events and frames with them (from the sums too): the
+-- first 200 of them (the next calls take the rest; the live ones are counted by their expiry).
 local function pruneLive(now)
-  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now)) do
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now, 'LIMIT', 0, 200)) do
     if redis.call('EXISTS', P .. 'session:' .. gone) == 0 then
       forgetEvents(gone)
       forgetPending(gone)
@@ -127,7 +128,7 @@ const createScript: RedisConnection.Script = {
   lua: prelude + `
 local now = nowMillis()
 pruneLive(now)
-if redis.call('ZCARD', live) >= tonumber(ARGV[7]) then return 0 end
+if redis.call('ZCOUNT', live, '(' .. now, '+inf') >= tonumber(ARGV[7]) then return 0 end
 if redis.call('EXISTS', record) == 1 then return -1 end
 redis.call('SET', record, recordOf(ARGV[3], now .. '-0', ARGV[4], ARGV[5]), 'PX', ARGV[6])
 redis.call('ZADD', live, now + tonumber(ARGV[6]), id)
@@ -222,12 +223,12 @@ const toStandaloneScript: RedisConnection.Script = {
   name: "mcpSessionToStandalone",
   numberOfKeys: 0,
   // ARGV: prefix, id, channel, frame, max, maxBytes, maxTotal. Kept while the session lives, for the next holder:
-  // 1 when published, 0 when kept, -1 when not (the session is gone, or the sum across sessions is full).
+  // 1 when published, 0 when kept, -1 when not (the session is gone), -2 when not (the sum across sessions is full).
   lua: prelude + `
 if redis.call('PUBLISH', ARGV[3], ARGV[4]) > 0 then return 1 end
 if redis.call('EXISTS', record) == 0 then return -1 end
 local size, total = #ARGV[4], P .. 'pending:total'
-if tonumber(redis.call('GET', total) or '0') + size > tonumber(ARGV[7]) then return -1 end
+if tonumber(redis.call('GET', total) or '0') + size > tonumber(ARGV[7]) then return -2 end
 local pending, bytes = P .. 'pending:' .. id, P .. 'pending-bytes:' .. id
 redis.call('RPUSH', pending, ARGV[4])
 local held = redis.call('INCRBY', bytes, size)
@@ -491,7 +492,7 @@ export const make = (
         frame.length > maxFrame
           ? Effect.logWarning("effect-mcp: a frame too long to keep for a stream elsewhere was dropped")
           : Effect.mapError(
-            Effect.asVoid(
+            Effect.flatMap(
               redis.eval(toStandaloneScript, [], [
                 prefix,
                 sessionId,
@@ -500,7 +501,13 @@ export const make = (
                 maxPending,
                 maxPendingBytes,
                 maxPendingTotal
-              ])
+              ]),
+              (kept) =>
+                kept === -2
+                  ? Effect.logDebug(
+                    "effect-mcp: a frame for a stream nobody holds was not kept (the store's sum is full)"
+                  )
+                  : Effect.void
             ),
             unavailable
           ),

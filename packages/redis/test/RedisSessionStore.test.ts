@@ -4,14 +4,16 @@
  * reaches back), the frames kept for a GET stream nobody holds (bounded per session and across
  * sessions, and gone with the session).
  */
-import { NotificationBus } from "@effect-mcp/server"
+import { EventStore, NotificationBus } from "@effect-mcp/server"
 import type { SessionStore } from "@effect-mcp/server"
 import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
 import * as RedisConnection from "../src/RedisConnection.js"
+import * as RedisEventStore from "../src/RedisEventStore.js"
 import * as RedisNotificationBus from "../src/RedisNotificationBus.js"
 import * as RedisSessionStore from "../src/RedisSessionStore.js"
 
@@ -50,6 +52,27 @@ describe("RedisSessionStore", () => {
       yield* store.remove("a")
       assert.isTrue(Option.isNone(yield* store.get("a")))
       assert.isFalse(yield* store.touch("a", 60_000))
+    }))
+
+  it.scopedLive("maxSessions counts the live sessions over every instance; an expired one leaves room, and its events", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { redis, store } = yield* on(server.url)
+      const other = (yield* on(server.url)).store
+      assert.isTrue(yield* store.create(record("a"), { ttlMillis: 300, maxSessions: 2 }))
+      assert.isTrue(yield* other.create(record("b"), { ttlMillis: 60_000, maxSessions: 2 }))
+      assert.isFalse(yield* other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }))
+      const events = yield* Effect.provideService(RedisEventStore.make(), RedisConnection.RedisConnection, redis)
+      yield* events.append("a", { id: EventStore.eventId("x", 0), data: "data" })
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["a"])
+      // Once a has expired (Redis's clock), c fits, and a leaves the event store's sums.
+      yield* Effect.retry(
+        Effect.filterOrFail(other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }), (ok) => ok, () => "full"),
+        Schedule.intersect(Schedule.recurs(50), Schedule.spaced(50))
+      )
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:sessions", "0", "-1")), ["b", "c"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), [])
+      assert.strictEqual(yield* events.bytes(), 0)
     }))
 
   it.scopedLive("missed: the changes logged after the session's cursor, each as published; all once the log was cut past it", () =>
