@@ -4,7 +4,10 @@
 // on stderr, and stops everything on SIGINT or SIGTERM (or when one of its processes dies, with --strict).
 //
 //   node deploy/cluster.mjs [--instances 3] [--port 8080] [--redis redis://127.0.0.1:6379] [--era dual]
-//                           [--idle-timeout SECONDS] [--task-lease SECONDS]
+//                           [--idle-timeout SECONDS] [--task-lease SECONDS] [--redis-maxmemory 256mb]
+//
+// The Redis it starts has a memory limit and refuses writes past it (maxmemory, maxmemory-policy
+// noeviction): see "Redis's memory" below. A Redis of your own (--redis) needs the same.
 //
 // The demo must be built first (`pnpm cluster` builds it). The instances share one MCP_REQUEST_STATE_KEY
 // (the environment's, else a random one), so a 2026-07-28 multi-round trip may move between them.
@@ -25,7 +28,8 @@ const { values } = parseArgs({
     redis: { type: "string" },
     era: { type: "string", default: "dual" },
     "idle-timeout": { type: "string" },
-    "task-lease": { type: "string" }
+    "task-lease": { type: "string" },
+    "redis-maxmemory": { type: "string", default: "256mb" }
   }
 })
 const count = Number(values.instances)
@@ -99,7 +103,20 @@ const run = (name, command, args, env = process.env) => {
 
 const work = mkdtempSync(join(tmpdir(), "effect-mcp-cluster-"))
 
-// Redis
+// Redis's memory. What the instances keep there has bounds of its own: events 64 MiB across sessions
+// (RedisEventStore maxBytes, trimmed from the largest session), tasks 64 MiB (RedisTaskStore maxBytes),
+// sessions 10,000 (--max-sessions) of about 1 KB each with at most 256 KiB of frames waiting for each one's
+// GET stream, a change log of 1,000 entries, bookkeeping that has no TTL (the live set, the sums, the task
+// indexes). 256 MB holds all of it with room for Redis's own buffers.
+//
+// Past it, noeviction: Redis refuses what would take more, and that is loud and safe (a request that needs
+// shared state gets a 503 with a JSON-RPC error; an event that could not be stored makes a resumption across
+// it refused, never served with a gap). An eviction policy would drop keys silently: allkeys-* also the
+// bookkeeping that has no TTL (the live set: maxSessions no longer holds; the sums: budgets that no longer
+// count), and volatile-* what has one: a live session's record (its client gets 404 and starts again), a
+// task and its result, and an instance's claim on its key (30 s TTL, first to go under volatile-ttl: another
+// instance may then claim it, and answers to server-to-client requests reach the wrong one). Only the events
+// could go safely, and the event store already trims those itself, fairly, within its budget.
 let redis = values.redis
 let redisPid
 if (redis === undefined) {
@@ -121,7 +138,11 @@ if (redis === undefined) {
     "--appendonly",
     "yes",
     "--loglevel",
-    "warning"
+    "warning",
+    "--maxmemory",
+    values["redis-maxmemory"],
+    "--maxmemory-policy",
+    "noeviction"
   ])
   redisPid = child.pid
   await listening(redisPort)

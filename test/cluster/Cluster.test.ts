@@ -223,6 +223,40 @@ describe("three instances behind nginx, sharing Redis", () => {
   )
 
   it(
+    "a change raised while the GET stream's instance is dead (kill -9) is told when the stream resumes on another",
+    () =>
+      using([], async (c) => {
+        const session = await initialize(c.url)
+        const get = (i: number, lastEventId?: string) =>
+          fetch(c.direct(i), {
+            headers: {
+              accept: "text/event-stream",
+              "mcp-session-id": session,
+              "mcp-protocol-version": "2025-11-25",
+              ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+            }
+          })
+        const first = await get(0)
+        assert.strictEqual(first.status, 200)
+        const heard = events(first, (m) => m.method === "notifications/tools/list_changed")
+        await sleep(300)
+        await call(c.direct(2), session, "editTools", { action: "add" })
+        const lastId = (await heard).at(-1)!.id!
+        c.kill(0)
+        await sleep(200)
+        // Raised while no instance holds the stream: nothing else is raised after it.
+        const removed = await call(c.direct(2), session, "editTools", { action: "remove" })
+        assert.strictEqual(removed.status, 200)
+        const resumed = await get(1, lastId)
+        assert.strictEqual(resumed.status, 200)
+        // Before: the resumed stream stayed silent (status 200 and nothing), where one instance replays it.
+        const told = await events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
+        assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
+      }),
+    60_000
+  )
+
+  it(
     "a task created through instance 1, polled through 2 and 3: its runner killed, it fails once its lease lapses",
     () =>
       using(["--task-lease", "2"], async (c) => {

@@ -86,7 +86,7 @@ export interface Service {
   readonly eval: (
     script: Script,
     keys: ReadonlyArray<string>,
-    args: ReadonlyArray<string | number>
+    args: ReadonlyArray<string | number | Buffer>
   ) => Effect.Effect<unknown, RedisUnavailable>
   /**
    * What is published on `channel` from now on (subscribed once this completes), for the

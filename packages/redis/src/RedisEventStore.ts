@@ -6,27 +6,41 @@
  * **A resumption is served whole or refused, never with a gap.** Each stream remembers the last
  * position appended to it, and a replay must be exactly the events after `Last-Event-ID` up to
  * that one, each position once and in order (the server numbers a stream's events one by one). A
- * missing event, whatever removed it (the byte budget, the bounds, an append lost while Redis was
+ * missing event, whatever removed it (the byte budgets, the bounds, an append lost while Redis was
  * down), refuses the resumption with `EventsUnavailable` ("evicted"); a stream the store does not
  * know (never seen, dropped, expired) with "unknown-stream"; Redis down with "unavailable".
  *
- * **Bounds.** Per session at most `maxBytesPerSession` bytes of events (their data and ids, in
- * UTF-8): past it the session's oldest events go first, whichever stream they belong to; per
- * stream its newest `maxEventsPerStream` events; per session its newest `maxStreamsPerSession`
- * streams. An append and the evictions it causes are one Lua script: atomic. Across sessions, the
- * bound is the TTL (`ttl` after its last event a session is forgotten) and Redis's own `maxmemory`:
- * any eviction policy is safe, since a key Redis drops makes a resumption refused, not partial.
+ * **Bounds**, the in-memory store's, held by Redis itself: every append and the evictions it
+ * causes are one Lua script, atomic. Per session at most `maxBytesPerSession` bytes: past it the
+ * session's oldest events go first, whichever stream they belong to; per stream its newest
+ * `maxEventsPerStream` events; per session its newest `maxStreamsPerSession` streams. Across
+ * sessions at most `maxBytes`: past it the session holding the most loses its oldest event,
+ * again until the sum is under, so sessions that fill the store shrink each other to an equal
+ * share, and one that holds less than its share loses nothing. Bytes are what Redis holds, as
+ * estimated: per event its data (UTF-8), a fifth more and 24 bytes; 256 per stream, 600 per
+ * session (`MEMORY USAGE` of a session's keys is at or under it: a few percent for events of a few
+ * KB, about a fifth for small ones).
+ *
+ * **Lifetime: no longer than the session.** A session's keys expire with its record when
+ * sessions are shared on the same Redis (`RedisSessionStore`, same prefix): an append gives them
+ * what is left of the record's life, and each touch of the record (any activity of the session,
+ * on any instance) extends both; a session that ends (DELETE) takes its events with it, and one
+ * that expires idle leaves with them, on whatever instance. A session with no record here (its
+ * sessions are not shared) keeps its events `ttl` after its last event, and the server clears
+ * them when it ends. What expired leaves the sum across sessions too.
  *
  * **Redis down.** `after` fails at once with "unavailable"; `append` and `clear` never fail: a lost
  * append is logged (a warning, at most one every 10 seconds) and remembered by this process, which
  * records it in Redis once Redis is back, so a resumption across it (from any process) is refused.
  *
- * **Keys**, under the connection's prefix, all of a session's with one hash tag (one slot of a
- * cluster): `events:{<session>}:meta` (a hash: bytes held, an arrival counter, per stream its last
- * position and bytes), `…:heads` (a sorted set: each stream by the arrival of its oldest kept
- * event, for eviction by age), `…:streams` (a sorted set: each stream by its first arrival, for the
- * bound on streams) and `…:s:<stream>` (a Redis Stream, one entry per event, its id
- * `<position>-<arrival>`). Each expires `ttl` after the last append that touched it.
+ * **Keys**, under the connection's prefix, all of a session's with one hash tag:
+ * `events:{<session>}:meta` (a hash: bytes held, an arrival counter, per stream its last position,
+ * its first kept one and its bytes), `…:heads` (a sorted set: each stream by the arrival of its
+ * oldest kept event, for eviction by age), `…:streams` (a sorted set: each stream by its first
+ * arrival, for the bound on streams) and `…:s:<stream>` (a list, one entry per kept event); and
+ * across sessions `events:held` (a sorted set of the sessions by bytes held, for the largest),
+ * `events:total` (the sum) and `events:expiry` (the sessions by when their keys expire). Keys
+ * of other sessions are built inside the scripts: the store needs one Redis.
  *
  * @since 0.1.0
  */
@@ -36,6 +50,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Events from "./internal/events.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -43,13 +58,23 @@ import * as RedisConnection from "./RedisConnection.js"
  * @category models
  */
 export interface Options {
-  /** Bytes of events kept per session, the newest (data and ids, in UTF-8; default 2 MiB). */
+  /** Bytes of events kept per session, the newest (as the module counts them; default 2 MiB). */
   readonly maxBytesPerSession?: number
+  /**
+   * Bytes of events kept across every session of the deployment (as the module counts them;
+   * default 64 MiB): past it the session holding the most loses its oldest events.
+   */
+  readonly maxBytes?: number
   /** Events kept per stream, the newest (default 1000). */
   readonly maxEventsPerStream?: number
   /** Streams kept per session, the newest (default 100): older ones can no longer be resumed. */
   readonly maxStreamsPerSession?: number
-  /** How long a session's events are kept after its last one (default 1 hour). */
+  /**
+   * How long the events of a session with no record on this Redis are kept after its last one
+   * (default 5 minutes, the HTTP layer's default `sessionIdleTimeout`; set it to yours when
+   * sessions are not shared). A session with a record (`RedisSessionStore`) keeps them as long as
+   * the record lives.
+   */
   readonly ttl?: Duration.DurationInput
 }
 
@@ -60,168 +85,228 @@ export interface Options {
  * @category models
  */
 export interface RedisEventStore extends EventStore.Service {
-  /** The bytes of one session's events as `maxBytesPerSession` counts them (data and ids, in UTF-8). */
-  readonly bytes: (sessionId: string) => Effect.Effect<number, RedisConnection.RedisUnavailable>
+  /**
+   * The bytes held as the bounds count them: by one session (what `maxBytesPerSession` bounds),
+   * or (without one) by all (what `maxBytes` bounds).
+   */
+  readonly bytes: (sessionId?: string) => Effect.Effect<number, RedisConnection.RedisUnavailable>
   /** The memory Redis uses for one session's keys (`MEMORY USAGE`, every key summed). */
   readonly memoryUsage: (sessionId: string) => Effect.Effect<number, RedisConnection.RedisUnavailable>
 }
 
-// Shared by the scripts: KEYS[1] meta, KEYS[2] heads, KEYS[3] streams; ARGV[1] the base of stream keys.
+// Shared by the scripts: ARGV[1] the prefix, ARGV[2] the session.
 const common = `
-local meta, heads, streams, base = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
-local function drop(s)
-  local b = tonumber(redis.call('HGET', meta, 'b:' .. s) or '0')
-  redis.call('DEL', base .. s)
-  redis.call('HDEL', meta, 'l:' .. s, 'b:' .. s)
-  redis.call('ZREM', heads, s)
-  redis.call('ZREM', streams, s)
-  if b ~= 0 then redis.call('HINCRBY', meta, 'bytes', -b) end
+local P = ARGV[1]
+` + Events.lua + `
+local k = eventKeys(ARGV[2])
+-- Forgets stream s of session c (its events and records).
+local function drop(c, s)
+  local had = redis.call('HEXISTS', c.meta, 'l:' .. s) == 1
+  local gone = tonumber(redis.call('HGET', c.meta, 'b:' .. s) or '0') + (had and STREAM_OVERHEAD or 0)
+  redis.call('DEL', c.s .. s)
+  redis.call('HDEL', c.meta, 'l:' .. s, 'f:' .. s, 'b:' .. s)
+  redis.call('ZREM', c.heads, s)
+  redis.call('ZREM', c.streams, s)
+  if gone ~= 0 then redis.call('HINCRBY', c.meta, 'bytes', -gone) end
 end
-local function arrival(id)
-  return string.sub(id, string.find(id, '-', 1, true) + 1)
+-- Stream s of session c: its last position, first kept one and number kept (nil when unknown). A
+-- stream whose list Redis no longer has (it expired) while its records say it keeps events is dropped.
+local function kept(c, s)
+  local last = redis.call('HGET', c.meta, 'l:' .. s)
+  if not last then return nil end
+  last = tonumber(last)
+  local first = tonumber(redis.call('HGET', c.meta, 'f:' .. s) or (last + 1))
+  local len = redis.call('LLEN', c.s .. s)
+  if len == 0 and last >= first then
+    drop(c, s)
+    return nil
+  end
+  return last, first, len
 end
-local function evictFirst(s)
-  local key = base .. s
-  local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 2)
-  if #first == 0 then
-    if redis.call('EXISTS', key) == 0 then drop(s) else redis.call('ZREM', heads, s) end
+-- The oldest kept event of stream s of session c goes.
+local function evictFirst(c, s)
+  local key = c.s .. s
+  local e = redis.call('LPOP', key)
+  if not e then
+    kept(c, s)
+    redis.call('ZREM', c.heads, s)
     return
   end
-  local id, fields = first[1][1], first[1][2]
-  local size = #fields[2] + #s + string.find(id, '-', 1, true)
-  redis.call('XDEL', key, id)
-  redis.call('HINCRBY', meta, 'bytes', -size)
-  redis.call('HINCRBY', meta, 'b:' .. s, -size)
-  if first[2] then redis.call('ZADD', heads, arrival(first[2][1]), s) else redis.call('ZREM', heads, s) end
+  local size = sizeOf(e)
+  redis.call('HINCRBY', c.meta, 'f:' .. s, 1)
+  redis.call('HINCRBY', c.meta, 'b:' .. s, -size)
+  redis.call('HINCRBY', c.meta, 'bytes', -size)
+  local following = redis.call('LINDEX', key, 0)
+  if following then redis.call('ZADD', c.heads, arrivalOf(following), s) else redis.call('ZREM', c.heads, s) end
+end
+-- Sessions whose keys expired leave the sums (at most \`limit\` of them).
+local function prune(now, limit)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', EXPIRY, '-inf', now, 'LIMIT', 0, limit)) do
+    local ttl = redis.call('PTTL', eventKeys(id).meta)
+    if ttl > 0 then redis.call('ZADD', EXPIRY, now + ttl, id) else forgetEvents(id) end
+  end
+end
+-- Past \`max\` bytes across sessions, the session holding the most gives up its oldest event (its oldest
+-- stream's record once it has none, itself once it has no stream), again until the sum is under.
+local function trimTotal(max)
+  while tonumber(redis.call('GET', TOTAL) or '0') > max do
+    local largest = redis.call('ZREVRANGE', HELD, 0, 0)[1]
+    if not largest then
+      redis.call('DEL', TOTAL)
+      return
+    end
+    local c = eventKeys(largest)
+    if redis.call('EXISTS', c.meta) == 0 then
+      forgetEvents(largest)
+    else
+      local s = redis.call('ZRANGE', c.heads, 0, 0)[1]
+      if s then
+        evictFirst(c, s)
+      else
+        s = redis.call('ZRANGE', c.streams, 0, 0)[1]
+        if s then drop(c, s) else forgetEvents(largest) end
+      end
+      account(c)
+    end
+  end
 end
 `
 
 /** Appends one event; 1 when stored, 0 when its position is not past the stream's last (ignored). */
 const appendScript: RedisConnection.Script = {
   name: "mcpEventStoreAppend",
-  numberOfKeys: 4,
-  // ARGV: base, stream, seq, data, maxBytes, maxEvents, maxStreams, ttl (ms)
+  numberOfKeys: 0,
+  // ARGV: prefix, session, stream, seq, data, maxBytes, maxEvents, maxStreams, ttl (ms), maxTotal
   lua: common + `
-local key, s, seq, data = KEYS[4], ARGV[2], ARGV[3], ARGV[4]
-local maxBytes, maxEvents, maxStreams, ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
-local last = redis.call('HGET', meta, 'l:' .. s)
-if last and redis.call('EXISTS', key) == 0 then
-  -- Its events expired while the session went on: the stream starts again, past a gap.
-  drop(s)
-  last = nil
-end
-if last and tonumber(seq) <= tonumber(last) then return 0 end
-local n = redis.call('HINCRBY', meta, 'n', 1)
+local s, seq, data = ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local maxBytes, maxEvents, maxStreams, ttl, maxTotal =
+  tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local now = nowMillis()
+prune(now, 16)
+local key = k.s .. s
+local last, first, len = kept(k, s)
+if last and seq <= last then return 0 end
+local n = redis.call('HINCRBY', k.meta, 'n', 1)
 if not last then
-  -- A new stream (events left by records Redis dropped are not counted: they go).
+  -- A new stream (a list left by records Redis dropped is not counted: it goes).
   redis.call('DEL', key)
-  redis.call('HDEL', meta, 'b:' .. s)
-  redis.call('ZREM', heads, s)
-  redis.call('ZADD', streams, n, s)
-  while redis.call('ZCARD', streams) > maxStreams do drop(redis.call('ZRANGE', streams, 0, 0)[1]) end
+  redis.call('HSET', k.meta, 'f:' .. s, seq, 'b:' .. s, 0)
+  redis.call('HINCRBY', k.meta, 'bytes', STREAM_OVERHEAD)
+  redis.call('ZADD', k.streams, n, s)
+  while redis.call('ZCARD', k.streams) > maxStreams do drop(k, redis.call('ZRANGE', k.streams, 0, 0)[1]) end
+elseif seq > last + 1 or len ~= last - first + 1 then
+  -- A gap (appends lost): what it kept can no longer be replayed whole; it starts again past the gap.
+  redis.call('HINCRBY', k.meta, 'bytes', -tonumber(redis.call('HGET', k.meta, 'b:' .. s) or '0'))
+  redis.call('DEL', key)
+  redis.call('HSET', k.meta, 'f:' .. s, seq, 'b:' .. s, 0)
+  redis.call('ZREM', k.heads, s)
 end
-local size = #data + #s + 1 + #seq
-redis.call('XADD', key, seq .. '-' .. n, 'd', data)
-redis.call('HSET', meta, 'l:' .. s, seq)
-redis.call('HINCRBY', meta, 'bytes', size)
-redis.call('HINCRBY', meta, 'b:' .. s, size)
-redis.call('ZADD', heads, 'NX', n, s)
-while redis.call('XLEN', key) > maxEvents do evictFirst(s) end
-while tonumber(redis.call('HGET', meta, 'bytes') or '0') > maxBytes do
-  local oldest = redis.call('ZRANGE', heads, 0, 0)[1]
+local entry = n .. ':' .. data
+local size = sizeOf(entry)
+redis.call('RPUSH', key, entry)
+redis.call('HSET', k.meta, 'l:' .. s, seq)
+redis.call('HINCRBY', k.meta, 'b:' .. s, size)
+redis.call('HINCRBY', k.meta, 'bytes', size)
+redis.call('ZADD', k.heads, 'NX', n, s)
+while redis.call('LLEN', key) > maxEvents do evictFirst(k, s) end
+while tonumber(redis.call('HGET', k.meta, 'bytes') or '0') > maxBytes do
+  local oldest = redis.call('ZRANGE', k.heads, 0, 0)[1]
   if not oldest then break end
-  evictFirst(oldest)
+  evictFirst(k, oldest)
 end
-for _, k in ipairs({meta, heads, streams, key}) do redis.call('PEXPIRE', k, ttl) end
+-- As long as the session's record lives (the session store keeps both alive together), else \`ttl\`.
+local lives = redis.call('PTTL', P .. 'session:' .. k.id)
+if lives > 0 then ttl = lives end
+for _, key in ipairs({k.meta, k.heads, k.streams, key}) do redis.call('PEXPIRE', key, ttl) end
+account(k)
+redis.call('ZADD', EXPIRY, now + ttl, k.id)
+trimTotal(maxTotal)
 return 1
 `
 }
 
 /**
  * The events of a stream after a position: 0 when the stream is unknown, else its last position
- * and (when it is past the one asked for) the entries after the one asked for.
+ * and, when it is past the one asked for, either "evicted" or "ok" and the data of the events
+ * after the one asked for.
  */
 const afterScript: RedisConnection.Script = {
   name: "mcpEventStoreAfter",
-  numberOfKeys: 4,
-  // ARGV: base, stream, seq
+  numberOfKeys: 0,
+  // ARGV: prefix, session, stream, seq
   lua: common + `
-local key, s, seq = KEYS[4], ARGV[2], tonumber(ARGV[3])
-local last = redis.call('HGET', meta, 'l:' .. s)
-if not last then return 0 end
-if redis.call('EXISTS', key) == 0 then
-  drop(s)
+local s, seq = ARGV[3], tonumber(ARGV[4])
+local last, first, len = kept(k, s)
+if not last then
+  account(k)
   return 0
 end
-if seq >= tonumber(last) then return {last} end
-return {last, redis.call('XRANGE', key, string.format('%d', seq + 1), '+')}
+if seq >= last then return {last} end
+if len ~= last - first + 1 or seq + 1 < first then return {last, 'evicted'} end
+local out = {last, 'ok'}
+for _, e in ipairs(redis.call('LRANGE', k.s .. s, seq + 1 - first, -1)) do
+  table.insert(out, string.sub(e, string.find(e, ':', 1, true) + 1))
+end
+return out
 `
 }
 
-/** A lost append is recorded: the stream's last position is at least `seq` (nothing when unknown). */
+/**
+ * A lost append is recorded: the stream's last position is at least `seq`, and what it kept
+ * before can no longer be replayed whole (nothing when the stream is unknown).
+ */
 const markScript: RedisConnection.Script = {
   name: "mcpEventStoreMark",
-  numberOfKeys: 3,
-  // ARGV: base, stream, seq
+  numberOfKeys: 0,
+  // ARGV: prefix, session, stream, seq
   lua: common + `
-local last = redis.call('HGET', meta, 'l:' .. ARGV[2])
-if last and tonumber(ARGV[3]) > tonumber(last) then redis.call('HSET', meta, 'l:' .. ARGV[2], ARGV[3]) end
+local s, seq = ARGV[3], tonumber(ARGV[4])
+local last = redis.call('HGET', k.meta, 'l:' .. s)
+if not last or seq <= tonumber(last) then return 0 end
+redis.call('HINCRBY', k.meta, 'bytes', -tonumber(redis.call('HGET', k.meta, 'b:' .. s) or '0'))
+redis.call('DEL', k.s .. s)
+redis.call('HSET', k.meta, 'l:' .. s, seq, 'f:' .. s, seq + 1, 'b:' .. s, 0)
+redis.call('ZREM', k.heads, s)
+account(k)
 return 0
 `
 }
 
-/** Every key of a session, its streams' with the rest. */
-const keysOf = `
-local keys = {meta, heads, streams}
-local seen = {}
-for _, s in ipairs(redis.call('ZRANGE', streams, 0, -1)) do seen[s] = true end
-for _, f in ipairs(redis.call('HKEYS', meta)) do
-  if string.sub(f, 1, 2) == 'l:' then seen[string.sub(f, 3)] = true end
-end
-for s in pairs(seen) do table.insert(keys, base .. s) end
-`
-
 const clearScript: RedisConnection.Script = {
   name: "mcpEventStoreClear",
-  numberOfKeys: 3,
-  lua: common + keysOf + `
-for _, k in ipairs(keys) do redis.call('DEL', k) end
+  numberOfKeys: 0,
+  // ARGV: prefix, session
+  lua: common + `
+forgetEvents(k.id)
 return 0
 `
 }
 
 const usageScript: RedisConnection.Script = {
   name: "mcpEventStoreUsage",
-  numberOfKeys: 3,
-  lua: common + keysOf + `
+  numberOfKeys: 0,
+  // ARGV: prefix, session
+  lua: common + `
 local total = 0
-for _, k in ipairs(keys) do total = total + (redis.call('MEMORY', 'USAGE', k, 'SAMPLES', '0') or 0) end
+local keys = {k.meta, k.heads, k.streams}
+for _, s in ipairs(streamsOf(k)) do table.insert(keys, k.s .. s) end
+for _, key in ipairs(keys) do total = total + (redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0') or 0) end
 return total
 `
 }
 
-type Entry = readonly [id: string, fields: ReadonlyArray<string>]
-
 /**
- * The replay of a stream after `seq`, if the entries are exactly its positions `seq + 1` to `last`
- * (undefined when one is missing).
+ * The replay of a stream after `seq`, if the store gave exactly its positions `seq + 1` to
+ * `last` (undefined when it did not).
  */
 const whole = (
   streamId: string,
   seq: number,
   last: number,
-  entries: ReadonlyArray<Entry>
+  data: ReadonlyArray<unknown>
 ): ReadonlyArray<EventStore.Event> | undefined => {
-  if (entries.length !== last - seq) return undefined
-  const events: Array<EventStore.Event> = []
-  for (let i = 0; i < entries.length; i++) {
-    const [id, fields] = entries[i]
-    const position = seq + 1 + i
-    if (Number(id.slice(0, id.indexOf("-"))) !== position) return undefined
-    const at = fields.indexOf("d")
-    events.push({ id: EventStore.eventId(streamId, position), data: at >= 0 ? fields[at + 1] ?? "" : "" })
-  }
-  return events
+  if (data.length !== last - seq) return undefined
+  return data.map((d, i) => ({ id: EventStore.eventId(streamId, seq + 1 + i), data: String(d) }))
 }
 
 /** Lost appends remembered by one process until Redis records them, at most this many streams. */
@@ -242,12 +327,14 @@ export const make = (
 ): Effect.Effect<RedisEventStore, never, RedisConnection.RedisConnection | Scope.Scope> =>
   Effect.gen(function*() {
     const maxBytes = options.maxBytesPerSession ?? 2 * 1024 * 1024
+    const maxTotal = options.maxBytes ?? 64 * 1024 * 1024
     const maxEvents = options.maxEventsPerStream ?? 1000
     const maxStreams = options.maxStreamsPerSession ?? 100
-    const ttl = Math.ceil(Duration.toMillis(options.ttl ?? Duration.hours(1)))
+    const ttl = Math.ceil(Duration.toMillis(options.ttl ?? Duration.minutes(5)))
     for (
       const [name, value] of [
         ["maxBytesPerSession", maxBytes],
+        ["maxBytes", maxTotal],
         ["maxEventsPerStream", maxEvents],
         ["maxStreamsPerSession", maxStreams],
         ["ttl (in milliseconds)", ttl]
@@ -258,10 +345,7 @@ export const make = (
       }
     }
     const redis = yield* RedisConnection.RedisConnection
-    const keys = (sessionId: string) => {
-      const base = `${redis.prefix}events:{${sessionId}}:`
-      return { base: `${base}s:`, session: [`${base}meta`, `${base}heads`, `${base}streams`] as const }
-    }
+    const prefix = redis.prefix
 
     // Lost appends, by session then stream: the highest position lost (Maps keep arrival order).
     const lost = new Map<string, Map<string, number>>()
@@ -302,20 +386,20 @@ export const make = (
 
     // Records what was lost, once Redis answers again.
     const record = Effect.suspend(() =>
-      Effect.forEach(Array.from(lost), ([sessionId, streams]) => {
-        const { base, session } = keys(sessionId)
-        return Effect.forEach(Array.from(streams), ([streamId, seq]) =>
-          Effect.map(redis.eval(markScript, session, [base, streamId, seq]), () => {
+      Effect.forEach(Array.from(lost), ([sessionId, streams]) =>
+        Effect.forEach(Array.from(streams), ([streamId, seq]) =>
+          Effect.map(redis.eval(markScript, [], [prefix, sessionId, streamId, seq]), () => {
             // Only what is still the same record goes (a later loss may have raised it meanwhile).
             const now = lost.get(sessionId)
-            if (now?.get(streamId) !== seq) return
+            if (now?.get(streamId) !== seq) {
+              return
+            }
             now.delete(streamId)
             lostCount--
             if (now.size === 0) {
               lost.delete(sessionId)
             }
-          }), { discard: true })
-      }, { discard: true })
+          }), { discard: true }), { discard: true })
     )
     yield* Effect.forkScoped(
       Effect.repeat(
@@ -329,18 +413,21 @@ export const make = (
     const append: EventStore.Service["append"] = (sessionId, event) =>
       Effect.suspend(() => {
         const parsed = EventStore.parseEventId(event.id)
-        if (parsed === undefined || !Number.isSafeInteger(parsed.seq)) return Effect.void
-        const { base, session } = keys(sessionId)
+        if (parsed === undefined || !Number.isSafeInteger(parsed.seq)) {
+          return Effect.void
+        }
         return Effect.catchAll(
-          redis.eval(appendScript, [...session, base + parsed.streamId], [
-            base,
+          redis.eval(appendScript, [], [
+            prefix,
+            sessionId,
             parsed.streamId,
             String(parsed.seq),
             event.data,
             maxBytes,
             maxEvents,
             maxStreams,
-            ttl
+            ttl,
+            maxTotal
           ]),
           (error) => {
             remember(sessionId, parsed.streamId, parsed.seq)
@@ -360,9 +447,10 @@ export const make = (
         if (lostAt !== undefined && lostAt > seq) {
           return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
         }
-        const { base, session } = keys(sessionId)
-        return redis.eval(afterScript, [...session, base + streamId], [base, streamId, String(seq)]).pipe(
-          Effect.mapError(() => new EventStore.EventsUnavailable({ lastEventId, reason: "unavailable" })),
+        return redis.eval(afterScript, [], [prefix, sessionId, streamId, String(seq)]).pipe(
+          Effect.mapError(() =>
+            new EventStore.EventsUnavailable({ lastEventId, reason: "unavailable" })
+          ),
           Effect.flatMap((reply) => {
             if (!Array.isArray(reply)) {
               return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "unknown-stream" }))
@@ -370,7 +458,11 @@ export const make = (
             const last = Number(reply[0])
             // Past the last it knows: the client saw events whose appends were lost.
             if (seq > last) return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
-            const events = seq === last ? [] : whole(streamId, seq, last, (reply[1] ?? []) as ReadonlyArray<Entry>)
+            const events = seq === last
+              ? []
+              : reply[1] === "ok"
+              ? whole(streamId, seq, last, reply.slice(2))
+              : undefined
             return events === undefined
               ? Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
               : Effect.succeed(events)
@@ -381,9 +473,8 @@ export const make = (
     const clear: EventStore.Service["clear"] = (sessionId) =>
       Effect.suspend(() => {
         forgetLost(sessionId)
-        const { base, session } = keys(sessionId)
         return Effect.catchAll(
-          Effect.asVoid(redis.eval(clearScript, session, [base])),
+          Effect.asVoid(redis.eval(clearScript, [], [prefix, sessionId])),
           (error) => warn(`a session's events could not be removed from Redis (${error.message}); they expire`)
         )
       })
@@ -394,11 +485,15 @@ export const make = (
       after,
       clear,
       bytes: (sessionId) =>
-        Effect.map(redis.use((r) => r.hget(keys(sessionId).session[0], "bytes")), (bytes) => Number(bytes ?? 0)),
-      memoryUsage: (sessionId) => {
-        const { base, session } = keys(sessionId)
-        return Effect.map(redis.eval(usageScript, session, [base]), Number)
-      }
+        Effect.map(
+          redis.use((r) =>
+            sessionId === undefined
+              ? r.get(`${prefix}events:total`)
+              : r.hget(`${prefix}events:{${sessionId}}:meta`, "bytes")
+          ),
+          (bytes) => Number(bytes ?? 0)
+        ),
+      memoryUsage: (sessionId) => Effect.map(redis.eval(usageScript, [], [prefix, sessionId]), Number)
     } satisfies RedisEventStore
   })
 

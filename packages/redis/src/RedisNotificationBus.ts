@@ -10,6 +10,9 @@
  *
  * **Details**:
  *
+ * - Each change is also kept in a log (`<prefix>changes`, the newest `changeLog`, written with
+ *   the message in one script), from which an instance that takes over a session's GET stream
+ *   tells it what changed while no instance held it (`RedisSessionStore`).
  * - Pub/sub delivers to whoever is subscribed at the moment: nothing is kept. When the
  *   subscription connection was lost and is back (`Resubscribed`), what was published meanwhile
  *   is lost; so every subscriber then receives `ListChanged` for tools, prompts and resources
@@ -48,6 +51,30 @@ export interface Options {
   readonly capacity?: number
   /** How long `subscribe` waits for Redis to confirm the subscription (default 5 seconds). */
   readonly subscribeTimeout?: Duration.DurationInput
+  /** Changes kept in the log, the newest (default 1000). */
+  readonly changeLog?: number
+}
+
+/**
+ * Publishes a change and logs it (the message goes even when Redis refuses to log it: full, under
+ * `noeviction`). ARGV: prefix, channel, event, the log's length.
+ */
+const publishScript: RedisConnection.Script = {
+  name: "mcpBusPublish",
+  numberOfKeys: 0,
+  lua: `
+local P = ARGV[1]
+local log, max = P .. 'changes', tonumber(ARGV[4])
+local heard = redis.call('PUBLISH', ARGV[2], ARGV[3])
+local logged = redis.pcall('XADD', log, '*', 'e', ARGV[3])
+if type(logged) == 'table' and logged.err then return heard end
+local over = redis.call('XLEN', log) - max
+if over > 0 then
+  local old = redis.call('XRANGE', log, '-', '+', 'COUNT', over)
+  for _, entry in ipairs(old) do redis.call('XDEL', log, entry[1]) end
+  redis.pcall('SET', P .. 'changes:cut', old[#old][1])
+end
+return heard`
 }
 
 /** What every subscriber hears after messages were lost: each list may have changed. */
@@ -70,8 +97,11 @@ export const make = (
     const redis = yield* RedisConnection.RedisConnection
     const channel = `${redis.prefix}bus`
     const capacity = options.capacity ?? 1000
-    if (!Number.isSafeInteger(capacity) || capacity <= 0) {
-      return yield* Effect.dieMessage(`capacity must be a positive integer (got ${capacity})`)
+    const changeLog = options.changeLog ?? 1000
+    for (const [name, value] of [["capacity", capacity], ["changeLog", changeLog]] as const) {
+      if (!Number.isSafeInteger(value) || value <= 0) {
+        return yield* Effect.dieMessage(`${name} must be a positive integer (got ${value})`)
+      }
     }
     const wait = options.subscribeTimeout ?? Duration.seconds(5)
     let malformedAt = 0
@@ -81,7 +111,7 @@ export const make = (
       Effect.suspend(() => {
         const text = JSON.stringify(NotificationBus.encode(event))
         return Effect.catchAll(
-          Effect.asVoid(redis.use((r) => r.publish(channel, text))),
+          Effect.asVoid(redis.eval(publishScript, [], [redis.prefix, channel, text, changeLog])),
           (error) =>
             Effect.logWarning(
               `effect-mcp: a change could not be published on the Redis bus (${error.message}); ` +

@@ -1,7 +1,8 @@
 /**
  * The Redis event store on a real redis-server: replays whole or refused (unknown, evicted, a
- * lost append, Redis down), two processes on one Redis, the byte budget and the bounds, `clear`,
- * the TTL, Redis killed and back.
+ * lost append, Redis down), two processes on one Redis, the byte budgets (per session and across
+ * sessions) and the bounds, `clear`, the TTL (its own, and a session record's), Redis killed and
+ * back.
  */
 import { EventStore } from "@effect-mcp/server"
 import { Services } from "@effect-mcp/test-support"
@@ -11,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Events from "../src/internal/events.js"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisEventStore from "../src/RedisEventStore.js"
 
@@ -56,11 +58,12 @@ describe("RedisEventStore", () => {
       // An event appended twice, or late, is kept once.
       yield* store.append("x", event("s0", 2, "again"))
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("s0", 1))), ["s0:2", "ünïcødé ✓"])
-      // The bytes of data and ids, in UTF-8.
-      const bytes = [["", "s0_0"], ["s0:1", "s0_1"], ["s1:0", "s1_0"], ["s0:2", "s0_2"], ["ünïcødé ✓", "s0_3"]]
-        .reduce((sum, [data, id]) => sum + Buffer.byteLength(data) + id.length, 0)
+      // What Redis holds, as counted: the data in UTF-8 with its overhead, and each stream's.
+      const bytes = ["", "s0:1", "s1:0", "s0:2", "ünïcødé ✓"]
+        .reduce((sum, data) => sum + Events.eventBytes(Buffer.byteLength(data)), 2 * Events.streamOverhead)
       assert.strictEqual(yield* store.bytes("x"), bytes)
-      assert.isAbove(yield* store.memoryUsage("x"), bytes)
+      assert.strictEqual(yield* store.bytes(), bytes + Events.sessionOverhead)
+      assert.isAbove(yield* store.memoryUsage("x"), 0)
     }))
 
   it.scopedLive("two processes on one Redis: appended by one, resumed by the other", () =>
@@ -97,16 +100,19 @@ describe("RedisEventStore", () => {
   it.scopedLive("the byte budget: the session's oldest events go first; a resumption across them is refused, one after them served", () =>
     Effect.gen(function*() {
       const server = yield* Services.redisServer()
-      const store = yield* storeOn(server.url, { maxBytesPerSession: 3100 })
+      // Three streams and three events of 1,000 bytes fit, not four.
+      const one = Events.eventBytes(1000)
+      const budget = 3 * Events.streamOverhead + 3 * one + 100
+      const store = yield* storeOn(server.url, { maxBytesPerSession: budget })
       const big = (stream: string, seq: number) => event(stream, seq, String(seq).repeat(1000))
       yield* store.append("x", big("a", 0))
       yield* store.append("x", big("b", 0))
       yield* store.append("x", big("a", 1))
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "served")
-      // About 4 × 1003 bytes: a_0, the oldest, goes.
+      // A fourth: a_0, the oldest, goes.
       yield* store.append("x", big("b", 1))
-      assert.isAtMost(yield* store.bytes("x"), 3100)
-      assert.strictEqual(yield* store.bytes("x"), 3 * 1003)
+      assert.isAtMost(yield* store.bytes("x"), budget)
+      assert.strictEqual(yield* store.bytes("x"), 2 * Events.streamOverhead + 3 * one)
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 0))), ["1".repeat(1000)])
       // Two more: b_0 and a_1 go; a resumption of a needing a_1 is refused, of b after b_0 served.
       yield* store.append("x", big("b", 2))
@@ -115,12 +121,34 @@ describe("RedisEventStore", () => {
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("a", 1))), [])
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "served")
       assert.deepStrictEqual((yield* store.after("x", EventStore.eventId("b", 0))).map((e) => e.id), ["b_1", "b_2"])
-      assert.strictEqual(yield* store.bytes("x"), 3 * 1003)
+      assert.strictEqual(yield* store.bytes("x"), 3 * Events.streamOverhead + 3 * one)
       // An event larger than the whole budget is not kept: resuming before it is refused.
       yield* store.append("x", event("d", 0, ""))
       yield* store.append("x", event("d", 1, "x".repeat(4000)))
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("d", 0))), "evicted")
+      assert.isAtMost(yield* store.bytes("x"), budget)
     }))
+
+  it.scopedLive(
+    "what the budgets count is at least what Redis holds (MEMORY USAGE), whatever the events' size",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const store = yield* storeOn(server.url, { maxBytesPerSession: 1e9, maxBytes: 1e10 })
+        for (const [size, streams, events] of [[10, 100, 1], [180, 1, 1000], [2150, 1, 1000], [9000, 2, 200]]) {
+          const session = `s${size}`
+          for (let s = 0; s < streams; s++) {
+            for (let seq = 0; seq < events; seq++) yield* store.append(session, event(`k${s}`, seq, "x".repeat(size)))
+          }
+          const counted = (yield* store.bytes(session)) + Events.sessionOverhead
+          const held = yield* store.memoryUsage(session)
+          assert.isAtMost(held, counted, `${streams} streams of ${events} events of ${size} bytes`)
+          // Not wildly over either: the budget is not wasted.
+          assert.isAbove(held, counted * 0.5, `${streams} streams of ${events} events of ${size} bytes`)
+        }
+      }),
+    { timeout: 30_000 }
+  )
 
   it.scopedLive("the newest events of a stream and the newest streams of a session", () =>
     Effect.gen(function*() {
@@ -133,7 +161,7 @@ describe("RedisEventStore", () => {
       yield* store.append("x", event("c", 0))
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 1))), "unknown-stream")
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "served")
-      assert.strictEqual(yield* store.bytes("x"), 2 * ("b:0".length + "b_0".length))
+      assert.strictEqual(yield* store.bytes("x"), 2 * (Events.streamOverhead + Events.eventBytes("b:0".length)))
     }))
 
   it.scopedLive(
@@ -177,10 +205,9 @@ describe("RedisEventStore", () => {
       const server = yield* Services.redisServer()
       const store = yield* storeOn(server.url)
       for (let seq = 0; seq <= 2; seq++) yield* store.append("x", event("a", seq))
-      // As many entries as the last position says, one of them not where it should be.
+      // One entry more than its positions say.
       const redis = yield* RedisConnection.make({ url: server.url })
-      yield* redis.use((r) => r.xadd("mcp:events:{x}:s:a", "4-99", "d", "a:4"))
-      yield* redis.use((r) => r.hset("mcp:events:{x}:meta", "l:a", "3"))
+      yield* redis.use((r) => r.rpush("mcp:events:{x}:s:a", "99:a:3"))
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
     }))
 
@@ -196,19 +223,24 @@ describe("RedisEventStore", () => {
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
       assert.strictEqual(yield* reasonOf(store.after("y", EventStore.eventId("a", 0))), "served")
       assert.strictEqual(yield* store.bytes("x"), 0)
+      // Only y's keys are left, and only y is counted across sessions.
       const redis = yield* RedisConnection.make({ url: server.url })
-      const keys = yield* redis.use((r) => r.keys("*"))
+      const keys = (yield* redis.use((r) => r.keys("mcp:events:{*"))).sort()
       assert.isTrue(keys.length > 0 && keys.every((key) => key.startsWith("mcp:events:{y}:")), keys.join(", "))
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
+      assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
     }))
 
-  it.scopedLive("ttl: a session's keys expire after its last append; an append keeps them", () =>
+  it.scopedLive("ttl: a session's keys expire after its last append; an append keeps them; the sum forgets them", () =>
     Effect.gen(function*() {
       const server = yield* Services.redisServer()
       const store = yield* storeOn(server.url, { ttl: "400 millis" })
       yield* store.append("x", event("a", 0))
       yield* store.append("x", event("b", 0))
       const redis = yield* RedisConnection.make({ url: server.url })
-      const ttls = yield* redis.use((r) => r.keys("*").then((keys) => Promise.all(keys.map((k) => r.pttl(k)))))
+      const ttls = yield* redis.use((r) =>
+        r.keys("mcp:events:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
+      )
       assert.isTrue(ttls.length >= 4 && ttls.every((t) => t > 0 && t <= 400), ttls.join(", "))
       yield* Effect.sleep(250)
       yield* store.append("x", event("b", 1))
@@ -218,7 +250,62 @@ describe("RedisEventStore", () => {
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("b", 0))), ["b:1"])
       yield* Effect.sleep(500)
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
-      assert.deepStrictEqual(yield* redis.use((r) => r.keys("*")), [])
+      assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:events:{*")), [])
+      // The next append anywhere prunes it from the sum across sessions.
+      yield* store.append("y", event("a", 0))
+      assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
+    }))
+
+  it.scopedLive("with a session record on the same Redis, its events live as long as the record", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      // Its own ttl is an hour: the record's (2 seconds left) wins.
+      const store = yield* storeOn(server.url, { ttl: "1 hour" })
+      const redis = yield* RedisConnection.make({ url: server.url })
+      yield* redis.use((r) => r.set("mcp:session:x", "record", "PX", 2_000))
+      yield* store.append("x", event("a", 0))
+      yield* store.append("x", event("a", 1))
+      const ttls = yield* redis.use((r) =>
+        r.keys("mcp:events:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
+      )
+      assert.isTrue(ttls.length >= 3 && ttls.every((t) => t > 1_000 && t <= 2_000), ttls.join(", "))
+      // Without a record: its own.
+      yield* store.append("y", event("a", 0))
+      assert.isAbove(yield* redis.use((r) => r.pttl("mcp:events:{y}:meta")), 3_000_000)
+    }))
+
+  it.scopedLive("the budget across sessions: the one holding the most is trimmed first; small ones keep theirs", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const one = Events.eventBytes(1000)
+      const session = Events.sessionOverhead + Events.streamOverhead
+      // Room for two sessions of 4 events and one of 1, not more.
+      const maxBytes = 3 * session + 9 * one
+      const store = yield* storeOn(server.url, { maxBytes })
+      const other = yield* storeOn(server.url, { maxBytes })
+      const big = (seq: number) => event("s", seq, String(seq % 10).repeat(1000))
+      yield* store.append("small", big(0))
+      for (let seq = 0; seq < 4; seq++) yield* store.append("a", big(seq))
+      for (let seq = 0; seq < 4; seq++) yield* other.append("b", big(seq))
+      assert.strictEqual(yield* store.bytes(), maxBytes)
+      // Filling one session further trims the largest (itself): small keeps its one.
+      for (let seq = 4; seq < 20; seq++) {
+        yield* store.append("a", big(seq))
+        assert.isAtMost(yield* store.bytes(), maxBytes)
+      }
+      assert.strictEqual(yield* reasonOf(store.after("small", EventStore.eventId("s", 0))), "served")
+      assert.strictEqual(yield* store.bytes("small"), Events.streamOverhead + one)
+      // a and b hold an equal share, each at most one event apart.
+      const [a, b] = [yield* store.bytes("a"), yield* store.bytes("b")]
+      assert.isAtMost(Math.abs(a - b), one)
+      // a's newest events are kept, its oldest refused.
+      assert.strictEqual(yield* reasonOf(store.after("a", EventStore.eventId("s", 16))), "served")
+      assert.strictEqual(yield* reasonOf(store.after("a", EventStore.eventId("s", 0))), "evicted")
+      // Cleared sessions leave the sum.
+      yield* store.clear("a")
+      yield* store.clear("b")
+      assert.strictEqual(yield* store.bytes(), session + one)
     }))
 
   it.scopedLive(

@@ -39,6 +39,15 @@ const Slow = Tool.make(
   () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, "interrupted")), Effect.as("never"))
 )
 
+const Extra = Tool.make("extra", {}, () => Effect.succeed("extra"))
+
+/** Adds the tool `extra`: every session hears tools/list_changed. */
+const Edit = Tool.make(
+  "edit",
+  {},
+  () => Effect.flatMap(McpServer.McpServer, (server) => Effect.as(server.addTool(Extra), "added"))
+)
+
 const Notify = Tool.make(
   "notify",
   {},
@@ -52,11 +61,15 @@ const dualInstance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
     yield* Layer.buildWithScope(
       NodeMcpServer.layerHttp({ port }).pipe(
         Layer.provide(
-          McpServer.layer({
-            serverInfo: { name: "shared", version: "1.0.0" },
-            revisions: ["2025-11-25", "2026-07-28"],
-            tools: [Echo]
-          })
+          Layer.effectDiscard(Effect.flatMap(McpServer.McpServer, (server) => server.addTool(Edit))).pipe(
+            Layer.provideMerge(
+              McpServer.layer({
+                serverInfo: { name: "shared", version: "1.0.0" },
+                revisions: ["2025-11-25", "2026-07-28"],
+                tools: [Echo]
+              })
+            )
+          )
         ),
         Layer.provide(RedisState.layer({ url }))
       ),
@@ -209,6 +222,40 @@ describe("handshake sessions shared on Redis, three instances", () => {
       yield* call(a, session, 4, "notify")
       const got = yield* heard.await.pipe(Effect.flatten, Effect.timeout(5_000))
       assert.deepStrictEqual(got.at(-1).params, { elicitationId: "e-1" })
+    }))
+
+  it.scopedLive("a list changed while no instance held the GET stream is told when it resumes on another", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b, c] = yield* Effect.all([dualInstance(redis.url), dualInstance(redis.url), dualInstance(redis.url)])
+      const session = yield* initialize(a)
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      const headers = (lastEventId?: string) => ({
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25",
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+      })
+      // Held on A: the client reads its priming event's id, then goes away (its connection ends).
+      const lastEventId = yield* Effect.promise(async () => {
+        const aborted = new AbortController()
+        const response = await fetch(a, { headers: headers(), signal: aborted.signal })
+        const reader = response.body!.getReader()
+        let text = ""
+        while (!/^id: ?(\S+)$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value)
+        aborted.abort()
+        return /^id: ?(\S+)$/m.exec(text)![1]
+      })
+      // A tool added on B while no instance holds the stream.
+      const added = yield* call(b, session, 8, "edit")
+      assert.deepStrictEqual(added.at(-1).result.content, [{ type: "text", text: "added" }])
+      // Resumed on C: what it missed is told (before: nothing came).
+      const resumed = yield* Effect.promise(() => fetch(c, { headers: headers(lastEventId) }))
+      assert.strictEqual(resumed.status, 200)
+      const told = yield* Effect.promise(() =>
+        HttpWire.events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
+      )
+      assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
     }))
 
   it.scopedLive("Redis down: a request of a session not held here is a 503 with its id; back, it is served", () =>

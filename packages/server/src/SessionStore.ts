@@ -16,7 +16,9 @@
  *   answer POSTed to any instance reaches the one waiting for it (`send`); a cancellation is
  *   `broadcast` to whoever runs the request; a frame for a session's standalone stream (the GET
  *   stream, or a legacy session's SSE stream) reaches the instance holding it (`toStandalone`,
- *   `holdStandalone`), and waits for the next one, bounded, while none does.
+ *   `holdStandalone`), and waits for the next one, bounded, while none does. Changes to the
+ *   server's lists and resources are told by the instance holding the stream; what changed while
+ *   none held it (its instance died, or the client was away) the next one tells (`missed`).
  *
  * `@effect-mcp/redis` provides one on Redis.
  *
@@ -30,6 +32,7 @@ import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type * as NotificationBus from "./NotificationBus.js"
 
 /**
  * One session, as stored.
@@ -130,6 +133,16 @@ export interface Service {
   readonly holdStandalone: (
     sessionId: string
   ) => Effect.Effect<Queue.Dequeue<string>, SessionStoreUnavailable, Scope.Scope>
+  /**
+   * The changes (list changes, resource updates) that may not have reached the standalone stream
+   * of session `sessionId` while no instance held it (the one that held it died, or the client
+   * was away), asked for by the instance that begins to hold it, once `holdStandalone` holds it:
+   * the server tells the client of those it asked to hear (a list change at least once). `"all"`
+   * when the store cannot tell which (every list may have changed). Absent: nothing is made up for.
+   */
+  readonly missed?:
+    | ((sessionId: string) => Effect.Effect<ReadonlyArray<NotificationBus.Event> | "all", SessionStoreUnavailable>)
+    | undefined
   /**
    * Whether the store can serve now (a shared one: its backing service answers), for the HTTP
    * handler's `readyPath`. Absent: always.

@@ -67,6 +67,8 @@ export const serve = (
     })
     const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
     host = engine
+    // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
+    handshake?.attach()
 
     if (handshake !== undefined) yield* eras.registry.listen(handshake.fanOut)
     // Run before the engine's own finalizer (which interrupts every request in flight).

@@ -30,6 +30,7 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
+import type * as NotificationBus from "../NotificationBus.js"
 import * as Resource from "../Resource.js"
 import * as Eager from "./eager.js"
 import type { Changes, Registry } from "./registry.js"
@@ -468,6 +469,8 @@ export interface OnEngine {
   readonly batching: (client: Transport.ClientId) => Effect.Effect<boolean>
   /** Change notifications for the era's clients. */
   readonly fanOut: (changes: Changes) => Effect.Effect<void>
+  /** Tells the transport's shared sessions of this era, once the engine's host is set. */
+  readonly attach: () => void
 }
 
 /**
@@ -504,7 +507,8 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
         session.current = fromSnapshot(snapshot, session.current.since, session.current.roots)
         Effect.runSync(Ref.set(session.state, session.current))
       },
-      end: (client) => Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client)))
+      end: (client) => Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client))),
+      held: (client, missed) => Effect.flatMap(sessionOf(client), (session) => tell(session, missed))
     })
   }
   const stateOf = (client: Transport.ClientId): Effect.Effect<State> => {
@@ -589,6 +593,35 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     }
   }
 
+  /**
+   * Shared: what a session missed while no instance held its stream, told now that this one does
+   * (each list once, each resource once; "all": every list it may hear of).
+   */
+  const tell = (session: Session, missed: ReadonlyArray<NotificationBus.Event> | "all") =>
+    Effect.flatMap(Ref.get(session.state), (s) =>
+      Effect.gen(function*() {
+        if (s.phase !== "ready") return
+        const { peer } = host()
+        const lists = new Set<string>(missed === "all" ? Object.keys(listChanged) : [])
+        const uris = new Set<string>()
+        if (missed !== "all") {
+          for (const event of missed) {
+            if (event._tag === "ListChanged") lists.add(event.kind)
+            else uris.add(event.uri)
+          }
+        }
+        for (const kind of lists) {
+          const declared = (s.capabilities as Record<string, { listChanged?: boolean } | undefined>)[kind]
+          if (declared?.listChanged === true) yield* Effect.ignore(peer.notify(session.client, listChanged[kind]))
+        }
+        if (s.capabilities.resources?.subscribe !== true || s.subscriptions.size === 0) return
+        for (const uri of uris) {
+          if (Array.from(s.subscriptions).some((subscribed) => Resource.covers(subscribed, uri))) {
+            yield* Effect.ignore(peer.notify(session.client, "notifications/resources/updated", { uri }))
+          }
+        }
+      }))
+
   // Changes → notifications, for every ready session.
   const fanOut = (changes: Changes) =>
     Effect.forEach(
@@ -647,6 +680,7 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     // By the negotiated revision: a 2025-03-26 client may batch notifications/initialized with its
     // first requests (each item still goes through its phase's table; initialize is never batched).
     batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision)),
-    fanOut
+    fanOut,
+    attach
   }
 }

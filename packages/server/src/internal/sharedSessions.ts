@@ -7,10 +7,12 @@
  * The era hands the shared part of a session's state (`Snapshot`) to the transport whenever it
  * changes (`changed`, awaited before the change is answered, so the next request, on any
  * instance, sees it), begins a session that began elsewhere from its record (`adopt`), and is
- * told when another instance changed it (`refresh`) or ended it (`end`).
+ * told when another instance changed it (`refresh`) or ended it (`end`), and when this instance
+ * begins to hold its standalone stream (`held`).
  */
 import type { McpError, Transport } from "@effect-mcp/core"
 import type * as Effect from "effect/Effect"
+import type * as NotificationBus from "../NotificationBus.js"
 
 /** The shared part of a handshake session's state, as plain JSON. */
 export interface Snapshot {
@@ -29,6 +31,15 @@ export interface Era {
   readonly refresh: (client: Transport.ClientId, snapshot: Snapshot) => void
   /** The session of `client` ended for good (not only here): what it owns ends. */
   readonly end: (client: Transport.ClientId) => void
+  /**
+   * The standalone stream of `client`'s session is held here from now on: the session begins
+   * here (from its record) if it had not, so that it hears the changes to come, and is told of
+   * those it `missed` while no instance held it (`"all"`: every list may have changed).
+   */
+  readonly held: (
+    client: Transport.ClientId,
+    missed: ReadonlyArray<NotificationBus.Event> | "all"
+  ) => Effect.Effect<void>
 }
 
 /** What the transport offers the handshake era. */

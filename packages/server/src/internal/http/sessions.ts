@@ -26,6 +26,7 @@ import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as EffectStream from "effect/Stream"
 import * as EventStore from "../../EventStore.js"
+import type * as NotificationBus from "../../NotificationBus.js"
 import * as SessionStore from "../../SessionStore.js"
 import * as Holders from "../holders.js"
 import type * as Shared from "../sharedSessions.js"
@@ -440,9 +441,16 @@ export class Session {
     const scope = Effect.runSync(Scope.make())
     this.holding = scope
     const channel = this.standalone
+    const sessions = this.sessions
     this.sessions.config.fork(
       Effect.gen(function*() {
         const frames = yield* shared.store.holdStandalone(channel.session.id)
+        // What changed while no instance held it (its holder died, or the client was away) is told
+        // now; Redis unreachable, every list may have changed.
+        const missed = shared.store.missed === undefined
+          ? []
+          : yield* Effect.orElseSucceed(shared.store.missed(channel.session.id), () => "all" as const)
+        yield* sessions.held(channel.session, missed)
         while (true) {
           const text = yield* Queue.take(frames)
           let frame: JsonRpc.Frame
@@ -1020,6 +1028,14 @@ export class Sessions {
     })
   }
 
+  /**
+   * Shared: this instance holds the standalone stream of `session` from now on; the era tells it
+   * what it `missed` while none did.
+   */
+  held(session: Session, missed: ReadonlyArray<NotificationBus.Event> | "all"): Effect.Effect<void> {
+    return this.era === undefined || session.ended ? Effect.void : this.era.held(session.client, missed)
+  }
+
   /** Shared: this instance's replica of a session goes (the session goes on, elsewhere or later here). */
   release(session: Session): void {
     if (session.ended) return
@@ -1041,20 +1057,40 @@ export class Sessions {
       const now = this.now()
       const ending: Array<Session> = []
       const expiring: Array<Effect.Effect<void>> = []
+      const touching: Array<Effect.Effect<void>> = []
+      const shared = this.config.shared
       for (const session of this.byClient.values()) {
         if (this.config.maxRequestMillis !== undefined) {
           expiring.push(session.expire(now, this.config.maxRequestMillis, this.host.receiver))
         }
         if (session.idle(now, this.config.idleMillis)) {
           // Shared: the replica goes; the session ends when its record expires (no instance touched it).
-          if (this.config.shared !== undefined && session.registered) this.release(session)
+          if (shared !== undefined && session.registered) this.release(session)
           else ending.push(session)
-        } else session.keepAlive()
+        } else {
+          session.keepAlive()
+          // Shared: a session kept only by a connection open here (its GET stream, a long request)
+          // lives on in the store too, its record and its events.
+          if (shared !== undefined && session.registered && now - session.touchedAt >= shared.touchMillis) {
+            session.touchedAt = now
+            touching.push(this.touch(shared, session))
+          }
+        }
       }
       return Effect.zipRight(
-        Effect.all(expiring, { discard: true }),
+        Effect.all([...expiring, ...touching], { discard: true }),
         Effect.forEach(ending, (session) => this.end(session), { discard: true })
       )
+    })
+  }
+
+  /** Shared: a session's record touched; gone (ended elsewhere, expired), its replica goes. */
+  private touch(shared: SharedConfig, session: Session): Effect.Effect<void> {
+    return Effect.match(shared.store.touch(session.id, this.config.idleMillis), {
+      onFailure: () => undefined,
+      onSuccess: (alive) => {
+        if (!alive) this.release(session)
+      }
     })
   }
 
