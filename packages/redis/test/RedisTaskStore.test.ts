@@ -3,7 +3,7 @@
  * bounds, TTL expiry and the lease rule, two stores on one Redis (two server processes), Redis
  * lost and back, and two `McpServer`s sharing the store at the wire.
  */
-import { MemoryTransport } from "@effect-mcp/core"
+import { MemoryTransport, type Transport } from "@effect-mcp/core"
 import * as McpServer from "@effect-mcp/server/McpServer"
 import * as TaskStore from "@effect-mcp/server/TaskStore"
 import * as Tool from "@effect-mcp/server/Tool"
@@ -505,7 +505,16 @@ const instance = (store: TaskStore.Service, interrupted: Ref.Ref<number>) =>
       Effect.provideService(TaskStore.TaskStore, store)
     )
     const { protocol, remote } = yield* MemoryTransport.connection
-    yield* Effect.forkScoped(server.serve(protocol))
+    // One client behind a load balancer that forwards its address: its tasks are its own on every instance.
+    const fromOneAddress: Transport.Protocol = {
+      ...protocol,
+      run: (receiver) =>
+        protocol.run({
+          ...receiver,
+          receive: (client, inbound, context) => receiver.receive(client, inbound, { ...context, peer: "192.0.2.7" })
+        })
+    }
+    yield* Effect.forkScoped(server.serve(fromOneAddress))
     const ids = yield* Ref.make(1)
     return (method: string, params: Record<string, unknown>) =>
       Effect.gen(function*() {
@@ -569,7 +578,7 @@ describe("RedisTaskStore under two McpServers", () => {
       const call = yield* instance(store, interrupted)
       // As an instance that died would leave it: running, its lease about to lapse, nobody renewing it.
       yield* store.create(record("orphan", {
-        owner: `client:${clientInfo.name}@${clientInfo.version}`,
+        owner: "peer:192.0.2.7",
         name: "sleepy",
         lease: { holder: "dead", expiresAt: Date.now() + 200 }
       }))
