@@ -243,6 +243,22 @@ class HandshakeRequest implements RequestContext {
     return ownerOf(this.host, this.session.client)
   }
 
+  forTask() {
+    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
+    // `_meta` stay, and the session it asks in.
+    const meta = this.meta
+    const request: JsonRpc.Request = {
+      jsonrpc: "2.0",
+      id: this.request.id,
+      method: this.request.method,
+      ...(meta !== undefined ? { params: { _meta: meta } } : {})
+    }
+    return {
+      context: new HandshakeRequest(request, this.server, this.host, this.auth).attach(this.session, this.snapshot),
+      bytes: Tasks.sizeOf(meta)
+    }
+  }
+
   // Methods are getters returning functions, so that a handler may destructure the service.
   get progress(): McpRequest.Service["progress"] {
     return (progress, total, message) => {

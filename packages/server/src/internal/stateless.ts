@@ -143,6 +143,35 @@ class StatelessRequest implements RequestContext {
     return Option.isSome(info) ? `client:${info.value.name}@${info.value.version}` : "client:"
   }
 
+  forTask() {
+    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
+    // `_meta` stay, and of the answers this retry brought, those the run read.
+    const request: JsonRpc.Request = {
+      jsonrpc: "2.0",
+      id: this.request.id,
+      method: this.request.method,
+      params: { _meta: this.meta }
+    }
+    const context = new StatelessRequest(
+      request,
+      this.client,
+      this.revision,
+      this.meta,
+      this.clientCapabilities,
+      this.level,
+      this.host,
+      this.auth
+    )
+    context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
+    for (const key of this.consumed) context.consumed.add(key)
+    context.userState = this.userState
+    return {
+      context,
+      bytes: Tasks.sizeOf(this.meta) + Tasks.sizeOf(context.answers) +
+        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
+    }
+  }
+
   // Methods are getters returning functions, so that a handler may destructure the service.
   get progress(): McpRequest.Service["progress"] {
     return (progress, total, message) => {

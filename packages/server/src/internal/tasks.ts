@@ -1,8 +1,9 @@
 /**
  * The tasks runtime: one per server, over every engine. A tool call that runs as a task is a
  * record in the `TaskStore` (created before the client hears of it) and a fiber of this
- * instance, forked in the runtime's scope, so it outlives its request. The two revisions differ
- * on the wire only (the shapes at the bottom); this runs both.
+ * instance, forked from the server's runtime (not from its request: it keeps of the request only
+ * what it needs, counted with its arguments against the store's bytes), so it outlives its
+ * request. The two revisions differ on the wire only (the shapes at the bottom); this runs both.
  *
  * - The handler is the tool's own Effect, run with a task's `McpRequest` (`TaskRequest`): its
  *   progress becomes the task's status message; its asks become the task's input requests
@@ -31,6 +32,7 @@ import {
   Telemetry
 } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -40,9 +42,11 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
+import * as EffectRuntime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as McpRequest from "../McpRequest.js"
 import * as McpTask from "../McpTask.js"
 import type * as TaskStore from "../TaskStore.js"
@@ -121,6 +125,49 @@ const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decod
 /** How the answer to an input request of `method` is read. */
 const decoderOf = (method: string): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> =>
   method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+
+/**
+ * The characters a value would take as JSON, about (strings by their length, every other leaf
+ * as 8): what a task holds of its request is counted so. Each object once, without recursion;
+ * counting stops at `limit`.
+ */
+export const sizeOf = (value: unknown, limit = Number.MAX_SAFE_INTEGER): number => {
+  let total = 0
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0 && total < limit) {
+    const u = stack.pop()
+    if (typeof u === "string") total += u.length + 2
+    else if (typeof u !== "object" || u === null) total += 8
+    else if (seen.has(u)) continue
+    else {
+      seen.add(u)
+      if (ArrayBuffer.isView(u)) total += u.byteLength
+      else if (u instanceof Map || u instanceof Set) {
+        total += 2
+        for (const entry of u) stack.push(entry)
+      } else if (Array.isArray(u)) {
+        total += 2 + u.length
+        for (const item of u) stack.push(item)
+      } else {
+        total += 2
+        for (const key of Object.keys(u)) {
+          total += key.length + 4
+          stack.push((u as Record<string, unknown>)[key])
+        }
+      }
+    }
+  }
+  return Math.min(total, limit)
+}
+
+/**
+ * What a running task costs in memory beyond what it keeps of its request and its arguments:
+ * its fiber (and the scheduler's entry for it), its `McpRequest`, its record here and in the store,
+ * its lease and watcher entries (measured: about 11.5 KB on Node 20, a handler asleep, spans off).
+ * Counted, with the rest, against the task store's byte bounds while the task runs.
+ */
+const runnerBytes = 12 * 1024
 
 // ---------------------------------------------------------------------------- the runtime
 
@@ -314,15 +361,21 @@ export const make = (
     )
 
     /** Creates the record: from here on `tasks/get` finds it. */
-    const create = (tool: Tool.Tool, request: RequestContext, requestedTtlMs: number | undefined) =>
+    const create = (
+      tool: Tool.Tool,
+      owner: string,
+      revision: string,
+      held: number,
+      requestedTtlMs: number | undefined
+    ) =>
       Effect.suspend(() => {
         const at = now()
         const policy = tool.task!
         const ttlMs = Math.min(options.maxTtlMs, Math.max(1_000, requestedTtlMs ?? policy.ttlMs ?? options.ttlMs))
         const record: TaskRecord = {
           taskId: newId(),
-          owner: ownerOf(request),
-          revision: request.revision,
+          owner,
+          revision,
           method: "tools/call",
           name: tool.name,
           status: "working",
@@ -336,7 +389,8 @@ export const make = (
           outcome: undefined,
           cancelRequested: false,
           lease: { holder: options.instance, expiresAt: at + options.leaseMs },
-          version: 0
+          version: 0,
+          held
         }
         return Effect.as(
           Effect.mapError(store.create(record), (error) =>
@@ -347,10 +401,51 @@ export const make = (
         )
       })
 
+    /**
+     * Where tasks run: the server's runtime (what it was built with, but the span it was built
+     * in), not the request's fiber. A fiber keeps what it was forked from (its context, its fiber
+     * refs, and, through Effect's own bookkeeping, its parent fiber) for as long as it runs: a task
+     * forked from its request would keep the whole message, megabytes the tool never sees.
+     */
+    const built = yield* Effect.runtime<never>()
+    const serverContext = Context.omit(Tracer.ParentSpan)(built.context)
+    /**
+     * Forks a task's handler with its `McpRequest` and `McpTask` in the context it starts with (not
+     * provided around it: every layer of a fiber's stack stays as long as the fiber waits).
+     */
+    const fork = (run: Effect.Effect<Tool.Result, McpError.McpError>, task: TaskRequest, service: McpTask.Service) =>
+      EffectRuntime.runFork(
+        EffectRuntime.make({
+          context: Context.add(Context.add(serverContext, McpRequest.McpRequest, task), McpTask.McpTask, service),
+          fiberRefs: built.fiberRefs,
+          runtimeFlags: built.runtimeFlags
+        }),
+        run,
+        { immediate: false }
+      )
+    // The tasks this instance runs stop with it (as any interrupted handler, each ends cancelled).
+    yield* Effect.addFinalizer(() =>
+      Fiber.interruptAll(Array.from(locals.values(), (local) => local.fiber))
+    )
+
     const start: Runtime["start"] = (tool, args, request, requestedTtlMs) =>
+      Effect.flatMap(
+        Deferred.make<TaskRecord, McpError.McpError>(),
+        (detached) => launch(tool, args, new TaskRequest(request, runtime, detached), requestedTtlMs)
+      )
+
+    /**
+     * Runs a call as a task. Nothing here holds the request but the task's `McpRequest` until it
+     * detaches (the closures made here live as long as the task: they must not see the request).
+     */
+    const launch = (
+      tool: Tool.Tool,
+      args: unknown,
+      task: TaskRequest,
+      requestedTtlMs: number | undefined
+    ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
       Effect.gen(function*() {
-        const detached = yield* Deferred.make<TaskRecord, McpError.McpError>()
-        const task = new TaskRequest(request, runtime, detached)
+        const detached = task.detached
         /** Once a task: its outcome settled when its handler ends, however it ends. */
         const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
           Effect.suspend(() => {
@@ -361,8 +456,7 @@ export const make = (
             return Effect.zipRight(
               finish(record.taskId, exit),
               Effect.flatMap(
-                Effect.orElseSucceed(store.get(record.taskId), () =>
-                  Option.none()),
+                Effect.orElseSucceed(store.get(record.taskId), () => Option.none()),
                 (after) =>
                   Effect.sync(() => {
                     forget(record.taskId)
@@ -378,27 +472,36 @@ export const make = (
         // The task is created, known here, and its run watched, in one step that nothing interrupts:
         // a task can never be left without a runner (the handler detaching runs it, so the request's
         // own end does not matter from here on). A task that cannot be created stops the handler.
+        // From then on the task keeps of its request only what it needs (`forTask`), counted with
+        // its arguments and its runner against the store's bounds.
         const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
           Option.isSome(polled)
             ? Effect.void
-            : Effect.flatMap(Effect.exit(create(tool, request, requestedTtlMs)), (exit) => {
-              if (Exit.isFailure(exit)) {
-                return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
-              }
-              const record = exit.value
-              // Runs in the handler's own fiber: that fiber is the task's runner from here on.
-              return Effect.withFiberRuntime<void>((fiber) => {
-                // Its span (telemetry on) names the task it became.
-                const span = fiber.currentSpan
-                if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
-                  span.attribute("mcp.task.id", record.taskId)
+            : Effect.suspend(() => {
+              const origin = task.base.forTask()
+              const held = runnerBytes + origin.bytes + sizeOf(args)
+              const created = create(tool, ownerOf(task.base), task.base.revision, held, requestedTtlMs)
+              return Effect.flatMap(Effect.exit(created), (exit) => {
+                if (Exit.isFailure(exit)) {
+                  return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
                 }
-                task.record = record
-                locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
-                if (request.notifySession !== undefined) {
-                  sessions.set(record.taskId, request.notifySession.bind(request))
-                }
-                return Deferred.succeed(detached, record)
+                const record = exit.value
+                // Runs in the handler's own fiber: that fiber is the task's runner from here on.
+                return Effect.withFiberRuntime<void>((fiber) => {
+                  // Its span (telemetry on) names the task it became.
+                  const span = fiber.currentSpan
+                  if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
+                    span.attribute("mcp.task.id", record.taskId)
+                  }
+                  task.record = record
+                  task.base = origin.context
+                  locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
+                  const { notifySession } = origin.context
+                  if (notifySession !== undefined) {
+                    sessions.set(record.taskId, notifySession.bind(origin.context))
+                  }
+                  return Deferred.succeed(detached, record)
+                })
               })
             })))
         task.detachEffect = detach
@@ -408,21 +511,19 @@ export const make = (
           status: (message) => task.setStatus(message)
         }
         const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
-          .pipe(
-            Effect.onExit(settled),
-            Effect.provideService(McpRequest.McpRequest, task),
-            Effect.provideService(McpTask.McpTask, service)
-          )
+          .pipe(Effect.onExit(settled))
         // Until it detaches, a plain request: interrupted with it, its outcome the request's. With
         // spans on, it runs in a span of its own, a child of the request's, that lasts as long as it.
         const { spans } = yield* Telemetry.enabled
+        const parent = spans ? yield* Effect.serviceOption(Tracer.ParentSpan) : Option.none()
         const run = spans
           ? Effect.withSpan(handler, runSpanName(tool.name), {
             kind: "internal",
-            attributes: { [Telemetry.attributes.toolName]: tool.name }
+            attributes: { [Telemetry.attributes.toolName]: tool.name },
+            ...(Option.isSome(parent) ? { parent: parent.value } : { root: true })
           })
           : handler
-        const fiber = yield* Effect.forkIn(run, scope)
+        const fiber = fork(run, task, service)
         const first = yield* Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
@@ -669,7 +770,8 @@ class TaskRequest implements McpRequest.Service {
   private readonly keys = new Set<string>()
 
   constructor(
-    readonly base: RequestContext,
+    /** The request that made it; once it is a task, what it keeps of that request (`forTask`). */
+    public base: RequestContext,
     readonly runtime: Runtime & Internal,
     readonly detached: Deferred.Deferred<TaskRecord, McpError.McpError>
   ) {}
