@@ -412,11 +412,13 @@ export const makeServer = (
         attempt
       )
     }
-    // No state: the first call. Answers given before anything was asked are taken as they are
-    // (a client may know what a tool asks; the conformance suite's
-    // `input-required-result-ignore-extra-params` has it so); once a round was asked, only its
-    // own keys count (above), and the sealed answers of earlier rounds win.
-    if (given.inputResponses !== undefined) request.answers = given.inputResponses
+    // No state: the first call, which was asked nothing. Its `inputResponses` answer no input
+    // request (their keys are those of an `inputRequests` map, and there was none), so they are
+    // ignored, as the revision says of what a server does not recognize or need: a retry
+    // contributes only what the last round asked (the keys its sealed state names), and a first
+    // call only its params. Every answer is thus one the server asked for, in the round it asked
+    // it. (Not refused: a first call with answers is not malformed, and what is missing is asked,
+    // not an error.)
     const ran = run(request)
     return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
   }
