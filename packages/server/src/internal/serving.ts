@@ -83,6 +83,11 @@ export interface RequestContext extends McpRequest.Service {
   /** A handshake session's notification, not tied to a request (a task's status). */
   readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
   /**
+   * A handshake session's `tasks/result`: the asks of the task sent to the session's own stream
+   * and not delivered yet go on this request's stream instead.
+   */
+  readonly claimTaskAsks?: (taskId: string) => Effect.Effect<void>
+  /**
    * What a task keeps of this request once it runs on its own: the same context without the
    * message (its id, method and `_meta` only; of a multi-round trip's answers, those the run read),
    * and the characters of what it kept (counted against the task store's bounds).

@@ -9,7 +9,8 @@
  *   progress becomes the task's status message; its asks become the task's input requests
  *   (2026-07-28: kept in the store and answered by `tasks/update`; 2025-11-25: requests to the
  *   client tagged with the related task, on the stream of a waiting `tasks/result` when there is
- *   one, else the session's own), with the task `input_required` while any is open.
+ *   one, else at once on the session's own (HTTP: its GET stream; one not delivered yet goes to
+ *   the next `tasks/result` instead), with the task `input_required` while any is open.
  * - A tool with `start: "onDetach"` runs as a plain request until its handler detaches: the
  *   request then gets the task, and the rest runs as it. Until then its asks are the request's
  *   (2026-07-28 multi-round trips: the answers come with a retry, before any task exists).
@@ -220,13 +221,14 @@ export interface Runtime {
 
 /**
  * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
- * `tasks/result` requests waiting on it), and who waits for one.
+ * `tasks/result` requests waiting on it).
  */
 interface Local {
   readonly owner: string
   /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
   readonly routes: Array<Route>
-  readonly waiting: Array<Deferred.Deferred<void>>
+  /** Its requestor referred to it (`TaskRequest.known`). */
+  readonly known: Deferred.Deferred<void>
   /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
@@ -276,13 +278,20 @@ export const make = (
         )
       })
 
+    /** Its requestor referred to a task this instance runs: its asks may go (`TaskRequest.known`). */
+    const knows = (taskId: string) => {
+      const local = locals.get(taskId)
+      if (local !== undefined) Deferred.unsafeDone(local.known, Exit.void)
+    }
+
     const find = (taskId: string, request: RequestContext) =>
       Effect.flatMap(
         Effect.mapError(store.get(taskId), unavailable),
-        (found) =>
-          Option.isSome(found) && found.value.owner === ownerOf(request)
-            ? Effect.succeed(found.value)
-            : Effect.fail(unknownTask(taskId))
+        (found) => {
+          if (Option.isNone(found) || found.value.owner !== ownerOf(request)) return Effect.fail(unknownTask(taskId))
+          knows(taskId)
+          return Effect.succeed(found.value)
+        }
       )
 
     /** The outcome of a finished run, as the record's terminal change (none while it runs on: interrupted). */
@@ -495,7 +504,7 @@ export const make = (
                   }
                   task.record = record
                   task.base = origin.context
-                  locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
+                  locals.set(record.taskId, { owner: record.owner, routes: [], known: task.known, fiber })
                   const { notifySession } = origin.context
                   if (notifySession !== undefined) {
                     sessions.set(record.taskId, notifySession.bind(origin.context))
@@ -620,10 +629,11 @@ export const make = (
           Effect.sync(() => {
             const route: Route = { id: request.id, via: request }
             local.routes.push(route)
-            for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.void)
             return route
           }),
-          () => wait(first),
+          // The asks it made meanwhile that no stream took yet (a client that never opened its
+          // GET stream) come here; those delivered already are not sent again.
+          () => Effect.zipRight(request.claimTaskAsks?.(taskId) ?? Effect.void, wait(first)),
           (route) =>
             Effect.sync(() => {
               const at = local.routes.indexOf(route)
@@ -633,14 +643,16 @@ export const make = (
       })
 
     const list: Runtime["list"] = (request, cursor, limit) =>
-      Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable)
+      Effect.map(Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable), (page) => {
+        for (const task of page.tasks) knows(task.taskId)
+        return page
+      })
 
-    /** A task this instance no longer runs: its local state goes, and whoever waited for a route gives up. */
+    /** A task this instance no longer runs: its local state goes. */
     const forget = (taskId: string) => {
       const local = locals.get(taskId)
       if (local === undefined) return
       locals.delete(taskId)
-      for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.interrupt(FiberId.none))
     }
 
     const endOwner: Runtime["endOwner"] = (owner) => {
@@ -715,26 +727,7 @@ export const make = (
       terminal,
       list,
       modify,
-      route: (taskId) => {
-        const local = locals.get(taskId)
-        if (local === undefined) return Effect.succeed(undefined)
-        const wait: Effect.Effect<Route> = Effect.suspend(() =>
-          local.routes.length > 0
-            ? Effect.succeed(local.routes[0])
-            : Effect.flatMap(Deferred.make<void>(), (waiter) => {
-              local.waiting.push(waiter)
-              return Effect.zipRight(
-                Effect.onInterrupt(Deferred.await(waiter), () =>
-                  Effect.sync(() => {
-                    const at = local.waiting.indexOf(waiter)
-                    if (at >= 0) local.waiting.splice(at, 1)
-                  })),
-                wait
-              )
-            })
-        )
-        return wait
-      }
+      route: (taskId) => locals.get(taskId)?.routes[0]
     }
     return runtime
   })
@@ -746,10 +739,10 @@ interface Internal {
     f: (record: TaskRecord) => Partial<TaskRecord> | undefined
   ) => Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable>
   /**
-   * The stream a 2025-11-25 ask of the task goes to: a waiting `tasks/result`'s, once there is
-   * one (the requestor picks its task's asks up there, as the revision says).
+   * The stream a 2025-11-25 ask of the task goes to now: a waiting `tasks/result`'s (the
+   * requestor picks its task's asks up there, as the revision says); none waiting, undefined.
    */
-  readonly route: (taskId: string) => Effect.Effect<Route | undefined>
+  readonly route: (taskId: string) => Route | undefined
 }
 
 const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
@@ -764,6 +757,12 @@ const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
 class TaskRequest implements McpRequest.Service {
   record: TaskRecord | undefined = undefined
   detachEffect: Effect.Effect<void> = Effect.void
+  /**
+   * Its requestor referred to the task here (`tasks/get`, `tasks/result`, `tasks/cancel`,
+   * `tasks/list`): it knows the task. A 2025-11-25 ask waits for that (tagged with a task its
+   * requestor has not taken in yet, an ask cannot be told whose it is: ext-tasks refuses it).
+   */
+  readonly known: Deferred.Deferred<void> = Deferred.unsafeMake(FiberId.none)
   /** 2025-11-25: asks open now (the task is `input_required` while any is). */
   private asking = 0
   /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
@@ -904,9 +903,14 @@ class TaskRequest implements McpRequest.Service {
     const timeout = options?.timeout
     const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
     if (base.era === "handshake" && base.askRelated !== undefined) {
-      // 2025-11-25: a request to the client, on the stream of a waiting `tasks/result` (in that
-      // request's session: a token's holder may wait from another), once one waits. The ask's
-      // timeout covers the wait.
+      // 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
+      // task (`known`), on the stream of a waiting `tasks/result` (in that request's session: a
+      // token's holder may wait from another); with none waiting, on the session's own stream
+      // (stdio: at once; HTTP: its GET stream),
+      // since the revision lets a server send on any stream and a requestor that only polls
+      // `tasks/get` (ext-tasks) never calls `tasks/result`. One not delivered yet (no GET stream
+      // open) goes to the next `tasks/result` of the session instead (`claimTaskAsks`); one
+      // delivered is not sent again. The ask's timeout covers the wait for its answer.
       const open = () => this.asking++
       const close = () => --this.asking
       const meta = { [Meta.relatedTask]: { taskId } }
@@ -914,12 +918,17 @@ class TaskRequest implements McpRequest.Service {
       return Effect.acquireUseRelease(
         Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
         () =>
-          bounded(
-            Effect.flatMap(this.runtime.route(taskId), (route) =>
-              route === undefined || route.via.askRelated === undefined
+          bounded(Effect.zipRight(
+            // Once its requestor knows the task, or (it polls another instance, or not at all) a
+            // few poll intervals after the task asked.
+            Effect.ignore(Effect.timeout(Deferred.await(this.known), knownGrace(this.record!))),
+            Effect.suspend(() => {
+              const route = this.runtime.route(taskId)
+              return route === undefined || route.via.askRelated === undefined
                 ? base.askRelated!<A>(inputRequest, capability, tagged, undefined, undefined)
-                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id))
-          ),
+                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
+            })
+          )),
         () =>
           Effect.suspend(() =>
             close() === 0
@@ -983,6 +992,12 @@ class TaskRequest implements McpRequest.Service {
     )
   }
 }
+
+/**
+ * How long a 2025-11-25 ask waits for its requestor to refer to the task before it is sent all the
+ * same: four poll intervals, at least a second.
+ */
+const knownGrace = (record: TaskRecord): number => Math.max(1_000, 4 * record.pollIntervalMs)
 
 /** Most keys one task asks under, over its life. */
 const maxKeys = 10_000
