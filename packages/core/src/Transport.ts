@@ -131,6 +131,19 @@ export interface Protocol<F = never> {
    */
   readonly unanswered?: ((client: ClientId, id: JsonRpc.RequestId) => void) | undefined
   /**
+   * Transports that keep what they cannot deliver yet (Streamable HTTP: the frames for a session's
+   * GET stream while none is open): the frames kept for `client` that `which` picks go on the stream
+   * of request `related` instead, once (a task's asks reach the `tasks/result` that waits for them).
+   * Absent where everything sent is delivered at once (stdio).
+   */
+  readonly redirect?:
+    | ((
+      client: ClientId,
+      related: JsonRpc.RequestId,
+      which: (frame: JsonRpc.Frame) => boolean
+    ) => Effect.Effect<void>)
+    | undefined
+  /**
    * What telemetry says of this transport (`network.transport`, the server's address, the session
    * of a client): see `Telemetry`. Absent, spans carry none of it.
    */

@@ -12,7 +12,7 @@ import { inspect } from "node:util"
 import * as Guard from "../src/internal/guard.js"
 import * as Method from "../src/Method.js"
 import * as Revision from "../src/Revision.js"
-import { checksOnly, parseOptions } from "../src/Schema/Base.js"
+import { checksOnly, codec, parseOptions } from "../src/Schema/Base.js"
 
 /** Every node of a JSON value, by path (the root is the empty path). */
 const paths = (value: unknown, at: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
@@ -272,5 +272,40 @@ describe("Guard: each kind of node", () => {
     assert.isUndefined(
       Guard.compile(Schema.Number.annotations({ decodingFallback: () => Either.right(0) }).ast)
     )
+  })
+})
+
+describe("Guard: exact, for a codec that drops excess properties (issue 35, item 1)", () => {
+  const Args = Schema.Struct({
+    seconds: Schema.Number,
+    inner: Schema.optional(Schema.Struct({ a: Schema.String })),
+    tags: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number }))
+  })
+
+  it("a value with a key the schema does not name fails the exact guard, at any depth", () => {
+    const exact = Guard.compile(Args.ast, true)!
+    assert.isTrue(exact({ seconds: 1, inner: { a: "x" }, tags: { any: 1 } }))
+    assert.isFalse(exact({ seconds: 1, dropped: "x" }))
+    assert.isFalse(exact({ seconds: 1, inner: { a: "x", dropped: 1 } }))
+    assert.isFalse(Guard.compile(Schema.Struct({}).ast, true)!({ dropped: 1 }))
+    // Not exact: as Schema.is, excess keys are no failure.
+    assert.isTrue(Guard.compile(Args.ast)!({ seconds: 1, dropped: "x" }))
+  })
+
+  it("codec with onExcessProperty ignore: what the schema does not name is dropped (a value without any is itself)", () => {
+    const decode = codec(Args, "decode", { errors: "all", onExcessProperty: "ignore" })
+    const big = "x".repeat(100_000)
+    assert.deepStrictEqual(
+      Either.getOrThrow(decode({ seconds: 1, dropped: big, inner: { a: "y", also: big } })),
+      { seconds: 1, inner: { a: "y" } }
+    )
+    const clean = { seconds: 2, tags: { a: 1 } }
+    assert.strictEqual(Either.getOrThrow(decode(clean)), clean)
+    // Refused, with onExcessProperty error; kept, with the wire's parse options.
+    assert.isTrue(Either.isLeft(codec(Args, "decode", { onExcessProperty: "error" })({ seconds: 1, dropped: 1 })))
+    assert.deepStrictEqual(Either.getOrThrow(codec(Args, "decode", parseOptions)({ seconds: 1, kept: 1 })), {
+      seconds: 1,
+      kept: 1
+    })
   })
 })

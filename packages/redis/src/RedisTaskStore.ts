@@ -15,7 +15,8 @@
  *   through, newest first); `P tasks:seq` numbers the creations.
  * - `P tasks:expiry`: a sorted set of the tasks with a TTL, by the moment it runs out.
  * - `P tasks:leases`: a sorted set of the running tasks with a lease, by `lease.expiresAt`.
- * - `P tasks:bytes` and `P tasks:ownerbytes`: the characters of JSON kept, overall and by owner.
+ * - `P tasks:bytes` and `P tasks:ownerbytes`: the characters of JSON kept, overall and by owner,
+ *   with what the running tasks' runners hold (`TaskRecord.held`).
  * - `P tasks`: the channel every change is published on, removals too.
  *
  * Every change (`create`, `compareAndSet`, `remove`, a sweep) is one Lua script: it checks,
@@ -62,7 +63,8 @@ type TaskRecord = TaskStore.TaskRecord
 
 /**
  * Bounds of the store (the in-memory store's, with the same defaults, held over every instance
- * together), and how it sweeps. Bytes are characters of the records' JSON, as stored.
+ * together), and how it sweeps. Bytes are characters of the records' JSON, as stored, and what
+ * the running tasks' runners hold in memory (`TaskRecord.held`, on the instance that runs each).
  *
  * @since 0.1.0
  * @category models
@@ -284,7 +286,8 @@ const normalize = (parsed: unknown): TaskRecord => {
     outcome: r.outcome ?? undefined,
     cancelRequested: r.cancelRequested ?? false,
     lease: r.lease ?? undefined,
-    version: r.version!
+    version: r.version!,
+    ...(typeof r.held === "number" ? { held: r.held } : {})
   }
 }
 
@@ -523,7 +526,7 @@ export const make = (
               record.taskId,
               record.owner,
               text,
-              text.length,
+              text.length + TaskStore.heldBy(record),
               record.version,
               record.ttlMs === null ? "" : record.createdAt + record.ttlMs,
               leaseAt(record),
@@ -551,7 +554,7 @@ export const make = (
               taskId,
               version,
               text,
-              text.length,
+              text.length + TaskStore.heldBy(next),
               next.version,
               leaseAt(next),
               now(),

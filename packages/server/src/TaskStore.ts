@@ -100,6 +100,13 @@ export interface TaskRecord {
   readonly lease: Lease | undefined
   /** Bumped by every change: what `compareAndSet` compares. */
   readonly version: number
+  /**
+   * What its runner holds in memory while the task runs (characters, as JSON would count them):
+   * its decoded arguments, what it kept of its request (`_meta`), and the runner itself. Counted
+   * with the record against the store's byte bounds until the task ends (then the runner is gone);
+   * absent: nothing.
+   */
+  readonly held?: number | undefined
 }
 
 /**
@@ -211,25 +218,45 @@ export interface MemoryOptions {
   readonly maxTasks?: number
   /** Most tasks kept for one owner (default 1,000). */
   readonly maxTasksPerOwner?: number
-  /** Most characters of JSON kept over every task (default 64 Mi). */
+  /**
+   * Most characters kept over every task (default 64 Mi): their records' JSON, and what the
+   * running ones hold in memory (`TaskRecord.held`: their arguments, their request's `_meta`, their
+   * runner).
+   */
   readonly maxBytes?: number
-  /** Most characters of JSON kept for one owner's tasks (default 16 Mi): one owner cannot fill the store. */
+  /** Most characters kept for one owner's tasks, counted the same way (default 16 Mi): one owner cannot fill the store. */
   readonly maxBytesPerOwner?: number
-  /** Most characters of JSON one task may hold: its input requests, answers and outcome (default 4 Mi). */
+  /**
+   * Most characters one task may hold: its input requests, answers and outcome, and while it runs
+   * what its runner holds (default 4 Mi).
+   */
   readonly maxRecordBytes?: number
   /** How often expired tasks are swept (default every second). */
   readonly sweepInterval?: Duration.DurationInput
 }
 
-/** The characters of JSON a record holds beyond its fixed fields. */
+/**
+ * The characters a task holds: its record's JSON beyond the fixed fields, and while it runs what
+ * its runner holds in memory (`held`).
+ */
 const weigh = (record: TaskRecord): number => {
   let n = 256 + record.taskId.length + record.owner.length + record.name.length +
-    (record.statusMessage?.length ?? 0)
+    (record.statusMessage?.length ?? 0) + heldBy(record)
   if (Object.keys(record.inputRequests).length > 0) n += JSON.stringify(record.inputRequests).length
   if (Object.keys(record.inputResponses).length > 0) n += JSON.stringify(record.inputResponses).length
   if (record.outcome !== undefined) n += JSON.stringify(record.outcome).length
   return n
 }
+
+/**
+ * What a task's runner holds in memory, counted while the task runs (nothing once it ended: its
+ * runner is gone).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const heldBy = (record: TaskRecord): number =>
+  record.held === undefined || isTerminal(record.status) ? 0 : record.held
 
 const positive = (name: string, value: number): number => {
   if (!Number.isSafeInteger(value) || value <= 0) {

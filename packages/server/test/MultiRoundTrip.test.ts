@@ -466,23 +466,62 @@ describe("Multi-round trips: a hostile client", () => {
       assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
     }))
 
-  it.scoped("without a state (the first call), answers given before they are asked are taken; later ones bind", () =>
+  it.scoped("without a state (the first call, asked nothing), answers are ignored: each round is asked (issue 35)", () =>
     Effect.gen(function*() {
       const client = yield* connect(options)
-      // The conformance suite's input-required-result-ignore-extra-params: the answer, and keys nobody asks.
+      // Every round's answer at once, on a first call: none answers an input request, none is taken.
+      const round1 = yield* client.result("tools/call", {
+        ...steps,
+        inputResponses: { first: accept("NoState"), second: accept("blue"), unknown_extra_key: accept("x") }
+      })
+      assert.strictEqual(round1.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(round1.inputRequests), ["first"])
+      // The state names what its round asked, and only that: the retry's answer to "first" counts.
       const round2 = yield* client.result("tools/call", {
         ...steps,
-        inputResponses: { first: accept("one"), unknown_extra_key: accept("x") }
+        inputResponses: { first: accept("one"), second: accept("early") },
+        requestState: round1.requestState
       })
-      assert.strictEqual(round2.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
-      // The first answer is sealed now: the retry cannot change it.
       const done = yield* client.result("tools/call", {
         ...steps,
         inputResponses: { first: accept("Mallory"), second: accept("two") },
         requestState: round2.requestState
       })
       assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
+    }))
+
+  it.scoped("without a state, an answer is ignored for a single ask too (prompts/get, resources/read alike)", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const asked = yield* client.result("tools/call", {
+        name: "greet",
+        arguments: { greeting: "Hi" },
+        inputResponses: { name: accept("Eve") },
+        _meta: meta({}, caps)
+      })
+      assert.strictEqual(asked.resultType, "input_required")
+      assert.deepStrictEqual(Object.keys(asked.inputRequests), ["name"])
+      const done = yield* client.result("tools/call", {
+        name: "greet",
+        arguments: { greeting: "Hi" },
+        inputResponses: { name: accept("Ann") },
+        requestState: asked.requestState,
+        _meta: meta({}, caps)
+      })
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "Hi, Ann" }])
+      const prompt = yield* client.result("prompts/get", {
+        name: "paged",
+        inputResponses: { page: accept("9") },
+        _meta: meta({}, caps)
+      })
+      assert.deepStrictEqual(Object.keys(prompt.inputRequests), ["page"])
+      const read = yield* client.result("resources/read", {
+        uri: "test://secret",
+        inputResponses: { pin: accept("0000") },
+        _meta: meta({}, caps)
+      })
+      assert.deepStrictEqual(Object.keys(read.inputRequests), ["pin"])
     }))
 
   it.scoped("only canonical base64url is taken: no padding, whitespace, +/ alphabet or spare bits", () =>

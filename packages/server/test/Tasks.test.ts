@@ -69,6 +69,14 @@ const Detaching = Tool.make("detaching", {
     return `hello ${answer.content?.name}`
   }))
 
+/** Works a second, then asks (a tasks/result may be waiting by then). */
+const Later = Tool.make("later", { task: "optional", failure: Schema.String }, () =>
+  Effect.gen(function*() {
+    yield* Effect.sleep("1 second")
+    const answer = yield* Effect.mapError(McpRequest.elicit("name", form("Name?", "name")), (e) => e.message)
+    return `later ${answer.content?.name}`
+  }))
+
 const options = (interrupted: Ref.Ref<number>) => ({
   serverInfo,
   revisions: ["2025-11-25", "2026-07-28"] as const,
@@ -79,6 +87,7 @@ const options = (interrupted: Ref.Ref<number>) => ({
     ToolError,
     Crash,
     Ask,
+    Later,
     Detaching,
     Tool.make(
       "cancellable",
@@ -450,21 +459,29 @@ describe("tasks, 2025-11-25", () => {
       assert.strictEqual((yield* error(client, "tasks/list", { cursor: "bogus" })).code, -32602)
     }))
 
-  it.scoped("a task's ask reaches the client tagged with the task, on the waiting tasks/result; input_required meanwhile", () =>
+  // Issue 35, item 13: a requestor that only polls tasks/get (ext-tasks 0.2.2) never calls
+  // tasks/result; on a connection of one stream (stdio, this in-memory pair) the asks go at once,
+  // once the requestor showed it knows the task (its first tasks/get).
+  it.scoped("a task's asks, with no tasks/result waiting, reach a client that polls, tagged; a later tasks/result sends none again", () =>
     Effect.gen(function*() {
       const { client } = yield* session
-      const created = (yield* call(client, { name: "ask", task: {} })).result
-      const taskId = created.task.taskId
-      yield* client.send({ jsonrpc: "2.0", id: "result-1", method: "tasks/result", params: { taskId } })
-      const asks: Array<any> = []
+      const created = yield* client.exchange("tools/call", { name: "ask", arguments: {}, task: {} })
+      const taskId = created.response.result.task.taskId
+      // Nothing is asked before the client could know the task.
+      assert.deepStrictEqual(created.before.filter((message) => message.method === "elicitation/create"), [])
+      const polled = yield* client.exchange("tasks/get", { taskId })
+      assert.strictEqual(polled.response.result.status, "input_required")
+      const asks: Array<any> = polled.before.filter((message) => message.method === "elicitation/create")
       while (asks.length < 2) {
         const message = yield* client.next
-        if (message.method === "elicitation/create") asks.push(valid("2025-11-25", "ElicitRequest", message))
+        if (message.method === "elicitation/create") asks.push(message)
       }
       for (const ask of asks) {
+        valid("2025-11-25", "ElicitRequest", ask)
         assert.deepStrictEqual(ask.params._meta["io.modelcontextprotocol/related-task"], { taskId })
       }
-      assert.strictEqual((yield* result(client, "tasks/get", { taskId })).status, "input_required")
+      // A tasks/result now: the asks were delivered, so its stream carries none of them again.
+      yield* client.send({ jsonrpc: "2.0", id: "result-1", method: "tasks/result", params: { taskId } })
       for (const ask of asks) {
         const field = Object.keys(ask.params.requestedSchema.properties)[0]
         yield* client.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { [field]: field } } })
@@ -472,8 +489,49 @@ describe("tasks, 2025-11-25", () => {
       let answer: any
       while (answer === undefined) {
         const message = yield* client.next
+        assert.notStrictEqual(message.method, "elicitation/create", JSON.stringify(message))
         if (message.id === "result-1") answer = message
       }
       assert.deepStrictEqual(answer.result.content, [{ type: "text", text: "a+b" }])
+      assert.deepStrictEqual(answer.result._meta["io.modelcontextprotocol/related-task"], { taskId })
+    }))
+
+  it.scoped("a task's asks reach a client that never refers to the task, a few poll intervals after they are made", () =>
+    Effect.gen(function*() {
+      const { client } = yield* session
+      const created = (yield* call(client, { name: "ask", arguments: {}, task: {} })).result
+      const taskId = created.task.taskId
+      // No tasks/get, no tasks/result (another instance may serve them): the asks go all the same.
+      yield* pass(1_000)
+      const asks: Array<any> = []
+      while (asks.length < 2) {
+        const message = yield* client.next
+        if (message.method === "elicitation/create") asks.push(message)
+      }
+      for (const ask of asks) {
+        assert.deepStrictEqual(ask.params._meta["io.modelcontextprotocol/related-task"], { taskId })
+      }
+    }))
+
+  it.scoped("a task's ask made while a tasks/result waits goes to it, once", () =>
+    Effect.gen(function*() {
+      const { client } = yield* session
+      const created = (yield* call(client, { name: "later", arguments: {}, task: {} })).result
+      const taskId = created.task.taskId
+      yield* client.send({ jsonrpc: "2.0", id: "result-2", method: "tasks/result", params: { taskId } })
+      yield* pass(1_000)
+      const asks: Array<any> = []
+      let answer: any
+      while (answer === undefined) {
+        const message = yield* client.next
+        if (message.method === "elicitation/create") {
+          asks.push(message)
+          assert.deepStrictEqual(message.params._meta["io.modelcontextprotocol/related-task"], { taskId })
+          yield* client.send({ jsonrpc: "2.0", id: message.id, result: { action: "accept", content: { name: "Ann" } } })
+        }
+        if (message.id === "result-2") answer = message
+      }
+      assert.strictEqual(asks.length, 1)
+      assert.deepStrictEqual(answer.result.content, [{ type: "text", text: "later Ann" }])
     }))
 })

@@ -208,7 +208,10 @@ describe("tasks: edges", () => {
         era: "stateless",
         auth: Option.none(),
         taskOwner: "client:test@1",
-        clientCapabilities: withTasks
+        clientCapabilities: withTasks,
+        forTask() {
+          return { context: this, bytes: 0 }
+        }
       } as any
       starting = yield* Effect.fork(runtime.start(tool as Tool.Tool, {}, request, undefined))
       yield* Fiber.await(starting)

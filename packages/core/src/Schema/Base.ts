@@ -460,9 +460,10 @@ export const checksOnly = (schema: Schema.Schema.Any): boolean => !transforms(sc
 /**
  * Decodes or encodes with `schema`. When the schema only checks values, a value that passes
  * the check (a predicate answering as `Schema.is` does, without building a value) is its own
- * result: it is returned as it is, unknown fields and all, and nothing is copied; the full
- * decode or encode runs only for a failing value, to describe the failure. Otherwise this is
- * the plain decode or encode.
+ * result: it is returned as it is, unknown fields and all, and nothing is copied (with `options`
+ * that say to drop or refuse excess properties, only a value that has none is its own result);
+ * the full decode or encode runs only for a failing value, to describe the failure (or to drop
+ * what the options drop). Otherwise this is the plain decode or encode.
  *
  * @since 0.1.0
  * @category codecs
@@ -495,7 +496,12 @@ export const codec = <A, I>(
     }
   }
   if (!checksOnly(schema)) return full
-  // The check as a predicate that builds nothing (`Schema.is` decodes and drops the value).
-  const is = Guard.compile(schema.ast) ?? Schema.is(schema)
+  // The check as a predicate that builds nothing (`Schema.is` decodes and drops the value). Where
+  // the options say what to do with excess properties, other than keep them, a value that has
+  // some is not its own result: the full decode drops (or refuses) them (a tool's arguments keep
+  // nothing its schema does not name).
+  const exact = options?.onExcessProperty === "ignore" || options?.onExcessProperty === "error"
+  const is = Guard.compile(schema.ast, exact) ?? (exact ? undefined : Schema.is(schema))
+  if (is === undefined) return full
   return (u) => (is(u) ? Either.right(u) : full(u))
 }

@@ -39,9 +39,13 @@ class Unsupported {
   readonly _tag = "Unsupported"
 }
 
-/** The predicate of a schema that only checks, or `undefined` when a node of it is not one known here. */
-export const compile = (ast: AST.AST): Guard | undefined => {
-  const memo = new Map<AST.AST, Guard>()
+/**
+ * The predicate of a schema that only checks, or `undefined` when a node of it is not one known here.
+ * With `exact`, an object with a key its schema does not name (a property, or a key of an index
+ * signature) fails too: what passes is then what a decode that drops excess properties would give.
+ */
+export const compile = (ast: AST.AST, exact = false): Guard | undefined => {
+  const memo: Memo = { guards: new Map(), exact }
   try {
     return go(ast, memo)
   } catch (error) {
@@ -50,21 +54,26 @@ export const compile = (ast: AST.AST): Guard | undefined => {
   }
 }
 
-const go = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
-  const known = memo.get(ast)
+interface Memo {
+  readonly guards: Map<AST.AST, Guard>
+  readonly exact: boolean
+}
+
+const go = (ast: AST.AST, memo: Memo): Guard => {
+  const known = memo.guards.get(ast)
   if (known !== undefined) return known
   if (Option.isSome(AST.getParseOptionsAnnotation(ast)) || Option.isSome(AST.getDecodingFallbackAnnotation(ast))) {
     throw new Unsupported()
   }
   // A forward reference first: a cycle (through `Suspend`) finds it and calls the real one later.
   let real: Guard | undefined
-  memo.set(ast, (u) => real!(u))
+  memo.guards.set(ast, (u) => real!(u))
   real = build(ast, memo)
-  memo.set(ast, real)
+  memo.guards.set(ast, real)
   return real
 }
 
-const build = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
+const build = (ast: AST.AST, memo: Memo): Guard => {
   switch (ast._tag) {
     case "Literal": {
       const literal = ast.literal
@@ -126,7 +135,7 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
   }
 }
 
-const tuple = (ast: AST.TupleType, memo: Map<AST.AST, Guard>): Guard => {
+const tuple = (ast: AST.TupleType, memo: Memo): Guard => {
   const elements = ast.elements.map((element) => ({ check: go(element.type, memo), optional: element.isOptional }))
   const [head, ...tail] = ast.rest.map((rest) => go(rest.type, memo))
   const required = ast.elements.filter((element) => !element.isOptional).length + Math.max(0, ast.rest.length - 1)
@@ -154,15 +163,19 @@ const tuple = (ast: AST.TupleType, memo: Map<AST.AST, Guard>): Guard => {
   }
 }
 
-const typeLiteral = (ast: AST.TypeLiteral, memo: Map<AST.AST, Guard>): Guard => {
+const typeLiteral = (ast: AST.TypeLiteral, memo: Memo): Guard => {
   if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
-    return (u) => u !== null && u !== undefined
+    // `{}`: anything but null and undefined; exact, an object with no key of its own.
+    return memo.exact
+      ? (u) => u !== null && u !== undefined && (typeof u !== "object" || Object.keys(u).length === 0)
+      : (u) => u !== null && u !== undefined
   }
   const properties = ast.propertySignatures.map((property) => ({
     name: property.name,
     optional: property.isOptional,
     check: go(property.type, memo)
   }))
+  const names = new Set<PropertyKey>(ast.propertySignatures.map((property) => property.name))
   const indexes = ast.indexSignatures.map((index) => ({
     keys: keysOf(index.parameter),
     key: go(index.parameter, memo),
@@ -181,6 +194,13 @@ const typeLiteral = (ast: AST.TypeLiteral, memo: Map<AST.AST, Guard>): Guard => 
     for (const index of indexes) {
       for (const key of index.keys(u)) {
         if (index.key(key) && !index.check(u[key])) return false
+      }
+    }
+    if (memo.exact) {
+      // Every key is one the schema names: none a decode would drop.
+      for (const key of Object.keys(u)) {
+        if (names.has(key)) continue
+        if (!indexes.some((index) => index.key(key))) return false
       }
     }
     return true

@@ -182,6 +182,13 @@ export const makeServer = (
 const ownerOf = (host: Host, client: Transport.ClientId): string =>
   Shared.of(host.protocol)?.owner(client) ?? `session:${host.id}:${client}`
 
+/** The task a server→client request is tagged with (`_meta` related-task), if it is one. */
+const relatedTaskOf = (frame: JsonRpc.Frame): string | undefined => {
+  if (Array.isArray(frame) || !("method" in frame) || !("id" in frame)) return undefined
+  const related = Meta.of(frame.params)?.[Meta.relatedTask] as { readonly taskId?: unknown } | undefined
+  return typeof related?.taskId === "string" ? related.taskId : undefined
+}
+
 /** The engine an era runs on: where its asks and notifications go. */
 export interface Host {
   readonly peer: Peer.Peer
@@ -244,6 +251,22 @@ class HandshakeRequest implements RequestContext {
     return ownerOf(this.host, this.session.client)
   }
 
+  forTask() {
+    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
+    // `_meta` stay, and the session it asks in.
+    const meta = this.meta
+    const request: JsonRpc.Request = {
+      jsonrpc: "2.0",
+      id: this.request.id,
+      method: this.request.method,
+      ...(meta !== undefined ? { params: { _meta: meta } } : {})
+    }
+    return {
+      context: new HandshakeRequest(request, this.server, this.host, this.auth).attach(this.session, this.snapshot),
+      bytes: Tasks.sizeOf(meta)
+    }
+  }
+
   // Methods are getters returning functions, so that a handler may destructure the service.
   get progress(): McpRequest.Service["progress"] {
     return (progress, total, message) => {
@@ -267,7 +290,7 @@ class HandshakeRequest implements RequestContext {
   }
   get sample(): McpRequest.Service["sample"] {
     return (_key, params, options) =>
-      this.ask({ method: "sampling/createMessage", params }, "sampling", params, options)
+      this.ask({ method: "sampling/createMessage", params }, "sampling", params, options, this.request.id)
   }
   get elicit(): McpRequest.Service["elicit"] {
     return (_key, params, options) => {
@@ -276,7 +299,8 @@ class HandshakeRequest implements RequestContext {
         { method: "elicitation/create", params },
         url ? "elicitation.url" : "elicitation",
         Shape.elicitRequest(params, this.features),
-        options
+        options,
+        this.request.id
       )
     }
   }
@@ -285,7 +309,7 @@ class HandshakeRequest implements RequestContext {
       Effect.flatMap(Ref.get(this.session.state), (s) =>
         Option.isSome(s.roots)
           ? Effect.succeed(s.roots.value)
-          : this.ask<McpSchema.Roots.ListRootsResult>({ method: "roots/list" }, "roots", {}, options)
+          : this.ask<McpSchema.Roots.ListRootsResult>({ method: "roots/list" }, "roots", {}, options, this.request.id)
             .pipe(
               Effect.map((result) => result.roots),
               Effect.tap((list) =>
@@ -327,6 +351,18 @@ class HandshakeRequest implements RequestContext {
     return Effect.ignore(this.host.peer.notify(this.session.client, method, params))
   }
 
+  /**
+   * The asks of task `taskId` that went to the session's own stream and are not delivered yet
+   * (HTTP: no GET stream took them) go on this request's stream instead: a `tasks/result`, where
+   * the revision says a requestor picks them up. Delivered ones are not sent again.
+   */
+  claimTaskAsks(taskId: string): Effect.Effect<void> {
+    const redirect = this.host.protocol.redirect
+    return redirect === undefined
+      ? Effect.void
+      : redirect(this.session.client, this.request.id, (frame) => relatedTaskOf(frame) === taskId)
+  }
+
   /** A task's ask, on the stream of `related` (a waiting `tasks/result`), or the session's own. */
   askRelated<A>(
     ask: Capabilities.Ask,
@@ -338,13 +374,16 @@ class HandshakeRequest implements RequestContext {
     return this.ask(ask, capability, params, options, related)
   }
 
-  /** A server→client request, when the revision and the client's capabilities allow it; nothing is sent otherwise. */
+  /**
+   * A server→client request, when the revision and the client's capabilities allow it; nothing is
+   * sent otherwise. On the stream of request `related`; none, the session's own.
+   */
   private ask<A>(
     ask: Capabilities.Ask,
     capability: string,
     params: unknown,
     options: McpRequest.AskOptions | undefined,
-    related: JsonRpc.RequestId | undefined = this.request.id
+    related: JsonRpc.RequestId | undefined
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
     return Effect.flatMap(Ref.get(this.session.state), (s): Effect.Effect<A, McpRequest.ClientRequestError> => {
       const f = Revision.features(s.revision)

@@ -82,6 +82,17 @@ export interface RequestContext extends McpRequest.Service {
   ) => Effect.Effect<A, McpRequest.ClientRequestError>
   /** A handshake session's notification, not tied to a request (a task's status). */
   readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
+  /**
+   * A handshake session's `tasks/result`: the asks of the task sent to the session's own stream
+   * and not delivered yet go on this request's stream instead.
+   */
+  readonly claimTaskAsks?: (taskId: string) => Effect.Effect<void>
+  /**
+   * What a task keeps of this request once it runs on its own: the same context without the
+   * message (its id, method and `_meta` only; of a multi-round trip's answers, those the run read),
+   * and the characters of what it kept (counted against the task store's bounds).
+   */
+  readonly forTask: () => { readonly context: RequestContext; readonly bytes: number }
 }
 
 /** The 2025-11-25 tasks capability: tool calls as tasks, listed and cancelled. */

@@ -146,6 +146,35 @@ class StatelessRequest implements RequestContext {
     return this.address !== undefined ? `peer:${this.address}` : `connection:${this.host.id}:${this.client}`
   }
 
+  forTask() {
+    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
+    // `_meta` stay, and of the answers this retry brought, those the run read.
+    const request: JsonRpc.Request = {
+      jsonrpc: "2.0",
+      id: this.request.id,
+      method: this.request.method,
+      params: { _meta: this.meta }
+    }
+    const context = new StatelessRequest(
+      request,
+      this.client,
+      this.revision,
+      this.meta,
+      this.clientCapabilities,
+      this.level,
+      this.host,
+      this.auth
+    )
+    context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
+    for (const key of this.consumed) context.consumed.add(key)
+    context.userState = this.userState
+    return {
+      context,
+      bytes: Tasks.sizeOf(this.meta) + Tasks.sizeOf(context.answers) +
+        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
+    }
+  }
+
   // Methods are getters returning functions, so that a handler may destructure the service.
   get progress(): McpRequest.Service["progress"] {
     return (progress, total, message) => {
@@ -386,11 +415,13 @@ export const makeServer = (
         attempt
       )
     }
-    // No state: the first call. Answers given before anything was asked are taken as they are
-    // (a client may know what a tool asks; the conformance suite's
-    // `input-required-result-ignore-extra-params` has it so); once a round was asked, only its
-    // own keys count (above), and the sealed answers of earlier rounds win.
-    if (given.inputResponses !== undefined) request.answers = given.inputResponses
+    // No state: the first call, which was asked nothing. Its `inputResponses` answer no input
+    // request (their keys are those of an `inputRequests` map, and there was none), so they are
+    // ignored, as the revision says of what a server does not recognize or need: a retry
+    // contributes only what the last round asked (the keys its sealed state names), and a first
+    // call only its params. Every answer is thus one the server asked for, in the round it asked
+    // it. (Not refused: a first call with answers is not malformed, and what is missing is asked,
+    // not an error.)
     const ran = run(request)
     return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
   }

@@ -1,14 +1,16 @@
 /**
  * The tasks runtime: one per server, over every engine. A tool call that runs as a task is a
  * record in the `TaskStore` (created before the client hears of it) and a fiber of this
- * instance, forked in the runtime's scope, so it outlives its request. The two revisions differ
- * on the wire only (the shapes at the bottom); this runs both.
+ * instance, forked from the server's runtime (not from its request: it keeps of the request only
+ * what it needs, counted with its arguments against the store's bytes), so it outlives its
+ * request. The two revisions differ on the wire only (the shapes at the bottom); this runs both.
  *
  * - The handler is the tool's own Effect, run with a task's `McpRequest` (`TaskRequest`): its
  *   progress becomes the task's status message; its asks become the task's input requests
  *   (2026-07-28: kept in the store and answered by `tasks/update`; 2025-11-25: requests to the
  *   client tagged with the related task, on the stream of a waiting `tasks/result` when there is
- *   one, else the session's own), with the task `input_required` while any is open.
+ *   one, else at once on the session's own (HTTP: its GET stream; one not delivered yet goes to
+ *   the next `tasks/result` instead), with the task `input_required` while any is open.
  * - A tool with `start: "onDetach"` runs as a plain request until its handler detaches: the
  *   request then gets the task, and the rest runs as it. Until then its asks are the request's
  *   (2026-07-28 multi-round trips: the answers come with a retry, before any task exists).
@@ -31,6 +33,7 @@ import {
   Telemetry
 } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -40,9 +43,11 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
+import * as EffectRuntime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as McpRequest from "../McpRequest.js"
 import * as McpTask from "../McpTask.js"
 import type * as TaskStore from "../TaskStore.js"
@@ -122,6 +127,49 @@ const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decod
 const decoderOf = (method: string): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> =>
   method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
 
+/**
+ * The characters a value would take as JSON, about (strings by their length, every other leaf
+ * as 8): what a task holds of its request is counted so. Each object once, without recursion;
+ * counting stops at `limit`.
+ */
+export const sizeOf = (value: unknown, limit = Number.MAX_SAFE_INTEGER): number => {
+  let total = 0
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0 && total < limit) {
+    const u = stack.pop()
+    if (typeof u === "string") total += u.length + 2
+    else if (typeof u !== "object" || u === null) total += 8
+    else if (seen.has(u)) continue
+    else {
+      seen.add(u)
+      if (ArrayBuffer.isView(u)) total += u.byteLength
+      else if (u instanceof Map || u instanceof Set) {
+        total += 2
+        for (const entry of u) stack.push(entry)
+      } else if (Array.isArray(u)) {
+        total += 2 + u.length
+        for (const item of u) stack.push(item)
+      } else {
+        total += 2
+        for (const key of Object.keys(u)) {
+          total += key.length + 4
+          stack.push((u as Record<string, unknown>)[key])
+        }
+      }
+    }
+  }
+  return Math.min(total, limit)
+}
+
+/**
+ * What a running task costs in memory beyond what it keeps of its request and its arguments:
+ * its fiber (and the scheduler's entry for it), its `McpRequest`, its record here and in the store,
+ * its lease and watcher entries (measured: about 12 KB on Node 20, a handler asleep, spans off).
+ * Counted, with the rest, against the task store's byte bounds while the task runs.
+ */
+const runnerBytes = 12 * 1024
+
 // ---------------------------------------------------------------------------- the runtime
 
 /** What a server keeps of its tasks. */
@@ -173,13 +221,14 @@ export interface Runtime {
 
 /**
  * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
- * `tasks/result` requests waiting on it), and who waits for one.
+ * `tasks/result` requests waiting on it).
  */
 interface Local {
   readonly owner: string
   /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
   readonly routes: Array<Route>
-  readonly waiting: Array<Deferred.Deferred<void>>
+  /** Its requestor referred to it (`TaskRequest.known`). */
+  readonly known: Deferred.Deferred<void>
   /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
@@ -229,13 +278,20 @@ export const make = (
         )
       })
 
+    /** Its requestor referred to a task this instance runs: its asks may go (`TaskRequest.known`). */
+    const knows = (taskId: string) => {
+      const local = locals.get(taskId)
+      if (local !== undefined) Deferred.unsafeDone(local.known, Exit.void)
+    }
+
     const find = (taskId: string, request: RequestContext) =>
       Effect.flatMap(
         Effect.mapError(store.get(taskId), unavailable),
-        (found) =>
-          Option.isSome(found) && found.value.owner === ownerOf(request)
-            ? Effect.succeed(found.value)
-            : Effect.fail(unknownTask(taskId))
+        (found) => {
+          if (Option.isNone(found) || found.value.owner !== ownerOf(request)) return Effect.fail(unknownTask(taskId))
+          knows(taskId)
+          return Effect.succeed(found.value)
+        }
       )
 
     /** The outcome of a finished run, as the record's terminal change (none while it runs on: interrupted). */
@@ -314,15 +370,21 @@ export const make = (
     )
 
     /** Creates the record: from here on `tasks/get` finds it. */
-    const create = (tool: Tool.Tool, request: RequestContext, requestedTtlMs: number | undefined) =>
+    const create = (
+      tool: Tool.Tool,
+      owner: string,
+      revision: string,
+      held: number,
+      requestedTtlMs: number | undefined
+    ) =>
       Effect.suspend(() => {
         const at = now()
         const policy = tool.task!
         const ttlMs = Math.min(options.maxTtlMs, Math.max(1_000, requestedTtlMs ?? policy.ttlMs ?? options.ttlMs))
         const record: TaskRecord = {
           taskId: newId(),
-          owner: ownerOf(request),
-          revision: request.revision,
+          owner,
+          revision,
           method: "tools/call",
           name: tool.name,
           status: "working",
@@ -336,7 +398,8 @@ export const make = (
           outcome: undefined,
           cancelRequested: false,
           lease: { holder: options.instance, expiresAt: at + options.leaseMs },
-          version: 0
+          version: 0,
+          held
         }
         return Effect.as(
           Effect.mapError(store.create(record), (error) =>
@@ -347,10 +410,51 @@ export const make = (
         )
       })
 
+    /**
+     * Where tasks run: the server's runtime (what it was built with, but the span it was built
+     * in), not the request's fiber. A fiber keeps what it was forked from (its context, its fiber
+     * refs, and, through Effect's own bookkeeping, its parent fiber) for as long as it runs: a task
+     * forked from its request would keep the whole message, megabytes the tool never sees.
+     */
+    const built = yield* Effect.runtime<never>()
+    const serverContext = Context.omit(Tracer.ParentSpan)(built.context)
+    /**
+     * Forks a task's handler with its `McpRequest` and `McpTask` in the context it starts with (not
+     * provided around it: every layer of a fiber's stack stays as long as the fiber waits).
+     */
+    const fork = (run: Effect.Effect<Tool.Result, McpError.McpError>, task: TaskRequest, service: McpTask.Service) =>
+      EffectRuntime.runFork(
+        EffectRuntime.make({
+          context: Context.add(Context.add(serverContext, McpRequest.McpRequest, task), McpTask.McpTask, service),
+          fiberRefs: built.fiberRefs,
+          runtimeFlags: built.runtimeFlags
+        }),
+        run,
+        { immediate: false }
+      )
+    // The tasks this instance runs stop with it (as any interrupted handler, each ends cancelled).
+    yield* Effect.addFinalizer(() =>
+      Fiber.interruptAll(Array.from(locals.values(), (local) => local.fiber))
+    )
+
     const start: Runtime["start"] = (tool, args, request, requestedTtlMs) =>
+      Effect.flatMap(
+        Deferred.make<TaskRecord, McpError.McpError>(),
+        (detached) => launch(tool, args, new TaskRequest(request, runtime, detached), requestedTtlMs)
+      )
+
+    /**
+     * Runs a call as a task. Nothing here holds the request but the task's `McpRequest` until it
+     * detaches (the closures made here live as long as the task: they must not see the request).
+     */
+    const launch = (
+      tool: Tool.Tool,
+      args: unknown,
+      task: TaskRequest,
+      requestedTtlMs: number | undefined
+    ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
       Effect.gen(function*() {
-        const detached = yield* Deferred.make<TaskRecord, McpError.McpError>()
-        const task = new TaskRequest(request, runtime, detached)
+        const detached = task.detached
         /** Once a task: its outcome settled when its handler ends, however it ends. */
         const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
           Effect.suspend(() => {
@@ -361,8 +465,7 @@ export const make = (
             return Effect.zipRight(
               finish(record.taskId, exit),
               Effect.flatMap(
-                Effect.orElseSucceed(store.get(record.taskId), () =>
-                  Option.none()),
+                Effect.orElseSucceed(store.get(record.taskId), () => Option.none()),
                 (after) =>
                   Effect.sync(() => {
                     forget(record.taskId)
@@ -378,27 +481,36 @@ export const make = (
         // The task is created, known here, and its run watched, in one step that nothing interrupts:
         // a task can never be left without a runner (the handler detaching runs it, so the request's
         // own end does not matter from here on). A task that cannot be created stops the handler.
+        // From then on the task keeps of its request only what it needs (`forTask`), counted with
+        // its arguments and its runner against the store's bounds.
         const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
           Option.isSome(polled)
             ? Effect.void
-            : Effect.flatMap(Effect.exit(create(tool, request, requestedTtlMs)), (exit) => {
-              if (Exit.isFailure(exit)) {
-                return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
-              }
-              const record = exit.value
-              // Runs in the handler's own fiber: that fiber is the task's runner from here on.
-              return Effect.withFiberRuntime<void>((fiber) => {
-                // Its span (telemetry on) names the task it became.
-                const span = fiber.currentSpan
-                if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
-                  span.attribute("mcp.task.id", record.taskId)
+            : Effect.suspend(() => {
+              const origin = task.base.forTask()
+              const held = runnerBytes + origin.bytes + sizeOf(args)
+              const created = create(tool, ownerOf(task.base), task.base.revision, held, requestedTtlMs)
+              return Effect.flatMap(Effect.exit(created), (exit) => {
+                if (Exit.isFailure(exit)) {
+                  return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
                 }
-                task.record = record
-                locals.set(record.taskId, { owner: record.owner, routes: [], waiting: [], fiber })
-                if (request.notifySession !== undefined) {
-                  sessions.set(record.taskId, request.notifySession.bind(request))
-                }
-                return Deferred.succeed(detached, record)
+                const record = exit.value
+                // Runs in the handler's own fiber: that fiber is the task's runner from here on.
+                return Effect.withFiberRuntime<void>((fiber) => {
+                  // Its span (telemetry on) names the task it became.
+                  const span = fiber.currentSpan
+                  if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
+                    span.attribute("mcp.task.id", record.taskId)
+                  }
+                  task.record = record
+                  task.base = origin.context
+                  locals.set(record.taskId, { owner: record.owner, routes: [], known: task.known, fiber })
+                  const { notifySession } = origin.context
+                  if (notifySession !== undefined) {
+                    sessions.set(record.taskId, notifySession.bind(origin.context))
+                  }
+                  return Deferred.succeed(detached, record)
+                })
               })
             })))
         task.detachEffect = detach
@@ -408,21 +520,19 @@ export const make = (
           status: (message) => task.setStatus(message)
         }
         const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
-          .pipe(
-            Effect.onExit(settled),
-            Effect.provideService(McpRequest.McpRequest, task),
-            Effect.provideService(McpTask.McpTask, service)
-          )
+          .pipe(Effect.onExit(settled))
         // Until it detaches, a plain request: interrupted with it, its outcome the request's. With
         // spans on, it runs in a span of its own, a child of the request's, that lasts as long as it.
         const { spans } = yield* Telemetry.enabled
+        const parent = spans ? yield* Effect.serviceOption(Tracer.ParentSpan) : Option.none()
         const run = spans
           ? Effect.withSpan(handler, runSpanName(tool.name), {
             kind: "internal",
-            attributes: { [Telemetry.attributes.toolName]: tool.name }
+            attributes: { [Telemetry.attributes.toolName]: tool.name },
+            ...(Option.isSome(parent) ? { parent: parent.value } : { root: true })
           })
           : handler
-        const fiber = yield* Effect.forkIn(run, scope)
+        const fiber = fork(run, task, service)
         const first = yield* Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
@@ -519,10 +629,11 @@ export const make = (
           Effect.sync(() => {
             const route: Route = { id: request.id, via: request }
             local.routes.push(route)
-            for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.void)
             return route
           }),
-          () => wait(first),
+          // The asks it made meanwhile that no stream took yet (a client that never opened its
+          // GET stream) come here; those delivered already are not sent again.
+          () => Effect.zipRight(request.claimTaskAsks?.(taskId) ?? Effect.void, wait(first)),
           (route) =>
             Effect.sync(() => {
               const at = local.routes.indexOf(route)
@@ -532,14 +643,16 @@ export const make = (
       })
 
     const list: Runtime["list"] = (request, cursor, limit) =>
-      Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable)
+      Effect.map(Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable), (page) => {
+        for (const task of page.tasks) knows(task.taskId)
+        return page
+      })
 
-    /** A task this instance no longer runs: its local state goes, and whoever waited for a route gives up. */
+    /** A task this instance no longer runs: its local state goes. */
     const forget = (taskId: string) => {
       const local = locals.get(taskId)
       if (local === undefined) return
       locals.delete(taskId)
-      for (const waiter of local.waiting.splice(0)) Deferred.unsafeDone(waiter, Exit.interrupt(FiberId.none))
     }
 
     const endOwner: Runtime["endOwner"] = (owner) => {
@@ -614,26 +727,7 @@ export const make = (
       terminal,
       list,
       modify,
-      route: (taskId) => {
-        const local = locals.get(taskId)
-        if (local === undefined) return Effect.succeed(undefined)
-        const wait: Effect.Effect<Route> = Effect.suspend(() =>
-          local.routes.length > 0
-            ? Effect.succeed(local.routes[0])
-            : Effect.flatMap(Deferred.make<void>(), (waiter) => {
-              local.waiting.push(waiter)
-              return Effect.zipRight(
-                Effect.onInterrupt(Deferred.await(waiter), () =>
-                  Effect.sync(() => {
-                    const at = local.waiting.indexOf(waiter)
-                    if (at >= 0) local.waiting.splice(at, 1)
-                  })),
-                wait
-              )
-            })
-        )
-        return wait
-      }
+      route: (taskId) => locals.get(taskId)?.routes[0]
     }
     return runtime
   })
@@ -645,10 +739,10 @@ interface Internal {
     f: (record: TaskRecord) => Partial<TaskRecord> | undefined
   ) => Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable>
   /**
-   * The stream a 2025-11-25 ask of the task goes to: a waiting `tasks/result`'s, once there is
-   * one (the requestor picks its task's asks up there, as the revision says).
+   * The stream a 2025-11-25 ask of the task goes to now: a waiting `tasks/result`'s (the
+   * requestor picks its task's asks up there, as the revision says); none waiting, undefined.
    */
-  readonly route: (taskId: string) => Effect.Effect<Route | undefined>
+  readonly route: (taskId: string) => Route | undefined
 }
 
 const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
@@ -663,13 +757,20 @@ const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
 class TaskRequest implements McpRequest.Service {
   record: TaskRecord | undefined = undefined
   detachEffect: Effect.Effect<void> = Effect.void
+  /**
+   * Its requestor referred to the task here (`tasks/get`, `tasks/result`, `tasks/cancel`,
+   * `tasks/list`): it knows the task. A 2025-11-25 ask waits for that (tagged with a task its
+   * requestor has not taken in yet, an ask cannot be told whose it is: ext-tasks refuses it).
+   */
+  readonly known: Deferred.Deferred<void> = Deferred.unsafeMake(FiberId.none)
   /** 2025-11-25: asks open now (the task is `input_required` while any is). */
   private asking = 0
   /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
   private readonly keys = new Set<string>()
 
   constructor(
-    readonly base: RequestContext,
+    /** The request that made it; once it is a task, what it keeps of that request (`forTask`). */
+    public base: RequestContext,
     readonly runtime: Runtime & Internal,
     readonly detached: Deferred.Deferred<TaskRecord, McpError.McpError>
   ) {}
@@ -802,9 +903,14 @@ class TaskRequest implements McpRequest.Service {
     const timeout = options?.timeout
     const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
     if (base.era === "handshake" && base.askRelated !== undefined) {
-      // 2025-11-25: a request to the client, on the stream of a waiting `tasks/result` (in that
-      // request's session: a token's holder may wait from another), once one waits. The ask's
-      // timeout covers the wait.
+      // 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
+      // task (`known`), on the stream of a waiting `tasks/result` (in that request's session: a
+      // token's holder may wait from another); with none waiting, on the session's own stream
+      // (stdio: at once; HTTP: its GET stream),
+      // since the revision lets a server send on any stream and a requestor that only polls
+      // `tasks/get` (ext-tasks) never calls `tasks/result`. One not delivered yet (no GET stream
+      // open) goes to the next `tasks/result` of the session instead (`claimTaskAsks`); one
+      // delivered is not sent again. The ask's timeout covers the wait for its answer.
       const open = () => this.asking++
       const close = () => --this.asking
       const meta = { [Meta.relatedTask]: { taskId } }
@@ -812,12 +918,17 @@ class TaskRequest implements McpRequest.Service {
       return Effect.acquireUseRelease(
         Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
         () =>
-          bounded(
-            Effect.flatMap(this.runtime.route(taskId), (route) =>
-              route === undefined || route.via.askRelated === undefined
+          bounded(Effect.zipRight(
+            // Once its requestor knows the task, or (it polls another instance, or not at all) a
+            // few poll intervals after the task asked.
+            Effect.ignore(Effect.timeout(Deferred.await(this.known), knownGrace(this.record!))),
+            Effect.suspend(() => {
+              const route = this.runtime.route(taskId)
+              return route === undefined || route.via.askRelated === undefined
                 ? base.askRelated!<A>(inputRequest, capability, tagged, undefined, undefined)
-                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id))
-          ),
+                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
+            })
+          )),
         () =>
           Effect.suspend(() =>
             close() === 0
@@ -881,6 +992,12 @@ class TaskRequest implements McpRequest.Service {
     )
   }
 }
+
+/**
+ * How long a 2025-11-25 ask waits for its requestor to refer to the task before it is sent all the
+ * same: four poll intervals, at least a second.
+ */
+const knownGrace = (record: TaskRecord): number => Math.max(1_000, 4 * record.pollIntervalMs)
 
 /** Most keys one task asks under, over its life. */
 const maxKeys = 10_000

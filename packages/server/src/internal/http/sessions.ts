@@ -500,6 +500,28 @@ export class Session {
     return this.standalone.emit(frame)
   }
 
+  /**
+   * The frames kept for the GET stream (none is open) that `which` picks go on the stream of
+   * request `related` instead (while it is open), in their order, and are kept no more: each is
+   * delivered once, wherever it goes first.
+   */
+  redirect(related: RequestId, which: (frame: JsonRpc.Frame) => boolean): Effect.Effect<void> {
+    const channel = this.owner.get(related)
+    if (channel === undefined || channel.mode === "done" || this.buffered.length === 0) return Effect.void
+    const moved: Array<JsonRpc.Frame> = []
+    for (let i = 0; i < this.buffered.length;) {
+      if (!which(this.buffered[i])) {
+        i++
+        continue
+      }
+      moved.push(this.buffered[i])
+      this.bufferedLength -= this.bufferedLengths[i]
+      this.buffered.splice(i, 1)
+      this.bufferedLengths.splice(i, 1)
+    }
+    return Effect.forEach(moved, (frame) => channel.emit(frame), { discard: true })
+  }
+
   /** Request `id` will not be answered (cancelled, interrupted): its channel stops waiting for it. */
   forget(id: RequestId): Effect.Effect<void> {
     this.started.delete(id)
@@ -700,6 +722,11 @@ export class Sessions {
         const session = this.byClient.get(client)
         if (session !== undefined) this.config.fork(session.forget(id))
       },
+      redirect: (client, related, which) =>
+        Effect.suspend(() => {
+          const session = this.byClient.get(client)
+          return session === undefined || session.ended ? Effect.void : session.redirect(related, which)
+        }),
       shared: config.shared === undefined ? undefined : this.sharedSessions(config.shared)
     })
   }
