@@ -163,7 +163,8 @@ class StatelessRequest implements RequestContext {
       this.clientCapabilities,
       this.level,
       this.host,
-      this.auth
+      this.auth,
+      this.address
     )
     context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
     for (const key of this.consumed) context.consumed.add(key)
