@@ -31,7 +31,16 @@ describe("the skills methods in the catalog", () => {
     }
     assert.isTrue(Method.catalog["skills/list"].paginated && Method.catalog["skills/list"].cacheable)
     assert.isTrue(Method.catalog["skills/get"].cacheable && !Method.catalog["skills/get"].paginated)
-    assert.isTrue(Method.catalog["resources/directory/read"].paginated)
+    assert.isTrue(
+      Method.catalog["resources/directory/read"].paginated && Method.catalog["resources/directory/read"].cacheable
+    )
+  })
+
+  it("resources/directory/read (2026-07-28): the hints always written, read as ttlMs 0 when a peer leaves them out", () => {
+    const entry = Method.lookup("2026-07-28", "resources/directory/read")!
+    const bare = { resultType: "complete", resources: [] }
+    assert.deepStrictEqual(Either.getOrThrow(entry.decodeResult!(bare)), { ...bare, ttlMs: 0, cacheScope: "private" })
+    assert.isTrue(Either.isLeft(entry.decodeResult!({ ...bare, ttlMs: -1 })))
   })
 
   describe.each(Revision.all)("at %s", (revision) => {
@@ -59,10 +68,8 @@ describe("the skills methods in the catalog", () => {
             }
             if (revision === "2026-07-28") {
               assert.strictEqual(encoded.resultType, "complete")
-              if (name !== "resources/directory/read") {
-                assert.isNumber(encoded.ttlMs)
-                assert.isString(encoded.cacheScope)
-              }
+              assert.isNumber(encoded.ttlMs)
+              assert.isString(encoded.cacheScope)
             }
           }),
           { numRuns: 25 }

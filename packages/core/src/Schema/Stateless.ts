@@ -94,6 +94,19 @@ export const cacheFields = {
 }
 
 /**
+ * The caching hints of a result that carries them although its definition does not require them
+ * (the skills extension's `resources/directory/read`): always written; read from a peer that
+ * leaves them out as `ttlMs: 0` (an absent `ttlMs` is 0, SEP-2549) and `cacheScope: "private"`.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const cacheFieldsOrAbsent = {
+  ttlMs: Schema.optionalWith(NonNegativeInt, { default: () => 0 }),
+  cacheScope: Schema.optionalWith(CacheScope, { default: () => "private" as const })
+}
+
+/**
  * A handshake-era params struct as a 2026-07-28 params struct: `_meta` required.
  *
  * @since 0.1.0

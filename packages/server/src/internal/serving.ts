@@ -62,6 +62,11 @@ export interface Extension {
   readonly handlers: Dispatch.Handlers<McpError.McpError, never, RequestContext>
   /** It is served over resources: the server declares them, whatever the registry holds. */
   readonly resources?: boolean
+  /**
+   * 2026-07-28: the caching hints of its methods the catalog calls cacheable (default `ttlMs: 0`,
+   * `cacheScope: "public"`); a handler's own `ttlMs` / `cacheScope` take precedence.
+   */
+  readonly cacheHint?: { readonly ttlMs: number; readonly cacheScope: "public" | "private" }
 }
 
 /** What the serving core reads of a request: its context, and the features of its revision. */
