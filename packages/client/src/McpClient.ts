@@ -394,7 +394,8 @@ export interface Service {
   readonly cacheStats: Effect.Effect<{ readonly hits: number; readonly misses: number }>
   /**
    * Subscribes to list changes and resource updates: a `subscriptions/listen` in the stateless
-   * era; in a session, `resources/subscribe` for the URIs and the session's own list changes.
+   * era; in a session, `resources/subscribe` for the URIs and the session's own list changes
+   * (`NoEventStream` when the server offers no stream they could arrive on: a GET answered 405).
    */
   readonly subscribe: (
     filter: McpSchema.Subscription.SubscriptionFilter

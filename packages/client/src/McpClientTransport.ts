@@ -35,6 +35,15 @@ export interface Service {
    * tools that may be offered. Absent: all of them.
    */
   readonly tools?: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
+  /**
+   * The handshake era: whether what the server sends outside any request (list changes, resource
+   * updates, its own requests) can reach the client, or why not, once that is known. Streamable
+   * HTTP: the session's stream (its GET) opened, or was refused (`its GET answered HTTP 405`).
+   * Absent: it always can (stdio, in memory, HTTP+SSE).
+   */
+  readonly eventStream?: Effect.Effect<
+    { readonly open: true } | { readonly open: false; readonly reason: string }
+  >
 }
 
 /**
