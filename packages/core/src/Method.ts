@@ -579,10 +579,10 @@ export const catalog = {
       params: Skills.ReadResourceDirectoryRequestParams,
       result: Skills.ReadResourceDirectoryResult
     },
-    // The extension does not require the caching hints: always written, read as 0 when absent.
+    // The extension does not require the caching hints: our servers write them, a peer may not.
     modern(
       Skills.ReadResourceDirectoryRequestParams,
-      Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.cacheFieldsOrAbsent })
+      Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
     )
   ])
 } as const

@@ -95,15 +95,16 @@ export const cacheFields = {
 
 /**
  * The caching hints of a result that carries them although its definition does not require them
- * (the skills extension's `resources/directory/read`): always written; read from a peer that
- * leaves them out as `ttlMs: 0` (an absent `ttlMs` is 0, SEP-2549) and `cacheScope: "private"`.
+ * (the skills extension's `resources/directory/read`): our servers always write them (the era puts
+ * them on every result the catalog calls cacheable); a peer may leave them out (an absent `ttlMs`
+ * is 0, SEP-2549). Optional fields, so the wire schema only checks.
  *
  * @since 0.1.0
  * @category fields
  */
-export const cacheFieldsOrAbsent = {
-  ttlMs: Schema.optionalWith(NonNegativeInt, { default: () => 0 }),
-  cacheScope: Schema.optionalWith(CacheScope, { default: () => "private" as const })
+export const optionalCacheFields = {
+  ttlMs: Schema.optional(NonNegativeInt),
+  cacheScope: Schema.optional(CacheScope)
 }
 
 /**
