@@ -132,6 +132,35 @@ describe("mcp against a server that declares tools only (the official SDK v1)", 
   }, 90_000)
 })
 
+describe("mcp proxy in front of a server whose GET is 405", () => {
+  it("says once that the upstream's changes are not followed, and serves its tools", async () => {
+    const upstream = await serving([sdkV1, "http"])
+    const port = await freePort()
+    const proxy = spawn(process.execPath, [mcpMain, "proxy", upstream.url, "--port", String(port)], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    try {
+      let said = ""
+      const line = "mcp proxy: the upstream's changes are not followed: The server has no stream for notifications " +
+        "outside a request (its GET answered HTTP 405): nothing it raises could arrive"
+      await new Promise<void>((resolve) =>
+        proxy.stderr.on("data", (chunk) => {
+          said += chunk
+          if (said.includes(line)) resolve()
+        })
+      )
+      const tools = await mcp("tools", `http://127.0.0.1:${port}/mcp`)
+      assert.strictEqual(tools.code, 0, tools.stderr)
+      assert.match(tools.stdout, /^echo\s+Echoes its text$/m)
+      assert.strictEqual(said.split(line).length - 1, 1)
+    } finally {
+      proxy.kill()
+      upstream.kill()
+    }
+  }, 90_000)
+})
+
 describe("mcp pinned to an era the server does not speak", () => {
   it("--era stateless against a handshake-only server names the pin, not every revision we speak", async () => {
     const port = await freePort()
