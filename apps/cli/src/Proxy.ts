@@ -484,6 +484,9 @@ export const layer = (
           onFailure: (error) =>
             error._tag === "TransportClosed"
               ? Effect.logWarning(`mcp proxy: the upstream closed; no longer following it: ${error.message}`)
+              // Nothing it raises could arrive (a GET answered 405): said once, not tried again.
+              : error._tag === "NoEventStream"
+              ? Effect.logWarning(`mcp proxy: the upstream's changes are not followed: ${error.message}`)
               : Effect.zipRight(
                 Effect.logWarning(`mcp proxy: following the upstream: ${error.message}`),
                 Effect.zipRight(Effect.sleep("5 seconds"), follow)

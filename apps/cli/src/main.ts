@@ -149,6 +149,31 @@ const oneLine = (text: string | undefined, max = 100) => {
 const print = (asJson: boolean, value: unknown, readable: () => string) =>
   Console.log(asJson ? JSON.stringify(value, null, 2) : readable())
 
+/** The three server capabilities a command lists or uses. */
+type Feature = "tools" | "resources" | "prompts"
+
+/** What is said of `feature` when the server did not declare it (only what was negotiated is used). */
+const noneOf = (feature: Feature) => `the server has no ${feature} (it declares no ${feature} capability)`
+
+/**
+ * A listing of `feature`: `list` when the server declared it; otherwise nothing is asked, one line
+ * on stderr says so, and `--json` prints `empty` (exit 0: an empty list is the answer).
+ */
+const listing = <A, E>(
+  client: McpClient.Service,
+  feature: Feature,
+  json: boolean,
+  empty: unknown,
+  list: Effect.Effect<A, E>
+): Effect.Effect<A | void, E> =>
+  client.serverCapabilities[feature] !== undefined
+    ? list
+    : Effect.zipRight(Console.error(`mcp: ${noneOf(feature)}`), json ? print(true, empty, () => "") : Effect.void)
+
+/** A use of `feature` (a call, a read, a prompt): refused, without asking, when the server did not declare it. */
+const declared = (client: McpClient.Service, feature: Feature): Effect.Effect<void, Error> =>
+  client.serverCapabilities[feature] !== undefined ? Effect.void : Effect.fail(new Error(noneOf(feature)))
+
 /** `--args`: a JSON object. */
 const parseArgs = (given: Option.Option<string>) =>
   Effect.try({
@@ -230,12 +255,18 @@ const tools = Command.make(
       target,
       { era, timeout, auth: authOf(o) },
       (client) =>
-        Effect.flatMap(client.listTools, (listed) =>
-          print(
-            json,
-            listed,
-            () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
-          ))
+        listing(
+          client,
+          "tools",
+          json,
+          [],
+          Effect.flatMap(client.listTools, (listed) =>
+            print(
+              json,
+              listed,
+              () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
+            ))
+        )
     )
 ).pipe(Command.withDescription("The server's tools"))
 
@@ -296,6 +327,7 @@ const call = Command.make(
   ({ args, detach, era, json, target, task, tool, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
+        yield* declared(client, "tools")
         const given = yield* parseArgs(args)
         if (detach && !task) return yield* Effect.fail(new Error("--detach goes with --task"))
         const meter = progressMeter(tool)
@@ -382,15 +414,21 @@ const resources = Command.make(
   { target, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
-      Effect.gen(function*() {
-        const listed = yield* client.listResources
-        const templates = yield* Effect.orElseSucceed(client.listResourceTemplates, () => [])
-        yield* print(json, { resources: listed, resourceTemplates: templates }, () =>
-          columns([
-            ...listed.map((r) => [r.uri, oneLine(r.name)] as const),
-            ...templates.map((t) => [t.uriTemplate, oneLine(t.name)] as const)
-          ]) || "(no resources)")
-      }))
+      listing(
+        client,
+        "resources",
+        json,
+        { resources: [], resourceTemplates: [] },
+        Effect.gen(function*() {
+          const listed = yield* client.listResources
+          const templates = yield* Effect.orElseSucceed(client.listResourceTemplates, () => [])
+          yield* print(json, { resources: listed, resourceTemplates: templates }, () =>
+            columns([
+              ...listed.map((r) => [r.uri, oneLine(r.name)] as const),
+              ...templates.map((t) => [t.uriTemplate, oneLine(t.name)] as const)
+            ]) || "(no resources)")
+        })
+      ))
 ).pipe(Command.withDescription("The server's resources and resource templates"))
 
 const read = Command.make(
@@ -401,7 +439,7 @@ const read = Command.make(
       target,
       { era, timeout, auth: authOf(o) },
       (client) =>
-        Effect.flatMap(client.readResource(uri), (result) =>
+        Effect.flatMap(Effect.zipRight(declared(client, "resources"), client.readResource(uri)), (result) =>
           print(json, result, () =>
             result.contents.map((c) =>
               "text" in c ? c.text : `[${c.mimeType ?? "binary"}, base64]`
@@ -419,12 +457,18 @@ const prompts = Command.make(
       target,
       { era, timeout, auth: authOf(o) },
       (client) =>
-        Effect.flatMap(client.listPrompts, (listed) =>
-          print(
-            json,
-            listed,
-            () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
-          ))
+        listing(
+          client,
+          "prompts",
+          json,
+          [],
+          Effect.flatMap(client.listPrompts, (listed) =>
+            print(
+              json,
+              listed,
+              () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
+            ))
+        )
     )
 ).pipe(Command.withDescription("The server's prompts"))
 
@@ -442,6 +486,7 @@ const get = Command.make(
   ({ args, era, json, prompt, target, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       Effect.gen(function*() {
+        yield* declared(client, "prompts")
         const given = (yield* parseArgs(args)) as Record<string, string> | undefined
         const result = yield* client.getPrompt(prompt, given)
         yield* print(
@@ -473,12 +518,17 @@ const listen = Command.make(
       { era: o.era, timeout: o.timeout, auth: authOf(o) },
       (client) =>
         Effect.scoped(Effect.gen(function*() {
+          // A server that offers no stream outside requests (a GET answered 405) fails the subscribe
+          // (NoEventStream): nothing could ever arrive, so the command says so and fails (a script
+          // waiting on it would otherwise wait forever), never "listening".
           const subscription = yield* client.subscribe({
             ...(o.tools ? { toolsListChanged: true } : {}),
             ...(o.prompts ? { promptsListChanged: true } : {}),
             ...(o.resources ? { resourcesListChanged: true } : {}),
             ...(o.uri.length > 0 ? { resourceSubscriptions: o.uri } : {})
-          })
+          }).pipe(
+            Effect.catchTag("NoEventStream", (error) => Effect.fail(new Error(`cannot listen: ${error.message}`)))
+          )
           yield* Effect.sync(() =>
             process.stderr.write(`listening: ${JSON.stringify(subscription.acknowledged)} (Ctrl-C to stop)\n`)
           )
@@ -705,5 +755,8 @@ program.pipe(
   // OTLP export when the environment asks for it (OTEL_EXPORTER_OTLP_ENDPOINT, …), flushed on exit.
   Effect.provide(NodeTelemetry.layerFromEnv({ serviceName: "mcp", serviceVersion: "0.1.0" })),
   Effect.provide(NodeContext.layer),
+  // Logs go to stderr, always (runMain's default logger writes to stdout, before a --json answer):
+  // outermost, so that every layer and fiber of every command logs through it.
+  Effect.provide(NodeMcpServer.layerStderrLogger),
   NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
 )

@@ -8,7 +8,9 @@ import type { JsonRpc, McpError, Peer, Revision, Schema as McpSchema } from "@ef
 import * as Data from "effect/Data"
 
 /**
- * The server speaks no revision this client does: what it offered (or supports) and what we do.
+ * The server speaks no revision this client does: what it offered (or supports) and what we do;
+ * `pinned`, the era the client was told to speak (`era: "stateless"` or `"handshake"`), when that
+ * is what kept it from the others.
  *
  * @since 0.1.0
  * @category errors
@@ -16,11 +18,14 @@ import * as Data from "effect/Data"
 export class VersionMismatch extends Data.TaggedError("VersionMismatch")<{
   readonly offered: ReadonlyArray<string>
   readonly supported: ReadonlyArray<string>
+  readonly pinned?: Revision.Era | undefined
 }> {
   override get message(): string {
-    return `The server speaks ${this.offered.join(", ") || "no revision"}; this client speaks ${
-      this.supported.join(", ")
-    }`
+    const offered = this.offered.join(", ") || "no revision"
+    const ours = this.supported.join(", ")
+    return this.pinned === undefined
+      ? `The server speaks ${offered}; this client speaks ${ours}`
+      : `The server speaks ${offered}; this client is pinned to the ${this.pinned} era (${ours})`
   }
 }
 
@@ -119,6 +124,22 @@ export class EraMismatch extends Data.TaggedError("EraMismatch")<{
   override get message(): string {
     const other = this.era === "handshake" ? "the stateless era (2026-07-28)" : "the handshake era"
     return `${this.method} is a method of ${other}; this client speaks the ${this.era} era with the server`
+  }
+}
+
+/**
+ * A subscription in the handshake era that nothing could reach: the server offers no stream for
+ * what it sends outside a request (over Streamable HTTP, its GET answered 405), so no list change
+ * or resource update it raises would arrive. `reason` says what the transport saw.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NoEventStream extends Data.TaggedError("NoEventStream")<{
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `The server has no stream for notifications outside a request (${this.reason}): nothing it raises could arrive`
   }
 }
 
@@ -393,4 +414,5 @@ export type ClientError =
   | MissingHandler
   | InvalidResult
   | EraMismatch
+  | NoEventStream
   | TransportFailure

@@ -241,7 +241,8 @@ export interface CallTool {
 
 /**
  * What a typed call needs to know of a tool: its name and Schemas, the same ones the server's
- * `Tool.make(name, { parameters, success, failure }, handler)` is given (share one object).
+ * `Tool.make(name, { parameters, success, failure }, handler)` is given (share one object), or the
+ * tool `Tool.make` made (it carries them).
  *
  * @since 0.1.0
  * @category models
@@ -353,13 +354,15 @@ export interface Service {
   /** The tasks of this client on the server: get, list, cancel, a handle by id. */
   readonly tasks: Tasks
   /**
-   * `tools/call` typed by the tool's Schemas: the arguments are encoded with `parameters` (a
-   * mismatch is `InvalidArguments`, and nothing is sent); the value is decoded with `success`
-   * from `structuredContent` (else from the JSON of the text, as revisions before 2025-06-18 carry
-   * it); an `isError` answer fails with `ToolFailed` carrying the decoded `failure`.
+   * `tools/call` typed by the tool's Schemas (the tool itself, as the server's `Tool.make` made it,
+   * or a spec of its name and Schemas): the arguments are encoded with `parameters` (a mismatch is
+   * `InvalidArguments`, and nothing is sent); the value is decoded with `success` from
+   * `structuredContent` (else from the JSON of the text, as revisions before 2025-06-18 carry it;
+   * a tool without `success`: that value as it came, `unknown`); an `isError` answer fails with
+   * `ToolFailed` carrying the decoded `failure`.
    */
-  readonly callToolWith: <P, PI, S, SI, F = unknown, FI = unknown>(
-    tool: ToolSpec<P, PI, S, SI, F, FI> & { readonly success: Schema.Schema<S, SI> },
+  readonly callToolWith: <P, PI, S = unknown, SI = unknown, F = unknown, FI = unknown>(
+    tool: ToolSpec<P, PI, S, SI, F, FI>,
     args: P,
     options?: CallOptions
   ) => Effect.Effect<S, ClientError.ClientError | ClientError.InvalidArguments | ClientError.ToolFailed<F>>
@@ -394,7 +397,8 @@ export interface Service {
   readonly cacheStats: Effect.Effect<{ readonly hits: number; readonly misses: number }>
   /**
    * Subscribes to list changes and resource updates: a `subscriptions/listen` in the stateless
-   * era; in a session, `resources/subscribe` for the URIs and the session's own list changes.
+   * era; in a session, `resources/subscribe` for the URIs and the session's own list changes
+   * (`NoEventStream` when the server offers no stream they could arrive on: a GET answered 405).
    */
   readonly subscribe: (
     filter: McpSchema.Subscription.SubscriptionFilter

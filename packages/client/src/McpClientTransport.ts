@@ -35,6 +35,15 @@ export interface Service {
    * tools that may be offered. Absent: all of them.
    */
   readonly tools?: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
+  /**
+   * The handshake era: whether what the server sends outside any request (list changes, resource
+   * updates, its own requests) can reach the client, or why not, once that is known. Streamable
+   * HTTP: the session's stream (its GET) opened, or was refused (`its GET answered HTTP 405`).
+   * Absent: it always can (stdio, in memory, HTTP+SSE).
+   */
+  readonly eventStream?: Effect.Effect<
+    { readonly open: true } | { readonly open: false; readonly reason: string }
+  >
 }
 
 /**
@@ -77,7 +86,13 @@ export const layerMemory = <E, R>(
       const ended = yield* Deferred.make<Transport.TransportError>()
       yield* Effect.forkScoped(
         Effect.scoped(serve(server)).pipe(
-          Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : Deferred.succeed(ended, serverEnded(exit)))
+          // Interrupted only: the kit's own scope closing. A failure that interrupted something too
+          // (a layer merged with the server's, cut short when the server's failed) is still a failure.
+          Effect.onExit((exit) =>
+            Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+              ? Effect.void
+              : Deferred.succeed(ended, serverEnded(exit))
+          )
         )
       )
       return { protocol: endedBy(client, ended) }
@@ -97,18 +112,28 @@ const serverEnded = <E>(exit: Exit.Exit<void, E>): Transport.TransportError => {
 
 /**
  * `protocol`, ended by `ended`: the client gone with the reason (what is waiting fails with it),
- * then `run` failing with it (what comes later fails with it too).
+ * then `run` failing with it (what comes later fails with it too). Once ended, the connection's own
+ * close (its run cut short) gives the reason too: a call made in between (the era probe's next
+ * request) fails naming it, not with a bare "Transport closed".
  */
 const endedBy = (protocol: Transport.Protocol, ended: Deferred.Deferred<Transport.TransportError>) => ({
   ...protocol,
   run: (receiver: Transport.Receiver) =>
-    Effect.raceFirst(
-      protocol.run(receiver),
-      Effect.flatMap(Deferred.await(ended), (reason) => {
-        receiver.disconnect(0, reason)
-        return Effect.fail(reason)
-      })
-    )
+    Effect.suspend(() => {
+      let reason: Transport.TransportError | undefined
+      const told: Transport.Receiver = {
+        ...receiver,
+        disconnect: (client, given) => receiver.disconnect(client, given ?? reason)
+      }
+      return Effect.raceFirst(
+        protocol.run(told),
+        Effect.flatMap(Deferred.await(ended), (why) => {
+          reason = why
+          receiver.disconnect(0, why)
+          return Effect.fail(why)
+        })
+      )
+    })
 } satisfies Transport.Protocol)
 
 /**

@@ -398,7 +398,12 @@ describe("McpClient roots", () => {
           McpRequest.roots("roots").pipe(Effect.mapError((e) => e.message)),
           (roots) => roots.map((r) => r.uri).join(",")
         ))
-      const srv = yield* McpServer.make({ serverInfo: serverOptions.serverInfo, tools: [Roots] })
+      // A session: the handshake era only (the default serves both, and a stateless client is asked each time).
+      const srv = yield* McpServer.make({
+        serverInfo: serverOptions.serverInfo,
+        tools: [Roots],
+        revisions: Revision.handshake
+      })
       const current = yield* Ref.make([{ uri: "file:///a" }])
       const context = yield* Layer.build(
         McpClient.layer({

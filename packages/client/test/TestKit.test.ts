@@ -6,6 +6,7 @@
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { McpServer, Tool } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
@@ -34,6 +35,34 @@ describe("the test kit, when the server fails", () => {
           const error = yield* Effect.flip(Effect.scoped(Layer.build(duplicates(era))))
           assert.strictEqual(error._tag, "TransportClosed")
           assert.include(error.message, "the server failed: Duplicate tool name \"echo\": each may be given only once")
+        }),
+      2_000
+    )
+  }
+
+  // The server's layer merged with another still being built: when the server's fails, the other
+  // is interrupted, and the failure's cause holds both (it is not an interruption of the kit).
+  for (const era of [undefined, "handshake", "stateless"] as const) {
+    it.effect(
+      `a server layer failing beside another layer still building fails the client at once, naming it (era ${
+        era ?? "auto"
+      })`,
+      () =>
+        Effect.gen(function*() {
+          class Warm extends Context.Tag("Warm")<Warm, void>() {}
+          // Never ready under the TestClock: cut short when the server's layer fails.
+          const warming = Layer.effect(Warm, Effect.sleep("1 hour"))
+          const app = Layer.merge(
+            McpServer.layer({ serverInfo: { name: "broken", version: "1.0.0" }, tools: [Echo, Echo] }),
+            warming
+          )
+          const layer = clientOf((protocol) => McpServer.serve(protocol).pipe(Effect.provide(app)))(era)
+          const error = yield* Effect.flip(Effect.scoped(Layer.build(layer)))
+          assert.strictEqual(error._tag, "TransportClosed")
+          assert.match(
+            error.message,
+            /^Transport closed before \S+ was answered; the server failed: Duplicate tool name "echo": each may be given only once/
+          )
         }),
       2_000
     )

@@ -84,3 +84,61 @@ describe("callToolWith: a tool's Schemas on both sides", () => {
       }))
   }
 })
+
+// The tools themselves, as `Tool.make` made them: they carry the Schemas they were given.
+const Greet = Tool.make("greet", {
+  parameters: Schema.Struct({ name: Schema.String }),
+  success: Schema.Struct({ greeting: Schema.String, at: Schema.DateFromString })
+}, ({ name }) => Effect.succeed({ greeting: `hello ${name}`, at: new Date("2026-01-02T03:04:05.000Z") }))
+
+const DivideTool = Tool.make(Divide.name, Divide, ({ dividend, divisor }) =>
+  divisor === 0
+    ? Effect.fail(new DivisionByZero({ dividend }))
+    : Effect.succeed({ quotient: dividend / divisor, at: new Date("2026-01-02T03:04:05.000Z") }))
+
+const Echo = Tool.make(
+  "echo",
+  { parameters: Schema.Struct({ text: Schema.String }) },
+  ({ text }) => Effect.succeed(text)
+)
+
+/** Compiled, never run: the types a made tool gives a typed call. */
+export const _types = (client: McpClient.Service) => {
+  const greeting: Effect.Effect<{ readonly greeting: string; readonly at: Date }, unknown> = client.callToolWith(
+    Greet,
+    { name: "Ada" }
+  )
+  // @ts-expect-error the tool's parameters take a string name
+  const wrong = client.callToolWith(Greet, { name: 1 })
+  // A tool without a success schema: the value as it came.
+  const echoed: Effect.Effect<unknown, unknown> = client.callToolWith(Echo, { text: "x" })
+  return [greeting, wrong, echoed]
+}
+
+describe("callToolWith: the tool itself", () => {
+  it.scoped("a tool made by Tool.make: arguments encoded, the value and the failure decoded", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "typed-client", version: "1.0.0" } }).pipe(
+          Layer.provide(McpClientTransport.layerMemory((protocol) =>
+            McpServer.serve(protocol).pipe(
+              Effect.provide(McpServer.layer({
+                serverInfo: { name: "typed", version: "1.0.0" },
+                tools: [Greet, DivideTool, Echo]
+              }))
+            )
+          ))
+        )
+      )
+      const client = yield* Effect.provide(McpClient.McpClient, context)
+      const value = yield* client.callToolWith(Greet, { name: "Ada" })
+      assert.strictEqual(value.greeting, "hello Ada")
+      assert.instanceOf(value.at, Date)
+      const quotient = yield* client.callToolWith(DivideTool, { dividend: 7, divisor: 2 })
+      assert.strictEqual(quotient.quotient, 3.5)
+      const failed = yield* Effect.flip(client.callToolWith(DivideTool, { dividend: 1, divisor: 0 }))
+      assert.strictEqual(failed._tag, "ToolFailed")
+      if (failed._tag === "ToolFailed") assert.instanceOf(failed.failure, DivisionByZero)
+      assert.strictEqual(yield* client.callToolWith(Echo, { text: "as it came" }), "as it came")
+    }))
+})

@@ -619,10 +619,13 @@ export const isMcpError = (u: unknown): u is McpError => typeof u === "object" &
  * older servers); a `-32602` is `InvalidParams` (a 2026 resource-not-found has the
  * same code; its `data.uri`, when present, is kept in `data`).
  *
+ * `method`, the request the error answers: a `-32601` whose message does not name its method
+ * (`Method not found`, as many servers say) is given it (`Method not found: resources/list`).
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
+export const fromWire = (error: JsonRpc.ErrorObject, method?: string): McpError => {
   const d = error.data as any
   const withData = <A extends object>(fields: A): A & { data?: unknown } =>
     d === undefined ? fields : { ...fields, data: d }
@@ -631,8 +634,10 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
       return new ParseError(withData({ message: error.message }))
     case JsonRpc.Code.InvalidRequest:
       return new InvalidRequest(withData({ message: error.message }))
-    case JsonRpc.Code.MethodNotFound:
-      return new MethodNotFound({ method: typeof d?.method === "string" ? d.method : "", detail: error.message })
+    case JsonRpc.Code.MethodNotFound: {
+      const named = typeof d?.method === "string" ? d.method : method ?? ""
+      return new MethodNotFound({ method: named, detail: namingMethod(error.message, named) })
+    }
     case JsonRpc.Code.InvalidParams:
       return new InvalidParams(withData({ message: error.message }))
     case JsonRpc.Code.InternalError:
@@ -665,6 +670,14 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
   }
   return new RpcError(withData({ code: error.code, message: error.message }))
 }
+
+/** A -32601's message that names its method: `Method not found: m`, or the peer's own and `(m)`. */
+const namingMethod = (message: string, method: string): string =>
+  method === "" || message.includes(method)
+    ? message
+    : /^\s*method not found\.?\s*$/i.test(message)
+    ? `Method not found: ${method}`
+    : `${message} (${method})`
 
 /** What Effect puts in place of a config error's message when the config is `Config.redacted`. */
 const redactedMessage = "<redacted>"

@@ -569,6 +569,7 @@ export const catalog = {
     modernCacheable(Skills.GetSkillRequestParams, Skills.GetSkillResult)
   ]),
   "resources/directory/read": define("resources/directory/read", "request", "client", {
+    cacheable: true,
     paginated: true,
     capability: serverCap("resources"),
     extension: skillsExtension
@@ -578,7 +579,11 @@ export const catalog = {
       params: Skills.ReadResourceDirectoryRequestParams,
       result: Skills.ReadResourceDirectoryResult
     },
-    modern(Skills.ReadResourceDirectoryRequestParams, Skills.ReadResourceDirectoryResult)
+    // The extension does not require the caching hints: our servers write them, a peer may not.
+    modern(
+      Skills.ReadResourceDirectoryRequestParams,
+      Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
+    )
   ])
 } as const
 

@@ -294,6 +294,26 @@ describe("Peer: outbound requests", () => {
       assert.strictEqual(error._tag, "MethodNotFound")
     }))
 
+  it.scoped("a -32601 that does not name its method is given the call's (a bare 'Method not found' says which)", () =>
+    Effect.gen(function*() {
+      const { peer, remote } = yield* setup()
+      const answered = (message: string) =>
+        Effect.gen(function*() {
+          const fiber = yield* Effect.fork(Effect.flip(peer.request(remote.client, "roots/list")))
+          const sent = JSON.parse(yield* remote.read)
+          yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: sent.id, error: { code: -32601, message } }))
+          return yield* Fiber.join(fiber)
+        })
+      const bare = yield* answered("Method not found")
+      assert.strictEqual(bare.message, "Method not found: roots/list")
+      assert.isTrue(McpError.isMcpError(bare))
+      if (McpError.isMcpError(bare)) {
+        assert.deepStrictEqual(bare.toWire("2025-11-25"), { code: -32601, message: "Method not found: roots/list" })
+      }
+      assert.strictEqual((yield* answered("Unknown method")).message, "Unknown method (roots/list)")
+      assert.strictEqual((yield* answered("No roots/list here")).message, "No roots/list here")
+    }))
+
   it.scoped("interrupting the call sends notifications/cancelled; a late answer is ignored", () =>
     Effect.gen(function*() {
       const { call, peer, remote } = yield* setup()

@@ -31,7 +31,19 @@ describe("the skills methods in the catalog", () => {
     }
     assert.isTrue(Method.catalog["skills/list"].paginated && Method.catalog["skills/list"].cacheable)
     assert.isTrue(Method.catalog["skills/get"].cacheable && !Method.catalog["skills/get"].paginated)
-    assert.isTrue(Method.catalog["resources/directory/read"].paginated)
+    assert.isTrue(
+      Method.catalog["resources/directory/read"].paginated && Method.catalog["resources/directory/read"].cacheable
+    )
+  })
+
+  it("resources/directory/read (2026-07-28): the hints read when given, accepted when a peer leaves them out", () => {
+    const entry = Method.lookup("2026-07-28", "resources/directory/read")!
+    const bare = { resultType: "complete", resources: [] }
+    const hinted = { ...bare, ttlMs: 60_000, cacheScope: "private" }
+    assert.deepStrictEqual(Either.getOrThrow(entry.decodeResult!(hinted)), hinted)
+    assert.deepStrictEqual(Either.getOrThrow(entry.decodeResult!(bare)), bare)
+    assert.isTrue(Either.isLeft(entry.decodeResult!({ ...bare, ttlMs: -1 })))
+    assert.isTrue(Either.isLeft(entry.decodeResult!({ ...bare, cacheScope: "everyone" })))
   })
 
   describe.each(Revision.all)("at %s", (revision) => {
@@ -59,10 +71,9 @@ describe("the skills methods in the catalog", () => {
             }
             if (revision === "2026-07-28") {
               assert.strictEqual(encoded.resultType, "complete")
-              if (name !== "resources/directory/read") {
-                assert.isNumber(encoded.ttlMs)
-                assert.isString(encoded.cacheScope)
-              }
+              // resources/directory/read: the hints are optional on the wire (the server test checks ours write them).
+              if (name !== "resources/directory/read" || "ttlMs" in encoded) assert.isNumber(encoded.ttlMs)
+              if (name !== "resources/directory/read" || "cacheScope" in encoded) assert.isString(encoded.cacheScope)
             }
           }),
           { numRuns: 25 }

@@ -5,9 +5,10 @@
  *
  * The folder is read once, when the layer is built: the tree first (names and sizes only), then
  * the files of the skills, none past the limits (`Skills.Limits`; a file that grows while it is
- * read is cut at the limit and refused). Symbolic links, and files and directories whose names
- * begin with a dot, are passed over: nothing outside the folder, and no `.git` or `.env`, is
- * served. Files outside every skill are not read. A folder that cannot be read, or whose skills
+ * read is cut at the limit and refused). Symbolic links, files with more than one link (hard
+ * links: the same file as one elsewhere, perhaps outside the folder; each passed over with a
+ * warning), and files and directories whose names begin with a dot, are passed over: nothing
+ * outside the folder, and no `.git` or `.env`, is served. Files outside every skill are not read. A folder that cannot be read, or whose skills
  * break a rule or a limit, fails the layer with a `SkillsError` naming the file.
  *
  * @since 0.1.0

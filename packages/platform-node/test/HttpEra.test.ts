@@ -2,12 +2,16 @@
  * The era router: decided from the headers before the body is read. This server serves the
  * handshake era only; a 2026-07-28 request is told which revisions it serves (-32022).
  */
+import { Revision } from "@effect-mcp/core"
 import { expect, it } from "@effect/vitest"
 import { ACCEPT, describeServers } from "./utils/http.js"
 
+/** The handshake era only (the default serves both). */
+const handshakeOnly = { revisions: Revision.handshake }
+
 describeServers("HTTP: the era router", (start) => {
   it("a POST in 2026-07-28 gets 400 and -32022 naming the revisions served, with its id", async () => {
-    const h = await start()
+    const h = await start({}, handshakeOnly)
     const response = await fetch(h.url, {
       method: "POST",
       headers: { accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": "2026-07-28" },
@@ -29,7 +33,7 @@ describeServers("HTTP: the era router", (start) => {
   })
 
   it("a handshake-era version header goes to Streamable HTTP (no session: 400, -32000)", async () => {
-    const h = await start()
+    const h = await start({}, handshakeOnly)
     const response = await fetch(h.url, {
       method: "POST",
       headers: { accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": "2025-11-25" },

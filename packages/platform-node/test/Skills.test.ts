@@ -97,6 +97,46 @@ describe("NodeSkills.makeDirectory", () => {
     }))
 })
 
+describe("NodeSkills: hard links", () => {
+  it.scoped("a hard link in the folder is passed over as a symbolic link is: listed nowhere, not read (-32602)", () =>
+    Effect.gen(function*() {
+      const root = yield* temporaryDirectory
+      const outside = yield* temporaryDirectory
+      write(outside, { "secret.txt": "not yours" })
+      write(root, { "pdf-processing/SKILL.md": skillMd, "pdf-processing/references/FORMS.md": "# Forms\n" })
+      // The same file as one outside the folder (both in the system's temporary directory).
+      fs.linkSync(
+        nodePath.join(outside, "secret.txt"),
+        nodePath.join(root, "pdf-processing", "references", "secret.txt")
+      )
+      const server = yield* McpServer.make({ serverInfo: { name: "t", version: "1" }, revisions: ["2026-07-28"] })
+        .pipe(Effect.provide(NodeSkills.layerDirectory(root)))
+      const { protocol, remote } = yield* MemoryTransport.connection
+      yield* Effect.forkScoped(server.serve(protocol))
+      const _meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+      }
+      const ask = (id: number, method: string, params: object) =>
+        Effect.zipRight(
+          remote.write(JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta } })),
+          Effect.map(remote.read, (text) => JSON.parse(text))
+        )
+      const list = yield* ask(1, "skills/list", {})
+      assert.deepStrictEqual(list.result.skills[0].resources.map((r: any) => r.uri), [
+        "skill://pdf-processing/SKILL.md",
+        "skill://pdf-processing/references/FORMS.md"
+      ])
+      const read = yield* ask(2, "resources/read", { uri: "skill://pdf-processing/references/secret.txt" })
+      assert.strictEqual(read.error.code, -32602)
+      assert.isUndefined(read.result)
+      const dir = yield* ask(3, "resources/directory/read", { uri: "skill://pdf-processing/references" })
+      assert.deepStrictEqual(dir.result.resources.map((r: any) => r.uri), [
+        "skill://pdf-processing/references/FORMS.md"
+      ])
+    }))
+})
+
 describe("NodeSkills.layerDirectory", () => {
   it.scoped("a server with the layer serves the folder's skills", () =>
     Effect.gen(function*() {

@@ -116,10 +116,11 @@ export interface Options<R> {
   readonly prompts?: ReadonlyArray<Prompt.Prompt<R>>
   readonly resources?: ReadonlyArray<Resource.Resource<R> | Resource.Template<R>>
   /**
-   * The revisions served, oldest first (default: the four of the handshake era). With
+   * The revisions served, oldest first (default: every one, `Revision.all`: both eras). With
    * `"2026-07-28"` the server speaks the stateless revision; with it and handshake ones, both
    * eras on one endpoint (dual): a request with a protocol version in its `_meta` is served
-   * statelessly, `initialize` opens a handshake session.
+   * statelessly, `initialize` opens a handshake session. `Revision.handshake` serves the handshake
+   * era only, `Revision.stateless` the stateless one only.
    */
   readonly revisions?: ReadonlyArray<Revision.Revision>
   /**
@@ -129,8 +130,10 @@ export interface Options<R> {
   readonly cachePolicy?: Partial<Record<Stateless.Cacheable, Stateless.CacheHint>>
   /**
    * The key that seals 2026-07-28 `requestState` (HMAC-SHA256), so that a retry may reach any
-   * process that has it. Default: a random key per server, and a warning when the first state is
-   * sealed (retries then cannot move between processes). At least 32 bytes (UTF-8; e.g.
+   * process that has it. Default: one random key per process (its servers share it), and a warning,
+   * once per process, when the first state is sealed (retries then cannot move between processes;
+   * the warning is a log: on stderr under `NodeMcpServer`'s `runMain`, `serveStdio` and
+   * `layerStderrLogger`). At least 32 bytes (UTF-8; e.g.
    * `openssl rand -base64 32`): a shorter key, an empty one included, fails a server that serves
    * 2026-07-28 when it is built, in one line (`requestStateKey must be at least 32 bytes (got 0)`).
    */

@@ -82,7 +82,7 @@ export interface Service {
   readonly directories: ReadonlyMap<string, ReadonlyArray<McpSchema.Resource.Resource>>
   /** Whether `resources/directory/read` is served (and `directoryRead: true` declared). */
   readonly directoryRead: boolean
-  /** 2026-07-28: the caching hints of `skills/list` and `skills/get`. */
+  /** 2026-07-28: the caching hints of `skills/list`, `skills/get` and `resources/directory/read`. */
   readonly ttlMs: number
   readonly cacheScope: "public" | "private"
   /** Entries per page of `skills/list` and `resources/directory/read`. */
@@ -160,9 +160,9 @@ export interface Options {
   readonly scheme?: string
   /** Serve `resources/directory/read` and declare `directoryRead: true` (default true). */
   readonly directoryRead?: boolean
-  /** 2026-07-28: `ttlMs` of `skills/list` and `skills/get` results (default 0). */
+  /** 2026-07-28: `ttlMs` of `skills/list`, `skills/get` and `resources/directory/read` results (default 0). */
   readonly ttlMs?: number
-  /** 2026-07-28: `cacheScope` of `skills/list` and `skills/get` results (default `public`). */
+  /** 2026-07-28: `cacheScope` of `skills/list`, `skills/get` and `resources/directory/read` results (default `public`). */
   readonly cacheScope?: "public" | "private"
   /** Entries per page of `skills/list` and `resources/directory/read` (default 100). */
   readonly pageSize?: number

@@ -71,6 +71,19 @@ export interface Tool<R = never> {
 }
 
 /**
+ * The Schemas a tool was made with, as `make` was given them (the ones given, none other): what
+ * a typed client call takes the tool itself for (`McpClient.callToolWith(tool, args)` encodes the
+ * arguments with `parameters` and decodes the value with `success`, a failure with `failure`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Schemas<P, S, F> =
+  & (P extends Schema.Schema.Any ? { readonly parameters: P } : {})
+  & (S extends Schema.Schema.Any ? { readonly success: S } : {})
+  & (F extends Schema.Schema.Any ? { readonly failure: F } : {})
+
+/**
  * How a tool runs as a task.
  *
  * @since 0.1.0
@@ -418,11 +431,14 @@ export const make = <
     readonly success?: ObjectSuccess<S>
   },
   handler: (args: Arguments<P, I>) => Effect.Effect<HandlerOutput<S>, CheckedError<E, F>, R>
-): Tool<
-  | R
-  | (P extends Schema.Schema.Any ? Schema.Schema.Context<P> : never)
-  | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)
-> => {
+):
+  & Tool<
+    | R
+    | (P extends Schema.Schema.Any ? Schema.Schema.Context<P> : never)
+    | (S extends Schema.Schema.Any ? Schema.Schema.Context<S> : never)
+  >
+  & Schemas<P, S, F> =>
+{
   if (!McpSchema.Tool.isValidToolName(name)) {
     throw new Error(
       `Invalid tool name ${JSON.stringify(name)}: use 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"`
@@ -532,9 +548,14 @@ export const make = <
     decode,
     run,
     ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
-    ...(task !== undefined ? { task } : {})
+    ...(task !== undefined ? { task } : {}),
+    // The Schemas given, for a typed client call to take the tool itself (`Schemas`).
+    ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
+    ...(success !== undefined ? { success } : {}),
+    ...(failure !== undefined ? { failure } : {})
   }
-  return tool
+  // The Schemas are there when given (above): the type says which.
+  return tool as Tool<R> & Schemas<P, S, F>
 }
 
 const wholeMillis = (name: string, what: string, value: Duration.DurationInput): number => {

@@ -247,7 +247,8 @@ describe("Handshake: phases", () => {
 
   it.scoped("methods of other revisions, or without a capability, are -32601", () =>
     Effect.gen(function*() {
-      const client = yield* connect({ serverInfo, tools: [Echo] })
+      // The handshake era only (a dual server, the default, serves server/discover statelessly).
+      const client = yield* connect({ serverInfo, tools: [Echo], revisions: handshakeRevisions })
       yield* client.initialize("2025-06-18")
       assert.strictEqual((yield* client.error("tasks/list")).code, -32601)
       assert.strictEqual((yield* client.error("server/discover", {})).code, -32601)

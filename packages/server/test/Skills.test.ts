@@ -110,12 +110,13 @@ describe("Skills: skills/list and skills/get", () => {
       assert.strictEqual(error.code, -32602)
     }).pipe(withSkills(files, { pageSize: 1 })))
 
-  it.scoped("the caching hints given", () =>
+  it.scoped("the caching hints given, on resources/directory/read too", () =>
     Effect.gen(function*() {
       const client = yield* connect(dual)
       const list = yield* client.result("skills/list", { _meta: meta() })
       const get = yield* client.result("skills/get", { uri: "skill://acme/billing/refunds/SKILL.md", _meta: meta() })
-      for (const result of [list, get]) {
+      const dir = yield* client.result("resources/directory/read", { uri: "skill://acme", _meta: meta() })
+      for (const result of [list, get, dir]) {
         assert.strictEqual(result.ttlMs, 60_000)
         assert.strictEqual(result.cacheScope, "private")
       }
@@ -154,6 +155,9 @@ describe("Skills: skills/list and skills/get", () => {
       assert.strictEqual(got.skill.frontmatter.name, "pdf-processing")
       const dir = yield* client.result("resources/directory/read", { uri: "skill://pdf-processing" })
       assert.strictEqual(dir.resources.length, 3)
+      assert.isUndefined(dir.resultType)
+      assert.isUndefined(dir.ttlMs)
+      assert.isUndefined(dir.cacheScope)
     }).pipe(withSkills()))
 })
 
@@ -216,6 +220,10 @@ describe("Skills: resources/directory/read", () => {
       const client = yield* connect(dual)
       const result = yield* client.result("resources/directory/read", { uri: "skill://pdf-processing", _meta: meta() })
       assert.strictEqual(result.resultType, "complete")
+      // The caching hints other 2026-07-28 results carry (the SDK v2 skills client and the
+      // Inspector refuse a directory result without them).
+      assert.strictEqual(result.ttlMs, 0)
+      assert.strictEqual(result.cacheScope, "public")
       assert.deepStrictEqual(result.resources, [
         {
           uri: "skill://pdf-processing/SKILL.md",

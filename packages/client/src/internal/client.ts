@@ -140,7 +140,8 @@ export const make = <R>(
       clientInfo: options.clientInfo,
       logLevel: options.logLevel,
       maxRoundTrips: options.maxRoundTrips ?? 8,
-      spans: telemetry.spans
+      spans: telemetry.spans,
+      pinned: options.era === "stateless"
     })
     const cache = yield* Cache.make(store, options.cachePartition ?? "", stateless.request)
 
@@ -193,7 +194,8 @@ export const make = <R>(
         capabilities: options.declareTasks === true
           ? { ...capabilities, tasks: { list: {}, cancel: {} } }
           : capabilities,
-        clientInfo: options.clientInfo
+        clientInfo: options.clientInfo,
+        pinned: options.era === "handshake"
       })
       connection.spoken = initialized.revision
       // `mcp.client.session.duration`, when the session ends with the client's scope.
@@ -349,10 +351,18 @@ export const make = <R>(
       subscribe: (filter) =>
         era === "stateless"
           ? Subscriptions.listen({ peer, notifications, stateless }, filter)
-          : Subscriptions.session({
-            notifications,
-            capabilities: serverCapabilities,
-            toggle: (method, uri) => request(method, { uri })
-          }, filter)
+          : Effect.zipRight(
+            // Refused when nothing the server raises could reach this client.
+            transport.eventStream === undefined ? Effect.void : Effect.flatMap(
+              transport.eventStream,
+              (stream) =>
+                stream.open ? Effect.void : Effect.fail(new ClientError.NoEventStream({ reason: stream.reason }))
+            ),
+            Subscriptions.session({
+              notifications,
+              capabilities: serverCapabilities,
+              toggle: (method, uri) => request(method, { uri })
+            }, filter)
+          )
     } satisfies Service
   })

@@ -27,6 +27,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
@@ -109,10 +110,14 @@ const retryOf = (millis: number) => Math.min(60_000, Math.max(100, millis))
 /** Resumptions in a row that bring no event before a stream is given up. */
 const maxStalls = 5
 
+/** Whether the session's own stream (the standalone GET) is open, or why not. */
+export type EventStream = { readonly open: true } | { readonly open: false; readonly reason: string }
+
 export const make = (options: Options): Effect.Effect<
   {
     readonly protocol: Transport.Protocol<Failure>
     readonly tools: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
+    readonly eventStream: Effect.Effect<EventStream>
   },
   never,
   HttpClient.HttpClient | Scope.Scope
@@ -144,6 +149,9 @@ export const make = (options: Options): Effect.Effect<
     const scope = yield* Effect.scope
     /** The legacy HTTP+SSE transport this session fell back to, once it has. */
     let legacy: Transport.Protocol<Failure> | undefined
+    /** The first outcome of the session's standalone stream: open, or why it is not (once). */
+    const eventStream = yield* Deferred.make<EventStream>()
+    const streamIs = (outcome: EventStream) => Deferred.unsafeDone(eventStream, Exit.succeed(outcome))
 
     const track = (fiber: Fiber.RuntimeFiber<void>) => {
       open.add(fiber)
@@ -162,6 +170,8 @@ export const make = (options: Options): Effect.Effect<
             tried
           }).pipe(Effect.provideService(HttpClient.HttpClient, client), Scope.extend(scope))
           legacy = made
+          // HTTP+SSE: every server message comes on the one event stream.
+          streamIs({ open: true })
           const r = yield* Deferred.await(receiver)
           track(fork(Effect.ignore(Effect.scoped(made.run(r)))))
         }
@@ -299,8 +309,11 @@ export const make = (options: Options): Effect.Effect<
         }
       })
 
-    /** One GET of the session's stream, from `at.lastEventId` when there is one; its status. */
-    const get = (answers: JsonRpc.RequestId | undefined, at: Progress, method: string) =>
+    /**
+     * One GET of the session's stream, from `at.lastEventId` when there is one; its status
+     * (`opened`: told when an event stream is answered, before it is read).
+     */
+    const get = (answers: JsonRpc.RequestId | undefined, at: Progress, method: string, opened?: () => void) =>
       Exchange.execute(
         client,
         HttpClientRequest.get(options.url).pipe(
@@ -314,7 +327,10 @@ export const make = (options: Options): Effect.Effect<
       ).pipe(
         Effect.flatMap((response) =>
           response.status === 200 && (response.headers["content-type"] ?? "").startsWith("text/event-stream")
-            ? Effect.as(readSse(response, answers, at, method, false), 200)
+            ? Effect.as(
+              Effect.zipRight(Effect.sync(() => opened?.()), readSse(response, answers, at, method, false)),
+              200
+            )
             : Effect.succeed(response.status)
         )
       )
@@ -365,20 +381,28 @@ export const make = (options: Options): Effect.Effect<
       const at = newProgress()
       let failures = 0
       let seen = 0
+      const opened = () => streamIs({ open: true })
       const loop: Effect.Effect<void> = Effect.flatMap(
-        Effect.either(get(undefined, at, "the session's event stream")),
+        Effect.either(get(undefined, at, "the session's event stream", opened)),
         (result) => {
           // 405: the server has no such stream; 404: the session is gone.
-          if (result._tag === "Right" && (result.right === 405 || result.right === 404)) return Effect.void
+          if (result._tag === "Right" && (result.right === 405 || result.right === 404)) {
+            streamIs({ open: false, reason: `its GET answered HTTP ${result.right}` })
+            return Effect.void
+          }
           if (result._tag === "Left") {
+            if (++failures > 5) streamIs({ open: false, reason: `its GET failed: ${result.left.message}` })
             return Effect.zipRight(
               Effect.logWarning(`effect-mcp client: ${result.left.message}`),
-              ++failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
+              failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
             )
           }
           // A stream that brought something starts the count again; an empty one is a failure.
           failures = result.right === 200 && at.events > seen ? 0 : failures + 1
           seen = at.events
+          if (failures > 5) {
+            streamIs({ open: false, reason: `its GET answered HTTP ${result.right}, not an event stream` })
+          }
           return failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
         }
       )
@@ -502,8 +526,9 @@ export const make = (options: Options): Effect.Effect<
     const post = (message: JsonRpc.Message): Effect.Effect<void> => {
       const request = requestOf(message)
       const exchange = Effect.catchAll(exchangeOf(message, false), (error) => failed(message, error))
-      // Once the session is initialized, its standalone stream is opened.
-      const then = "method" in message && message.method === "notifications/initialized" && session.id !== undefined
+      // Once the session is initialized, its standalone stream is opened (a server that gave no
+      // session id may have one too: a GET without the header).
+      const then = "method" in message && message.method === "notifications/initialized"
         ? Effect.zipRight(exchange, Effect.sync(() => track(fork(standalone))))
         : exchange
       // Sent before anything else is: the session's first request must not overtake it.
@@ -560,7 +585,7 @@ export const make = (options: Options): Effect.Effect<
           return post(message)
         })
     }
-    return { protocol, tools }
+    return { protocol, tools, eventStream: Deferred.await(eventStream) }
   })
 
 /** What telemetry says of a connection to `url`: TCP, HTTP, the server's host and port, the session. */

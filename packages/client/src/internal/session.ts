@@ -19,9 +19,12 @@ export const initialize = (options: {
   readonly peer: Peer.Peer<ClientError.TransportFailure>
   readonly capabilities: McpSchema.Capabilities.ClientCapabilities
   readonly clientInfo: McpSchema.Base.Implementation
+  /** Told to speak this era only (`era: "handshake"`): no other revision would be tried. */
+  readonly pinned: boolean
 }): Effect.Effect<Initialized, ClientError.ClientError> =>
   Effect.gen(function*() {
     const { peer } = options
+    const pinned = options.pinned ? "handshake" as const : undefined
     const result = yield* Effect.catchTag(
       peer.request(server, "initialize", {
         protocolVersion: Revision.latestHandshake,
@@ -31,11 +34,17 @@ export const initialize = (options: {
       // A stateless-only server says which revisions would work.
       "UnsupportedProtocolVersion",
       (error) =>
-        Effect.fail(new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.handshake }))
+        Effect.fail(
+          new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.handshake, pinned })
+        )
     )
     const offered = isObject(result) ? result.protocolVersion : undefined
     if (!Revision.isRevision(offered) || !Revision.handshake.includes(offered)) {
-      return yield* new ClientError.VersionMismatch({ offered: [String(offered)], supported: Revision.handshake })
+      return yield* new ClientError.VersionMismatch({
+        offered: [String(offered)],
+        supported: Revision.handshake,
+        pinned
+      })
     }
     const checked = yield* decoded(offered, "initialize", result)
     yield* peer.notify(server, "notifications/initialized", {})

@@ -26,6 +26,8 @@ export interface Options {
   readonly maxRoundTrips: number
   /** Spans on (see `Telemetry`): the rounds of a multi-round trip link the first, its asks get spans. */
   readonly spans: boolean
+  /** Told to speak this era only (`era: "stateless"`): no other revision would be tried. */
+  readonly pinned: boolean
 }
 
 export interface Stateless {
@@ -64,7 +66,13 @@ export const make = (options: Options): Stateless => {
     }
   }
   const versionMismatch = (error: McpError.UnsupportedProtocolVersion) =>
-    new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.all })
+    options.pinned
+      ? new ClientError.VersionMismatch({
+        offered: error.supported,
+        supported: Revision.stateless,
+        pinned: "stateless"
+      })
+      : new ClientError.VersionMismatch({ offered: error.supported, supported: Revision.all })
 
   /**
    * A -32022 whose `supported` lists the revision we speak is retried once (a server may reject a

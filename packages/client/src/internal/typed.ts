@@ -23,7 +23,7 @@ const structuredOf = (result: RequestResult<"tools/call">): unknown => {
 
 export const callToolWith = (request: Service["request"]) =>
 <P, PI, S, SI, F, FI>(
-  tool: ToolSpec<P, PI, S, SI, F, FI> & { readonly success: Schema.Schema<S, SI> },
+  tool: ToolSpec<P, PI, S, SI, F, FI>,
   args: P,
   call?: CallOptions
 ): Effect.Effect<S, ClientError.ClientError | ClientError.InvalidArguments | ClientError.ToolFailed<F>> =>
@@ -58,6 +58,8 @@ export const callToolWith = (request: Service["request"]) =>
       )
       return yield* new ClientError.ToolFailed({ tool: tool.name, failure, result })
     }
+    // No success schema: the value as it came (its type is `unknown`).
+    if (tool.success === undefined) return structuredOf(result) as S
     return yield* Schema.decodeUnknown(tool.success)(structuredOf(result)).pipe(
       Effect.mapError((error) =>
         new ClientError.InvalidResult({ method: `tools/call ${tool.name}`, detail: Method.describeError(error) })

@@ -94,6 +94,20 @@ export const cacheFields = {
 }
 
 /**
+ * The caching hints of a result that carries them although its definition does not require them
+ * (the skills extension's `resources/directory/read`): our servers always write them (the era puts
+ * them on every result the catalog calls cacheable); a peer may leave them out (an absent `ttlMs`
+ * is 0, SEP-2549). Optional fields, so the wire schema only checks.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const optionalCacheFields = {
+  ttlMs: Schema.optional(NonNegativeInt),
+  cacheScope: Schema.optional(CacheScope)
+}
+
+/**
  * A handshake-era params struct as a 2026-07-28 params struct: `_meta` required.
  *
  * @since 0.1.0

@@ -290,7 +290,10 @@ export const make = <F = never>(options: Options): Outbound<F> => {
     const call = typeof message.id === "number" ? pending.get(message.id) : undefined
     if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
     pending.delete(message.id as number)
-    settle(call, "error" in message ? Exit.fail(McpError.fromWire(message.error)) : Exit.succeed(message.result))
+    settle(
+      call,
+      "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
+    )
   }
 
   const progress: Outbound<F>["progress"] = (client, params) => {

@@ -1,12 +1,15 @@
 /**
  * A folder of skills read into `Skills`: the tree is walked first (names and sizes only, no file
  * read), then only the files beneath a `SKILL.md` are read, each with no more bytes than the
- * limits let it have. Symbolic links, dot files and dot directories are passed over, so nothing
- * outside the folder (and no `.git`, no `.env`) is ever served.
+ * limits let it have. Symbolic links, files with more than one link (a hard link is the same file
+ * as one elsewhere, maybe outside the folder, and nothing tells which name is the folder's own),
+ * dot files and dot directories are passed over, so nothing outside the folder (and no `.git`, no
+ * `.env`) is ever served. A file is checked again once open (not followed if it became a symbolic
+ * link, refused if it gained a link since the walk).
  */
 import { Skills } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
-import type { Dirent } from "node:fs"
+import { constants, type Dirent } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 
@@ -29,7 +32,7 @@ interface Found {
   readonly size: number
 }
 
-/** Every regular file of the tree (but dot files and links), by path relative to the root. */
+/** Every regular file of the tree (but dot files, symbolic links and hard links), by path relative to the root. */
 const walk = (root: string, limits: Skills.Limits) =>
   Effect.gen(function*() {
     const found: Array<Found> = []
@@ -58,6 +61,15 @@ const walk = (root: string, limits: Skills.Limits) =>
             try: () => fs.lstat(file),
             catch: (error) => failure(child, `cannot be read (${reason(error)})`)
           })
+          // A hard link: passed over, as a symbolic link is; said, since a whole folder linked
+          // into place (a package manager's store) would otherwise serve nothing without a word.
+          if (stat.nlink > 1) {
+            yield* Effect.logWarning(
+              `effect-mcp skills: ${child} is not served: it has ${stat.nlink} links (a hard link), ` +
+                "and may be a file from outside the folder"
+            )
+            continue
+          }
           found.push({ relative: child, absolute: file, size: stat.size })
           if (found.length > limits.maxFiles) {
             return yield* failure("", `the folder has more than maxFiles (${limits.maxFiles}) files`)
@@ -72,12 +84,16 @@ const walk = (root: string, limits: Skills.Limits) =>
 const readBounded = (file: Found, max: number) =>
   Effect.acquireUseRelease(
     Effect.tryPromise({
-      try: () => fs.open(file.absolute, "r"),
+      // Not followed if it became a symbolic link since the walk (O_NOFOLLOW, where there is one).
+      try: () => fs.open(file.absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)),
       catch: (error) => failure(file.relative, `cannot be read (${reason(error)})`)
     }),
     (handle) =>
       Effect.tryPromise({
         try: async () => {
+          // What was opened, checked again: a plain file of one link, as the walk found it.
+          const opened = await handle.stat()
+          if (!opened.isFile() || opened.nlink > 1) throw new Error("it is no longer a plain file of one link")
           const buffer = new Uint8Array(Math.min(max, file.size) + 1)
           let length = 0
           while (length < buffer.length) {

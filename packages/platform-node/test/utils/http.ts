@@ -253,7 +253,7 @@ export interface HarnessOptions {
   readonly testClock?: boolean
   /** The event store to watch (default `EventStore.makeMemory()`). */
   readonly eventStore?: Effect.Effect<EventStore.Service>
-  /** The revisions the server serves (default: the handshake era's). */
+  /** The revisions the server serves (default: the server's, every one). */
   readonly revisions?: McpServer.Options<never>["revisions"]
   /** The server's 2026-07-28 subscription limits (default: the server's). */
   readonly subscriptionLimits?: Pick<

@@ -9,6 +9,7 @@ import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { globalValue } from "effect/GlobalValue"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -101,6 +102,17 @@ const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | und
   return undefined
 }
 
+/**
+ * The key of the servers given none: one random key per process (a state one of its servers seals,
+ * any other opens), made when first needed, and whether the warning that it cannot leave the
+ * process was given (once per process).
+ */
+const processKey = () =>
+  globalValue(Symbol.for("@effect-mcp/server/processRequestStateKey"), () => ({
+    key: InputRequired.randomKey(),
+    warned: Ref.unsafeMake(false)
+  }))
+
 /** The `requestStateKey` given, read (a `Config` is read once, when the server is built). */
 const readKey = Effect.fn("McpServer.requestStateKey")(function*(
   given: Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>> | undefined
@@ -162,7 +174,8 @@ const build = Effect.fn("McpServer.make")(function*(
   const tools = handlers.tools ?? []
   const prompts = handlers.prompts ?? []
   const resources = handlers.resources ?? []
-  const revisions = options.revisions ?? Revision.handshake
+  // Both eras by default (dual): a client of either (the Inspector's 2026-07-28 included) is served.
+  const revisions = options.revisions ?? Revision.all
   const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
   const statelessRevisions = revisions.filter(Revision.isStateless)
   // The task store of the server's context, if given (shared by instances), else one in memory.
@@ -266,17 +279,18 @@ const build = Effect.fn("McpServer.make")(function*(
   const sealer = yield* Effect.cached(
     Effect.tap(
       InputRequired.sealer({
-        key: keyBytes ?? InputRequired.randomKey(),
+        key: keyBytes ?? processKey().key,
         ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
         maxLength,
         now: () => clock.unsafeCurrentTimeMillis()
       }),
       () =>
         key === undefined
-          ? Effect.logWarning(
-            "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
-              "a retry of a multi-round-trip request cannot move to another process"
-          )
+          ? Effect.flatMap(Ref.getAndSet(processKey().warned, true), (warned) =>
+            warned ? Effect.void : Effect.logWarning(
+              "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+                "a retry of a multi-round-trip request cannot move to another process"
+            ))
           : Effect.void
     )
   )

@@ -6,8 +6,8 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { Capabilities, JsonRpc, Method, Transport } from "@effect-mcp/core"
-import { AuthInfo, Dispatch, McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { Capabilities, JsonRpc, Transport } from "@effect-mcp/core"
+import { AuthInfo, Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -62,6 +62,11 @@ export interface Extension {
   readonly handlers: Dispatch.Handlers<McpError.McpError, never, RequestContext>
   /** It is served over resources: the server declares them, whatever the registry holds. */
   readonly resources?: boolean
+  /**
+   * 2026-07-28: the caching hints of its methods the catalog calls cacheable (default `ttlMs: 0`,
+   * `cacheScope: "public"`); a handler's own `ttlMs` / `cacheScope` take precedence.
+   */
+  readonly cacheHint?: { readonly ttlMs: number; readonly cacheScope: "public" | "private" }
 }
 
 /** What the serving core reads of a request: its context, and the features of its revision. */
@@ -331,13 +336,28 @@ export const tables = <C>(
     let found = kept.get(key)
     if (found === undefined) {
       const defined = Revision.features(revision).serverCapabilities
+      /** The server capability that gates `d` out of this table (one the server does not declare). */
+      const undeclared = (d: Method.Definition) =>
+        variant.gated && d.capability?.side === "server" && defined.includes(d.capability.key) &&
+          !(d.capability.key in capabilities)
+          ? d.capability.key
+          : undefined
       const routes = new Map(Dispatch.make(revision, handlers, {
-        include: (d) =>
-          d.direction !== "server" && variant.include(d) &&
-          !(variant.gated && d.capability?.side === "server" && defined.includes(d.capability.key) &&
-            !(d.capability.key in capabilities)),
+        include: (d) => d.direction !== "server" && variant.include(d) && undeclared(d) === undefined,
         trusted
       }))
+      // A method of a capability the server does not declare is -32601 (the lifecycle: only what was
+      // negotiated is used), saying why: a client that asks anyway learns the server has none.
+      for (const entry of Method.table(revision).values()) {
+        const d = entry.definition
+        const key = d.kind === "request" && d.direction !== "server" && variant.include(d) ? undeclared(d) : undefined
+        if (key === undefined || routes.has(d.name) || !Object.hasOwn(handlers, d.name)) continue
+        const error = new McpError.MethodNotFound({
+          method: d.name,
+          detail: `Method not found: ${d.name} (this server has no ${key}: it declares no ${key} capability)`
+        })
+        routes.set(d.name, () => Effect.fail(error))
+      }
       variant.extend?.(routes, revision)
       kept.set(key, found = routes)
     }

@@ -331,27 +331,16 @@ export const settings = (service: Skills.Service): McpSchema.Skills.SkillsExtens
 export const extension = (service: Skills.Service): Serving.Extension => {
   const bySkillUri = new Map(service.skills.map((s) => [s.uri, s]))
   const entries = service.skills.map((s) => s.entry)
-  // 2026-07-28: the envelope of a complete result, and the caching hints of a cacheable one.
-  const complete = (request: Serving.RequestContext) =>
-    request.era === "stateless" ? { resultType: "complete" as const } : {}
-  const cached = (request: Serving.RequestContext) =>
-    request.era === "stateless"
-      ? { resultType: "complete" as const, ttlMs: service.ttlMs, cacheScope: service.cacheScope }
-      : {}
   const handlers: Serving.Extension["handlers"] = {
-    "skills/list": (params, request) =>
-      Effect.map(page(entries, params.cursor, service.pageSize), ({ items, ...rest }) => ({
-        skills: items,
-        ...rest,
-        ...cached(request)
-      })),
-    "skills/get": (params, request) => {
+    "skills/list": (params) =>
+      Effect.map(page(entries, params.cursor, service.pageSize), ({ items, ...rest }) => ({ skills: items, ...rest })),
+    "skills/get": (params) => {
       const skill = bySkillUri.get(params.uri)
       return skill === undefined
         ? Effect.fail(
           new McpError.InvalidParams({ message: `No skill is served at ${params.uri}`, data: { uri: params.uri } })
         )
-        : Effect.succeed({ skill: skill.entry, ...cached(request) })
+        : Effect.succeed({ skill: skill.entry })
     },
     ...(service.directoryRead
       ? {
@@ -369,12 +358,19 @@ export const extension = (service: Skills.Service): Serving.Extension => {
           }
           return Effect.map(page(found, params.cursor, service.pageSize), ({ items, ...rest }) => ({
             resources: items.map((r) => Shape.resource(r, request.features)),
-            ...rest,
-            ...complete(request)
+            ...rest
           }))
         }
       } satisfies Serving.Extension["handlers"]
       : {})
   }
-  return { id: McpSchema.Skills.extensionId, settings: settings(service), handlers, resources: true }
+  // 2026-07-28: the era puts the envelope on each result, and these hints on the cacheable ones
+  // (skills/list, skills/get, resources/directory/read).
+  return {
+    id: McpSchema.Skills.extensionId,
+    settings: settings(service),
+    handlers,
+    resources: true,
+    cacheHint: { ttlMs: service.ttlMs, cacheScope: service.cacheScope }
+  }
 }

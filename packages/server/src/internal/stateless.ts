@@ -332,9 +332,9 @@ export const makeServer = (
     Object.assign({}, result, { resultType: "complete" as const, _meta: withServerInfo(result, request) })
 
   /** The envelope of a cacheable result: caching hints too (a handler's own take precedence). */
-  const cached = <A extends object>(result: A, request: StatelessRequest, method: Cacheable) => {
+  const cached = <A extends object>(result: A, request: StatelessRequest, method: Cacheable | CacheHint) => {
     const own = result as { readonly ttlMs?: number; readonly cacheScope?: "public" | "private" }
-    const h = hint(method)
+    const h = typeof method === "string" ? hint(method) : method
     // A retry of a multi-round-trip request is never cached.
     const ttlMs = isRetry(request.request.params) ? 0 : own.ttlMs ?? h.ttlMs
     return Object.assign(complete(result, request), { ttlMs, cacheScope: own.cacheScope ?? h.cacheScope })
@@ -476,22 +476,30 @@ export const makeServer = (
     )
   }
 
-  // An extension's methods, each result in the era's envelope (its own caching hints kept).
+  // An extension's methods, each result in the era's envelope; a method the catalog calls cacheable
+  // gets caching hints too (the handler's own, else the extension's, else the defaults).
   const extended = Object.fromEntries(
-    config.extensions.flatMap((extension) => Object.entries(extension.handlers)).map(([method, handler]) => [
-      method,
-      (params: unknown, request: StatelessRequest) =>
-        Effect.map(
-          (handler as unknown as (
-            params: unknown,
-            request: StatelessRequest
-          ) => Effect.Effect<object, McpError.McpError>)(
-            params,
-            request
-          ),
-          (result) => complete(result, request)
-        )
-    ])
+    config.extensions.flatMap((extension) =>
+      Object.entries(extension.handlers).map(([method, handler]) => {
+        const cacheable = (Method.definition(method)?.cacheable ?? false)
+          ? extension.cacheHint ?? defaultHint
+          : undefined
+        return [
+          method,
+          (params: unknown, request: StatelessRequest) =>
+            Effect.map(
+              (handler as unknown as (
+                params: unknown,
+                request: StatelessRequest
+              ) => Effect.Effect<object, McpError.McpError>)(
+                params,
+                request
+              ),
+              (result) => cacheable === undefined ? complete(result, request) : cached(result, request, cacheable)
+            )
+        ]
+      })
+    )
   ) as Dispatch.Handlers<McpError.McpError, never, StatelessRequest>
 
   const handlers: Dispatch.Handlers<McpError.McpError, never, StatelessRequest> = {

@@ -1,0 +1,130 @@
+/**
+ * What a new user met in the first hour, at the wire:
+ *
+ * - a server with no tools (or prompts, or resources) asked for one: -32601 naming the method and
+ *   saying the server has none (the digest: a method gated by a capability the receiver did not
+ *   advertise is -32601), in both eras;
+ * - a first server (`McpServer.layer` with no `revisions`) serves both eras: the Inspector's
+ *   2026-07-28 is not refused; with no `requestStateKey` its multi-round trips are sealed with a
+ *   random key, said once (a warning) when it first seals.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Schema from "effect/Schema"
+import { McpRequest, McpServer, Prompt, Tool } from "../src/index.js"
+import { attach, connect, meta } from "./utils/TestClient.js"
+
+const serverInfo = { name: "first-hour", version: "1.0.0" }
+const dual = ["2025-11-25", "2026-07-28"] as const
+
+const Echo = Tool.make(
+  "echo",
+  { parameters: Schema.Struct({ text: Schema.String }) },
+  ({ text }) => Effect.succeed(text)
+)
+const Plain = Prompt.make("plain", {}, () => Effect.succeed("hello"))
+
+describe("a method of a capability the server does not declare", () => {
+  it.scoped("tools/call to a server with no tools: -32601 saying it has none, in both eras", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, prompts: [Plain], revisions: dual })
+      const expected = {
+        code: -32601,
+        message: "Method not found: tools/call (this server has no tools: it declares no tools capability)"
+      }
+      const params = { name: "echo", arguments: { text: "x" } }
+      assert.deepStrictEqual(yield* client.error("tools/call", { ...params, _meta: meta() }), expected)
+      yield* client.initialize("2025-11-25")
+      assert.deepStrictEqual(yield* client.error("tools/call", params), expected)
+      assert.deepStrictEqual(yield* client.error("tools/list", {}), {
+        code: -32601,
+        message: "Method not found: tools/list (this server has no tools: it declares no tools capability)"
+      })
+      // A method no revision has is still a plain -32601.
+      assert.deepStrictEqual(yield* client.error("no/such/method"), {
+        code: -32601,
+        message: "Method not found: no/such/method"
+      })
+    }))
+
+  it.scoped("prompts and resources alike; what the server declares is served", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({ serverInfo, tools: [Echo], revisions: dual })
+      yield* client.initialize("2025-11-25")
+      assert.deepStrictEqual(yield* client.error("prompts/get", { name: "plain" }), {
+        code: -32601,
+        message: "Method not found: prompts/get (this server has no prompts: it declares no prompts capability)"
+      })
+      assert.deepStrictEqual(yield* client.error("resources/read", { uri: "file:///x" }), {
+        code: -32601,
+        message: "Method not found: resources/read (this server has no resources: it declares no resources capability)"
+      })
+      assert.deepStrictEqual(
+        (yield* client.result("tools/call", { name: "echo", arguments: { text: "x" } })).content,
+        [{ type: "text", text: "x" }]
+      )
+    }))
+})
+
+const Ask = Tool.make("ask", { failure: Schema.String }, () =>
+  Effect.mapError(
+    Effect.map(
+      McpRequest.elicit("name", {
+        message: "Who are you?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } }
+      }),
+      (answer) => `hello ${answer.content?.name}`
+    ),
+    (error) => error.message
+  ))
+
+describe("a first server: McpServer.layer with no revisions", () => {
+  it.scoped("serves both eras: server/discover lists every revision, initialize opens a session", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({ serverInfo, tools: [Echo] })
+      const modern = yield* attach(server)
+      const discovered = yield* modern.result("server/discover", { _meta: meta() })
+      assert.deepStrictEqual(discovered.supportedVersions, [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28"
+      ])
+      assert.deepStrictEqual(
+        (yield* modern.result("tools/call", { name: "echo", arguments: { text: "x" }, _meta: meta() })).content,
+        [{ type: "text", text: "x" }]
+      )
+      const session = yield* attach(server)
+      const init = yield* session.initialize("2025-11-25")
+      assert.strictEqual(init.protocolVersion, "2025-11-25")
+    }))
+
+  it.scoped("with no requestStateKey: one random key per process, said once; a retry may reach another server of it", () =>
+    Effect.gen(function*() {
+      const logged: Array<string> = []
+      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
+      yield* Effect.gen(function*() {
+        const one = yield* attach(yield* McpServer.make({ serverInfo, tools: [Ask] }))
+        const other = yield* attach(yield* McpServer.make({ serverInfo, tools: [Ask] }))
+        const elicits = meta({}, { elicitation: {} })
+        for (const [first, retry] of [[one, other], [other, one]] as const) {
+          const asked = yield* first.result("tools/call", { name: "ask", arguments: {}, _meta: elicits })
+          assert.strictEqual(asked.resultType, "input_required")
+          const done = yield* retry.result("tools/call", {
+            name: "ask",
+            arguments: {},
+            requestState: asked.requestState,
+            inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+            _meta: elicits
+          })
+          assert.deepStrictEqual(done.content, [{ type: "text", text: "hello Ada" }])
+        }
+      }).pipe(Effect.provide(capture))
+      assert.deepStrictEqual(logged.filter((m) => m.includes("random key")), [
+        "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+        "a retry of a multi-round-trip request cannot move to another process"
+      ])
+    }))
+})
