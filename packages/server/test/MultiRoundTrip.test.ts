@@ -466,62 +466,57 @@ describe("Multi-round trips: a hostile client", () => {
       assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
     }))
 
-  it.scoped("without a state (the first call, asked nothing), answers are ignored: each round is asked (issue 35)", () =>
+  it.scoped("without a state (the first call), answers count for the first round only: a later round is asked (issue 35)", () =>
     Effect.gen(function*() {
       const client = yield* connect(options)
-      // Every round's answer at once, on a first call: none answers an input request, none is taken.
-      const round1 = yield* client.result("tools/call", {
+      // Every round's answer at once, on a first call: only the first round's is taken.
+      const round2 = yield* client.result("tools/call", {
         ...steps,
         inputResponses: { first: accept("NoState"), second: accept("blue"), unknown_extra_key: accept("x") }
       })
-      assert.strictEqual(round1.resultType, "input_required")
-      assert.deepStrictEqual(Object.keys(round1.inputRequests), ["first"])
-      // The state names what its round asked, and only that: the retry's answer to "first" counts.
-      const round2 = yield* client.result("tools/call", {
-        ...steps,
-        inputResponses: { first: accept("one"), second: accept("early") },
-        requestState: round1.requestState
-      })
+      assert.strictEqual(round2.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(round2.inputRequests), ["second"])
+      // The first answer is sealed now: the retry cannot change it; the second counts now it was asked.
       const done = yield* client.result("tools/call", {
         ...steps,
         inputResponses: { first: accept("Mallory"), second: accept("two") },
         requestState: round2.requestState
       })
-      assert.deepStrictEqual(done.content, [{ type: "text", text: "one then two" }])
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "NoState then two" }])
     }))
 
-  it.scoped("without a state, an answer is ignored for a single ask too (prompts/get, resources/read alike)", () =>
+  it.scoped("without a state, an answer to the first round's ask is taken, other keys ignored (prompts/get, resources/read alike)", () =>
     Effect.gen(function*() {
       const client = yield* connect(options)
-      const asked = yield* client.result("tools/call", {
-        name: "greet",
-        arguments: { greeting: "Hi" },
-        inputResponses: { name: accept("Eve") },
-        _meta: meta({}, caps)
-      })
-      assert.strictEqual(asked.resultType, "input_required")
-      assert.deepStrictEqual(Object.keys(asked.inputRequests), ["name"])
+      // The conformance suite's input-required-result-ignore-extra-params: the answer, and keys nobody asks.
       const done = yield* client.result("tools/call", {
         name: "greet",
         arguments: { greeting: "Hi" },
-        inputResponses: { name: accept("Ann") },
-        requestState: asked.requestState,
+        inputResponses: { name: accept("Eve"), unknown_extra_key: accept("x") },
         _meta: meta({}, caps)
       })
-      assert.deepStrictEqual(done.content, [{ type: "text", text: "Hi, Ann" }])
+      assert.strictEqual(done.resultType, "complete")
+      assert.deepStrictEqual(done.content, [{ type: "text", text: "Hi, Eve" }])
       const prompt = yield* client.result("prompts/get", {
         name: "paged",
         inputResponses: { page: accept("9") },
         _meta: meta({}, caps)
       })
-      assert.deepStrictEqual(Object.keys(prompt.inputRequests), ["page"])
+      assert.deepStrictEqual(prompt.messages[0].content, { type: "text", text: "page 9" })
       const read = yield* client.result("resources/read", {
         uri: "test://secret",
         inputResponses: { pin: accept("0000") },
         _meta: meta({}, caps)
       })
-      assert.deepStrictEqual(Object.keys(read.inputRequests), ["pin"])
+      assert.strictEqual(read.contents[0].text, "secret for 0000")
+      // Answers that are not the first round's are nobody's: the round is asked.
+      const asked = yield* client.result("tools/call", {
+        name: "greet",
+        arguments: { greeting: "Hi" },
+        inputResponses: { nom: accept("Eve") },
+        _meta: meta({}, caps)
+      })
+      assert.deepStrictEqual(Object.keys(asked.inputRequests), ["name"])
     }))
 
   it.scoped("only canonical base64url is taken: no padding, whitespace, +/ alphabet or spare bits", () =>

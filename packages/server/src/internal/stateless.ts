@@ -416,15 +416,28 @@ export const makeServer = (
         attempt
       )
     }
-    // No state: the first call, which was asked nothing. Its `inputResponses` answer no input
-    // request (their keys are those of an `inputRequests` map, and there was none), so they are
-    // ignored, as the revision says of what a server does not recognize or need: a retry
-    // contributes only what the last round asked (the keys its sealed state names), and a first
-    // call only its params. Every answer is thus one the server asked for, in the round it asked
-    // it. (Not refused: a first call with answers is not malformed, and what is missing is asked,
-    // not an error.)
+    // No state: the first call, which was asked nothing. Its `inputResponses` count only for what
+    // the handler asks first, the round it would have asked with no answers at all: a client that
+    // knows a tool's first question may answer it at once (the conformance suite's
+    // `input-required-result-ignore-extra-params` has it so), but never a later round's, which the
+    // server asks in its turn (a retry contributes only what the last round asked; a first call,
+    // only the first round). Other keys are ignored, as the revision says of what a server does not
+    // recognize or need. To know the first round, the handler runs once with no answers (handlers
+    // are safe to run again up to their first ask), then again with the answers to that round.
+    const own = given.inputResponses
     const ran = run(request)
-    return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
+    if (own === undefined || Object.keys(own).length === 0) {
+      return Eager.done(ran) ? ran : Effect.catchAllCause(ran, rounds)
+    }
+    return Effect.catchAllCause(ran, (cause) => {
+      const firstRound = Chunk.toReadonlyArray(Cause.defects(cause))
+        .filter(InputRequired.isInputRequired)
+        .flatMap((signal) => Object.keys(signal.inputRequests))
+      const answered = firstRound.filter((key) => Object.hasOwn(own, key))
+      if (answered.length === 0) return rounds(cause)
+      request.answers = Object.fromEntries(answered.map((key) => [key, own[key]]))
+      return Effect.catchAllCause(Effect.suspend(() => run(request)), rounds)
+    })
   }
 
   /**
