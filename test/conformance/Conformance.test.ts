@@ -9,8 +9,10 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -48,6 +50,23 @@ const summary = (output: string) =>
     ])
   )
 
+/**
+ * Every check of a run (its `--output-dir`, one `checks.json` per scenario) that neither passed nor
+ * only informed nor was skipped: a WARNING counts as a failure here, and the summary lines count
+ * only failures, so the checks themselves are read.
+ */
+const unclean = (dir: string) =>
+  fs.readdirSync(dir).flatMap((scenario) => {
+    const checks: ReadonlyArray<{ id: string; status: string; errorMessage?: string }> = JSON.parse(
+      fs.readFileSync(path.join(dir, scenario, "checks.json"), "utf8")
+    )
+    return checks.filter((check) => !["SUCCESS", "INFO", "SKIPPED"].includes(check.status)).map((check) =>
+      `${scenario} ${check.id} ${check.status}: ${check.errorMessage ?? ""}`
+    )
+  })
+
+const outputDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "conformance-"))
+
 let server: ChildProcess | undefined
 let url = ""
 
@@ -77,7 +96,17 @@ afterAll(() => {
 
 describe("official conformance suite, server, 2025-11-25", () => {
   it("passes every scored scenario (and the unscored ones it runs)", async () => {
-    const result = await run(process.execPath, [cli, "server", "--url", url, "--requirements", "2025-11-25"])
+    const dir = outputDir()
+    const result = await run(process.execPath, [
+      cli,
+      "server",
+      "--url",
+      url,
+      "--requirements",
+      "2025-11-25",
+      "--output-dir",
+      dir
+    ])
     const scenarios = summary(result.output)
     const scored = Array.from(scenarios.entries()).filter(([name]) => !unscored.has(name))
     const failing = Array.from(scenarios.entries()).filter(([, s]) => !s.ok || s.failed > 0).map(([name]) => name)
@@ -93,6 +122,9 @@ describe("official conformance suite, server, 2025-11-25", () => {
     }
     // SSE polling only warns when it cannot test; require its three checks to have passed.
     assert.isAtLeast(scenarios.get("server-sse-polling")!.passed, 3, result.output)
+    // No check warned.
+    assert.deepStrictEqual(unclean(dir), [])
+    fs.rmSync(dir, { recursive: true, force: true })
   }, 120_000)
 })
 
@@ -127,7 +159,17 @@ const tasksScenarios = [
 
 describe("official conformance suite, server, 2026-07-28", () => {
   it("passes every scored scenario and the pending header and JSON Schema ones", async () => {
-    const result = await run(process.execPath, [cli, "server", "--url", url, "--requirements", "2026-07-28"])
+    const dir = outputDir()
+    const result = await run(process.execPath, [
+      cli,
+      "server",
+      "--url",
+      url,
+      "--requirements",
+      "2026-07-28",
+      "--output-dir",
+      dir
+    ])
     const scenarios = summary(result.output)
     const reasons = notScored(result.output)
     const scored = Array.from(scenarios.entries()).filter(([name]) => !reasons.has(name))
@@ -148,8 +190,10 @@ describe("official conformance suite, server, 2026-07-28", () => {
       const scenario = scenarios.get(name)
       assert.isTrue(scenario?.ok === true && scenario.failed === 0, `${name} did not run or failed\n${result.output}`)
     }
-    // Nothing warned, anywhere in the run.
+    // Nothing warned, anywhere in the run: not in what it printed, not in any check.
     assert.notInclude(result.output, "WARNING", result.output)
+    assert.deepStrictEqual(unclean(dir), [])
+    fs.rmSync(dir, { recursive: true, force: true })
     // Every check of the tasks scenarios but the skipped one's ran and passed.
     const tasksPassed = tasksScenarios.reduce((n, name) => n + (scenarios.get(name)?.passed ?? 0), 0)
     assert.isAtLeast(tasksPassed, 44, result.output)
