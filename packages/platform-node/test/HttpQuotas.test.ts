@@ -18,6 +18,7 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -36,6 +37,8 @@ const paths = ["NodeMcpServer.layerHttp", "HttpLayerRouter.serve(HttpTransport.l
 
 interface Server {
   readonly url: string
+  /** What the server logged, each message as text. */
+  readonly logged: ReadonlyArray<string>
 }
 
 /**
@@ -63,10 +66,12 @@ const serve = async (
     })),
     Layer.provide(TaskStore.layerMemory({ maxTasksPerOwner: 3 }))
   )
-  const runtime = ManagedRuntime.make(layer)
+  const logged: Array<string> = []
+  const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
+  const runtime = ManagedRuntime.make(Layer.provide(layer, logger))
   await runtime.runPromise(Effect.void)
   onTestFinished(() => runtime.dispose())
-  return { url: `http://127.0.0.1:${port}/mcp` }
+  return { url: `http://127.0.0.1:${port}/mcp`, logged }
 }
 
 /** A server without authorization. */
@@ -209,6 +214,9 @@ for (const path of paths) {
       for (let i = 0; i < 3; i++) expect(await task(server, `name-${i}`, `198.51.100.${i}`)).toHaveProperty("taskId")
       const refused = await task(server, "name-9", "198.51.100.9")
       expect((refused as { error: { message: string } }).error.message).toMatch(/Too many tasks/)
+      // Said once: a proxy forwards addresses that nobody reads (trustedProxies is 0).
+      expect(server.logged.filter((line) => line.includes("X-Forwarded-For")).length).toBe(1)
+      expect(server.logged.find((line) => line.includes("X-Forwarded-For"))).toContain("set trustedProxies")
     })
 
     it("with tokens: one subject holds at most its share of the sessions (a tenth); another subject is served", async () => {

@@ -85,13 +85,24 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const limits = { maxBodyBytes, maxDepth }
     // Who a client without a token is, for its quotas: its address (as the trusted proxies forward it).
     const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
-    // (A platform that does not say: every such client is one holder, "unknown".)
-    const peerOf = (exchange: Exchange): string =>
-      Holders.clientAddress(
+    // (A platform that does not say: every such client is one holder, "unknown".) Behind a proxy
+    // that forwards addresses while none is trusted, every client is the proxy: said once.
+    let forwardedUnread = trustedProxies === 0
+    const peerOf = (exchange: Exchange): string => {
+      if (forwardedUnread && exchange.header("x-forwarded-for") !== undefined) {
+        forwardedUnread = false
+        fork(Effect.logWarning(
+          "effect-mcp: requests come with X-Forwarded-For while trustedProxies is 0: the header is not read, so " +
+            "every client behind that proxy is one holder for the quotas of clients without a token (sessions, " +
+            "listens, tasks); set trustedProxies to the number of proxies in front of this server"
+        ))
+      }
+      return Holders.clientAddress(
         exchange.remoteAddress,
         trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
         trustedProxies
       ) ?? "unknown"
+    }
     const maxSessions = options.maxSessions ?? defaults.maxSessions
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
