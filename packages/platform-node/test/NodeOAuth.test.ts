@@ -209,9 +209,11 @@ describe("NodeOAuth.layerLoopback", () => {
         (directory) => Effect.sync(() => fs.rmSync(directory, { recursive: true, force: true }))
       )
       const opened = nodePath.join(directory, "opened")
-      // A stand-in for `xdg-open` (Linux) and `open` (macOS): writes the URL it was given.
+      // A stand-in for `xdg-open` (Linux) and `open` (macOS): writes the URL it was given, whole at
+      // once (renamed into place: the file is never seen half written).
       for (const name of ["xdg-open", "open"]) {
-        fs.writeFileSync(nodePath.join(directory, name), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, {
+        const script = `#!/bin/sh\nprintf '%s' "$1" > '${opened}.part' && mv '${opened}.part' '${opened}'\n`
+        fs.writeFileSync(nodePath.join(directory, name), script, {
           mode: 0o755
         })
       }
