@@ -126,6 +126,14 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(badUrl.warnings).toHaveLength(1)
   })
 
+  it("takes the caller's shutdownTimeout (the layer's default, half a second, when absent)", () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
+    expect(NodeTelemetry.settingsFromEnv({ env: base }).shutdownTimeout).toBeUndefined()
+    expect(Duration.toMillis(NodeTelemetry.defaultShutdownTimeout)).toBe(500)
+    const given = NodeTelemetry.settingsFromEnv({ env: base, shutdownTimeout: "2 seconds" })
+    expect(Duration.toMillis(given.shutdownTimeout!)).toBe(2_000)
+  })
+
   it("reads the attribute length limit, the span one first; 1,024 when unset (the SDK's own default is none)", () => {
     const limitOf = (env: Record<string, string>) => NodeTelemetry.settingsFromEnv({ env })
     expect(limitOf({}).attributeValueLengthLimit).toBe(1024)
