@@ -250,8 +250,10 @@ const positive = (
  *   (`Telemetry.defaultAttributeValueLengthLimit`), where the SDK's own default is no limit: a peer
  *   chooses tool names, URIs and request ids, and each would be kept whole until exported.
  *
- * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT`, `…_COMPRESSION` and the TLS
- * variables from `process.env` itself.
+ * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT` and `…_COMPRESSION` from
+ * `process.env` itself, and its TLS variables (`OTEL_EXPORTER_OTLP_CERTIFICATE`,
+ * `…_CLIENT_CERTIFICATE`, `…_CLIENT_KEY`, and the `_TRACES_` ones) are read from `process.env` for
+ * its connections.
  *
  * @since 0.1.0
  * @category constructors
