@@ -75,7 +75,8 @@ const until = (found: () => boolean) =>
   })
 
 /**
- * An upstream MCP server over HTTP, handshake era, with one subscribable resource: it answers
+ * An upstream MCP server over HTTP, handshake era, with one subscribable resource and the
+ * session's GET stream held open: it answers
  * until `silence()`, and from then on reads every request and answers none, as a server that is
  * paused or cut off looks. `seen`: the methods (and `GET`, `DELETE`) in order; `unanswered`: what
  * came after the silence.
@@ -93,7 +94,10 @@ const silentUpstream = Effect.gen(function*() {
       const what = message?.method ?? request.method ?? ""
       seen.push(what)
       if (silent) return void unanswered.push(what)
-      if (request.method === "GET") return void response.writeHead(405).end()
+      // The session's own stream, open (and silent): what the upstream raises could arrive.
+      if (request.method === "GET") {
+        return void response.writeHead(200, { "content-type": "text/event-stream" }).flushHeaders()
+      }
       if (request.method === "DELETE") return void response.writeHead(200).end()
       if (message.id === undefined) return void response.writeHead(202).end()
       const results: Record<string, unknown> = {

@@ -20,7 +20,7 @@ import type * as net from "node:net"
 
 /**
  * A handshake server that answers everything but `DELETE` and `resources/unsubscribe`, which it
- * reads and leaves unanswered (kept in `unanswered`).
+ * reads and leaves unanswered (kept in `unanswered`); the session's GET stream is held open.
  */
 const silentOnLettingGo = Effect.gen(function*() {
   const unanswered: Array<string> = []
@@ -31,7 +31,10 @@ const silentOnLettingGo = Effect.gen(function*() {
         request.on("data", (chunk: Buffer) => chunks.push(chunk))
         request.on("end", () => {
           if (request.method === "DELETE") return void unanswered.push(`DELETE ${request.headers["mcp-session-id"]}`)
-          if (request.method === "GET") return void response.writeHead(405).end()
+          // The session's own stream, open (and silent): what the server raises could arrive.
+          if (request.method === "GET") {
+            return void response.writeHead(200, { "content-type": "text/event-stream" }).flushHeaders()
+          }
           const message = JSON.parse(Buffer.concat(chunks).toString("utf8"))
           if (message.id === undefined) return void response.writeHead(202).end()
           if (message.method === "resources/unsubscribe") {
