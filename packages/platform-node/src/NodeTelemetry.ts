@@ -23,9 +23,12 @@
  */
 import { Telemetry } from "@effect-mcp/core"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as ExportAgent from "./internal/exportAgent.js"
 
 /**
  * The wire format of one signal: OTLP over HTTP as protobuf (the default) or as JSON.
@@ -126,9 +129,34 @@ export interface Settings {
    * `Telemetry.defaultAttributeValueLengthLimit`, 1,024): see `Telemetry.Options`. Absent: the default.
    */
   readonly attributeValueLengthLimit?: number | undefined
+  /**
+   * How long the last export may take when the layer is released (the process stopping):
+   * `EnvOptions.shutdownTimeout`; absent, {@link defaultShutdownTimeout}.
+   */
+  readonly shutdownTimeout?: Duration.Duration | undefined
   /** Each a sentence, for stderr: an unsupported protocol or exporter, a malformed number. */
   readonly warnings: ReadonlyArray<string>
 }
+
+/**
+ * How long the last export may take when the layer is released, unless told otherwise: half a
+ * second, for both signals at once.
+ *
+ * What is left when a process stops is one batch of spans (at most `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`)
+ * and one snapshot of the metrics, a POST each. A collector beside the process or on its network
+ * (the usual agent or sidecar at `localhost:4318`) takes them in milliseconds; measured here, the
+ * whole flush takes about 10 ms over an open connection and 100 to 250 ms when it is the process's
+ * first `fetch` (Node loads its HTTP client then). A collector that is not there costs nothing:
+ * a refused connection is not tried again at exit (the exporters would wait a second and more
+ * between tries). What half a second bounds is a collector that takes the connection and does not
+ * answer, or a host that does not answer at all: the process stops then at most this late, rather
+ * than 3 seconds later (the SDK's bound) or, for a process that ends by itself, 10 (the exporter's
+ * own timeout). A collector far away (TLS over a WAN) may need more: raise it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultShutdownTimeout: Duration.Duration = Duration.millis(500)
 
 /**
  * What the process calls itself when the environment does not say (`OTEL_SERVICE_NAME`,
@@ -147,6 +175,11 @@ export interface EnvOptions {
    * and metrics are switched on for the signals the environment exports.
    */
   readonly telemetry?: Telemetry.Options | undefined
+  /**
+   * How long the last export may take when the layer is released (default
+   * {@link defaultShutdownTimeout}, half a second): see {@link layer}.
+   */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
 }
 
 const signals = {
@@ -217,8 +250,10 @@ const positive = (
  *   (`Telemetry.defaultAttributeValueLengthLimit`), where the SDK's own default is no limit: a peer
  *   chooses tool names, URIs and request ids, and each would be kept whole until exported.
  *
- * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT`, `…_COMPRESSION` and the TLS
- * variables from `process.env` itself.
+ * The OTLP trace exporter also reads `OTEL_EXPORTER_OTLP_TIMEOUT` and `…_COMPRESSION` from
+ * `process.env` itself, and its TLS variables (`OTEL_EXPORTER_OTLP_CERTIFICATE`,
+ * `…_CLIENT_CERTIFICATE`, `…_CLIENT_KEY`, and the `_TRACES_` ones) are read from `process.env` for
+ * its connections.
  *
  * @since 0.1.0
  * @category constructors
@@ -239,8 +274,9 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
   const attributeValueLengthLimit = Math.floor(
     positive(env, generalLimit, Telemetry.defaultAttributeValueLengthLimit, "characters", warnings)
   )
+  const shutdownTimeout = options.shutdownTimeout === undefined ? undefined : Duration.decode(options.shutdownTimeout)
   if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") {
-    return { traces: undefined, metrics: undefined, resource, attributeValueLengthLimit, warnings }
+    return { traces: undefined, metrics: undefined, resource, attributeValueLengthLimit, shutdownTimeout, warnings }
   }
   const base = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT)
   const sharedHeaders = keyValues(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS", warnings)
@@ -288,7 +324,14 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
       interval: Duration.millis(interval)
     }
   }
-  return { traces: signal("traces"), metrics: signal("metrics"), resource, attributeValueLengthLimit, warnings }
+  return {
+    traces: signal("traces"),
+    metrics: signal("metrics"),
+    resource,
+    attributeValueLengthLimit,
+    shutdownTimeout,
+    warnings
+  }
 }
 
 /**
@@ -322,11 +365,17 @@ const loading = <A>(
  *   settings'), which our spans' names and attributes are cut to before they reach it.
  * - Metrics: `@effect/opentelemetry`'s OTLP metrics exporter, over `fetch`.
  *
- * What is left is sent when the layer is released (a server stopped by SIGTERM or by its stdin
- * closing included), within 3 seconds. With neither signal exported this is an empty layer, and
- * none of the optional peer dependencies (`@effect/opentelemetry`; for spans
- * `@opentelemetry/sdk-trace-base`, `-sdk-trace-node`, `-resources` and the exporter of the
- * protocol) is loaded.
+ * What is left is sent when the layer is released (a server stopped by a signal or by its stdin
+ * closing, a CLI command done), both signals at once, within `shutdownTimeout` (the settings',
+ * else {@link defaultShutdownTimeout}, half a second). At exit an exporter gets one try: a
+ * collector that refuses the connection is not tried again, and what has not been answered when
+ * the time is up is abandoned. Nothing of the exporters outlives the layer: their connections
+ * are closed, and no timer of theirs keeps a process that ends by itself waiting (the span
+ * exporter's own retries, up to its 10-second timeout, included).
+ *
+ * With neither signal exported this is an empty layer, and none of the optional peer dependencies
+ * (`@effect/opentelemetry`; for spans `@opentelemetry/sdk-trace-base`, `-sdk-trace-node`,
+ * `-resources` and the exporter of the protocol) is loaded.
  *
  * @since 0.1.0
  * @category layers
@@ -342,7 +391,8 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   const resource = settings.resource
   const attributeValueLengthLimit = telemetry.attributeValueLengthLimit ?? settings.attributeValueLengthLimit ??
     Telemetry.defaultAttributeValueLengthLimit
-  const tracing = traces === undefined ? Layer.empty : Layer.unwrapEffect(
+  const shutdownTimeout = settings.shutdownTimeout ?? defaultShutdownTimeout
+  const tracing = traces === undefined ? Layer.empty : Layer.unwrapScoped(Effect.flatMap(
     loading("spans", [
       "@effect/opentelemetry",
       "@opentelemetry/api",
@@ -352,8 +402,8 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
       traces.protocol === "http/json"
         ? "@opentelemetry/exporter-trace-otlp-http"
         : "@opentelemetry/exporter-trace-otlp-proto"
-    ], async () => {
-      const [Tracer, NodeSdk, Resource, TraceBase, Exporter] = await Promise.all([
+    ], () =>
+      Promise.all([
         import("@effect/opentelemetry/Tracer"),
         import("@effect/opentelemetry/NodeSdk"),
         import("@effect/opentelemetry/Resource"),
@@ -361,46 +411,76 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
         traces.protocol === "http/json"
           ? import("@opentelemetry/exporter-trace-otlp-http")
           : import("@opentelemetry/exporter-trace-otlp-proto")
-      ])
-      const exporter = new Exporter.OTLPTraceExporter({ url: traces.url, headers: { ...traces.headers } })
-      const maxQueueSize = traces.maxQueueSize ?? 2048
-      const processor = new TraceBase.BatchSpanProcessor(exporter, {
-        maxQueueSize,
-        maxExportBatchSize: Math.min(traces.maxBatchSize ?? 512, maxQueueSize),
-        scheduledDelayMillis: Duration.toMillis(traces.interval)
+      ])),
+    ([Tracer, NodeSdk, Resource, TraceBase, Exporter]) =>
+      Effect.gen(function*() {
+        // Closed last, once the provider has flushed (or had its time): see internal/exportAgent.
+        const tlsWarnings: Array<string> = []
+        const agent = yield* ExportAgent.make(tlsWarnings)
+        for (const warning of tlsWarnings) process.stderr.write(`opentelemetry: ${warning}\n`)
+        const exporter = new Exporter.OTLPTraceExporter({
+          url: traces.url,
+          headers: { ...traces.headers },
+          httpAgentOptions: agent.agentFor
+        })
+        const maxQueueSize = traces.maxQueueSize ?? 2048
+        const processor = new TraceBase.BatchSpanProcessor(exporter, {
+          maxQueueSize,
+          maxExportBatchSize: Math.min(traces.maxBatchSize ?? 512, maxQueueSize),
+          scheduledDelayMillis: Duration.toMillis(traces.interval)
+        })
+        const sampler = traces.sampler ?? { name: "parentbased_always_on", ratio: 1 }
+        const root = sampler.name.endsWith("always_off")
+          ? new TraceBase.AlwaysOffSampler()
+          : sampler.name.endsWith("traceidratio")
+          ? new TraceBase.TraceIdRatioBasedSampler(sampler.ratio)
+          : new TraceBase.AlwaysOnSampler()
+        const tracer = Tracer.layer.pipe(
+          Layer.provide(NodeSdk.layerTracerProvider(processor, {
+            sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root,
+            // Also what the handlers' own spans carry (`Effect.annotateCurrentSpan`) is cut.
+            spanLimits: { attributeValueLengthLimit },
+            // The provider's release: its last spans flushed, within this.
+            shutdownTimeout
+          })),
+          Layer.provide(Resource.layer({
+            serviceName: resource.serviceName,
+            attributes: resource.attributes,
+            ...(resource.serviceVersion === undefined ? {} : { serviceVersion: resource.serviceVersion })
+          }))
+        )
+        // Built after the tracer, so released before it: the flush finds the agent closing.
+        return Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(agent.closing))).pipe(
+          Layer.provideMerge(tracer)
+        )
       })
-      const sampler = traces.sampler ?? { name: "parentbased_always_on", ratio: 1 }
-      const root = sampler.name.endsWith("always_off")
-        ? new TraceBase.AlwaysOffSampler()
-        : sampler.name.endsWith("traceidratio")
-        ? new TraceBase.TraceIdRatioBasedSampler(sampler.ratio)
-        : new TraceBase.AlwaysOnSampler()
-      return Tracer.layer.pipe(
-        Layer.provide(NodeSdk.layerTracerProvider(processor, {
-          sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root,
-          // Also what the handlers' own spans carry (`Effect.annotateCurrentSpan`) is cut.
-          spanLimits: { attributeValueLengthLimit }
-        })),
-        Layer.provide(Resource.layer({
-          serviceName: resource.serviceName,
-          attributes: resource.attributes,
-          ...(resource.serviceVersion === undefined ? {} : { serviceVersion: resource.serviceVersion })
-        }))
-      )
-    })
-  )
+  ))
   const measuring = metrics === undefined ? Layer.empty : Layer.unwrapEffect(
     loading("metrics", ["@effect/opentelemetry"], async () => {
       const [OtlpMetrics, OtlpSerialization] = await Promise.all([
         import("@effect/opentelemetry/OtlpMetrics"),
         import("@effect/opentelemetry/OtlpSerialization")
       ])
-      return OtlpMetrics.layer({
-        url: metrics.url,
-        resource,
-        headers: metrics.headers,
-        exportInterval: metrics.interval
-      }).pipe(
+      return Layer.scopedDiscard(Effect.gen(function*() {
+        // Set as the release begins: the exporter's last export then gets one try (it would try
+        // again a second later, and again, for a collector that refuses the connection).
+        const closing = yield* Ref.make(false)
+        const client = HttpClient.transform(yield* HttpClient.HttpClient, (response) =>
+          Effect.catchIf(
+            response,
+            (error) => error._tag === "RequestError" && error.reason === "Transport",
+            // Abandoned: an interruption is not retried, and the exporter takes it as a failure.
+            (error) => Effect.flatMap(Ref.get(closing), (closing) => closing ? Effect.interrupt : Effect.fail(error))
+          ))
+        yield* OtlpMetrics.make({
+          url: metrics.url,
+          resource,
+          headers: metrics.headers,
+          exportInterval: metrics.interval,
+          shutdownTimeout
+        }).pipe(Effect.provideService(HttpClient.HttpClient, client))
+        yield* Effect.addFinalizer(() => Ref.set(closing, true))
+      })).pipe(
         Layer.provide(
           metrics.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
         ),

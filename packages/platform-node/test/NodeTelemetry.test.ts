@@ -5,8 +5,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as fs from "node:fs"
 import * as http from "node:http"
+import * as https from "node:https"
 import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 
 describe("NodeTelemetry.settingsFromEnv", () => {
   it("exports nothing without an endpoint", () => {
@@ -124,6 +128,14 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     const badUrl = NodeTelemetry.settingsFromEnv({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" } })
     expect(badUrl.traces).toBeUndefined()
     expect(badUrl.warnings).toHaveLength(1)
+  })
+
+  it("takes the caller's shutdownTimeout (the layer's default, half a second, when absent)", () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
+    expect(NodeTelemetry.settingsFromEnv({ env: base }).shutdownTimeout).toBeUndefined()
+    expect(Duration.toMillis(NodeTelemetry.defaultShutdownTimeout)).toBe(500)
+    const given = NodeTelemetry.settingsFromEnv({ env: base, shutdownTimeout: "2 seconds" })
+    expect(Duration.toMillis(given.shutdownTimeout!)).toBe(2_000)
   })
 
   it("reads the attribute length limit, the span one first; 1,024 when unset (the SDK's own default is none)", () => {
@@ -303,6 +315,55 @@ describe("NodeTelemetry.layer", () => {
       const spans = spansOf(received)
       expect(spans).toEqual([])
       expect(received.filter((r) => r.path === "/v1/metrics").length).toBeGreaterThan(0)
+    }))
+
+  // The span exporter's connections are the layer's own (to close them at exit): the TLS variables
+  // the OTLP exporter reads are read for them. A self-signed certificate for 127.0.0.1, for this test.
+  it.scopedLive("honours OTEL_EXPORTER_OTLP_CERTIFICATE: spans reach a collector with a certificate of its own", () =>
+    Effect.gen(function*() {
+      const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures")
+      const certificate = path.join(fixtures, "collector-cert.pem")
+      const names: Array<string> = []
+      const server = https.createServer({
+        cert: fs.readFileSync(certificate),
+        key: fs.readFileSync(path.join(fixtures, "collector-key.pem"))
+      }, (req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (chunk: Buffer) => chunks.push(chunk))
+        req.on("end", () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+          for (const rs of body.resourceSpans) {
+            for (const ss of rs.scopeSpans) for (const s of ss.spans) names.push(s.name)
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end("{}")
+        })
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.async<number>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+        }),
+        () => Effect.sync(() => server.close())
+      )
+      // Read from process.env, as the exporter reads it.
+      const previous = process.env.OTEL_EXPORTER_OTLP_CERTIFICATE
+      yield* Effect.acquireRelease(
+        Effect.sync(() => process.env.OTEL_EXPORTER_OTLP_CERTIFICATE = certificate),
+        () =>
+          Effect.sync(() => {
+            if (previous === undefined) delete process.env.OTEL_EXPORTER_OTLP_CERTIFICATE
+            else process.env.OTEL_EXPORTER_OTLP_CERTIFICATE = previous
+          })
+      )
+      yield* Effect.void.pipe(
+        Effect.withSpan("over tls"),
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          env: {
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `https://127.0.0.1:${port}/v1/traces`,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json"
+          }
+        }))
+      )
+      expect(names).toEqual(["over tls"])
     }))
 
   it.live(

@@ -17,6 +17,14 @@
  * decides what to do about it (the notification bus tells its clients that every list may have
  * changed).
  *
+ * **Closing.** When the layer is released (the server stopping), nothing waits on Redis longer
+ * than `closeTimeout` (default half a second) at a time: a subscription let go is not waited for,
+ * the subscription connection is closed at once, the command connection's `QUIT` (which lets what
+ * was sent before it finish) gets that long before the connection is closed, and a connection
+ * whose Redis does not close its side is destroyed that long after. A Redis that takes connections
+ * but does not answer (paused, or cut off by the network) delays a stopping server by about a
+ * second (this instance's key given back, the `QUIT`), not for as long as it does not answer.
+ *
  * Every key and channel is under `prefix` (default `mcp:`), so one Redis can hold several
  * deployments.
  *
@@ -98,6 +106,11 @@ export interface Service {
   ) => Effect.Effect<Queue.Dequeue<Delivery>, RedisUnavailable, Scope.Scope>
   /** Are both connections (commands and subscriptions) up right now? */
   readonly isReady: Effect.Effect<boolean>
+  /**
+   * How long a goodbye may take when the scope closes (`Options.closeTimeout`): a part's last
+   * write on its way out (this instance's key given back, say) is bounded by it.
+   */
+  readonly closeTimeout: Duration.Duration
   /** The command connection itself, for what the service does not cover. */
   readonly redis: Redis
 }
@@ -123,6 +136,13 @@ export interface Options {
   readonly commandTimeout?: Duration.DurationInput
   /** The longest wait between two reconnection attempts (default 2 seconds). */
   readonly maxReconnectDelay?: Duration.DurationInput
+  /**
+   * When the layer is released, how long the command connection's `QUIT` (and a part's last
+   * write) may take before the connection is closed, and how long a closed connection waits for
+   * Redis to close its side before it is destroyed (default 500 milliseconds: a Redis that
+   * answers does in a few).
+   */
+  readonly closeTimeout?: Duration.DurationInput
   /** Messages kept for one subscriber that falls behind (default 10,000). */
   readonly subscriberCapacity?: number
 }
@@ -142,12 +162,15 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
     const prefix = options.prefix ?? "mcp:"
     const capacity = options.subscriberCapacity ?? 10_000
     const maxDelay = Duration.toMillis(options.maxReconnectDelay ?? Duration.seconds(2))
+    const closeTimeout = Duration.decode(options.closeTimeout ?? Duration.millis(500))
     const runtime = yield* Effect.runtime<never>()
     const log = (effect: Effect.Effect<void>) => Runtime.runFork(runtime)(effect)
     const common = {
       connectTimeout: Duration.toMillis(options.connectTimeout ?? Duration.seconds(10)),
       retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
-      lazyConnect: true
+      lazyConnect: true,
+      // Closed (FIN sent), a connection whose Redis does not close its side is destroyed this late.
+      disconnectTimeout: Duration.toMillis(closeTimeout)
     }
     let closing = false
     const watch = (redis: Redis, role: string) => {
@@ -166,7 +189,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
         log(Effect.logInfo(`effect-mcp: the Redis ${role} connection to ${redact(url)} is back`))
       })
     }
-    const open = (role: string, extra: Record<string, unknown>) =>
+    /** `quit`: say goodbye (within `closeTimeout`) rather than just close. */
+    const open = (role: string, extra: Record<string, unknown>, quit: boolean) =>
       Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
@@ -183,11 +207,17 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
           catch: (cause) => new RedisUnavailable({ cause })
         }),
         (redis) =>
-          Effect.promise(() => {
+          Effect.suspend(() => {
             closing = true
             // Down (reconnecting): nothing to say goodbye to, and a QUIT would wait for it to come back.
-            if (redis.status !== "ready") return Promise.resolve(redis.disconnect())
-            return redis.quit().then(() => undefined, () => redis.disconnect())
+            if (!quit || redis.status !== "ready") return Effect.sync(() => redis.disconnect())
+            // A Redis that does not answer (paused, cut off) is not waited for past closeTimeout.
+            // (Interruptible: a finalizer is not, and the timeout could not cut it short otherwise.)
+            return Effect.promise(() => redis.quit().catch(() => undefined)).pipe(
+              Effect.interruptible,
+              Effect.timeoutOption(closeTimeout),
+              Effect.ensuring(Effect.sync(() => redis.status === "end" || redis.disconnect()))
+            )
           })
       )
     const redis = yield* open("command", {
@@ -195,9 +225,10 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       maxRetriesPerRequest: 1,
       commandTimeout: Duration.toMillis(options.commandTimeout ?? Duration.seconds(5)),
       enableAutoPipelining: true
-    })
+    }, true)
     // Subscriptions wait for the connection (queued while it is down) and are made again after it.
-    const subscriber = yield* open("subscription", { autoResubscribe: true, maxRetriesPerRequest: null })
+    // Closed without a QUIT: it has nothing to finish (its subscriptions go with it).
+    const subscriber = yield* open("subscription", { autoResubscribe: true, maxRetriesPerRequest: null }, false)
 
     const use = <A>(f: (redis: Redis) => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
       Effect.tryPromise({ try: () => f(redis), catch: (cause) => new RedisUnavailable({ cause }) })
@@ -287,12 +318,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
             return Effect.zipRight(
               Queue.shutdown(queue),
               // Not while the connection is down (the command would wait for it): once it is back
-              // (and resubscribed), what is no longer held is unsubscribed then.
-              !last
-                ? Effect.void
-                : subscriber.status === "ready"
-                ? Effect.promise(() => subscriber.unsubscribe(channel).catch(() => undefined))
-                : Effect.sync(() => void released.add(channel))
+              // (and resubscribed), what is no longer held is unsubscribed then. Sent, not waited
+              // for: the connection keeps commands in order (a SUBSCRIBE again after it is one
+              // after it), and a Redis that does not answer holds up no release.
+              Effect.sync(() => {
+                if (!last) return
+                if (subscriber.status === "ready") subscriber.unsubscribe(channel).catch(() => undefined)
+                else released.add(channel)
+              })
             )
           })
       )
@@ -304,6 +337,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavail
       subscribe,
       // Both: what is published reaches no one while the subscription connection is down.
       isReady: Effect.sync(() => redis.status === "ready" && subscriber.status === "ready"),
+      closeTimeout,
       redis
     } satisfies Service
   })

@@ -349,7 +349,14 @@ export const make = (
       Effect.interruptible,
       Effect.forkScoped
     )
-    yield* Effect.addFinalizer(() => Effect.ignore(redis.use((r) => r.del(claimKey))))
+    // Given back on the way out, if Redis answers in time (else it lapses after claimTtl).
+    yield* Effect.addFinalizer(() =>
+      redis.use((r) => r.del(claimKey)).pipe(
+        Effect.interruptible,
+        Effect.timeoutOption(redis.closeTimeout),
+        Effect.ignore
+      )
+    )
 
     // One subscription each for changes and for this instance's messages, fanned out here.
     const changes = yield* Effect.acquireRelease(PubSub.unbounded<SessionStore.Change>(), PubSub.shutdown)

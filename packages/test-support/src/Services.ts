@@ -84,6 +84,12 @@ export interface RedisServer {
   readonly start: Effect.Effect<void>
   /** Kills it and starts it again. */
   readonly restart: Effect.Effect<void>
+  /**
+   * Stops it (SIGSTOP): its connections stay open and nothing on them is answered, as a Redis cut
+   * off by the network looks. `resume` (SIGCONT) lets it go on.
+   */
+  readonly pause: Effect.Effect<void>
+  readonly resume: Effect.Effect<void>
 }
 
 /**
@@ -131,5 +137,14 @@ export const redisServer = (options: { readonly persist?: boolean } = {}): Effec
       await exited(running)
     })
     yield* Effect.acquireRelease(start, () => kill)
-    return { port, url: `redis://127.0.0.1:${port}`, kill, start, restart: Effect.zipRight(kill, start) }
+    const signal = (name: NodeJS.Signals) => Effect.sync(() => void child?.kill(name))
+    return {
+      port,
+      url: `redis://127.0.0.1:${port}`,
+      kill,
+      start,
+      restart: Effect.zipRight(kill, start),
+      pause: signal("SIGSTOP"),
+      resume: signal("SIGCONT")
+    }
   })

@@ -549,9 +549,11 @@ export const make = (options: Options): Effect.Effect<
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
         Fiber.interruptAll(Array.from(open)),
+        // Interruptible, or the timeout could not cut it short (a finalizer is not): a server that
+        // does not answer the DELETE holds the client's closing 2 seconds, not for as long.
         session.id === undefined ? Effect.void : client.execute(
           HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(sessionHeaders()))
-        ).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+        ).pipe(Effect.interruptible, Effect.timeout("2 seconds"), Effect.ignore)
       )
     )
 

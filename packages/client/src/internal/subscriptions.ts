@@ -91,8 +91,15 @@ export const session = (options: {
     const acknowledged = SubscriptionFilter.servable(filter, options.capabilities)
     const uris = acknowledged.resourceSubscriptions ?? []
     yield* Effect.forEach(uris, (uri) => options.toggle("resources/subscribe", uri), { discard: true })
+    // Given 2 seconds in all (as the session's DELETE): a server that does not answer would hold
+    // the release for a request's whole timeout (interruptible, or the timeout could not cut a
+    // finalizer short).
     yield* Effect.addFinalizer(() =>
-      Effect.ignore(Effect.forEach(uris, (uri) => options.toggle("resources/unsubscribe", uri), { discard: true }))
+      Effect.forEach(uris, (uri) => options.toggle("resources/unsubscribe", uri), { discard: true }).pipe(
+        Effect.interruptible,
+        Effect.timeout("2 seconds"),
+        Effect.ignore
+      )
     )
     return {
       acknowledged,
