@@ -532,21 +532,29 @@ export const make = (
             ...(Option.isSome(parent) ? { parent: parent.value } : { root: true })
           })
           : handler
-        const fiber = fork(run, task, service)
-        const first = yield* Effect.raceFirst(
-          Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
-          Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
-        ).pipe(
-          Effect.onExit((exit) =>
-            // Interrupted before it detached, or it could not: the handler goes with the request (a
-            // detach under way finishes first, and its task then ends cancelled).
-            Exit.isFailure(exit) ?
-              Effect.flatMap(
-                Deferred.isDone(detached),
-                (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
-              ) :
-              Effect.void
-          )
+        // The handler is forked and tied to the request in one step nothing interrupts: an
+        // interruption between the two (a cancel, the request's maximum duration, the server
+        // stopping) would leave it running with nobody to stop it, not even the server (it is not
+        // a task yet). Only the wait is interruptible.
+        const first = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.suspend(() => {
+            const fiber = fork(run, task, service)
+            return restore(Effect.raceFirst(
+              Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
+              Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
+            )).pipe(
+              Effect.onExit((exit) =>
+                // Interrupted before it detached, or it could not: the handler goes with the request (a
+                // detach under way finishes first, and its task then ends cancelled).
+                Exit.isFailure(exit) ?
+                  Effect.flatMap(
+                    Deferred.isDone(detached),
+                    (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
+                  ) :
+                  Effect.void
+              )
+            )
+          })
         )
         if (first._tag === "Detached") return new Created(first.record)
         // Done at the moment it detached: a task all the same (settled as it ended).
