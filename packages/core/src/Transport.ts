@@ -49,6 +49,13 @@ export class TransportError extends Data.TaggedError("TransportError")<{
  */
 export interface SendContext {
   readonly related?: JsonRpc.RequestId | undefined
+  /**
+   * A message outside any request (no `related`) that must reach a stream the client listens on
+   * now, or not be sent at all: a transport that would keep it for later (Streamable HTTP while no
+   * GET stream is open) fails the send with a `TransportError` instead, and keeps nothing. Where
+   * everything sent reaches the client at once (stdio), it changes nothing.
+   */
+  readonly live?: boolean | undefined
 }
 
 /**
@@ -132,17 +139,12 @@ export interface Protocol<F = never> {
   readonly unanswered?: ((client: ClientId, id: JsonRpc.RequestId) => void) | undefined
   /**
    * Transports that keep what they cannot deliver yet (Streamable HTTP: the frames for a session's
-   * GET stream while none is open): the frames kept for `client` that `which` picks go on the stream
-   * of request `related` instead, once (a task's asks reach the `tasks/result` that waits for them).
-   * Absent where everything sent is delivered at once (stdio).
+   * GET stream while none is open): does `client` listen now outside any request (its GET stream
+   * is open, here or, with shared sessions, on the instance holding it), so that a message sent
+   * with `live` (see `SendContext`) reaches it? A hint: the send itself still fails if the stream
+   * closed meanwhile. Absent where everything sent reaches the client at once (stdio): always.
    */
-  readonly redirect?:
-    | ((
-      client: ClientId,
-      related: JsonRpc.RequestId,
-      which: (frame: JsonRpc.Frame) => boolean
-    ) => Effect.Effect<void>)
-    | undefined
+  readonly listening?: ((client: ClientId) => Effect.Effect<boolean>) | undefined
   /**
    * What telemetry says of this transport (`network.transport`, the server's address, the session
    * of a client): see `Telemetry`. Absent, spans carry none of it.

@@ -4,10 +4,15 @@
  * stream; ext-tasks 0.2.2 only polls `tasks/get` and never calls `tasks/result`, so an ask that
  * waited for one was never delivered. Now, with no `tasks/result` waiting, the ask goes on the
  * session's GET stream once the client polled the task, tagged with it (`_meta` related-task);
- * the answer POSTed back reaches the task. A client with no GET stream open still gets it on its `tasks/result`
- * (moved there, not sent twice); one that got it on the GET stream does not get it again there.
+ * the answer POSTed back reaches the task. A client with no GET stream open still gets it on its
+ * `tasks/result` (it waits for one), once; one that got it on the GET stream does not get it again there.
+ *
+ * Review of issue 35, finding 1: with no GET stream open, the ask was kept with the frames for a GET
+ * stream (the newest 100), where the session's task status notifications pushed it out before the
+ * `tasks/result` came: never delivered, the task stuck. An ask now waits for the `tasks/result`
+ * itself, and goes on a GET stream only when one is open.
  */
-import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { McpRequest, McpServer, McpTask, Tool } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -31,6 +36,13 @@ const Confirm = Tool.make("confirm", {
     Effect.mapError((error) => error.message)
   ))
 
+/** A task that changes its status 150 times, then ends: 150 `notifications/tasks/status` for its session. */
+const Chatty = Tool.make("chatty", { task: "required" }, () =>
+  Effect.as(
+    Effect.forEach(Array.from({ length: 150 }, (_, i) => i), (i) => McpTask.status(`step ${i}`), { discard: true }),
+    "chatted"
+  ))
+
 let runtime: ManagedRuntime.ManagedRuntime<never, unknown>
 let url = ""
 
@@ -41,7 +53,7 @@ beforeAll(async () => {
     NodeMcpServer.layerHttp({ port }).pipe(
       Layer.provide(McpServer.layer({
         serverInfo: { name: "task-asks", version: "1.0.0" },
-        tools: [Confirm],
+        tools: [Confirm, Chatty],
         taskPollInterval: "50 millis"
       }))
     )
@@ -148,7 +160,7 @@ describe("a 2025-11-25 task's asks over HTTP (issue 35, item 13)", () => {
     const s = await session()
     try {
       const taskId = await start(s, "b.txt")
-      // input_required: the ask is made (kept for a GET stream nobody opened).
+      // input_required: the ask is made (it waits for a way to the client).
       for (let i = 0; (await s.call("tasks/get", { taskId })).at(-1).result.status !== "input_required"; i++) {
         assert.isBelow(i, 200, "the task never asked")
       }
@@ -167,6 +179,31 @@ describe("a 2025-11-25 task's asks over HTTP (issue 35, item 13)", () => {
       while (!(await stream.quiet(300))) kept.push(await stream.message())
       assert.isAbove(kept.length, 0)
       assert.deepStrictEqual(kept.filter(isAsk), [])
+    } finally {
+      s.close()
+    }
+  })
+
+  it("no GET stream, and 150 status notifications before the tasks/result: the ask still comes on it", async () => {
+    const s = await session()
+    try {
+      const taskId = await start(s, "d.txt")
+      for (let i = 0; (await s.call("tasks/get", { taskId })).at(-1).result.status !== "input_required"; i++) {
+        assert.isBelow(i, 200, "the task never asked")
+      }
+      // Another task of the session changes its status 150 times meanwhile (each told on the session's
+      // own stream, which nobody opened).
+      const chatty = (await s.call("tools/call", { name: "chatty", arguments: {}, task: { ttl: 60_000 } })).at(-1)
+        .result.task.taskId
+      for (let i = 0; (await s.call("tasks/get", { taskId: chatty })).at(-1).result.status !== "completed"; i++) {
+        assert.isBelow(i, 500, "the chatty task never ended")
+      }
+      const waiting = new SseReader(await s.send("tasks/result", { taskId }, "result-d"))
+      const ask = await next(waiting, isAsk)
+      assert.deepStrictEqual(ask.params._meta[RELATED], { taskId })
+      assert.strictEqual((await s.answer(ask.id, { action: "accept", content: { confirm: true } })).status, 202)
+      const answer = await next(waiting, (m) => m.id === "result-d")
+      assert.deepStrictEqual(answer.result.content, [{ type: "text", text: "deleted d.txt" }])
     } finally {
       s.close()
     }

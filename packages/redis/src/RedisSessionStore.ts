@@ -562,6 +562,21 @@ export const make = (
             return events
           }),
           unavailable
+        ),
+      // The stream's holder subscribes to its channel (`holdStandalone`): one holds it while the
+      // channel has a subscriber.
+      holding: (sessionId) =>
+        Effect.mapError(
+          Effect.map(
+            redis.use((r) => r.pubsub("NUMSUB", standaloneOf(sessionId))),
+            (reply) => Array.isArray(reply) && Number(reply[1]) > 0
+          ),
+          unavailable
+        ),
+      toHolder: (sessionId, frame) =>
+        Effect.mapError(
+          Effect.map(redis.use((r) => r.publish(standaloneOf(sessionId), frame)), (received) => received > 0),
+          unavailable
         )
     }
     return service

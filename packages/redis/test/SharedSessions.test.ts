@@ -54,6 +54,41 @@ const Notify = Tool.make(
   () => Effect.flatMap(McpRequest.McpRequest, (request) => Effect.as(request.elicitationComplete("e-1"), "sent"))
 )
 
+/** A task that asks (2025-11-25: a request to the client tagged with the task). */
+const Confirm = Tool.make("confirm", {
+  parameters: Schema.Struct({ file: Schema.String }),
+  task: "required",
+  failure: Schema.String
+}, ({ file }) =>
+  McpRequest.elicit("confirm", {
+    message: `Delete ${file}?`,
+    requestedSchema: { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] }
+  }).pipe(
+    Effect.map((answer) => answer.action === "accept" && answer.content?.confirm === true ? `deleted ${file}` : "kept"),
+    Effect.mapError((error) => error.message)
+  ))
+
+/** An instance with every shared part on Redis (`RedisState`), tasks too, serving `confirm`. */
+const taskInstance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Services.freePort
+    yield* Layer.buildWithScope(
+      NodeMcpServer.layerHttp({ port }).pipe(
+        Layer.provide(
+          McpServer.layer({
+            serverInfo: { name: "shared", version: "1.0.0" },
+            revisions: ["2025-11-25"],
+            tools: [Confirm],
+            taskPollInterval: "50 millis"
+          })
+        ),
+        Layer.provide(RedisState.layer({ url }))
+      ),
+      yield* Effect.scope
+    ).pipe(Effect.orDie)
+    return `http://127.0.0.1:${port}/mcp`
+  })
+
 /** A dual-era instance with every shared part on Redis (`RedisState`). */
 const dualInstance = (url: string): Effect.Effect<string, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -256,6 +291,120 @@ describe("handshake sessions shared on Redis, three instances", () => {
         HttpWire.events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
       )
       assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
+    }))
+
+  // Review of issue 35, finding 1: with no GET stream held anywhere, a 2025-11-25 task's ask was
+  // sent to the session's standalone stream, so kept in Redis (`pending:`) for the next holder, and
+  // the tasks/result that came next (on the very instance running the task) never got it: the task
+  // stayed input_required. An ask now waits for the tasks/result, and goes on a GET stream only when
+  // one is held.
+  it.scopedLive("a task's ask with no GET stream held anywhere comes on the tasks/result, once", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b] = yield* Effect.all([taskInstance(redis.url), taskInstance(redis.url)])
+      const session = yield* initialize(a, { elicitation: {}, tasks: { list: {}, cancel: {} } })
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      const created = yield* Effect.flatMap(
+        post(a, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "confirm", arguments: { file: "a.txt" }, task: { ttl: 60_000 } }
+        }, session),
+        (r) => Effect.promise(() => r.json())
+      )
+      const taskId: string = created.result.task.taskId
+      const status = (url: string, id: number) =>
+        Effect.flatMap(
+          post(url, { jsonrpc: "2.0", id, method: "tasks/get", params: { taskId } }, session),
+          (r) => Effect.promise(() => r.json()).pipe(Effect.map((body) => body.result.status as string))
+        )
+      // Polled (on either instance) until it asks.
+      for (let i = 0; (yield* status(i % 2 === 0 ? a : b, 100 + i)) !== "input_required"; i++) {
+        assert.isBelow(i, 200, "the task never asked")
+      }
+      const waiting = yield* post(a, { jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } }, session)
+      const reader = waiting.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      const read = (until: (text: string) => boolean) =>
+        Effect.promise(async () => {
+          while (!until(text)) {
+            const { done, value } = await reader.read()
+            if (done) break
+            text += decoder.decode(value, { stream: true })
+          }
+        })
+      yield* read((t) => t.includes("elicitation/create")).pipe(
+        Effect.timeoutFail({ duration: 10_000, onTimeout: () => new Error(`no ask on the tasks/result: ${text}`) }),
+        Effect.orDie
+      )
+      const ask = JSON.parse(text.split("\n").find((l) => l.includes("elicitation/create"))!.slice(5))
+      assert.deepStrictEqual(ask.params._meta["io.modelcontextprotocol/related-task"], { taskId })
+      // Answered on the other instance.
+      const answered = yield* post(b, {
+        jsonrpc: "2.0",
+        id: ask.id,
+        result: { action: "accept", content: { confirm: true } }
+      }, session)
+      assert.strictEqual(answered.status, 202)
+      yield* read((t) => t.includes(`"id":2`)).pipe(Effect.timeout(10_000), Effect.orDie)
+      assert.include(text, "deleted a.txt")
+      assert.strictEqual(text.split("elicitation/create").length - 1, 1)
+      // Nothing of it was kept for a GET stream: one opened now does not get it again.
+      const stream = yield* Effect.promise(() =>
+        fetch(b, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      )
+      assert.strictEqual(stream.status, 200)
+      const kept = yield* Effect.promise(() => HttpWire.events(stream, () => false, 1_000))
+      assert.deepStrictEqual(kept.filter((e) => e.message.method === "elicitation/create"), [])
+    }))
+
+  it.scopedLive("a task's ask goes to the GET stream held on another instance, answered there; not again", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const [a, b] = yield* Effect.all([taskInstance(redis.url), taskInstance(redis.url)])
+      const session = yield* initialize(a, { elicitation: {}, tasks: { list: {}, cancel: {} } })
+      yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      // The session's GET stream, held on B.
+      const stream = yield* Effect.promise(() =>
+        fetch(b, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      )
+      assert.strictEqual(stream.status, 200)
+      const heard = yield* Effect.fork(messages(stream, (m) => m.method === "elicitation/create"))
+      const created = yield* Effect.flatMap(
+        post(a, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "confirm", arguments: { file: "b.txt" }, task: { ttl: 60_000 } }
+        }, session),
+        (r) => Effect.promise(() => r.json())
+      )
+      const taskId: string = created.result.task.taskId
+      // It polls tasks/get (as ext-tasks does, never calling tasks/result) until the ask comes.
+      for (let i = 0; heard.unsafePoll() === null; i++) {
+        assert.isBelow(i, 200, "the ask never came on the GET stream")
+        const polled = yield* post(a, { jsonrpc: "2.0", id: 100 + i, method: "tasks/get", params: { taskId } }, session)
+        yield* Effect.promise(() => polled.text())
+        yield* Effect.sleep(50)
+      }
+      const got = yield* Effect.flatten(heard.await)
+      const ask = got.at(-1)
+      assert.deepStrictEqual(ask.params._meta["io.modelcontextprotocol/related-task"], { taskId })
+      const answered = yield* post(b, {
+        jsonrpc: "2.0",
+        id: ask.id,
+        result: { action: "accept", content: { confirm: true } }
+      }, session)
+      assert.strictEqual(answered.status, 202)
+      // The task's result on tasks/result, without the ask again.
+      const result = yield* Effect.flatMap(
+        post(a, { jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } }, session),
+        (response) => messages(response, (m) => m.id === 2)
+      )
+      assert.deepStrictEqual(result.filter((m) => m.method === "elicitation/create"), [])
+      assert.deepStrictEqual(result.at(-1).result.content, [{ type: "text", text: "deleted b.txt" }])
     }))
 
   it.scopedLive("Redis down: a request of a session not held here is a 503 with its id; back, it is served", () =>

@@ -129,6 +129,18 @@ export interface Service {
    * it, or kept for the next one (the newest few, bounded) when none does.
    */
   readonly toStandalone: (sessionId: string, frame: string) => Effect.Effect<void, SessionStoreUnavailable>
+  /**
+   * Does an instance hold the standalone stream of session `sessionId` now? Absent: not known (a
+   * message that must reach a stream open now, a task's ask, is then not sent to other instances).
+   */
+  readonly holding?: ((sessionId: string) => Effect.Effect<boolean, SessionStoreUnavailable>) | undefined
+  /**
+   * A frame (its JSON) for the standalone stream of session `sessionId`, only to an instance holding
+   * it now: true when one took it; false, and nothing kept, when none holds it. Absent: as `holding`.
+   */
+  readonly toHolder?:
+    | ((sessionId: string, frame: string) => Effect.Effect<boolean, SessionStoreUnavailable>)
+    | undefined
   /** This instance holds the session's standalone stream for the scope's life: its frames, kept ones first. */
   readonly holdStandalone: (
     sessionId: string

@@ -1,14 +1,18 @@
 /**
  * The tasks runtime at its edges (each found by a review, each failing before its fix): a request
- * interrupted as it detaches, a session that ends with tasks running, an ask that times out (both
+ * interrupted as it detaches or as its handler is forked, a session that ends with tasks running, an ask that times out (both
  * revisions), keys that are built-in property names, the related task on every `tasks/result`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import * as Tasks from "../src/internal/tasks.js"
 import * as McpRequest from "../src/McpRequest.js"
@@ -222,5 +226,63 @@ describe("tasks: edges", () => {
       const record = yield* store.get(id!)
       assert.isTrue(Option.isSome(record))
       assert.strictEqual(Option.getOrThrow(record).status, "completed")
+    }))
+
+  // Issue 35 review, finding 8: the handler's fiber was forked, and tied to its request (the onExit
+  // that stops it with the request) a step later. An interruption that came between the two left it
+  // running, tied to nothing: an onDetach handler ran to its end, an immediately one became a task
+  // whose id nobody learns, and neither is stopped when the server stops (not a task yet). Here the
+  // interruption comes exactly there: as the handler's fiber is made (synchronously, in the
+  // requesting fiber), a supervisor interrupts the fiber making it.
+  it.scoped("a request interrupted as its handler's fiber is forked takes the handler with it", () =>
+    Effect.gen(function*() {
+      const store = yield* TaskStore.makeMemory()
+      const runners: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+      class InterruptAtFork extends Supervisor.AbstractSupervisor<void> {
+        value = Effect.void
+        override onStart<A, E, R>(
+          context: Context.Context<R>,
+          _effect: Effect.Effect<A, E, R>,
+          _parent: Option.Option<Fiber.RuntimeFiber<any, any>>,
+          fiber: Fiber.RuntimeFiber<A, E>
+        ): void {
+          // Only a handler's fiber starts with McpTask in its context.
+          if (Option.isNone(Context.getOption(context as Context.Context<never>, McpTask.McpTask))) return
+          runners.push(fiber)
+          Option.map(Fiber.getCurrentFiber(), (requesting) => requesting.unsafeInterruptAsFork(FiberId.none))
+        }
+      }
+      const runtime = yield* Effect.supervised(
+        Tasks.make(store, { ...Tasks.defaults, instance: "test" }),
+        new InterruptAtFork()
+      )
+      const request = {
+        id: 1,
+        method: "tools/call",
+        revision: "2026-07-28",
+        era: "stateless",
+        auth: Option.none(),
+        taskOwner: "client:test@1",
+        clientCapabilities: withTasks,
+        forTask() {
+          return { context: this, bytes: 0 }
+        }
+      } as any
+      for (const start of ["onDetach", "immediately"] as const) {
+        const tool = Tool.make(
+          `waits_${start}`,
+          { task: { support: "optional", start } },
+          () => Effect.as(Effect.never, "never")
+        )
+        const requesting = yield* Effect.fork(runtime.start(tool as Tool.Tool, {}, request, undefined))
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.await(requesting)), start)
+        assert.strictEqual(runners.length, 1, start)
+        // By the time its request ended, the handler had ended too (before: still running, or not
+        // even started yet, and left to run).
+        const ended = runners.pop()!.unsafePoll()
+        assert.isNotNull(ended, `${start}: the handler runs on, tied to nothing`)
+        assert.isTrue(Exit.isInterrupted(ended!), start)
+        assert.deepStrictEqual((yield* store.list("client:test@1", undefined, 10)).tasks, [], start)
+      }
     }))
 })

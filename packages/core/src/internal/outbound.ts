@@ -48,6 +48,11 @@ export interface RequestOptions {
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
   /** The inbound request this one is made on behalf of (routing on per-request transports). */
   readonly related?: JsonRpc.RequestId
+  /**
+   * None `related`: only on a stream the client listens on now, else not sent (the call fails with
+   * `TransportClosed`, its `cause` the transport's error); see `Transport.SendContext.live`.
+   */
+  readonly live?: boolean
   /** The reason sent with `notifications/cancelled` when this call is interrupted. */
   readonly cancelReason?: string
   /** Told the request's id before it is sent (what a 2026-07-28 subscription is tagged with). */
@@ -238,7 +243,13 @@ export const make = <F = never>(options: Options): Outbound<F> => {
         if (traced?.active.span !== undefined) requestOptions.onSpan?.(traced.active.span)
         const finalParams = traced === undefined ? withToken : traced.params
         const sent = Effect.matchEffect(
-          options.send(client, JsonRpc.request(id, method, finalParams), { related: requestOptions.related }),
+          options.send(
+            client,
+            JsonRpc.request(id, method, finalParams),
+            requestOptions.live === true
+              ? { related: requestOptions.related, live: true }
+              : { related: requestOptions.related }
+          ),
           {
             onFailure: (cause) => {
               pending.delete(id)

@@ -13,7 +13,7 @@
  * after it, every method of the negotiated revision the server serves and whose capability it
  * declared. A session holds a reference to its table.
  */
-import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
+import type { AuthInfo, JsonRpc } from "@effect-mcp/core"
 import {
   Capabilities,
   Dispatch,
@@ -23,7 +23,8 @@ import {
   Peer,
   Revision,
   Schema as McpSchema,
-  Telemetry
+  Telemetry,
+  Transport
 } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
@@ -181,13 +182,6 @@ export const makeServer = (
 /** Who a session's tasks belong to (without a token): the session, on this engine or (shared) on any. */
 const ownerOf = (host: Host, client: Transport.ClientId): string =>
   Shared.of(host.protocol)?.owner(client) ?? `session:${host.id}:${client}`
-
-/** The task a server→client request is tagged with (`_meta` related-task), if it is one. */
-const relatedTaskOf = (frame: JsonRpc.Frame): string | undefined => {
-  if (Array.isArray(frame) || !("method" in frame) || !("id" in frame)) return undefined
-  const related = Meta.of(frame.params)?.[Meta.relatedTask] as { readonly taskId?: unknown } | undefined
-  return typeof related?.taskId === "string" ? related.taskId : undefined
-}
 
 /** The engine an era runs on: where its asks and notifications go. */
 export interface Host {
@@ -351,18 +345,6 @@ class HandshakeRequest implements RequestContext {
     return Effect.ignore(this.host.peer.notify(this.session.client, method, params))
   }
 
-  /**
-   * The asks of task `taskId` that went to the session's own stream and are not delivered yet
-   * (HTTP: no GET stream took them) go on this request's stream instead: a `tasks/result`, where
-   * the revision says a requestor picks them up. Delivered ones are not sent again.
-   */
-  claimTaskAsks(taskId: string): Effect.Effect<void> {
-    const redirect = this.host.protocol.redirect
-    return redirect === undefined
-      ? Effect.void
-      : redirect(this.session.client, this.request.id, (frame) => relatedTaskOf(frame) === taskId)
-  }
-
   /** A task's ask, on the stream of `related` (a waiting `tasks/result`), or the session's own. */
   askRelated<A>(
     ask: Capabilities.Ask,
@@ -375,15 +357,43 @@ class HandshakeRequest implements RequestContext {
   }
 
   /**
+   * A task's ask on the session's own stream, only if the client listens there now (stdio: always;
+   * HTTP: its GET stream open, here or on the instance holding it): its answer, or none when no
+   * stream could take it (nothing was sent, nothing kept).
+   */
+  askLive<A>(
+    ask: Capabilities.Ask,
+    capability: string,
+    params: unknown,
+    options: McpRequest.AskOptions | undefined
+  ): Effect.Effect<Option.Option<A>, McpRequest.ClientRequestError> {
+    const listening = this.host.protocol.listening
+    return Effect.flatMap(
+      listening === undefined ? Effect.succeed(true) : listening(this.session.client),
+      (open) =>
+        open
+          ? Effect.catchIf(
+            Effect.asSome(this.ask<A>(ask, capability, params, options, undefined, true)),
+            // The send itself failed (the stream closed since): nothing went.
+            (error) => error._tag === "TransportClosed" && error.cause instanceof Transport.TransportError,
+            () => Effect.succeedNone
+          )
+          : Effect.succeedNone
+    )
+  }
+
+  /**
    * A server→client request, when the revision and the client's capabilities allow it; nothing is
-   * sent otherwise. On the stream of request `related`; none, the session's own.
+   * sent otherwise. On the stream of request `related`; none, the session's own (`live`: only if
+   * the client listens there now, see `Transport.SendContext`).
    */
   private ask<A>(
     ask: Capabilities.Ask,
     capability: string,
     params: unknown,
     options: McpRequest.AskOptions | undefined,
-    related: JsonRpc.RequestId | undefined
+    related: JsonRpc.RequestId | undefined,
+    live = false
   ): Effect.Effect<A, McpRequest.ClientRequestError> {
     return Effect.flatMap(Ref.get(this.session.state), (s): Effect.Effect<A, McpRequest.ClientRequestError> => {
       const f = Revision.features(s.revision)
@@ -404,6 +414,7 @@ class HandshakeRequest implements RequestContext {
       return Effect.flatMap(
         this.host.peer.request(this.session.client, method, params, {
           ...(related !== undefined ? { related } : {}),
+          ...(live ? { live } : {}),
           ...(options?.timeout !== undefined ? { timeout: options.timeout } : {})
         }),
         (result) => {

@@ -88,10 +88,15 @@ export interface RequestContext extends McpRequest.Service {
   /** A handshake session's notification, not tied to a request (a task's status). */
   readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
   /**
-   * A handshake session's `tasks/result`: the asks of the task sent to the session's own stream
-   * and not delivered yet go on this request's stream instead.
+   * A handshake session's ask of the client on the session's own stream, only if the client listens
+   * there now (stdio: always; HTTP: its GET stream open): its answer, or none (nothing was sent).
    */
-  readonly claimTaskAsks?: (taskId: string) => Effect.Effect<void>
+  readonly askLive?: <A>(
+    ask: Capabilities.Ask,
+    capability: string,
+    params: unknown,
+    options: McpRequest.AskOptions | undefined
+  ) => Effect.Effect<Option.Option<A>, McpRequest.ClientRequestError>
   /**
    * What a task keeps of this request once it runs on its own: the same context without the
    * message (its id, method and `_meta` only; of a multi-round trip's answers, those the run read),

@@ -9,8 +9,8 @@
  *   progress becomes the task's status message; its asks become the task's input requests
  *   (2026-07-28: kept in the store and answered by `tasks/update`; 2025-11-25: requests to the
  *   client tagged with the related task, on the stream of a waiting `tasks/result` when there is
- *   one, else at once on the session's own (HTTP: its GET stream; one not delivered yet goes to
- *   the next `tasks/result` instead), with the task `input_required` while any is open.
+ *   one, else on the session's own if the client listens there now (stdio: at once; HTTP: its GET
+ *   stream open), else on the next `tasks/result`), with the task `input_required` while any is open.
  * - A tool with `start: "onDetach"` runs as a plain request until its handler detaches: the
  *   request then gets the task, and the rest runs as it. Until then its asks are the request's
  *   (2026-07-28 multi-round trips: the answers come with a retry, before any task exists).
@@ -229,6 +229,11 @@ interface Local {
   readonly routes: Array<Route>
   /** Its requestor referred to it (`TaskRequest.known`). */
   readonly known: Deferred.Deferred<void>
+  /**
+   * Done (and replaced) when a 2025-11-25 ask of it that found no way to the client may find one
+   * now: a `tasks/result` came to wait, or its requestor referred to the task.
+   */
+  wake: Deferred.Deferred<void>
   /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
@@ -278,10 +283,19 @@ export const make = (
         )
       })
 
+    /** An ask of the task waiting for a way to the client looks again. */
+    const wake = (local: Local) => {
+      const woken = local.wake
+      local.wake = Deferred.unsafeMake(FiberId.none)
+      Deferred.unsafeDone(woken, Exit.void)
+    }
+
     /** Its requestor referred to a task this instance runs: its asks may go (`TaskRequest.known`). */
     const knows = (taskId: string) => {
       const local = locals.get(taskId)
-      if (local !== undefined) Deferred.unsafeDone(local.known, Exit.void)
+      if (local === undefined) return
+      Deferred.unsafeDone(local.known, Exit.void)
+      wake(local)
     }
 
     const find = (taskId: string, request: RequestContext) =>
@@ -504,7 +518,13 @@ export const make = (
                   }
                   task.record = record
                   task.base = origin.context
-                  locals.set(record.taskId, { owner: record.owner, routes: [], known: task.known, fiber })
+                  locals.set(record.taskId, {
+                    owner: record.owner,
+                    routes: [],
+                    known: task.known,
+                    wake: Deferred.unsafeMake(FiberId.none),
+                    fiber
+                  })
                   const { notifySession } = origin.context
                   if (notifySession !== undefined) {
                     sessions.set(record.taskId, notifySession.bind(origin.context))
@@ -532,21 +552,29 @@ export const make = (
             ...(Option.isSome(parent) ? { parent: parent.value } : { root: true })
           })
           : handler
-        const fiber = fork(run, task, service)
-        const first = yield* Effect.raceFirst(
-          Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
-          Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
-        ).pipe(
-          Effect.onExit((exit) =>
-            // Interrupted before it detached, or it could not: the handler goes with the request (a
-            // detach under way finishes first, and its task then ends cancelled).
-            Exit.isFailure(exit) ?
-              Effect.flatMap(
-                Deferred.isDone(detached),
-                (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
-              ) :
-              Effect.void
-          )
+        // The handler is forked and tied to the request in one step nothing interrupts: an
+        // interruption between the two (a cancel, the request's maximum duration, the server
+        // stopping) would leave it running with nobody to stop it, not even the server (it is not
+        // a task yet). Only the wait is interruptible.
+        const first = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.suspend(() => {
+            const fiber = fork(run, task, service)
+            return restore(Effect.raceFirst(
+              Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
+              Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
+            )).pipe(
+              Effect.onExit((exit) =>
+                // Interrupted before it detached, or it could not: the handler goes with the request (a
+                // detach under way finishes first, and its task then ends cancelled).
+                Exit.isFailure(exit) ?
+                  Effect.flatMap(
+                    Deferred.isDone(detached),
+                    (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
+                  ) :
+                  Effect.void
+              )
+            )
+          })
         )
         if (first._tag === "Detached") return new Created(first.record)
         // Done at the moment it detached: a task all the same (settled as it ended).
@@ -629,11 +657,11 @@ export const make = (
           Effect.sync(() => {
             const route: Route = { id: request.id, via: request }
             local.routes.push(route)
+            // An ask waiting for a way to the client comes here.
+            wake(local)
             return route
           }),
-          // The asks it made meanwhile that no stream took yet (a client that never opened its
-          // GET stream) come here; those delivered already are not sent again.
-          () => Effect.zipRight(request.claimTaskAsks?.(taskId) ?? Effect.void, wait(first)),
+          () => wait(first),
           (route) =>
             Effect.sync(() => {
               const at = local.routes.indexOf(route)
@@ -727,7 +755,8 @@ export const make = (
       terminal,
       list,
       modify,
-      route: (taskId) => locals.get(taskId)?.routes[0]
+      route: (taskId) => locals.get(taskId)?.routes[0],
+      wakeOf: (taskId) => locals.get(taskId)?.wake
     }
     return runtime
   })
@@ -743,6 +772,8 @@ interface Internal {
    * requestor picks its task's asks up there, as the revision says); none waiting, undefined.
    */
   readonly route: (taskId: string) => Route | undefined
+  /** What is done when an ask of the task that found no way to the client may find one now (`Local.wake`). */
+  readonly wakeOf: (taskId: string) => Deferred.Deferred<void> | undefined
 }
 
 const TaskStoreIsTerminal = (status: TaskStore.Status): boolean =>
@@ -902,32 +933,49 @@ class TaskRequest implements McpRequest.Service {
     const taskId = this.record!.taskId
     const timeout = options?.timeout
     const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
-    if (base.era === "handshake" && base.askRelated !== undefined) {
+    if (base.era === "handshake" && base.askLive !== undefined) {
       // 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
-      // task (`known`), on the stream of a waiting `tasks/result` (in that request's session: a
-      // token's holder may wait from another); with none waiting, on the session's own stream
-      // (stdio: at once; HTTP: its GET stream),
-      // since the revision lets a server send on any stream and a requestor that only polls
-      // `tasks/get` (ext-tasks) never calls `tasks/result`. One not delivered yet (no GET stream
-      // open) goes to the next `tasks/result` of the session instead (`claimTaskAsks`); one
-      // delivered is not sent again. The ask's timeout covers the wait for its answer.
+      // task (`known`, or a few poll intervals after it asked). On the stream of a waiting
+      // `tasks/result` (in that request's session: a token's holder may wait from another), where
+      // the revision says a requestor picks a task's asks up; with none waiting, on the session's
+      // own stream if the client listens there now (stdio: at once; HTTP: its GET stream open, here
+      // or on the instance holding it), since the revision lets a server send on any stream and a
+      // requestor that only polls `tasks/get` (ext-tasks) never calls `tasks/result`. Else it waits,
+      // and looks again when a `tasks/result` comes to wait, when its requestor refers to the task,
+      // and every few poll intervals. It is never kept where it could be lost (the frames kept for a
+      // GET stream nobody opened, the newest pushing the oldest out; on Redis, for the next holder
+      // alone) and never sent twice. The ask's timeout covers the waits and the answer.
       const open = () => this.asking++
       const close = () => --this.asking
       const meta = { [Meta.relatedTask]: { taskId } }
       const tagged = { ...(params as object), _meta: { ...(params as { _meta?: object })._meta, ...meta } }
+      const grace = knownGrace(this.record!)
+      const deliver: Effect.Effect<A, McpRequest.ClientRequestError> = Effect.suspend(() => {
+        // Taken before looking: a wake that comes while it looks is not missed.
+        const woken = this.runtime.wakeOf(taskId)
+        const route = this.runtime.route(taskId)
+        if (route !== undefined && route.via.askRelated !== undefined) {
+          return route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
+        }
+        return Effect.flatMap(
+          base.askLive!<A>(inputRequest, capability, tagged, undefined),
+          (sent) =>
+            Option.isSome(sent)
+              ? Effect.succeed(sent.value)
+              : Effect.zipRight(
+                Effect.ignore(Effect.timeout(woken === undefined ? Effect.never : Deferred.await(woken), grace)),
+                deliver
+              )
+        )
+      })
       return Effect.acquireUseRelease(
         Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
         () =>
           bounded(Effect.zipRight(
             // Once its requestor knows the task, or (it polls another instance, or not at all) a
             // few poll intervals after the task asked.
-            Effect.ignore(Effect.timeout(Deferred.await(this.known), knownGrace(this.record!))),
-            Effect.suspend(() => {
-              const route = this.runtime.route(taskId)
-              return route === undefined || route.via.askRelated === undefined
-                ? base.askRelated!<A>(inputRequest, capability, tagged, undefined, undefined)
-                : route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
-            })
+            Effect.ignore(Effect.timeout(Deferred.await(this.known), grace)),
+            deliver
           )),
         () =>
           Effect.suspend(() =>
@@ -995,7 +1043,8 @@ class TaskRequest implements McpRequest.Service {
 
 /**
  * How long a 2025-11-25 ask waits for its requestor to refer to the task before it is sent all the
- * same: four poll intervals, at least a second.
+ * same, and, finding no way to the client, before it looks again: four poll intervals, at least a
+ * second.
  */
 const knownGrace = (record: TaskRecord): number => Math.max(1_000, 4 * record.pollIntervalMs)
 

@@ -71,6 +71,9 @@ export const storeUnavailable = (id?: RequestId | null): Reply =>
 
 type Reply = Front.Reply
 
+/** A `live` frame (`Transport.SendContext`) found no stream open to take it: nothing was sent or kept. */
+const notListening = new Transport.TransportError({ message: "no stream of the session is open to take it" })
+
 /** Frames kept for a GET stream that is not open yet: at most this many, and this many characters of JSON. */
 const maxBuffered = 100
 const maxBufferedLength = 256 * 1024
@@ -373,8 +376,15 @@ export class Session {
     return channel
   }
 
-  /** Routes one outbound frame to the channel it belongs to. */
-  route(frame: JsonRpc.Frame, related: RequestId | undefined): Effect.Effect<void> {
+  /**
+   * Routes one outbound frame to the channel it belongs to. `live`: one for the GET stream goes
+   * only on a stream open now (here, or shared, on the instance holding it), or fails (`toStandalone`).
+   */
+  route(
+    frame: JsonRpc.Frame,
+    related: RequestId | undefined,
+    live = false
+  ): Effect.Effect<void, Transport.TransportError> {
     if (this.legacy) {
       for (const id of responseIds(frame)) this.started.delete(id)
       // Shared: its stream may be held by another instance.
@@ -386,7 +396,7 @@ export class Session {
     const ids = responseIds(frame)
     if (ids.length === 0) {
       const channel = related === undefined ? undefined : this.owner.get(related)
-      return channel !== undefined && channel.mode !== "done" ? channel.emit(frame) : this.toStandalone(frame)
+      return channel !== undefined && channel.mode !== "done" ? channel.emit(frame) : this.toStandalone(frame, live)
     }
     const channel = this.owner.get(ids[0])
     // A response nobody waits for any more (cancelled, over its maximum duration): dropped, since
@@ -479,7 +489,23 @@ export class Session {
     this.sessions.config.fork(Scope.close(scope, Exit.void))
   }
 
-  private toStandalone(frame: JsonRpc.Frame): Effect.Effect<void> {
+  /**
+   * A frame for the GET stream: on it when it is open here; else (shared) to the instance holding
+   * it, or kept for the next one; else kept for the next GET here. `live` (a task's ask): never
+   * kept, where the newest frames push the oldest out or the next holder alone would get it: sent
+   * to a stream open now, or the send fails (the ask then waits for the task's `tasks/result`).
+   */
+  private toStandalone(frame: JsonRpc.Frame, live: boolean): Effect.Effect<void, Transport.TransportError> {
+    if (live && this.standalone.stream === undefined) {
+      const shared = this.sessions.config.shared
+      const toHolder = shared?.store.toHolder
+      return toHolder === undefined
+        ? Effect.fail(notListening)
+        : Effect.flatMap(
+          Effect.orElseSucceed(toHolder(this.id, Wire.encode(frame)), () => false),
+          (taken) => taken ? Effect.void : Effect.fail(notListening)
+        )
+    }
     if (this.standalone.stream === undefined && this.sessions.config.shared !== undefined) {
       return this.elsewhere(frame)
     }
@@ -498,28 +524,6 @@ export class Session {
       return Effect.void
     }
     return this.standalone.emit(frame)
-  }
-
-  /**
-   * The frames kept for the GET stream (none is open) that `which` picks go on the stream of
-   * request `related` instead (while it is open), in their order, and are kept no more: each is
-   * delivered once, wherever it goes first.
-   */
-  redirect(related: RequestId, which: (frame: JsonRpc.Frame) => boolean): Effect.Effect<void> {
-    const channel = this.owner.get(related)
-    if (channel === undefined || channel.mode === "done" || this.buffered.length === 0) return Effect.void
-    const moved: Array<JsonRpc.Frame> = []
-    for (let i = 0; i < this.buffered.length;) {
-      if (!which(this.buffered[i])) {
-        i++
-        continue
-      }
-      moved.push(this.buffered[i])
-      this.bufferedLength -= this.bufferedLengths[i]
-      this.buffered.splice(i, 1)
-      this.bufferedLengths.splice(i, 1)
-    }
-    return Effect.forEach(moved, (frame) => channel.emit(frame), { discard: true })
   }
 
   /** Request `id` will not be answered (cancelled, interrupted): its channel stops waiting for it. */
@@ -710,7 +714,7 @@ export class Sessions {
           const session = this.byClient.get(client)
           return session === undefined || session.ended
             ? Effect.fail(new Transport.TransportError({ message: "the session ended" }))
-            : session.route(frame, context?.related)
+            : session.route(frame, context?.related, context?.live === true)
         }),
       closeStream: (client, related) =>
         Effect.sync(() => {
@@ -722,10 +726,13 @@ export class Sessions {
         const session = this.byClient.get(client)
         if (session !== undefined) this.config.fork(session.forget(id))
       },
-      redirect: (client, related, which) =>
+      listening: (client) =>
         Effect.suspend(() => {
           const session = this.byClient.get(client)
-          return session === undefined || session.ended ? Effect.void : session.redirect(related, which)
+          if (session === undefined || session.ended) return Effect.succeed(false)
+          if (session.standalone.stream !== undefined) return Effect.succeed(true)
+          const holding = this.config.shared?.store.holding
+          return holding === undefined ? Effect.succeed(false) : Effect.orElseSucceed(holding(session.id), () => false)
         }),
       shared: config.shared === undefined ? undefined : this.sharedSessions(config.shared)
     })
