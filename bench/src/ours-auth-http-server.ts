@@ -28,11 +28,11 @@ NodeMcpServer.layerHttp({
   maxConnections: 20_000,
   auth: {
     resource: arg("resource"),
-    authorizationServers: [arg("issuer")],
-    // `--no-cache`: every request's signature is checked (no verified tokens kept).
-    ...(process.argv.includes("--no-cache") ? { verifier: Effect.runSync(TokenVerifier.jwt({ cache: false })) } : {})
+    authorizationServers: [arg("issuer")]
   }
 }).pipe(
+  // `--no-cache`: every request's signature is checked (no verified tokens kept).
+  Layer.provide(process.argv.includes("--no-cache") ? TokenVerifier.layerJwt({ cache: false }) : Layer.empty),
   Layer.provideMerge(serverOf(revisionsArg())),
   Layer.tap(() => Effect.sync(() => ready())),
   Layer.launch,

@@ -66,7 +66,11 @@ export interface SendContext {
  * sent it as far as the transport can tell without a token, in a form a client cannot choose
  * freely: the address of an HTTP client's connection (or, behind proxies the server trusts, the
  * address they forwarded); absent where one connection is one client (stdio, an in-memory pair).
- * The quotas of a client without a token count against it.
+ * The quotas of a client without a token count against it. `anonymous` says that the transport
+ * knows no `peer` although its clients are not connections it could bind to (an HTTP platform
+ * that gives no client address: each POST is a client of its own): nothing names the sender, so
+ * what outlives its request (a 2026-07-28 task) is reached by whoever holds its unguessable id,
+ * and only global quotas apply to it.
  *
  * @since 0.1.0
  * @category models
@@ -75,6 +79,7 @@ export interface ReceiveContext {
   readonly related?: JsonRpc.RequestId | undefined
   readonly auth?: AuthInfo.AuthInfo | undefined
   readonly peer?: string | undefined
+  readonly anonymous?: boolean | undefined
 }
 
 /**

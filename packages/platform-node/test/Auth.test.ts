@@ -773,9 +773,11 @@ describe("RFC 7662 introspection, and an authorization server that cannot be rea
     await new Promise<void>((resolve) => as.listen(0, "127.0.0.1", resolve))
     url = `http://127.0.0.1:${(as.address() as net.AddressInfo).port}`
     const issuer = { url } as Issuer
-    const verifier = await Effect.runPromise(
-      TokenVerifier.introspection({ clientId: "rs", clientSecret: Redacted.make("rssecret") })
+    // The verifier lives in a runtime of its own (it is scoped: its fetches run in its fibers).
+    const verifiers = ManagedRuntime.make(
+      TokenVerifier.layerIntrospection({ clientId: "rs", clientSecret: Redacted.make("rssecret") })
     )
+    const verifier = await verifiers.runPromise(TokenVerifier.TokenVerifier)
     const server = await startServer(issuer, { verifier })
     resource.url = server.resource
     try {
@@ -798,6 +800,7 @@ describe("RFC 7662 introspection, and an authorization server that cannot be rea
       }
     } finally {
       await server.close()
+      await verifiers.dispose()
       await new Promise<void>((resolve) => {
         as.close(() => resolve())
         as.closeAllConnections()

@@ -11,12 +11,14 @@
  *   `TestClock`), not at every token;
  * - while the key set cannot be fetched again, the keys held still verify tokens, up to
  *   `maxStale`; past it, 503;
+ * - keys that aged verify at once while they are fetched again behind: an issuer that hangs holds
+ *   up no token its held keys verify (one fetch, in the verifier's own fiber);
  * - `type: "at+jwt"`: only RFC 9068 access tokens are taken.
  */
 import { TokenVerifier } from "@effect-mcp/server"
 import { describe, expect, it } from "@effect/vitest"
 import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
@@ -186,8 +188,15 @@ const statuses = async (h: Harness, n: number, token: () => Promise<string>): Pr
   return out
 }
 
+/** A verifier made by `layer`, in a runtime of its own (a verifier is scoped), closed when the test ends. */
+const built = async (layer: Layer.Layer<TokenVerifier.TokenVerifier>): Promise<TokenVerifier.Service> => {
+  const runtime = ManagedRuntime.make(layer)
+  onTestFinished(() => runtime.dispose())
+  return runtime.runPromise(TokenVerifier.TokenVerifier)
+}
+
 const introspector = (options: Partial<TokenVerifier.IntrospectionOptions> = {}) =>
-  Effect.runPromise(TokenVerifier.introspection({ clientId: "rs", clientSecret: Redacted.make("secret"), ...options }))
+  built(TokenVerifier.layerIntrospection({ clientId: "rs", clientSecret: Redacted.make("secret"), ...options }))
 
 // ---------------------------------------------------------------------------- answers past 1 MiB
 
@@ -196,7 +205,7 @@ describe("answers of the issuer are cut at 1 MiB as they arrive", () => {
     const issuer = await startIssuer()
     try {
       // A minute to answer: only the bound, not the timeout, can end this fetch.
-      const h = await start(issuer, await Effect.runPromise(TokenVerifier.jwt({ timeout: "60 seconds" })))
+      const h = await start(issuer, await built(TokenVerifier.layerJwt({ timeout: "60 seconds" })))
       issuer.on.jwks = (_, response) => stream(response, padded({ keys: [issuer.jwk] }, 3 * 512 * 1024), true)
       const closed = issuer.nextClose("jwks")
       expect(await initialize(h, await mint(issuer, h))).toBe(503)
@@ -269,9 +278,9 @@ describe("answers of the issuer are cut at 1 MiB as they arrive", () => {
  * backoff and key ages move with `adjust`), and the server using it.
  */
 const clocked = async (issuer: Issuer, options: TokenVerifier.JwtOptions = {}) => {
-  const runtime = ManagedRuntime.make(TestContext.TestContext)
+  const runtime = ManagedRuntime.make(Layer.provideMerge(TokenVerifier.layerJwt(options), TestContext.TestContext))
   onTestFinished(() => runtime.dispose())
-  const verifier = await runtime.runPromise(TokenVerifier.jwt(options))
+  const verifier = await runtime.runPromise(TokenVerifier.TokenVerifier)
   const h = await start(issuer, verifier)
   return { h, adjust: (duration: Duration.DurationInput) => runtime.runPromise(TestClock.adjust(duration)) }
 }
@@ -348,6 +357,43 @@ describe("an issuer that fails is asked again only after a backoff", () => {
     }
   })
 
+  it("a key set that stops answering once the keys aged: tokens the held keys verify are served at once, one fetch hangs behind; a rotated key waits for that fetch", async () => {
+    const issuer = await startIssuer()
+    try {
+      // Five minutes for a fetch (past the test's own timeout): a verification that waited for the
+      // hanging fetch could not end in this test (each did before, for the whole timeout).
+      const { adjust, h } = await clocked(issuer, { timeout: "5 minutes" })
+      expect(await initialize(h, await mint(issuer, h))).toBe(200)
+      expect(issuer.count.jwks).toBe(1)
+      const hanging: Array<http.ServerResponse> = []
+      const asked = new Promise<void>((resolve) => {
+        issuer.on.jwks = (_, response) => {
+          hanging.push(response)
+          resolve()
+        }
+      })
+      // Past the keys' age (10 minutes): they are fetched again, and that fetch never answers.
+      await adjust("11 minutes")
+      const tokens = await Promise.all(Array.from({ length: 5 }, () => mint(issuer, h)))
+      expect(await Promise.all(tokens.map((token) => initialize(h, token)))).toEqual(Array(5).fill(200))
+      expect(await statuses(h, 5, () => mint(issuer, h))).toEqual(Array(5).fill(200))
+      // One fetch for them all, still under way.
+      await asked
+      expect(issuer.count.jwks).toBe(2)
+      expect(hanging.map((response) => response.writableEnded)).toEqual([false])
+      // The issuer rotates: a token of its new key waits for the fetch under way (no other is made),
+      // which answers with both keys.
+      const { privateKey, publicKey } = await jose.generateKeyPair("RS256", { extractable: true })
+      const rotated = { ...(await jose.exportJWK(publicKey)), kid: "rotated-key", alg: "RS256", use: "sig" }
+      const status = initialize(h, await mint(issuer, h, { key: privateKey, kid: "rotated-key" }))
+      json(hanging[0], 200, { keys: [issuer.jwk, rotated] })
+      expect(await status).toBe(200)
+      expect(issuer.count.jwks).toBe(2)
+    } finally {
+      await issuer.close()
+    }
+  })
+
   it("keys fetched again at every token (cacheMaxAge 0) and a key set down: the held keys verify every valid token", async () => {
     const issuer = await startIssuer()
     try {
@@ -369,7 +415,7 @@ describe("type: at+jwt", () => {
   it("takes access tokens of RFC 9068 (at+jwt, application/at+jwt), refuses typ JWT and none (401)", async () => {
     const issuer = await startIssuer()
     try {
-      const h = await start(issuer, await Effect.runPromise(TokenVerifier.jwt({ type: "at+jwt" })))
+      const h = await start(issuer, await built(TokenVerifier.layerJwt({ type: "at+jwt" })))
       expect(await initialize(h, await mint(issuer, h, { typ: "at+jwt" }))).toBe(200)
       expect(await initialize(h, await mint(issuer, h, { typ: "application/at+jwt" }))).toBe(200)
       expect(await initialize(h, await mint(issuer, h, { typ: "JWT" }))).toBe(401)

@@ -73,7 +73,8 @@ export interface Options {
    * Most sessions one holder opens on this instance (default a tenth of `maxSessions`), so that no
    * one fills them alone: past it, its `initialize` (and legacy GET) gets 503 until one of its
    * sessions ends. The holder is the token's holder (its subject at its issuer) with authorization
-   * on, else the client's address (see `trustedProxies`), never the name a client gives itself.
+   * on, else what `holderOf` names, else the client's address (see `trustedProxies`), never the
+   * name a client gives itself; with none of them (no address), a client is no holder.
    */
   readonly maxSessionsPerHolder?: number
   /**
@@ -86,6 +87,21 @@ export interface Options {
    * from the header, `HttpMiddleware.xForwardedHeaders`, needs 0 here.)
    */
   readonly trustedProxies?: number
+  /**
+   * Who sent an exchange, for the quotas of a client without a token, when the platform does not
+   * say or a header it sets says better: a platform serving fetch handlers (`HttpLayerRouter.toWebHandler`
+   * on Deno, Bun, Cloudflare Workers, Next.js route handlers) gives no client address. A string
+   * names the holder (read as an address is: IPv6 by its /64, at most 64 characters); undefined
+   * falls back to the connection's address (and `trustedProxies`). Read only a header your platform
+   * sets itself, never one a client may write: `(exchange) => exchange.header("cf-connecting-ip")`
+   * behind Cloudflare.
+   *
+   * With no address and nothing named, clients without a token cannot be told apart: per-holder
+   * quotas are off for them (sessions, listens and tasks count against the global caps only), a
+   * 2026-07-28 task is reached by whoever holds its unguessable id (no one else can list it), and
+   * the server says so once in its log.
+   */
+  readonly holderOf?: (exchange: Exchange) => string | undefined
   /**
    * Longest a request may run; after it the request is interrupted, its client told, and its
    * session may expire (default 1 hour: a backstop; `Duration.infinity` for none).

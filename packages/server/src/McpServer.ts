@@ -130,8 +130,9 @@ export interface Options<R> {
   readonly cachePolicy?: Partial<Record<Stateless.Cacheable, Stateless.CacheHint>>
   /**
    * The key that seals 2026-07-28 `requestState` (HMAC-SHA256), so that a retry may reach any
-   * process that has it. Default: one random key per process (its servers share it), and a warning,
-   * once per process, when the first state is sealed (retries then cannot move between processes;
+   * process that has it. Default: a random key of each server (a state one server seals, another
+   * server of the process refuses), and a warning, once per process, when the first state is
+   * sealed (retries then cannot move between processes, nor between servers;
    * the warning is a log: on stderr under `NodeMcpServer`'s `runMain`, `serveStdio` and
    * `layerStderrLogger`). At least 32 bytes (UTF-8; e.g.
    * `openssl rand -base64 32`): a shorter key, an empty one included, fails a server that serves

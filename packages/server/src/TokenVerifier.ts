@@ -15,7 +15,9 @@
  * an introspection answer) is read up to 1 MiB, counted as its bytes arrive: past that the
  * connection is dropped and the token is not verified (503). A fetch of metadata or keys that
  * failed is not tried again before a backoff passes (1 second, doubling at each failure, at most
- * a minute: see {@link BackoffOptions}), and callers at the same time share one fetch.
+ * a minute: see {@link BackoffOptions}), and callers at the same time share one fetch, which runs
+ * in the verifier's own fiber (a verifier is made in a scope). Keys that aged are used at once
+ * while they are fetched again behind.
  *
  * Whatever the verifier, the transport checks what it found again, always: the audience holds
  * this server's resource, the token has not expired (with the clock skew allowed), and its issuer
@@ -37,6 +39,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import type * as Jose from "jose"
 import type * as OAuth from "oauth4webapi"
 import * as Issuer from "./internal/issuer.js"
@@ -468,14 +471,21 @@ const fetchKeys = (
  *
  * The keys are jose's local key set, kept here rather than in jose's remote one: that one reads
  * the time from `Date.now`, fetches again at every token while its fetch fails, and drops its
- * keys once they age even when they cannot be fetched again.
+ * keys once they age even when they cannot be fetched again. Keys that aged past `cacheMaxAge`
+ * still verify at once while they are fetched again behind: a token waits for a fetch only when
+ * no usable keys are held (or it names a key they lack), never for an issuer that is slow or
+ * hangs while the held keys serve.
+ *
+ * Fetches run in fibers of the verifier, in the scope it is made in: closing the scope stops a
+ * fetch under way ({@link layerJwt} is scoped to its layer).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
+export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
     const clock: Clock.Clock = yield* Effect.clock
+    const fork = Issuer.forkIn(yield* Effect.runtime<never>(), yield* Effect.scope)
     const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
     const algorithms = (options.algorithms ?? defaultAlgorithms).filter((alg) => !refused.has(alg))
     const allowInsecure = options.allowInsecure === true
@@ -494,7 +504,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
       if (found === undefined) {
         const metadata = Issuer.makeRemote(
           Effect.flatMap(modules, ([, oauth]) => discover(oauth, issuer, allowInsecure, timeoutSeconds)),
-          { ages: metadataAges, backoff, clock, unavailable: backingOff, stale: usedStale }
+          { ages: metadataAges, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
         )
         found = Issuer.makeRemote(
           Effect.gen(function*() {
@@ -509,7 +519,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
             }
             return yield* fetchKeys(jose, url, timeoutSeconds)
           }),
-          { ages, backoff, clock, unavailable: backingOff, stale: usedStale }
+          { ages, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
         )
         keySets.set(issuer, found)
       }
@@ -571,7 +581,7 @@ export const jwt = (options: JwtOptions = {}): Effect.Effect<Service> =>
  * @category layers
  */
 export const layerJwt = (options: JwtOptions = {}): Layer.Layer<TokenVerifier> =>
-  Layer.effect(TokenVerifier, jwt(options))
+  Layer.scoped(TokenVerifier, jwt(options))
 
 // ---------------------------------------------------------------------------- introspection
 
@@ -611,14 +621,16 @@ export interface IntrospectionOptions {
  * Verifies tokens by asking the authorization server (RFC 7662): an active token whose `aud`
  * holds this resource, whose `iss` (when it says one) is expected, unexpired, and not before its
  * `nbf`. Each answer is kept until its token expires, at most `cache.maxAge`; refusals are not
- * kept.
+ * kept. The issuer's metadata is fetched in a fiber of the verifier, in the scope it is made in
+ * (closing it stops a fetch under way).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const introspection = (options: IntrospectionOptions): Effect.Effect<Service> =>
+export const introspection = (options: IntrospectionOptions): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
     const clock: Clock.Clock = yield* Effect.clock
+    const fork = Issuer.forkIn(yield* Effect.runtime<never>(), yield* Effect.scope)
     const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
     const allowInsecure = options.allowInsecure === true
     const backoff = backoffOf(options.backoff)
@@ -648,7 +660,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
           }
           return [oauth, metadata] as const
         }),
-        { ages: metadataAges, backoff, clock, unavailable: backingOff, stale: usedStale }
+        { ages: metadataAges, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
       )
       if (servers.size < 64) servers.set(expected.issuers[0], made)
       return made.get
@@ -704,4 +716,4 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
  * @category layers
  */
 export const layerIntrospection = (options: IntrospectionOptions): Layer.Layer<TokenVerifier> =>
-  Layer.effect(TokenVerifier, introspection(options))
+  Layer.scoped(TokenVerifier, introspection(options))

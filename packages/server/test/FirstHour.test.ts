@@ -6,7 +6,8 @@
  *   advertise is -32601), in both eras;
  * - a first server (`McpServer.layer` with no `revisions`) serves both eras: the Inspector's
  *   2026-07-28 is not refused; with no `requestStateKey` its multi-round trips are sealed with a
- *   random key, said once (a warning) when it first seals.
+ *   random key of its own (another server of the process refuses its states), said once per process
+ *   (a warning) when one first seals.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -101,29 +102,34 @@ describe("a first server: McpServer.layer with no revisions", () => {
       assert.strictEqual(init.protocolVersion, "2025-11-25")
     }))
 
-  it.scoped("with no requestStateKey: one random key per process, said once; a retry may reach another server of it", () =>
+  it.scoped("with no requestStateKey: a random key of each server, said once per process; a state one server sealed, another refuses (-32602), its own server takes", () =>
     Effect.gen(function*() {
       const logged: Array<string> = []
       const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
       yield* Effect.gen(function*() {
+        // Two servers of one process (tenants, mounted or composed servers): their states are their own.
         const one = yield* attach(yield* McpServer.make({ serverInfo, tools: [Ask] }))
         const other = yield* attach(yield* McpServer.make({ serverInfo, tools: [Ask] }))
         const elicits = meta({}, { elicitation: {} })
-        for (const [first, retry] of [[one, other], [other, one]] as const) {
+        for (const [first, foreign] of [[one, other], [other, one]] as const) {
           const asked = yield* first.result("tools/call", { name: "ask", arguments: {}, _meta: elicits })
           assert.strictEqual(asked.resultType, "input_required")
-          const done = yield* retry.result("tools/call", {
+          const retry = {
             name: "ask",
             arguments: {},
             requestState: asked.requestState,
             inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
             _meta: elicits
-          })
+          }
+          const refused = yield* foreign.error("tools/call", retry)
+          assert.strictEqual(refused.code, -32602)
+          assert.match(refused.message, /requestState/)
+          const done = yield* first.result("tools/call", retry)
           assert.deepStrictEqual(done.content, [{ type: "text", text: "hello Ada" }])
         }
       }).pipe(Effect.provide(capture))
       assert.deepStrictEqual(logged.filter((m) => m.includes("random key")), [
-        "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+        "effect-mcp: requestState is sealed with a random key of this server (set requestStateKey): " +
         "a retry of a multi-round-trip request cannot move to another process"
       ])
     }))

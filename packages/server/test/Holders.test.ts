@@ -44,4 +44,16 @@ describe("holders", () => {
     counts.remove("peer:a")
     assert.isFalse(counts.full("peer:a"))
   })
+
+  it("a task nothing names is kept under an owner of its own, and reached by its id alone", () => {
+    assert.strictEqual(Holders.keptOwner("peer:203.0.113.1", "t1"), "peer:203.0.113.1")
+    assert.strictEqual(Holders.keptOwner(Holders.anyone, "t1"), "anyone:t1")
+    assert.isTrue(Holders.reaches(Holders.anyone, "t1", "anyone:t1"))
+    assert.isTrue(Holders.reaches("peer:203.0.113.1", "t1", "peer:203.0.113.1"))
+    // A named client's task is not reached unnamed, nor an unnamed one's by a named client.
+    assert.isFalse(Holders.reaches(Holders.anyone, "t1", "peer:203.0.113.1"))
+    assert.isFalse(Holders.reaches("peer:203.0.113.1", "t1", "anyone:t1"))
+    assert.isFalse(Holders.reaches(Holders.anyone, "t2", "anyone:t1"))
+    assert.isFalse(Holders.reaches(undefined, "t1", "anyone:t1"))
+  })
 })

@@ -5,7 +5,10 @@
  * one (`auth:<subject at issuer>`, as tasks and sessions are bound), else the address its HTTP
  * connection comes from (`peer:<address>`; an IPv6 address by its /64, which one host holds
  * whole). The name a client gives itself (`clientInfo`) is never one. Where neither is known
- * (stdio, an in-memory pair), one connection is one client, and the per-client limits apply.
+ * (stdio, an in-memory pair), one connection is one client, and the per-client limits apply. Over
+ * an HTTP platform that gives no address (and no `holderOf` naming one), nothing tells clients
+ * apart: there is no holder, only the global caps apply, and a 2026-07-28 task belongs to
+ * {@link anyone} (whoever holds its id).
  */
 import { AuthInfo } from "@effect-mcp/core"
 import * as Option from "effect/Option"
@@ -19,6 +22,24 @@ export const holderOf = (
   if (token !== undefined) return `auth:${AuthInfo.holder(token)}`
   return peer === undefined ? undefined : `peer:${peer}`
 }
+
+/**
+ * The task owner of a request nothing names (no token, no address, and no connection to bind to:
+ * an HTTP platform that gives no client address): its task is reached by whoever holds its id,
+ * which is unguessable, as the revision asks where tasks cannot be bound to a requestor.
+ */
+export const anyone = "anyone"
+
+/**
+ * The owner a new task of `owner` is kept under: its own, but a task of {@link anyone} under one of
+ * its own (`anyone:<id>`), so that no one's tasks fill a share of everyone's (the store's global
+ * bounds apply to them).
+ */
+export const keptOwner = (owner: string, taskId: string): string => owner === anyone ? `${anyone}:${taskId}` : owner
+
+/** May a request whose tasks belong to `owner` reach task `taskId`, kept under `kept`? */
+export const reaches = (owner: string | undefined, taskId: string, kept: string): boolean =>
+  owner !== undefined && kept === keptOwner(owner, taskId)
 
 /** The default share of one holder in a global cap: a tenth of it (at least one). */
 export const shareOf = (max: number): number => Math.max(1, Math.ceil(max / 10))

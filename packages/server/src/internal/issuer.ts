@@ -5,14 +5,21 @@
  * - every answer (metadata, a key set, an introspection answer) is read up to a bound, counted as
  *   its bytes arrive: past it, the connection is dropped and the answer refused (the client side
  *   bounds OAuth answers the same way, at the same 1 MiB, over its `HttpClient`);
- * - a value fetched from it (its metadata, its keys) is a {@link Remote}: fetched by one caller at
- *   a time (the others wait for that fetch, not for another), failures remembered with an
- *   exponential backoff (no fetch until it passes), and the last good value kept for use while
- *   fetching it again fails, up to a bound. Times come from `Clock`.
+ * - a value fetched from it (its metadata, its keys) is a {@link Remote}: one fetch at a time, in a
+ *   fiber of the verifier's own (callers that need it wait for that fetch, not for another);
+ *   failures remembered with an exponential backoff (no fetch until it passes); a value that aged
+ *   but is still usable served at once while it is fetched again behind (stale-while-revalidate:
+ *   only a caller with nothing usable waits for a fetch), and kept for use while fetching it again
+ *   fails, up to a bound. Times come from `Clock`.
  */
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 
 /** The largest answer read from an authorization server: 1 MiB, as the client reads. */
@@ -97,6 +104,8 @@ interface State<A, E> {
   readonly failures: number
   readonly retryAt: number
   readonly lastError: E | undefined
+  /** The fetch under way, if any: every caller that needs one waits for this one. */
+  readonly running: Fiber.RuntimeFiber<Either.Either<Fetched<A>, E>> | undefined
 }
 
 /** How long a {@link Remote}'s value is used. */
@@ -114,15 +123,29 @@ export interface Ages {
  * makes the error of a call refused during the backoff (from the last failure and the wait left).
  */
 export interface Remote<A, E> {
-  /** The value: the one held while it is young enough, else fetched again (falling back to a stale one). */
+  /**
+   * The value: the one held while it is young enough; an older one still usable (`maxStaleMillis`)
+   * at once, while it is fetched again behind; else the one fetched now (the caller waits).
+   */
   readonly get: Effect.Effect<Fetched<A>, E>
   /**
    * A fresher value than `seen` (a token named a key `seen` does not have): the one another caller
-   * fetched meanwhile, or fetched now; none when `seen` is younger than the cooldown. Fails while
-   * backing off, or when the fetch fails.
+   * fetched meanwhile, or the one a fetch under way or made now gives; none when `seen` is younger
+   * than the cooldown. Fails while backing off, or when the fetch fails.
    */
   readonly refresh: (seen: Fetched<A>) => Effect.Effect<Option.Option<Fetched<A>>, E>
 }
+
+/**
+ * Where a {@link Remote}'s fetches run: a fiber of the verifier's own runtime, in its scope (closing
+ * it stops a fetch under way), never a caller's fiber (a caller given up must not stop the fetch
+ * others wait for) nor the default runtime.
+ */
+export type Fork = <X>(effect: Effect.Effect<X>) => Fiber.RuntimeFiber<X>
+
+/** Fetches as the verifier built with `runtime` runs them, in `scope`. */
+export const forkIn = (runtime: Runtime.Runtime<never>, scope: Scope.Scope): Fork => (effect) =>
+  Runtime.runFork(runtime)(effect, { scope })
 
 export const makeRemote = <A, E>(
   fetch: Effect.Effect<A, E>,
@@ -130,6 +153,7 @@ export const makeRemote = <A, E>(
     readonly ages: Ages
     readonly backoff: Backoff
     readonly clock: Clock.Clock
+    readonly fork: Fork
     readonly unavailable: (last: E | undefined, waitMillis: number) => E
     /** A fetch again failed, and the value held (this old) is used meanwhile: what tells (a warning in the log). */
     readonly stale: (error: E, ageMillis: number) => Effect.Effect<void>
@@ -140,36 +164,63 @@ export const makeRemote = <A, E>(
     held: undefined,
     failures: 0,
     retryAt: 0,
-    lastError: undefined
+    lastError: undefined,
+    running: undefined
   })
   const now = () => clock.unsafeCurrentTimeMillis()
   const fresh = (held: Fetched<A> | undefined, at: number): held is Fetched<A> =>
     held !== undefined && at - held.at < ages.maxAgeMillis
   const usable = (held: Fetched<A> | undefined, at: number): held is Fetched<A> =>
     held !== undefined && at - held.at < Math.max(ages.maxAgeMillis, ages.maxStaleMillis)
+  /** The fetch under way (one that ended, interrupted with the scope, is none). */
+  const running = (s: State<A, E>) => s.running !== undefined && s.running.unsafePoll() === null ? s.running : undefined
 
   /**
-   * One fetch, under the state's lock (so callers at the same time share it): the new state, and
-   * what the caller gets (the value, or the error).
+   * One fetch, in a fiber of its own: its outcome goes into the state (a failure starts or lengthens
+   * the backoff and, while a value is still usable, is said once), and is what its waiters get.
    */
-  const attempt = (s: State<A, E>) =>
-    Effect.map(Effect.either(fetch), (result): readonly [
-      { readonly _tag: "Right"; readonly value: Fetched<A> } | { readonly _tag: "Left"; readonly error: E },
-      State<A, E>
-    ] => {
-      const at = now()
-      if (result._tag === "Right") {
-        const held = { value: result.right, at }
-        return [{ _tag: "Right", value: held }, { held, failures: 0, retryAt: 0, lastError: undefined }]
-      }
-      const failures = s.failures + 1
-      return [{ _tag: "Left", error: result.left }, {
-        held: s.held,
-        failures,
-        retryAt: at + backoffMillis(backoff, failures),
-        lastError: result.left
-      }]
+  const run: Effect.Effect<Either.Either<Fetched<A>, E>> = Effect.flatMap(
+    Effect.either(fetch),
+    (result) =>
+      SynchronizedRef.modifyEffect(state, (s): Effect.Effect<readonly [Either.Either<Fetched<A>, E>, State<A, E>]> => {
+        const at = now()
+        if (Either.isRight(result)) {
+          const held = { value: result.right, at }
+          return Effect.succeed(
+            [
+              Either.right(held),
+              { held, failures: 0, retryAt: 0, lastError: undefined, running: undefined }
+            ] as const
+          )
+        }
+        const failures = s.failures + 1
+        const next: State<A, E> = {
+          held: s.held,
+          failures,
+          retryAt: at + backoffMillis(backoff, failures),
+          lastError: result.left,
+          running: undefined
+        }
+        return Effect.as(
+          usable(s.held, at) ? options.stale(result.left, at - s.held.at) : Effect.void,
+          [Either.left(result.left), next] as const
+        )
+      })
+  )
+
+  /** The fetch under way, else one started now: the state that says so. */
+  const started = (s: State<A, E>) =>
+    Effect.sync(() => {
+      const fiber = running(s) ?? options.fork(run)
+      return [fiber, { ...s, running: fiber }] as const
     })
+
+  /** What a fetch gave its waiter: its outcome (none when the scope stopped it). */
+  const outcome = (fiber: Fiber.RuntimeFiber<Either.Either<Fetched<A>, E>>) =>
+    Effect.map(
+      Fiber.await(fiber),
+      (exit) => Exit.isSuccess(exit) ? exit.value : Either.left(options.unavailable(undefined, 0))
+    )
 
   /** What the caller gets when no fetch is made (backing off): a stale value, or the error. */
   const withoutFetch = (s: State<A, E>, at: number): Effect.Effect<Fetched<A>, E> =>
@@ -178,21 +229,32 @@ export const makeRemote = <A, E>(
   const get: Remote<A, E>["get"] = Effect.flatMap(SynchronizedRef.get(state), (s) => {
     const at = now()
     if (fresh(s.held, at)) return Effect.succeed(s.held)
-    if (at < s.retryAt) return withoutFetch(s, at)
+    // Held keys that still serve while a fetch is under way or backing off: at once, no lock.
+    if (usable(s.held, at) && (running(s) !== undefined || at < s.retryAt)) return Effect.succeed(s.held)
     return Effect.flatten(SynchronizedRef.modifyEffect(state, (current) => {
-      // Another caller may have fetched (or failed) while this one waited for the lock.
+      // Another caller may have fetched, failed or started a fetch meanwhile.
       const at = now()
       if (fresh(current.held, at)) return Effect.succeed([Effect.succeed(current.held), current] as const)
-      if (at < current.retryAt) return Effect.succeed([withoutFetch(current, at), current] as const)
-      return Effect.map(attempt(current), ([outcome, next]) =>
-        [
-          outcome._tag === "Right"
-            ? Effect.succeed(outcome.value)
-            : usable(next.held, now())
-            ? Effect.as(options.stale(outcome.error, now() - next.held.at), next.held)
-            : Effect.fail(outcome.error),
+      if (running(current) === undefined && at < current.retryAt) {
+        return Effect.succeed([withoutFetch(current, at), current] as const)
+      }
+      return Effect.map(started(current), ([fiber, next]) => {
+        const held = current.held
+        // Stale but usable: taken now, the fetch goes on behind (stale-while-revalidate): no caller
+        // waits on an authorization server that is slow or hangs while what is held still verifies.
+        if (usable(held, at)) return [Effect.succeed(held), next] as const
+        // Nothing usable: every caller waits for the one fetch.
+        return [
+          Effect.flatMap(outcome(fiber), (result) =>
+            Either.isRight(result)
+              ? Effect.succeed(result.right)
+              : Effect.flatMap(
+                SynchronizedRef.get(state),
+                (after) => usable(after.held, now()) ? Effect.succeed(after.held) : Effect.fail(result.left)
+              )),
           next
-        ] as const)
+        ] as const
+      })
     }))
   })
 
@@ -203,15 +265,21 @@ export const makeRemote = <A, E>(
       if (current.held !== undefined && current.held !== seen) {
         return Effect.succeed([Effect.succeedSome(current.held), current] as const)
       }
-      if (at - seen.at < ages.cooldownMillis) return Effect.succeed([Effect.succeedNone, current] as const)
-      if (at < current.retryAt) {
-        return Effect.succeed(
-          [Effect.fail(options.unavailable(current.lastError, current.retryAt - at)), current] as const
-        )
+      // A fetch under way gives the freshest value soon: waited for, whatever the cooldown.
+      if (running(current) === undefined) {
+        if (at - seen.at < ages.cooldownMillis) return Effect.succeed([Effect.succeedNone, current] as const)
+        if (at < current.retryAt) {
+          return Effect.succeed(
+            [Effect.fail(options.unavailable(current.lastError, current.retryAt - at)), current] as const
+          )
+        }
       }
-      return Effect.map(attempt(current), ([outcome, next]) =>
+      return Effect.map(started(current), ([fiber, next]) =>
         [
-          outcome._tag === "Right" ? Effect.succeedSome(outcome.value) : Effect.fail(outcome.error),
+          Effect.flatMap(
+            outcome(fiber),
+            (result) => Either.isRight(result) ? Effect.succeedSome(result.right) : Effect.fail(result.left)
+          ),
           next
         ] as const)
     }))

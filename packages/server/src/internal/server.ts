@@ -103,15 +103,12 @@ const firstDuplicate = (kind: string, keys: ReadonlyArray<string>): string | und
 }
 
 /**
- * The key of the servers given none: one random key per process (a state one of its servers seals,
- * any other opens), made when first needed, and whether the warning that it cannot leave the
- * process was given (once per process).
+ * Whether a server given no key said that its random key cannot leave the process: once per
+ * process. (The key itself is each server's own: a state one server seals, another of the process
+ * does not open.)
  */
-const processKey = () =>
-  globalValue(Symbol.for("@effect-mcp/server/processRequestStateKey"), () => ({
-    key: InputRequired.randomKey(),
-    warned: Ref.unsafeMake(false)
-  }))
+const randomKeyWarned = () =>
+  globalValue(Symbol.for("@effect-mcp/server/randomRequestStateKeyWarned"), () => Ref.unsafeMake(false))
 
 /** The `requestStateKey` given, read (a `Config` is read once, when the server is built). */
 const readKey = Effect.fn("McpServer.requestStateKey")(function*(
@@ -279,16 +276,18 @@ const build = Effect.fn("McpServer.make")(function*(
   const sealer = yield* Effect.cached(
     Effect.tap(
       InputRequired.sealer({
-        key: keyBytes ?? processKey().key,
+        // No key given: one of this server's own, so that another server of the process (a tenant,
+        // a mounted or composed server) never opens what this one sealed.
+        key: keyBytes ?? InputRequired.randomKey(),
         ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
         maxLength,
         now: () => clock.unsafeCurrentTimeMillis()
       }),
       () =>
         key === undefined
-          ? Effect.flatMap(Ref.getAndSet(processKey().warned, true), (warned) =>
+          ? Effect.flatMap(Ref.getAndSet(randomKeyWarned(), true), (warned) =>
             warned ? Effect.void : Effect.logWarning(
-              "effect-mcp: requestState is sealed with a random key of this process (set requestStateKey): " +
+              "effect-mcp: requestState is sealed with a random key of this server (set requestStateKey): " +
                 "a retry of a multi-round-trip request cannot move to another process"
             ))
           : Effect.void

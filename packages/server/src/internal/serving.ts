@@ -72,7 +72,10 @@ export interface Extension {
 /** What the serving core reads of a request: its context, and the features of its revision. */
 export interface RequestContext extends McpRequest.Service {
   readonly features: Revision.Features
-  /** Who its tasks belong to when it carries no token: its session, or (stateless) its client's name. */
+  /**
+   * Who its tasks belong to when it carries no token: its session, or (stateless) its client's
+   * address, else its connection, else `Holders.anyone` (nothing names the client).
+   */
   readonly taskOwner: string
   /**
    * A handshake session's ask of the client, on the stream of request `related` (none: the

@@ -118,7 +118,9 @@ class StatelessRequest implements RequestContext {
     readonly host: Host,
     readonly auth: Option.Option<AuthInfo.AuthInfo>,
     /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
-    readonly address: string | undefined
+    readonly address: string | undefined,
+    /** Nothing names its client, not even a connection (`Transport.ReceiveContext.anonymous`). */
+    readonly anonymous: boolean
   ) {}
 
   get id() {
@@ -142,8 +144,14 @@ class StatelessRequest implements RequestContext {
   get taskOwner() {
     // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
     // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
-    // task from clients elsewhere that learnt its id, and is what its quota counts against.
-    return this.address !== undefined ? `peer:${this.address}` : `connection:${this.host.id}:${this.client}`
+    // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
+    // nothing names the client (an HTTP platform that gives no address), its id is all there is:
+    // whoever holds it reaches the task, and only the store's global bounds count it.
+    return this.address !== undefined
+      ? `peer:${this.address}`
+      : this.anonymous
+      ? Holders.anyone
+      : `connection:${this.host.id}:${this.client}`
   }
 
   forTask() {
@@ -164,7 +172,8 @@ class StatelessRequest implements RequestContext {
       this.level,
       this.host,
       this.auth,
-      this.address
+      this.address,
+      this.anonymous
     )
     context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
     for (const key of this.consumed) context.consumed.add(key)
@@ -656,7 +665,8 @@ export const era = (server: Server, host: () => Host) => {
       Option.fromNullable(level as LoggingLevel | undefined),
       host(),
       Serving.authOf(received),
-      received?.peer
+      received?.peer,
+      received?.peer === undefined && received?.anonymous === true
     )
   }
 

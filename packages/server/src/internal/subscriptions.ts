@@ -110,11 +110,12 @@ export interface Listen {
   readonly result: unknown
   /** When the token it came with expires (epoch milliseconds): it is closed then, gracefully. */
   readonly expiresAt?: number | undefined
-  /** Whose tasks it may hear of (`taskIds`): only those of this owner reach it. */
+  /** Whose tasks it may hear of (`taskIds`): only those this owner reaches (`Holders.reaches`). */
   readonly taskOwner?: string | undefined
   /**
    * Who holds it, for `maxPerHolder` (`Holders`: its token's holder, else its client's address);
-   * undefined where a connection is one client (stdio, an in-memory pair).
+   * undefined where a connection is one client (stdio, an in-memory pair) or nothing names the
+   * client (an HTTP platform that gives no address).
    */
   readonly holder?: string | undefined
 }
@@ -619,7 +620,9 @@ export const make = (
         Effect.ignore(Effect.timeout(Effect.flatMap(take((live) => live.owner === owner), end), grace)),
       taskChanged: (taskId, owner, params) =>
         each(index.tasks.get(taskId), (live) => {
-          if (live.listen.taskOwner === owner) offer(live, { lists: [], uris: [], tasks: new Map([[taskId, params]]) })
+          if (Holders.reaches(live.listen.taskOwner, taskId, owner)) {
+            offer(live, { lists: [], uris: [], tasks: new Map([[taskId, params]]) })
+          }
         })
     }
   })

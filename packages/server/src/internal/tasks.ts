@@ -52,6 +52,7 @@ import * as McpRequest from "../McpRequest.js"
 import * as McpTask from "../McpTask.js"
 import type * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
+import * as Holders from "./holders.js"
 import type { RequestContext } from "./serving.js"
 import * as Shape from "./shape.js"
 
@@ -105,7 +106,8 @@ const newId = (): string => {
 
 /**
  * Who a request's tasks belong to: the token's holder (authorization on), else the handshake
- * session, else (stateless, no token) the client's name and version.
+ * session, else (stateless, no token) the client's address, its connection, or, where nothing
+ * names it, `Holders.anyone` (see `RequestContext.taskOwner`).
  */
 export const ownerOf = (request: RequestContext): string =>
   Option.isSome(request.auth) ? `auth:${AuthInfo.holder(request.auth.value)}` : request.taskOwner
@@ -302,7 +304,9 @@ export const make = (
       Effect.flatMap(
         Effect.mapError(store.get(taskId), unavailable),
         (found) => {
-          if (Option.isNone(found) || found.value.owner !== ownerOf(request)) return Effect.fail(unknownTask(taskId))
+          if (Option.isNone(found) || !Holders.reaches(ownerOf(request), taskId, found.value.owner)) {
+            return Effect.fail(unknownTask(taskId))
+          }
           knows(taskId)
           return Effect.succeed(found.value)
         }
@@ -395,9 +399,10 @@ export const make = (
         const at = now()
         const policy = tool.task!
         const ttlMs = Math.min(options.maxTtlMs, Math.max(1_000, requestedTtlMs ?? policy.ttlMs ?? options.ttlMs))
+        const taskId = newId()
         const record: TaskRecord = {
-          taskId: newId(),
-          owner,
+          taskId,
+          owner: Holders.keptOwner(owner, taskId),
           revision,
           method: "tools/call",
           name: tool.name,
@@ -670,6 +675,7 @@ export const make = (
         )
       })
 
+    // (Tasks of `Holders.anyone` are kept under owners of their own: no request lists them.)
     const list: Runtime["list"] = (request, cursor, limit) =>
       Effect.map(Effect.mapError(store.list(ownerOf(request), cursor, limit), unavailable), (page) => {
         for (const task of page.tasks) knows(task.taskId)

@@ -83,12 +83,18 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     )
     const maxDepth = options.maxDepth ?? Wire.defaultMaxDepth
     const limits = { maxBodyBytes, maxDepth }
-    // Who a client without a token is, for its quotas: its address (as the trusted proxies forward it).
+    // Who a client without a token is, for its quotas: what `holderOf` names, else its address (as
+    // the trusted proxies forward it). Behind a proxy that forwards addresses while none is
+    // trusted, every client is the proxy: said once.
     const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
-    // (A platform that does not say: every such client is one holder, "unknown".) Behind a proxy
-    // that forwards addresses while none is trusted, every client is the proxy: said once.
     let forwardedUnread = trustedProxies === 0
-    const peerOf = (exchange: Exchange): string => {
+    // A platform that gives no address (fetch handlers: Deno, Bun, Workers, Next): no holder, so
+    // clients without a token are not counted apart (only the global caps), said once; with
+    // authorization on every client has a token, and its holder.
+    let unnamedUnsaid = options.auth === undefined
+    const peerOf = (exchange: Exchange): string | undefined => {
+      const named = options.holderOf?.(exchange)
+      if (named !== undefined && named.trim() !== "") return Holders.normalizeAddress(named)
       if (forwardedUnread && exchange.header("x-forwarded-for") !== undefined) {
         forwardedUnread = false
         fork(Effect.logWarning(
@@ -97,11 +103,21 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
             "listens, tasks); set trustedProxies to the number of proxies in front of this server"
         ))
       }
-      return Holders.clientAddress(
+      const address = Holders.clientAddress(
         exchange.remoteAddress,
         trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
         trustedProxies
-      ) ?? "unknown"
+      )
+      if (address === undefined && unnamedUnsaid) {
+        unnamedUnsaid = false
+        fork(Effect.logWarning(
+          "effect-mcp: the HTTP platform gives no client address, so clients without a token cannot be told " +
+            "apart: per-holder quotas are off for them (sessions, listens and tasks count against the global caps " +
+            "only), and a 2026-07-28 task is reached by whoever holds its id; set holderOf (HttpTransport " +
+            "options) to name the client from the request, e.g. its CF-Connecting-IP header"
+        ))
+      }
+      return address
     }
     const maxSessions = options.maxSessions ?? defaults.maxSessions
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))

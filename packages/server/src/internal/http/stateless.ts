@@ -271,8 +271,10 @@ export class Posts {
       post.done()
       this.host.receiver?.disconnect(client)
     })
-    // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner).
-    this.host.receiver!.receive(client, inbound, { auth, peer: this.config.peerOf(exchange) })
+    // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner);
+    // with neither, nothing (a POST is no connection to bind to).
+    const peer = this.config.peerOf(exchange)
+    this.host.receiver!.receive(client, inbound, { auth, peer, anonymous: peer === undefined })
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */
