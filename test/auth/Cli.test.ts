@@ -448,9 +448,11 @@ describe.runIf(process.versions.node.startsWith("20."))(
     )
 
     // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
-    // entries with it), and its 0755 directory stayed 0755.
+    // entries with it), and its 0755 directory stayed 0755. Then whatever directory held the file was made 0700, so
+    // `--token-store ~/tokens.json` locked down the user's home: a directory chosen is left as it is now, and said.
     it.scopedLive(
-      "the token file: one not a token file is kept aside, its open directory made 0700, each said on stderr",
+      "the token file: one not a token file is kept aside; a chosen open directory left so, the default one made " +
+        "0700; each said on stderr",
       () =>
         Effect.gen(function*() {
           const fixture = yield* Auth.start()
@@ -469,9 +471,13 @@ describe.runIf(process.versions.node.startsWith("20."))(
           const aside = fs.readdirSync(shared).filter((name) => name !== "tokens.json")
           assert.strictEqual(aside.length, 1)
           assert.strictEqual(fs.readFileSync(path.join(shared, aside[0]), "utf8"), corrupt)
-          assert.strictEqual(fs.statSync(shared).mode & 0o777, 0o700)
+          assert.strictEqual(fs.statSync(shared).mode & 0o777, 0o755)
+          assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
           const lines = linesOf(login.stderr)
-          assert.include(lines, `mcp: made ${shared} private (mode 0700, it was 0755): it holds the token file`)
+          assert.include(
+            lines,
+            `mcp: ${shared} is open to others (mode 0755), left so (not the store's own); the file is 0600`
+          )
           assert.include(
             lines,
             `mcp: ${file} was not a token file (Unexpected end of JSON input): kept aside as ${
@@ -480,6 +486,18 @@ describe.runIf(process.versions.node.startsWith("20."))(
           )
           assert.strictEqual(lines.at(-1), `mcp: authorized for ${fixture.url} (tokens in ${file})`)
           assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries[0].resource, fixture.resource)
+
+          // The default token file's directory is the store's own: made 0700.
+          const own = path.join(env.XDG_CONFIG_HOME!, "effect-mcp")
+          fs.mkdirSync(own, { recursive: true })
+          fs.chmodSync(own, 0o755)
+          const again = yield* mcp(env, ["login", fixture.url], browser.onUrl)
+          assert.strictEqual(again.code, 0, shown(again))
+          assert.strictEqual(fs.statSync(own).mode & 0o777, 0o700)
+          assert.include(
+            linesOf(again.stderr),
+            `mcp: made ${own} private (mode 0700, it was 0755): it holds the token file`
+          )
         }),
       60_000
     )
