@@ -447,6 +447,40 @@ describe.runIf(process.versions.node.startsWith("20."))(
       60_000
     )
 
+    // Before: the protected resource metadata of a plain-HTTP server on a host that is not a loopback host was refused
+    // ("is not on https"), and mcp had no --allow-insecure: such a server could not be authorized to at all.
+    // 127.0.0.2 is such a host to the client's rule (as a LAN host would be), still on this machine.
+    it.scopedLive(
+      "a plain-HTTP server on a host that is not loopback: its own metadata is read and login goes through; an " +
+        "authorization server there too takes --allow-insecure",
+      () =>
+        Effect.gen(function*() {
+          const browser = Auth.makeBrowser()
+          const { env, file, store } = yield* isolated
+          const lan = yield* Auth.start({ hosts: { resource: "127.0.0.2" } })
+          const login = yield* mcp(env, ["login", lan.url, ...store], browser.onUrl)
+          assert.strictEqual(login.code, 0, shown(login))
+          assert.strictEqual(linesOf(login.stderr).at(-1), `mcp: authorized for ${lan.url} (tokens in ${file})`)
+          const call = yield* mcp(env, ["call", lan.url, "whoami", ...store])
+          assert.strictEqual(call.code, 0, shown(call))
+          assert.strictEqual(call.stdout, `${Auth.whoamiAnswer}\n`)
+
+          const both = yield* Auth.start({ hosts: { resource: "127.0.0.2", authorization: "127.0.0.2" } })
+          const refused = yield* mcp(env, ["login", both.url, ...store], browser.onUrl)
+          assert.strictEqual(refused.code, 1, shown(refused))
+          assert.deepStrictEqual(linesOf(refused.stderr), [
+            `mcp: authorization failed (discovery, ${both.issuer}): is not on https (plain HTTP only to a loopback ` +
+            `host; allowInsecure permits it)`
+          ])
+          assert.deepStrictEqual(both.seen.registrations, 0)
+          const allowed = yield* mcp(env, ["login", both.url, "--allow-insecure", ...store], browser.onUrl)
+          assert.strictEqual(allowed.code, 0, shown(allowed))
+          assert.strictEqual(linesOf(allowed.stderr).at(-1), `mcp: authorized for ${both.url} (tokens in ${file})`)
+          assert.strictEqual(both.seen.registrations, 1)
+        }),
+      60_000
+    )
+
     // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
     // entries with it), and its 0755 directory stayed 0755. Then whatever directory held the file was made 0700, so
     // `--token-store ~/tokens.json` locked down the user's home: a directory chosen is left as it is now, and said.
