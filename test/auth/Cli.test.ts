@@ -447,10 +447,46 @@ describe.runIf(process.versions.node.startsWith("20."))(
       60_000
     )
 
-    // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
-    // entries with it), and its 0755 directory stayed 0755.
+    // Before: the protected resource metadata of a plain-HTTP server on a host that is not a loopback host was refused
+    // ("is not on https"), and mcp had no --allow-insecure: such a server could not be authorized to at all.
+    // 127.0.0.2 is such a host to the client's rule (as a LAN host would be), still on this machine.
     it.scopedLive(
-      "the token file: one not a token file is kept aside, its open directory made 0700, each said on stderr",
+      "a plain-HTTP server on a host that is not loopback: its own metadata is read and login goes through; an " +
+        "authorization server there too takes --allow-insecure",
+      () =>
+        Effect.gen(function*() {
+          const browser = Auth.makeBrowser()
+          const { env, file, store } = yield* isolated
+          const lan = yield* Auth.start({ hosts: { resource: "127.0.0.2" } })
+          const login = yield* mcp(env, ["login", lan.url, ...store], browser.onUrl)
+          assert.strictEqual(login.code, 0, shown(login))
+          assert.strictEqual(linesOf(login.stderr).at(-1), `mcp: authorized for ${lan.url} (tokens in ${file})`)
+          const call = yield* mcp(env, ["call", lan.url, "whoami", ...store])
+          assert.strictEqual(call.code, 0, shown(call))
+          assert.strictEqual(call.stdout, `${Auth.whoamiAnswer}\n`)
+
+          const both = yield* Auth.start({ hosts: { resource: "127.0.0.2", authorization: "127.0.0.2" } })
+          const refused = yield* mcp(env, ["login", both.url, ...store], browser.onUrl)
+          assert.strictEqual(refused.code, 1, shown(refused))
+          assert.deepStrictEqual(linesOf(refused.stderr), [
+            `mcp: authorization failed (discovery, ${both.issuer}): is not on https (plain HTTP only to a loopback ` +
+            `host; allowInsecure permits it)`
+          ])
+          assert.deepStrictEqual(both.seen.registrations, 0)
+          const allowed = yield* mcp(env, ["login", both.url, "--allow-insecure", ...store], browser.onUrl)
+          assert.strictEqual(allowed.code, 0, shown(allowed))
+          assert.strictEqual(linesOf(allowed.stderr).at(-1), `mcp: authorized for ${both.url} (tokens in ${file})`)
+          assert.strictEqual(both.seen.registrations, 1)
+        }),
+      60_000
+    )
+
+    // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
+    // entries with it), and its 0755 directory stayed 0755. Then whatever directory held the file was made 0700, so
+    // `--token-store ~/tokens.json` locked down the user's home: a directory chosen is left as it is now, and said.
+    it.scopedLive(
+      "the token file: one not a token file is kept aside; a chosen open directory left so, the default one made " +
+        "0700; each said on stderr",
       () =>
         Effect.gen(function*() {
           const fixture = yield* Auth.start()
@@ -469,9 +505,13 @@ describe.runIf(process.versions.node.startsWith("20."))(
           const aside = fs.readdirSync(shared).filter((name) => name !== "tokens.json")
           assert.strictEqual(aside.length, 1)
           assert.strictEqual(fs.readFileSync(path.join(shared, aside[0]), "utf8"), corrupt)
-          assert.strictEqual(fs.statSync(shared).mode & 0o777, 0o700)
+          assert.strictEqual(fs.statSync(shared).mode & 0o777, 0o755)
+          assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
           const lines = linesOf(login.stderr)
-          assert.include(lines, `mcp: made ${shared} private (mode 0700, it was 0755): it holds the token file`)
+          assert.include(
+            lines,
+            `mcp: ${shared} is open to others (mode 0755), left so (not the store's own); the file is 0600`
+          )
           assert.include(
             lines,
             `mcp: ${file} was not a token file (Unexpected end of JSON input): kept aside as ${
@@ -480,6 +520,18 @@ describe.runIf(process.versions.node.startsWith("20."))(
           )
           assert.strictEqual(lines.at(-1), `mcp: authorized for ${fixture.url} (tokens in ${file})`)
           assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries[0].resource, fixture.resource)
+
+          // The default token file's directory is the store's own: made 0700.
+          const own = path.join(env.XDG_CONFIG_HOME!, "effect-mcp")
+          fs.mkdirSync(own, { recursive: true })
+          fs.chmodSync(own, 0o755)
+          const again = yield* mcp(env, ["login", fixture.url], browser.onUrl)
+          assert.strictEqual(again.code, 0, shown(again))
+          assert.strictEqual(fs.statSync(own).mode & 0o777, 0o700)
+          assert.include(
+            linesOf(again.stderr),
+            `mcp: made ${own} private (mode 0700, it was 0755): it holds the token file`
+          )
         }),
       60_000
     )

@@ -34,16 +34,17 @@ import { errors as OidcErrors, Provider } from "oidc-provider"
 
 // ---------------------------------------------------------------------------- listeners
 
-/** A `node:http` server on 127.0.0.1, on a port of the system's choosing, closed with the scope. */
+/** A `node:http` server on `host` (127.0.0.1), on a port of the system's choosing, closed with the scope. */
 export const listen = (
-  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void
+  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void,
+  host = "127.0.0.1"
 ): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<{ readonly server: http.Server; readonly origin: string }>((resume) => {
       const server = http.createServer(handler)
-      server.listen(0, "127.0.0.1", () => {
+      server.listen(0, host, () => {
         const port = (server.address() as net.AddressInfo).port
-        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${port}` }))
+        resume(Effect.succeed({ server, origin: `http://${host}:${port}` }))
       })
     }),
     ({ server }) =>
@@ -70,6 +71,12 @@ export interface Options {
    * unanswered: a stalled endpoint), false to leave it to oidc-provider.
    */
   readonly intercept?: (request: http.IncomingMessage, response: http.ServerResponse) => boolean
+  /**
+   * The addresses the servers listen on (default 127.0.0.1 for both): 127.0.0.2 is a host that is
+   * not a loopback host to the client's OAuth rule (which names 127.0.0.1, `localhost` and `[::1]`),
+   * as a LAN host would be, still on this machine.
+   */
+  readonly hosts?: { readonly resource?: string; readonly authorization?: string }
 }
 
 /** What the servers saw, as they saw it. */
@@ -232,8 +239,12 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
       authorization: ((request: http.IncomingMessage, response: http.ServerResponse) => void) | undefined
       resource: ((request: http.IncomingMessage, response: http.ServerResponse) => void) | undefined
     } = { authorization: undefined, resource: undefined }
-    const issuer = yield* listen((request, response) => servers.authorization!(request, response))
-    const origin = yield* listen((request, response) => servers.resource!(request, response))
+    const issuer = yield* listen(
+      (request, response) => servers.authorization!(request, response),
+      options.hosts?.authorization
+    )
+    const resourceHost = options.hosts?.resource
+    const origin = yield* listen((request, response) => servers.resource!(request, response), resourceHost)
     const url = `${origin}/mcp`
     const resource = options.advertise?.(origin) ?? url
     const metadataUrl = `${origin}/.well-known/oauth-protected-resource${new URL(resource).pathname.replace(/\/$/, "")}`
@@ -255,7 +266,11 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     // The holder of every token the verifier accepted, by the token's text: the verifier is asked
     // once per token, its cache (kept, as the server's fast path) answers the next requests with it.
     const accepted = new Map<string, AuthInfo.AuthInfo>()
-    const jwt = yield* TokenVerifier.jwt({ type: "at+jwt" })
+    // An issuer on 127.0.0.2 is not on a loopback host to the verifier either.
+    const jwt = yield* TokenVerifier.jwt({
+      type: "at+jwt",
+      ...(options.hosts?.authorization !== undefined ? { allowInsecure: true } : {})
+    })
     const verifier = TokenVerifier.make(
       (token, expected) => Effect.tap(jwt.verify(token, expected), (holder) => accepted.set(token, holder)),
       jwt.cached
@@ -270,6 +285,8 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     const handler = yield* Effect.provide(
       HttpTransport.make({
         legacySse: { ssePath, messagesPath },
+        // Another address than 127.0.0.1: its name taken too.
+        ...(resourceHost !== undefined ? { allowedHosts: ["localhost", "127.0.0.1", "[::1]", resourceHost] } : {}),
         auth: {
           resource,
           authorizationServers: [issuer],

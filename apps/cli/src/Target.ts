@@ -36,6 +36,8 @@ export interface Auth {
   readonly tokenStore?: string | undefined
   /** How long one request to an OAuth endpoint may take (the command's `--timeout`). */
   readonly timeout?: Duration.DurationInput | undefined
+  /** Plain HTTP to OAuth endpoints on any host (`McpAuth`'s `allowInsecure`; never another scheme). */
+  readonly allowInsecure?: boolean | undefined
 }
 
 /** The token file in use. */
@@ -50,6 +52,7 @@ export const tokenStoreOptions: NodeTokenStore.FileOptions = {
 /** The `McpAuth` options of `auth`. */
 const optionsOf = (auth: Auth): McpAuth.Options => ({
   ...(auth.timeout !== undefined ? { timeout: auth.timeout } : {}),
+  ...(auth.allowInsecure === true ? { allowInsecure: true } : {}),
   ...(auth.clientCredentials === true && auth.clientId !== undefined
     ? { grant: { type: "client_credentials", clientId: auth.clientId, clientSecret: auth.clientSecret } }
     : {

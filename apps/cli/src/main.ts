@@ -89,6 +89,12 @@ const auth = {
   tokenStore: Options.text("token-store").pipe(
     Options.optional,
     Options.withDescription("the token file (else MCP_TOKEN_STORE, else ~/.config/effect-mcp/tokens.json)")
+  ),
+  allowInsecure: Options.boolean("allow-insecure").pipe(
+    Options.withDescription(
+      "OAuth endpoints over plain HTTP to hosts that are not loopback hosts (a LAN's authorization server); " +
+        "never another scheme"
+    )
   )
 }
 
@@ -99,6 +105,7 @@ const authOf = (o: {
   readonly clientMetadataUrl: Option.Option<string>
   readonly clientCredentials: boolean
   readonly tokenStore: Option.Option<string>
+  readonly allowInsecure: boolean
 }, openBrowser = false): Target.Auth =>
   Target.withEnvironment({
     clientId: Option.getOrUndefined(o.clientId),
@@ -106,6 +113,7 @@ const authOf = (o: {
     clientMetadataUrl: Option.getOrUndefined(o.clientMetadataUrl),
     clientCredentials: o.clientCredentials,
     tokenStore: Option.getOrUndefined(o.tokenStore),
+    allowInsecure: o.allowInsecure,
     openBrowser
   })
 

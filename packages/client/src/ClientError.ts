@@ -129,8 +129,9 @@ export class EraMismatch extends Data.TaggedError("EraMismatch")<{
 
 /**
  * A subscription in the handshake era that nothing could reach: the server offers no stream for
- * what it sends outside a request (over Streamable HTTP, its GET answered 405), so no list change
- * or resource update it raises would arrive. `reason` says what the transport saw.
+ * what it sends outside a request (over Streamable HTTP, its GET answered 405, was refused
+ * otherwise, or had no answer within `eventStreamTimeout`), so no list change or resource update
+ * it raises would arrive. `reason` says what the transport saw.
  *
  * @since 0.1.0
  * @category errors

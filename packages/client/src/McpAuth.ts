@@ -114,8 +114,10 @@ export interface Options {
   /**
    * Plain HTTP to OAuth endpoints on hosts that are not loopback hosts (default false: refused).
    * Every endpoint is held to it alike: protected resource and authorization server metadata,
-   * registration, authorization (where the user is sent), token, an identity provider's. A scheme
-   * other than https and http is refused whatever this says.
+   * registration, authorization (where the user is sent), token, an identity provider's. One
+   * exception needs no flag: a plain-HTTP MCP server's own protected resource metadata, on that
+   * server's origin, is read (its bearer tokens are sent there anyway); its authorization server is
+   * held to the rule. A scheme other than https and http is refused whatever this says.
    */
   readonly allowInsecure?: boolean | undefined
   /**

@@ -398,7 +398,9 @@ export interface Service {
   /**
    * Subscribes to list changes and resource updates: a `subscriptions/listen` in the stateless
    * era; in a session, `resources/subscribe` for the URIs and the session's own list changes
-   * (`NoEventStream` when the server offers no stream they could arrive on: a GET answered 405).
+   * (`NoEventStream` when the server offers no stream they could arrive on: over Streamable HTTP,
+   * a GET answered 405 or refused otherwise, or not answered within the transport's
+   * `eventStreamTimeout`, 10 seconds).
    */
   readonly subscribe: (
     filter: McpSchema.Subscription.SubscriptionFilter

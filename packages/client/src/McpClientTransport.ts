@@ -38,7 +38,9 @@ export interface Service {
   /**
    * The handshake era: whether what the server sends outside any request (list changes, resource
    * updates, its own requests) can reach the client, or why not, once that is known. Streamable
-   * HTTP: the session's stream (its GET) opened, or was refused (`its GET answered HTTP 405`).
+   * HTTP: the session's stream (its GET) opened, or was refused (`its GET answered HTTP 405`), or
+   * was not answered within `eventStreamTimeout`; a server that gave no session id is sent that
+   * GET only when this is asked.
    * Absent: it always can (stdio, in memory, HTTP+SSE).
    */
   readonly eventStream?: Effect.Effect<

@@ -7,6 +7,7 @@ import { AuthorizationCode, ClientError, McpAuth, McpClient, McpClientTransport 
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -170,9 +171,10 @@ const hostileServer = (options: {
  * A client of `url` whose HTTP requests are written down as they are attempted (`attempted`):
  * those to loopback hosts are sent, any other fails at once (this test has no network), so that
  * what matters is whether it was attempted at all. Its `AuthorizationCode` writes down where the
- * user would be sent (`sentTo`) and sends nobody.
+ * user would be sent (`sentTo`) and sends nobody. `hosts`: names sent to another address (as a
+ * LAN host's name resolves to it), written down by name.
  */
-const recordingClient = (url: string, auth: McpAuth.Options = {}) => {
+const recordingClient = (url: string, auth: McpAuth.Options = {}, hosts: Readonly<Record<string, string>> = {}) => {
   const attempted: Array<string> = []
   const sentTo: Array<string> = []
   const recording = Layer.effect(
@@ -180,8 +182,13 @@ const recordingClient = (url: string, auth: McpAuth.Options = {}) => {
     Effect.map(HttpClient.HttpClient, (client) =>
       HttpClient.transform(client, (send, request) => {
         attempted.push(`${request.method} ${request.url}`)
-        const host = new URL(request.url).hostname
-        return host === "127.0.0.1" || host === "localhost"
+        const target = new URL(request.url)
+        const address = hosts[target.hostname]
+        if (address !== undefined) {
+          target.hostname = address
+          return client.execute(HttpClientRequest.setUrl(request, target))
+        }
+        return target.hostname === "127.0.0.1" || target.hostname === "localhost"
           ? send
           : Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: "no network here" }))
       }))
@@ -291,5 +298,115 @@ describe("McpAuth: every OAuth endpoint is https, or plain HTTP to a loopback ho
       const error = yield* refused.error
       assert.include((error as ClientError.AuthorizationFailed).reason, "not an https URL")
       assert.deepStrictEqual(refused.sentTo, [])
+    }))
+})
+
+/**
+ * An MCP server on a plain-HTTP host that is not a loopback host (a LAN host, `http://mcp.lan.test`,
+ * reached on 127.0.0.1 through {@link recordingClient}'s `hosts`): every POST a 401 whose challenge
+ * names `resourceMetadata` (default its own metadata URL, on its own origin), its metadata naming
+ * `authorizationServer` (default a loopback one: this server's own port on 127.0.0.1), which
+ * it serves too.
+ */
+const lanServer = (options: {
+  readonly resourceMetadata?: (origin: string) => string
+  readonly authorizationServer?: (origin: string, loopback: string) => string
+}) =>
+  Effect.gen(function*() {
+    const server = yield* Effect.acquireRelease(
+      Effect.async<http.Server>((resume) => {
+        const server = http.createServer((request, response) => {
+          const port = (server.address() as net.AddressInfo).port
+          const origin = `http://mcp.lan.test:${port}`
+          const loopback = `http://127.0.0.1:${port}`
+          request.resume()
+          const json = (status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
+            response.writeHead(status, { "content-type": "application/json", ...headers })
+            response.end(JSON.stringify(body))
+          }
+          const authorizationServer = options.authorizationServer?.(origin, loopback) ?? loopback
+          if (request.url === "/.well-known/oauth-protected-resource/mcp") {
+            return json(200, { resource: `${origin}/mcp`, authorization_servers: [authorizationServer] })
+          }
+          if (request.url === "/.well-known/oauth-authorization-server") {
+            return json(200, {
+              issuer: authorizationServer,
+              authorization_endpoint: `${authorizationServer}/authorize`,
+              token_endpoint: `${authorizationServer}/token`,
+              registration_endpoint: `${authorizationServer}/register`,
+              response_types_supported: ["code"],
+              code_challenge_methods_supported: ["S256"]
+            })
+          }
+          if (request.url === "/register") return json(201, { client_id: "registered" })
+          if (request.url === "/mcp") {
+            const metadata = options.resourceMetadata?.(origin) ?? `${origin}/.well-known/oauth-protected-resource/mcp`
+            return json(401, { error: "invalid_token" }, {
+              "www-authenticate": `Bearer resource_metadata="${metadata}"`
+            })
+          }
+          json(404, {})
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const port = (server.address() as net.AddressInfo).port
+    return { url: `http://mcp.lan.test:${port}/mcp`, origin: `http://mcp.lan.test:${port}`, port }
+  })
+
+// Before: the protected resource metadata of a plain-HTTP MCP server on a host that is not a loopback host was refused
+// ("is not on https"), so such a server could not be authorized to at all without allowInsecure (and `mcp` had no
+// such flag), although the bearer token is sent to that very origin anyway.
+describe("McpAuth: a plain-HTTP MCP server's own protected resource metadata", () => {
+  it.scopedLive("is read on the server's own origin, and the authorization goes on (a loopback authorization server)", () =>
+    Effect.gen(function*() {
+      const lan = yield* lanServer({})
+      const client = recordingClient(lan.url, {}, { "mcp.lan.test": "127.0.0.1" })
+      const error = yield* client.error
+      // As far as the user, who is sent to the authorization server (and, here, comes back with nothing).
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "authorization", error.message)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).reason, "nobody")
+      assert.include(client.attempted, `GET ${lan.origin}/.well-known/oauth-protected-resource/mcp`)
+      assert.include(client.attempted, `POST http://127.0.0.1:${lan.port}/register`)
+      assert.strictEqual(client.sentTo.length, 1)
+      assert.isTrue(client.sentTo[0].startsWith(`http://127.0.0.1:${lan.port}/authorize?`), client.sentTo[0])
+    }))
+
+  it.scopedLive("on another plain-HTTP origin (a challenge naming it): never requested", () =>
+    Effect.gen(function*() {
+      const lan = yield* lanServer({
+        resourceMetadata: () => "http://metadata.lan.test/.well-known/oauth-protected-resource/mcp"
+      })
+      const client = recordingClient(lan.url, {}, { "mcp.lan.test": "127.0.0.1" })
+      const error = yield* client.error
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "discovery")
+      assert.include((error as ClientError.AuthorizationFailed).reason, "not on https")
+      assert.isUndefined(client.attempted.find((a) => a.includes("metadata.lan.test")), client.attempted.join("\n"))
+    }))
+
+  it.scopedLive("an authorization server on that same plain-HTTP origin: refused, unless allowInsecure", () =>
+    Effect.gen(function*() {
+      const lan = yield* lanServer({ authorizationServer: (origin) => origin })
+      const refused = recordingClient(lan.url, {}, { "mcp.lan.test": "127.0.0.1" })
+      const error = yield* refused.error
+      assert.instanceOf(error, ClientError.AuthorizationFailed)
+      assert.strictEqual((error as ClientError.AuthorizationFailed).step, "discovery")
+      assert.strictEqual((error as ClientError.AuthorizationFailed).url, lan.origin)
+      assert.include((error as ClientError.AuthorizationFailed).reason, "not on https")
+      assert.notInclude(refused.attempted, `GET ${lan.origin}/.well-known/oauth-authorization-server`)
+      assert.deepStrictEqual(refused.sentTo, [])
+
+      const allowed = recordingClient(lan.url, { allowInsecure: true }, { "mcp.lan.test": "127.0.0.1" })
+      yield* allowed.error
+      assert.include(allowed.attempted, `POST ${lan.origin}/register`)
+      assert.strictEqual(allowed.sentTo.length, 1)
+      assert.isTrue(allowed.sentTo[0].startsWith(`${lan.origin}/authorize?`), allowed.sentTo[0])
     }))
 })

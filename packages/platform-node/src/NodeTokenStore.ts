@@ -4,8 +4,11 @@
  *
  * - The file holds every entry; secrets are written as plain strings (the file is mode 0600) and
  *   are `Redacted` again as they are read.
- * - Its directory is the token file's: made 0700 when it is created, and made 0700 at a write when
- *   it was open to others (said once, as a notice); where that cannot be done, nothing is written.
+ * - Its directory: made 0700 when the store creates it. The store's own directory (that of
+ *   {@link defaultPath}) is made 0700 at a write when it was open to others (said as a notice); a
+ *   directory chosen with `path` that the store did not create (a home, a project, an app's root)
+ *   is never changed: that it is open to others is said once, as a notice (the file is 0600
+ *   whatever its directory). Where the directory cannot be made, nothing is written.
  * - Every write goes to a new file beside it, renamed over it: a reader never sees half a file.
  * - Saves within one process are one at a time; each reads the file first, so that what another
  *   process saved meanwhile (for another resource) is kept.
@@ -30,7 +33,7 @@ import * as internal from "./internal/tokenFile.js"
  */
 export interface FileOptions {
   /**
-   * Says what became of the file or its directory (kept aside, made private, not written): one
+   * Says what became of the file or its directory (kept aside, made private, left open, not written): one
    * line, naming the paths. Default: `Effect.logWarning`, prefixed `effect-mcp: `. A command-line
    * tool shows it on stderr in its own words.
    */

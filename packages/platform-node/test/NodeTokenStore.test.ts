@@ -173,23 +173,80 @@ describe("NodeTokenStore.layerFile", () => {
       assert.isTrue(said[1].startsWith(`${file} was not a token file (`))
     }))
 
+  /** `XDG_CONFIG_HOME` set to `value` until the scope ends. */
+  const xdgConfigHome = (value: string) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const before = process.env.XDG_CONFIG_HOME
+        process.env.XDG_CONFIG_HOME = value
+        return before
+      }),
+      (before) =>
+        Effect.sync(() => {
+          if (before === undefined) delete process.env.XDG_CONFIG_HOME
+          else process.env.XDG_CONFIG_HOME = before
+        })
+    )
+
   // Before: an existing directory kept its mode (0755: the token file's name and its neighbours readable by all).
-  it.scoped("an existing directory open to others is made 0700 at the next save, and that is said once", () =>
-    Effect.gen(function*() {
-      const directory = nodePath.join(yield* temporaryDirectory, "shared")
-      fs.mkdirSync(directory, { mode: 0o755 })
-      fs.chmodSync(directory, 0o755)
-      const file = nodePath.join(directory, "tokens.json")
-      const store = yield* NodeTokenStore.makeFile(file)
-      const first = yield* warnings(store.save(entry("https://a.example")))
-      assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o700)
-      assert.deepStrictEqual(first.logged, [
-        `effect-mcp: made ${directory} private (mode 0700, it was 0755): it holds the token file`
-      ])
-      const second = yield* warnings(store.save(entry("https://b.example")))
-      assert.deepStrictEqual(second.logged, [])
-      assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
-    }))
+  it.scoped(
+    "the store's own (default) directory open to others is made 0700 at the next save, and that is said once",
+    () =>
+      Effect.gen(function*() {
+        const config = yield* temporaryDirectory
+        yield* xdgConfigHome(config)
+        const directory = nodePath.join(config, "effect-mcp")
+        fs.mkdirSync(directory)
+        fs.chmodSync(directory, 0o755)
+        const store = yield* NodeTokenStore.makeFile()
+        const first = yield* warnings(store.save(entry("https://a.example")))
+        assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o700)
+        assert.deepStrictEqual(first.logged, [
+          `effect-mcp: made ${directory} private (mode 0700, it was 0755): it holds the token file`
+        ])
+        const second = yield* warnings(store.save(entry("https://b.example")))
+        assert.deepStrictEqual(second.logged, [])
+        assert.strictEqual(fs.statSync(nodePath.join(directory, "tokens.json")).mode & 0o777, 0o600)
+      })
+  )
+
+  // Before: whatever directory held the file was made 0700, so `--token-store ~/tokens.json` locked down the home
+  // directory (a project's folder, an app's root) at the first save.
+  it.scoped(
+    "a directory the user chose, open to others, is left as it is, and that is said once (the file is 0600)",
+    () =>
+      Effect.gen(function*() {
+        const directory = nodePath.join(yield* temporaryDirectory, "home")
+        fs.mkdirSync(directory)
+        fs.chmodSync(directory, 0o755)
+        fs.writeFileSync(nodePath.join(directory, ".profile"), "kept")
+        const file = nodePath.join(directory, "tokens.json")
+        const store = yield* NodeTokenStore.makeFile(file)
+        const first = yield* warnings(store.save(entry("https://a.example")))
+        assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o755)
+        assert.deepStrictEqual(first.logged, [
+          `effect-mcp: ${directory} is open to others (mode 0755), left so (not the store's own); the file is 0600`
+        ])
+        const second = yield* warnings(store.save(entry("https://b.example")))
+        assert.deepStrictEqual(second.logged, [])
+        assert.strictEqual(fs.statSync(directory).mode & 0o777, 0o755)
+        assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+        assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).entries.length, 2)
+      })
+  )
+
+  it.scoped(
+    "a directory the user chose and the store made is 0700, all the way down, without a notice",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* temporaryDirectory
+        const file = nodePath.join(base, "new", "deeper", "tokens.json")
+        const { logged } = yield* warnings((yield* NodeTokenStore.makeFile(file)).save(entry("https://a.example")))
+        assert.deepStrictEqual(logged, [])
+        assert.strictEqual(fs.statSync(nodePath.join(base, "new")).mode & 0o777, 0o700)
+        assert.strictEqual(fs.statSync(nodePath.join(base, "new", "deeper")).mode & 0o777, 0o700)
+      })
+  )
 
   it.scoped("a path that cannot be read (a directory) is read as empty and never written over", () =>
     Effect.gen(function*() {

@@ -137,6 +137,67 @@ describe("NodeSkills: hard links", () => {
     }))
 })
 
+// Before: every file of more than one link was passed over, with no way to serve them: skills installed from pnpm's
+// store (every file a hard link into it) served nothing at all.
+describe("NodeSkills: allowHardLinks", () => {
+  /** A folder of skills as pnpm leaves it: every file a hard link to one in its store; a symbolic link too. */
+  const installed = Effect.gen(function*() {
+    const store = yield* temporaryDirectory
+    const root = yield* temporaryDirectory
+    write(store, { "a1/SKILL.md": skillMd, "b2/FORMS.md": "# Forms\n", "c3/secret.txt": "not linked in" })
+    fs.mkdirSync(nodePath.join(root, "pdf-processing", "references"), { recursive: true })
+    fs.linkSync(nodePath.join(store, "a1/SKILL.md"), nodePath.join(root, "pdf-processing", "SKILL.md"))
+    fs.linkSync(nodePath.join(store, "b2/FORMS.md"), nodePath.join(root, "pdf-processing", "references", "FORMS.md"))
+    fs.symlinkSync(
+      nodePath.join(store, "c3/secret.txt"),
+      nodePath.join(root, "pdf-processing", "references", "secret.txt")
+    )
+    return root
+  })
+
+  /** The answers of a server with the folder's skills to `skills/list` and a `resources/read` of FORMS.md. */
+  const served = (root: string, options?: NodeSkills.DirectoryOptions) =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({ serverInfo: { name: "t", version: "1" }, revisions: ["2026-07-28"] })
+        .pipe(Effect.provide(NodeSkills.layerDirectory(root, options)))
+      const { protocol, remote } = yield* MemoryTransport.connection
+      yield* Effect.forkScoped(server.serve(protocol))
+      const _meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+      }
+      const ask = (id: number, method: string, params: object) =>
+        Effect.zipRight(
+          remote.write(JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta } })),
+          Effect.map(remote.read, (text) => JSON.parse(text))
+        )
+      const list = yield* ask(1, "skills/list", {})
+      const read = yield* ask(2, "resources/read", { uri: "skill://pdf-processing/references/FORMS.md" })
+      const secret = yield* ask(3, "resources/read", { uri: "skill://pdf-processing/references/secret.txt" })
+      return { list, read, secret }
+    })
+
+  it.scoped("by default, a folder of hard links serves nothing", () =>
+    Effect.gen(function*() {
+      const { list, read } = yield* served(yield* installed)
+      assert.deepStrictEqual(list.result.skills, [])
+      assert.strictEqual(read.error.code, -32602)
+    }))
+
+  it.scoped("allowHardLinks: the hard links are served; a symbolic link still is not", () =>
+    Effect.gen(function*() {
+      const { list, read, secret } = yield* served(yield* installed, { allowHardLinks: true })
+      assert.deepStrictEqual(list.result.skills.map((s: any) => [s.uri, s.resources.map((r: any) => r.uri)]), [
+        ["skill://pdf-processing/SKILL.md", [
+          "skill://pdf-processing/SKILL.md",
+          "skill://pdf-processing/references/FORMS.md"
+        ]]
+      ])
+      assert.strictEqual(read.result.contents[0].text, "# Forms\n")
+      assert.strictEqual(secret.error.code, -32602)
+    }))
+})
+
 describe("NodeSkills.layerDirectory", () => {
   it.scoped("a server with the layer serves the folder's skills", () =>
     Effect.gen(function*() {

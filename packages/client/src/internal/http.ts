@@ -11,7 +11,8 @@
  * - An SSE answer that ends before the answer (2025-11-25 polling, a dropped connection) is
  *   resumed with GET and `Last-Event-ID` after the server's `retry`. Once the session is
  *   initialized, its standalone GET stream is opened (and reopened from its last event id);
- *   a 405 means the server has none.
+ *   a 405 means the server has none. A server that gave no session id is sent that GET only once
+ *   a subscription needs to know whether it has such a stream.
  * - A 404 for a session the server forgot (expired, restarted): the session's `initialize` is
  *   sent again (once, for every request that met the 404), and the request after it.
  * - `Mcp-Param-*` headers mirror the arguments a tool's `x-mcp-header` annotations name; a tool
@@ -26,10 +27,12 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as ClientError from "../ClientError.js"
@@ -55,6 +58,12 @@ export interface Options {
    * a deeper one is not JSON-RPC to us, so it is dropped and logged, never parsed further.
    */
   readonly maxDepth?: number
+  /**
+   * How long a subscription in the handshake era waits for the session's stream (its GET) to be
+   * answered (default 10 seconds): past it, `subscribe` fails with `NoEventStream` (the GET is
+   * still tried in the background).
+   */
+  readonly eventStreamTimeout?: Duration.DurationInput
 }
 
 /** The statuses of a server that has no Streamable HTTP endpoint at the URL (the back-compat rule of 2025-03-26 and later). */
@@ -149,9 +158,18 @@ export const make = (options: Options): Effect.Effect<
     const scope = yield* Effect.scope
     /** The legacy HTTP+SSE transport this session fell back to, once it has. */
     let legacy: Transport.Protocol<Failure> | undefined
-    /** The first outcome of the session's standalone stream: open, or why it is not (once). */
-    const eventStream = yield* Deferred.make<EventStream>()
-    const streamIs = (outcome: EventStream) => Deferred.unsafeDone(eventStream, Exit.succeed(outcome))
+    /** Whether the session's standalone stream is open, or why not, as its last GET told (none yet: undefined). */
+    const eventStream = yield* Ref.make<EventStream | undefined>(undefined)
+    /** Done at the first thing the stream's GET told. */
+    const streamKnown = yield* Deferred.make<void>()
+    const streamIs = (outcome: EventStream) =>
+      Effect.zipRight(Ref.set(eventStream, outcome), Effect.asVoid(Deferred.done(streamKnown, Exit.void)))
+    /**
+     * The standalone stream: started once the session is initialized, and at once then only when the
+     * server gave a session id (a server without one may have a stream too, but such a GET is sent
+     * only once a subscription asks: many answer it 400 or 409).
+     */
+    const standaloneIs = { initialized: false, wanted: false, started: false }
 
     const track = (fiber: Fiber.RuntimeFiber<void>) => {
       open.add(fiber)
@@ -171,7 +189,7 @@ export const make = (options: Options): Effect.Effect<
           }).pipe(Effect.provideService(HttpClient.HttpClient, client), Scope.extend(scope))
           legacy = made
           // HTTP+SSE: every server message comes on the one event stream.
-          streamIs({ open: true })
+          yield* streamIs({ open: true })
           const r = yield* Deferred.await(receiver)
           track(fork(Effect.ignore(Effect.scoped(made.run(r)))))
         }
@@ -311,9 +329,14 @@ export const make = (options: Options): Effect.Effect<
 
     /**
      * One GET of the session's stream, from `at.lastEventId` when there is one; its status
-     * (`opened`: told when an event stream is answered, before it is read).
+     * (`opened`: run when an event stream is answered, before it is read).
      */
-    const get = (answers: JsonRpc.RequestId | undefined, at: Progress, method: string, opened?: () => void) =>
+    const get = (
+      answers: JsonRpc.RequestId | undefined,
+      at: Progress,
+      method: string,
+      opened: Effect.Effect<void> = Effect.void
+    ) =>
       Exchange.execute(
         client,
         HttpClientRequest.get(options.url).pipe(
@@ -328,7 +351,7 @@ export const make = (options: Options): Effect.Effect<
         Effect.flatMap((response) =>
           response.status === 200 && (response.headers["content-type"] ?? "").startsWith("text/event-stream")
             ? Effect.as(
-              Effect.zipRight(Effect.sync(() => opened?.()), readSse(response, answers, at, method, false)),
+              Effect.zipRight(opened, readSse(response, answers, at, method, false)),
               200
             )
             : Effect.succeed(response.status)
@@ -381,32 +404,69 @@ export const make = (options: Options): Effect.Effect<
       const at = newProgress()
       let failures = 0
       let seen = 0
-      const opened = () => streamIs({ open: true })
       const loop: Effect.Effect<void> = Effect.flatMap(
-        Effect.either(get(undefined, at, "the session's event stream", opened)),
+        Effect.either(get(undefined, at, "the session's event stream", streamIs({ open: true }))),
         (result) => {
           // 405: the server has no such stream; 404: the session is gone.
           if (result._tag === "Right" && (result.right === 405 || result.right === 404)) {
-            streamIs({ open: false, reason: `its GET answered HTTP ${result.right}` })
-            return Effect.void
+            return streamIs({ open: false, reason: `its GET answered HTTP ${result.right}` })
           }
           if (result._tag === "Left") {
-            if (++failures > 5) streamIs({ open: false, reason: `its GET failed: ${result.left.message}` })
             return Effect.zipRight(
               Effect.logWarning(`effect-mcp client: ${result.left.message}`),
-              failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
+              ++failures > 5
+                ? streamIs({ open: false, reason: `its GET failed: ${result.left.message}` })
+                : Effect.zipRight(Effect.sleep(at.retry), loop)
             )
           }
           // A stream that brought something starts the count again; an empty one is a failure.
           failures = result.right === 200 && at.events > seen ? 0 : failures + 1
           seen = at.events
-          if (failures > 5) {
-            streamIs({ open: false, reason: `its GET answered HTTP ${result.right}, not an event stream` })
-          }
-          return failures > 5 ? Effect.void : Effect.zipRight(Effect.sleep(at.retry), loop)
+          // Another status (400, 409, a 200 that is not an event stream): not open now, said at once;
+          // tried again after the server's retry, up to five times.
+          const refused = result.right === 200
+            ? Effect.void
+            : streamIs({ open: false, reason: `its GET answered HTTP ${result.right}` })
+          return Effect.zipRight(
+            refused,
+            failures > 5
+              ? streamIs({ open: false, reason: `its GET answered HTTP ${result.right}, not an event stream` })
+              : Effect.zipRight(Effect.sleep(at.retry), loop)
+          )
         }
       )
       return loop
+    })
+
+    /** Starts the standalone stream, once: when the session is initialized and it is wanted. */
+    const startStandalone = () => {
+      if (standaloneIs.started || !standaloneIs.initialized || legacy !== undefined) return
+      if (session.id === undefined && !standaloneIs.wanted) return
+      standaloneIs.started = true
+      track(fork(standalone))
+    }
+
+    const eventStreamTimeout = Duration.decode(options.eventStreamTimeout ?? "10 seconds")
+
+    /** Whether the session's stream is open, or why not: its GET started if need be, its first answer awaited (bounded). */
+    const eventStreamNow: Effect.Effect<EventStream> = Effect.suspend(() => {
+      standaloneIs.wanted = true
+      startStandalone()
+      return Deferred.await(streamKnown).pipe(
+        Effect.timeout(eventStreamTimeout),
+        Effect.matchEffect({
+          onFailure: () =>
+            Effect.succeed<EventStream>({
+              open: false,
+              reason: `its GET had no answer within ${Duration.format(eventStreamTimeout)}`
+            }),
+          onSuccess: () =>
+            Effect.map(
+              Ref.get(eventStream),
+              (known): EventStream => known ?? { open: false, reason: "its GET had no answer" }
+            )
+        })
+      )
     })
 
     /** A new session in place of `expired` (the server answered 404): initialize again, once. */
@@ -442,6 +502,7 @@ export const make = (options: Options): Effect.Effect<
             return Effect.asVoid(Exchange.readText(response, limit, "initialize"))
           }),
           Effect.zipRight(send({ jsonrpc: "2.0", method: "notifications/initialized" })),
+          // A new session: its own stream (the one before ended with its session).
           Effect.zipRight(Effect.sync(() => track(fork(standalone)))),
           Effect.mapError((error) => new Error(`the session ended and could not be renewed: ${error.message}`))
         )
@@ -527,9 +588,15 @@ export const make = (options: Options): Effect.Effect<
       const request = requestOf(message)
       const exchange = Effect.catchAll(exchangeOf(message, false), (error) => failed(message, error))
       // Once the session is initialized, its standalone stream is opened (a server that gave no
-      // session id may have one too: a GET without the header).
+      // session id: once a subscription asks for it).
       const then = "method" in message && message.method === "notifications/initialized"
-        ? Effect.zipRight(exchange, Effect.sync(() => track(fork(standalone))))
+        ? Effect.zipRight(
+          exchange,
+          Effect.sync(() => {
+            standaloneIs.initialized = true
+            startStandalone()
+          })
+        )
         : exchange
       // Sent before anything else is: the session's first request must not overtake it.
       if ("method" in message && message.method === "notifications/initialized") return then
@@ -587,7 +654,7 @@ export const make = (options: Options): Effect.Effect<
           return post(message)
         })
     }
-    return { protocol, tools, eventStream: Deferred.await(eventStream) }
+    return { protocol, tools, eventStream: eventStreamNow }
   })
 
 /** What telemetry says of a connection to `url`: TCP, HTTP, the server's host and port, the session. */

@@ -59,20 +59,28 @@ const isLoopback = (url: URL) =>
 /**
  * Why the client will not use `url` as an OAuth endpoint, or undefined when it may: every endpoint
  * (metadata, registration, authorization, token, an identity provider's) is https, or plain HTTP
- * to a loopback host (anywhere with `allowInsecure`); no other scheme, ever.
+ * to a loopback host (anywhere with `allowInsecure`); no other scheme, ever. `server`, the MCP
+ * server's URL, for the protected resource metadata alone: on that server's own origin, it is
+ * read over plain HTTP when the server itself is (its bearer tokens go there anyway).
  */
-const refusalOf = (env: Env, url: string): string | undefined => {
+const refusalOf = (env: Env, url: string, server?: string): string | undefined => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined) return "is not a URL"
   if (parsed.protocol === "https:") return undefined
   if (parsed.protocol !== "http:") return `is not an https URL (${parsed.protocol} is never followed)`
   if (isLoopback(parsed) || env.options.allowInsecure === true) return undefined
+  if (server !== undefined && URL.canParse(server) && new URL(server).origin === parsed.origin) return undefined
   return "is not on https (plain HTTP only to a loopback host; allowInsecure permits it)"
 }
 
 /** `url`, when the client may use it as an OAuth endpoint (see {@link refusalOf}). */
-const allowed = (env: Env, step: Step, url: string): Effect.Effect<string, ClientError.AuthorizationFailed> => {
-  const refusal = refusalOf(env, url)
+const allowed = (
+  env: Env,
+  step: Step,
+  url: string,
+  server?: string
+): Effect.Effect<string, ClientError.AuthorizationFailed> => {
+  const refusal = refusalOf(env, url, server)
   return refusal === undefined ? Effect.succeed(url) : Effect.fail(failed(step, url, refusal))
 }
 
@@ -157,6 +165,8 @@ interface Init {
   readonly body?: unknown
   readonly headers: Record<string, string>
   readonly method: string
+  /** The protected resource metadata of this MCP server is asked for (see {@link refusalOf}). */
+  readonly metadataOf?: string | undefined
 }
 
 /**
@@ -170,7 +180,7 @@ const fetchOf = (
   url: string,
   init: Init
 ): Effect.Effect<Response, ClientError.AuthorizationFailed> =>
-  Effect.flatMap(allowed(env, step, url), () => {
+  Effect.flatMap(allowed(env, step, url, init.metadataOf), () => {
     let request = HttpClientRequest.make(init.method as "GET")(url).pipe(HttpClientRequest.setHeaders(init.headers))
     const body = init.body
     if (body instanceof URLSearchParams) {
@@ -240,9 +250,9 @@ const requestOptions = (env: Env, step: Step, signal: AbortSignal) => ({
   signal
 })
 
-/** A GET of JSON (metadata). */
-const getJson = (env: Env, url: string, headers: Record<string, string> = {}) =>
-  fetchOf(env, "discovery", url, { method: "GET", headers: { accept: "application/json", ...headers } })
+/** A GET of JSON (metadata; `metadataOf`: the protected resource metadata of that MCP server). */
+const getJson = (env: Env, url: string, metadataOf?: string) =>
+  fetchOf(env, "discovery", url, { method: "GET", headers: { accept: "application/json" }, metadataOf })
 
 /** Reads a JSON object from a 200, or undefined. */
 const jsonOf = (response: Response) =>
@@ -274,7 +284,7 @@ const discoverResource = (env: Env, resource: Resource, challenge: Challenge) =>
     if (path !== "") candidates.push(`${server.origin}/.well-known/oauth-protected-resource${path}`)
     candidates.push(`${server.origin}/.well-known/oauth-protected-resource`)
     for (const url of candidates) {
-      const json = yield* Effect.flatMap(getJson(env, url), jsonOf)
+      const json = yield* Effect.flatMap(getJson(env, url, resource.serverUrl), jsonOf)
       if (json === undefined) continue
       const named = json.resource
       const servers = strings(json.authorization_servers)

@@ -4,8 +4,8 @@
  * limits let it have. Symbolic links, files with more than one link (a hard link is the same file
  * as one elsewhere, maybe outside the folder, and nothing tells which name is the folder's own),
  * dot files and dot directories are passed over, so nothing outside the folder (and no `.git`, no
- * `.env`) is ever served. A file is checked again once open (not followed if it became a symbolic
- * link, refused if it gained a link since the walk).
+ * `.env`) is ever served, unless `allowHardLinks` takes the hard links too. A file is checked again
+ * once open (not followed if it became a symbolic link, refused if it gained a link since the walk).
  */
 import { Skills } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
@@ -32,8 +32,16 @@ interface Found {
   readonly size: number
 }
 
-/** Every regular file of the tree (but dot files, symbolic links and hard links), by path relative to the root. */
-const walk = (root: string, limits: Skills.Limits) =>
+/** What `NodeSkills.DirectoryOptions` holds. */
+export interface Options extends Skills.Options {
+  readonly allowHardLinks?: boolean | undefined
+}
+
+/**
+ * Every regular file of the tree (but dot files, symbolic links and, unless `allowHardLinks`, hard
+ * links), by path relative to the root.
+ */
+const walk = (root: string, limits: Skills.Limits, allowHardLinks: boolean) =>
   Effect.gen(function*() {
     const found: Array<Found> = []
     const pending: Array<{ readonly relative: string; readonly depth: number }> = [{ relative: "", depth: 0 }]
@@ -63,10 +71,10 @@ const walk = (root: string, limits: Skills.Limits) =>
           })
           // A hard link: passed over, as a symbolic link is; said, since a whole folder linked
           // into place (a package manager's store) would otherwise serve nothing without a word.
-          if (stat.nlink > 1) {
+          if (stat.nlink > 1 && !allowHardLinks) {
             yield* Effect.logWarning(
               `effect-mcp skills: ${child} is not served: it has ${stat.nlink} links (a hard link), ` +
-                "and may be a file from outside the folder"
+                "and may be a file from outside the folder (allowHardLinks serves such files)"
             )
             continue
           }
@@ -81,7 +89,7 @@ const walk = (root: string, limits: Skills.Limits) =>
   })
 
 /** The bytes of a file, refused when it holds more than `max` (read no further than that). */
-const readBounded = (file: Found, max: number) =>
+const readBounded = (file: Found, max: number, allowHardLinks: boolean) =>
   Effect.acquireUseRelease(
     Effect.tryPromise({
       // Not followed if it became a symbolic link since the walk (O_NOFOLLOW, where there is one).
@@ -91,9 +99,11 @@ const readBounded = (file: Found, max: number) =>
     (handle) =>
       Effect.tryPromise({
         try: async () => {
-          // What was opened, checked again: a plain file of one link, as the walk found it.
+          // What was opened, checked again: a plain file (of one link, unless hard links are allowed), as
+          // the walk found it.
           const opened = await handle.stat()
-          if (!opened.isFile() || opened.nlink > 1) throw new Error("it is no longer a plain file of one link")
+          if (!opened.isFile()) throw new Error("it is no longer a plain file")
+          if (opened.nlink > 1 && !allowHardLinks) throw new Error("it is no longer a plain file of one link")
           const buffer = new Uint8Array(Math.min(max, file.size) + 1)
           let length = 0
           while (length < buffer.length) {
@@ -114,10 +124,11 @@ const readBounded = (file: Found, max: number) =>
   )
 
 /** The skills of the folder at `root`. */
-export const make = (root: string, options: Skills.Options = {}) =>
+export const make = (root: string, options: Options = {}) =>
   Effect.gen(function*() {
     const limits: Skills.Limits = { ...Skills.defaultLimits, ...options.limits }
-    const found = yield* walk(path.resolve(root), limits)
+    const allowHardLinks = options.allowHardLinks === true
+    const found = yield* walk(path.resolve(root), limits, allowHardLinks)
     const roots = found.filter((f) => path.posix.basename(f.relative) === manifest).map((f) =>
       path.posix.dirname(f.relative)
     )
@@ -130,12 +141,13 @@ export const make = (root: string, options: Skills.Options = {}) =>
       if (file.size > limits.maxFileSize) {
         return yield* failure(file.relative, `${file.size} bytes is more than maxFileSize (${limits.maxFileSize})`)
       }
-      const bytes = yield* readBounded(file, limits.maxFileSize)
+      const bytes = yield* readBounded(file, limits.maxFileSize, allowHardLinks)
       total += bytes.length
       if (total > limits.maxTotalSize) {
         return yield* failure(file.relative, `the skills hold more than maxTotalSize (${limits.maxTotalSize} bytes)`)
       }
       files.set(file.relative, bytes)
     }
-    return yield* Skills.make(files, options)
+    const { allowHardLinks: _, ...skillsOptions } = options
+    return yield* Skills.make(files, skillsOptions)
   })

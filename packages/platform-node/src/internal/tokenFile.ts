@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
@@ -96,6 +97,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<TokenSt
     const file = nodePath.resolve(path)
     const directory = nodePath.dirname(file)
     const lock = yield* Effect.makeSemaphore(1)
+    const saidOpen = yield* Ref.make(false)
     const notice = options.onNotice ?? ((message: string) => Effect.logWarning(`effect-mcp: ${message}`))
 
     /** The file's entries: none when it is missing, or unreadable, or not a token file (said, then). */
@@ -123,14 +125,27 @@ export const make = (path: string, options: Options = {}): Effect.Effect<TokenSt
         ? notice(`could not read ${file}; read as empty: ${found.unreadable}`)
         : Effect.void)
 
-    /** The directory holds the token file alone, for its owner alone: made 0700 when it was more open. */
-    const makePrivate = async (): Promise<string | undefined> => {
-      await fs.mkdir(directory, { recursive: true, mode: 0o700 })
+    /**
+     * The token file's directory, for its owner alone. The store's own directory (the default one,
+     * or one this store made, 0700 from the start) is made 0700 when it is more open; a directory the
+     * user chose (their home, a project, an app's root) is never changed: that it is open to others
+     * is said (the file itself is 0600). What was done, in one line, if anything.
+     */
+    const makePrivate = async (): Promise<
+      { readonly madePrivate: string } | { readonly leftOpen: string } | undefined
+    > => {
+      const made = await fs.mkdir(directory, { recursive: true, mode: 0o700 })
       if (process.platform === "win32") return undefined
       const mode = (await fs.stat(directory)).mode & 0o777
       if ((mode & 0o077) === 0) return undefined
-      await fs.chmod(directory, 0o700)
-      return `made ${directory} private (mode 0700, it was 0${mode.toString(8)}): it holds the token file`
+      const was = `0${mode.toString(8)}`
+      if (made !== undefined || directory === nodePath.dirname(nodePath.resolve(defaultPath()))) {
+        await fs.chmod(directory, 0o700)
+        return { madePrivate: `made ${directory} private (mode 0700, it was ${was}): it holds the token file` }
+      }
+      return {
+        leftOpen: `${directory} is open to others (mode ${was}), left so (not the store's own); the file is 0600`
+      }
     }
 
     /**
@@ -147,8 +162,12 @@ export const make = (path: string, options: Options = {}): Effect.Effect<TokenSt
       const text = encodeFile({ version: 1, entries: [...entries.values()] }) + "\n"
       const temporary = nodePath.join(directory, `.${nodePath.basename(file)}.${process.pid}.${randomUUID()}.tmp`)
       return Effect.gen(function*() {
-        const madePrivate = yield* Effect.tryPromise(makePrivate)
-        if (madePrivate !== undefined) yield* notice(madePrivate)
+        const directoryIs = yield* Effect.tryPromise(makePrivate)
+        if (directoryIs !== undefined && "madePrivate" in directoryIs) yield* notice(directoryIs.madePrivate)
+        // Said once by this store: the directory is the user's to change.
+        if (directoryIs !== undefined && "leftOpen" in directoryIs && !(yield* Ref.getAndSet(saidOpen, true))) {
+          yield* notice(directoryIs.leftOpen)
+        }
         if (found.undecodable !== undefined) {
           const base = `${file}.invalid-${stamp(yield* Clock.currentTimeMillis)}`
           const aside = yield* Effect.tryPromise(async () => {
