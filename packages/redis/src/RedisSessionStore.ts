@@ -67,7 +67,7 @@ import * as RedisConnection from "./RedisConnection.js"
 export interface Options {
   /** Frames kept for a standalone stream no instance holds (default 100, the newest). */
   readonly maxPendingFrames?: number
-  /** Characters of one frame kept so (default 256 KiB; a longer one is not kept). */
+  /** Bytes (UTF-8) of one frame kept so (default 256 KiB; a longer one is not kept). */
   readonly maxPendingFrameLength?: number
   /** Bytes (UTF-8) of the frames kept so for one session, the newest (default 256 KiB). */
   readonly maxPendingBytes?: number
@@ -496,7 +496,8 @@ export const make = (
         ),
       inbox: Stream.fromPubSub(inbox),
       toStandalone: (sessionId, frame) =>
-        frame.length > maxFrame
+        // In bytes, as Redis holds it and as the script counts the session's frames (`#`).
+        frame.length > maxFrame || Buffer.byteLength(frame, "utf8") > maxFrame
           ? Effect.logWarning("effect-mcp: a frame too long to keep for a stream elsewhere was dropped")
           : Effect.mapError(
             Effect.flatMap(

@@ -131,4 +131,21 @@ describe("RedisSessionStore", () => {
       assert.strictEqual(yield* redis.use((r) => r.get("mcp:pending:total").then(Number)), 0)
       assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:pending*")), ["mcp:pending:total"])
     }))
+
+  it.scopedLive("frames kept for a GET stream are counted in UTF-8 bytes, as Redis holds them, one frame's bound too", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { redis, store } = yield* on(server.url, { maxPendingFrameLength: 200 })
+      yield* store.create(record("a"), { ttlMillis: 60_000, maxSessions: 10 })
+      const frame = (text: string) => JSON.stringify({ jsonrpc: "2.0", method: "x", params: { text } })
+      const bytes = redis.use((r) => r.get("mcp:pending-bytes:a").then(Number))
+      // 100 characters of "€" are 300 bytes: over the bound of one frame, not kept (by its length, 140, it was).
+      yield* store.toStandalone("a", frame("€".repeat(100)))
+      assert.strictEqual(yield* bytes, 0)
+      // 50 of "é" are 100 bytes: kept, and counted as such.
+      const kept = frame("é".repeat(50))
+      yield* store.toStandalone("a", kept)
+      assert.strictEqual(yield* bytes, Buffer.byteLength(kept))
+      assert.strictEqual(yield* redis.use((r) => r.get("mcp:pending:total").then(Number)), Buffer.byteLength(kept))
+    }))
 })
