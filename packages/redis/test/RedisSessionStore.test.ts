@@ -64,14 +64,14 @@ describe("RedisSessionStore", () => {
       assert.isFalse(yield* other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }))
       const events = yield* Effect.provideService(RedisEventStore.make(), RedisConnection.RedisConnection, redis)
       yield* events.append("a", { id: EventStore.eventId("x", 0), data: "data" })
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["a"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), ["a"])
       // Once a has expired (Redis's clock), c fits, and a leaves the event store's sums.
       yield* Effect.retry(
         Effect.filterOrFail(other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }), (ok) => ok, () => "full"),
         Schedule.intersect(Schedule.recurs(50), Schedule.spaced(50))
       )
       assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:sessions", "0", "-1")), ["b", "c"])
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), [])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), [])
       assert.strictEqual(yield* events.bytes(), 0)
     }))
 
