@@ -875,7 +875,7 @@ const partThree = async (redis: Redis, target: Target): Promise<Part> => {
       entry.bytes += Number(usages[k] ?? 0)
       shapes.set(shape, entry)
     })
-    const sessionKey = `mcp:session:${ids[0]}`
+    const sessionKey = `mcp:session.v2:${ids[0]}`
     const oneKey = Number(await redis.client.command("MEMORY", "USAGE", sessionKey, "SAMPLES", "0") ?? Number.NaN)
     // One string: its header, the subject, the state's JSON deflated (RedisSessionStore).
     const length = Number(await redis.client.command("STRLEN", sessionKey) ?? 0)

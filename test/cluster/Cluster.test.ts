@@ -3,11 +3,16 @@
  * (deploy/cluster.mjs, deploy/nginx.conf: round-robin, no affinity), at the wire: a handshake
  * session served by all three, a sampling request crossing instances, a 2026-07-28 listen on one
  * instance hearing a tool added on another, a GET stream resumed elsewhere after its instance was
- * killed with kill -9, a task whose runner was killed, and Redis restarted under load.
+ * killed with kill -9, a task whose runner was killed, and Redis restarted under load. Each waits
+ * for the event itself (a stream's priming event or acknowledgement, a hold as Redis sees it, a
+ * killed instance's connections closing, answers counted), never a guessed delay.
  */
+import { RedisConnection } from "@effect-mcp/redis"
 import { HttpWire, Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -17,6 +22,8 @@ const script = path.join(root, "deploy/cluster.mjs")
 
 interface Cluster {
   readonly url: string
+  /** The Redis the instances share. */
+  readonly redis: string
   readonly instances: ReadonlyArray<{ readonly port: number; readonly pid: number }>
   /** The MCP endpoint of instance `i`, directly (not through nginx). */
   readonly direct: (i: number) => string
@@ -42,6 +49,7 @@ const cluster = (args: ReadonlyArray<string> = []): Promise<Cluster> =>
       const started = JSON.parse(stdout.slice(0, at))
       resolve({
         url: started.url,
+        redis: started.redis,
         instances: started.instances,
         direct: (i) => `http://127.0.0.1:${started.instances[i].port}/mcp`,
         kill: (i) => process.kill(started.instances[i].pid, "SIGKILL"),
@@ -122,6 +130,107 @@ const stateless = (url: string, method: string, params: Record<string, unknown>,
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** `promise`, or a failure saying `what` did not happen within `ms`. */
+const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+/** One SSE event as it came: a priming event has an id and no message. */
+interface SseEvent {
+  readonly id: string | undefined
+  readonly message: any
+}
+
+/**
+ * An SSE response read as it comes, priming events too: `next` waits for the next event that
+ * satisfies `until` (those before it are passed over), `ended` for the end of the response (its
+ * connection closed: a killed instance's, say).
+ */
+const sse = (response: Response) => {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  const received: Array<SseEvent> = []
+  let taken = 0
+  let over = false
+  let wake = () => {}
+  const ended = (async () => {
+    let buffer = ""
+    try {
+      while (true) {
+        const { done, value } = await reader.read()
+        if (done) break
+        buffer += decoder.decode(value, { stream: true })
+        let at: number
+        while ((at = buffer.indexOf("\n\n")) >= 0) {
+          const lines = buffer.slice(0, at).split("\n")
+          buffer = buffer.slice(at + 2)
+          const id = lines.find((line) => line.startsWith("id:"))?.slice(3).trim()
+          const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n")
+          if (id === undefined && data === "") continue
+          received.push({ id, message: data === "" ? undefined : JSON.parse(data) })
+          wake()
+        }
+      }
+    } catch {
+      // The connection went.
+    }
+    over = true
+    wake()
+  })()
+  const next = (until: (event: SseEvent) => boolean, what: string, ms = 10_000) =>
+    within(
+      new Promise<SseEvent>((resolve, reject) => {
+        // Events are taken only while someone waits: what comes after is the next wait's.
+        wake = () => {
+          while (taken < received.length) {
+            const event = received[taken++]
+            if (until(event)) {
+              wake = () => {}
+              return resolve(event)
+            }
+          }
+          if (over) {
+            wake = () => {}
+            reject(new Error(`${what}: the stream ended first`))
+          }
+        }
+        wake()
+      }),
+      ms,
+      what
+    )
+  return { next, ended, cancel: () => reader.cancel().catch(() => {}) }
+}
+
+/** The instances' Redis, to see what they hold there. */
+const redisOf = async (url: string) => {
+  const scope = Effect.runSync(Scope.make())
+  const connection = await Effect.runPromise(Scope.extend(RedisConnection.make({ url }), scope))
+  /** How many connections are subscribed to the session's standalone channel (the instances holding its GET stream). */
+  const holders = async (session: string) => {
+    const [, count] = (await connection.redis.pubsub("NUMSUB", `mcp:standalone:${session}`)) as [string, number]
+    return Number(count)
+  }
+  return {
+    /** Until the instances holding the session's GET stream are `count` in Redis's eyes. */
+    held: (session: string, count: number) =>
+      within(
+        (async () => {
+          while ((await holders(session)) !== count) await sleep(20)
+        })(),
+        10_000,
+        `${count} holders of the session's stream in Redis`
+      ),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
 describe("three instances behind nginx, sharing Redis", () => {
   it(
     "one handshake session: its calls spread over all three, through nginx and at each instance",
@@ -178,12 +287,14 @@ describe("three instances behind nginx, sharing Redis", () => {
     using([], async (c) => {
       const listen = await stateless(c.direct(0), "subscriptions/listen", { notifications: { toolsListChanged: true } })
       assert.strictEqual(listen.status, 200)
-      const heard = events(listen, (m) => m.method === "notifications/tools/list_changed")
-      await sleep(300)
+      const stream = sse(listen)
+      // Its acknowledgement comes first, once the listen is in place.
+      await stream.next((e) => e.message?.method === "notifications/subscriptions/acknowledged", "the acknowledgement")
+      const heard = stream.next((e) => e.message?.method === "notifications/tools/list_changed", "tools/list_changed")
       const added = await stateless(c.direct(1), "tools/call", { name: "editTools", arguments: { action: "add" } })
       assert.include(JSON.stringify(await added.json()), "Added the tool dynamic")
-      const got = await heard
-      assert.strictEqual(got.at(-1)!.message.method, "notifications/tools/list_changed")
+      assert.strictEqual((await heard).message.method, "notifications/tools/list_changed")
+      await stream.cancel()
     }), 60_000)
 
   it(
@@ -200,22 +311,33 @@ describe("three instances behind nginx, sharing Redis", () => {
               ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
             }
           })
-        const first = await get(0)
-        assert.strictEqual(first.status, 200)
-        const heard = events(first, (m) => m.method === "notifications/tools/list_changed")
-        await sleep(300)
-        await call(c.direct(2), session, "editTools", { action: "add" })
-        const got = await heard
-        const lastId = got.at(-1)!.id!
-        assert.isDefined(lastId)
-        c.kill(0)
-        await sleep(200)
-        const resumed = await get(1, lastId)
-        assert.strictEqual(resumed.status, 200)
-        const next = events(resumed, (m) => m.method === "notifications/tools/list_changed")
-        await sleep(300)
-        await call(c.direct(2), session, "editTools", { action: "remove" })
-        assert.strictEqual((await next).at(-1)!.message.method, "notifications/tools/list_changed")
+        const redis = await redisOf(c.redis)
+        try {
+          const response = await get(0)
+          assert.strictEqual(response.status, 200)
+          const first = sse(response)
+          // Held on instance 0: its priming event came, and it listens in Redis for the session.
+          await first.next((e) => e.id !== undefined && e.message === undefined, "the priming event")
+          await redis.held(session, 1)
+          const heard = first.next((e) => e.message?.method === "notifications/tools/list_changed", "list_changed")
+          await call(c.direct(2), session, "editTools", { action: "add" })
+          const lastId = (await heard).id!
+          assert.isDefined(lastId)
+          c.kill(0)
+          // Dead: its connections closed (the stream's, and its subscription in Redis).
+          await within(first.ended, 10_000, "instance 0's end")
+          await redis.held(session, 0)
+          const resumed = await get(1, lastId)
+          assert.strictEqual(resumed.status, 200)
+          const next = sse(resumed)
+          await redis.held(session, 1)
+          const told = next.next((e) => e.message?.method === "notifications/tools/list_changed", "list_changed")
+          await call(c.direct(2), session, "editTools", { action: "remove" })
+          assert.strictEqual((await told).message.method, "notifications/tools/list_changed")
+          await next.cancel()
+        } finally {
+          await redis.close()
+        }
         // nginx goes on without the dead instance.
         for (let i = 0; i < 6; i++) assert.strictEqual((await call(c.url, session, "add", { a: 1, b: 1 })).status, 200)
       }),
@@ -236,22 +358,31 @@ describe("three instances behind nginx, sharing Redis", () => {
               ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
             }
           })
-        const first = await get(0)
-        assert.strictEqual(first.status, 200)
-        const heard = events(first, (m) => m.method === "notifications/tools/list_changed")
-        await sleep(300)
-        await call(c.direct(2), session, "editTools", { action: "add" })
-        const lastId = (await heard).at(-1)!.id!
-        c.kill(0)
-        await sleep(200)
-        // Raised while no instance holds the stream: nothing else is raised after it.
-        const removed = await call(c.direct(2), session, "editTools", { action: "remove" })
-        assert.strictEqual(removed.status, 200)
-        const resumed = await get(1, lastId)
-        assert.strictEqual(resumed.status, 200)
-        // Before: the resumed stream stayed silent (status 200 and nothing), where one instance replays it.
-        const told = await events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
-        assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
+        const redis = await redisOf(c.redis)
+        try {
+          const response = await get(0)
+          assert.strictEqual(response.status, 200)
+          const first = sse(response)
+          await first.next((e) => e.id !== undefined && e.message === undefined, "the priming event")
+          await redis.held(session, 1)
+          const heard = first.next((e) => e.message?.method === "notifications/tools/list_changed", "list_changed")
+          await call(c.direct(2), session, "editTools", { action: "add" })
+          const lastId = (await heard).id!
+          c.kill(0)
+          // Dead, in the eyes of its stream and of Redis: no instance holds the stream now.
+          await within(first.ended, 10_000, "instance 0's end")
+          await redis.held(session, 0)
+          // Raised while no instance holds the stream: nothing else is raised after it.
+          const removed = await call(c.direct(2), session, "editTools", { action: "remove" })
+          assert.strictEqual(removed.status, 200)
+          const resumed = await get(1, lastId)
+          assert.strictEqual(resumed.status, 200)
+          // Before: the resumed stream stayed silent (status 200 and nothing), where one instance replays it.
+          const told = await events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
+          assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
+        } finally {
+          await redis.close()
+        }
       }),
     60_000
   )
@@ -306,9 +437,24 @@ describe("three instances behind nginx, sharing Redis", () => {
                 statuses.push(answer.status)
               }
             })()
-            await sleep(500)
+            /** Until the calls answered so far say `done` (checked as each answer comes). */
+            const until = (done: () => boolean, what: string) =>
+              within(
+                (async () => {
+                  while (!done()) await sleep(20)
+                })(),
+                30_000,
+                what
+              )
+            const served = (from: number) => statuses.slice(from).filter((s) => s === 200).length
+            await until(() => served(0) >= 5, "five calls served before the restart")
             await Effect.runPromise(redis.restart)
-            await sleep(3_000)
+            // Served again: the last five calls after the restart answered 200.
+            const restarted = statuses.length
+            await until(
+              () => statuses.length - restarted >= 5 && statuses.slice(-5).every((s) => s === 200) && served(0) > 10,
+              "five calls in a row served after the restart"
+            )
             running = false
             await load
             assert.notInclude(statuses, -1, "a call hung")

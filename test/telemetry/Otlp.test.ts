@@ -132,14 +132,18 @@ describe("the demo server exporting OTLP over HTTP", () => {
         assert.strictEqual(histogram.type, "histogram")
         assert.strictEqual(histogram.service, "effect-mcp-everything")
         assert.deepStrictEqual(histogram.explicitBounds, Telemetry.durationBuckets)
-        // Seconds, as the conventions say (it was exported as "1").
+        // Seconds, as the conventions say (it was exported as "1"), on the metric: the points carry only
+        // the conventions' attributes (each carried unit="s" too, the label the exporter reads the unit from).
         assert.strictEqual(histogram.unit, "s")
+        assert.notProperty(histogram.attributes, "unit")
+        assert.deepInclude(histogram.attributes, { "mcp.method.name": "tools/call" })
         const sessionEnded = yield* eventually(
           () => points.find((p) => p.name === "mcp.server.session.duration" && (p.count ?? 0) > 0),
           "mcp.server.session.duration"
         )
         assert.deepStrictEqual(sessionEnded.explicitBounds, Telemetry.durationBuckets)
         assert.strictEqual(sessionEnded.unit, "s")
+        assert.notProperty(sessionEnded.attributes, "unit")
         yield* eventually(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
         yield* server.stop
       }),

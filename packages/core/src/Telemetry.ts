@@ -226,7 +226,8 @@ const boundaries = MetricBoundaries.fromIterable(durationBuckets)
 /**
  * A histogram of durations in seconds. Its unit rides as the label `unit` on its key, where
  * `@effect/opentelemetry`'s exporters (`OtlpMetrics`, `Metrics`) read it (the OTLP `unit` of the
- * metric is `s`; each point also carries the attribute `unit="s"`). On the key, not added per
+ * metric is `s`; their points carry the label as an attribute `unit="s"` too, which
+ * `NodeTelemetry` leaves off what it exports). On the key, not added per
  * update (`Metric.tagged`): the label sets of each update stay the arrays our callers keep, which
  * Effect's histogram looks up by identity.
  */

@@ -29,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as ExportAgent from "./internal/exportAgent.js"
+import * as MetricUnits from "./internal/metricUnits.js"
 
 /**
  * The wire format of one signal: OTLP over HTTP as protobuf (the default) or as JSON.
@@ -363,7 +364,9 @@ const loading = <A>(
  *   `@opentelemetry/exporter-trace-otlp-proto` or `-http` (JSON), on `node:http`; the SDK's
  *   `spanLimits.attributeValueLengthLimit` is the attribute length limit (`telemetry`'s, else the
  *   settings'), which our spans' names and attributes are cut to before they reach it.
- * - Metrics: `@effect/opentelemetry`'s OTLP metrics exporter, over `fetch`.
+ * - Metrics: `@effect/opentelemetry`'s OTLP metrics exporter, over `fetch`. A metric's unit (the
+ *   `unit` label of its key, where that exporter reads it: `s` for the conventions' durations) is
+ *   the metric's only: the label is left off the exported points.
  *
  * What is left is sent when the layer is released (a server stopped by a signal or by its stdin
  * closing, a CLI command done), both signals at once, within `shutdownTimeout` (the settings',
@@ -481,8 +484,19 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
         }).pipe(Effect.provideService(HttpClient.HttpClient, client))
         yield* Effect.addFinalizer(() => Ref.set(closing, true))
       })).pipe(
+        // The unit rides as a label, which the exporter leaves on every point: dropped from them.
         Layer.provide(
-          metrics.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+          Layer.effect(
+            OtlpSerialization.OtlpSerialization,
+            Effect.map(OtlpSerialization.OtlpSerialization, (serialization) => ({
+              ...serialization,
+              metrics: (data: unknown) => serialization.metrics(MetricUnits.withoutUnitAttribute(data))
+            }))
+          ).pipe(
+            Layer.provide(
+              metrics.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+            )
+          )
         ),
         Layer.provide(FetchHttpClient.layer)
       )

@@ -258,11 +258,18 @@ describe("NodeTelemetry.layer", () => {
         r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics))
       )
       expect(exportedMetrics.map((m: any) => m.name)).toContain("node_telemetry_test_total")
-      // The conventions' durations are in seconds: unit "s" (not "1") on each of the four.
+      // The conventions' durations are in seconds: unit "s" (not "1") on each of the four, on the metric
+      // only: no point carries an attribute `unit` (the label the exporter reads the unit from).
       for (const histogram of ["server.operation", "client.operation", "server.session", "client.session"]) {
         const found = exportedMetrics.filter((m: any) => m.name === `mcp.${histogram}.duration`)
         expect(found.length).toBeGreaterThan(0)
-        for (const metric of found) expect(metric.unit).toBe("s")
+        for (const metric of found) {
+          expect(metric.unit).toBe("s")
+          expect(metric.histogram.dataPoints.length).toBeGreaterThan(0)
+          for (const point of metric.histogram.dataPoints) {
+            expect((point.attributes ?? []).map((a: any) => a.key)).not.toContain("unit")
+          }
+        }
       }
     }))
 

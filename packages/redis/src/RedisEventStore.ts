@@ -33,13 +33,15 @@
  * append is logged (a warning, at most one every 10 seconds) and remembered by this process, which
  * records it in Redis once Redis is back, so a resumption across it (from any process) is refused.
  *
- * **Keys**, under the connection's prefix, all of a session's with one hash tag:
- * `events:{<session>}:meta` (a hash: bytes held, an arrival counter, per stream its last position,
- * its first kept one and its bytes), `…:heads` (a sorted set: each stream by the arrival of its
- * oldest kept event, for eviction by age), `…:streams` (a sorted set: each stream by its first
- * arrival, for the bound on streams) and `…:s:<stream>` (a list, one entry per kept event); and
- * across sessions `events:held` (a sorted set of the sessions by bytes held, for the largest),
- * `events:total` (the sum) and `events:expiry` (the sessions by when their keys expire). Keys
+ * **Keys**, under the connection's prefix and the name of their format (`events.v2:`: events of an
+ * earlier version of this package, Redis Streams under `events:`, are never read, see
+ * `RedisSessionStore`), all of a session's with one hash tag: `events.v2:{<session>}:meta` (a
+ * hash: bytes held, an arrival counter, per stream its last position, its first kept one and its
+ * bytes), `…:heads` (a sorted set: each stream by the arrival of its oldest kept event, for
+ * eviction by age), `…:streams` (a sorted set: each stream by its first arrival, for the bound on
+ * streams) and `…:s:<stream>` (a list, one entry per kept event); and
+ * across sessions `events.v2:held` (a sorted set of the sessions by bytes held, for the largest),
+ * `events.v2:total` (the sum) and `events.v2:expiry` (the sessions by when their keys expire). Keys
  * of other sessions are built inside the scripts: the store needs one Redis.
  *
  * @since 0.1.0
@@ -51,6 +53,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Events from "./internal/events.js"
+import * as Format from "./internal/format.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -215,7 +218,7 @@ while tonumber(redis.call('HGET', k.meta, 'bytes') or '0') > maxBytes do
   evictFirst(k, oldest)
 end
 -- As long as the session's record lives (the session store keeps both alive together), else \`ttl\`.
-local lives = redis.call('PTTL', P .. 'session:' .. k.id)
+local lives = redis.call('PTTL', SESSION .. k.id)
 if lives > 0 then ttl = lives end
 for _, key in ipairs({k.meta, k.heads, k.streams, key}) do redis.call('PEXPIRE', key, ttl) end
 account(k)
@@ -488,8 +491,8 @@ export const make = (
         Effect.map(
           redis.use((r) =>
             sessionId === undefined
-              ? r.get(`${prefix}events:total`)
-              : r.hget(`${prefix}events:{${sessionId}}:meta`, "bytes")
+              ? r.get(`${prefix}${Format.events}total`)
+              : r.hget(`${prefix}${Format.events}{${sessionId}}:meta`, "bytes")
           ),
           (bytes) => Number(bytes ?? 0)
         ),

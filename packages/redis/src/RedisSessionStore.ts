@@ -2,7 +2,7 @@
  * Handshake sessions on Redis: a session begun on one instance is served by any other, behind a
  * load balancer with no affinity (the server's `SessionStore`).
  *
- * **What Redis holds, per session**: its record (`<prefix>session:<id>`, one string: legacy or
+ * **What Redis holds, per session**: its record (`<prefix>session.v2:<id>`, one string: legacy or
  * not, a cursor in the change log, the handshake's state as JSON, the subject), with a TTL of the
  * idle timeout, refreshed by activity (each instance touches a session it serves at most once a
  * second, and every sweep one whose GET stream or request it holds open); and one entry in a
@@ -37,6 +37,13 @@
  * every 10 seconds, lapsing 30 seconds after its instance died); the requests it sends to
  * clients carry ids in that key's range, which is how an answer finds its way back.
  *
+ * **The format in the keys.** A record's key names its format (`session.v2:`, and the event
+ * store's `events.v2:`): instances of an earlier version of this package on the same Redis (whose
+ * record was a hash under `session:<id>`, its events Redis Streams) and of this one never read
+ * each other's records, which would fail with WRONGTYPE. During a rolling upgrade a session lives
+ * on the instances of its own version: a request that reaches one of the other gets 404, and its
+ * client initializes again, as the specification has it do; the earlier keys expire by their TTL.
+ *
  * **Redis down**: every operation fails with `SessionStoreUnavailable` (the request is answered
  * 503 with a JSON-RPC error); the connection comes back by itself. A Redis restart without
  * persistence loses every session (their clients get 404 and initialize again, as the
@@ -58,6 +65,7 @@ import * as Stream from "effect/Stream"
 import * as Zlib from "node:zlib"
 import * as Changes from "./internal/changes.js"
 import * as Events from "./internal/events.js"
+import * as Format from "./internal/format.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -67,7 +75,7 @@ import * as RedisConnection from "./RedisConnection.js"
 export interface Options {
   /** Frames kept for a standalone stream no instance holds (default 100, the newest). */
   readonly maxPendingFrames?: number
-  /** Characters of one frame kept so (default 256 KiB; a longer one is not kept). */
+  /** Bytes (UTF-8) of one frame kept so (default 256 KiB; a longer one is not kept). */
   readonly maxPendingFrameLength?: number
   /** Bytes (UTF-8) of the frames kept so for one session, the newest (default 256 KiB). */
   readonly maxPendingBytes?: number
@@ -83,8 +91,8 @@ export interface Options {
  */
 const prelude = `
 local P, id = ARGV[1], ARGV[2]
-local record, live = P .. 'session:' .. id, P .. 'sessions'
 ` + Events.lua + Changes.lua + `
+local record, live = SESSION .. id, P .. 'sessions'
 local function parseRecord(v)
   local head = string.find(v, '\\n', 1, true)
   local legacy, cursor, length = string.match(string.sub(v, 1, head - 1), '^(%d) (%S+) (%d+)$')
@@ -104,7 +112,7 @@ end
 -- first 200 of them (the next calls take the rest; the live ones are counted by their expiry).
 local function pruneLive(now)
   for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now, 'LIMIT', 0, 200)) do
-    if redis.call('EXISTS', P .. 'session:' .. gone) == 0 then
+    if redis.call('EXISTS', SESSION .. gone) == 0 then
       forgetEvents(gone)
       forgetPending(gone)
     end
@@ -321,7 +329,7 @@ export const make = (
     const maxFrame = options.maxPendingFrameLength ?? 256 * 1024
     const maxPendingBytes = options.maxPendingBytes ?? 256 * 1024
     const maxPendingTotal = options.maxPendingTotalBytes ?? 16 * 1024 * 1024
-    const sessionKey = (id: string) => `${prefix}session:${id}`
+    const sessionKey = (id: string) => `${prefix}${Format.session}${id}`
     const changesChannel = `${prefix}session-changes`
     const broadcastChannel = `${prefix}inbox`
     const inboxOf = (key: number) => `${prefix}inbox:${key}`
@@ -496,7 +504,8 @@ export const make = (
         ),
       inbox: Stream.fromPubSub(inbox),
       toStandalone: (sessionId, frame) =>
-        frame.length > maxFrame
+        // In bytes, as Redis holds it and as the script counts the session's frames (`#`).
+        frame.length > maxFrame || Buffer.byteLength(frame, "utf8") > maxFrame
           ? Effect.logWarning("effect-mcp: a frame too long to keep for a stream elsewhere was dropped")
           : Effect.mapError(
             Effect.flatMap(

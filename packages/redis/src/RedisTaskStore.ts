@@ -15,8 +15,9 @@
  *   through, newest first); `P tasks:seq` numbers the creations.
  * - `P tasks:expiry`: a sorted set of the tasks with a TTL, by the moment it runs out.
  * - `P tasks:leases`: a sorted set of the running tasks with a lease, by `lease.expiresAt`.
- * - `P tasks:bytes` and `P tasks:ownerbytes`: the characters of JSON kept, overall and by owner,
- *   with what the running tasks' runners hold (`TaskRecord.held`).
+ * - `P tasks:bytes` and `P tasks:ownerbytes`: the bytes of JSON kept (UTF-8, as Redis holds them:
+ *   counted by the scripts themselves), overall and by owner, with what the running tasks' runners
+ *   hold (`TaskRecord.held`).
  * - `P tasks`: the channel every change is published on, removals too.
  *
  * Every change (`create`, `compareAndSet`, `remove`, a sweep) is one Lua script: it checks,
@@ -63,8 +64,9 @@ type TaskRecord = TaskStore.TaskRecord
 
 /**
  * Bounds of the store (the in-memory store's, with the same defaults, held over every instance
- * together), and how it sweeps. Bytes are characters of the records' JSON, as stored, and what
- * the running tasks' runners hold in memory (`TaskRecord.held`, on the instance that runs each).
+ * together), and how it sweeps. Bytes are the bytes of the records' JSON as Redis stores it (UTF-8:
+ * a character outside ASCII is two to four), and what the running tasks' runners hold in memory
+ * (`TaskRecord.held`, on the instance that runs each).
  *
  * @since 0.1.0
  * @category models
@@ -136,15 +138,16 @@ end
 `
 
 /**
- * ARGV: prefix, id, owner, json, size, version, expireAt|"", leaseAt|"", now, maxTasks,
- * maxPerOwner, maxBytes, maxOwnerBytes, maxRecordBytes. What expired goes first: it must not count.
+ * ARGV: prefix, id, owner, json, held, version, expireAt|"", leaseAt|"", now, maxTasks,
+ * maxPerOwner, maxBytes, maxOwnerBytes, maxRecordBytes. A task's size is its JSON's bytes (`#`: as
+ * Redis holds it, UTF-8) and what its runner holds. What expired goes first: it must not count.
  */
 const createScript: RedisConnection.Script = {
   name: "mcpTaskStoreCreate",
   numberOfKeys: 0,
   lua: prelude + `
-local id, owner, json, sizeText, version, expireAt, leaseAt, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
-local size = tonumber(sizeText)
+local id, owner, json, version, expireAt, leaseAt, now = ARGV[2], ARGV[3], ARGV[4], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local size = #json + tonumber(ARGV[5])
 if size > tonumber(ARGV[14]) then return 'record' end
 prune(now, tonumber(ARGV[10]) + 1)
 local key = taskKey(id)
@@ -159,7 +162,7 @@ else
   redis.call('SET', key, json, 'PXAT', expireAt)
   redis.call('ZADD', EXPIRY, expireAt, id)
 end
-redis.call('HSET', META, id, version .. ':' .. sizeText .. ':' .. owner)
+redis.call('HSET', META, id, version .. ':' .. size .. ':' .. owner)
 redis.call('ZADD', ownerKey(owner), redis.call('INCR', SEQ), id)
 if leaseAt ~= '' then redis.call('ZADD', LEASES, leaseAt, id) end
 redis.call('INCRBY', BYTES, size)
@@ -170,15 +173,16 @@ return 'ok'
 }
 
 /**
- * ARGV: prefix, id, version, json, size, nextVersion, leaseAt|"", now, maxBytes, maxOwnerBytes,
- * maxRecordBytes. 1 when set, 0 when not (gone, expired, or at another version), else a bound's name.
+ * ARGV: prefix, id, version, json, held, nextVersion, leaseAt|"", now, maxBytes, maxOwnerBytes,
+ * maxRecordBytes (sized as in create). 1 when set, 0 when not (gone, expired, or at another
+ * version), else a bound's name.
  */
 const compareAndSetScript: RedisConnection.Script = {
   name: "mcpTaskStoreCompareAndSet",
   numberOfKeys: 0,
   lua: prelude + `
-local id, json, sizeText, nextVersion, leaseAt = ARGV[2], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local size = tonumber(sizeText)
+local id, json, nextVersion, leaseAt = ARGV[2], ARGV[4], ARGV[6], ARGV[7]
+local size = #json + tonumber(ARGV[5])
 local key = taskKey(id)
 local m = redis.call('HGET', META, id)
 if not m or redis.call('EXISTS', key) == 0 then return 0 end
@@ -190,7 +194,7 @@ if size > tonumber(ARGV[11]) then return 'record' end
 if tonumber(redis.call('GET', BYTES) or '0') - bytes + size > tonumber(ARGV[9]) then return 'bytes' end
 if tonumber(redis.call('HGET', OWNER_BYTES, owner) or '0') - bytes + size > tonumber(ARGV[10]) then return 'ownerBytes' end
 redis.call('SET', key, json, 'KEEPTTL')
-redis.call('HSET', META, id, nextVersion .. ':' .. sizeText .. ':' .. owner)
+redis.call('HSET', META, id, nextVersion .. ':' .. size .. ':' .. owner)
 redis.call('INCRBY', BYTES, size - bytes)
 redis.call('HINCRBY', OWNER_BYTES, owner, size - bytes)
 if leaseAt == '' then redis.call('ZREM', LEASES, id) else redis.call('ZADD', LEASES, leaseAt, id) end
@@ -466,7 +470,7 @@ export const make = (
           taskId,
           record.version,
           text,
-          text.length,
+          TaskStore.heldBy(next),
           next.version,
           "",
           at,
@@ -526,7 +530,7 @@ export const make = (
               record.taskId,
               record.owner,
               text,
-              text.length + TaskStore.heldBy(record),
+              TaskStore.heldBy(record),
               record.version,
               record.ttlMs === null ? "" : record.createdAt + record.ttlMs,
               leaseAt(record),
@@ -554,7 +558,7 @@ export const make = (
               taskId,
               version,
               text,
-              text.length + TaskStore.heldBy(next),
+              TaskStore.heldBy(next),
               next.version,
               leaseAt(next),
               now(),

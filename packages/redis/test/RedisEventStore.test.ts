@@ -207,7 +207,7 @@ describe("RedisEventStore", () => {
       for (let seq = 0; seq <= 2; seq++) yield* store.append("x", event("a", seq))
       // One entry more than its positions say.
       const redis = yield* RedisConnection.make({ url: server.url })
-      yield* redis.use((r) => r.rpush("mcp:events:{x}:s:a", "99:a:3"))
+      yield* redis.use((r) => r.rpush("mcp:events.v2:{x}:s:a", "99:a:3"))
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "evicted")
     }))
 
@@ -225,9 +225,9 @@ describe("RedisEventStore", () => {
       assert.strictEqual(yield* store.bytes("x"), 0)
       // Only y's keys are left, and only y is counted across sessions.
       const redis = yield* RedisConnection.make({ url: server.url })
-      const keys = (yield* redis.use((r) => r.keys("mcp:events:{*"))).sort()
-      assert.isTrue(keys.length > 0 && keys.every((key) => key.startsWith("mcp:events:{y}:")), keys.join(", "))
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
+      const keys = (yield* redis.use((r) => r.keys("mcp:events.v2:{*"))).sort()
+      assert.isTrue(keys.length > 0 && keys.every((key) => key.startsWith("mcp:events.v2:{y}:")), keys.join(", "))
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), ["y"])
       assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
     }))
 
@@ -239,7 +239,7 @@ describe("RedisEventStore", () => {
       yield* store.append("x", event("b", 0))
       const redis = yield* RedisConnection.make({ url: server.url })
       const ttls = yield* redis.use((r) =>
-        r.keys("mcp:events:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
+        r.keys("mcp:events.v2:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
       )
       assert.isTrue(ttls.length >= 4 && ttls.every((t) => t > 0 && t <= 400), ttls.join(", "))
       yield* Effect.sleep(250)
@@ -250,11 +250,11 @@ describe("RedisEventStore", () => {
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("b", 0))), ["b:1"])
       yield* Effect.sleep(500)
       assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
-      assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:events:{*")), [])
+      assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:events.v2:{*")), [])
       // The next append anywhere prunes it from the sum across sessions.
       yield* store.append("y", event("a", 0))
       assert.strictEqual(yield* store.bytes(), (yield* store.bytes("y")) + Events.sessionOverhead)
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["y"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), ["y"])
     }))
 
   it.scopedLive("with a session record on the same Redis, its events live as long as the record", () =>
@@ -263,16 +263,16 @@ describe("RedisEventStore", () => {
       // Its own ttl is an hour: the record's (2 seconds left) wins.
       const store = yield* storeOn(server.url, { ttl: "1 hour" })
       const redis = yield* RedisConnection.make({ url: server.url })
-      yield* redis.use((r) => r.set("mcp:session:x", "record", "PX", 2_000))
+      yield* redis.use((r) => r.set("mcp:session.v2:x", "record", "PX", 2_000))
       yield* store.append("x", event("a", 0))
       yield* store.append("x", event("a", 1))
       const ttls = yield* redis.use((r) =>
-        r.keys("mcp:events:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
+        r.keys("mcp:events.v2:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
       )
       assert.isTrue(ttls.length >= 3 && ttls.every((t) => t > 1_000 && t <= 2_000), ttls.join(", "))
       // Without a record: its own.
       yield* store.append("y", event("a", 0))
-      assert.isAbove(yield* redis.use((r) => r.pttl("mcp:events:{y}:meta")), 3_000_000)
+      assert.isAbove(yield* redis.use((r) => r.pttl("mcp:events.v2:{y}:meta")), 3_000_000)
     }))
 
   it.scopedLive("the budget across sessions: the one holding the most is trimmed first; small ones keep theirs", () =>

@@ -64,14 +64,14 @@ describe("RedisSessionStore", () => {
       assert.isFalse(yield* other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }))
       const events = yield* Effect.provideService(RedisEventStore.make(), RedisConnection.RedisConnection, redis)
       yield* events.append("a", { id: EventStore.eventId("x", 0), data: "data" })
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), ["a"])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), ["a"])
       // Once a has expired (Redis's clock), c fits, and a leaves the event store's sums.
       yield* Effect.retry(
         Effect.filterOrFail(other.create(record("c"), { ttlMillis: 60_000, maxSessions: 2 }), (ok) => ok, () => "full"),
         Schedule.intersect(Schedule.recurs(50), Schedule.spaced(50))
       )
       assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:sessions", "0", "-1")), ["b", "c"])
-      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events:held", "0", "-1")), [])
+      assert.deepStrictEqual(yield* redis.use((r) => r.zrange("mcp:events.v2:held", "0", "-1")), [])
       assert.strictEqual(yield* events.bytes(), 0)
     }))
 
@@ -130,5 +130,22 @@ describe("RedisSessionStore", () => {
       yield* store.remove("b")
       assert.strictEqual(yield* redis.use((r) => r.get("mcp:pending:total").then(Number)), 0)
       assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:pending*")), ["mcp:pending:total"])
+    }))
+
+  it.scopedLive("frames kept for a GET stream are counted in UTF-8 bytes, as Redis holds them, one frame's bound too", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { redis, store } = yield* on(server.url, { maxPendingFrameLength: 200 })
+      yield* store.create(record("a"), { ttlMillis: 60_000, maxSessions: 10 })
+      const frame = (text: string) => JSON.stringify({ jsonrpc: "2.0", method: "x", params: { text } })
+      const bytes = redis.use((r) => r.get("mcp:pending-bytes:a").then(Number))
+      // 100 characters of "€" are 300 bytes: over the bound of one frame, not kept (by its length, 140, it was).
+      yield* store.toStandalone("a", frame("€".repeat(100)))
+      assert.strictEqual(yield* bytes, 0)
+      // 50 of "é" are 100 bytes: kept, and counted as such.
+      const kept = frame("é".repeat(50))
+      yield* store.toStandalone("a", kept)
+      assert.strictEqual(yield* bytes, Buffer.byteLength(kept))
+      assert.strictEqual(yield* redis.use((r) => r.get("mcp:pending:total").then(Number)), Buffer.byteLength(kept))
     }))
 })

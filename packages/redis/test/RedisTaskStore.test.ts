@@ -290,6 +290,38 @@ describe("RedisTaskStore", () => {
       assert.strictEqual(yield* connection.use((r) => r.hlen("e:tasks:meta")), 2)
     }))
 
+  it.scopedLive("bytes are what Redis holds (UTF-8): a label outside ASCII counts two to three bytes a character", () =>
+    Effect.gen(function*() {
+      const server = yield* Services.redisServer()
+      const { connection, store } = yield* storeOn(server.url, { maxBytesPerOwner: 8_000, sweepInterval: "1 hour" })
+      const stored = (taskId: string) => connection.use((r) => r.strlen(`t:task:${taskId}`))
+      const counted = connection.use((r) => r.get("t:tasks:bytes"))
+      // 1,000 characters of "€", 3,000 bytes: the count is the record's bytes as stored, not its length.
+      const euros = record("euros", { statusMessage: "€".repeat(1_000) })
+      assert.isBelow(JSON.stringify(euros).length, 1_500)
+      yield* store.create(euros)
+      assert.isAbove(yield* stored("euros"), 3_000)
+      assert.strictEqual(Number(yield* counted), yield* stored("euros"))
+      // So two such tasks (6 KB) leave no room for a third under the owner's 8,000 bytes, where
+      // their lengths (about 4,500 characters for three) would.
+      yield* store.create(record("euros2", { statusMessage: "€".repeat(1_000) }))
+      assert.strictEqual(
+        yield* reasonOf(store.create(record("euros3", { statusMessage: "€".repeat(1_000) }))),
+        "ownerBytes"
+      )
+      // A change is counted the same way, and what a runner holds on top of it.
+      assert.isTrue(yield* store.compareAndSet("euros", 0, { ...euros, statusMessage: "é".repeat(500), version: 1 }))
+      assert.strictEqual(
+        Number(yield* counted),
+        (yield* stored("euros")) + (yield* stored("euros2"))
+      )
+      yield* store.create(record("held", { owner: "bob", statusMessage: "ü", held: 100 }))
+      assert.strictEqual(
+        Number(yield* counted),
+        (yield* stored("euros")) + (yield* stored("euros2")) + (yield* stored("held")) + 100
+      )
+    }))
+
   it.scopedLive("TTL: Redis drops the record at createdAt + ttl; the sweeps remove it and publish that once", () =>
     Effect.gen(function*() {
       const server = yield* Services.redisServer()
@@ -494,6 +526,11 @@ const serverOptions = (interrupted: Ref.Ref<number>) => ({
       "cancellable",
       { task: "optional" },
       () => Effect.onInterrupt(Effect.as(Effect.never, "never"), () => Ref.update(interrupted, (n) => n + 1))
+    ),
+    Tool.make(
+      "echo",
+      { parameters: Schema.Struct({ label: Schema.String }), task: "optional" },
+      ({ label }) => Effect.succeed(`echo ${label}`)
     )
   ]
 })
@@ -568,6 +605,27 @@ describe("RedisTaskStore under two McpServers", () => {
         Schedule.intersect(Schedule.recurs(40), Schedule.spaced(50))
       )
       assert.strictEqual(stopped, 1)
+    }))
+
+  it.scopedLive("a task's result is counted in the bytes Redis holds: a label of 15,000 '€' is 45 KB, not 15,000", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      const interrupted = yield* Ref.make(0)
+      const call = yield* instance((yield* storeOn(redis.url, { maxRecordBytes: 40_000 })).store, interrupted)
+      const run = (label: string) =>
+        Effect.gen(function*() {
+          const created = yield* call("tools/call", { name: "echo", arguments: { label } })
+          assert.strictEqual(created.result?.resultType, "task", JSON.stringify(created).slice(0, 300))
+          return yield* untilTask(call, created.result.taskId, (t) => t.status !== "working")
+        })
+      // ASCII: 15,000 bytes of result fit in the record's 40,000.
+      const ascii = yield* run("e".repeat(15_000))
+      assert.strictEqual(ascii.status, "completed", JSON.stringify(ascii).slice(0, 300))
+      // The same length in "€" is three times the bytes in Redis: past the bound, the task says so.
+      // (Counted as characters, it was kept: 15,000 is under 40,000.)
+      const euros = yield* run("€".repeat(15_000))
+      assert.strictEqual(euros.status, "failed", JSON.stringify(euros).slice(0, 300))
+      assert.include(JSON.stringify(euros), "too large to keep")
     }))
 
   it.scopedLive("a task whose runner was lost is failed, and tasks/get says so with its error", () =>

@@ -105,26 +105,26 @@ describe("what a session leaves in Redis", () => {
       const session = yield* initialize(a)
       // Stored through the other instance, whose own idle timeout is 5 minutes: the session's record says 2 s.
       yield* progress(b, session, 50, 100)
-      const stored = yield* usage(redis, `mcp:events:{${session}}:*`)
+      const stored = yield* usage(redis, `mcp:events.v2:{${session}}:*`)
       assert.isAtLeast(stored.keys.length, 4)
       const ttls = yield* redis.use((r) => Promise.all(stored.keys.map((key) => r.pttl(key))))
       // Before: an hour after their last append, whatever became of the session.
       assert.isTrue(ttls.every((ttl) => ttl > 0 && ttl <= 2_000), ttls.join(", "))
       // Left idle, it expires, and its events with it.
-      yield* eventually(redis.use((r) => r.exists(`mcp:session:${session}`)), (n) => n === 0)
-      yield* eventually(usage(redis, `mcp:events:{${session}}:*`), ({ keys }) => keys.length === 0)
+      yield* eventually(redis.use((r) => r.exists(`mcp:session.v2:${session}`)), (n) => n === 0)
+      yield* eventually(usage(redis, `mcp:events.v2:{${session}}:*`), ({ keys }) => keys.length === 0)
       const gone = yield* post(b, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session)
       assert.strictEqual(gone.status, 404)
 
       // A DELETE takes them at once, on every instance.
       const other = yield* initialize(b)
       yield* progress(a, other, 10, 100)
-      assert.isAbove((yield* usage(redis, `mcp:events:{${other}}:*`)).keys.length, 0)
+      assert.isAbove((yield* usage(redis, `mcp:events.v2:{${other}}:*`)).keys.length, 0)
       const deleted = yield* Effect.promise(() =>
         fetch(a, { method: "DELETE", headers: HttpWire.handshakeHeaders(other) })
       )
       assert.strictEqual(deleted.status, 200)
-      assert.deepStrictEqual((yield* usage(redis, `mcp:events:{${other}}:*`)).keys, [])
+      assert.deepStrictEqual((yield* usage(redis, `mcp:events.v2:{${other}}:*`)).keys, [])
     }))
 
   it.scopedLive("the event store's budget across sessions holds in Redis (MEMORY USAGE), the newest kept", () =>
@@ -139,7 +139,7 @@ describe("what a session leaves in Redis", () => {
         const session = yield* initialize(url)
         sessions.push(session)
         yield* progress(url, session, 200, 500)
-        const held = yield* usage(redis, "mcp:events:{*")
+        const held = yield* usage(redis, "mcp:events.v2:{*")
         // Before: 110 KB more each time, without end.
         assert.isAtMost(held.bytes, maxBytes, `after ${i + 1} sessions`)
       }
@@ -175,12 +175,12 @@ describe("what a session leaves in Redis", () => {
       const sessions: Array<string> = []
       for (let i = 0; i < count; i++) sessions.push(yield* initialize(url, inspector))
       const live = Number(yield* redis.use((r) => r.memory("USAGE", "mcp:sessions", "SAMPLES", 0)))
-      const records = yield* usage(redis, "mcp:session:*")
+      const records = yield* usage(redis, "mcp:session.v2:*")
       assert.strictEqual(records.keys.length, count)
       const perSession = records.bytes / count + live / count
       // Before: 1,184 bytes of record (a hash: the state's JSON is past what a small hash holds) and 134 in the set.
       assert.isBelow(perSession, 1024, `${records.bytes / count} B of record, ${live / count} B in the live set`)
       // Nothing else of it is kept: no events (its answers were JSON), nothing pending.
-      assert.deepStrictEqual(yield* redis.use((r) => r.keys(`*${sessions[0]}*`)), [`mcp:session:${sessions[0]}`])
+      assert.deepStrictEqual(yield* redis.use((r) => r.keys(`*${sessions[0]}*`)), [`mcp:session.v2:${sessions[0]}`])
     }))
 })

@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as RedisConnection from "../src/RedisConnection.js"
@@ -470,5 +471,52 @@ describe("handshake sessions shared on Redis, three instances", () => {
       yield* Effect.sleep(1_100)
       const refused = yield* post(url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session)
       assert.strictEqual(refused.status, 503)
+    }))
+
+  it.scopedLive("an earlier version's records on the same Redis (a hash, Redis Streams): unknown here (404, never a WRONGTYPE 503), and ours out of its way", () =>
+    Effect.gen(function*() {
+      const redis = yield* Services.redisServer()
+      // Every shared part on Redis (RedisState): sessions and their events.
+      const url = yield* dualInstance(redis.url)
+      const connection = yield* RedisConnection.make({ url: redis.url })
+      // What an instance of the earlier format keeps for a session of its own: its record a hash,
+      // its events a Redis Stream, and its place in the live set (which both count).
+      yield* connection.use(async (r) => {
+        await r.hset("mcp:session:earlier", "l", "0", "s", "", "st", JSON.stringify({ phase: "ready" }))
+        await r.pexpire("mcp:session:earlier", 60_000)
+        await r.zadd("mcp:sessions", Date.now() + 60_000, "earlier")
+        await r.hset("mcp:events:{earlier}:meta", "bytes", "10", "n", "1", "l:standalone", "0")
+        await r.xadd("mcp:events:{earlier}:s:standalone", "0-1", "d", "")
+      })
+      // Its client, reaching an instance of this format: an unknown session (it initializes again).
+      const called = yield* post(url, { jsonrpc: "2.0", id: 1, method: "tools/list" }, "earlier")
+      assert.strictEqual(called.status, 404, yield* Effect.promise(() => called.text()))
+      const resumed = yield* Effect.promise(() =>
+        fetch(url, {
+          headers: { ...headers("earlier"), accept: "text/event-stream", "last-event-id": "standalone:0" }
+        })
+      )
+      assert.strictEqual(resumed.status, 404, yield* Effect.promise(() => resumed.text()))
+      // A session of this format, with events: none of its keys is one the earlier format reads.
+      const session = yield* initialize(url)
+      yield* post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      // Its GET stream's priming event is stored.
+      const stream = yield* Effect.promise(() =>
+        fetch(url, { headers: { ...headers(session), accept: "text/event-stream" } })
+      )
+      assert.strictEqual(stream.status, 200)
+      const keys = yield* Effect.retry(
+        Effect.filterOrFail(
+          connection.use((r) => r.keys(`*${session}*`)),
+          (keys) => keys.some((key) => key.startsWith(`mcp:events.v2:{${session}}:`)),
+          () => "no event stored yet"
+        ),
+        Schedule.intersect(Schedule.recurs(100), Schedule.spaced(50))
+      )
+      yield* Effect.promise(() => stream.body!.cancel())
+      assert.include(keys, `mcp:session.v2:${session}`)
+      assert.isTrue(keys.every((key) => !key.startsWith("mcp:session:") && !key.startsWith("mcp:events:")))
+      // The earlier session's keys are left to their TTL, untouched.
+      assert.strictEqual(yield* connection.use((r) => r.type("mcp:session:earlier")), "hash")
     }))
 })

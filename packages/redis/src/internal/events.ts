@@ -2,7 +2,8 @@
  * What the event store keeps in Redis, as Lua shared by its scripts and by the session store's
  * (a session's record and its events expire together, and go together).
  *
- * Keys, under the prefix `P`: per session `P events:{<id>}:meta` (a hash: `bytes` counted, `n`
+ * Keys, under the prefix `P` (and the format's name, `events.v2:`, see `format.ts`; written
+ * `events:` here): per session `P events:{<id>}:meta` (a hash: `bytes` counted, `n`
  * an arrival counter, per stream `l:<s>` its last position, `f:<s>` its first kept one, `b:<s>`
  * the bytes of its kept events), `…:heads` (a sorted set: each stream with kept events by the
  * arrival of its oldest), `…:streams` (a sorted set: each stream by its first arrival) and
@@ -11,6 +12,7 @@
  * `P events:total` (their sum) and `P events:expiry` (a sorted set: each session by when its
  * keys expire, so the sum forgets what Redis expired).
  */
+import * as Format from "./format.js"
 
 /**
  * Bytes counted per event beyond its data (its list entry and arrival); and a fifth of the data on
@@ -27,18 +29,18 @@ export const sessionOverhead = 600
 export const eventBytes = (dataBytes: number): number => dataBytes + Math.floor(dataBytes / 5) + eventOverhead
 
 /**
- * Lua: the functions every event script and the session store's scripts use. Needs `P` (the
- * prefix) defined before it.
+ * Lua: the functions every event script and the session store's scripts use (and `SESSION`,
+ * `EVENTS`: `format.ts`). Needs `P` (the prefix) defined before it.
  */
-export const lua = `
-local HELD, TOTAL, EXPIRY = P .. 'events:held', P .. 'events:total', P .. 'events:expiry'
+export const lua = Format.lua + `
+local HELD, TOTAL, EXPIRY = EVENTS .. 'held', EVENTS .. 'total', EVENTS .. 'expiry'
 local EVENT_OVERHEAD, STREAM_OVERHEAD, SESSION_OVERHEAD = ${eventOverhead}, ${streamOverhead}, ${sessionOverhead}
 local function nowMillis()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function eventKeys(id)
-  local base = P .. 'events:{' .. id .. '}:'
+  local base = EVENTS .. '{' .. id .. '}:'
   return { id = id, meta = base .. 'meta', heads = base .. 'heads', streams = base .. 'streams', s = base .. 's:' }
 end
 local function arrivalOf(e)
