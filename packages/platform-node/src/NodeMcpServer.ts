@@ -234,6 +234,8 @@ export const protocol = (
     if (!("method" in message)) {
       if (message.id !== null) settled(message.id)
     } else if ("id" in message) {
+      // With no bound on what runs, there is nothing to free.
+      if (maxInFlight === Infinity) return
       if (asks.size >= maxInFlight) asks.delete(asks.values().next().value ?? message.id)
       asks.add(message.id)
     } else if (message.method === "notifications/cancelled") {
@@ -265,10 +267,14 @@ export const protocol = (
           }`
         )
       }
+      letGo()
       receiver.disconnect(Ndjson.client)
     })
 
   const closed = () => output.destroyed || output.writableEnded
+  // The client is gone (its input ended and what ran had its time, or the server stops): a send
+  // that would wait fails, so that no fiber waits for a reader that will not come.
+  let gone = false
   // What was sent in this tick, written on the next (one write for the lot: see `lineSender`).
   let pending = ""
   // The sends waiting for room on the output, in order: each writes its frame when its turn comes.
@@ -278,7 +284,7 @@ export const protocol = (
   const room = () => output.writableLength + pending.length <= maxBuffered
   /** A write is out (room again): the sends waiting go, in order, while there is room; then the input. */
   const written = () => {
-    while (waiting.length > 0 && (room() || closed())) waiting.shift()?.()
+    while (waiting.length > 0 && (room() || closed() || gone)) waiting.shift()?.()
     if (waiting.length === 0 && room()) deliver?.()
   }
   // A closed output lets every waiting send go (each fails): a write held by a stream that will
@@ -299,6 +305,10 @@ export const protocol = (
     pending += line
   }
   const streamClosed = () => new Transport.TransportError({ message: "stream closed" })
+  const letGo = () => {
+    gone = true
+    written()
+  }
   /**
    * Sends a frame once there is room: at once while what waits on the output is within the bound
    * and no send waits before it; otherwise the sender waits its turn (its frame, not yet encoded, is
@@ -309,9 +319,13 @@ export const protocol = (
     Effect.suspend(() => {
       if (closed()) return Effect.fail(streamClosed())
       if (waiting.length === 0 && room()) return Effect.sync(() => write(frame))
+      if (gone) return Effect.fail(new Transport.TransportError({ message: "the client is gone" }))
       return Effect.async<void, Transport.TransportError>((resume) => {
         const turn = () => {
           if (closed()) return resume(Effect.fail(streamClosed()))
+          if (gone && !room()) {
+            return resume(Effect.fail(new Transport.TransportError({ message: "the client is gone" })))
+          }
           write(frame)
           resume(Effect.void)
         }
@@ -428,7 +442,7 @@ export const protocol = (
           })
         }),
         Effect.suspend(() => ended(receiver))
-      ),
+      ).pipe(Effect.ensuring(Effect.sync(letGo))),
     send,
     unanswered: (_client, id) => settled(id)
   }

@@ -355,3 +355,68 @@ it(
   },
   30_000
 )
+
+it(
+  "the input ends while answers and an ask wait for room: the server ends all the same, nobody reading",
+  async () => {
+    const answers = Deferred.unsafeMake<void>(FiberId.none)
+    const asking = Deferred.unsafeMake<void>(FiberId.none)
+    const Big = Tool.make(
+      "big",
+      { description: "512 KiB of text, once told" },
+      () => Effect.as(Deferred.await(answers), "x".repeat(size))
+    )
+    // Its ask is sent while the output is full: the sending of a request cannot be interrupted.
+    const AskLater = Tool.make(
+      "askLater",
+      { description: "asks the user, once told" },
+      () =>
+        Deferred.await(asking).pipe(
+          Effect.zipRight(McpRequest.elicit("sure", {
+            message: "Sure?",
+            requestedSchema: { type: "object", properties: { sure: { type: "boolean" } } }
+          })),
+          Effect.as("asked"),
+          Effect.orDie
+        )
+    )
+    const runtime = ManagedRuntime.make(
+      McpServer.layer({ serverInfo: { name: "bp", version: "1" }, revisions: ["2025-11-25"], tools: [Big, AskLater] })
+        .pipe(Layer.orDie)
+    )
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const served = runtime.runPromiseExit(
+      McpServer.serve(NodeMcpServer.protocol(input, output, { maxBufferedBytes: bound, endOfInputGrace: 0 }))
+    )
+    try {
+      const line = (message: object) => JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"
+      input.write(
+        line({
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: { elicitation: {} },
+            clientInfo: { name: "bp", version: "1" }
+          }
+        }) +
+          line({ method: "notifications/initialized" }) +
+          [1, 2, 3, 4].map((id) => line({ id, method: "tools/call", params: { name: "big" } })).join("") +
+          line({ id: 5, method: "tools/call", params: { name: "askLater" } })
+      )
+      await until(() => output.readableLength > 0, "the initialize answer")
+      Deferred.unsafeDone(answers, Exit.void)
+      await until(() => output.writableLength + output.readableLength > bound, "the output to pass the bound")
+      Deferred.unsafeDone(asking, Exit.void)
+      await new Promise((resolve) => setImmediate(resolve))
+      // The client closes its input and reads nothing: what waits is let go, and the server ends.
+      input.end()
+      const exit = await served
+      expect(exit._tag).toBe("Success")
+    } finally {
+      await runtime.dispose()
+    }
+  },
+  30_000
+)
