@@ -333,6 +333,7 @@ if (!("values" in line)) {
     refuse(wrong)
   } else {
     const authOptions = auth as HttpTransport.AuthOptions | undefined
+    // Each count below is its number: `wrong` found none of them a string (a refusal).
     NodeMcpServer.layerHttp({
       port: port as number,
       host,

@@ -161,6 +161,11 @@ const childProtocol = (
     coalesce: false,
     // The server is gone when its stdout ends: nothing it asked can be answered any more.
     endOfInputGrace: 0,
+    // A server's bounds, not a client's: our requests are written at once (their timeouts run from
+    // then; one waiting for room could not be given up), and what the server sends is always read
+    // (it holds the answers to our requests).
+    maxBufferedBytes: Infinity,
+    maxRequestsInFlight: Infinity,
     // Never held, never answered: the request it answers (its id read from its head) fails.
     onTooLong: (head) => {
       const id = Wire.idOf(head)

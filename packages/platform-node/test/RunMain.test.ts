@@ -244,10 +244,12 @@ describe("NodeMcpServer.runMain", () => {
     }
   })
   // Issue 35, item 25 (an idle server was seen taking about 2 s to exit on SIGINT): not here, about
-  // 0.1 s with and without an idle keep-alive connection; the time was the last OTLP export's, with
-  // telemetry on (test/telemetry/Shutdown.test.ts). This holds the exit at SIGINT, measured, with
-  // no timing assertion but the hang.
-  it("http: SIGINT on an idle server with an idle keep-alive connection exits 0 promptly", async () => {
+  // 0.1 s with and without an idle keep-alive connection, before the item's fixes too. The time was
+  // the last OTLP export's, with telemetry on: test/telemetry/Shutdown.test.ts holds that, by what
+  // the collector receives. This one holds only what a user sees here: exit 0, the idle connection
+  // closed by the server (a busy one would be cut after a second of grace, an idle one is closed at
+  // once: a difference of time, which this does not measure).
+  it("http: SIGINT on an idle server with an idle keep-alive connection exits 0 and closes it", async () => {
     const port = await freePort()
     const server = run("http", String(port))
     const sockets: Array<net.Socket> = []
@@ -273,7 +275,6 @@ describe("NodeMcpServer.runMain", () => {
       )
       // Answered, and the connection kept open, idle.
       await until(() => received.includes("serverInfo"), "the answer", [socket])
-      const signalled = performance.now()
       server.child.kill("SIGINT")
       const exited = await Promise.race([
         server.exited,
@@ -282,8 +283,6 @@ describe("NodeMcpServer.runMain", () => {
       assert.isDefined(exited, "the server did not exit within 20 s of SIGINT")
       assert.strictEqual(exited!.code, 0, server.stderr())
       await closed
-      // Reported, not asserted (a loaded machine may be slow): about 100 ms here.
-      console.log(`SIGINT on an idle server: exited after ${Math.round(exited!.at - signalled)} ms`)
     } finally {
       for (const socket of sockets) socket.destroy()
       if (server.child.exitCode === null) server.child.kill("SIGKILL")

@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import type * as http from "node:http"
-import type * as net from "node:net"
+import * as net from "node:net"
 import * as path from "node:path"
 
 /** @internal */
@@ -34,7 +34,7 @@ export interface ExportAgent {
 
 /** What the exporter sees of a connection given up at exit: a code it does not retry. */
 const abandoned = (cause: unknown): Error =>
-  cause instanceof Error && (cause as NodeJS.ErrnoException).code === "ECANCELED"
+  cause instanceof Error && "code" in cause && cause.code === "ECANCELED"
     ? cause
     : Object.assign(
       new Error(
@@ -53,7 +53,9 @@ const fileOf = (variable: string, warnings: Array<string>): Buffer | undefined =
   try {
     return fs.readFileSync(path.resolve(process.cwd(), file))
   } catch (cause) {
-    warnings.push(`cannot read ${file} (OTEL_EXPORTER_OTLP_…${variable}): ${(cause as Error).message}`)
+    warnings.push(
+      `cannot read ${file} (OTEL_EXPORTER_OTLP_…${variable}): ${cause instanceof Error ? cause.message : String(cause)}`
+    )
     return undefined
   }
 }
@@ -88,12 +90,18 @@ const agentOf = (warnings: Array<string>) => {
     // The socket is handed over once connected (through the callback, as Node's agent allows), so
     // that a connection that fails reaches the request with the error chosen here.
     agent.createConnection = (options, callback) => {
-      const oncreate = callback as (error: Error | null, socket?: net.Socket) => void
+      // Node's agent calls back with the error alone when no socket could be made (`oncreate(err)`
+      // in `Agent.prototype.createSocket`); the types ask for a stream with every call.
+      const oncreate = callback as ((error: Error | null, socket?: net.Socket) => void) | undefined
+      // Not called by Node's agent (it always gives a callback): handed over as it is made.
+      if (oncreate === undefined) return connect(options)
       if (state.phase === "closed") {
         oncreate(abandoned(undefined))
         return undefined
       }
-      const socket = connect(options) as net.Socket
+      const socket = connect(options)
+      // Node's agents make a `net.Socket` (a `tls.TLSSocket` for https); anything else goes as it is.
+      if (!(socket instanceof net.Socket)) return socket
       sockets.add(socket)
       socket.once("close", () => sockets.delete(socket))
       const failed = (error: Error) => {
