@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -47,23 +49,33 @@ export const binary = (name: string): Effect.Effect<string> =>
     )
   })
 
-const waitForPort = (port: number, timeoutMs: number): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    const deadline = Date.now() + timeoutMs
-    const attempt = () => {
-      const socket = Net.connect(port, "127.0.0.1")
-      socket.once("connect", () => {
-        socket.destroy()
-        resume(Effect.void)
-      })
-      socket.once("error", () => {
-        socket.destroy()
-        if (Date.now() > deadline) resume(Effect.dieMessage(`nothing listens on port ${port} in ${timeoutMs} ms`))
-        else setTimeout(attempt, 20)
-      })
-    }
-    attempt()
+/** One attempt to connect to `port`: succeeds once something listens. */
+const connects = (port: number): Effect.Effect<void, Error> =>
+  Effect.async<void, Error>((resume) => {
+    const socket = Net.connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.void)
+    })
+    socket.once("error", (error) => {
+      socket.destroy()
+      resume(Effect.fail(error))
+    })
+    return Effect.sync(() => socket.destroy())
   })
+
+/**
+ * Waits until something listens on `port`: tried every 20 ms; the real time bound is a guard
+ * against a server that never starts (a process's start takes real time).
+ */
+const waitForPort = (port: number, timeoutMs: number): Effect.Effect<void> =>
+  connects(port).pipe(
+    Effect.retry(Schedule.spaced(20)),
+    Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new Error("timeout") }),
+    Effect.orDieWith(() => new Error(`nothing listens on port ${port} in ${timeoutMs} ms`)),
+    // On the live clock, also in a test that runs on a TestClock: the process starts in real time.
+    Effect.withClock(Clock.make())
+  )
 
 const exited = (child: ChildProcess.ChildProcess): Promise<void> =>
   child.exitCode !== null || child.signalCode !== null
