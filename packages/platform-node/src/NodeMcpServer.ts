@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc, Wire } from "@effect-mcp/core"
 import { McpError, Ndjson, Transport } from "@effect-mcp/core"
 import { HttpTransport, McpServer } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -24,8 +23,8 @@ import * as Scope from "effect/Scope"
 import * as http from "node:http"
 import type * as net from "node:net"
 import type { Readable, Writable } from "node:stream"
-import { StringDecoder } from "node:string_decoder"
 import * as NodeHttp from "./internal/nodeHttp.js"
+import * as Stdio from "./internal/stdio.js"
 
 /**
  * A logger that writes to stderr, never stdout. Also removes the pretty logger that
@@ -63,30 +62,7 @@ export interface SenderOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const lineSender = (output: Writable, options: SenderOptions = {}): Transport.Protocol["send"] => {
-  const closed = () => output.destroyed || output.writableEnded
-  if (options.coalesce === false) {
-    return (_client, frame) =>
-      Effect.suspend(() => {
-        if (closed()) return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
-        output.write(Ndjson.encode(frame))
-        return Effect.void
-      })
-  }
-  let pending = ""
-  const flush = () => {
-    const text = pending
-    pending = ""
-    if (!closed()) output.write(text)
-  }
-  return (_client, frame) =>
-    Effect.suspend(() => {
-      if (closed()) return Effect.fail(new Transport.TransportError({ message: "stream closed" }))
-      if (pending === "") process.nextTick(flush)
-      pending += Ndjson.encode(frame)
-      return Effect.void
-    })
-}
+export const lineSender: (output: Writable, options?: SenderOptions) => Transport.Protocol["send"] = Stdio.lineSender
 
 /**
  * Options of {@link protocol}: the reader's bound on a line, how lines are written, and how long
@@ -134,7 +110,7 @@ export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {
  * @since 0.1.0
  * @category stdio
  */
-export const defaultEndOfInputGrace: Duration.Duration = Duration.millis(1_500)
+export const defaultEndOfInputGrace: Duration.Duration = Stdio.defaultEndOfInputGrace
 
 /**
  * The most requests a stdio client has running at once by default (100, as HTTP/2 advises for its
@@ -143,16 +119,7 @@ export const defaultEndOfInputGrace: Duration.Duration = Duration.millis(1_500)
  * @since 0.1.0
  * @category stdio
  */
-export const defaultMaxRequestsInFlight = 100
-
-/** A method whose request is held open by design (it ends with the server, not by itself). */
-const held = (method: string) => method === "subscriptions/listen"
-
-/** A batch of messages, not one (`Array.isArray` does not narrow a readonly array's union). */
-const isBatch = (frame: JsonRpc.Frame): frame is ReadonlyArray<JsonRpc.Message> => Array.isArray(frame)
-
-/** What telemetry says of stdio (`network.transport`). */
-const pipe = { transport: "pipe" } as const
+export const defaultMaxRequestsInFlight: number = Stdio.defaultMaxRequestsInFlight
 
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
@@ -173,280 +140,8 @@ const pipe = { transport: "pipe" } as const
  * @since 0.1.0
  * @category constructors
  */
-export const protocol = (
-  input: Readable,
-  output: Writable,
-  options: ProtocolOptions = {}
-): Transport.Protocol => {
-  const maxBuffered = options.maxBufferedBytes ?? 32 * 1024 * 1024
-  const maxInFlight = Math.max(1, options.maxRequestsInFlight ?? defaultMaxRequestsInFlight)
-  const coalesce = options.coalesce !== false
-  // Reads the input's next lines while there is room (set by `run`).
-  let deliver: (() => void) | undefined
-  // Once a request is answered or an ask is: the input, if it waits for that, goes on (next tick:
-  // never from inside a send).
-  let waking = false
-  const wake = () => {
-    if (waking || deliver === undefined) return
-    waking = true
-    process.nextTick(() => {
-      waking = false
-      deliver?.()
-    })
-  }
-
-  // The requests of the client not answered yet (held ones apart), by id, with their method.
-  const running = new Map<JsonRpc.RequestId, string>()
-  // Our requests to the client not answered yet (its handlers' asks), at most `maxInFlight` (each
-  // frees a place; more free none): the requests waiting on them do not count as running.
-  const asks = new Set<JsonRpc.RequestId>()
-  const inFlight = () => running.size - asks.size
-  // Once the input ended and requests were still running: done when the last of them is answered.
-  let drained: Deferred.Deferred<void> | undefined
-  const settled = (id: JsonRpc.RequestId) => {
-    if (!running.delete(id)) return
-    wake()
-    if (running.size > 0 || drained === undefined) return
-    Deferred.unsafeDone(drained, Exit.void)
-  }
-  /** A request that counts as running until answered (a held one does not). */
-  const counted = (message: JsonRpc.Message): message is JsonRpc.Request =>
-    "method" in message && "id" in message && !held(message.method)
-  const noteRequest = (message: JsonRpc.Message) => {
-    if (counted(message)) running.set(message.id, message.method)
-  }
-  /** A line that starts requests (a batch may). */
-  const startsRequests = (inbound: Wire.Inbound) =>
-    inbound._tag === "Single"
-      ? counted(inbound.message)
-      : inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Single" && counted(item.message))
-  const noteInbound = (inbound: Wire.Inbound) => {
-    if (inbound._tag === "Single") {
-      const message = inbound.message
-      if (!("method" in message) && message.id !== null && asks.delete(message.id)) wake()
-      else noteRequest(message)
-    } else if (inbound._tag === "Batch") {
-      for (const item of inbound.items) if (item._tag === "Single") noteRequest(item.message)
-    }
-  }
-  /** What a message written says: a request answered, an ask made or given up. */
-  const noteSent = (message: JsonRpc.Message) => {
-    if (!("method" in message)) {
-      if (message.id !== null) settled(message.id)
-    } else if ("id" in message) {
-      // With no bound on what runs, there is nothing to free.
-      if (maxInFlight === Infinity) return
-      if (asks.size >= maxInFlight) asks.delete(asks.values().next().value ?? message.id)
-      asks.add(message.id)
-    } else if (message.method === "notifications/cancelled") {
-      const params = message.params
-      const id = typeof params === "object" && params !== null && "requestId" in params ? params.requestId : undefined
-      if ((typeof id === "string" || typeof id === "number") && asks.delete(id)) wake()
-    }
-  }
-  const noteFrame = (frame: JsonRpc.Frame) => {
-    if (isBatch(frame)) { for (const message of frame) noteSent(message) }
-    else noteSent(frame)
-  }
-
-  const grace = Duration.decode(options.endOfInputGrace ?? defaultEndOfInputGrace)
-  /** The input ended: what is running is answered within the grace period, the rest cancelled. */
-  const ended = (receiver: Transport.Receiver) =>
-    Effect.gen(function*() {
-      if (running.size > 0 && Duration.greaterThan(grace, Duration.zero)) {
-        drained = yield* Deferred.make<void>()
-        yield* Effect.raceFirst(Deferred.await(drained), Effect.sleep(grace))
-      }
-      if (running.size > 0) {
-        const ids = Array.from(running, ([id, method]) => `${JSON.stringify(id)} (${method})`)
-        yield* Effect.logWarning(
-          `effect-mcp: the input ended; cancelled ${ids.length} request${
-            ids.length === 1 ? "" : "s"
-          } still running after ${Duration.format(grace)}: ${ids.slice(0, 10).join(", ")}${
-            ids.length > 10 ? ", …" : ""
-          }`
-        )
-      }
-      letGo()
-      receiver.disconnect(Ndjson.client)
-    })
-
-  const closed = () => output.destroyed || output.writableEnded
-  // The client is gone (its input ended and what ran had its time, or the server stops): a send
-  // that would wait fails, so that no fiber waits for a reader that will not come.
-  let gone = false
-  // What was sent in this tick, written on the next (one write for the lot: see `lineSender`).
-  let pending = ""
-  // The sends waiting for room on the output, in order: each writes its frame when its turn comes.
-  const waiting: Array<() => void> = []
-  // Within the bound: what waits on the output (Node's buffer and this tick's lines) is at most
-  // `maxBuffered`, counted as Node counts what a pipe holds (a string's length).
-  const room = () => output.writableLength + pending.length <= maxBuffered
-  /** A write is out (room again): the sends waiting go, in order, while there is room; then the input. */
-  const written = () => {
-    while (waiting.length > 0 && (room() || closed() || gone)) waiting.shift()?.()
-    if (waiting.length === 0 && room()) deliver?.()
-  }
-  // A closed output lets every waiting send go (each fails): a write held by a stream that will
-  // never take it is never called back.
-  let watching = false
-  const flush = () => {
-    const text = pending
-    pending = ""
-    if (closed()) written()
-    else output.write(text, written)
-  }
-  /** Writes one frame now: it counts as waiting on the output from here on. */
-  const write = (frame: JsonRpc.Frame) => {
-    noteFrame(frame)
-    const line = Ndjson.encode(frame)
-    if (!coalesce) return void output.write(line, written)
-    if (pending === "") process.nextTick(flush)
-    pending += line
-  }
-  const streamClosed = () => new Transport.TransportError({ message: "stream closed" })
-  const letGo = () => {
-    gone = true
-    written()
-  }
-  /**
-   * Sends a frame once there is room: at once while what waits on the output is within the bound
-   * and no send waits before it; otherwise the sender waits its turn (its frame, not yet encoded, is
-   * the fiber's that made it; written, it counts). So the output never holds more than the bound
-   * and one frame, and a request whose answer waits stays in flight until it is written.
-   */
-  const send: Transport.Protocol["send"] = (_client, frame) =>
-    Effect.suspend(() => {
-      if (closed()) return Effect.fail(streamClosed())
-      if (waiting.length === 0 && room()) return Effect.sync(() => write(frame))
-      if (gone) return Effect.fail(new Transport.TransportError({ message: "the client is gone" }))
-      return Effect.async<void, Transport.TransportError>((resume) => {
-        const turn = () => {
-          if (closed()) return resume(Effect.fail(streamClosed()))
-          if (gone && !room()) {
-            return resume(Effect.fail(new Transport.TransportError({ message: "the client is gone" })))
-          }
-          write(frame)
-          resume(Effect.void)
-        }
-        waiting.push(turn)
-        if (!watching) {
-          watching = true
-          output.once("close", written)
-        }
-        // A sender interrupted (its request cancelled, the client gone) gives up its turn.
-        return Effect.sync(() => {
-          const index = waiting.indexOf(turn)
-          if (index >= 0) waiting.splice(index, 1)
-          written()
-        })
-      })
-    })
-
-  return {
-    telemetry: pipe,
-    run: (receiver) =>
-      Effect.zipRight(
-        Effect.async<void, Transport.TransportError>((resume) => {
-          const decoder = new StringDecoder("utf8")
-          // The chunk being read, and how much of it was: one line at a time, checked before each.
-          // When one may not be read, the rest stays here (at most one chunk: the input is paused).
-          let chunk = ""
-          let offset = 0
-          let paused = false
-          let inputEnded = false
-          let done = false
-          // A line of requests read while `maxInFlight` run: it starts once one is answered. Lines
-          // without requests (answers to asks, cancellations) are not held back by running requests.
-          let parked: Wire.Inbound | undefined
-          const dispatch = (inbound: Wire.Inbound) => {
-            noteInbound(inbound)
-            receiver.receive(Ndjson.client, inbound)
-          }
-          const lines = Ndjson.reader((inbound) => {
-            if (!inputEnded && inFlight() >= maxInFlight && startsRequests(inbound)) parked = inbound
-            else dispatch(inbound)
-          }, options)
-          const finish = () => {
-            if (done) return
-            done = true
-            lines.push(decoder.end())
-            lines.end()
-            resume(Effect.void)
-          }
-          // Once the input ended, its last lines are read whatever waits: their answers wait their
-          // turn within the grace period, as every request still running then.
-          const open = () => inputEnded || (waiting.length === 0 && room())
-          const mayRead = () => parked === undefined && open()
-          const read = () => {
-            if (parked !== undefined && open() && (inputEnded || inFlight() < maxInFlight)) {
-              const inbound = parked
-              parked = undefined
-              dispatch(inbound)
-            }
-            while (offset < chunk.length) {
-              if (!mayRead()) {
-                if (!paused) {
-                  paused = true
-                  input.pause()
-                }
-                return
-              }
-              const newline = chunk.indexOf("\n", offset)
-              const next = newline < 0 ? chunk.length : newline + 1
-              lines.push(offset === 0 && next === chunk.length ? chunk : chunk.slice(offset, next))
-              offset = next
-            }
-            chunk = ""
-            offset = 0
-            if (parked !== undefined) return
-            if (inputEnded) finish()
-            else if (paused) {
-              paused = false
-              input.resume()
-            }
-          }
-          // Not entered again from within (a sender interrupted as a line is read lets others go).
-          let reading = false
-          deliver = () => {
-            if (reading) return
-            reading = true
-            try {
-              read()
-            } finally {
-              reading = false
-            }
-          }
-          const onData = (data: Buffer | string) => {
-            const text = typeof data === "string" ? data : decoder.write(data)
-            // Only a chunk already on its way when the input was paused finds one unread.
-            chunk = offset < chunk.length ? chunk.slice(offset) + text : text
-            offset = 0
-            deliver?.()
-          }
-          const onEnd = () => {
-            inputEnded = true
-            deliver?.()
-          }
-          const onError = (cause: unknown) =>
-            resume(Effect.fail(new Transport.TransportError({ message: "read failed", cause })))
-          input.on("data", onData)
-          input.once("end", onEnd)
-          input.once("error", onError)
-          return Effect.sync(() => {
-            deliver = undefined
-            input.off("data", onData)
-            input.off("end", onEnd)
-            input.off("error", onError)
-            input.pause()
-          })
-        }),
-        Effect.suspend(() => ended(receiver))
-      ).pipe(Effect.ensuring(Effect.sync(letGo))),
-    send,
-    unanswered: (_client, id) => settled(id)
-  }
-}
+export const protocol: (input: Readable, output: Writable, options?: ProtocolOptions) => Transport.Protocol =
+  Stdio.protocol
 
 /**
  * Serves the process's stdin and stdout with these options (see {@link ProtocolOptions}: the
