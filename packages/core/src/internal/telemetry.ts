@@ -310,23 +310,14 @@ export interface MakeOptions {
   readonly known?: Config.Known | undefined
 }
 
-/** The engine's telemetry, or `undefined` when nothing records. */
-export const make = (options: MakeOptions): Telemetry | undefined => {
-  const { clock, config, known, switches, tracer, transport } = options
-  if (!switches.spans && !switches.metrics) return undefined
-  const limit = limitOf(config)
-  const base: Array<MetricLabel.MetricLabel> = []
-  if (transport !== undefined) {
-    base.push(MetricLabel.make(Config.attributes.networkTransport, transport.transport))
-    if (transport.protocol !== undefined) {
-      base.push(MetricLabel.make(Config.attributes.networkProtocolName, transport.protocol))
-    }
-  }
-
-  // One array per label set, kept: Effect's histogram caches its registry entry by the array's identity,
-  // so a label set seen before costs a map lookup, not a metric key built and hashed.
+/**
+ * The metric labels of a request's outcome, one array per label set, kept: Effect's histogram caches
+ * its registry entry by the array's identity, so a label set seen before costs a map lookup, not a
+ * metric key built and hashed. At most `maxLabelSets` sets.
+ */
+const labelSetsOf = (base: ReadonlyArray<MetricLabel.MetricLabel>, limit: number) => {
   const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const labelsOf = (
+  return (
     described: Described,
     version: string | undefined,
     outcome: Outcome
@@ -367,19 +358,43 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
     labelSets.set(key, labels)
     return labels
   }
+}
 
-  const decorate = (span: Tracer.Span, client: number, id: JsonRpc.RequestId, side: "server" | "client") => {
-    span.attribute(Config.attributes.requestId, cut(String(id), limit))
-    if (transport === undefined) return
-    span.attribute(Config.attributes.networkTransport, transport.transport)
-    if (transport.protocol !== undefined) span.attribute(Config.attributes.networkProtocolName, transport.protocol)
-    const session = transport.sessionId?.(client)
-    if (session !== undefined) span.attribute(Config.attributes.sessionId, cut(session, limit))
-    if (side === "client" && transport.server !== undefined) {
-      span.attribute(Config.attributes.serverAddress, cut(transport.server.address, limit))
-      if (transport.server.port !== undefined) span.attribute(Config.attributes.serverPort, transport.server.port)
+/** A span's request id and transport attributes (the session, and for a client the server it calls). */
+const decorate = (
+  span: Tracer.Span,
+  transport: Config.TransportDescription | undefined,
+  limit: number,
+  client: number,
+  id: JsonRpc.RequestId,
+  side: "server" | "client"
+) => {
+  span.attribute(Config.attributes.requestId, cut(String(id), limit))
+  if (transport === undefined) return
+  span.attribute(Config.attributes.networkTransport, transport.transport)
+  if (transport.protocol !== undefined) span.attribute(Config.attributes.networkProtocolName, transport.protocol)
+  const session = transport.sessionId?.(client)
+  if (session !== undefined) span.attribute(Config.attributes.sessionId, cut(session, limit))
+  if (side === "client" && transport.server !== undefined) {
+    span.attribute(Config.attributes.serverAddress, cut(transport.server.address, limit))
+    if (transport.server.port !== undefined) span.attribute(Config.attributes.serverPort, transport.server.port)
+  }
+}
+
+/** The engine's telemetry, or `undefined` when nothing records. */
+export const make = (options: MakeOptions): Telemetry | undefined => {
+  const { clock, config, known, switches, tracer, transport } = options
+  if (!switches.spans && !switches.metrics) return undefined
+  const limit = limitOf(config)
+  const base: Array<MetricLabel.MetricLabel> = []
+  if (transport !== undefined) {
+    base.push(MetricLabel.make(Config.attributes.networkTransport, transport.transport))
+    if (transport.protocol !== undefined) {
+      base.push(MetricLabel.make(Config.attributes.networkProtocolName, transport.protocol))
     }
   }
+
+  const labelsOf = labelSetsOf(base, limit)
 
   const finish = (
     span: Tracer.Span | undefined,
@@ -434,7 +449,7 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       "server"
     )
     annotate(span, described, config, limit)
-    decorate(span, client, request.id, "server")
+    decorate(span, transport, limit, client, request.id, "server")
     return { span, end: finish(span, Config.serverOperationDuration, described, started) }
   }
 
@@ -457,7 +472,7 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       "client"
     )
     annotate(span, described, config, limit)
-    decorate(span, client, id, "client")
+    decorate(span, transport, limit, client, id, "client")
     return {
       active: { span, end: finish(span, Config.clientOperationDuration, described, started) },
       params: inject(params, span)
