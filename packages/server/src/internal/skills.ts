@@ -120,7 +120,49 @@ export const build = (
       return yield* fail("", `${files.size} files are more than maxFiles (${limits.maxFiles})`)
     }
 
-    // The files, each checked and digested once.
+    const served = yield* servedFiles(files, options, limits, scheme)
+
+    // Every directory with a SKILL.md is a skill; its files are every file beneath it (a nested
+    // skill's too: to the enclosing skill they are supporting files).
+    const roots = Array.from(served.keys()).filter((p) => baseName(p) === manifest).map(parentOf).sort()
+    if (roots.length > limits.maxSkills) {
+      return yield* fail("", `${roots.length} skills are more than maxSkills (${limits.maxSkills})`)
+    }
+    const sorted = Array.from(served.values()).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+    const skills: Array<Skills.Skill> = []
+    const described = new Map<string, { readonly name: string; readonly description: string }>()
+    for (const root of roots) {
+      const skill = yield* skillAt(root, served, sorted, limits)
+      described.set(skill.uri, { name: skill.name, description: skill.description })
+      skills.push(skill)
+    }
+    skills.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+
+    // Only the files of skills are served: anything else under the root is not.
+    const inSkills = new Map<string, Skills.File>()
+    for (const skill of skills) for (const file of skill.files) inSkills.set(file.uri, file)
+
+    const directories = directoriesOf(inSkills, described, scheme)
+
+    return {
+      skills,
+      files: inSkills,
+      directories,
+      directoryRead: options.directoryRead ?? true,
+      ttlMs,
+      cacheScope: options.cacheScope ?? "public",
+      pageSize
+    } satisfies Skills.Service
+  })
+
+/** The files, each checked and digested once. */
+const servedFiles = (
+  files: ReadonlyMap<string, Uint8Array>,
+  options: Skills.Options,
+  limits: Skills.Limits,
+  scheme: string
+): Effect.Effect<Map<string, Skills.File>, Problem> =>
+  Effect.gen(function*() {
     let total = 0
     const served = new Map<string, Skills.File>()
     for (const [path, bytes] of files) {
@@ -149,120 +191,114 @@ export const build = (
       })
     }
 
-    // Every directory with a SKILL.md is a skill; its files are every file beneath it (a nested
-    // skill's too: to the enclosing skill they are supporting files).
-    const roots = Array.from(served.keys()).filter((p) => baseName(p) === manifest).map(parentOf).sort()
-    if (roots.length > limits.maxSkills) {
-      return yield* fail("", `${roots.length} skills are more than maxSkills (${limits.maxSkills})`)
-    }
-    const sorted = Array.from(served.values()).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
-    const skills: Array<Skills.Skill> = []
-    const described = new Map<string, { readonly name: string; readonly description: string }>()
-    for (const root of roots) {
-      const at = root === "" ? manifest : `${root}/${manifest}`
-      if (root === "") return yield* fail(at, "a SKILL.md at the root: put it in a directory named after its skill")
-      const own = served.get(at)!
-      const name = baseName(root)
-      if (!SkillFormat.isValidName(name)) {
-        return yield* fail(
-          at,
-          `the skill's directory ${JSON.stringify(name)} is not a skill name (1-64 lowercase letters, digits and ` +
-            "hyphens, no hyphen first, last or twice in a row)"
-        )
-      }
-      if (own.text === undefined) return yield* fail(at, "it is not UTF-8 text")
-      const parsed = yield* SkillFormat.parseFrontmatter(own.text)
-      if (Either.isLeft(parsed)) return yield* fail(at, parsed.left)
-      const frontmatter = parsed.right
-      if (frontmatter.name !== name) {
-        return yield* fail(
-          at,
-          `its frontmatter name ${JSON.stringify(frontmatter.name)} is not its directory's name ${JSON.stringify(name)}`
-        )
-      }
-      const description = frontmatter.description
-      if (typeof description !== "string" || description.trim().length === 0 || description.length > 1024) {
-        return yield* fail(at, "its frontmatter description is not a string of 1 to 1024 characters")
-      }
-      const metadata = frontmatter.metadata
-      if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
-        const reserved = Object.keys(metadata).find((key) => key.startsWith("io.modelcontextprotocol/"))
-        if (reserved !== undefined) {
-          return yield* fail(at, `its metadata key ${reserved} is reserved for MCP extensions (none is defined)`)
-        }
-      }
-      const prefix = `${root}/`
-      const members = sorted.filter((f) => f.path.startsWith(prefix) && f !== own)
-      const count = members.length + 1
-      if (count > limits.maxFilesPerSkill) {
-        return yield* fail(at, `the skill has ${count} files, more than maxFilesPerSkill (${limits.maxFilesPerSkill})`)
-      }
-      const size = members.reduce((n, f) => n + f.size, own.size)
-      if (size > limits.maxSkillSize) {
-        return yield* fail(at, `the skill holds ${size} bytes, more than maxSkillSize (${limits.maxSkillSize})`)
-      }
-      const resources: ReadonlyArray<SkillResource> = [own, ...members].map((f) => ({
-        uri: f.uri,
-        digest: f.digest,
-        size: f.size
-      }))
-      described.set(own.uri, { name, description })
-      skills.push({
-        uri: own.uri,
-        path: root,
-        name,
-        description,
-        entry: {
-          uri: own.uri,
-          frontmatter: frontmatter as McpSchema.Skills.SkillFrontmatter,
-          resources
-        },
-        files: [own, ...members]
-      })
-    }
-    skills.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+    return served
+  })
 
-    // Only the files of skills are served: anything else under the root is not.
-    const inSkills = new Map<string, Skills.File>()
-    for (const skill of skills) for (const file of skill.files) inSkills.set(file.uri, file)
-
-    // The directories: every level of every served file's path (the skill roots, their
-    // subdirectories, and the prefixes above them), each with its direct children.
-    const children = new Map<string, Map<string, McpSchema.Resource.Resource>>()
-    const childrenOf = (dir: string) => {
-      let found = children.get(dir)
-      if (found === undefined) children.set(dir, found = new Map())
-      return found
-    }
-    for (const file of inSkills.values()) {
-      const parent = parentOf(file.path)
-      childrenOf(parent).set(file.uri, definitionOf(file, described.get(file.uri)))
-      for (let dir = parent; dir !== ""; dir = parentOf(dir)) {
-        const above = parentOf(dir)
-        if (above === "") break
-        const uri = uriOf(scheme, dir)
-        childrenOf(above).set(uri, { uri, name: baseName(dir), mimeType: directory })
-      }
-    }
-    const directories = new Map<string, ReadonlyArray<McpSchema.Resource.Resource>>()
-    for (const [dir, entries] of children) {
-      if (dir === "") continue
-      directories.set(
-        uriOf(scheme, dir),
-        Array.from(entries.values()).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+/** The skill whose SKILL.md is in `root`: checked, with its files (every served file beneath it). */
+const skillAt = (
+  root: string,
+  served: ReadonlyMap<string, Skills.File>,
+  sorted: ReadonlyArray<Skills.File>,
+  limits: Skills.Limits
+): Effect.Effect<Skills.Skill, Problem> =>
+  Effect.gen(function*() {
+    const at = root === "" ? manifest : `${root}/${manifest}`
+    if (root === "") return yield* fail(at, "a SKILL.md at the root: put it in a directory named after its skill")
+    const own = served.get(at)!
+    const name = baseName(root)
+    if (!SkillFormat.isValidName(name)) {
+      return yield* fail(
+        at,
+        `the skill's directory ${JSON.stringify(name)} is not a skill name (1-64 lowercase letters, digits and ` +
+          "hyphens, no hyphen first, last or twice in a row)"
       )
     }
-
+    if (own.text === undefined) return yield* fail(at, "it is not UTF-8 text")
+    const parsed = yield* SkillFormat.parseFrontmatter(own.text)
+    if (Either.isLeft(parsed)) return yield* fail(at, parsed.left)
+    const frontmatter = parsed.right
+    if (frontmatter.name !== name) {
+      return yield* fail(
+        at,
+        `its frontmatter name ${JSON.stringify(frontmatter.name)} is not its directory's name ${JSON.stringify(name)}`
+      )
+    }
+    const description = frontmatter.description
+    if (typeof description !== "string" || description.trim().length === 0 || description.length > 1024) {
+      return yield* fail(at, "its frontmatter description is not a string of 1 to 1024 characters")
+    }
+    const metadata = frontmatter.metadata
+    if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
+      const reserved = Object.keys(metadata).find((key) => key.startsWith("io.modelcontextprotocol/"))
+      if (reserved !== undefined) {
+        return yield* fail(at, `its metadata key ${reserved} is reserved for MCP extensions (none is defined)`)
+      }
+    }
+    const prefix = `${root}/`
+    const members = sorted.filter((f) => f.path.startsWith(prefix) && f !== own)
+    const count = members.length + 1
+    if (count > limits.maxFilesPerSkill) {
+      return yield* fail(at, `the skill has ${count} files, more than maxFilesPerSkill (${limits.maxFilesPerSkill})`)
+    }
+    const size = members.reduce((n, f) => n + f.size, own.size)
+    if (size > limits.maxSkillSize) {
+      return yield* fail(at, `the skill holds ${size} bytes, more than maxSkillSize (${limits.maxSkillSize})`)
+    }
+    const resources: ReadonlyArray<SkillResource> = [own, ...members].map((f) => ({
+      uri: f.uri,
+      digest: f.digest,
+      size: f.size
+    }))
     return {
-      skills,
-      files: inSkills,
-      directories,
-      directoryRead: options.directoryRead ?? true,
-      ttlMs,
-      cacheScope: options.cacheScope ?? "public",
-      pageSize
-    } satisfies Skills.Service
+      uri: own.uri,
+      path: root,
+      name,
+      description,
+      entry: {
+        uri: own.uri,
+        frontmatter: frontmatter as McpSchema.Skills.SkillFrontmatter,
+        resources
+      },
+      files: [own, ...members]
+    } satisfies Skills.Skill
   })
+
+/**
+ * The directories: every level of every served file's path (the skill roots, their
+ * subdirectories, and the prefixes above them), each with its direct children.
+ */
+const directoriesOf = (
+  inSkills: ReadonlyMap<string, Skills.File>,
+  described: ReadonlyMap<string, { readonly name: string; readonly description: string }>,
+  scheme: string
+): Map<string, ReadonlyArray<McpSchema.Resource.Resource>> => {
+  const children = new Map<string, Map<string, McpSchema.Resource.Resource>>()
+  const childrenOf = (dir: string) => {
+    let found = children.get(dir)
+    if (found === undefined) children.set(dir, found = new Map())
+    return found
+  }
+  for (const file of inSkills.values()) {
+    const parent = parentOf(file.path)
+    childrenOf(parent).set(file.uri, definitionOf(file, described.get(file.uri)))
+    for (let dir = parent; dir !== ""; dir = parentOf(dir)) {
+      const above = parentOf(dir)
+      if (above === "") break
+      const uri = uriOf(scheme, dir)
+      childrenOf(above).set(uri, { uri, name: baseName(dir), mimeType: directory })
+    }
+  }
+  const directories = new Map<string, ReadonlyArray<McpSchema.Resource.Resource>>()
+  for (const [dir, entries] of children) {
+    if (dir === "") continue
+    directories.set(
+      uriOf(scheme, dir),
+      Array.from(entries.values()).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+    )
+  }
+
+  return directories
+}
 
 /** The resource metadata of a served file: a SKILL.md's from its skill's frontmatter. */
 const definitionOf = (
