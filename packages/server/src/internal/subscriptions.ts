@@ -26,7 +26,6 @@
  * subscriptions through an index (who asked for each kind, each URI, each `/`-ending prefix): a
  * resource update costs the subscriptions that asked for it, not every URI of every one.
  */
-import type { JsonRpc, Schema as McpSchema, Transport } from "@effect-mcp/core"
 import { McpError, Meta, Revision } from "@effect-mcp/core"
 import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
@@ -43,110 +42,12 @@ import * as Holders from "./holders.js"
 import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
+import type { Delivery, Limits, Listen, Live } from "./subscriptionBook.js"
+import { Book, defaultLimits, deliveriesOf, each, liveOf, merge, oversized } from "./subscriptionBook.js"
 import { timerAt } from "./timer.js"
 
-type Filter = McpSchema.Subscription.SubscriptionFilter
-
-/**
- * What one subscription has yet to send: the changes of one or more windows that it asked for,
- * and the newest state of each task it follows that changed.
- */
-interface Delivery {
-  readonly lists: ReadonlyArray<ListKind>
-  readonly uris: ReadonlyArray<string>
-  readonly tasks?: ReadonlyMap<string, object> | undefined
-}
-
-interface Live {
-  readonly info: Subscription.Subscription
-  /** The registry's version when it was opened: it hears of later changes only. */
-  readonly since: number
-  /** The engine serving it. */
-  readonly owner: object
-  readonly listen: Listen
-  /** What it has yet to send (fan-out adds, its sender takes). */
-  backlog: Delivery | undefined
-  /** Closed by the server: its sender sends the backlog, then answers the listen request. */
-  closing: boolean
-  /** Acknowledged and held: what it is given may be sent. */
-  ready: boolean
-  /** Answers the held listen request (until it is answered or cancelled). */
-  answer: ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
-  /** The fiber sending its backlog, while one runs. */
-  sender: Fiber.RuntimeFiber<void> | undefined
-  /** Once it is closing: whether its answer was sent, for the close to wait on. */
-  done: Deferred.Deferred<boolean> | undefined
-  /** Cancelled (by its client, or its client gone): nothing more is sent. */
-  gone: boolean
-  /** Cancels the timer that closes it when its token expires. */
-  expiry: (() => void) | undefined
-}
-
-/** One listen request, as the stateless era hands it over. */
-export interface Listen {
-  readonly client: Transport.ClientId
-  readonly id: JsonRpc.RequestId
-  /** The listen request's params as they arrived (measured against `Limits.maxLength`). */
-  readonly params: unknown
-  readonly filter: Filter
-  /**
-   * What of the filter the server can serve now: read once the subscription is registered, so a
-   * change either shows in it or reaches the subscription (or both), never neither.
-   */
-  readonly acknowledge: Effect.Effect<Filter>
-  readonly clientInfo: Option.Option<McpSchema.Base.Implementation>
-  /** The engine serving it (its subscriptions are closed when it ends). */
-  readonly owner: object
-  /** Sends a notification on the listen request's own stream. */
-  readonly notify: (method: string, params: object) => Effect.Effect<void>
-  /**
-   * Holds the listen request open once its fiber ends (`Peer.hold`); `onCancel` runs if it is
-   * cancelled. What answers it, or undefined when it is no longer in flight.
-   */
-  readonly hold: (
-    onCancel: () => void
-  ) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
-  /** What answers the listen request when the server closes it. */
-  readonly result: unknown
-  /** When the token it came with expires (epoch milliseconds): it is closed then, gracefully. */
-  readonly expiresAt?: number | undefined
-  /** Whose tasks it may hear of (`taskIds`): only those this owner reaches (`Holders.reaches`). */
-  readonly taskOwner?: string | undefined
-  /**
-   * Who holds it, for `maxPerHolder` (`Holders`: its token's holder, else its client's address);
-   * undefined where a connection is one client (stdio, an in-memory pair) or nothing names the
-   * client (an HTTP platform that gives no address).
-   */
-  readonly holder?: string | undefined
-}
-
-/** How much the server's subscriptions may hold (see `McpServer.Options`). */
-export interface Limits {
-  /** Most open subscriptions, over every engine and client. */
-  readonly maxOpen: number
-  /** Most open subscriptions of one client of one engine (stdio's one; an HTTP POST holds one). */
-  readonly maxPerClient: number
-  /** Most open subscriptions of one holder (a token's holder, an HTTP client's address), over every engine. */
-  readonly maxPerHolder: number
-  /** Most `resourceSubscriptions` in one filter. */
-  readonly maxUris: number
-  /** The longest listen params, in characters of their JSON. */
-  readonly maxLength: number
-}
-
-/**
- * The defaults: a thousand open (well below `NodeMcpServer.layerHttp`'s 4,096 connections, each
- * listen holding one, so other clients always get in), 16 per client, a thousand URIs and 64 KiB
- * per listen. At worst, every listen full (a thousand URIs, 64 KiB), about 120 MB of heap
- * (measured over the in-memory pair): within a default Node heap.
- */
-export const defaultLimits: Limits = {
-  maxOpen: 1_000,
-  maxPerClient: 16,
-  maxPerHolder: 100,
-  maxUris: 1_000,
-  maxLength: 65_536
-}
+export type { Limits, Listen } from "./subscriptionBook.js"
+export { defaultLimits } from "./subscriptionBook.js"
 
 export interface Subscriptions {
   /**
@@ -177,153 +78,90 @@ const listChanged: Record<ListKind, string> = {
   resources: "notifications/resources/list_changed"
 }
 
-const asks = (filter: Filter, kind: ListKind): boolean =>
-  kind === "tools"
-    ? filter.toolsListChanged === true
-    : kind === "prompts"
-    ? filter.promptsListChanged === true
-    : filter.resourcesListChanged === true
-
-/** The length of `value` as JSON text (escapes aside), counted until it passes `max` (then more than `max`). */
-const jsonLength = (value: unknown, max: number): number => {
-  let length = 0
-  const walk = (v: unknown): void => {
-    if (length > max) return
-    if (typeof v === "string") length += v.length + 2
-    else if (typeof v === "number" || typeof v === "boolean") length += String(v).length
-    else if (v === null || typeof v !== "object") length += 4
-    else if (Array.isArray(v)) {
-      length += 1 + v.length
-      for (const item of v) {
-        walk(item)
-        if (length > max) return
-      }
-    } else {
-      length += 1
-      for (const key in v) {
-        if (!Object.hasOwn(v, key)) continue
-        length += key.length + 4
-        walk((v as Record<string, unknown>)[key])
-        if (length > max) return
-      }
-    }
-  }
-  walk(value)
-  return length
-}
-
-/** Why a listen's params are refused (-32602), or undefined. */
-const oversized = (limits: Limits, listen: Listen): McpError.McpError | undefined => {
-  const uris = listen.filter.resourceSubscriptions?.length ?? 0
-  if (uris > limits.maxUris) {
-    return new McpError.InvalidParams({
-      message: `Invalid params: notifications.resourceSubscriptions has ${uris} URIs, more than ` +
-        `maxSubscriptionUris (${limits.maxUris})`,
-      data: { limit: "maxSubscriptionUris", max: limits.maxUris }
-    })
-  }
-  if (jsonLength(listen.params, limits.maxLength) > limits.maxLength) {
-    return new McpError.InvalidParams({
-      message: `Invalid params: subscriptions/listen params are longer than ` +
-        `subscriptionMaxLength (${limits.maxLength} characters)`,
-      data: { limit: "subscriptionMaxLength", max: limits.maxLength }
-    })
-  }
-  return undefined
-}
-
-/** Too many open: -32000, which HTTP answers 503. */
-const tooMany = (
-  limit: "maxSubscriptions" | "maxSubscriptionsPerClient" | "maxSubscriptionsPerHolder",
-  max: number
-) =>
-  new McpError.RpcError({
-    code: -32000,
-    message: limit === "maxSubscriptions"
-      ? `Too many subscriptions: this server holds ${max} open (maxSubscriptions); try again later`
-      : `Too many subscriptions: this client holds ${max} open (${limit}); close one first`,
-    data: { limit, max }
-  })
-
-/** Who listens for something: one subscription, or several (the common case costs no set). */
-type Listeners = Live | Set<Live>
-
-const addTo = (map: Map<string, Listeners>, key: string, live: Live) => {
-  const found = map.get(key)
-  if (found === undefined) map.set(key, live)
-  else if (found instanceof Set) found.add(live)
-  else if (found !== live) map.set(key, new Set([found, live]))
-}
-
-const removeFrom = (map: Map<string, Listeners>, key: string, live: Live) => {
-  const found = map.get(key)
-  if (found === live) map.delete(key)
-  else if (found instanceof Set) {
-    found.delete(live)
-    if (found.size === 1) map.set(key, found.values().next().value!)
-  }
-}
-
-const each = (found: Listeners | undefined, f: (live: Live) => void) => {
-  if (found === undefined) return
-  if (found instanceof Set) { for (const live of found) f(live) }
-  else f(found)
+/** Sends a subscription's backlog on its listen request's stream, tagged with its id. */
+const sendBacklog = (listen: Listen, backlog: Delivery): Effect.Effect<void> => {
+  const tag = { [Meta.subscriptionId]: listen.id }
+  const { notify } = listen
+  return Effect.zipRight(
+    Effect.forEach(backlog.lists, (kind) => notify(listChanged[kind], { _meta: tag }), { discard: true }),
+    Effect.zipRight(
+      Effect.forEach(
+        backlog.uris,
+        (uri) => notify("notifications/resources/updated", { uri, _meta: tag }),
+        { discard: true }
+      ),
+      backlog.tasks === undefined ? Effect.void : Effect.forEach(
+        backlog.tasks.values(),
+        (task) => notify("notifications/tasks", { ...task, _meta: tag }),
+        { discard: true }
+      )
+    )
+  )
 }
 
 /**
- * Who asked for what: each list kind, each exact URI, each prefix (an entry ending in `/`, which
- * covers every URI beneath it: `SubscriptionFilter.covers`).
+ * The senders of subscriptions: each sends its backlog in a fiber of `fork` (one at a time per
+ * subscription) and, when it is closing, answers its listen request last.
  */
-class Index {
-  readonly kinds = new Map<ListKind, Set<Live>>([["tools", new Set()], ["prompts", new Set()], [
-    "resources",
-    new Set()
-  ]])
-  readonly exact = new Map<string, Listeners>()
-  readonly prefixes = new Map<string, Listeners>()
-  readonly tasks = new Map<string, Listeners>()
+const senders = (fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>, remove: (live: Live) => void) => {
+  /** Sends what a subscription has yet to send; closing, answers its listen request last. */
+  const drain = (live: Live): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const backlog = live.backlog
+      if (backlog !== undefined) {
+        live.backlog = undefined
+        return Effect.zipRight(
+          sendBacklog(live.listen, backlog),
+          drain(live)
+        )
+      }
+      if (!live.closing) return Effect.void
+      const answer = live.answer
+      live.answer = undefined
+      return Effect.flatMap(
+        answer === undefined ? Effect.succeed(false) : answer(Exit.succeed(live.listen.result)),
+        (answered) => settle(live, answered)
+      )
+    })
 
-  add(live: Live): void {
-    const { filter } = live.info
-    for (const taskId of live.info.acknowledged.taskIds ?? []) addTo(this.tasks, taskId, live)
-    for (const [kind, set] of this.kinds) if (asks(filter, kind)) set.add(live)
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      addTo(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
-    }
+  /** Tells a close how the subscription ended. */
+  const settle = (live: Live, answered: boolean) =>
+    Effect.sync(() => {
+      if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(answered))
+    })
+
+  /** Starts a sender when a ready subscription has something to send (or is closing) and none runs. */
+  const kick = (live: Live) => {
+    if (!live.ready || live.gone || live.sender !== undefined) return
+    if (live.backlog === undefined && !live.closing) return
+    const sender = fork(drain(live))
+    if (sender.unsafePoll() !== null) return
+    live.sender = sender
+    sender.addObserver(() => {
+      live.sender = undefined
+      // What came as it ended.
+      kick(live)
+    })
   }
 
-  remove(live: Live): void {
-    for (const taskId of live.info.acknowledged.taskIds ?? []) removeFrom(this.tasks, taskId, live)
-    for (const set of this.kinds.values()) set.delete(live)
-    for (const uri of live.info.filter.resourceSubscriptions ?? []) {
-      removeFrom(uri.endsWith("/") ? this.prefixes : this.exact, uri, live)
-    }
+  /** Adds to what a subscription has yet to send. */
+  const offer = (live: Live, delivery: Delivery) => {
+    if (live.closing) return
+    live.backlog = live.backlog === undefined ? delivery : merge(live.backlog, delivery)
+    kick(live)
   }
 
-  /** Calls `f` with every subscription whose filter covers `uri` (once per entry that does). */
-  covering(uri: string, f: (live: Live) => void): void {
-    each(this.exact.get(uri), f)
-    if (this.prefixes.size === 0) return
-    for (let slash = uri.indexOf("/"); slash >= 0; slash = uri.indexOf("/", slash + 1)) {
-      each(this.prefixes.get(uri.slice(0, slash + 1)), f)
-    }
+  /** Forgets a subscription (cancelled, its client gone, or never held): nothing more is sent. */
+  const forget = (live: Live) => {
+    live.gone = true
+    live.answer = undefined
+    remove(live)
+    live.sender?.unsafeInterruptAsFork(FiberId.none)
+    if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(false))
   }
 
-  get hasUris(): boolean {
-    return this.exact.size > 0 || this.prefixes.size > 0
-  }
+  return { forget, kick, offer }
 }
-
-/** Two deliveries that piled up, as one: each kind and URI once, in order of arrival; each task's newest state. */
-const merge = (first: Delivery, second: Delivery): Delivery => ({
-  lists: Array.from(new Set([...first.lists, ...second.lists])),
-  uris: Array.from(new Set([...first.uris, ...second.uris])),
-  tasks: first.tasks === undefined
-    ? second.tasks
-    : second.tasks === undefined
-    ? first.tasks
-    : new Map([...first.tasks, ...second.tasks])
-})
 
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
@@ -341,54 +179,13 @@ export const make = (
       Ref.get(registry.entries),
       (entries) => Serving.capabilities(entries, config, features).resources?.subscribe === true
     )
-    // Updated in place (a copy per listen would cost O(n) each): every access is synchronous, and
-    // the engine's cancel (a plain callback) deletes from it directly.
-    const byHandle = new Map<Subscription.Handle, Live>()
+    const book = new Book(limits)
+    const byHandle = book.byHandle
     const open = yield* Ref.make(byHandle)
     const counter = yield* Ref.make(0)
-    // Who asked for what, kept with `byHandle` (an entry is in both or in neither).
-    const index = new Index()
-    // How many are open per client of each engine (`maxPerClient`).
-    const perClient = new Map<object, Map<Transport.ClientId, number>>()
-    // How many each holder has open (`maxPerHolder`), over every engine.
-    const perHolder = new Holders.Counts(limits.maxPerHolder)
-
-    /** Counts a subscription in (or out) of its client's. */
-    const count = (live: Live, delta: 1 | -1) => {
-      let clients = perClient.get(live.owner)
-      if (clients === undefined) perClient.set(live.owner, clients = new Map())
-      const n = (clients.get(live.info.client) ?? 0) + delta
-      if (n > 0) clients.set(live.info.client, n)
-      else {
-        clients.delete(live.info.client)
-        if (clients.size === 0) perClient.delete(live.owner)
-      }
-      if (delta > 0) perHolder.add(live.listen.holder)
-      else perHolder.remove(live.listen.holder)
-    }
-
-    /** Admits a subscription, or says why not (the limits on how many are open). */
-    const admit = (live: Live): McpError.McpError | undefined => {
-      if (byHandle.size >= limits.maxOpen) return tooMany("maxSubscriptions", limits.maxOpen)
-      if ((perClient.get(live.owner)?.get(live.info.client) ?? 0) >= limits.maxPerClient) {
-        return tooMany("maxSubscriptionsPerClient", limits.maxPerClient)
-      }
-      if (perHolder.full(live.listen.holder)) return tooMany("maxSubscriptionsPerHolder", limits.maxPerHolder)
-      byHandle.set(live.info.handle, live)
-      index.add(live)
-      count(live, 1)
-      return undefined
-    }
-
-    /** Takes a subscription out of those open (once: a second time does nothing). */
-    const remove = (live: Live) => {
-      live.expiry?.()
-      live.expiry = undefined
-      if (byHandle.get(live.info.handle) !== live) return
-      byHandle.delete(live.info.handle)
-      index.remove(live)
-      count(live, -1)
-    }
+    const index = book.index
+    const admit = (live: Live) => book.admit(live)
+    const remove = (live: Live) => book.remove(live)
 
     /** What of a batch reaches whom: each subscription that asked, only of changes made after it opened. */
     const fanOut = (changes: Changes): Effect.Effect<void> =>
@@ -397,25 +194,7 @@ export const make = (
         const uris = changes.uris.size > 0 && index.hasUris
         return Effect.flatMap(uris ? resources : Effect.succeed(false), (served) =>
           Effect.sync(() => {
-            const deliveries = new Map<Live, { lists: Array<ListKind>; uris: Array<string> }>()
-            const of = (live: Live) => {
-              let delivery = deliveries.get(live)
-              if (delivery === undefined) deliveries.set(live, delivery = { lists: [], uris: [] })
-              return delivery
-            }
-            for (const [kind, seq] of changes.lists) {
-              for (const live of index.kinds.get(kind)!) if (seq > live.since) of(live).lists.push(kind)
-            }
-            if (served) {
-              for (const [uri, seq] of changes.uris) {
-                index.covering(uri, (live) => {
-                  if (seq <= live.since) return
-                  const delivery = of(live)
-                  // Covered by more than one of its entries: told once.
-                  if (delivery.uris[delivery.uris.length - 1] !== uri) delivery.uris.push(uri)
-                })
-              }
-            }
+            const deliveries = deliveriesOf(changes, index, served)
             for (const [live, delivery] of deliveries) offer(live, delivery)
           }))
       })
@@ -429,105 +208,14 @@ export const make = (
         const refused = oversized(limits, listen)
         if (refused !== undefined) return yield* Effect.fail(refused)
         const since = yield* registry.version
-        const live: Live = {
-          info: {
-            handle,
-            subscriptionId: listen.id,
-            client: listen.client,
-            filter: listen.filter,
-            acknowledged: yield* listen.acknowledge,
-            clientInfo: listen.clientInfo,
-            openedAt: yield* DateTime.now
-          },
-          since,
-          owner: listen.owner,
-          listen,
-          backlog: undefined,
-          closing: false,
-          ready: false,
-          answer: undefined,
-          sender: undefined,
-          done: undefined,
-          gone: false,
-          expiry: undefined
-        }
+        const live = liveOf(listen, handle, since, yield* listen.acknowledge, yield* DateTime.now)
         // Counted and kept in one synchronous step: no other listen is admitted in between.
         const denied = admit(live)
         if (denied !== undefined) return yield* Effect.fail(denied)
         return live
       })
 
-    /** Sends what a subscription has yet to send; closing, answers its listen request last. */
-    const drain = (live: Live): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const backlog = live.backlog
-        if (backlog !== undefined) {
-          live.backlog = undefined
-          const tag = { [Meta.subscriptionId]: live.listen.id }
-          const { notify } = live.listen
-          return Effect.zipRight(
-            Effect.zipRight(
-              Effect.forEach(backlog.lists, (kind) => notify(listChanged[kind], { _meta: tag }), { discard: true }),
-              Effect.zipRight(
-                Effect.forEach(
-                  backlog.uris,
-                  (uri) => notify("notifications/resources/updated", { uri, _meta: tag }),
-                  { discard: true }
-                ),
-                backlog.tasks === undefined ? Effect.void : Effect.forEach(
-                  backlog.tasks.values(),
-                  (task) => notify("notifications/tasks", { ...task, _meta: tag }),
-                  { discard: true }
-                )
-              )
-            ),
-            drain(live)
-          )
-        }
-        if (!live.closing) return Effect.void
-        const answer = live.answer
-        live.answer = undefined
-        return Effect.flatMap(
-          answer === undefined ? Effect.succeed(false) : answer(Exit.succeed(live.listen.result)),
-          (answered) => settle(live, answered)
-        )
-      })
-
-    /** Tells a close how the subscription ended. */
-    const settle = (live: Live, answered: boolean) =>
-      Effect.sync(() => {
-        if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(answered))
-      })
-
-    /** Starts a sender when a ready subscription has something to send (or is closing) and none runs. */
-    const kick = (live: Live) => {
-      if (!live.ready || live.gone || live.sender !== undefined) return
-      if (live.backlog === undefined && !live.closing) return
-      const sender = fork(drain(live))
-      if (sender.unsafePoll() !== null) return
-      live.sender = sender
-      sender.addObserver(() => {
-        live.sender = undefined
-        // What came as it ended.
-        kick(live)
-      })
-    }
-
-    /** Adds to what a subscription has yet to send. */
-    const offer = (live: Live, delivery: Delivery) => {
-      if (live.closing) return
-      live.backlog = live.backlog === undefined ? delivery : merge(live.backlog, delivery)
-      kick(live)
-    }
-
-    /** Forgets a subscription (cancelled, its client gone, or never held): nothing more is sent. */
-    const forget = (live: Live) => {
-      live.gone = true
-      live.answer = undefined
-      remove(live)
-      live.sender?.unsafeInterruptAsFork(FiberId.none)
-      if (live.done !== undefined) Deferred.unsafeDone(live.done, Exit.succeed(false))
-    }
+    const { forget, kick, offer } = senders(fork, remove)
 
     const serve = (listen: Listen): Effect.Effect<void, McpError.McpError> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
