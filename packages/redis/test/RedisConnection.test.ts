@@ -5,7 +5,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as RedisConnection from "../src/RedisConnection.js"
@@ -43,8 +42,8 @@ describe("RedisConnection", () => {
       const a = yield* redis.subscribe("ch")
       const b = yield* redis.subscribe("ch")
       yield* redis.use((r) => r.publish("ch", "hello"))
-      assert.deepStrictEqual(yield* Queue.take(a), { _tag: "Message", payload: "hello" })
-      assert.deepStrictEqual(yield* Queue.take(b), { _tag: "Message", payload: "hello" })
+      assert.deepStrictEqual(yield* a.take, { _tag: "Message", payload: "hello" })
+      assert.deepStrictEqual(yield* b.take, { _tag: "Message", payload: "hello" })
     }))
 
   it.scopedLive("Redis down: a command fails at once with RedisUnavailable; back: it works, subscribers hear Resubscribed", () =>
@@ -62,9 +61,9 @@ describe("RedisConnection", () => {
       yield* server.start
       // Back within a few reconnection attempts.
       yield* Effect.retry(redis.use((r) => r.ping()), Schedule.intersect(Schedule.recurs(100), Schedule.spaced(50)))
-      assert.deepStrictEqual(yield* Queue.take(queue), { _tag: "Resubscribed" })
+      assert.deepStrictEqual(yield* queue.take, { _tag: "Resubscribed" })
       yield* redis.use((r) => r.publish("ch", "again"))
-      assert.deepStrictEqual(yield* Queue.take(queue), { _tag: "Message", payload: "again" })
+      assert.deepStrictEqual(yield* queue.take, { _tag: "Message", payload: "again" })
     }))
 
   // Issue 35, item 25: a server with --redis did not stop while its Redis answered nothing (each

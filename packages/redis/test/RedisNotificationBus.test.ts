@@ -77,7 +77,7 @@ describe("RedisNotificationBus", () => {
       // On the prefixed channel, as JSON.
       const raw = yield* one.redis.subscribe("mcp:bus")
       yield* other.bus.publish(NotificationBus.resourceUpdated("test://b"))
-      assert.deepStrictEqual(yield* take(raw), {
+      assert.deepStrictEqual(yield* Effect.timeout(raw.take, "5 seconds"), {
         _tag: "Message",
         payload: JSON.stringify({ _tag: "ResourceUpdated", uri: "test://b" })
       })
