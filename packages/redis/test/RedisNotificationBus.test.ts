@@ -15,6 +15,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisNotificationBus from "../src/RedisNotificationBus.js"
+import * as Losses from "./utils/losses.js"
 
 /** A bus on its own connection (one process of a deployment, say). */
 const busOn = (url: string, options: RedisNotificationBus.Options = {}) =>
@@ -83,20 +84,29 @@ describe("RedisNotificationBus", () => {
       })
     }))
 
-  it.scopedLive("a message that is not an event is skipped; the subscriber goes on", () =>
-    Effect.gen(function*() {
-      const server = yield* Services.redisServer()
-      const { bus, redis } = yield* busOn(server.url)
-      const heard = yield* bus.subscribe
-      for (
-        const junk of ["not json", "{\"_tag\":\"Nope\"}", "{\"_tag\":\"ListChanged\",\"kind\":\"spells\"}", "null"]
-      ) {
-        yield* redis.use((r) => r.publish("mcp:bus", junk))
-      }
-      yield* bus.publish(NotificationBus.listChanged("tools"))
-      assert.deepStrictEqual(yield* take(heard), { _tag: "ListChanged", kind: "tools" })
-      yield* quiet(heard)
-    }))
+  it.scopedLive("a message that is not an event is skipped, counted and logged; the subscriber goes on", () =>
+    Losses.withWarnings((warnings) =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const { bus, redis } = yield* busOn(server.url)
+        const heard = yield* bus.subscribe
+        const before = yield* Losses.lost("bus-event")
+        for (
+          const junk of ["not json", "{\"_tag\":\"Nope\"}", "{\"_tag\":\"ListChanged\",\"kind\":\"spells\"}", "null"]
+        ) {
+          yield* redis.use((r) => r.publish("mcp:bus", junk))
+        }
+        yield* bus.publish(NotificationBus.listChanged("tools"))
+        assert.deepStrictEqual(yield* take(heard), { _tag: "ListChanged", kind: "tools" })
+        // Heard after the junk (one channel, in order): each was lost by then.
+        assert.strictEqual((yield* Losses.lost("bus-event")) - before, 4)
+        assert.isTrue(
+          warnings.some((warning) => warning.includes("bus-event record read from Redis (the channel mcp:bus)")),
+          warnings.join("\n")
+        )
+        yield* quiet(heard)
+      })
+    ))
 
   it.scopedLive(
     "the subscription connection lost and back: every subscriber hears that every list may have changed",

@@ -20,6 +20,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisTaskStore from "../src/RedisTaskStore.js"
+import * as Losses from "./utils/losses.js"
 
 type TaskRecord = TaskStore.TaskRecord
 
@@ -580,6 +581,38 @@ const untilTask = (
   })
 
 describe("RedisTaskStore under two McpServers", () => {
+  it.scopedLive("a record that does not decode is lost alone: tasks/get finds nothing, list skips it; counted, logged", () =>
+    Losses.withWarnings((warnings) =>
+      Effect.gen(function*() {
+        const redis = yield* Services.redisServer()
+        const interrupted = yield* Ref.make(0)
+        const { connection, store } = yield* storeOn(redis.url)
+        const call = yield* instance(store, interrupted)
+        const ids: Array<string> = []
+        for (const label of ["kept", "broken"]) {
+          const created = yield* call("tools/call", { name: "echo", arguments: { label } })
+          ids.push(created.result.taskId)
+          yield* untilTask(call, created.result.taskId, (t) => t.status === "completed")
+        }
+        const [kept, broken] = ids
+        const before = yield* Losses.lost("task")
+        // Cut short (as a foreign writer, or a crash mid-write of an older version, might leave it).
+        yield* connection.use((r) => r.set(`t:task:${broken}`, `{"taskId":"${broken}","owner":7`, "KEEPTTL"))
+        const got = yield* call("tasks/get", { taskId: broken })
+        assert.strictEqual(got.error?.code, -32602, JSON.stringify(got))
+        // (No tasks/list in this revision: the store's own list, as an earlier revision's would read it.)
+        const listed = yield* store.list("peer:192.0.2.7", undefined, 10)
+        assert.deepStrictEqual(listed.tasks.map((task) => task.taskId), [kept])
+        // The server goes on: the other task reads as before.
+        assert.strictEqual((yield* call("tasks/get", { taskId: kept })).result.status, "completed")
+        assert.strictEqual((yield* Losses.lost("task")) - before, 2)
+        assert.isTrue(
+          warnings.some((warning) => warning.includes(`task record read from Redis (t:task:${broken})`)),
+          warnings.join("\n")
+        )
+      })
+    ))
+
   it.scopedLive("a task created through one instance is got, followed and cancelled through the other", () =>
     Effect.gen(function*() {
       const redis = yield* Services.redisServer()
