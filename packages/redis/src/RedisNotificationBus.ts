@@ -40,12 +40,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import * as Loss from "./internal/loss.js"
 import * as RedisConnection from "./RedisConnection.js"
 
@@ -160,7 +158,10 @@ export const make = (
           if (first !== undefined && first._tag === "Message") yield* deliver(first)
           for (const delivery of rest) yield* deliver(delivery)
         }
-        yield* Stream.runForEach(Mailbox.toStream(deliveries), deliver)
+        // One at a time: what this subscriber holds is its queue, the one delivery on its way, and the mailbox.
+        yield* Effect.forever(Effect.flatMap(deliveries.take, deliver)).pipe(
+          Effect.catchTag("NoSuchElementException", () => Effect.void)
+        )
       })
       yield* Effect.forkScoped(Effect.scoped(pump))
       const confirmed = yield* Effect.timeoutOption(Deferred.await(verdict), wait)
