@@ -157,7 +157,7 @@ export interface Options {
 /**
  * Records read from Redis that did not decode, by kind (the label `record`: `task`,
  * `task-change`, `session`, `session-change`, `session-delivery`, `pending-frames`, `bus-event`,
- * `events`, `reply`). Each was skipped, alone, and logged (at most one warning every 10 seconds
+ * `reply`: a script's or a command's answer). Each was skipped, alone, and logged (at most one warning every 10 seconds
  * per part): a part that reads one goes on.
  *
  * @since 0.1.0

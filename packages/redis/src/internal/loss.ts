@@ -20,7 +20,6 @@ export type Kind =
   | "session-delivery"
   | "pending-frames"
   | "bus-event"
-  | "events"
   | "reply"
 
 /** Records read from Redis that did not decode (each skipped), by `record` (its kind). */
@@ -37,7 +36,6 @@ const kinds: ReadonlyArray<Kind> = [
   "session-delivery",
   "pending-frames",
   "bus-event",
-  "events",
   "reply"
 ]
 const counters = new Map(kinds.map((kind) => [kind, Metric.tagged(recordsLost, "record", kind)] as const))
