@@ -227,16 +227,17 @@ describe("RedisTaskStore", () => {
       assert.deepStrictEqual(ids(yield* store.list("carol", undefined, 10)), [])
       // Removed and expired tasks are not listed.
       yield* store.remove("a3")
-      yield* store.create(record("short", { ttlMs: 200 }))
+      // (TTLs long enough to be listed first on a loaded machine.)
+      yield* store.create(record("short", { ttlMs: 2_000 }))
       // Expired by the instance's clock while Redis keeps it (its clock behind): not listed, not got.
-      yield* store.create(record("skewed", { ttlMs: 200 }))
+      yield* store.create(record("skewed", { ttlMs: 2_000 }))
       yield* connection.use((r) => r.persist("t:task:skewed"))
       assert.deepStrictEqual(ids(yield* store.list("alice", undefined, 2)), ["skewed", "short"])
       // Real time: Redis drops "short" by its own clock. "skewed" is made as old as Redis's clock would not see it.
       yield* Waits.until(Effect.map(connection.use((r) => r.exists("t:task:short")), (n) => n === 0), "short stayed")
       const skewed = JSON.parse((yield* connection.use((r) => r.get("t:task:skewed"))) ?? "null")
       yield* connection.use((r) =>
-        r.set("t:task:skewed", JSON.stringify({ ...skewed, createdAt: skewed.createdAt - 1_000 }))
+        r.set("t:task:skewed", JSON.stringify({ ...skewed, createdAt: skewed.createdAt - 10_000 }))
       )
       assert.strictEqual(yield* connection.use((r) => r.exists("t:task:skewed")), 1)
       assert.isTrue(Option.isNone(yield* store.get("skewed")))
@@ -293,8 +294,9 @@ describe("RedisTaskStore", () => {
       // Expired tasks free their places (no sweep here: the creation prunes them, and says so).
       const { connection, store } = yield* storeOn(server.url, { maxTasks: 2, sweepInterval: hour }, "e:")
       const heard = yield* listen(store)
-      yield* store.create(record("old1", { ttlMs: 200 }))
-      yield* store.create(record("old2", { ttlMs: 200 }))
+      // (TTLs long enough to still count on a loaded machine.)
+      yield* store.create(record("old1", { ttlMs: 2_000 }))
+      yield* store.create(record("old2", { ttlMs: 2_000 }))
       assert.strictEqual(yield* reasonOf(store.create(record("new1"))), "tasks")
       // Real time: Redis expires them by its own clock.
       yield* Waits.until(
@@ -371,7 +373,8 @@ describe("RedisTaskStore", () => {
 
       // Redis's own TTL: the record is gone even where no sweep runs.
       const idle = yield* storeOn(server.url, { sweepInterval: "1 hour" }, "idle:")
-      yield* idle.store.create(record("t2", { ttlMs: 200 }))
+      // (Long enough to be seen there on a loaded machine.)
+      yield* idle.store.create(record("t2", { ttlMs: 2_000 }))
       assert.strictEqual(yield* idle.connection.use((r) => r.exists("idle:task:t2")), 1)
       // Real time: Redis expires it by its own clock.
       yield* Waits.until(
