@@ -66,9 +66,12 @@ const storeOn = (url: string, options: RedisTaskStore.Options = {}, prefix = "t:
 const listen = (store: TaskStore.Service) =>
   Effect.gen(function*() {
     const heard = yield* Queue.unbounded<TaskStore.Change>()
-    yield* Effect.forkScoped(Stream.runForEach(store.changes, (change) => Queue.offer(heard, change)))
-    // Real time: the stream subscribes in its own fiber, which says nothing when it has.
-    yield* Effect.sleep(20)
+    const listener = yield* Effect.forkScoped(Stream.runForEach(store.changes, (change) => Queue.offer(heard, change)))
+    // Subscribed once its fiber waits for the first change (it subscribes first, without waiting).
+    yield* Waits.until(
+      Effect.map(listener.status, (status) => status._tag === "Suspended"),
+      "the listener never waited"
+    )
     return heard
   })
 
