@@ -11,11 +11,14 @@
  * connection is lost, once when it is back).
  *
  * **Subscriptions** are shared: any number of subscribers to one channel cost one `SUBSCRIBE`.
- * Each subscriber reads from a queue of its own, bounded (the oldest message goes first when a
+ * Each subscriber reads from a mailbox of its own, bounded (the oldest message goes first when a
  * subscriber falls that far behind, with a warning), and hears `Resubscribed` after the
  * subscription connection came back: what was published meanwhile is lost, and the subscriber
  * decides what to do about it (the notification bus tells its clients that every list may have
  * changed).
+ *
+ * **What is read back** from Redis is decoded with a schema by each part; a record that does not
+ * decode is lost alone (skipped, logged, and counted in `recordsLost`), never the part.
  *
  * **Closing.** When the layer is released (the server stopping), nothing waits on Redis longer
  * than `closeTimeout` (default half a second) at a time: a subscription let go is not waited for,
@@ -35,12 +38,14 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
-import * as Runtime from "effect/Runtime"
+import type * as Mailbox from "effect/Mailbox"
+import type * as Metric from "effect/Metric"
 import type * as Scope from "effect/Scope"
-import { Redis } from "ioredis"
+import type { Redis } from "ioredis"
 import * as Crypto from "node:crypto"
+import * as Connection from "./internal/connection.js"
+import * as Loss from "./internal/loss.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 
 /**
  * Redis cannot be reached, or did not answer in time.
@@ -69,13 +74,14 @@ export type Delivery =
   | { readonly _tag: "Resubscribed" }
 
 /**
- * A Lua script run with `EVALSHA` (loaded on first use, again after a Redis restart).
+ * A Lua script run with `EVALSHA` (sent whole once Redis says it does not know it: on first use,
+ * again after a Redis restart).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Script {
-  /** A name of its own (the command it is defined as on the connection). */
+  /** A name of its own. */
   readonly name: string
   readonly numberOfKeys: number
   readonly lua: string
@@ -98,12 +104,13 @@ export interface Service {
   ) => Effect.Effect<unknown, RedisUnavailable>
   /**
    * What is published on `channel` from now on (subscribed once this completes), for the
-   * lifetime of the scope.
+   * lifetime of the scope: a mailbox of its own, holding at most `capacity` messages (the oldest
+   * dropped), ended when the scope closes.
    */
   readonly subscribe: (
     channel: string,
     options?: { readonly capacity?: number }
-  ) => Effect.Effect<Queue.Dequeue<Delivery>, RedisUnavailable, Scope.Scope>
+  ) => Effect.Effect<Mailbox.ReadonlyMailbox<Delivery>, RedisUnavailable, Scope.Scope>
   /** Are both connections (commands and subscriptions) up right now? */
   readonly isReady: Effect.Effect<boolean>
   /**
@@ -147,8 +154,20 @@ export interface Options {
   readonly subscriberCapacity?: number
 }
 
-/** The URL without its password, for the log. */
-const redact = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@")
+/**
+ * Records read from Redis that did not decode, by kind (the label `record`: `task`,
+ * `task-change`, `session`, `session-change`, `session-delivery`, `pending-frames`, `bus-event`,
+ * `reply`: a script's or a command's answer). Each was skipped, alone, and logged (at most one warning every 10 seconds
+ * per part): a part that reads one goes on.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const recordsLost: Metric.Metric.Counter<number> = Loss.recordsLost
+
+/** Is this Redis saying it does not know the script (first use, or it restarted)? */
+const isNoScript = (error: RedisUnavailable): boolean =>
+  error.cause instanceof Error && error.cause.message.startsWith("NOSCRIPT")
 
 /**
  * Opens both connections (waiting for the first to be ready), in the scope's lifetime.
@@ -159,181 +178,61 @@ const redact = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, "//
 export const make = (options: Options = {}): Effect.Effect<Service, RedisUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const url = options.url ?? "redis://127.0.0.1:6379"
-    const prefix = options.prefix ?? "mcp:"
-    const capacity = options.subscriberCapacity ?? 10_000
     const maxDelay = Duration.toMillis(options.maxReconnectDelay ?? Duration.seconds(2))
     const closeTimeout = Duration.decode(options.closeTimeout ?? Duration.millis(500))
-    const runtime = yield* Effect.runtime<never>()
-    const log = (effect: Effect.Effect<void>) => Runtime.runFork(runtime)(effect)
     const common = {
       connectTimeout: Duration.toMillis(options.connectTimeout ?? Duration.seconds(10)),
       retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
-      lazyConnect: true,
       // Closed (FIN sent), a connection whose Redis does not close its side is destroyed this late.
       disconnectTimeout: Duration.toMillis(closeTimeout)
     }
-    let closing = false
-    const watch = (redis: Redis, role: string) => {
-      let lost = false
-      redis.on("error", () => {
-        // Each failed attempt is an error event: the log says when the connection is lost and when it is back.
-      })
-      redis.on("close", () => {
-        if (lost || closing) return
-        lost = true
-        log(Effect.logWarning(`effect-mcp: lost the Redis ${role} connection to ${redact(url)}; reconnecting`))
-      })
-      redis.on("ready", () => {
-        if (!lost) return
-        lost = false
-        log(Effect.logInfo(`effect-mcp: the Redis ${role} connection to ${redact(url)} is back`))
-      })
-    }
-    /** `quit`: say goodbye (within `closeTimeout`) rather than just close. */
-    const open = (role: string, extra: Record<string, unknown>, quit: boolean) =>
-      Effect.acquireRelease(
-        Effect.tryPromise({
-          try: async () => {
-            const redis = new Redis(url, { ...common, ...extra })
-            watch(redis, role)
-            try {
-              await redis.connect()
-            } catch (cause) {
-              redis.disconnect()
-              throw cause
-            }
-            return redis
-          },
-          catch: (cause) => new RedisUnavailable({ cause })
-        }),
-        (redis) =>
-          Effect.suspend(() => {
-            closing = true
-            // Down (reconnecting): nothing to say goodbye to, and a QUIT would wait for it to come back.
-            if (!quit || redis.status !== "ready") return Effect.sync(() => redis.disconnect())
-            // A Redis that does not answer (paused, cut off) is not waited for past closeTimeout.
-            // (Interruptible: a finalizer is not, and the timeout could not cut it short otherwise.)
-            return Effect.promise(() => redis.quit().catch(() => undefined)).pipe(
-              Effect.interruptible,
-              Effect.timeoutOption(closeTimeout),
-              Effect.ensuring(Effect.sync(() => redis.status === "end" || redis.disconnect()))
-            )
-          })
-      )
-    const redis = yield* open("command", {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: Duration.toMillis(options.commandTimeout ?? Duration.seconds(5)),
-      enableAutoPipelining: true
-    }, true)
+    const redis = yield* Connection.open({
+      url,
+      role: "command",
+      redis: {
+        ...common,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: Duration.toMillis(options.commandTimeout ?? Duration.seconds(5)),
+        enableAutoPipelining: true
+      },
+      quit: true,
+      closeTimeout
+    })
     // Subscriptions wait for the connection (queued while it is down) and are made again after it.
     // Closed without a QUIT: it has nothing to finish (its subscriptions go with it).
-    const subscriber = yield* open("subscription", { autoResubscribe: true, maxRetriesPerRequest: null }, false)
+    const subscriber = yield* Connection.open({
+      url,
+      role: "subscription",
+      redis: { ...common, autoResubscribe: true, maxRetriesPerRequest: null },
+      quit: false,
+      closeTimeout
+    })
+    const subscribe = yield* Subscriptions.make(subscriber, options.subscriberCapacity ?? 10_000)
 
     const use = <A>(f: (redis: Redis) => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
       Effect.tryPromise({ try: () => f(redis), catch: (cause) => new RedisUnavailable({ cause }) })
 
-    // By its digest; sent whole once Redis says it does not know it (first use, after a restart).
+    // By its digest (one per script, computed once); sent whole once Redis says it does not know it.
     const digests = new Map<string, string>()
-    const evalScript: Service["eval"] = (script, keys, args) =>
-      use(async (r) => {
-        let sha = digests.get(script.lua)
-        if (sha === undefined) {
-          sha = Crypto.createHash("sha1").update(script.lua).digest("hex")
-          digests.set(script.lua, sha)
-        }
-        try {
-          return await r.evalsha(sha, script.numberOfKeys, ...keys, ...args)
-        } catch (error) {
-          if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-          return await r.eval(script.lua, script.numberOfKeys, ...keys, ...args)
-        }
-      })
-
-    // channel → its subscribers' queues
-    const channels = new Map<string, Set<Queue.Queue<Delivery>>>()
-    let warnedAt = 0
-    const deliver = (queue: Queue.Queue<Delivery>, delivery: Delivery) => {
-      if (Option.getOrElse(queue.unsafeSize(), () => 0) >= queue.capacity()) {
-        const now = Date.now()
-        if (now - warnedAt > 10_000) {
-          warnedAt = now
-          log(Effect.logWarning("effect-mcp: a Redis subscriber fell behind; its oldest messages are dropped"))
-        }
-      }
-      // Sliding: when full, the oldest goes (an offer to a sliding queue never waits).
-      Effect.runSync(Queue.offer(queue, delivery))
+    const digestOf = (lua: string): string => {
+      const known = digests.get(lua)
+      if (known !== undefined) return known
+      const digest = Crypto.createHash("sha1").update(lua).digest("hex")
+      digests.set(lua, digest)
+      return digest
     }
-    subscriber.on("message", (channel: string, payload: string) => {
-      const queues = channels.get(channel)
-      if (queues !== undefined) { for (const queue of queues) deliver(queue, { _tag: "Message", payload }) }
-    })
-    let subscribed = true
-    /** Channels let go of while the connection was down. */
-    const released = new Set<string>()
-    subscriber.on("close", () => {
-      subscribed = false
-    })
-    subscriber.on("ready", () => {
-      const stale = Array.from(released).filter((channel) => !channels.has(channel))
-      released.clear()
-      if (stale.length > 0) subscriber.unsubscribe(...stale).catch(() => undefined)
-      if (subscribed) return
-      subscribed = true
-      for (const queues of channels.values()) for (const queue of queues) deliver(queue, { _tag: "Resubscribed" })
-    })
-
-    /** Channels whose first SUBSCRIBE is not confirmed yet. */
-    const confirmed = new Map<string, Promise<unknown>>()
-    const subscribe: Service["subscribe"] = (channel, subscribeOptions) =>
-      Effect.acquireRelease(
-        Effect.gen(function*() {
-          const queue = yield* Queue.sliding<Delivery>(subscribeOptions?.capacity ?? capacity)
-          const queues = channels.get(channel)
-          if (queues !== undefined) {
-            queues.add(queue)
-            // Subscribed once the channel's first SUBSCRIBE is confirmed.
-            const confirming = confirmed.get(channel)
-            if (confirming !== undefined) yield* Effect.promise(() => confirming.catch(() => undefined))
-            return queue
-          }
-          channels.set(channel, new Set([queue]))
-          const confirming = subscriber.subscribe(channel)
-          confirmed.set(channel, confirming)
-          yield* Effect.tryPromise({
-            try: () => confirming,
-            catch: (cause) => new RedisUnavailable({ cause })
-          }).pipe(
-            Effect.tapError(() => Effect.sync(() => channels.delete(channel))),
-            Effect.ensuring(Effect.sync(() => confirmed.delete(channel)))
-          )
-          return queue
-        }),
-        (queue) =>
-          Effect.suspend(() => {
-            const queues = channels.get(channel)
-            queues?.delete(queue)
-            const last = queues !== undefined && queues.size === 0
-            if (last) channels.delete(channel)
-            return Effect.zipRight(
-              Queue.shutdown(queue),
-              // Not while the connection is down (the command would wait for it): once it is back
-              // (and resubscribed), what is no longer held is unsubscribed then. Sent, not waited
-              // for: the connection keeps commands in order (a SUBSCRIBE again after it is one
-              // after it), and a Redis that does not answer holds up no release.
-              Effect.sync(() => {
-                if (!last) return
-                if (subscriber.status === "ready") subscriber.unsubscribe(channel).catch(() => undefined)
-                else released.add(channel)
-              })
-            )
-          })
+    const evaluate: Service["eval"] = (script, keys, args) =>
+      Effect.suspend(() =>
+        use((r) => r.evalsha(digestOf(script.lua), script.numberOfKeys, ...keys, ...args)).pipe(
+          Effect.catchIf(isNoScript, () => use((r) => r.eval(script.lua, script.numberOfKeys, ...keys, ...args)))
+        )
       )
 
     return {
-      prefix,
+      prefix: options.prefix ?? "mcp:",
       use,
-      eval: evalScript,
+      eval: evaluate,
       subscribe,
       // Both: what is published reaches no one while the subscription connection is down.
       isReady: Effect.sync(() => redis.status === "ready" && subscriber.status === "ready"),

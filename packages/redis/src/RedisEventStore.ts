@@ -49,11 +49,15 @@
 import { EventStore } from "@effect-mcp/server"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Events from "./internal/events.js"
 import * as Format from "./internal/format.js"
+import * as Loss from "./internal/loss.js"
+import * as LostAppends from "./internal/lostAppends.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -298,22 +302,58 @@ return total
 `
 }
 
+/** A position as a script answers it (a Lua number, or what `HGET` read). */
+const Position = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+
+/** What `afterScript` answers (`EVAL` replies are untyped: decoded, a reply that is not one is lost). */
+const AfterReply = Schema.Union(
+  Schema.Literal(0),
+  Schema.Tuple(Position),
+  Schema.Tuple(Position, Schema.Literal("evicted")),
+  Schema.Tuple([Position, Schema.Literal("ok")], Schema.String)
+)
+const decodeAfterReply = Schema.decodeUnknownEither(AfterReply)
+
 /**
- * The replay of a stream after `seq`, if the store gave exactly its positions `seq + 1` to
- * `last` (undefined when it did not).
+ * The replay of a stream after `seq`, from what `afterScript` answered (undefined when the
+ * events after `seq` cannot be replayed whole: evicted, or lost).
  */
-const whole = (
+const replay = (
   streamId: string,
   seq: number,
-  last: number,
-  data: ReadonlyArray<unknown>
-): ReadonlyArray<EventStore.Event> | undefined => {
+  reply: typeof AfterReply.Type
+): ReadonlyArray<EventStore.Event> | "unknown-stream" | undefined => {
+  if (reply === 0) return "unknown-stream"
+  const [last, verdict, ...data] = reply
+  // Past the last it knows: the client saw events whose appends were lost.
+  if (seq > last) return undefined
+  if (seq === last) return []
+  if (verdict !== "ok") return undefined
   if (data.length !== last - seq) return undefined
-  return data.map((d, i) => ({ id: EventStore.eventId(streamId, seq + 1 + i), data: String(d) }))
+  return data.map((d, i) => ({ id: EventStore.eventId(streamId, seq + 1 + i), data: d }))
 }
 
 /** Lost appends remembered by one process until Redis records them, at most this many streams. */
 const maxLost = 10_000
+
+/** The options with their defaults, each a positive integer (a defect otherwise). */
+const limitsOf = (options: Options) =>
+  Effect.gen(function*() {
+    const limits = {
+      maxBytesPerSession: options.maxBytesPerSession ?? 2 * 1024 * 1024,
+      maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+      maxEventsPerStream: options.maxEventsPerStream ?? 1000,
+      maxStreamsPerSession: options.maxStreamsPerSession ?? 100,
+      ttl: Math.ceil(Duration.toMillis(options.ttl ?? Duration.minutes(5)))
+    }
+    for (const [name, value] of Object.entries(limits)) {
+      if (!Number.isSafeInteger(value) || value <= 0) {
+        const what = name === "ttl" ? "ttl (in milliseconds)" : name
+        return yield* Effect.dieMessage(`${what} must be a positive integer (got ${value})`)
+      }
+    }
+    return limits
+  })
 
 /**
  * The store on the connection in context. It owns a fiber of the scope, which records in Redis
@@ -329,86 +369,26 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<RedisEventStore, never, RedisConnection.RedisConnection | Scope.Scope> =>
   Effect.gen(function*() {
-    const maxBytes = options.maxBytesPerSession ?? 2 * 1024 * 1024
-    const maxTotal = options.maxBytes ?? 64 * 1024 * 1024
-    const maxEvents = options.maxEventsPerStream ?? 1000
-    const maxStreams = options.maxStreamsPerSession ?? 100
-    const ttl = Math.ceil(Duration.toMillis(options.ttl ?? Duration.minutes(5)))
-    for (
-      const [name, value] of [
-        ["maxBytesPerSession", maxBytes],
-        ["maxBytes", maxTotal],
-        ["maxEventsPerStream", maxEvents],
-        ["maxStreamsPerSession", maxStreams],
-        ["ttl (in milliseconds)", ttl]
-      ] as const
-    ) {
-      if (!Number.isSafeInteger(value) || value <= 0) {
-        return yield* Effect.dieMessage(`${name} must be a positive integer (got ${value})`)
-      }
-    }
+    const limits = yield* limitsOf(options)
     const redis = yield* RedisConnection.RedisConnection
     const prefix = redis.prefix
-
-    // Lost appends, by session then stream: the highest position lost (Maps keep arrival order).
-    const lost = new Map<string, Map<string, number>>()
-    let lostCount = 0
-    let warnedAt = 0
-    let unwarned = 0
-    const warn = (message: string) =>
-      Effect.suspend(() => {
-        const now = Date.now()
-        if (now - warnedAt < 10_000) {
-          unwarned++
-          return Effect.void
-        }
-        warnedAt = now
-        const more = unwarned > 0 ? ` (and ${unwarned} more since the last warning)` : ""
-        unwarned = 0
-        return Effect.logWarning(`effect-mcp: ${message}${more}`)
-      })
-    const remember = (sessionId: string, streamId: string, seq: number) => {
-      let streams = lost.get(sessionId)
-      if (streams === undefined) lost.set(sessionId, streams = new Map())
-      const before = streams.get(streamId)
-      if (before === undefined) lostCount++
-      streams.set(streamId, Math.max(before ?? -1, seq))
-      while (lostCount > maxLost) {
-        // The oldest session's records go: a resumption across its lost appends may find no gap.
-        const [oldest, records] = lost.entries().next().value!
-        lost.delete(oldest)
-        lostCount -= records.size
-      }
-    }
-    const forgetLost = (sessionId: string) => {
-      const streams = lost.get(sessionId)
-      if (streams === undefined) return
-      lost.delete(sessionId)
-      lostCount -= streams.size
-    }
+    const lost = yield* LostAppends.make(maxLost)
+    const warn = yield* Loss.throttled()
+    const lose = yield* Loss.make
 
     // Records what was lost, once Redis answers again.
-    const record = Effect.suspend(() =>
-      Effect.forEach(Array.from(lost), ([sessionId, streams]) =>
-        Effect.forEach(Array.from(streams), ([streamId, seq]) =>
-          Effect.map(redis.eval(markScript, [], [prefix, sessionId, streamId, seq]), () => {
-            // Only what is still the same record goes (a later loss may have raised it meanwhile).
-            const now = lost.get(sessionId)
-            if (now?.get(streamId) !== seq) {
-              return
-            }
-            now.delete(streamId)
-            lostCount--
-            if (now.size === 0) {
-              lost.delete(sessionId)
-            }
-          }), { discard: true }), { discard: true })
-    )
     yield* Effect.forkScoped(
       Effect.repeat(
-        Effect.ignore(Effect.suspend(() =>
-          lost.size === 0 ? Effect.void : record
-        )),
+        Effect.ignore(Effect.flatMap(lost.all, (all) =>
+          Effect.forEach(
+            all,
+            (one) =>
+              Effect.zipRight(
+                redis.eval(markScript, [], [prefix, one.sessionId, one.streamId, one.seq]),
+                lost.recorded(one)
+              ),
+            { discard: true }
+          ))),
         Schedule.spaced(Duration.seconds(1))
       )
     )
@@ -426,61 +406,54 @@ export const make = (
             parsed.streamId,
             String(parsed.seq),
             event.data,
-            maxBytes,
-            maxEvents,
-            maxStreams,
-            ttl,
-            maxTotal
+            limits.maxBytesPerSession,
+            limits.maxEventsPerStream,
+            limits.maxStreamsPerSession,
+            limits.ttl,
+            limits.maxBytes
           ]),
-          (error) => {
-            remember(sessionId, parsed.streamId, parsed.seq)
-            return warn(`an SSE event could not be stored in Redis (${error.message}); resuming across it is refused`)
-          }
+          (error) =>
+            Effect.zipRight(
+              lost.remember({ sessionId, streamId: parsed.streamId, seq: parsed.seq }),
+              warn(`an SSE event could not be stored in Redis (${error.message}); resuming across it is refused`)
+            )
         )
       })
 
     const after: EventStore.Service["after"] = (sessionId, lastEventId) =>
-      Effect.suspend(() => {
+      Effect.gen(function*() {
+        const unavailable = (reason: EventStore.EventsUnavailable["reason"]) =>
+          new EventStore.EventsUnavailable({ lastEventId, reason })
         const parsed = EventStore.parseEventId(lastEventId)
-        if (parsed === undefined) {
-          return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "unknown-stream" }))
-        }
+        if (parsed === undefined) return yield* unavailable("unknown-stream")
         const { seq, streamId } = parsed
-        const lostAt = lost.get(sessionId)?.get(streamId)
-        if (lostAt !== undefined && lostAt > seq) {
-          return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
-        }
-        return redis.eval(afterScript, [], [prefix, sessionId, streamId, String(seq)]).pipe(
-          Effect.mapError(() =>
-            new EventStore.EventsUnavailable({ lastEventId, reason: "unavailable" })
-          ),
-          Effect.flatMap((reply) => {
-            if (!Array.isArray(reply)) {
-              return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "unknown-stream" }))
-            }
-            const last = Number(reply[0])
-            // Past the last it knows: the client saw events whose appends were lost.
-            if (seq > last) return Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
-            const events = seq === last
-              ? []
-              : reply[1] === "ok"
-              ? whole(streamId, seq, last, reply.slice(2))
-              : undefined
-            return events === undefined
-              ? Effect.fail(new EventStore.EventsUnavailable({ lastEventId, reason: "evicted" }))
-              : Effect.succeed(events)
-          })
+        const lostAt = yield* lost.lostAt(sessionId, streamId)
+        if (lostAt !== undefined && lostAt > seq) return yield* unavailable("evicted")
+        const reply = yield* Effect.mapError(
+          redis.eval(afterScript, [], [prefix, sessionId, streamId, String(seq)]),
+          () => unavailable("unavailable")
         )
+        const decoded = decodeAfterReply(reply)
+        if (Either.isLeft(decoded)) {
+          // The events after `seq` are lost with the reply: not replayed whole.
+          yield* lose("reply", `the events of a stream of session ${sessionId}`, decoded.left)
+          return yield* unavailable("evicted")
+        }
+        const events = replay(streamId, seq, decoded.right)
+        if (events === undefined || events === "unknown-stream") {
+          return yield* unavailable(events ?? "evicted")
+        }
+        return events
       })
 
     const clear: EventStore.Service["clear"] = (sessionId) =>
-      Effect.suspend(() => {
-        forgetLost(sessionId)
-        return Effect.catchAll(
+      Effect.zipRight(
+        lost.forget(sessionId),
+        Effect.catchAll(
           Effect.asVoid(redis.eval(clearScript, [], [prefix, sessionId])),
           (error) => warn(`a session's events could not be removed from Redis (${error.message}); they expire`)
         )
-      })
+      )
 
     return {
       ready: redis.isReady,

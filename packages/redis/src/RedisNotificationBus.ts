@@ -25,21 +25,26 @@
  * - `subscribe` completes once Redis has confirmed the subscription; while Redis is down it waits
  *   at most `subscribeTimeout` and then completes anyway, logged, its subscription made when Redis
  *   is back (followed by the three `ListChanged`).
- * - A message on the channel that is not an event is logged and skipped.
+ * - Events are encoded and decoded with the bus's schema (`NotificationBus.Event`): a message on
+ *   the channel that is not an event is skipped, logged (at most one warning every 10 seconds) and
+ *   counted (`RedisConnection.recordsLost`, `bus-event`).
  * - Each subscriber holds at most `capacity` events not yet taken (the publisher waits in this
  *   process, the connection's own bounded queue dropping the oldest behind it, with a warning).
  *
  * @since 0.1.0
  */
 import { NotificationBus } from "@effect-mcp/server"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Loss from "./internal/loss.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -77,6 +82,11 @@ end
 return heard`
 }
 
+/** An event as the channel and the change log carry it: its JSON. */
+const EventJson = Schema.parseJson(NotificationBus.Event)
+const encodeEvent = Schema.encode(EventJson)
+const decodeEvent = Schema.decodeUnknownEither(EventJson)
+
 /** What every subscriber hears after messages were lost: each list may have changed. */
 const everyList: ReadonlyArray<NotificationBus.Event> = [
   NotificationBus.listChanged("tools"),
@@ -104,80 +114,58 @@ export const make = (
       }
     }
     const wait = options.subscribeTimeout ?? Duration.seconds(5)
-    let malformedAt = 0
-    let malformedSince = 0
+    const lose = yield* Loss.make
 
     const publish: NotificationBus.Service["publish"] = (event) =>
-      Effect.suspend(() => {
-        const text = JSON.stringify(NotificationBus.encode(event))
-        return Effect.catchAll(
-          Effect.asVoid(redis.eval(publishScript, [], [redis.prefix, channel, text, changeLog])),
-          (error) =>
-            Effect.logWarning(
-              `effect-mcp: a change could not be published on the Redis bus (${error.message}); ` +
-                "other processes hear of it with the next change"
-            )
-        )
-      })
-
-    /** An event from a message, or undefined (logged, at most once every 10 seconds). */
-    const decode = (payload: string): Effect.Effect<NotificationBus.Event | undefined> =>
-      Effect.suspend(() => {
-        try {
-          return Effect.succeed(NotificationBus.decode(JSON.parse(payload)))
-        } catch (cause) {
-          const now = Date.now()
-          malformedSince++
-          if (now - malformedAt < 10_000) return Effect.succeed(undefined)
-          malformedAt = now
-          const count = malformedSince
-          malformedSince = 0
-          return Effect.as(
-            Effect.logWarning(
-              `effect-mcp: ${count} message(s) on ${channel} were not bus events and were skipped`,
-              cause
-            ),
-            undefined
+      encodeEvent(event).pipe(
+        // An event of ours that is not one is a bug.
+        Effect.orDie,
+        Effect.flatMap((text) => redis.eval(publishScript, [], [redis.prefix, channel, text, changeLog])),
+        Effect.asVoid,
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            `effect-mcp: a change could not be published on the Redis bus (${error.message}); ` +
+              "other processes hear of it with the next change"
           )
-        }
-      })
+        )
+      )
+
+    /** Turns what the connection delivers into events for `events` (a message that is not one is lost). */
+    const deliverTo = (events: Queue.Enqueue<NotificationBus.Event>) => (delivery: RedisConnection.Delivery) => {
+      if (delivery._tag === "Resubscribed") return Queue.offerAll(events, everyList)
+      const decoded = decodeEvent(delivery.payload)
+      return Either.isRight(decoded)
+        ? Queue.offer(events, decoded.right)
+        : lose("bus-event", `the channel ${channel}`, decoded.left)
+    }
 
     const subscribe: NotificationBus.Service["subscribe"] = Effect.gen(function*() {
       const events = yield* Effect.acquireRelease(Queue.bounded<NotificationBus.Event>(capacity), Queue.shutdown)
-      const subscribed = yield* Deferred.make<void>()
-      let late = false
+      const deliver = deliverTo(events)
+      // Decided once: subscribed in time, or late (then what came before is lost, and the subscriber is told).
+      const verdict = yield* Deferred.make<"subscribed" | "late">()
       // Subscribes (again and again while Redis refuses), then turns messages into events.
-      const pump = Effect.scoped(
-        Effect.gen(function*() {
-          const deliveries = yield* Effect.retry(
-            redis.subscribe(channel, { capacity }),
-            Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))
-          )
-          yield* Deferred.succeed(subscribed, undefined)
-          const deliver = (delivery: RedisConnection.Delivery) =>
-            delivery._tag === "Resubscribed"
-              ? Queue.offerAll(events, everyList)
-              : Effect.flatMap(
-                decode(delivery.payload),
-                (event) => event === undefined ? Effect.void : Queue.offer(events, event)
-              )
-          if (late) {
-            // Subscribed after `subscribe` completed: what came before is lost. The connection says so too
-            // when it came back meanwhile (its `Resubscribed` is then first): the subscriber is told once.
-            const first = yield* Queue.poll(deliveries)
-            yield* Queue.offerAll(events, everyList)
-            if (Option.isSome(first) && first.value._tag === "Message") yield* deliver(first.value)
-          }
-          for (;;) yield* deliver(yield* Queue.take(deliveries))
-        })
-      )
-      // Its own fiber, not waited for when the scope closes: a subscription waiting for a Redis that is
-      // down must not hold up the scope (the subscription, made later, is then undone at once).
-      const fiber = yield* Effect.forkDaemon(pump)
-      yield* Effect.addFinalizer(() => Fiber.interruptFork(fiber))
-      const confirmed = yield* Effect.timeoutOption(Deferred.await(subscribed), wait)
-      if (Option.isNone(confirmed)) {
-        late = true
+      const pump = Effect.gen(function*() {
+        const deliveries = yield* Effect.retry(
+          redis.subscribe(channel, { capacity }),
+          Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))
+        )
+        if (!(yield* Deferred.succeed(verdict, "subscribed"))) {
+          // The connection says so too when it came back meanwhile (its `Resubscribed` is then first): the
+          // subscriber is told once.
+          const [first, ...rest] = Chunk.toReadonlyArray(yield* deliveries.clear)
+          yield* Queue.offerAll(events, everyList)
+          if (first !== undefined && first._tag === "Message") yield* deliver(first)
+          for (const delivery of rest) yield* deliver(delivery)
+        }
+        // One at a time: what this subscriber holds is its queue, the one delivery on its way, and the mailbox.
+        yield* Effect.forever(Effect.flatMap(deliveries.take, deliver)).pipe(
+          Effect.catchTag("NoSuchElementException", () => Effect.void)
+        )
+      })
+      yield* Effect.forkScoped(Effect.scoped(pump))
+      const confirmed = yield* Effect.timeoutOption(Deferred.await(verdict), wait)
+      if (Option.isNone(confirmed) && (yield* Deferred.succeed(verdict, "late"))) {
         yield* Effect.logWarning(
           `effect-mcp: the Redis bus could not subscribe to ${channel} yet; it will once Redis is back ` +
             "(its subscriber then hears that every list may have changed)"

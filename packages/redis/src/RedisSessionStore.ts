@@ -44,6 +44,11 @@
  * on the instances of its own version: a request that reaches one of the other gets 404, and its
  * client initializes again, as the specification has it do; the earlier keys expire by their TTL.
  *
+ * **What is read back** is decoded with a schema (the record, a change, a message for this
+ * instance, the frames kept, the change log): one that does not decode is lost alone (a record:
+ * its session is unknown here, 404), logged (at most one warning every 10 seconds) and counted
+ * (`RedisConnection.recordsLost`).
+ *
  * **Redis down**: every operation fails with `SessionStoreUnavailable` (the request is answered
  * 503 with a JSON-RPC error); the connection comes back by itself. A Redis restart without
  * persistence loses every session (their clients get 404 and initialize again, as the
@@ -51,21 +56,25 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc } from "@effect-mcp/core"
 import * as NotificationBus from "@effect-mcp/server/NotificationBus"
 import * as SessionStore from "@effect-mcp/server/SessionStore"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
+import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Zlib from "node:zlib"
-import * as Changes from "./internal/changes.js"
-import * as Events from "./internal/events.js"
 import * as Format from "./internal/format.js"
+import * as Loss from "./internal/loss.js"
+import * as Records from "./internal/sessionRecord.js"
+import * as Scripts from "./internal/sessionScripts.js"
 import * as RedisConnection from "./RedisConnection.js"
 
 /**
@@ -83,230 +92,97 @@ export interface Options {
   readonly maxPendingTotalBytes?: number
 }
 
-/**
- * What the scripts share. A record is one string: `<legacy 0|1> <cursor> <subject's bytes>`, a
- * newline, the subject (none: empty) and the state's JSON, deflated. The cursor is an id of the
- * change log: changes after it may not have reached the session's GET stream.
- * ARGV[1] is the prefix, ARGV[2] the session.
- */
-const prelude = `
-local P, id = ARGV[1], ARGV[2]
-` + Events.lua + Changes.lua + `
-local record, live = SESSION .. id, P .. 'sessions'
-local function parseRecord(v)
-  local head = string.find(v, '\\n', 1, true)
-  local legacy, cursor, length = string.match(string.sub(v, 1, head - 1), '^(%d) (%S+) (%d+)$')
-  local subject = string.sub(v, head + 1, head + tonumber(length))
-  return legacy, cursor, subject, string.sub(v, head + tonumber(length) + 1)
-end
-local function recordOf(legacy, cursor, subject, state)
-  return legacy .. ' ' .. cursor .. ' ' .. #subject .. '\\n' .. subject .. state
-end
--- The frames kept for a session's GET stream go, and leave the sum across sessions.
-local function forgetPending(sid)
-  local bytes = tonumber(redis.call('GET', P .. 'pending-bytes:' .. sid) or '0')
-  redis.call('DEL', P .. 'pending:' .. sid, P .. 'pending-bytes:' .. sid)
-  if bytes ~= 0 then redis.call('DECRBY', P .. 'pending:total', bytes) end
-end
--- Expired sessions leave the live set, their events and frames with them (from the sums too): the
--- first 200 of them (the next calls take the rest; the live ones are counted by their expiry).
-local function pruneLive(now)
-  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now, 'LIMIT', 0, 200)) do
-    if redis.call('EXISTS', SESSION .. gone) == 0 then
-      forgetEvents(gone)
-      forgetPending(gone)
-    end
-    redis.call('ZREM', live, gone)
-  end
-end
--- The cursor moves to slack ms ago (never back): what changed before, the instance holding the stream told.
-local function advance(now, slack)
-  local v = redis.call('GET', record)
-  if not v then return end
-  local legacy, cursor, subject, state = parseRecord(v)
-  local to = (now - slack) .. '-0'
-  if idAfter(to, cursor) then redis.call('SET', record, recordOf(legacy, to, subject, state), 'KEEPTTL') end
-end
-`
-
-const createScript: RedisConnection.Script = {
-  name: "mcpSessionCreate",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, legacy, subject, state, ttl, max.
-  lua: prelude + `
-local now = nowMillis()
-pruneLive(now)
-if redis.call('ZCOUNT', live, '(' .. now, '+inf') >= tonumber(ARGV[7]) then return 0 end
-if redis.call('EXISTS', record) == 1 then return -1 end
-redis.call('SET', record, recordOf(ARGV[3], now .. '-0', ARGV[4], ARGV[5]), 'PX', ARGV[6])
-redis.call('ZADD', live, now + tonumber(ARGV[6]), id)
--- Events its initialize stream stored before it existed live as long as it now.
-extendEvents(id, tonumber(ARGV[6]), now)
-return 1`
-}
-
-const updateScript: RedisConnection.Script = {
-  name: "mcpSessionUpdate",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, state, ttl, channel, change.
-  lua: prelude + `
-local v = redis.call('GET', record)
-if not v then return 0 end
-local now = nowMillis()
-local legacy, cursor, subject = parseRecord(v)
-redis.call('SET', record, recordOf(legacy, cursor, subject, ARGV[3]), 'PX', ARGV[4])
-redis.call('ZADD', live, now + tonumber(ARGV[4]), id)
-extendEvents(id, tonumber(ARGV[4]), now)
-redis.call('PUBLISH', ARGV[5], ARGV[6])
-return 1`
-}
-
-const touchScript: RedisConnection.Script = {
-  name: "mcpSessionTouch",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, ttl, held here (1: the cursor moves), slack.
-  lua: prelude + `
-if redis.call('PEXPIRE', record, ARGV[3]) == 0 then
-  -- Gone: what was still kept for it (events appended since it expired) goes too.
-  redis.call('ZREM', live, id)
-  forgetEvents(id)
-  forgetPending(id)
-  return 0
-end
-local now = nowMillis()
-redis.call('ZADD', live, now + tonumber(ARGV[3]), id)
-extendEvents(id, tonumber(ARGV[3]), now)
-if ARGV[4] == '1' then advance(now, tonumber(ARGV[5])) end
-return 1`
-}
-
-const removeScript: RedisConnection.Script = {
-  name: "mcpSessionRemove",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, channel, change.
-  lua: prelude + `
-redis.call('DEL', record)
-redis.call('ZREM', live, id)
-forgetPending(id)
-forgetEvents(id)
-redis.call('PUBLISH', ARGV[3], ARGV[4])
-return 1`
-}
-
-const advanceScript: RedisConnection.Script = {
-  name: "mcpSessionAdvance",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, slack.
-  lua: prelude + `
-advance(nowMillis(), tonumber(ARGV[3]))
-return 1`
-}
-
-/**
- * The changes logged after the session's cursor: their events, or 'all' when some were trimmed off
- * the log (or the session is gone: nothing then).
- */
-const missedScript: RedisConnection.Script = {
-  name: "mcpSessionMissed",
-  numberOfKeys: 0,
-  // ARGV: prefix, id.
-  lua: prelude + `
-local v = redis.call('GET', record)
-if not v then return {} end
-local _, cursor = parseRecord(v)
-local cut = redis.call('GET', P .. 'changes:cut')
--- Entries after the cursor were trimmed off: which is not known any more.
-if cut and idAfter(cut, cursor) then return 'all' end
-local out = {}
-for _, entry in ipairs(redis.call('XRANGE', P .. 'changes', '(' .. cursor, '+')) do
-  local fields = entry[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'e' then table.insert(out, fields[i + 1]) end
-  end
-end
-return out`
-}
-
-const toStandaloneScript: RedisConnection.Script = {
-  name: "mcpSessionToStandalone",
-  numberOfKeys: 0,
-  // ARGV: prefix, id, channel, frame, max, maxBytes, maxTotal. Kept while the session lives, for the next holder:
-  // 1 when published, 0 when kept, -1 when not (the session is gone), -2 when not (the sum across sessions is full).
-  lua: prelude + `
-if redis.call('PUBLISH', ARGV[3], ARGV[4]) > 0 then return 1 end
-if redis.call('EXISTS', record) == 0 then return -1 end
-local size, total = #ARGV[4], P .. 'pending:total'
-if tonumber(redis.call('GET', total) or '0') + size > tonumber(ARGV[7]) then return -2 end
-local pending, bytes = P .. 'pending:' .. id, P .. 'pending-bytes:' .. id
-redis.call('RPUSH', pending, ARGV[4])
-local held = redis.call('INCRBY', bytes, size)
-redis.call('INCRBY', total, size)
-while redis.call('LLEN', pending) > tonumber(ARGV[5]) or held > tonumber(ARGV[6]) do
-  local gone = redis.call('LPOP', pending)
-  if not gone then break end
-  held = redis.call('DECRBY', bytes, #gone)
-  redis.call('DECRBY', total, #gone)
-end
-return 0`
-}
-
-const takePendingScript: RedisConnection.Script = {
-  name: "mcpSessionTakePending",
-  numberOfKeys: 0,
-  // ARGV: prefix, id.
-  lua: prelude + `
-local frames = redis.call('LRANGE', P .. 'pending:' .. id, 0, -1)
-forgetPending(id)
-return frames`
-}
-
-const claimScript: RedisConnection.Script = {
-  name: "mcpInstanceClaim",
-  numberOfKeys: 1,
-  // KEYS: the key's claim. ARGV: this instance's token, ttl. Claims it, or renews our claim.
-  lua: `
-local held = redis.call('GET', KEYS[1])
-if held == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-if held == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`
-}
-
-const claimTtl = 30_000
+const claimTtl = Duration.seconds(30)
+/** A claim is renewed this often (a third of its TTL). */
+const renewEvery = Duration.seconds(10)
 const maxKey = 2 ** 20 - 1
+/** The cursor in the change log moves to this long ago when the holder of a GET stream touches its record. */
+const cursorSlack = Duration.seconds(5)
 
-/** A record as stored (see `prelude`), or undefined when it is not one. */
-const parseRecord = (value: Buffer): Omit<SessionStore.SessionRecord, "id"> | undefined => {
-  const head = value.indexOf(0x0a)
-  const header = head < 0 ? undefined : /^([01]) \S+ (\d+)$/.exec(value.subarray(0, head).toString("latin1"))
-  if (header === undefined || header === null) return undefined
-  const length = Number(header[2])
-  const subject = value.subarray(head + 1, head + 1 + length).toString("utf8")
-  let state: Record<string, unknown>
-  try {
-    state = JSON.parse(Zlib.inflateRawSync(value.subarray(head + 1 + length)).toString("utf8"))
-  } catch {
-    return undefined
-  }
-  return { legacy: header[1] === "1", subject: subject === "" ? undefined : subject, state }
-}
-
-/** A state as a record holds it: its JSON, deflated (a few hundred bytes, not a KB). */
-const packState = (state: Readonly<Record<string, unknown>>): Buffer => Zlib.deflateRawSync(JSON.stringify(state))
+const decodeRecord = Schema.decodeUnknownEither(Records.StoredRecord)
+const encodeState = (state: Readonly<Record<string, unknown>>) =>
+  Effect.orDie(Schema.encode(Records.PackedState)(state))
+const encodeChange = (change: SessionStore.Change) => Effect.orDie(Schema.encode(Records.ChangeJson)(change))
+const decodeChange = Schema.decodeUnknownEither(Records.ChangeJson)
+const encodeEnvelope = Schema.encode(Records.EnvelopeJson)
+const decodeEnvelope = Schema.decodeUnknownEither(Records.EnvelopeJson)
+const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(NotificationBus.Event))
+const decodeFrames = Schema.decodeUnknownEither(Schema.Array(Schema.String))
+/** The reply of `PUBSUB NUMSUB <channel>`. */
+const decodeNumsub = Schema.decodeUnknownEither(Schema.Tuple(Schema.String, Schema.Number))
 
 const unavailable = (error: RedisConnection.RedisUnavailable) =>
   new SessionStore.SessionStoreUnavailable({ cause: error })
 
-interface Envelope {
-  readonly origin: number
-  readonly sessionId: string
-  readonly message: JsonRpc.Message
-}
+const ttlOf = (ttlMillis: number) => Math.max(1, Math.round(ttlMillis))
+
+/**
+ * This instance's key, claimed (a free one, at random) for the scope's life: renewed every third
+ * of its TTL, given back on the way out if Redis answers in time (else it lapses).
+ */
+const claimKey = (
+  redis: RedisConnection.Service
+): Effect.Effect<number, RedisConnection.RedisUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const token = crypto.randomUUID()
+    const ttl = Duration.toMillis(claimTtl)
+    const claimOf = (key: number) => `${redis.prefix}instance:${key}`
+    const attempt = Effect.flatMap(Random.nextIntBetween(1, maxKey + 1), (candidate) =>
+      Effect.map(
+        redis.eval(Scripts.claim, [claimOf(candidate)], [token, ttl]),
+        (claimed) => claimed === 1 ? Option.some(candidate) : Option.none()
+      ))
+    const key = yield* attempt.pipe(
+      Effect.repeat({ until: Option.isSome, times: 100 }),
+      Effect.flatMap(Option.match({
+        onNone: () => new RedisConnection.RedisUnavailable({ cause: "no instance key is free" }),
+        onSome: Effect.succeed
+      }))
+    )
+    yield* redis.eval(Scripts.claim, [claimOf(key)], [token, ttl]).pipe(
+      Effect.flatMap((renewed) =>
+        renewed === 1
+          ? Effect.void
+          : Effect.logError(`effect-mcp: this instance's key ${key} was taken by another (it lapsed)`)
+      ),
+      Effect.catchAll((error) => Effect.logWarning("effect-mcp: could not renew this instance's key", error)),
+      Effect.repeat(Schedule.spaced(renewEvery)),
+      Effect.delay(renewEvery),
+      Effect.interruptible,
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() =>
+      redis.use((r) => r.del(claimOf(key))).pipe(
+        Effect.interruptible,
+        Effect.timeoutOption(redis.closeTimeout),
+        Effect.ignore
+      )
+    )
+    return key
+  })
+
+/**
+ * Relays what `channel` carries into `into`, for the scope's life: each message decoded (none: not
+ * for this instance; a message that does not decode is lost).
+ */
+const relay = <A>(
+  redis: RedisConnection.Service,
+  channel: string,
+  decode: (payload: string) => Either.Either<Option.Option<A>, unknown>,
+  into: PubSub.PubSub<A>,
+  lose: (cause: unknown) => Effect.Effect<void>
+): Effect.Effect<void, RedisConnection.RedisUnavailable, Scope.Scope> =>
+  Effect.flatMap(
+    redis.subscribe(channel),
+    (deliveries) =>
+      Effect.forkScoped(Stream.runForEach(Mailbox.toStream(deliveries), (delivery) => {
+        if (delivery._tag !== "Message") return Effect.void
+        return Either.match(decode(delivery.payload), {
+          onLeft: lose,
+          onRight: Option.match({ onNone: () => Effect.void, onSome: (value) => PubSub.publish(into, value) })
+        })
+      }))
+  )
 
 /**
  * The store, on the connection in context, for the scope's life: it claims this instance's key
@@ -325,271 +201,224 @@ export const make = (
   Effect.gen(function*() {
     const redis = yield* RedisConnection.RedisConnection
     const prefix = redis.prefix
-    const maxPending = options.maxPendingFrames ?? 100
-    const maxFrame = options.maxPendingFrameLength ?? 256 * 1024
-    const maxPendingBytes = options.maxPendingBytes ?? 256 * 1024
-    const maxPendingTotal = options.maxPendingTotalBytes ?? 16 * 1024 * 1024
-    const sessionKey = (id: string) => `${prefix}${Format.session}${id}`
+    const lose = yield* Loss.make
     const changesChannel = `${prefix}session-changes`
     const broadcastChannel = `${prefix}inbox`
     const inboxOf = (key: number) => `${prefix}inbox:${key}`
-    const standaloneOf = (id: string) => `${prefix}standalone:${id}`
-
-    // This instance's key: claimed, then renewed while the scope lasts.
-    const token = crypto.randomUUID()
-    let key = 0
-    for (let attempt = 0; key === 0; attempt++) {
-      const candidate = 1 + Math.floor(Math.random() * maxKey)
-      const claimed = yield* redis.eval(claimScript, [`${prefix}instance:${candidate}`], [token, claimTtl])
-      if (claimed === 1) key = candidate
-      else if (attempt > 100) return yield* new RedisConnection.RedisUnavailable({ cause: "no instance key is free" })
-    }
-    const claimKey = `${prefix}instance:${key}`
-    yield* redis.eval(claimScript, [claimKey], [token, claimTtl]).pipe(
-      Effect.flatMap((renewed) =>
-        renewed === 1
-          ? Effect.void
-          : Effect.logError(`effect-mcp: this instance's key ${key} was taken by another (it lapsed)`)
-      ),
-      Effect.catchAll((error) => Effect.logWarning("effect-mcp: could not renew this instance's key", error)),
-      Effect.repeat(Schedule.spaced(claimTtl / 3)),
-      Effect.delay(claimTtl / 3),
-      Effect.interruptible,
-      Effect.forkScoped
-    )
-    // Given back on the way out, if Redis answers in time (else it lapses after claimTtl).
-    yield* Effect.addFinalizer(() =>
-      redis.use((r) => r.del(claimKey)).pipe(
-        Effect.interruptible,
-        Effect.timeoutOption(redis.closeTimeout),
-        Effect.ignore
-      )
-    )
+    const key = yield* claimKey(redis)
 
     // One subscription each for changes and for this instance's messages, fanned out here.
     const changes = yield* Effect.acquireRelease(PubSub.unbounded<SessionStore.Change>(), PubSub.shutdown)
     const inbox = yield* Effect.acquireRelease(PubSub.sliding<SessionStore.Delivery>(10_000), PubSub.shutdown)
-    /** Relays what `channel` carries into `into`: decoded (null: not for us; undefined: malformed). */
-    const relay = <A>(
-      channel: string,
-      decode: (u: unknown) => A | null | undefined,
-      into: PubSub.PubSub<A>
-    ) =>
-      Effect.gen(function*() {
-        const deliveries = yield* redis.subscribe(channel)
-        yield* Queue.take(deliveries).pipe(
-          Effect.flatMap((delivery) => {
-            if (delivery._tag !== "Message") return Effect.void
-            let value: A | null | undefined
-            try {
-              value = decode(JSON.parse(delivery.payload))
-            } catch {
-              value = undefined
-            }
-            if (value === null) return Effect.void
-            return value === undefined
-              ? Effect.logWarning(`effect-mcp: a malformed message on ${channel} was skipped`)
-              : PubSub.publish(into, value)
-          }),
-          Effect.forever,
-          Effect.interruptible,
-          Effect.forkScoped
-        )
-      })
-    const asChange = (u: unknown): SessionStore.Change | undefined => {
-      const c = u as { id?: unknown; state?: unknown; origin?: unknown }
-      if (typeof c.id !== "string" || typeof c.origin !== "number") return undefined
-      return {
-        id: c.id,
-        origin: c.origin,
-        state: typeof c.state === "object" && c.state !== null ? c.state as Record<string, unknown> : undefined
-      }
+    /** A delivery (none: one this instance broadcast itself). */
+    const delivery = (payload: string) =>
+      Either.map(
+        decodeEnvelope(payload),
+        ({ message, origin, sessionId }) => origin === key ? Option.none() : Option.some({ sessionId, message })
+      )
+    yield* relay(
+      redis,
+      changesChannel,
+      (payload) => Either.map(decodeChange(payload), Option.some),
+      changes,
+      (cause) => lose("session-change", `the channel ${changesChannel}`, cause)
+    )
+    for (const channel of [inboxOf(key), broadcastChannel]) {
+      yield* relay(
+        redis,
+        channel,
+        delivery,
+        inbox,
+        (cause) => lose("session-delivery", `the channel ${channel}`, cause)
+      )
     }
-    /** A delivery (null: one this instance broadcast itself). */
-    const asDelivery = (u: unknown): SessionStore.Delivery | null | undefined => {
-      const e = u as Partial<Envelope>
-      if (typeof e.sessionId !== "string" || typeof e.message !== "object" || e.message === null) return undefined
-      return e.origin === key ? null : { sessionId: e.sessionId, message: e.message }
-    }
-    yield* relay(changesChannel, asChange, changes)
-    yield* relay(inboxOf(key), asDelivery, inbox)
-    yield* relay(broadcastChannel, asDelivery, inbox)
 
-    const change = (id: string, state: Readonly<Record<string, unknown>> | undefined) =>
-      JSON.stringify({ id, state: state ?? null, origin: key })
-
-    /** The sessions whose standalone stream this instance holds (how many holds each). */
-    const held = new Map<string, number>()
-    const cursorSlack = 5_000
-
-    const service: SessionStore.Service = {
+    return {
+      ...(yield* sessions({ redis, key, lose, changesChannel, options })),
       ready: redis.isReady,
       key,
+      changes: Stream.fromPubSub(changes),
+      send: (target, delivery) => publishEnvelope(redis, inboxOf(target), key, delivery),
+      broadcast: (delivery) => publishEnvelope(redis, broadcastChannel, key, delivery),
+      inbox: Stream.fromPubSub(inbox)
+    } satisfies SessionStore.Service
+  })
+
+/** Publishes a message of a session for another instance (or all, `inbox`), from this one (`origin`). */
+const publishEnvelope = (
+  redis: RedisConnection.Service,
+  channel: string,
+  origin: number,
+  delivery: SessionStore.Delivery
+): Effect.Effect<void, SessionStore.SessionStoreUnavailable> =>
+  encodeEnvelope({ origin, sessionId: delivery.sessionId, message: delivery.message }).pipe(
+    // A message of ours that does not encode is a bug.
+    Effect.orDie,
+    Effect.flatMap((text) => Effect.mapError(redis.use((r) => r.publish(channel, text)), unavailable)),
+    Effect.asVoid
+  )
+
+/** What the records' and the standalone streams' methods need. */
+interface Context {
+  readonly redis: RedisConnection.Service
+  readonly key: number
+  readonly lose: (kind: Loss.Kind, where: string, cause: unknown) => Effect.Effect<void>
+  readonly changesChannel: string
+  readonly options: Options
+}
+
+/** The records' methods, and the standalone streams'. */
+const sessions = (
+  context: Context
+): Effect.Effect<
+  Omit<SessionStore.Service, "ready" | "key" | "changes" | "send" | "broadcast" | "inbox">,
+  never,
+  Scope.Scope
+> =>
+  Effect.sync(() => {
+    const { changesChannel, key, lose, redis } = context
+    const prefix = redis.prefix
+    const run = (script: RedisConnection.Script, args: ReadonlyArray<string | number | Buffer>) =>
+      Effect.mapError(redis.eval(script, [], [prefix, ...args]), unavailable)
+    const change = (id: string, state: Readonly<Record<string, unknown>> | undefined) =>
+      encodeChange({ id, state, origin: key })
+    const slack = Duration.toMillis(cursorSlack)
+    /** The sessions whose standalone stream this instance holds (how many holds each). */
+    const held = new Map<string, number>()
+    return {
       create: (record, { maxSessions, ttlMillis }) =>
-        Effect.mapError(
-          Effect.map(
-            redis.eval(createScript, [], [
-              prefix,
-              record.id,
-              record.legacy ? "1" : "0",
-              record.subject ?? "",
-              packState(record.state),
-              Math.max(1, Math.round(ttlMillis)),
-              maxSessions
-            ]),
-            (created) => created === 1
-          ),
-          unavailable
-        ),
+        Effect.gen(function*() {
+          const created = yield* run(Scripts.create, [
+            record.id,
+            record.legacy ? "1" : "0",
+            record.subject ?? "",
+            yield* encodeState(record.state),
+            ttlOf(ttlMillis),
+            maxSessions
+          ])
+          return created === 1
+        }),
       get: (id) =>
-        Effect.mapError(
-          Effect.map(redis.use((r) => r.getBuffer(sessionKey(id))), (value) => {
-            const parsed = value === null ? undefined : parseRecord(value)
-            return parsed === undefined ? Option.none() : Option.some({ id, ...parsed })
-          }),
-          unavailable
-        ),
+        Effect.gen(function*() {
+          const where = `${prefix}${Format.session}${id}`
+          const value = yield* Effect.mapError(redis.use((r) => r.getBuffer(where)), unavailable)
+          if (value === null) return Option.none()
+          const decoded = decodeRecord(value)
+          if (Either.isLeft(decoded)) return yield* Effect.as(lose("session", where, decoded.left), Option.none())
+          return Option.some({ id, ...decoded.right })
+        }),
       update: (id, state, ttlMillis) =>
-        Effect.mapError(
-          Effect.map(
-            redis.eval(updateScript, [], [
-              prefix,
-              id,
-              packState(state),
-              Math.max(1, Math.round(ttlMillis)),
-              changesChannel,
-              change(id, state)
-            ]),
-            (updated) => updated === 1
-          ),
-          unavailable
-        ),
+        Effect.gen(function*() {
+          const updated = yield* run(Scripts.update, [
+            id,
+            yield* encodeState(state),
+            ttlOf(ttlMillis),
+            changesChannel,
+            yield* change(id, state)
+          ])
+          return updated === 1
+        }),
       touch: (id, ttlMillis) =>
-        Effect.mapError(
-          Effect.map(
-            redis.eval(touchScript, [], [
-              prefix,
-              id,
-              Math.max(1, Math.round(ttlMillis)),
-              held.has(id) ? "1" : "0",
-              cursorSlack
-            ]),
-            (alive) => alive === 1
-          ),
-          unavailable
+        Effect.map(
+          run(Scripts.touch, [id, ttlOf(ttlMillis), held.has(id) ? "1" : "0", slack]),
+          (alive) => alive === 1
         ),
       remove: (id) =>
-        Effect.mapError(
-          Effect.asVoid(redis.eval(removeScript, [], [prefix, id, changesChannel, change(id, undefined)])),
-          unavailable
-        ),
-      changes: Stream.fromPubSub(changes),
-      send: (target, delivery) =>
-        Effect.mapError(
-          Effect.asVoid(
-            redis.use((r) =>
-              r.publish(inboxOf(target), JSON.stringify({ ...delivery, origin: key } satisfies Envelope))
-            )
-          ),
-          unavailable
-        ),
-      broadcast: (delivery) =>
-        Effect.mapError(
-          Effect.asVoid(
-            redis.use((r) =>
-              r.publish(broadcastChannel, JSON.stringify({ ...delivery, origin: key } satisfies Envelope))
-            )
-          ),
-          unavailable
-        ),
-      inbox: Stream.fromPubSub(inbox),
-      toStandalone: (sessionId, frame) =>
-        // In bytes, as Redis holds it and as the script counts the session's frames (`#`).
-        frame.length > maxFrame || Buffer.byteLength(frame, "utf8") > maxFrame
-          ? Effect.logWarning("effect-mcp: a frame too long to keep for a stream elsewhere was dropped")
-          : Effect.mapError(
-            Effect.flatMap(
-              redis.eval(toStandaloneScript, [], [
-                prefix,
-                sessionId,
-                standaloneOf(sessionId),
-                frame,
-                maxPending,
-                maxPendingBytes,
-                maxPendingTotal
-              ]),
-              (kept) =>
-                kept === -2
-                  ? Effect.logDebug(
-                    "effect-mcp: a frame for a stream nobody holds was not kept (the store's sum is full)"
-                  )
-                  : Effect.void
-            ),
-            unavailable
-          ),
-      holdStandalone: (sessionId) =>
-        Effect.gen(function*() {
-          const deliveries = yield* Effect.mapError(redis.subscribe(standaloneOf(sessionId)), unavailable)
-          const frames = yield* Effect.acquireRelease(Queue.sliding<string>(1_000), Queue.shutdown)
-          // Held here until the scope closes; then what changed until a moment ago, this instance told it.
-          yield* Effect.acquireRelease(
-            Effect.sync(() => held.set(sessionId, (held.get(sessionId) ?? 0) + 1)),
-            () =>
-              Effect.suspend(() => {
-                const holds = (held.get(sessionId) ?? 1) - 1
-                if (holds > 0) held.set(sessionId, holds)
-                else held.delete(sessionId)
-                return Effect.ignore(redis.eval(advanceScript, [], [prefix, sessionId, cursorSlack]))
-              })
-          )
-          const kept = yield* Effect.mapError(redis.eval(takePendingScript, [], [prefix, sessionId]), unavailable)
-          if (Array.isArray(kept)) {
-            for (const frame of kept) if (typeof frame === "string") frames.unsafeOffer(frame)
-          }
-          yield* Queue.take(deliveries).pipe(
-            Effect.flatMap((delivery) =>
-              delivery._tag === "Message" ? Queue.offer(frames, delivery.payload) : Effect.void
-            ),
-            Effect.forever,
-            Effect.interruptible,
-            Effect.forkScoped
-          )
-          return frames
-        }),
-      missed: (sessionId) =>
-        Effect.mapError(
-          Effect.map(redis.eval(missedScript, [], [prefix, sessionId]), (reply) => {
-            if (!Array.isArray(reply)) return "all" as const
-            const events: Array<NotificationBus.Event> = []
-            for (const payload of reply) {
-              try {
-                events.push(NotificationBus.decode(JSON.parse(String(payload))))
-              } catch {
-                // Not an event (a foreign publisher's): skipped, as the bus skips it.
-              }
-            }
-            return events
-          }),
-          unavailable
-        ),
-      // The stream's holder subscribes to its channel (`holdStandalone`): one holds it while the
-      // channel has a subscriber.
-      holding: (sessionId) =>
-        Effect.mapError(
-          Effect.map(
-            redis.use((r) => r.pubsub("NUMSUB", standaloneOf(sessionId))),
-            (reply) => Array.isArray(reply) && Number(reply[1]) > 0
-          ),
-          unavailable
-        ),
-      toHolder: (sessionId, frame) =>
-        Effect.mapError(
-          Effect.map(redis.use((r) => r.publish(standaloneOf(sessionId), frame)), (received) => received > 0),
-          unavailable
-        )
+        Effect.flatMap(change(id, undefined), (text) => Effect.asVoid(run(Scripts.remove, [id, changesChannel, text]))),
+      ...standalone(context, run, held)
     }
-    return service
   })
+
+/** The standalone streams' methods: frames to the instance holding one, or kept for the next. */
+const standalone = (
+  context: Context,
+  run: (
+    script: RedisConnection.Script,
+    args: ReadonlyArray<string | number | Buffer>
+  ) => Effect.Effect<unknown, SessionStore.SessionStoreUnavailable>,
+  held: Map<string, number>
+): Pick<SessionStore.Service, "toStandalone" | "holdStandalone" | "missed" | "holding" | "toHolder"> => {
+  const { lose, options, redis } = context
+  const standaloneOf = (id: string) => `${redis.prefix}standalone:${id}`
+  const maxFrame = options.maxPendingFrameLength ?? 256 * 1024
+  const slack = Duration.toMillis(cursorSlack)
+  return {
+    toStandalone: (sessionId, frame) =>
+      // In bytes, as Redis holds it and as the script counts the session's frames (`#`).
+      frame.length > maxFrame || Buffer.byteLength(frame, "utf8") > maxFrame
+        ? Effect.logWarning("effect-mcp: a frame too long to keep for a stream elsewhere was dropped")
+        : Effect.flatMap(
+          run(Scripts.toStandalone, [
+            sessionId,
+            standaloneOf(sessionId),
+            frame,
+            options.maxPendingFrames ?? 100,
+            options.maxPendingBytes ?? 256 * 1024,
+            options.maxPendingTotalBytes ?? 16 * 1024 * 1024
+          ]),
+          (kept) =>
+            kept === -2
+              ? Effect.logDebug("effect-mcp: a frame for a stream nobody holds was not kept (the store's sum is full)")
+              : Effect.void
+        ),
+    holdStandalone: (sessionId) =>
+      Effect.gen(function*() {
+        const deliveries = yield* Effect.mapError(redis.subscribe(standaloneOf(sessionId)), unavailable)
+        const frames = yield* Effect.acquireRelease(Queue.sliding<string>(1_000), Queue.shutdown)
+        // Held here until the scope closes; then what changed until a moment ago, this instance told it.
+        yield* Effect.acquireRelease(
+          Effect.sync(() => held.set(sessionId, (held.get(sessionId) ?? 0) + 1)),
+          () =>
+            Effect.suspend(() => {
+              const holds = (held.get(sessionId) ?? 1) - 1
+              if (holds > 0) held.set(sessionId, holds)
+              else held.delete(sessionId)
+              return Effect.ignore(run(Scripts.advance, [sessionId, slack]))
+            })
+        )
+        const kept = decodeFrames(yield* run(Scripts.takePending, [sessionId]))
+        if (Either.isLeft(kept)) yield* lose("pending-frames", `${redis.prefix}pending:${sessionId}`, kept.left)
+        else yield* Queue.offerAll(frames, kept.right)
+        yield* Effect.forkScoped(Stream.runForEach(
+          Mailbox.toStream(deliveries),
+          (delivery) => delivery._tag === "Message" ? Queue.offer(frames, delivery.payload) : Effect.void
+        ))
+        return frames
+      }),
+    missed: (sessionId) =>
+      Effect.flatMap(
+        run(Scripts.missed, [sessionId]),
+        (reply): Effect.Effect<ReadonlyArray<NotificationBus.Event> | "all"> => {
+          if (!Array.isArray(reply)) return Effect.succeed("all" as const)
+          // An entry that is not an event (a foreign publisher's) is lost, as the bus loses it.
+          return Effect.map(
+            Effect.forEach(reply, (payload) =>
+              Either.match(decodeEvent(payload), {
+                onLeft: (error) => Effect.as(lose("bus-event", `${redis.prefix}changes`, error), Option.none()),
+                onRight: (event) => Effect.succeed(Option.some(event))
+              })),
+            (events) => events.flatMap(Option.toArray)
+          )
+        }
+      ),
+    // The stream's holder subscribes to its channel (`holdStandalone`): one holds it while the
+    // channel has a subscriber.
+    holding: (sessionId) =>
+      Effect.flatMap(
+        Effect.mapError(redis.use((r) => r.pubsub("NUMSUB", standaloneOf(sessionId))), unavailable),
+        (reply) =>
+          Either.match(decodeNumsub(reply), {
+            onLeft: (error) => Effect.as(lose("reply", `PUBSUB NUMSUB ${standaloneOf(sessionId)}`, error), false),
+            onRight: ([, count]) => Effect.succeed(count > 0)
+          })
+      ),
+    toHolder: (sessionId, frame) =>
+      Effect.mapError(
+        Effect.map(redis.use((r) => r.publish(standaloneOf(sessionId), frame)), (received) => received > 0),
+        unavailable
+      )
+  }
+}
 
 /**
  * The store as a layer, on the connection in context.

@@ -11,10 +11,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Schedule from "effect/Schedule"
 import * as Events from "../src/internal/events.js"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisEventStore from "../src/RedisEventStore.js"
+import * as Waits from "./utils/waits.js"
 
 const event = (stream: string, seq: number, data = `${stream}:${seq}`): EventStore.Event => ({
   id: EventStore.eventId(stream, seq),
@@ -29,15 +29,22 @@ const dataOf = (after: Effect.Effect<ReadonlyArray<EventStore.Event>, EventStore
   Effect.map(after, (events) => events.map((e) => e.data))
 
 /** A store on its own connection (one process of a deployment, say). */
-const storeOn = (url: string, options: RedisEventStore.Options = {}) =>
+const on = (url: string, options: RedisEventStore.Options = {}) =>
   Effect.flatMap(
-    RedisConnection.make({ url, maxReconnectDelay: 100 }),
-    (redis) => Effect.provideService(RedisEventStore.make(options), RedisConnection.RedisConnection, redis)
+    RedisConnection.make({ url, maxReconnectDelay: 100, ...Waits.slowCommands }),
+    (redis) =>
+      Effect.map(
+        Effect.provideService(RedisEventStore.make(options), RedisConnection.RedisConnection, redis),
+        (store) => ({ store, redis })
+      )
   )
 
+/** A store on its own connection (one process of a deployment, say). */
+const storeOn = (url: string, options: RedisEventStore.Options = {}) =>
+  Effect.map(on(url, options), ({ store }) => store)
+
 /** Until Redis answers again. */
-const back = (store: RedisEventStore.RedisEventStore) =>
-  Effect.retry(store.bytes("any"), Schedule.intersect(Schedule.recurs(100), Schedule.spaced(50)))
+const back = (store: RedisEventStore.RedisEventStore) => Waits.eventually(store.bytes("any"), "Redis never came back")
 
 describe("RedisEventStore", () => {
   it.scopedLive("replays a stream after an id: every later event, in order, never another stream's", () =>
@@ -169,7 +176,7 @@ describe("RedisEventStore", () => {
     () =>
       Effect.gen(function*() {
         const server = yield* Services.redisServer({ persist: true })
-        const store = yield* storeOn(server.url)
+        const { redis, store } = yield* on(server.url)
         // 2 is missing (lost): after 0 or 1 the replay would skip it.
         yield* store.append("x", event("a", 0, ""))
         yield* store.append("x", event("a", 1))
@@ -184,16 +191,16 @@ describe("RedisEventStore", () => {
         yield* store.append("x", event("b", 0, ""))
         yield* store.append("x", event("b", 1))
         yield* server.kill
-        yield* Effect.sleep(50)
+        yield* Waits.down(redis)
         yield* store.append("x", event("b", 2))
         yield* server.start
         yield* back(store)
         assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 1))), "evicted")
         // Recorded in Redis once it is back: another process refuses it too.
         const other = yield* storeOn(server.url)
-        yield* Effect.retry(
-          Effect.filterOrFail(reasonOf(other.after("x", EventStore.eventId("b", 1))), (reason) => reason === "evicted"),
-          Schedule.intersect(Schedule.recurs(60), Schedule.spaced(100))
+        yield* Waits.until(
+          Effect.map(reasonOf(other.after("x", EventStore.eventId("b", 1))), (reason) => reason === "evicted"),
+          "the lost append was never recorded in Redis"
         )
         assert.strictEqual(yield* reasonOf(other.after("x", EventStore.eventId("b", 0))), "evicted")
       }),
@@ -234,22 +241,30 @@ describe("RedisEventStore", () => {
   it.scopedLive("ttl: a session's keys expire after its last append; an append keeps them; the sum forgets them", () =>
     Effect.gen(function*() {
       const server = yield* Services.redisServer()
-      const store = yield* storeOn(server.url, { ttl: "400 millis" })
+      const store = yield* storeOn(server.url, { ttl: "3 seconds" })
       yield* store.append("x", event("a", 0))
       yield* store.append("x", event("b", 0))
       const redis = yield* RedisConnection.make({ url: server.url })
       const ttls = yield* redis.use((r) =>
         r.keys("mcp:events.v2:{x}:*").then((keys) => Promise.all(keys.map((k) => r.pttl(k))))
       )
-      assert.isTrue(ttls.length >= 4 && ttls.every((t) => t > 0 && t <= 400), ttls.join(", "))
-      yield* Effect.sleep(250)
+      assert.isTrue(ttls.length >= 4 && ttls.every((t) => t > 0 && t <= 3_000), ttls.join(", "))
+      // Real time: Redis expires keys by its own clock. Half-way to a's expiry, b is appended to.
+      yield* Waits.until(
+        Effect.map(redis.use((r) => r.pttl("mcp:events.v2:{x}:s:a")), (ttl) => ttl < 1_500),
+        "a's TTL never ran down"
+      )
       yield* store.append("x", event("b", 1))
-      yield* Effect.sleep(250)
-      // a: no append for 500 ms, gone; b: appended 250 ms ago, kept.
-      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("a", 0))), "unknown-stream")
+      // a: no append since, gone when its TTL runs out; b: appended to, kept 1.5 s longer.
+      yield* Waits.until(
+        Effect.map(reasonOf(store.after("x", EventStore.eventId("a", 0))), (reason) => reason === "unknown-stream"),
+        "a's events never expired"
+      )
       assert.deepStrictEqual(yield* dataOf(store.after("x", EventStore.eventId("b", 0))), ["b:1"])
-      yield* Effect.sleep(500)
-      assert.strictEqual(yield* reasonOf(store.after("x", EventStore.eventId("b", 0))), "unknown-stream")
+      yield* Waits.until(
+        Effect.map(reasonOf(store.after("x", EventStore.eventId("b", 0))), (reason) => reason === "unknown-stream"),
+        "b's events never expired"
+      )
       assert.deepStrictEqual(yield* redis.use((r) => r.keys("mcp:events.v2:{*")), [])
       // The next append anywhere prunes it from the sum across sessions.
       yield* store.append("y", event("a", 0))
@@ -313,18 +328,17 @@ describe("RedisEventStore", () => {
     () =>
       Effect.gen(function*() {
         const server = yield* Services.redisServer({ persist: true })
-        const store = yield* storeOn(server.url)
+        const { redis, store } = yield* on(server.url)
         yield* store.append("x", event("a", 0, ""))
         yield* server.kill
-        yield* Effect.sleep(50)
-        const started = Date.now()
-        const failed = yield* Effect.flip(store.after("x", EventStore.eventId("a", 0)))
+        yield* Waits.down(redis)
+        // Refused, not queued: a command held for Redis would wait for its timeout (a minute).
+        const failed = yield* Waits.atOnce(Effect.flip(store.after("x", EventStore.eventId("a", 0))), "after")
         assert.strictEqual(failed.reason, "unavailable")
         assert.strictEqual(failed.message, "The event store cannot be reached")
-        const appended = yield* Effect.exit(store.append("x", event("c", 0)))
-        const cleared = yield* Effect.exit(store.clear("y"))
+        const appended = yield* Waits.atOnce(Effect.exit(store.append("x", event("c", 0))), "append")
+        const cleared = yield* Waits.atOnce(Effect.exit(store.clear("y")), "clear")
         assert.isTrue(Exit.isSuccess(appended) && Exit.isSuccess(cleared))
-        assert.isBelow(Date.now() - started, 1_000)
         yield* server.start
         yield* back(store)
         // Kept across the restart (appendonly), and appended to again.

@@ -16,6 +16,7 @@ import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisEventStore from "../src/RedisEventStore.js"
 import * as RedisNotificationBus from "../src/RedisNotificationBus.js"
 import * as RedisSessionStore from "../src/RedisSessionStore.js"
+import * as Losses from "./utils/losses.js"
 
 const record = (id: string, subject?: string): SessionStore.SessionRecord => ({
   id,
@@ -53,6 +54,30 @@ describe("RedisSessionStore", () => {
       assert.isTrue(Option.isNone(yield* store.get("a")))
       assert.isFalse(yield* store.touch("a", 60_000))
     }))
+
+  it.scopedLive("a record that does not decode is lost alone: get finds nothing, counted and logged; the others read on", () =>
+    Losses.withWarnings((warnings) =>
+      Effect.gen(function*() {
+        const server = yield* Services.redisServer()
+        const { redis, store } = yield* on(server.url)
+        for (const id of ["a", "b", "c"]) {
+          assert.isTrue(yield* store.create(record(id), { ttlMillis: 60_000, maxSessions: 10 }))
+        }
+        const before = yield* Losses.lost("session")
+        // A subject longer than the record; a state that is not deflated JSON.
+        yield* redis.use((r) => r.set("mcp:session.v2:b", "0 0-0 40\nshort", "KEEPTTL"))
+        yield* redis.use((r) => r.set("mcp:session.v2:c", "0 0-0 0\n{\"phase\":\"ready\"}", "KEEPTTL"))
+        assert.isTrue(Option.isNone(yield* store.get("b")))
+        assert.isTrue(Option.isNone(yield* store.get("c")))
+        assert.deepStrictEqual(yield* store.get("a"), Option.some(record("a")))
+        assert.strictEqual((yield* Losses.lost("session")) - before, 2)
+        // Logged at once; the next loss within 10 seconds is counted, and told with the next warning.
+        assert.isTrue(
+          warnings.some((warning) => warning.includes("session record read from Redis (mcp:session.v2:b)")),
+          warnings.join("\n")
+        )
+      })
+    ))
 
   it.scopedLive("maxSessions counts the live sessions over every instance; an expired one leaves room, and its events", () =>
     Effect.gen(function*() {

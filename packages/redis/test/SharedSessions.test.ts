@@ -16,8 +16,10 @@ import type * as Scope from "effect/Scope"
 import * as RedisConnection from "../src/RedisConnection.js"
 import * as RedisSessionStore from "../src/RedisSessionStore.js"
 import * as RedisState from "../src/RedisState.js"
+import * as Waits from "./utils/waits.js"
 
 const interrupted = Deferred.unsafeMake<string>(undefined as never)
+const slowStarted = Deferred.unsafeMake<void>(undefined as never)
 
 const Echo = Tool.make(
   "echo",
@@ -37,7 +39,12 @@ const Ask = Tool.make("ask", {}, () =>
 const Slow = Tool.make(
   "slow",
   {},
-  () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, "interrupted")), Effect.as("never"))
+  () =>
+    Deferred.succeed(slowStarted, undefined).pipe(
+      Effect.zipRight(Effect.never),
+      Effect.onInterrupt(() => Deferred.succeed(interrupted, "interrupted")),
+      Effect.as("never")
+    )
 )
 
 const Extra = Tool.make("extra", {}, () => Effect.succeed("extra"))
@@ -238,7 +245,7 @@ describe("handshake sessions shared on Redis, three instances", () => {
       const session = yield* initialize(a)
       yield* post(a, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
       yield* Effect.fork(post(a, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow" } }, session))
-      yield* Effect.sleep(200)
+      yield* Waits.atOnce(Deferred.await(slowStarted), "the slow tool's start")
       const cancelled = yield* post(b, {
         jsonrpc: "2.0",
         method: "notifications/cancelled",
@@ -246,7 +253,9 @@ describe("handshake sessions shared on Redis, three instances", () => {
       }, session)
       assert.strictEqual(cancelled.status, 202)
       assert.strictEqual(
-        yield* Deferred.await(interrupted).pipe(Effect.timeoutFail({ duration: 5_000, onTimeout: () => "timeout" })),
+        yield* Deferred.await(interrupted).pipe(
+          Effect.timeoutFail({ duration: Waits.guard, onTimeout: () => "timeout" })
+        ),
         "interrupted"
       )
     }))
@@ -261,7 +270,15 @@ describe("handshake sessions shared on Redis, three instances", () => {
         fetch(c, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
       )
       assert.strictEqual(stream.status, 200)
-      yield* Effect.sleep(200)
+      // C holds the stream once it listens for it on Redis.
+      const connection = yield* RedisConnection.make({ url: redis.url })
+      yield* Waits.until(
+        Effect.map(
+          connection.use((r) => r.pubsub("NUMSUB", `mcp:standalone:${session}`)),
+          (reply) => Number(reply[1]) > 0
+        ),
+        "C never listened for the session's stream"
+      )
       const heard = yield* Effect.fork(messages(stream, (m) => m.method === "notifications/elicitation/complete"))
       yield* call(a, session, 4, "notify")
       const got = yield* heard.await.pipe(Effect.flatten, Effect.timeout(5_000))
@@ -431,12 +448,14 @@ describe("handshake sessions shared on Redis, three instances", () => {
       assert.include(body.error.message, "session store")
       yield* redis.start
       // Reconnected by itself; the session Redis kept goes on.
-      let status = 0
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        yield* Effect.sleep(100)
-        status = (yield* post(b, { jsonrpc: "2.0", id: 6, method: "tools/list" }, session)).status
-      }
-      assert.strictEqual(status, 200)
+      const served = yield* Waits.eventually(
+        Effect.filterOrFail(
+          post(b, { jsonrpc: "2.0", id: 6, method: "tools/list" }, session),
+          (response) => response.status === 200
+        ),
+        "the session was never served again"
+      )
+      assert.strictEqual(served.status, 200)
     }))
 
   it.scopedLive("Redis down: a 2026-07-28 call, which needs nothing shared, still succeeds; a handshake one is a 503", () =>
@@ -477,6 +496,7 @@ describe("handshake sessions shared on Redis, three instances", () => {
       assert.deepStrictEqual(body.result.content, [{ type: "text", text: "echo alone" }])
       // The session's state is in Redis: its request is refused until Redis is back (here, its replica
       // is local but due a touch within a second).
+      // Real time: the replica's touch falls due by the server's own clock, a second after the last.
       yield* Effect.sleep(1_100)
       const refused = yield* post(url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session)
       assert.strictEqual(refused.status, 503)
