@@ -1,0 +1,335 @@
+/**
+ * The `McpRequest` a task's handler runs with (`TaskRequest`): the request that made it, but for
+ * what a task does differently once it is one. Its progress becomes the task's status message; its
+ * asks become the task's input requests (2026-07-28: kept in the store, answered by `tasks/update`;
+ * 2025-11-25: requests to the client tagged with the task, on the stream of a waiting
+ * `tasks/result`, else on the session's own if the client listens there now, else later).
+ */
+import { Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { JsonRpc } from "@effect-mcp/core"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import type * as McpRequest from "../McpRequest.js"
+import type * as TaskStore from "../TaskStore.js"
+import type { RequestContext } from "./serving.js"
+import * as Shape from "./shape.js"
+import { isTerminal, unavailable } from "./taskShapes.js"
+
+type InputRequest = McpSchema.InputRequired.InputRequest
+type TaskRecord = TaskStore.TaskRecord
+
+const decodeSampled = McpSchema.Base.codec(
+  McpSchema.Sampling.CreateMessageResult,
+  "decode",
+  McpSchema.Base.parseOptions
+)
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
+
+/** How the answer to an input request of `method` is read. */
+export const decoderOf = (method: string): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> =>
+  method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+
+/** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
+export interface Route {
+  readonly id: JsonRpc.RequestId
+  readonly via: RequestContext
+}
+
+/** What a task's own request reads of the tasks runtime. */
+export interface TaskRuntime {
+  readonly store: TaskStore.Service
+  readonly modify: (
+    taskId: string,
+    f: (record: TaskRecord) => Partial<TaskRecord> | undefined
+  ) => Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable>
+  /**
+   * The stream a 2025-11-25 ask of the task goes to now: a waiting `tasks/result`'s (the
+   * requestor picks its task's asks up there, as the revision says); none waiting, undefined.
+   */
+  readonly route: (taskId: string) => Route | undefined
+  /** What is done when an ask of the task that found no way to the client may find one now (`Local.wake`). */
+  readonly wakeOf: (taskId: string) => Deferred.Deferred<void> | undefined
+}
+
+/**
+ * The `McpRequest` a task's handler runs with: the request that made it, but for what a task
+ * does differently once it is one (before, with `start: "onDetach"`, it is that request).
+ */
+export class TaskRequest implements McpRequest.Service {
+  record: TaskRecord | undefined = undefined
+  detachEffect: Effect.Effect<void> = Effect.void
+  /**
+   * Its requestor referred to the task here (`tasks/get`, `tasks/result`, `tasks/cancel`,
+   * `tasks/list`): it knows the task. A 2025-11-25 ask waits for that (tagged with a task its
+   * requestor has not taken in yet, an ask cannot be told whose it is: ext-tasks refuses it).
+   */
+  readonly known: Deferred.Deferred<void> = Deferred.unsafeMake(FiberId.none)
+  /** 2025-11-25: asks open now (the task is `input_required` while any is). */
+  private asking = 0
+  /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
+  private readonly keys = new Set<string>()
+
+  constructor(
+    /** The request that made it; once it is a task, what it keeps of that request (`forTask`). */
+    public base: RequestContext,
+    readonly runtime: TaskRuntime,
+    readonly detached: Deferred.Deferred<TaskRecord, McpError.McpError>
+  ) {}
+
+  get id() {
+    return this.base.id
+  }
+  get method() {
+    return this.base.method
+  }
+  get revision() {
+    return this.base.revision
+  }
+  get era() {
+    return this.base.era
+  }
+  get clientInfo() {
+    return this.base.clientInfo
+  }
+  get clientCapabilities() {
+    return this.base.clientCapabilities
+  }
+  get progressToken() {
+    return this.base.progressToken
+  }
+  get auth() {
+    return this.base.auth
+  }
+  get meta() {
+    return this.base.meta
+  }
+  get logLevel() {
+    return this.base.logLevel
+  }
+  get requestState() {
+    return this.base.requestState
+  }
+  get closeSseStream() {
+    return this.record === undefined ? this.base.closeSseStream : Effect.void
+  }
+  inputResponse(key: string) {
+    return this.base.inputResponse(key)
+  }
+  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
+    return (elicitationId) => this.base.elicitationComplete(elicitationId)
+  }
+  get progress(): McpRequest.Service["progress"] {
+    return (progress, total, message) =>
+      this.record === undefined
+        ? this.base.progress(progress, total, message)
+        : this.setStatus(message ?? (total !== undefined ? `${progress}/${total}` : `${progress}`))
+  }
+  get log(): McpRequest.Service["log"] {
+    // The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide.
+    return (level, data, logger) =>
+      this.record !== undefined && this.base.era === "stateless" ? Effect.void : this.base.log(level, data, logger)
+  }
+
+  setStatus(message: string): Effect.Effect<void> {
+    const record = this.record
+    if (record === undefined) return Effect.void
+    return Effect.ignore(
+      this.runtime.modify(
+        record.taskId,
+        (r) => isTerminal(r.status) || r.statusMessage === message ? undefined : { statusMessage: message }
+      )
+    )
+  }
+
+  get sample(): McpRequest.Service["sample"] {
+    return (key, params, options) =>
+      this.record === undefined
+        ? this.base.sample(key, params, options)
+        : this.ask(key, { method: "sampling/createMessage", params }, params, "sampling", decodeSampled, options)
+  }
+  get elicit(): McpRequest.Service["elicit"] {
+    return (key, params, options) =>
+      this.record === undefined
+        ? this.base.elicit(key, params, options)
+        : this.ask(
+          key,
+          { method: "elicitation/create", params: Shape.elicitInput(params) },
+          Shape.elicitRequest(params, Revision.features(this.base.revision)),
+          params.mode === "url" ? "elicitation.url" : "elicitation",
+          decodeElicited,
+          options
+        )
+  }
+  get roots(): McpRequest.Service["roots"] {
+    return (key = "roots", options) =>
+      this.record === undefined
+        ? this.base.roots(key, options)
+        : Effect.map(
+          this.ask<McpSchema.Roots.ListRootsResult>(key, { method: "roots/list" }, {}, "roots", decodeRoots, options),
+          (result) => result.roots
+        )
+  }
+
+  /** Marks the task waiting for input (or working again), with its open requests. */
+  private mark(f: (record: TaskRecord) => Partial<TaskRecord> | undefined) {
+    return Effect.mapError(
+      this.runtime.modify(this.record!.taskId, (r) => isTerminal(r.status) ? undefined : f(r)),
+      unavailable
+    )
+  }
+
+  /**
+   * An ask of a task. 2026-07-28: an input request of the task, under a key new to it, answered
+   * by `tasks/update`; 2025-11-25: a request to the client tagged with the task. Either way the
+   * task is `input_required` until it is answered.
+   */
+  private ask<A>(
+    key: string,
+    inputRequest: InputRequest,
+    params: unknown,
+    capability: string,
+    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>,
+    options: McpRequest.AskOptions | undefined
+  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+    const base = this.base
+    if (!Capabilities.declares(base.clientCapabilities, inputRequest, base.revision)) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: Capabilities.required(inputRequest),
+          detail: `The client did not declare the ${capability} capability`
+        })
+      )
+    }
+    const taskId = this.record!.taskId
+    const timeout = options?.timeout
+    const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
+    if (base.era === "handshake" && base.askLive !== undefined) {
+      // 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
+      // task (`known`, or a few poll intervals after it asked). On the stream of a waiting
+      // `tasks/result` (in that request's session: a token's holder may wait from another), where
+      // the revision says a requestor picks a task's asks up; with none waiting, on the session's
+      // own stream if the client listens there now (stdio: at once; HTTP: its GET stream open, here
+      // or on the instance holding it), since the revision lets a server send on any stream and a
+      // requestor that only polls `tasks/get` (ext-tasks) never calls `tasks/result`. Else it waits,
+      // and looks again when a `tasks/result` comes to wait, when its requestor refers to the task,
+      // and every few poll intervals. It is never kept where it could be lost (the frames kept for a
+      // GET stream nobody opened, the newest pushing the oldest out; on Redis, for the next holder
+      // alone) and never sent twice. The ask's timeout covers the waits and the answer.
+      const open = () => this.asking++
+      const close = () => --this.asking
+      const meta = { [Meta.relatedTask]: { taskId } }
+      const tagged = { ...(params as object), _meta: { ...(params as { _meta?: object })._meta, ...meta } }
+      const grace = knownGrace(this.record!)
+      const deliver: Effect.Effect<A, McpRequest.ClientRequestError> = Effect.suspend(() => {
+        // Taken before looking: a wake that comes while it looks is not missed.
+        const woken = this.runtime.wakeOf(taskId)
+        const route = this.runtime.route(taskId)
+        if (route !== undefined && route.via.askRelated !== undefined) {
+          return route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
+        }
+        return Effect.flatMap(
+          base.askLive!<A>(inputRequest, capability, tagged, undefined),
+          (sent) =>
+            Option.isSome(sent)
+              ? Effect.succeed(sent.value)
+              : Effect.zipRight(
+                Effect.ignore(Effect.timeout(woken === undefined ? Effect.never : Deferred.await(woken), grace)),
+                deliver
+              )
+        )
+      })
+      return Effect.acquireUseRelease(
+        Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
+        () =>
+          bounded(Effect.zipRight(
+            // Once its requestor knows the task, or (it polls another instance, or not at all) a
+            // few poll intervals after the task asked.
+            Effect.ignore(Effect.timeout(Deferred.await(this.known), grace)),
+            deliver
+          )),
+        () =>
+          Effect.suspend(() =>
+            close() === 0
+              ? Effect.ignore(this.mark((r) => r.status === "input_required" ? { status: "working" } : undefined))
+              : Effect.void
+          )
+      )
+    }
+    // 2026-07-28: kept in the store, under a key the task never used, until answered (or given
+    // up on: a timeout, an interrupt; then it is no longer asked).
+    let wireKey = key
+    for (let n = 2; this.keys.has(wireKey); n++) wireKey = `${key}-${n}`
+    if (this.keys.size >= maxKeys) {
+      return Effect.fail(new McpError.InternalError({ message: `A task may ask at most ${maxKeys} times` }))
+    }
+    this.keys.add(wireKey)
+    const asked = this.mark((r) => ({
+      status: "input_required",
+      inputRequests: { ...r.inputRequests, [wireKey]: inputRequest }
+    }))
+    const answer = (version: number): Effect.Effect<unknown, McpError.McpError> =>
+      Effect.flatMap(Effect.mapError(this.runtime.store.await(taskId, version), unavailable), (found) => {
+        if (Option.isNone(found)) return Effect.interrupt
+        const r = found.value
+        if (Object.hasOwn(r.inputResponses, wireKey)) return Effect.succeed(r.inputResponses[wireKey])
+        return answer(r.version)
+      })
+    const waited = Effect.flatMap(asked, (after) =>
+      Option.isNone(after)
+        ? Effect.interrupt
+        : Object.hasOwn(after.value.inputResponses, wireKey)
+        ? Effect.succeed(after.value.inputResponses[wireKey])
+        : answer(after.value.version))
+    /** The key asked no more: out of the open requests and the answers; working again when none is open. */
+    const done = Effect.ignore(this.mark((r) => {
+      if (!Object.hasOwn(r.inputRequests, wireKey) && !Object.hasOwn(r.inputResponses, wireKey)) return undefined
+      const inputRequests = { ...r.inputRequests }
+      const inputResponses = { ...r.inputResponses }
+      delete inputRequests[wireKey]
+      delete inputResponses[wireKey]
+      return {
+        inputRequests,
+        inputResponses,
+        ...(r.status === "input_required" && Object.keys(inputRequests).length === 0
+          ? { status: "working" as const }
+          : {})
+      }
+    }))
+    return Effect.flatMap(
+      Effect.ensuring(bounded(waited), done),
+      (value) => {
+        const decoded = decode(value)
+        return decoded._tag === "Right"
+          ? Effect.succeed(decoded.right as A)
+          : Effect.fail(
+            new McpError.InvalidParams({
+              message: `Invalid input response ${wireKey}: ${Method.describeError(decoded.left)}`
+            })
+          )
+      }
+    )
+  }
+}
+
+/**
+ * How long a 2025-11-25 ask waits for its requestor to refer to the task before it is sent all the
+ * same, and, finding no way to the client, before it looks again: four poll intervals, at least a
+ * second.
+ */
+const knownGrace = (record: TaskRecord): number => Math.max(1_000, 4 * record.pollIntervalMs)
+
+/** Most keys one task asks under, over its life. */
+const maxKeys = 10_000
+
+const withTimeout = <A, E>(effect: Effect.Effect<A, E>, timeout: Duration.DurationInput) =>
+  Effect.timeoutFail(effect, {
+    duration: timeout,
+    onTimeout: () =>
+      new McpError.InternalError({ message: "The client did not answer the task's input request in time" })
+  })
