@@ -32,6 +32,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as Tool from "../Tool.js"
 import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
@@ -427,19 +428,38 @@ export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revis
  * (`prepared`), which serves it as its own.
  */
 export interface Direct {
-  /** The request's handling: the ladder run and the method dispatched, `meta` read once by the caller. */
+  /**
+   * The request prepared: the ladder run and the method dispatched, with `meta` read once by the
+   * caller, and `tool` (a `tools/call`'s, when the caller looked it up already) not looked up again.
+   */
   readonly prepare: (
     client: Transport.ClientId,
     request: JsonRpc.Request,
     meta: McpSchema.Base.MetaObject | undefined,
-    received: Transport.ReceiveContext | undefined
-  ) => Peer.Handling<never>
+    received: Transport.ReceiveContext | undefined,
+    tool: Tool.Tool | undefined
+  ) => Preparation
   /**
    * May a request done at once be answered without the engine? Only when the engine would record
    * nothing of it: no span, no metric, no Debug line.
    */
   readonly answersAtOnce: boolean
 }
+
+/**
+ * A request prepared: its effect (an `Exit` when its answer is there at once), and its context
+ * (none: the ladder refused it), which its fiber starts with when it runs in the engine.
+ */
+export interface Preparation {
+  readonly effect: Effect.Effect<unknown, unknown>
+  readonly request: StatelessRequest | undefined
+}
+
+/** How the engine serves a request prepared: its effect, in the context of its `McpRequest`. */
+export const handlingOf = (preparation: Preparation): Peer.Handling<never> =>
+  preparation.request === undefined
+    ? preparation.effect
+    : { effect: preparation.effect, context: Serving.requestContext(preparation.request) }
 
 /** A protocol whose back end prepares its requests itself (see `Direct`). */
 export interface DirectProtocol extends Transport.Protocol {
@@ -448,16 +468,16 @@ export interface DirectProtocol extends Transport.Protocol {
 
 const preparedKey: unique symbol = Symbol.for("@effect-mcp/server/Stateless/prepared")
 
-/** Where a request came from, with the handling its back end prepared for it. */
+/** Where a request came from, with what its back end prepared of it. */
 interface Prepared extends Transport.ReceiveContext {
-  readonly [preparedKey]: Peer.Handling<never>
+  readonly [preparedKey]: Preparation
 }
 
-/** `received`, carrying the handling prepared for its request: the engine serves that one. */
+/** `received`, carrying what was prepared of its request: the engine serves that. */
 export const prepared = (
   received: Transport.ReceiveContext,
-  handling: Peer.Handling<never>
-): Transport.ReceiveContext => ({ ...received, [preparedKey]: handling }) as Prepared
+  preparation: Preparation
+): Transport.ReceiveContext => ({ ...received, [preparedKey]: preparation }) as Prepared
 
 /** The stateless era on one engine. */
 export const era = (server: Server, host: () => Host) => {
@@ -506,14 +526,13 @@ export const era = (server: Server, host: () => Host) => {
     )
   }
 
-  const prepare: Direct["prepare"] = (client, request, meta, received) => {
+  const prepare: Direct["prepare"] = (client, request, meta, received, tool) => {
     const context = ladder(client, request, meta, received)
-    if (!(context instanceof StatelessRequest)) return Effect.fail(context)
-    return {
-      // The registry read synchronously: a request done at once is answered without a fiber.
-      effect: Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context),
-      context: Serving.requestContext(context)
-    }
+    if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
+    context.tool = tool
+    // The registry read synchronously: a request done at once is answered without a fiber.
+    const effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
+    return { effect, request: context }
   }
 
   const onRequest = (
@@ -521,8 +540,10 @@ export const era = (server: Server, host: () => Host) => {
     request: JsonRpc.Request,
     received: Transport.ReceiveContext | undefined
   ): Peer.Handling<never> =>
-    (received as Partial<Prepared> | undefined)?.[preparedKey] ??
-      prepare(client, request, Meta.of(request.params), received)
+    handlingOf(
+      (received as Partial<Prepared> | undefined)?.[preparedKey] ??
+        prepare(client, request, Meta.of(request.params), received, undefined)
+    )
 
   return { onRequest, prepare }
 }

@@ -11,6 +11,7 @@ import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import type * as McpRequest from "../McpRequest.js"
+import type * as Tool from "../Tool.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
@@ -45,6 +46,8 @@ export class StatelessRequest implements RequestContext {
   /** The keys of the answers this run read: only those ride on in the sealed state. */
   readonly consumed = new Set<string>()
   userState: Option.Option<string> = Option.none()
+  /** The tool of a `tools/call`, when its transport looked it up already (to check its headers). */
+  tool: Tool.Tool | undefined = undefined
 
   constructor(
     readonly request: JsonRpc.Request,

@@ -14,7 +14,7 @@
  *   -32600, -32602, -32020, -32021, -32022), 503 for a listen refused as too many are open
  *   (-32000), 200 otherwise.
  */
-import type { AuthInfo, Peer } from "@effect-mcp/core"
+import type { AuthInfo } from "@effect-mcp/core"
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
@@ -92,21 +92,19 @@ const disagreement = (exchange: Exchange, name: string, display: string, body: s
 
 /** The headers of a 2026-07-28 request checked against its body: the reply when they disagree. */
 const checkHeaders = (
-  config: Config,
   exchange: Exchange,
   request: JsonRpc.Request,
-  version: string
+  version: string,
+  name: string | undefined,
+  tool: Tool.Tool | undefined
 ): Front.Reply | undefined => {
   const wrong = disagreement(exchange, HttpHeaders.protocolVersion, "MCP-Protocol-Version", version) ??
     disagreement(exchange, HttpHeaders.method, "Mcp-Method", request.method)
   if (wrong !== undefined) return mismatch(request.id, wrong)
-  const name = HttpHeaders.nameOf(request.method, request.params)
   if (name !== undefined) {
     const wrongName = disagreement(exchange, HttpHeaders.name, "Mcp-Name", name)
     if (wrongName !== undefined) return mismatch(request.id, wrongName)
   }
-  if (request.method !== "tools/call" || name === undefined) return undefined
-  const tool = Server.unsafeTool(config.server, name)
   if (tool === undefined) return undefined
   const args = (request.params as { readonly arguments?: unknown }).arguments
   for (const spec of paramHeaders(tool)) {
@@ -265,8 +263,12 @@ export class Posts {
     // what is wrong with them (no _meta: -32602; initialize: the revisions served).
     const meta = Meta.of(request.params)
     const version = meta?.[Meta.protocolVersion]
+    // A `tools/call`'s tool, looked up once: its headers are checked against it, and it is called.
+    let tool: Tool.Tool | undefined
     if (typeof version === "string") {
-      const denied = checkHeaders(this.config, exchange, request, version)
+      const name = HttpHeaders.nameOf(request.method, request.params)
+      if (request.method === "tools/call" && name !== undefined) tool = Server.unsafeTool(this.config.server, name)
+      const denied = checkHeaders(exchange, request, version, name, tool)
       if (denied !== undefined) return exchange.reply(denied)
     }
     const client = this.nextClient++
@@ -275,8 +277,10 @@ export class Posts {
     const peer = this.config.peerOf(exchange)
     const received: Transport.ReceiveContext = { auth, peer, anonymous: peer === undefined }
     const direct = this.direct
-    const handling = direct?.prepare(client, request, meta, received)
-    if (handling !== undefined && direct!.answersAtOnce && this.answerAtOnce(exchange, request, handling)) return
+    const preparation = direct?.prepare(client, request, meta, received, tool)
+    if (preparation !== undefined && direct!.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) {
+      return
+    }
     const post = new Post(
       this,
       client,
@@ -292,7 +296,11 @@ export class Posts {
       post.done()
       this.host.receiver?.disconnect(client)
     })
-    this.host.receiver!.receive(client, inbound, handling === undefined ? received : Era.prepared(received, handling))
+    this.host.receiver!.receive(
+      client,
+      inbound,
+      preparation === undefined ? received : Era.prepared(received, preparation)
+    )
   }
 
   /**
@@ -300,8 +308,8 @@ export class Posts {
    * a result, or a protocol error rendered for the request's revision. Anything else (a fiber to
    * run, a defect to log) is the engine's: false.
    */
-  private answerAtOnce(exchange: Exchange, request: JsonRpc.Request, handling: Peer.Handling<never>): boolean {
-    const effect = Effect.isEffect(handling) ? handling : handling.effect
+  private answerAtOnce(exchange: Exchange, request: JsonRpc.Request, preparation: Era.Preparation): boolean {
+    const effect = preparation.effect
     if (!Exit.isExit(effect)) return false
     let frame: JsonRpc.Response
     if (Exit.isSuccess(effect)) frame = JsonRpc.success(request.id, effect.value)
