@@ -101,14 +101,8 @@ export interface Server {
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
 const isRetry = (params: unknown) => isObject(params) && ("inputResponses" in params || "requestState" in params)
 
-export const makeServer = (
-  registry: Registry,
-  config: Config,
-  stateless: StatelessConfig,
-  subscriptions: Subscriptions
-): Server => {
-  const core = Serving.make(registry, config)
-  const features = Revision.features("2026-07-28")
+/** The 2026-07-28 envelopes of results: `resultType`, serverInfo, caching hints. */
+const envelopes = (config: Config, stateless: StatelessConfig) => {
   const hint = (method: Cacheable) => stateless.cachePolicy[method] ?? defaultHint
 
   // The serverInfo `_meta` of each revision, made once (results share it; nothing mutates it).
@@ -143,15 +137,19 @@ export const makeServer = (
     return Object.assign(complete(result, request), { ttlMs, cacheScope: own.cacheScope ?? h.cacheScope })
   }
 
-  /**
-   * A method that may answer `input_required`: the answers the retry carries (from the sealed
-   * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
-   * the signals its run stops with become one `input_required` result.
-   */
-  /** Who holds the token the request came with: a sealed state is good for that holder only. */
-  const subjectOf = (request: StatelessRequest): string | undefined =>
-    Option.isSome(request.auth) ? AuthInfo.holder(request.auth.value) : undefined
+  return { withServerInfo, complete, cached }
+}
 
+/** Who holds the token the request came with: a sealed state is good for that holder only. */
+const subjectOf = (request: StatelessRequest): string | undefined =>
+  Option.isSome(request.auth) ? AuthInfo.holder(request.auth.value) : undefined
+
+/**
+ * A method that may answer `input_required`: the answers the retry carries (from the sealed
+ * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
+ * the signals its run stops with become one `input_required` result.
+ */
+const multiRoundOf = (stateless: StatelessConfig) => {
   const multiRound = <A extends object>(
     method: string,
     params: object,
@@ -243,6 +241,17 @@ export const makeServer = (
     })
   }
 
+  return multiRound
+}
+
+/** `subscriptions/listen` of the server's open subscriptions. */
+const listenOf = (
+  registry: Registry,
+  config: Config,
+  subscriptions: Subscriptions,
+  complete: ReturnType<typeof envelopes>["complete"]
+) => {
+  const features = Revision.features("2026-07-28")
   /**
    * `subscriptions/listen`: held open until the server closes it (then answered with the
    * envelope and its subscription id) or the client cancels it (then answered by nobody).
@@ -291,6 +300,21 @@ export const makeServer = (
       result
     )
   }
+
+  return listen
+}
+
+export const makeServer = (
+  registry: Registry,
+  config: Config,
+  stateless: StatelessConfig,
+  subscriptions: Subscriptions
+): Server => {
+  const core = Serving.make(registry, config)
+  const features = Revision.features("2026-07-28")
+  const { withServerInfo, complete, cached } = envelopes(config, stateless)
+  const multiRound = multiRoundOf(stateless)
+  const listen = listenOf(registry, config, subscriptions, complete)
 
   // An extension's methods, each result in the era's envelope; a method the catalog calls cacheable
   // gets caching hints too (the handler's own, else the extension's, else the defaults).
