@@ -11,6 +11,8 @@
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import type { Registry } from "./registry.js"
@@ -35,7 +37,9 @@ export const serve = (
   Effect.gen(function*() {
     let host: Handshake.Host | undefined
     const hostOf = () => host!
-    const { metrics } = yield* Telemetry.enabled
+    const { metrics, spans } = yield* Telemetry.enabled
+    // Does the engine log each request at Debug level (as `Peer` decides, from the same fiber)?
+    const logsRequests = (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal <= LogLevel.Debug.ordinal
     const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
     const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
@@ -67,6 +71,13 @@ export const serve = (
     })
     const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
     host = engine
+    // A back end that prepares its stateless requests itself (`Stateless.Direct`): told how.
+    if (stateless !== undefined && handshake === undefined) {
+      ;(protocol as Stateless.DirectProtocol).attachDirect?.({
+        prepare: stateless.prepare,
+        answersAtOnce: !spans && !metrics && !logsRequests
+      })
+    }
     // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
     handshake?.attach()
 

@@ -16,6 +16,7 @@ import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
 import * as TaskStore from "../TaskStore.js"
+import type * as Tool from "../Tool.js"
 import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
 import * as Shape from "./shape.js"
@@ -106,6 +107,8 @@ export interface RequestContext extends McpRequest.Service {
    * and the characters of what it kept (counted against the task store's bounds).
    */
   readonly forTask: () => { readonly context: RequestContext; readonly bytes: number }
+  /** The tool of a `tools/call`, when its transport looked it up already: not looked up again. */
+  readonly tool?: Tool.Tool | undefined
 }
 
 /** The 2025-11-25 tasks capability: tool calls as tasks, listed and cancelled. */
@@ -422,7 +425,10 @@ export const make = (
     // The hottest path of a server: plain combinators, the registry read once, synchronously; a
     // tool whose handler is done at once gives a done result (`eager.ts`), answered without a fiber.
     "tools/call": (params, request): Effect.Effect<McpSchema.Tool.CallToolResult20250618, McpError.McpError> => {
-      const tool = registry.unsafeEntries().tools.get(params.name)
+      const known = request.tool
+      const tool = known !== undefined && known.name === params.name
+        ? known
+        : registry.unsafeEntries().tools.get(params.name)
       if (tool === undefined) {
         return Effect.fail(new McpError.InvalidParams({ message: `Unknown tool: ${params.name}` }))
       }

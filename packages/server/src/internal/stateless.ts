@@ -30,19 +30,18 @@ import {
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
-import type * as McpRequest from "../McpRequest.js"
+import type * as Tool from "../Tool.js"
 import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
 import type { Entries, Registry } from "./registry.js"
-import type { Config, RequestContext } from "./serving.js"
+import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
+import { StatelessRequest } from "./statelessRequest.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 
@@ -83,211 +82,6 @@ const isLevel = (u: unknown): u is LoggingLevel =>
   typeof u === "string" && (McpSchema.Logging.levels as ReadonlyArray<string>).includes(u)
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const decodeSampled = McpSchema.Base.codec(
-  McpSchema.Sampling.CreateMessageResult,
-  "decode",
-  McpSchema.Base.parseOptions
-)
-const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
-const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
-
-// ---------------------------------------------------------------------------- the per-request context
-
-/**
- * The context of one stateless request: `McpRequest`, read from the request's own `_meta`. Made
- * before the request's fiber is forked; the answers a retry carries are attached as its first step.
- */
-class StatelessRequest implements RequestContext {
-  readonly era = "stateless" as const
-  /**
-   * Answers by key: earlier rounds' (from the sealed state) and, of the retry's own
-   * `inputResponses`, only those to what the last round asked.
-   */
-  answers: Readonly<Record<string, unknown>> = {}
-  /** The keys of the answers this run read: only those ride on in the sealed state. */
-  readonly consumed = new Set<string>()
-  userState: Option.Option<string> = Option.none()
-
-  constructor(
-    readonly request: JsonRpc.Request,
-    readonly client: Transport.ClientId,
-    readonly revision: Revision.Revision,
-    readonly meta: McpSchema.Base.MetaObject,
-    readonly clientCapabilities: ClientCapabilities,
-    readonly level: Option.Option<LoggingLevel>,
-    readonly host: Host,
-    readonly auth: Option.Option<AuthInfo.AuthInfo>,
-    /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
-    readonly address: string | undefined,
-    /** Nothing names its client, not even a connection (`Transport.ReceiveContext.anonymous`). */
-    readonly anonymous: boolean
-  ) {}
-
-  get id() {
-    return this.request.id
-  }
-  get method() {
-    return this.request.method
-  }
-  get features() {
-    return Revision.features(this.revision)
-  }
-  get clientInfo() {
-    return Meta.getClientInfo(this.meta)
-  }
-  get progressToken() {
-    return Meta.getProgressToken(this.meta)
-  }
-  get logLevel() {
-    return Effect.succeed(this.level)
-  }
-  get taskOwner() {
-    // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
-    // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
-    // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
-    // nothing names the client (an HTTP platform that gives no address), its id is all there is:
-    // whoever holds it reaches the task, and only the store's global bounds count it.
-    return this.address !== undefined
-      ? `peer:${this.address}`
-      : this.anonymous
-      ? Holders.anyone
-      : `connection:${this.host.id}:${this.client}`
-  }
-
-  forTask() {
-    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
-    // `_meta` stay, and of the answers this retry brought, those the run read.
-    const request: JsonRpc.Request = {
-      jsonrpc: "2.0",
-      id: this.request.id,
-      method: this.request.method,
-      params: { _meta: this.meta }
-    }
-    const context = new StatelessRequest(
-      request,
-      this.client,
-      this.revision,
-      this.meta,
-      this.clientCapabilities,
-      this.level,
-      this.host,
-      this.auth,
-      this.address,
-      this.anonymous
-    )
-    context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
-    for (const key of this.consumed) context.consumed.add(key)
-    context.userState = this.userState
-    return {
-      context,
-      bytes: Tasks.sizeOf(this.meta) + Tasks.sizeOf(context.answers) +
-        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
-    }
-  }
-
-  // Methods are getters returning functions, so that a handler may destructure the service.
-  get progress(): McpRequest.Service["progress"] {
-    return (progress, total, message) => {
-      const token = this.progressToken
-      if (Option.isNone(token)) return Effect.void
-      return this.notify(
-        "notifications/progress",
-        Serving.progressParams(token.value, progress, total, message, this.features)
-      )
-    }
-  }
-  get log(): McpRequest.Service["log"] {
-    // Only for requests that asked (`logLevel` in their `_meta`).
-    return (level, data, logger) =>
-      Option.isSome(this.level) && McpSchema.Logging.isAtLeast(level, this.level.value)
-        ? this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
-        : Effect.void
-  }
-  get sample(): McpRequest.Service["sample"] {
-    return (key, params) => this.ask(key, { method: "sampling/createMessage", params }, "sampling", decodeSampled)
-  }
-  get elicit(): McpRequest.Service["elicit"] {
-    return (key, params) =>
-      this.ask(
-        key,
-        { method: "elicitation/create", params: Shape.elicitInput(params) },
-        params.mode === "url" ? "elicitation.url" : "elicitation",
-        decodeElicited
-      )
-  }
-  get roots(): McpRequest.Service["roots"] {
-    return (key = "roots") =>
-      Effect.map(
-        this.ask<McpSchema.Roots.ListRootsResult>(
-          key,
-          { method: "roots/list" },
-          "roots",
-          decodeRoots
-        ),
-        (result) => result.roots
-      )
-  }
-  inputResponse(key: string): Option.Option<unknown> {
-    if (!Object.hasOwn(this.answers, key)) return Option.none()
-    this.consumed.add(key)
-    return Option.some(this.answers[key])
-  }
-
-  /**
-   * The answers this run read, but those it asks for again (what the next round's state carries:
-   * never what nobody asked for, and never an answer its new question replaces).
-   */
-  kept(asked: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-    return Object.fromEntries(
-      Array.from(this.consumed).filter((key) => !Object.hasOwn(asked, key)).map((key) => [key, this.answers[key]])
-    )
-  }
-  get requestState(): Option.Option<string> {
-    return this.userState
-  }
-  get closeSseStream(): Effect.Effect<void> {
-    return Effect.void
-  }
-  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
-    return () => Effect.void
-  }
-
-  private notify(method: string, params: unknown): Effect.Effect<void> {
-    return Effect.ignore(this.host.peer.notify(this.client, method, params, { related: this.request.id }))
-  }
-
-  /**
-   * An ask in a stateless request: the answer when this retry carries it, otherwise the handler
-   * stops with an input-required signal. A kind the request's capabilities do not declare is
-   * refused, and nothing is asked.
-   */
-  private ask<A>(
-    key: string,
-    inputRequest: InputRequest,
-    capability: string,
-    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
-  ): Effect.Effect<A, McpRequest.ClientRequestError> {
-    if (!Capabilities.declares(this.clientCapabilities, inputRequest, this.revision)) {
-      return Effect.fail(
-        new McpError.MissingRequiredClientCapability({
-          requiredCapabilities: Capabilities.required(inputRequest),
-          detail: `The client did not declare the ${capability} capability`
-        })
-      )
-    }
-    if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
-    this.consumed.add(key)
-    const decoded = decode(this.answers[key])
-    return decoded._tag === "Right"
-      ? Effect.succeed(decoded.right as A)
-      : Effect.fail(
-        new McpError.InvalidParams({
-          message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
-        })
-      )
-  }
-}
-
 // ---------------------------------------------------------------------------- the server's part
 
 /** What a server shares between every engine it serves stateless requests on. */
@@ -307,14 +101,8 @@ export interface Server {
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
 const isRetry = (params: unknown) => isObject(params) && ("inputResponses" in params || "requestState" in params)
 
-export const makeServer = (
-  registry: Registry,
-  config: Config,
-  stateless: StatelessConfig,
-  subscriptions: Subscriptions
-): Server => {
-  const core = Serving.make(registry, config)
-  const features = Revision.features("2026-07-28")
+/** The 2026-07-28 envelopes of results: `resultType`, serverInfo, caching hints. */
+const envelopes = (config: Config, stateless: StatelessConfig) => {
   const hint = (method: Cacheable) => stateless.cachePolicy[method] ?? defaultHint
 
   // The serverInfo `_meta` of each revision, made once (results share it; nothing mutates it).
@@ -349,15 +137,19 @@ export const makeServer = (
     return Object.assign(complete(result, request), { ttlMs, cacheScope: own.cacheScope ?? h.cacheScope })
   }
 
-  /**
-   * A method that may answer `input_required`: the answers the retry carries (from the sealed
-   * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
-   * the signals its run stops with become one `input_required` result.
-   */
-  /** Who holds the token the request came with: a sealed state is good for that holder only. */
-  const subjectOf = (request: StatelessRequest): string | undefined =>
-    Option.isSome(request.auth) ? AuthInfo.holder(request.auth.value) : undefined
+  return { withServerInfo, complete, cached }
+}
 
+/** Who holds the token the request came with: a sealed state is good for that holder only. */
+const subjectOf = (request: StatelessRequest): string | undefined =>
+  Option.isSome(request.auth) ? AuthInfo.holder(request.auth.value) : undefined
+
+/**
+ * A method that may answer `input_required`: the answers the retry carries (from the sealed
+ * state, earlier rounds'; of its own, those to what the last round asked) are attached first;
+ * the signals its run stops with become one `input_required` result.
+ */
+const multiRoundOf = (stateless: StatelessConfig) => {
   const multiRound = <A extends object>(
     method: string,
     params: object,
@@ -449,6 +241,17 @@ export const makeServer = (
     })
   }
 
+  return multiRound
+}
+
+/** `subscriptions/listen` of the server's open subscriptions. */
+const listenOf = (
+  registry: Registry,
+  config: Config,
+  subscriptions: Subscriptions,
+  complete: ReturnType<typeof envelopes>["complete"]
+) => {
+  const features = Revision.features("2026-07-28")
   /**
    * `subscriptions/listen`: held open until the server closes it (then answered with the
    * envelope and its subscription id) or the client cancels it (then answered by nobody).
@@ -497,6 +300,21 @@ export const makeServer = (
       result
     )
   }
+
+  return listen
+}
+
+export const makeServer = (
+  registry: Registry,
+  config: Config,
+  stateless: StatelessConfig,
+  subscriptions: Subscriptions
+): Server => {
+  const core = Serving.make(registry, config)
+  const features = Revision.features("2026-07-28")
+  const { withServerInfo, complete, cached } = envelopes(config, stateless)
+  const multiRound = multiRoundOf(stateless)
+  const listen = listenOf(registry, config, subscriptions, complete)
 
   // An extension's methods, each result in the era's envelope; a method the catalog calls cacheable
   // gets caching hints too (the handler's own, else the extension's, else the defaults).
@@ -625,6 +443,66 @@ export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revis
   return Revision.isRevision(version) && Revision.isStateless(version) ? version : Revision.latest
 }
 
+/**
+ * The seam between the stateless HTTP back end and the engine that serves its POSTs: the engine
+ * attaches it as it starts (`DirectProtocol.attachDirect`), and the back end prepares each request
+ * itself. A request whose answer is there at once (a handler done synchronously, a refusal of the
+ * ladder) is answered by the back end on its own response, without the engine: no client of the
+ * engine, no registry of POSTs, no fiber; any other goes to the engine with what was prepared
+ * (`prepared`), which serves it as its own.
+ */
+export interface Direct {
+  /**
+   * The request prepared: the ladder run and the method dispatched, with `meta` read once by the
+   * caller, and `tool` (a `tools/call`'s, when the caller looked it up already) not looked up again.
+   */
+  readonly prepare: (
+    client: Transport.ClientId,
+    request: JsonRpc.Request,
+    meta: McpSchema.Base.MetaObject | undefined,
+    received: Transport.ReceiveContext | undefined,
+    tool: Tool.Tool | undefined
+  ) => Preparation
+  /**
+   * May a request done at once be answered without the engine? Only when the engine would record
+   * nothing of it: no span, no metric, no Debug line.
+   */
+  readonly answersAtOnce: boolean
+}
+
+/**
+ * A request prepared: its effect (an `Exit` when its answer is there at once), and its context
+ * (none: the ladder refused it), which its fiber starts with when it runs in the engine.
+ */
+export interface Preparation {
+  readonly effect: Effect.Effect<unknown, unknown>
+  readonly request: StatelessRequest | undefined
+}
+
+/** How the engine serves a request prepared: its effect, in the context of its `McpRequest`. */
+export const handlingOf = (preparation: Preparation): Peer.Handling<never> =>
+  preparation.request === undefined
+    ? preparation.effect
+    : { effect: preparation.effect, context: Serving.requestContext(preparation.request) }
+
+/** A protocol whose back end prepares its requests itself (see `Direct`). */
+export interface DirectProtocol extends Transport.Protocol {
+  readonly attachDirect?: ((direct: Direct) => void) | undefined
+}
+
+const preparedKey: unique symbol = Symbol.for("@effect-mcp/server/Stateless/prepared")
+
+/** Where a request came from, with what its back end prepared of it. */
+interface Prepared extends Transport.ReceiveContext {
+  readonly [preparedKey]: Preparation
+}
+
+/** `received`, carrying what was prepared of its request: the engine serves that. */
+export const prepared = (
+  received: Transport.ReceiveContext,
+  preparation: Preparation
+): Transport.ReceiveContext => ({ ...received, [preparedKey]: preparation }) as Prepared
+
 /** The stateless era on one engine. */
 export const era = (server: Server, host: () => Host) => {
   const { stateless } = server
@@ -634,16 +512,18 @@ export const era = (server: Server, host: () => Host) => {
   const ladder = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
+    meta: McpSchema.Base.MetaObject | undefined,
     received: Transport.ReceiveContext | undefined
   ): StatelessRequest | McpError.McpError => {
-    if (request.method === "initialize" && !isStatelessRequest(request)) {
+    const version = meta?.[Meta.protocolVersion]
+    if (
+      request.method === "initialize" && (meta === undefined || !Object.hasOwn(meta, Meta.protocolVersion))
+    ) {
       // A handshake client reaching a stateless-only server: told what would work. (An initialize
       // of the stateless era's own shape is a method it does not have: -32601.)
       const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
       return unsupported(typeof requested === "string" ? requested : "")
     }
-    const meta = Meta.of(request.params)
-    const version = meta?.[Meta.protocolVersion]
     const capabilities = meta?.[Meta.clientCapabilities]
     if (meta === undefined || typeof version !== "string" || !isObject(capabilities)) {
       return new McpError.InvalidParams({
@@ -670,19 +550,24 @@ export const era = (server: Server, host: () => Host) => {
     )
   }
 
+  const prepare: Direct["prepare"] = (client, request, meta, received, tool) => {
+    const context = ladder(client, request, meta, received)
+    if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
+    context.tool = tool
+    // The registry read synchronously: a request done at once is answered without a fiber.
+    const effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
+    return { effect, request: context }
+  }
+
   const onRequest = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
     received: Transport.ReceiveContext | undefined
-  ): Peer.Handling<never> => {
-    const context = ladder(client, request, received)
-    if (!(context instanceof StatelessRequest)) return Effect.fail(context)
-    return {
-      // The registry read synchronously: a request done at once is answered without a fiber.
-      effect: Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context),
-      context: Serving.requestContext(context)
-    }
-  }
+  ): Peer.Handling<never> =>
+    handlingOf(
+      (received as Partial<Prepared> | undefined)?.[preparedKey] ??
+        prepare(client, request, Meta.of(request.params), received, undefined)
+    )
 
-  return { onRequest }
+  return { onRequest, prepare }
 }

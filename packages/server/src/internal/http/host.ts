@@ -9,15 +9,19 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import type * as Shared from "../sharedSessions.js"
+import type * as Stateless from "../stateless.js"
 
-/** How a back end sends: the protocol but its `run` (and its shared sessions, when it has them). */
-export type Sending = Omit<Shared.SharedProtocol, "run">
+/**
+ * How a back end sends: the protocol but its `run` (and its shared sessions, or how it prepares
+ * its stateless requests itself, when it does).
+ */
+export type Sending = Omit<Shared.SharedProtocol & Stateless.DirectProtocol, "run">
 
 export class ProtocolHost {
   private engine: Transport.Receiver | undefined = undefined
   private readonly running = Deferred.unsafeMake<void>(FiberId.none)
   /** The protocol the engine runs on. */
-  readonly protocol: Shared.SharedProtocol
+  readonly protocol: Shared.SharedProtocol & Stateless.DirectProtocol
 
   constructor(sending: Sending) {
     this.protocol = {

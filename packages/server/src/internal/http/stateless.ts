@@ -16,11 +16,14 @@
  */
 import type { AuthInfo } from "@effect-mcp/core"
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
 import * as Server from "../server.js"
+import * as Era from "../stateless.js"
 import type { Auth } from "./auth.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
@@ -88,18 +91,20 @@ const disagreement = (exchange: Exchange, name: string, display: string, body: s
 }
 
 /** The headers of a 2026-07-28 request checked against its body: the reply when they disagree. */
-const checkHeaders = (config: Config, exchange: Exchange, request: JsonRpc.Request): Front.Reply | undefined => {
-  const version = Meta.of(request.params)?.[Meta.protocolVersion] as string
+const checkHeaders = (
+  exchange: Exchange,
+  request: JsonRpc.Request,
+  version: string,
+  name: string | undefined,
+  tool: Tool.Tool | undefined
+): Front.Reply | undefined => {
   const wrong = disagreement(exchange, HttpHeaders.protocolVersion, "MCP-Protocol-Version", version) ??
     disagreement(exchange, HttpHeaders.method, "Mcp-Method", request.method)
   if (wrong !== undefined) return mismatch(request.id, wrong)
-  const name = HttpHeaders.nameOf(request.method, request.params)
   if (name !== undefined) {
     const wrongName = disagreement(exchange, HttpHeaders.name, "Mcp-Name", name)
     if (wrongName !== undefined) return mismatch(request.id, wrongName)
   }
-  if (request.method !== "tools/call" || name === undefined) return undefined
-  const tool = Server.unsafeTool(config.server, name)
   if (tool === undefined) return undefined
   const args = (request.params as { readonly arguments?: unknown }).arguments
   for (const spec of paramHeaders(tool)) {
@@ -192,7 +197,10 @@ export class Posts {
     return this.byClient.size
   }
 
-  /** The protocol the engine runs on: each POST is a client; `send` answers it. */
+  /** How the engine prepares a request (`Era.Direct`), once it runs. */
+  private direct: Era.Direct | undefined = undefined
+
+  /** The protocol the engine runs on: each POST it serves is a client; `send` answers it. */
   readonly host = new ProtocolHost({
     telemetry: { transport: "tcp", protocol: "http" },
     send: (client, frame) =>
@@ -209,6 +217,9 @@ export class Posts {
       this.byClient.get(client)?.abandon(
         failure(503, null, { code: JsonRpc.Code.InternalError, message: "The request was not answered" })
       )
+    },
+    attachDirect: (direct) => {
+      this.direct = direct
     }
   })
 
@@ -251,11 +262,25 @@ export class Posts {
     // Only a request of this era has headers to mirror its body; the engine tells the others
     // what is wrong with them (no _meta: -32602; initialize: the revisions served).
     const meta = Meta.of(request.params)
-    if (meta !== undefined && typeof meta[Meta.protocolVersion] === "string") {
-      const denied = checkHeaders(this.config, exchange, request)
+    const version = meta?.[Meta.protocolVersion]
+    // A `tools/call`'s tool, looked up once: its headers are checked against it, and it is called.
+    let tool: Tool.Tool | undefined
+    if (typeof version === "string") {
+      const name = HttpHeaders.nameOf(request.method, request.params)
+      if (request.method === "tools/call" && name !== undefined) tool = Server.unsafeTool(this.config.server, name)
+      const denied = checkHeaders(exchange, request, version, name, tool)
       if (denied !== undefined) return exchange.reply(denied)
     }
     const client = this.nextClient++
+    // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner);
+    // with neither, nothing (a POST is no connection to bind to).
+    const peer = this.config.peerOf(exchange)
+    const received: Transport.ReceiveContext = { auth, peer, anonymous: peer === undefined }
+    const direct = this.direct
+    const preparation = direct?.prepare(client, request, meta, received, tool)
+    if (preparation !== undefined && direct!.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) {
+      return
+    }
     const post = new Post(
       this,
       client,
@@ -271,10 +296,30 @@ export class Posts {
       post.done()
       this.host.receiver?.disconnect(client)
     })
-    // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner);
-    // with neither, nothing (a POST is no connection to bind to).
-    const peer = this.config.peerOf(exchange)
-    this.host.receiver!.receive(client, inbound, { auth, peer, anonymous: peer === undefined })
+    this.host.receiver!.receive(
+      client,
+      inbound,
+      preparation === undefined ? received : Era.prepared(received, preparation)
+    )
+  }
+
+  /**
+   * Answers on its own response a request whose answer is there already (its handling an `Exit`):
+   * a result, or a protocol error rendered for the request's revision. Anything else (a fiber to
+   * run, a defect to log) is the engine's: false.
+   */
+  private answerAtOnce(exchange: Exchange, request: JsonRpc.Request, preparation: Era.Preparation): boolean {
+    const effect = preparation.effect
+    if (!Exit.isExit(effect)) return false
+    let frame: JsonRpc.Response
+    if (Exit.isSuccess(effect)) frame = JsonRpc.success(request.id, effect.value)
+    else {
+      const error = Cause.failureOption(effect.cause)
+      if (error._tag === "None" || !McpError.isMcpError(error.value)) return false
+      frame = JsonRpc.failure(request.id, error.value.toWire(Era.revisionOf(request)))
+    }
+    exchange.reply(Front.body(statusOf(frame, request.method === "subscriptions/listen"), Wire.encode(frame)))
+    return true
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */
@@ -299,6 +344,8 @@ export class Posts {
   /** Every open response ends (the server is shutting down). */
   get endAll(): Effect.Effect<void> {
     return Effect.sync(() => {
+      // The engine has ended: what comes now is its, as before it ran.
+      this.direct = undefined
       for (const post of Array.from(this.byClient.values())) {
         post.abandon(
           failure(503, post.id, { code: JsonRpc.Code.InternalError, message: "The server is shutting down" })

@@ -1,0 +1,230 @@
+/**
+ * The context of one stateless request (2026-07-28): its `McpRequest`, read from the request's
+ * own `_meta` (revision, capabilities, client info, log level), and its asks, answered from the
+ * retry that carries them or signalled as `input_required` (`stateless.ts` turns the signals into
+ * the result). Nothing of it outlives the request, but what a task keeps (`forTask`).
+ */
+import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
+import { Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import type * as McpRequest from "../McpRequest.js"
+import type * as Tool from "../Tool.js"
+import type { Host } from "./handshake.js"
+import * as Holders from "./holders.js"
+import * as InputRequired from "./inputRequired.js"
+import type { RequestContext } from "./serving.js"
+import * as Serving from "./serving.js"
+import * as Shape from "./shape.js"
+import * as Tasks from "./tasks.js"
+
+type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
+type LoggingLevel = McpSchema.Base.LoggingLevel
+type InputRequest = McpSchema.InputRequired.InputRequest
+
+const decodeSampled = McpSchema.Base.codec(
+  McpSchema.Sampling.CreateMessageResult,
+  "decode",
+  McpSchema.Base.parseOptions
+)
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
+
+/**
+ * The context of one stateless request: `McpRequest`, read from the request's own `_meta`. Made
+ * before the request's fiber is forked; the answers a retry carries are attached as its first step.
+ */
+export class StatelessRequest implements RequestContext {
+  readonly era = "stateless" as const
+  /**
+   * Answers by key: earlier rounds' (from the sealed state) and, of the retry's own
+   * `inputResponses`, only those to what the last round asked.
+   */
+  answers: Readonly<Record<string, unknown>> = {}
+  /** The keys of the answers this run read: only those ride on in the sealed state. */
+  readonly consumed = new Set<string>()
+  userState: Option.Option<string> = Option.none()
+  /** The tool of a `tools/call`, when its transport looked it up already (to check its headers). */
+  tool: Tool.Tool | undefined = undefined
+
+  constructor(
+    readonly request: JsonRpc.Request,
+    readonly client: Transport.ClientId,
+    readonly revision: Revision.Revision,
+    readonly meta: McpSchema.Base.MetaObject,
+    readonly clientCapabilities: ClientCapabilities,
+    readonly level: Option.Option<LoggingLevel>,
+    readonly host: Host,
+    readonly auth: Option.Option<AuthInfo.AuthInfo>,
+    /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
+    readonly address: string | undefined,
+    /** Nothing names its client, not even a connection (`Transport.ReceiveContext.anonymous`). */
+    readonly anonymous: boolean
+  ) {}
+
+  get id() {
+    return this.request.id
+  }
+  get method() {
+    return this.request.method
+  }
+  get features() {
+    return Revision.features(this.revision)
+  }
+  get clientInfo() {
+    return Meta.getClientInfo(this.meta)
+  }
+  get progressToken() {
+    return Meta.getProgressToken(this.meta)
+  }
+  get logLevel() {
+    return Effect.succeed(this.level)
+  }
+  get taskOwner() {
+    // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
+    // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
+    // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
+    // nothing names the client (an HTTP platform that gives no address), its id is all there is:
+    // whoever holds it reaches the task, and only the store's global bounds count it.
+    return this.address !== undefined
+      ? `peer:${this.address}`
+      : this.anonymous
+      ? Holders.anyone
+      : `connection:${this.host.id}:${this.client}`
+  }
+
+  forTask() {
+    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
+    // `_meta` stay, and of the answers this retry brought, those the run read.
+    const request: JsonRpc.Request = {
+      jsonrpc: "2.0",
+      id: this.request.id,
+      method: this.request.method,
+      params: { _meta: this.meta }
+    }
+    const context = new StatelessRequest(
+      request,
+      this.client,
+      this.revision,
+      this.meta,
+      this.clientCapabilities,
+      this.level,
+      this.host,
+      this.auth,
+      this.address,
+      this.anonymous
+    )
+    context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
+    for (const key of this.consumed) context.consumed.add(key)
+    context.userState = this.userState
+    return {
+      context,
+      bytes: Tasks.sizeOf(this.meta) + Tasks.sizeOf(context.answers) +
+        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
+    }
+  }
+
+  // Methods are getters returning functions, so that a handler may destructure the service.
+  get progress(): McpRequest.Service["progress"] {
+    return (progress, total, message) => {
+      const token = this.progressToken
+      if (Option.isNone(token)) return Effect.void
+      return this.notify(
+        "notifications/progress",
+        Serving.progressParams(token.value, progress, total, message, this.features)
+      )
+    }
+  }
+  get log(): McpRequest.Service["log"] {
+    // Only for requests that asked (`logLevel` in their `_meta`).
+    return (level, data, logger) =>
+      Option.isSome(this.level) && McpSchema.Logging.isAtLeast(level, this.level.value)
+        ? this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
+        : Effect.void
+  }
+  get sample(): McpRequest.Service["sample"] {
+    return (key, params) => this.ask(key, { method: "sampling/createMessage", params }, "sampling", decodeSampled)
+  }
+  get elicit(): McpRequest.Service["elicit"] {
+    return (key, params) =>
+      this.ask(
+        key,
+        { method: "elicitation/create", params: Shape.elicitInput(params) },
+        params.mode === "url" ? "elicitation.url" : "elicitation",
+        decodeElicited
+      )
+  }
+  get roots(): McpRequest.Service["roots"] {
+    return (key = "roots") =>
+      Effect.map(
+        this.ask<McpSchema.Roots.ListRootsResult>(
+          key,
+          { method: "roots/list" },
+          "roots",
+          decodeRoots
+        ),
+        (result) => result.roots
+      )
+  }
+  inputResponse(key: string): Option.Option<unknown> {
+    if (!Object.hasOwn(this.answers, key)) return Option.none()
+    this.consumed.add(key)
+    return Option.some(this.answers[key])
+  }
+
+  /**
+   * The answers this run read, but those it asks for again (what the next round's state carries:
+   * never what nobody asked for, and never an answer its new question replaces).
+   */
+  kept(asked: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    return Object.fromEntries(
+      Array.from(this.consumed).filter((key) => !Object.hasOwn(asked, key)).map((key) => [key, this.answers[key]])
+    )
+  }
+  get requestState(): Option.Option<string> {
+    return this.userState
+  }
+  get closeSseStream(): Effect.Effect<void> {
+    return Effect.void
+  }
+  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
+    return () => Effect.void
+  }
+
+  private notify(method: string, params: unknown): Effect.Effect<void> {
+    return Effect.ignore(this.host.peer.notify(this.client, method, params, { related: this.request.id }))
+  }
+
+  /**
+   * An ask in a stateless request: the answer when this retry carries it, otherwise the handler
+   * stops with an input-required signal. A kind the request's capabilities do not declare is
+   * refused, and nothing is asked.
+   */
+  private ask<A>(
+    key: string,
+    inputRequest: InputRequest,
+    capability: string,
+    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
+  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+    if (!Capabilities.declares(this.clientCapabilities, inputRequest, this.revision)) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: Capabilities.required(inputRequest),
+          detail: `The client did not declare the ${capability} capability`
+        })
+      )
+    }
+    if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
+    this.consumed.add(key)
+    const decoded = decode(this.answers[key])
+    return decoded._tag === "Right"
+      ? Effect.succeed(decoded.right as A)
+      : Effect.fail(
+        new McpError.InvalidParams({
+          message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
+        })
+      )
+  }
+}
