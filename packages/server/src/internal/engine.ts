@@ -11,6 +11,7 @@
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import type { Registry } from "./registry.js"
@@ -65,7 +66,15 @@ export const serve = (
         prompt: (name) => eras.registry.unsafeEntries().prompts.has(name)
       }
     })
-    const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
+    // The engine's own work: on the server's runtime, in the engine's scope.
+    const runtime = yield* Effect.runtime<never>()
+    const scope = yield* Effect.scope
+    const engine: Handshake.Host = {
+      peer,
+      protocol,
+      id: crypto.randomUUID(),
+      fork: (effect) => Runtime.runFork(runtime)(effect, { scope })
+    }
     host = engine
     // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
     handshake?.attach()

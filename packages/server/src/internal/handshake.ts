@@ -27,6 +27,7 @@ import {
   Transport
 } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -189,6 +190,11 @@ export interface Host {
   readonly protocol: Transport.Protocol
   /** Names this engine apart from every other (a session is its client id on one engine). */
   readonly id: string
+  /**
+   * Forks work of the engine's own (what an ended session leaves to do): on the server's runtime
+   * (its logger, its tracer), in the engine's scope (closing it interrupts the work).
+   */
+  readonly fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
 }
 
 /**
@@ -551,13 +557,14 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     if (attached) return
     attached = true
     Shared.of(host().protocol)?.attach({
-      refresh: (client, snapshot) => {
-        const session = sessions.get(client)
-        if (session === undefined) return
-        session.current = fromSnapshot(snapshot, session.current.since, session.current.roots)
-        Effect.runSync(Ref.set(session.state, session.current))
-      },
-      end: (client) => Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client))),
+      refresh: (client, snapshot) =>
+        Effect.suspend(() => {
+          const session = sessions.get(client)
+          if (session === undefined) return Effect.void
+          session.current = fromSnapshot(snapshot, session.current.since, session.current.roots)
+          return Ref.set(session.state, session.current)
+        }),
+      end: (client) => void host().fork(server.config.tasks.endOwner(ownerOf(host(), client))),
       held: (client, missed) => Effect.flatMap(sessionOf(client), (session) => tell(session, missed))
     })
   }
@@ -723,7 +730,7 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
       // Its tasks (those it owns, not a token's holder's) can no longer be reached: they stop. A shared
       // session may go on elsewhere: its tasks end with it (`Shared.Era.end`).
       if (Shared.of(host().protocol) === undefined) {
-        Effect.runFork(server.config.tasks.endOwner(ownerOf(host(), client)))
+        host().fork(server.config.tasks.endOwner(ownerOf(host(), client)))
       }
     },
     revision: (client) => Effect.map(stateOf(client), (s) => s.revision),

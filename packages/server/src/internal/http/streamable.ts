@@ -10,8 +10,9 @@ import * as Effect from "effect/Effect"
 import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
+import type { Session } from "./session.js"
 import { storeUnavailable } from "./sessions.js"
-import type { Session, Sessions } from "./sessions.js"
+import type { Sessions } from "./sessions.js"
 
 export interface Config {
   readonly sessions: Sessions
