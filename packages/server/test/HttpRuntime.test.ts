@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { onTestFinished } from "vitest"
 
@@ -47,21 +48,22 @@ interface Server {
 
 /** The MCP endpoint as a web handler, with these stores, its log kept. */
 const serve = (stores: {
-  readonly tasks?: Effect.Effect<TaskStore.Service, never, import("effect/Scope").Scope>
+  readonly tasks?: Effect.Effect<TaskStore.Service, never, Scope.Scope>
   readonly events?: EventStore.Service
   readonly sessions?: SessionStore.Service
 }): Server => {
   const logged: Array<string> = []
   const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
-  let app: Layer.Layer<any, any, any> = HttpTransport.layer().pipe(
+  const app = HttpTransport.layer().pipe(
     Layer.provideMerge(McpServer.layer({ serverInfo: { name: "runtime", version: "1.0.0" }, revisions: [V] })),
     Layer.provide(Layer.scoped(TaskStore.TaskStore, stores.tasks ?? TaskStore.makeMemory())),
-    Layer.provide(Layer.succeed(EventStore.EventStore, stores.events ?? Effect.runSync(EventStore.makeMemory())))
+    Layer.provide(Layer.succeed(EventStore.EventStore, stores.events ?? Effect.runSync(EventStore.makeMemory()))),
+    Layer.provide(
+      stores.sessions === undefined ? Layer.empty : Layer.succeed(SessionStore.SessionStore, stores.sessions)
+    ),
+    Layer.provide(logger)
   )
-  if (stores.sessions !== undefined) {
-    app = app.pipe(Layer.provide(Layer.succeed(SessionStore.SessionStore, stores.sessions)))
-  }
-  const { dispose, handler } = HttpLayerRouter.toWebHandler(app.pipe(Layer.provide(logger)), { disableLogger: true })
+  const { dispose, handler } = HttpLayerRouter.toWebHandler(app, { disableLogger: true })
   onTestFinished(() => dispose())
   return { handle: (request) => handler(request), logged, dispose }
 }
