@@ -13,6 +13,7 @@ import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import type { Registry } from "./registry.js"
@@ -69,7 +70,15 @@ export const serve = (
         prompt: (name) => eras.registry.unsafeEntries().prompts.has(name)
       }
     })
-    const engine: Handshake.Host = { peer, protocol, id: crypto.randomUUID() }
+    // The engine's own work: on the server's runtime, in the engine's scope.
+    const runtime = yield* Effect.runtime<never>()
+    const scope = yield* Effect.scope
+    const engine: Handshake.Host = {
+      peer,
+      protocol,
+      id: crypto.randomUUID(),
+      fork: (effect) => Runtime.runFork(runtime)(effect, { scope })
+    }
     host = engine
     // A back end that prepares its stateless requests itself (`Stateless.Direct`): told how.
     if (stateless !== undefined && handshake === undefined) {

@@ -28,8 +28,8 @@ export interface Snapshot {
 /** What the handshake era of an engine offers the transport. */
 export interface Era {
   /** Another instance changed the session of `client`. */
-  readonly refresh: (client: Transport.ClientId, snapshot: Snapshot) => void
-  /** The session of `client` ended for good (not only here): what it owns ends. */
+  readonly refresh: (client: Transport.ClientId, snapshot: Snapshot) => Effect.Effect<void>
+  /** The session of `client` ended for good (not only here): what it owns ends (forked on the engine's runtime). */
   readonly end: (client: Transport.ClientId) => void
   /**
    * The standalone stream of `client`'s session is held here from now on: the session begins

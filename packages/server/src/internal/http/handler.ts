@@ -69,7 +69,9 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       Option.match({ onNone: () => EventStore.makeMemory(), onSome: Effect.succeed })
     )
     const runtime = yield* Effect.runtime<never>()
-    const fork = (effect: Effect.Effect<void>) => void Runtime.runFork(runtime)(effect)
+    // What the handler forks runs on the server's runtime, in the handler's scope: closing it interrupts the work.
+    const scope = yield* Effect.scope
+    const fork = (effect: Effect.Effect<void>) => Runtime.runFork(runtime)(effect, { scope })
     const clock = yield* Effect.clock
     const idleMillis = Duration.toMillis(options.sessionIdleTimeout ?? defaults.sessionIdleTimeout)
     const maxRequestMillis = Duration.toMillis(options.maxRequestDuration ?? defaults.maxRequestDuration)

@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
-import type { Session, Sessions } from "./sessions.js"
+import type { Session } from "./session.js"
+import type { Sessions } from "./sessions.js"
 import { received } from "./streamable.js"
 
 export interface Config {

@@ -1,8 +1,9 @@
 /**
  * Streamable HTTP for the handshake era (2025-03-26 … 2025-11-25) on one endpoint: POST (one
  * message, or a batch in 2025-03-26 sessions), GET (the standalone stream, or a resumption with
- * `Last-Event-ID`), DELETE. Sessions and the routing of what the server sends are `sessions.ts`;
- * the checks every HTTP transport shares are `front.ts`.
+ * `Last-Event-ID`), DELETE. Sessions are `sessions.ts` (one session and the routing of what the
+ * server sends, `session.ts`; its responses, `channel.ts`; shared ones, `replication.ts`); the
+ * checks every HTTP transport shares are `front.ts`.
  */
 import type { AuthInfo, JsonRpc, Wire } from "@effect-mcp/core"
 import { Revision } from "@effect-mcp/core"
@@ -10,8 +11,9 @@ import * as Effect from "effect/Effect"
 import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
+import type { Session } from "./session.js"
 import { storeUnavailable } from "./sessions.js"
-import type { Session, Sessions } from "./sessions.js"
+import type { Sessions } from "./sessions.js"
 
 export interface Config {
   readonly sessions: Sessions
