@@ -43,7 +43,7 @@ import * as Holders from "./holders.js"
 import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
-import { timerAt } from "./timer.js"
+import * as Timer from "./timer.js"
 
 type Filter = McpSchema.Subscription.SubscriptionFilter
 
@@ -422,7 +422,10 @@ export const make = (
     yield* registry.listen(fanOut)
 
     // Senders are started from the server's runtime, by the fan-out, a close or the listen itself.
-    const fork = Runtime.runFork(yield* Effect.runtime<never>())
+    const runtime = yield* Effect.runtime<never>()
+    const fork = Runtime.runFork(runtime)
+    // A listen's end when its token expires, on the server's clock.
+    const timerAt = Timer.make(runtime, yield* Effect.scope)
 
     const register = (listen: Listen, handle: Subscription.Handle) =>
       Effect.gen(function*() {

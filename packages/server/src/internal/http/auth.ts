@@ -5,7 +5,7 @@
  * - the bearer token from the `Authorization` header only (a token in the query is never read:
  *   alone, the request has no token; beside the header, it is 400 `invalid_request`);
  * - the token verified (`TokenVerifier`), and what the verifier found checked again: audience,
- *   expiry with the clock skew, issuer; then the server-wide scopes;
+ *   expiry with the clock skew (on the transport's `Clock`), issuer; then the server-wide scopes;
  * - the answers: 401 with a `Bearer` challenge naming the resource metadata and the scopes
  *   (`error="invalid_token"` when a token was sent), 403 `insufficient_scope` naming every scope
  *   the request needs, 400 for a malformed header, 503 when the verifier cannot reach the
@@ -17,6 +17,7 @@
 import type { JsonRpc } from "@effect-mcp/core"
 import { AuthInfo, Wire } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -154,6 +155,7 @@ export const make = (
   server: McpServer.Service,
   verifier: TokenVerifier.Service,
   runtime: Runtime.Runtime<never>,
+  clock: Clock.Clock,
   maxBodyBytes: number
 ): Auth => {
   if (options.authorizationServers.length === 0) {
@@ -240,7 +242,7 @@ export const make = (
   /** What the verifier found, checked again whatever the verifier: audience, expiry, issuer. */
   const recheck = (auth: AuthInfo.AuthInfo): string | undefined => {
     if (!auth.audience.some((a) => expected.audiences.includes(a))) return "the token's audience is not this resource"
-    const now = Date.now()
+    const now = clock.unsafeCurrentTimeMillis()
     const expires = AuthInfo.expiresAtMillis(auth)
     if (expires !== undefined && expires + skew * 1000 <= now) return "the token expired"
     const nbf = auth.claims.nbf

@@ -30,7 +30,7 @@ import type * as NotificationBus from "../../NotificationBus.js"
 import * as SessionStore from "../../SessionStore.js"
 import * as Holders from "../holders.js"
 import type * as Shared from "../sharedSessions.js"
-import { noTimer, timerAt } from "../timer.js"
+import { noTimer, type TimerAt } from "../timer.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
@@ -52,6 +52,8 @@ export interface Config {
   readonly retryMillis: number
   /** Runs an effect in the transport's runtime. */
   readonly fork: (effect: Effect.Effect<void>) => void
+  /** Timers on the transport's clock, in its runtime and scope. */
+  readonly timerAt: TimerAt
   /** Sessions shared with other instances (a `SessionStore` in context), or undefined. */
   readonly shared: SharedConfig | undefined
 }
@@ -82,7 +84,7 @@ const maxBufferedLength = 256 * 1024
  * Runs `close` when the token of `auth` expires (a held-open stream ends with its token, so that
  * the client authorizes again); returns what cancels it.
  */
-export const atExpiry = (auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
+export const atExpiry = (timerAt: TimerAt, auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
   const expires = auth === undefined ? undefined : AuthInfo.expiresAtMillis(auth)
   return expires === undefined ? noTimer : timerAt(expires, close)
 }
@@ -241,7 +243,7 @@ export class Channel {
   /** Its stream, from now on ended when the token of `auth` expires (`expired`); the last one's timer goes. */
   expireWith(auth: AuthInfo.AuthInfo | undefined, stream: Stream): void {
     this.cancelExpiry()
-    this.cancelExpiry = atExpiry(auth, () => this.session.expired(this, stream))
+    this.cancelExpiry = atExpiry(this.session.sessions.config.timerAt, auth, () => this.session.expired(this, stream))
   }
 
   /** The client went away: not a cancellation in this era; a stream's later events wait in the store. */
