@@ -16,7 +16,7 @@
  * and 60 s, everything waits at most the task's time to live, and at most 10,000 input requests
  * of one handle are answered.
  */
-import { type JsonRpc, McpError, type Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { type JsonRpc, McpError, type Method, type Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -80,25 +80,42 @@ export const isTerminal = (status: Status): boolean =>
 export const pollDelay = (info: TaskInfo): number =>
   Math.min(maxPollInterval, Math.max(minPollInterval, info.pollIntervalMs ?? defaultPollInterval))
 
-/** A task in either revision's words (2025-11-25 `ttl`, `pollInterval`; the extension's `ttlMs`, `pollIntervalMs`). */
-export const infoOf = (task: Record<string, unknown>): TaskInfo => {
-  const ttl = "ttlMs" in task ? task.ttlMs : task.ttl
-  const pollInterval = "pollIntervalMs" in task ? task.pollIntervalMs : task.pollInterval
+/**
+ * A task as decoded, in either revision's words: 2025-11-25 `ttl` and `pollInterval`; the
+ * extension's `ttlMs` and `pollIntervalMs`, with what its status carries (a `DetailedTask`).
+ */
+export type WireTask =
+  | McpSchema.Tasks.Task
+  | McpSchema.TasksExtension.Task & {
+    readonly inputRequests?: Readonly<Record<string, InputRequest>>
+    readonly result?: Readonly<Record<string, unknown>>
+    readonly error?: JsonRpc.ErrorObject
+  }
+
+/** A task as the client shows it (`TaskInfo`), from either revision's. */
+export const infoOf = (task: WireTask): TaskInfo => {
+  const [ttl, pollInterval] = "ttlMs" in task ? [task.ttlMs, task.pollIntervalMs] : [task.ttl, task.pollInterval]
   return {
-    taskId: task.taskId as string,
-    status: task.status as Status,
-    ...(typeof task.statusMessage === "string" ? { statusMessage: task.statusMessage } : {}),
-    createdAt: task.createdAt as string,
-    lastUpdatedAt: task.lastUpdatedAt as string,
-    ttlMs: typeof ttl === "number" ? ttl : null,
-    ...(typeof pollInterval === "number" ? { pollIntervalMs: pollInterval } : {}),
-    ...(isObject(task.inputRequests)
-      ? { inputRequests: task.inputRequests as Readonly<Record<string, InputRequest>> }
-      : {}),
-    ...(isObject(task.result) ? { result: task.result } : {}),
-    ...(isObject(task.error) ? { error: task.error as unknown as JsonRpc.ErrorObject } : {})
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: ttl,
+    ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}),
+    ...("inputRequests" in task && task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
+    ...("result" in task && task.result !== undefined ? { result: task.result } : {}),
+    ...("error" in task && task.error !== undefined ? { error: task.error } : {})
   }
 }
+
+/** The task a tool call created (2025-11-25: `task`; the extension: `resultType: "task"`), if it did. */
+const createdOf = (result: Method.Result<"tools/call">): TaskInfo | undefined =>
+  "resultType" in result && result.resultType === "task"
+    ? infoOf(result)
+    : "task" in result && isObject(result.task)
+    ? infoOf(result.task)
+    : undefined
 
 /** What makes a status element news: its status, message and open input requests. */
 const said = (info: TaskInfo) =>
@@ -109,15 +126,13 @@ const decodeStatusExtension = Schema.decodeUnknownEither(McpSchema.TasksExtensio
 
 /** A status notification of `taskId`, in the revision's shape; none for any other notification. */
 const noteOf = (taskId: string, n: JsonRpc.Notification): Option.Option<TaskInfo> => {
-  const decode = n.method === "notifications/tasks/status"
-    ? decodeStatus2025
+  const params: Either.Either<WireTask, unknown> | undefined = n.method === "notifications/tasks/status"
+    ? decodeStatus2025(n.params)
     : n.method === "notifications/tasks"
-    ? decodeStatusExtension
+    ? decodeStatusExtension(n.params)
     : undefined
-  if (decode === undefined) return Option.none()
-  const params: Either.Either<{ readonly taskId: string }, unknown> = decode(n.params)
-  if (Either.isLeft(params) || params.right.taskId !== taskId) return Option.none()
-  return Option.some(infoOf(params.right as unknown as Record<string, unknown>))
+  if (params === undefined || Either.isLeft(params) || params.right.taskId !== taskId) return Option.none()
+  return Option.some(infoOf(params.right))
 }
 
 /** The failure of an ended task that has no result: failed (with its error) or cancelled. */
@@ -145,7 +160,7 @@ export const make = (options: Options): {
   const get = (taskId: string) =>
     Effect.flatMap(
       send("tasks/get", { taskId }, undefined),
-      (result) => Effect.map(checked(revision, "tasks/get", result), (task) => infoOf(task as Record<string, unknown>))
+      (result) => Effect.map(checked(revision, "tasks/get", result), infoOf)
     )
 
   const cancel = (taskId: string) => Effect.asVoid(send("tasks/cancel", { taskId }, undefined))
@@ -160,7 +175,7 @@ export const make = (options: Options): {
         send("tasks/list", cursor === undefined ? {} : { cursor }, undefined),
         (result) =>
           Effect.flatMap(checked(revision, "tasks/list", result), (page) => {
-            const all = [...got, ...page.tasks.map((t) => infoOf(t as unknown as Record<string, unknown>))]
+            const all = [...got, ...page.tasks.map(infoOf)]
             return typeof page.nextCursor === "string" && n < options.maxPages
               ? from(page.nextCursor, all, n + 1)
               : Effect.succeed(all)
@@ -353,12 +368,8 @@ export const make = (options: Options): {
       send("tools/call", params, rest),
       (raw) =>
         Effect.flatMap(checked(revision, "tools/call", raw), (result): Effect.Effect<Task, ClientError.ClientError> => {
-          const value = result as unknown as Record<string, unknown>
-          if (value.resultType === "task") return handle(infoOf(value), Option.some(infoOf(value)), interrupting)
-          if (isObject(value.task)) {
-            const info = infoOf(value.task)
-            return handle(info, Option.some(info), interrupting)
-          }
+          const created = createdOf(result)
+          if (created !== undefined) return handle(created, Option.some(created), interrupting)
           return Effect.map(decoded(revision, "tools/call", raw), done)
         })
     )
