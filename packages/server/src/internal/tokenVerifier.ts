@@ -305,13 +305,15 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
             catch: (cause) => cause
           }))
         const held = yield* keySet.get
-        let result = yield* verifyWith(held.value)
+        const first = yield* verifyWith(held.value)
         // A key the held set lacks: the issuer may have rotated its keys (fetched again at most
         // once per cooldown, never while backing off).
-        if (result._tag === "Left" && result.left instanceof jose.errors.JWKSNoMatchingKey) {
-          const fresher = yield* keySet.refresh(held)
-          if (Option.isSome(fresher)) result = yield* verifyWith(fresher.value.value)
-        }
+        const result = first._tag === "Left" && first.left instanceof jose.errors.JWKSNoMatchingKey
+          ? yield* Effect.flatMap(
+            keySet.refresh(held),
+            Option.match({ onNone: () => Effect.succeed(first), onSome: (fresher) => verifyWith(fresher.value) })
+          )
+          : first
         if (result._tag === "Left") return yield* joseRejection(jose, result.left)
         const auth = yield* authInfoOf(token, result.right.payload as Record<string, unknown>)
         verified?.set(token, auth, expected)
