@@ -295,7 +295,7 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
             try: () =>
               jose.jwtVerify(token, keys, {
                 issuer,
-                audience: expected.audiences as Array<string>,
+                audience: [...expected.audiences],
                 algorithms,
                 clockTolerance: expected.clockSkewSeconds,
                 currentDate: new Date(clock.unsafeCurrentTimeMillis()),
@@ -315,7 +315,7 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
           )
           : first
         if (result._tag === "Left") return yield* joseRejection(jose, result.left)
-        const auth = yield* authInfoOf(token, result.right.payload as Record<string, unknown>)
+        const auth = yield* authInfoOf(token, result.right.payload)
         verified?.set(token, auth, expected)
         return auth
       })
