@@ -14,6 +14,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 import * as Auth from "./support.js"
 
 /** The authorized HTTP client: McpAuth over fetch, the code through the loopback listener and `browser`. */
@@ -95,7 +96,17 @@ const assertRefreshable = (fixture: Auth.Fixture) =>
     "no refresh token was issued: offline_access was dropped (an OpenID provider keeps it only with prompt=consent)"
   )
 
-const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+/**
+ * The test's clock set to the wall clock's time: the tokens are stamped on the wall clock by the
+ * authorization server, and read on this `TestClock` by the client and the resource server.
+ */
+const onWallTime = TestClock.setTime(Date.now())
+
+/**
+ * Past the expiry of the access token the resource server last saw, on the `TestClock` (the
+ * client's `McpAuth` and the resource server read it; the authorization server, the wall clock).
+ */
+const pastExpiry = (fixture: Auth.Fixture) => TestClock.setTime(fixture.seen.tokens.at(-1)!.exp! * 1000 + 1000)
 
 // Authorization is the client's HTTP, the same on every Node: run where CI runs the suite first (Node
 // 20), so that CI's other passes stay within its time.
@@ -195,18 +206,19 @@ describe.runIf(process.versions.node.startsWith("20."))("McpAuth against oidc-pr
     60_000
   )
 
-  it.scopedLive(
+  it.scoped(
     "refresh before expiry: after the token expired, 5 calls at once, one refresh, no new authorization",
     () =>
       Effect.gen(function*() {
-        const fixture = yield* Auth.start({ accessTokenTtl: 2 })
+        yield* onWallTime
+        const fixture = yield* Auth.start({ accessTokenTtl: 60, refreshedTokenTtl: 300 })
         const browser = Auth.makeBrowser()
         // No margin: the token is refreshed once it has expired, before it is sent.
         const client = yield* connect(fixture.url, "handshake", authorized(browser.onUrl, { refreshMargin: 0 }))
         yield* whoami(client)
         assertRefreshable(fixture)
         const first = fixture.seen.tokens.at(-1)!
-        yield* sleep(2_500)
+        yield* pastExpiry(fixture)
         yield* Effect.all(Array.from({ length: 5 }, () => whoami(client)), { concurrency: "unbounded" })
 
         // Refreshed before it was sent: the resource server never saw the expired token.
@@ -220,11 +232,12 @@ describe.runIf(process.versions.node.startsWith("20."))("McpAuth against oidc-pr
     60_000
   )
 
-  it.scopedLive(
+  it.scoped(
     "refresh after a 401: an expired token refused, 5 calls at once, one refresh, no new authorization",
     () =>
       Effect.gen(function*() {
-        const fixture = yield* Auth.start({ accessTokenTtl: 2 })
+        yield* onWallTime
+        const fixture = yield* Auth.start({ accessTokenTtl: 60, refreshedTokenTtl: 300 })
         const browser = Auth.makeBrowser()
         // A margin that never refreshes early: the expired token is sent, and refused.
         const client = yield* connect(
@@ -235,7 +248,7 @@ describe.runIf(process.versions.node.startsWith("20."))("McpAuth against oidc-pr
         yield* whoami(client)
         assertRefreshable(fixture)
         const first = fixture.seen.tokens.at(-1)!
-        yield* sleep(2_500)
+        yield* pastExpiry(fixture)
         yield* Effect.all(Array.from({ length: 5 }, () => whoami(client)), { concurrency: "unbounded" })
 
         assert.isAbove(fixture.seen.refused.withBadToken, 0)
@@ -255,14 +268,7 @@ describe.runIf(process.versions.node.startsWith("20."))("McpAuth against oidc-pr
         const fixture = yield* Auth.start()
         const browser = Auth.makeBrowser()
         // The user signs in only once all five were refused: they are all waiting for this authorization.
-        const onUrl = (url: string) =>
-          Effect.zipRight(
-            Effect.repeat(sleep(10), { until: () => fixture.seen.refused.withoutToken >= 5 }).pipe(
-              Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("five refusals never came") }),
-              Effect.orDie
-            ),
-            browser.onUrl(url)
-          )
+        const onUrl = (url: string) => Effect.zipRight(fixture.refusedWithoutToken(5), browser.onUrl(url))
         const http = yield* Layer.build(authorized(onUrl))
         const clients = yield* Effect.all(
           Array.from({ length: 5 }, () => connect(fixture.url, "stateless", Layer.succeedContext(http))),

@@ -61,6 +61,12 @@ export interface Options {
   /** Lifetime of the access tokens, in seconds (default 300). */
   readonly accessTokenTtl?: number
   /**
+   * Lifetime of the access tokens a refresh gives, in seconds (default `accessTokenTtl`): longer,
+   * a test that moves its `TestClock` past the first token's expiry stays within the refreshed
+   * token's (oidc-provider stamps both on the wall clock, in whole seconds).
+   */
+  readonly refreshedTokenTtl?: number
+  /**
    * The resource server's `resource` (its `auth.resource`), from its origin (default: its MCP
    * endpoint, `<origin>/mcp`): what its protected resource metadata names, and the audience it
    * takes. The authorization server issues tokens for it.
@@ -141,7 +147,15 @@ const signingKey = (): Record<string, unknown> => {
 }
 
 /** oidc-provider for `resource` at `origin` (its issuer, no trailing slash). */
-const makeProvider = (origin: string, resource: string, accessTokenTtl: number, seen: Seen): Provider => {
+const makeProvider = (
+  origin: string,
+  resource: string,
+  ttl: { readonly access: number; readonly refreshed: number },
+  seen: Seen
+): Provider => {
+  /** The lifetime of an access token the request of `ctx` is given (a refresh's, or the first). */
+  const accessTokenTtl = (ctx: { readonly oidc: { readonly params?: { readonly grant_type?: unknown } } }) =>
+    ctx.oidc.params?.grant_type === "refresh_token" ? ttl.refreshed : ttl.access
   const provider = new Provider(origin, {
     jwks: { keys: [signingKey()] },
     cookies: { keys: [crypto.randomBytes(32).toString("base64url")] },
@@ -157,12 +171,15 @@ const makeProvider = (origin: string, resource: string, accessTokenTtl: number, 
         enabled: true,
         // A refresh without `resource` gets a token for the resource granted.
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+        getResourceServerInfo: (
+          ctx: { readonly oidc: { readonly params?: { readonly grant_type?: unknown } } },
+          indicator: string
+        ) => {
           if (indicator !== resource) throw new OidcErrors.InvalidTarget(`no resource server is ${indicator}`)
           return {
             scope,
             audience: resource,
-            accessTokenTTL: accessTokenTtl,
+            accessTokenTTL: accessTokenTtl(ctx),
             accessTokenFormat: "jwt",
             jwt: { sign: { alg: "RS256" } }
           }
@@ -249,7 +266,9 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     const resource = options.advertise?.(origin) ?? url
     const metadataUrl = `${origin}/.well-known/oauth-protected-resource${new URL(resource).pathname.replace(/\/$/, "")}`
 
-    const provider = makeProvider(issuer, resource, options.accessTokenTtl ?? 300, seen).callback()
+    const access = options.accessTokenTtl ?? 300
+    const ttl = { access, refreshed: options.refreshedTokenTtl ?? access }
+    const provider = makeProvider(issuer, resource, ttl, seen).callback()
     const intercept = options.intercept
     servers.authorization = intercept === undefined
       ? provider

@@ -109,7 +109,10 @@ export interface Options {
   readonly grant?: Grant | undefined
   /** Authorizations in a row that may end in another 401 or 403 before the request fails (default 3). */
   readonly maxAttempts?: number | undefined
-  /** How long before its expiry a token is refreshed, in milliseconds (default 60,000). */
+  /**
+   * How long before its expiry a token is refreshed, in milliseconds (default 60,000). Expiry is read
+   * on the `Clock` the layer is built with (a `TestClock` moves it).
+   */
   readonly refreshMargin?: number | undefined
   /**
    * Plain HTTP to OAuth endpoints on hosts that are not loopback hosts (default false: refused).
@@ -195,7 +198,8 @@ export const make = (
       options,
       runtime: yield* Effect.runtime<never>(),
       scope: yield* Effect.scope,
-      timeout: Duration.decode(options.timeout ?? Duration.seconds(30))
+      timeout: Duration.decode(options.timeout ?? Duration.seconds(30)),
+      clock: yield* Effect.clock
     }
     const maxAttempts = options.maxAttempts ?? 3
     /** By origin: one resource server per origin. */

@@ -15,12 +15,15 @@
  */
 import { AuthInfo, McpRequest, McpServer, Prompt, Revision, TokenVerifier, Tool } from "@effect-mcp/server"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 import * as jose from "jose"
 import * as http from "node:http"
 import type * as net from "node:net"
@@ -124,6 +127,8 @@ interface Server {
   readonly url: string
   readonly resource: string
   readonly close: () => Promise<void>
+  /** Runs an effect in the server's runtime (its `TestClock`'s, with `testClock`). */
+  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
 }
 
 const startServer = async (
@@ -133,6 +138,8 @@ const startServer = async (
     readonly verifier?: TokenVerifier.Service
     readonly audiences?: ReadonlyArray<string>
     readonly otherIssuers?: ReadonlyArray<string>
+    /** The server (its verifier, its transport, its held-open streams) on a `TestClock`, set to the wall clock's time. */
+    readonly testClock?: boolean
   } = {}
 ): Promise<Server> => {
   const port = await freePort()
@@ -157,9 +164,20 @@ const startServer = async (
       ...(options.hideUnauthorized === true ? { hideUnauthorized: true } : {})
     }))
   )
-  const runtime = ManagedRuntime.make(layer)
+  // The clock set before anything is built: setting it later would run every periodic sleep the
+  // server started, once per period since 1970.
+  const onWallTime = Layer.provideMerge(Layer.effectDiscard(TestClock.setTime(Date.now())), TestContext.TestContext)
+  const runtime = options.testClock === true
+    ? ManagedRuntime.make(Layer.provideMerge(layer, onWallTime))
+    : ManagedRuntime.make(layer)
   await runtime.runPromise(Effect.void)
-  return { origin, url: resource, resource, close: () => runtime.dispose() }
+  return {
+    origin,
+    url: resource,
+    resource,
+    close: () => runtime.dispose(),
+    run: (effect) => runtime.runPromise(effect)
+  }
 }
 
 // ---------------------------------------------------------------------------- tokens
@@ -482,62 +500,6 @@ describe("an HTTP server with authorization", () => {
     expect((await own.json()).result.content).toEqual([{ type: "text", text: "hello Ada" }])
   })
 
-  it("the GET stream ends when its token expires", async () => {
-    const token = await mint(issuer, server)
-    const session = await openSession(server, token)
-    const short = await mint(issuer, server, { lifetime: 1 })
-    const started = Date.now()
-    const response = await fetch(server.url, {
-      headers: {
-        ...bearer(short),
-        accept: "text/event-stream",
-        "mcp-session-id": session,
-        "mcp-protocol-version": "2025-11-25"
-      }
-    })
-    expect(response.status).toBe(200)
-    const reader = new SseReader(response)
-    for (;;) {
-      const event = await reader.next(5000)
-      if (event === undefined) break
-    }
-    // Ended at expiry (the token's `exp` is whole seconds), well before any idle or keep-alive bound.
-    expect(Date.now() - started).toBeLessThan(4000)
-    // The session is still there: the client authorizes again and goes on.
-    const again = await sessionCall(server, token, session, "whoami")
-    expect(again.status).toBe(200)
-    await again.text()
-  })
-
-  it("a 2026-07-28 listen ends gracefully when its token expires", async () => {
-    const short = await mint(issuer, server, { lifetime: 1 })
-    const response = await post(
-      server.url,
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 9,
-        method: "subscriptions/listen",
-        params: { notifications: { toolsListChanged: true }, _meta: meta() }
-      }),
-      {
-        ...bearer(short),
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "subscriptions/listen"
-      }
-    )
-    expect(response.status).toBe(200)
-    const reader = new SseReader(response)
-    const messages: Array<any> = []
-    for (;;) {
-      const event = await reader.next(5000)
-      if (event === undefined) break
-      if (event.data !== undefined && event.data !== "") messages.push(JSON.parse(event.data))
-    }
-    expect(messages[0].method).toBe("notifications/subscriptions/acknowledged")
-    const last = messages[messages.length - 1]
-    expect(last).toMatchObject({ id: 9, result: { resultType: "complete" } })
-  })
-
   it("a legacy HTTP+SSE session: its stream needs a token, its messages the same subject's", async () => {
     const alice = await mint(issuer, server)
     const mallory = await mint(issuer, server, { claims: { sub: "mallory" } })
@@ -559,19 +521,7 @@ describe("an HTTP server with authorization", () => {
     const answer = await reader.next()
     expect(JSON.parse(answer!.data!).result.serverInfo.name).toBe("auth-test")
     controller.abort()
-    // Its stream ends (and the session with it) when the token it was opened with expires.
-    const short = await mint(issuer, server, { lifetime: 1 })
-    const expiring = await fetch(`${server.origin}/sse`, { headers: { ...bearer(short), accept: "text/event-stream" } })
-    const events = new SseReader(expiring)
-    const announced = await events.next()
-    const started = Date.now()
-    while ((await events.next(5000)) !== undefined) {
-      // keep-alives until the end
-    }
-    expect(Date.now() - started).toBeLessThan(4000)
-    const after = await post(new URL(announced!.data!, server.origin).href, initialize(), bearer(alice))
-    expect(after.status).toBe(404)
-    await after.text()
+    // Its stream's end when its token expires: below, on a server on a TestClock.
   })
 
   it("CORS: a preflight from an allowed origin is answered; responses expose the headers a browser needs", async () => {
@@ -657,6 +607,96 @@ describe("hideUnauthorized, and a verifier of one's own", () => {
       await server.close()
       await issuer.close()
     }
+  })
+})
+
+describe("held-open streams end when their token expires, on the server's clock (a TestClock moved a minute on)", () => {
+  let issuer: Issuer
+  let server: Server
+  beforeAll(async () => {
+    issuer = await startIssuer()
+    server = await startServer(issuer, { testClock: true })
+  })
+  afterAll(async () => {
+    await server.close()
+    await issuer.close()
+  })
+  /** A token that expires a minute from now on the server's clock. */
+  const expiringInAMinute = async () => {
+    const now = Math.floor((await server.run(Clock.currentTimeMillis)) / 1000)
+    return mint(issuer, server, { claims: { iat: now, exp: now + 60 } })
+  }
+
+  it("the GET stream ends when its token expires", async () => {
+    const token = await mint(issuer, server)
+    const session = await openSession(server, token)
+    const short = await expiringInAMinute()
+    const response = await fetch(server.url, {
+      headers: {
+        ...bearer(short),
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25"
+      }
+    })
+    expect(response.status).toBe(200)
+    const reader = new SseReader(response)
+    // Its stream is open: the server primed it. A minute on (past `exp`, whole seconds), it ends.
+    expect((await reader.next()) !== undefined).toBe(true)
+    await server.run(TestClock.adjust("61 seconds"))
+    for (;;) {
+      const event = await reader.next(5000)
+      if (event === undefined) break
+    }
+    // The session is still there: the client authorizes again and goes on.
+    const again = await sessionCall(server, token, session, "whoami")
+    expect(again.status).toBe(200)
+    await again.text()
+  })
+
+  it("a 2026-07-28 listen ends gracefully when its token expires", async () => {
+    const short = await expiringInAMinute()
+    const response = await post(
+      server.url,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true }, _meta: meta() }
+      }),
+      {
+        ...bearer(short),
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen"
+      }
+    )
+    expect(response.status).toBe(200)
+    const reader = new SseReader(response)
+    const messages: Array<any> = [JSON.parse((await reader.next())!.data!)]
+    await server.run(TestClock.adjust("61 seconds"))
+    for (;;) {
+      const event = await reader.next(5000)
+      if (event === undefined) break
+      if (event.data !== undefined && event.data !== "") messages.push(JSON.parse(event.data))
+    }
+    expect(messages[0].method).toBe("notifications/subscriptions/acknowledged")
+    const last = messages[messages.length - 1]
+    expect(last).toMatchObject({ id: 9, result: { resultType: "complete" } })
+  })
+
+  it("a legacy HTTP+SSE stream ends (and its session with it) when the token it was opened with expires", async () => {
+    const alice = await mint(issuer, server)
+    const short = await expiringInAMinute()
+    const expiring = await fetch(`${server.origin}/sse`, { headers: { ...bearer(short), accept: "text/event-stream" } })
+    const events = new SseReader(expiring)
+    const announced = await events.next()
+    await server.run(TestClock.adjust("61 seconds"))
+    while ((await events.next(5000)) !== undefined) {
+      // keep-alives until the end
+    }
+    const after = await post(new URL(announced!.data!, server.origin).href, initialize(), bearer(alice))
+    expect(after.status).toBe(404)
+    await after.text()
   })
 })
 

@@ -25,24 +25,24 @@
  * check `nbf`, the issuer and, for JWTs, the algorithm: one an asymmetric key allows, never `none`
  * or a shared secret.
  *
+ * Every time a built-in verifier reads (its keys' ages, a backoff, a token's `exp` and `nbf`, how
+ * long a verified token is kept) comes from the `Clock` of the scope it is made in: a verifier
+ * made under a `TestClock` moves with `TestClock.adjust`.
+ *
  * Why a token was refused is for the server's log (`TokenRejected.reason`, at Debug level); the
  * client is told no more than RFC 6750's `invalid_token`.
  *
  * @since 0.1.0
  */
-import { AuthInfo } from "@effect-mcp/core"
-import type * as Clock from "effect/Clock"
+import type { AuthInfo } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type * as Jose from "jose"
-import type * as OAuth from "oauth4webapi"
-import * as Issuer from "./internal/issuer.js"
+import * as internal from "./internal/tokenVerifier.js"
 
 /**
  * What the transport expects of every token: set by its `auth` option.
@@ -131,16 +131,6 @@ export const layer = (verify: Service["verify"]): Layer.Layer<TokenVerifier> =>
 
 // ---------------------------------------------------------------------------- claims
 
-const strings = (u: unknown): ReadonlyArray<string> =>
-  typeof u === "string" ? [u] : Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : []
-
-/** `scope` (a space-separated string, RFC 9068 / 7662), or `scp` (a string or an array: Entra, Okta). */
-const scopesOf = (claims: Record<string, unknown>): ReadonlyArray<string> => {
-  const scope = claims.scope ?? claims.scp
-  if (typeof scope === "string") return scope.split(" ").filter((s) => s !== "")
-  return strings(scope)
-}
-
 /**
  * The holder a verified token's claims describe (`sub` required: sessions are bound to it), for a
  * verifier of your own that has the claims (a JWT's payload, an introspection answer).
@@ -148,32 +138,10 @@ const scopesOf = (claims: Record<string, unknown>): ReadonlyArray<string> => {
  * @since 0.1.0
  * @category constructors
  */
-export const authInfoOf = (
+export const authInfoOf: (
   token: string,
   claims: Record<string, unknown>
-): Effect.Effect<AuthInfo.AuthInfo, TokenRejected> => {
-  const subject = claims.sub
-  if (typeof subject !== "string" || subject === "") {
-    return Effect.fail(new TokenRejected({ reason: "the token has no subject (sub)" }))
-  }
-  const clientId = typeof claims.client_id === "string"
-    ? claims.client_id
-    : typeof claims.azp === "string"
-    ? claims.azp
-    : undefined
-  return Effect.succeed(
-    new AuthInfo.AuthInfo({
-      subject,
-      clientId: Option.fromNullable(clientId),
-      scopes: scopesOf(claims),
-      expiresAt: typeof claims.exp === "number" ? Option.some(new Date(claims.exp * 1000)) : Option.none(),
-      audience: strings(claims.aud),
-      issuer: typeof claims.iss === "string" ? Option.some(claims.iss) : Option.none(),
-      claims,
-      token: Redacted.make(token)
-    })
-  )
-}
+) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected> = internal.authInfoOf
 
 /**
  * The audiences a token for `resource` may name: it, and it with or without a trailing slash.
@@ -181,76 +149,9 @@ export const authInfoOf = (
  * @since 0.1.0
  * @category utils
  */
-export const audiencesFor = (resource: string): ReadonlyArray<string> =>
-  resource.endsWith("/") ? [resource, resource.slice(0, -1)] : [resource, `${resource}/`]
+export const audiencesFor: (resource: string) => ReadonlyArray<string> = internal.audiencesFor
 
-// ---------------------------------------------------------------------------- discovery
-
-const isLoopback = (url: URL) =>
-  url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]"
-
-/** Reads every answer of an authorization server, bounded (`Issuer.maxAnswerBytes`). */
-const bounded = Issuer.boundedFetch()
-
-/**
- * Options every oauth4webapi request takes: plain HTTP to loopback only (unless allowed), a
- * timeout (and the request's interruption), the answer bounded.
- */
-const requestOptions = (
-  oauth: typeof OAuth,
-  url: URL,
-  allowInsecure: boolean,
-  timeoutSeconds: number,
-  signal: AbortSignal
-) => ({
-  [oauth.allowInsecureRequests]: allowInsecure || isLoopback(url),
-  [oauth.customFetch]: bounded,
-  signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutSeconds * 1000)])
-})
-
-const loadOAuth = Effect.promise(() => import("oauth4webapi"))
-
-/**
- * The metadata of the authorization server `issuer`: RFC 8414 (path-inserted), then OpenID
- * Connect discovery; its `issuer` must be `issuer`, exactly.
- */
-const discover = (
-  oauth: typeof OAuth,
-  issuer: string,
-  allowInsecure: boolean,
-  timeoutSeconds: number
-): Effect.Effect<OAuth.AuthorizationServer, VerifierUnavailable> => {
-  const url = new URL(issuer)
-  const attempt = (algorithm: "oauth2" | "oidc") =>
-    Effect.tryPromise(async (signal) => {
-      const response = await oauth.discoveryRequest(url, {
-        algorithm,
-        ...requestOptions(oauth, url, allowInsecure, timeoutSeconds, signal)
-      })
-      return await oauth.processDiscoveryResponse(url, response)
-    })
-  return Effect.orElse(attempt("oauth2"), () => attempt("oidc")).pipe(
-    Effect.mapError((cause) =>
-      new VerifierUnavailable({ reason: `no metadata could be read for the issuer ${issuer}`, cause })
-    )
-  )
-}
-
-/**
- * A value computed once when first needed and kept; a failure is not kept (the next call tries
- * again), and callers at the same time share one attempt. Once it succeeded, the value is read
- * without running the cache's effect again.
- */
-const once = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Effect.Effect<A, E>> =>
-  Effect.map(Effect.cachedInvalidateWithTTL(effect, Duration.infinity), ([cached, invalidate]) => {
-    let value: { readonly a: A } | undefined
-    const attempt = Effect.tap(Effect.tapError(cached, () => invalidate), (a) => {
-      value = { a }
-    })
-    return Effect.suspend(() => value === undefined ? attempt : Effect.succeed(value.a))
-  })
-
-// ---------------------------------------------------------------------------- backoff
+// ---------------------------------------------------------------------------- options
 
 /**
  * How a fetch from an authorization server (its metadata, its keys) that failed is tried again:
@@ -267,31 +168,6 @@ export interface BackoffOptions {
   /** The longest wait (default 1 minute). */
   readonly max?: Duration.DurationInput
 }
-
-const backoffOf = (options: BackoffOptions | undefined): Issuer.Backoff => ({
-  initialMillis: Duration.toMillis(options?.initial ?? "1 second"),
-  maxMillis: Duration.toMillis(options?.max ?? "1 minute")
-})
-
-/** The error of a call refused while a fetch backs off. */
-const backingOff = (last: VerifierUnavailable | undefined, waitMillis: number) =>
-  new VerifierUnavailable({
-    reason: `${last?.reason ?? "the authorization server could not be reached"} ` +
-      `(not asked again for ${Math.ceil(waitMillis / 1000)} s)`,
-    cause: last?.cause
-  })
-
-/** A fetch again failed, and what was fetched before is used meanwhile: said in the log. */
-const usedStale = (error: VerifierUnavailable, ageMillis: number) =>
-  Effect.logWarning(
-    `effect-mcp: ${error.reason}; what was fetched ${Math.round(ageMillis / 60_000)} min ago is used meanwhile`,
-    error.cause
-  )
-
-/** Metadata, fetched once and kept; a failure backs off. */
-const metadataAges: Issuer.Ages = { maxAgeMillis: Infinity, maxStaleMillis: Infinity, cooldownMillis: Infinity }
-
-// ---------------------------------------------------------------------------- verified tokens
 
 /**
  * Options of the cache of verified tokens: a token verified once is taken again, by its exact
@@ -317,69 +193,6 @@ export interface CacheOptions {
    * introspected token revoked, stops being taken within it.
    */
   readonly maxAge?: Duration.DurationInput
-}
-
-/** The characters of claims as JSON (Infinity when they are none). */
-const claimsLength = (claims: Record<string, unknown>): number => {
-  try {
-    return JSON.stringify(claims).length
-  } catch {
-    return Infinity
-  }
-}
-
-/**
- * Verified tokens, by their text, oldest first (a Map keeps insertion order), bounded in count and
- * in characters (tokens and claims), each entry and together.
- */
-class Verified {
-  private readonly entries = new Map<
-    string,
-    {
-      readonly auth: AuthInfo.AuthInfo
-      readonly until: number
-      readonly expected: Expected
-      readonly length: number
-    }
-  >()
-  private length = 0
-  private readonly maxEntries: number
-  private readonly maxLength: number
-  private readonly maxEntryLength: number
-  private readonly maxAgeMillis: number
-  constructor(options: CacheOptions) {
-    this.maxEntries = options.maxEntries ?? 10_000
-    this.maxLength = options.maxLength ?? 8 * 1024 * 1024
-    this.maxEntryLength = Math.min(options.maxEntryLength ?? 64 * 1024, this.maxLength)
-    this.maxAgeMillis = Duration.toMillis(options.maxAge ?? "5 minutes")
-  }
-  get(token: string, expected: Expected): AuthInfo.AuthInfo | undefined {
-    const entry = this.entries.get(token)
-    if (entry === undefined) return undefined
-    if (entry.until <= Date.now() || entry.expected !== expected) {
-      this.delete(token)
-      return undefined
-    }
-    return entry.auth
-  }
-  set(token: string, auth: AuthInfo.AuthInfo, expected: Expected): void {
-    if (this.maxEntries <= 0 || token.length > this.maxEntryLength || this.entries.has(token)) return
-    const length = token.length + claimsLength(auth.claims)
-    if (length > this.maxEntryLength) return
-    const expires = AuthInfo.expiresAtMillis(auth)
-    const until = Math.min(Date.now() + this.maxAgeMillis, expires ?? Infinity)
-    while (this.entries.size >= this.maxEntries || this.length + length > this.maxLength) {
-      this.delete(this.entries.keys().next().value!)
-    }
-    this.entries.set(token, { auth, until, expected, length })
-    this.length += length
-  }
-  private delete(token: string): void {
-    const entry = this.entries.get(token)
-    if (entry === undefined) return
-    this.entries.delete(token)
-    this.length -= entry.length
-  }
 }
 
 // ---------------------------------------------------------------------------- JWT
@@ -430,40 +243,6 @@ export interface JwtOptions {
   readonly cache?: CacheOptions | false
 }
 
-const defaultAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
-
-const refused = new Set(["none", "HS256", "HS384", "HS512"])
-
-/** Why jose refused a token, for the log. */
-const joseRejection = (jose: typeof Jose, cause: unknown): TokenRejected =>
-  new TokenRejected({
-    reason: cause instanceof jose.errors.JOSEError ? `${cause.code}: ${cause.message}` : String(cause),
-    cause
-  })
-
-/**
- * Reads a key set (bounded, no redirects) as jose's local key set: what picks a token's key by
- * its header.
- */
-const fetchKeys = (
-  jose: typeof Jose,
-  url: URL,
-  timeoutSeconds: number
-): Effect.Effect<Jose.JWTVerifyGetKey, VerifierUnavailable> =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const response = await bounded(url.href, {
-        method: "GET",
-        redirect: "manual",
-        headers: { accept: "application/json, application/jwk-set+json" },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutSeconds * 1000)])
-      })
-      if (response.status !== 200) throw new Error(`${url.href} answered ${response.status}`)
-      return jose.createLocalJWKSet(await response.json())
-    },
-    catch: (cause) => new VerifierUnavailable({ reason: `the key set ${url.href} could not be read`, cause })
-  })
-
 /**
  * Verifies JWT access tokens with the keys of their issuer (see the module's description). The
  * issuer is read from the token first, and must be one of those expected before any key is
@@ -482,99 +261,7 @@ const fetchKeys = (
  * @since 0.1.0
  * @category constructors
  */
-export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const clock: Clock.Clock = yield* Effect.clock
-    const fork = Issuer.forkIn(yield* Effect.runtime<never>(), yield* Effect.scope)
-    const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
-    const algorithms = (options.algorithms ?? defaultAlgorithms).filter((alg) => !refused.has(alg))
-    const allowInsecure = options.allowInsecure === true
-    const backoff = backoffOf(options.backoff)
-    const maxAgeMillis = Duration.toMillis(options.cacheMaxAge ?? "10 minutes")
-    const ages: Issuer.Ages = {
-      maxAgeMillis,
-      maxStaleMillis: Math.max(maxAgeMillis, Duration.toMillis(options.maxStale ?? "6 hours")),
-      cooldownMillis: Duration.toMillis(options.cooldown ?? "30 seconds")
-    }
-    const modules = yield* once(Effect.promise(() => Promise.all([import("jose"), import("oauth4webapi")])))
-    // One key set per issuer, made when a token of that issuer first comes.
-    const keySets = new Map<string, Issuer.Remote<Jose.JWTVerifyGetKey, VerifierUnavailable>>()
-    const keySetOf = (issuer: string): Issuer.Remote<Jose.JWTVerifyGetKey, VerifierUnavailable> => {
-      let found = keySets.get(issuer)
-      if (found === undefined) {
-        const metadata = Issuer.makeRemote(
-          Effect.flatMap(modules, ([, oauth]) => discover(oauth, issuer, allowInsecure, timeoutSeconds)),
-          { ages: metadataAges, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
-        )
-        found = Issuer.makeRemote(
-          Effect.gen(function*() {
-            const [jose] = yield* modules
-            const uri = options.jwksUri ?? (yield* metadata.get).value.jwks_uri
-            if (uri === undefined) {
-              return yield* new VerifierUnavailable({ reason: `the metadata of ${issuer} names no jwks_uri` })
-            }
-            const url = new URL(uri)
-            if (url.protocol !== "https:" && !allowInsecure && !isLoopback(url)) {
-              return yield* new VerifierUnavailable({ reason: `the key set ${uri} is not https` })
-            }
-            return yield* fetchKeys(jose, url, timeoutSeconds)
-          }),
-          { ages, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
-        )
-        keySets.set(issuer, found)
-      }
-      return found
-    }
-    const verified = options.cache === false ? undefined : new Verified(options.cache ?? {})
-    return make((token, expected) =>
-      Effect.gen(function*() {
-        const [jose] = yield* modules
-        let header: Jose.ProtectedHeaderParameters
-        let claims: Jose.JWTPayload
-        try {
-          header = jose.decodeProtectedHeader(token)
-          claims = jose.decodeJwt(token)
-        } catch (cause) {
-          return yield* new TokenRejected({ reason: "not a JWT", cause })
-        }
-        if (typeof header.alg !== "string" || !algorithms.includes(header.alg)) {
-          return yield* new TokenRejected({ reason: `the algorithm ${String(header.alg)} is not taken` })
-        }
-        const issuer = claims.iss
-        if (typeof issuer !== "string" || !expected.issuers.includes(issuer)) {
-          return yield* new TokenRejected({ reason: `the issuer ${String(issuer)} is not one of those configured` })
-        }
-        if (keySets.size >= 64 && !keySets.has(issuer)) {
-          return yield* new VerifierUnavailable({ reason: "too many issuers" })
-        }
-        const keySet = keySetOf(issuer)
-        const verifyWith = (keys: Jose.JWTVerifyGetKey) =>
-          Effect.either(Effect.tryPromise({
-            try: () =>
-              jose.jwtVerify(token, keys, {
-                issuer,
-                audience: expected.audiences as Array<string>,
-                algorithms,
-                clockTolerance: expected.clockSkewSeconds,
-                requiredClaims: ["exp"],
-                ...(options.type !== undefined ? { typ: options.type } : {})
-              }),
-            catch: (cause) => cause
-          }))
-        const held = yield* keySet.get
-        let result = yield* verifyWith(held.value)
-        // A key the held set lacks: the issuer may have rotated its keys (fetched again at most
-        // once per cooldown, never while backing off).
-        if (result._tag === "Left" && result.left instanceof jose.errors.JWKSNoMatchingKey) {
-          const fresher = yield* keySet.refresh(held)
-          if (Option.isSome(fresher)) result = yield* verifyWith(fresher.value.value)
-        }
-        if (result._tag === "Left") return yield* joseRejection(jose, result.left)
-        const auth = yield* authInfoOf(token, result.right.payload as Record<string, unknown>)
-        verified?.set(token, auth, expected)
-        return auth
-      }), verified && ((token, expected) => verified.get(token, expected)))
-  })
+export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> => internal.jwt(options)
 
 /**
  * @since 0.1.0
@@ -628,88 +315,7 @@ export interface IntrospectionOptions {
  * @category constructors
  */
 export const introspection = (options: IntrospectionOptions): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const clock: Clock.Clock = yield* Effect.clock
-    const fork = Issuer.forkIn(yield* Effect.runtime<never>(), yield* Effect.scope)
-    const timeoutSeconds = Duration.toSeconds(options.timeout ?? "5 seconds")
-    const allowInsecure = options.allowInsecure === true
-    const backoff = backoffOf(options.backoff)
-    const verified = options.cache === false ? undefined : new Verified(options.cache ?? {})
-    const client: OAuth.Client = { client_id: options.clientId }
-    // The endpoint's metadata, found once per first issuer expected (a verifier may serve several
-    // transports) and kept.
-    const servers = new Map<
-      string,
-      Issuer.Remote<readonly [typeof OAuth, OAuth.AuthorizationServer], VerifierUnavailable>
-    >()
-    const serverOf = (expected: Expected) => {
-      const found = servers.get(expected.issuers[0])
-      if (found !== undefined) return found.get
-      const made = Issuer.makeRemote(
-        Effect.gen(function*() {
-          const oauth = yield* loadOAuth
-          const issuer = expected.issuers[0]
-          if (options.endpoint !== undefined) {
-            return [oauth, { issuer, introspection_endpoint: options.endpoint }] as const
-          }
-          const metadata = yield* discover(oauth, issuer, allowInsecure, timeoutSeconds)
-          if (metadata.introspection_endpoint === undefined) {
-            return yield* new VerifierUnavailable({
-              reason: `the metadata of ${issuer} names no introspection_endpoint`
-            })
-          }
-          return [oauth, metadata] as const
-        }),
-        { ages: metadataAges, backoff, clock, fork, unavailable: backingOff, stale: usedStale }
-      )
-      if (servers.size < 64) servers.set(expected.issuers[0], made)
-      return made.get
-    }
-    return make((token, expected) =>
-      Effect.gen(function*() {
-        const found = verified?.get(token, expected)
-        if (found !== undefined) return found
-        const now = Date.now()
-        const [oauth, as] = (yield* serverOf(expected)).value
-        const endpoint = new URL(as.introspection_endpoint!)
-        const answer = yield* Effect.tryPromise({
-          try: async (signal) => {
-            const response = await oauth.introspectionRequest(
-              as,
-              client,
-              oauth.ClientSecretBasic(Redacted.value(options.clientSecret)),
-              token,
-              requestOptions(oauth, endpoint, allowInsecure, timeoutSeconds, signal)
-            )
-            return await oauth.processIntrospectionResponse(as, client, response)
-          },
-          catch: (cause) => new VerifierUnavailable({ reason: "the introspection endpoint did not answer", cause })
-        })
-        if (!answer.active) return yield* new TokenRejected({ reason: "the token is not active" })
-        const claims = answer as unknown as Record<string, unknown>
-        const audiences = strings(claims.aud)
-        if (!expected.audiences.some((a) => audiences.includes(a))) {
-          return yield* new TokenRejected({ reason: "the token's audience is not this resource" })
-        }
-        if (typeof claims.iss === "string" && !expected.issuers.includes(claims.iss)) {
-          return yield* new TokenRejected({ reason: "the token's issuer is not one of those configured" })
-        }
-        // With several issuers, an answer must say whose token it is.
-        if (typeof claims.iss !== "string" && expected.issuers.length > 1) {
-          return yield* new TokenRejected({ reason: "the introspection answer names no issuer" })
-        }
-        const skew = expected.clockSkewSeconds * 1000
-        if (typeof claims.exp === "number" && claims.exp * 1000 + skew <= now) {
-          return yield* new TokenRejected({ reason: "the token expired" })
-        }
-        if (typeof claims.nbf === "number" && claims.nbf * 1000 - skew > now) {
-          return yield* new TokenRejected({ reason: "the token is not valid yet (nbf)" })
-        }
-        const auth = yield* authInfoOf(token, claims)
-        verified?.set(token, auth, expected)
-        return auth
-      }), verified && ((token, expected) => verified.get(token, expected)))
-  })
+  internal.introspection(options)
 
 /**
  * @since 0.1.0

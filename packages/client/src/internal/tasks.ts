@@ -16,7 +16,7 @@
  * and 60 s, everything waits at most the task's time to live, and at most 10,000 input requests
  * of one handle are answered.
  */
-import { type JsonRpc, McpError, type Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { type JsonRpc, McpError, type Method, type Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -80,25 +80,42 @@ export const isTerminal = (status: Status): boolean =>
 export const pollDelay = (info: TaskInfo): number =>
   Math.min(maxPollInterval, Math.max(minPollInterval, info.pollIntervalMs ?? defaultPollInterval))
 
-/** A task in either revision's words (2025-11-25 `ttl`, `pollInterval`; the extension's `ttlMs`, `pollIntervalMs`). */
-export const infoOf = (task: Record<string, unknown>): TaskInfo => {
-  const ttl = "ttlMs" in task ? task.ttlMs : task.ttl
-  const pollInterval = "pollIntervalMs" in task ? task.pollIntervalMs : task.pollInterval
+/**
+ * A task as decoded, in either revision's words: 2025-11-25 `ttl` and `pollInterval`; the
+ * extension's `ttlMs` and `pollIntervalMs`, with what its status carries (a `DetailedTask`).
+ */
+export type WireTask =
+  | McpSchema.Tasks.Task
+  | McpSchema.TasksExtension.Task & {
+    readonly inputRequests?: Readonly<Record<string, InputRequest>>
+    readonly result?: Readonly<Record<string, unknown>>
+    readonly error?: JsonRpc.ErrorObject
+  }
+
+/** A task as the client shows it (`TaskInfo`), from either revision's. */
+export const infoOf = (task: WireTask): TaskInfo => {
+  const [ttl, pollInterval] = "ttlMs" in task ? [task.ttlMs, task.pollIntervalMs] : [task.ttl, task.pollInterval]
   return {
-    taskId: task.taskId as string,
-    status: task.status as Status,
-    ...(typeof task.statusMessage === "string" ? { statusMessage: task.statusMessage } : {}),
-    createdAt: task.createdAt as string,
-    lastUpdatedAt: task.lastUpdatedAt as string,
-    ttlMs: typeof ttl === "number" ? ttl : null,
-    ...(typeof pollInterval === "number" ? { pollIntervalMs: pollInterval } : {}),
-    ...(isObject(task.inputRequests)
-      ? { inputRequests: task.inputRequests as Readonly<Record<string, InputRequest>> }
-      : {}),
-    ...(isObject(task.result) ? { result: task.result } : {}),
-    ...(isObject(task.error) ? { error: task.error as unknown as JsonRpc.ErrorObject } : {})
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: ttl,
+    ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}),
+    ...("inputRequests" in task && task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
+    ...("result" in task && task.result !== undefined ? { result: task.result } : {}),
+    ...("error" in task && task.error !== undefined ? { error: task.error } : {})
   }
 }
+
+/** The task a tool call created (2025-11-25: `task`; the extension: `resultType: "task"`), if it did. */
+const createdOf = (result: Method.Result<"tools/call">): TaskInfo | undefined =>
+  "resultType" in result && result.resultType === "task"
+    ? infoOf(result)
+    : "task" in result && isObject(result.task)
+    ? infoOf(result.task)
+    : undefined
 
 /** What makes a status element news: its status, message and open input requests. */
 const said = (info: TaskInfo) =>
@@ -109,15 +126,13 @@ const decodeStatusExtension = Schema.decodeUnknownEither(McpSchema.TasksExtensio
 
 /** A status notification of `taskId`, in the revision's shape; none for any other notification. */
 const noteOf = (taskId: string, n: JsonRpc.Notification): Option.Option<TaskInfo> => {
-  const decode = n.method === "notifications/tasks/status"
-    ? decodeStatus2025
+  const params: Either.Either<WireTask, unknown> | undefined = n.method === "notifications/tasks/status"
+    ? decodeStatus2025(n.params)
     : n.method === "notifications/tasks"
-    ? decodeStatusExtension
+    ? decodeStatusExtension(n.params)
     : undefined
-  if (decode === undefined) return Option.none()
-  const params: Either.Either<{ readonly taskId: string }, unknown> = decode(n.params)
-  if (Either.isLeft(params) || params.right.taskId !== taskId) return Option.none()
-  return Option.some(infoOf(params.right as unknown as Record<string, unknown>))
+  if (params === undefined || Either.isLeft(params) || params.right.taskId !== taskId) return Option.none()
+  return Option.some(infoOf(params.right))
 }
 
 /** The failure of an ended task that has no result: failed (with its error) or cancelled. */
@@ -129,6 +144,168 @@ const endedWithout = (info: TaskInfo, error?: McpError.McpError): ClientError.Ta
       error: error ?? McpError.fromWire(info.error ?? { code: -32603, message: "The task failed" })
     })
 
+/** What a handle works with: the client's options, its era's, and its `tasks/get`. */
+interface HandleEnv {
+  readonly options: Options
+  readonly stateless: boolean
+  /** 2026-07-28 with the tasks extension: a task's status is heard on a listen. */
+  readonly listens: boolean
+  readonly get: (taskId: string) => Effect.Effect<TaskInfo, ClientError.ClientError>
+}
+
+/**
+ * 2026-07-28: what answers the open input requests of `taskId` with the handlers (`tasks/update`),
+ * each key once per handle.
+ */
+const answererOf = (env: HandleEnv, taskId: string) => {
+  const { asks, send } = env.options
+  const answered = new Set<string>()
+  return (info: TaskInfo): Effect.Effect<void, ClientError.ClientError> => {
+    if (!env.stateless || info.status !== "input_required" || info.inputRequests === undefined) return Effect.void
+    const fresh = Object.entries(info.inputRequests).filter(([key]) => !answered.has(key))
+    if (fresh.length === 0) return Effect.void
+    if (answered.size + fresh.length > maxAnsweredKeys) {
+      return Effect.fail(new ClientError.RoundTripsExceeded({ method: "tasks/update", rounds: answered.size }))
+    }
+    for (const [key] of fresh) answered.add(key)
+    return Effect.all(
+      Object.fromEntries(
+        fresh.map(([key, input]) => [key, asks.answer(input.method, "params" in input ? input.params : undefined)])
+      ),
+      { concurrency: 8 }
+    ).pipe(
+      Effect.flatMap((inputResponses) => send("tasks/update", { taskId, inputResponses }, undefined)),
+      Effect.asVoid,
+      // Not answered after all: a later look may answer them.
+      Effect.onExit((exit) =>
+        exit._tag === "Success" ? Effect.void : Effect.sync(() => {
+          for (const [key] of fresh) answered.delete(key)
+        })
+      )
+    )
+  }
+}
+
+/** `tasks/get` of `taskId` from `after` on (none: at once), every poll interval, until the task ends. */
+const polling = (env: HandleEnv, taskId: string, after: TaskInfo | undefined) =>
+  Stream.paginateEffect(after, (previous) =>
+    Effect.map(
+      Effect.zipRight(previous === undefined ? Effect.void : Effect.sleep(pollDelay(previous)), env.get(taskId)),
+      (info) => [info, isTerminal(info.status) ? Option.none() : Option.some(info)] as const
+    ))
+
+/**
+ * The raw elements of the status of `taskId`: what was heard or polled, in order, possibly
+ * repeated. 2025-11-25: a task waiting for input asks on the stream of a `tasks/result`
+ * (`waitResult`), started once in the background.
+ */
+const heardOf = (
+  env: HandleEnv,
+  taskId: string,
+  waitResult: Effect.Effect<unknown, unknown>
+): Stream.Stream<TaskInfo, ClientError.ClientError> => {
+  if (env.stateless && !env.listens) return polling(env, taskId, undefined)
+  if (env.stateless) {
+    return Stream.unwrapScoped(Effect.gen(function*() {
+      const subscription = yield* Effect.either(env.options.listen({ taskIds: [taskId] }))
+      if (Either.isLeft(subscription) || !(subscription.right.acknowledged.taskIds ?? []).includes(taskId)) {
+        return polling(env, taskId, undefined)
+      }
+      let last: TaskInfo | undefined
+      const notes = subscription.right.notifications.pipe(
+        Stream.filterMap((n) => noteOf(taskId, n)),
+        Stream.tap((info) => Effect.sync(() => (last = info)))
+      )
+      // The task after the listen was acknowledged: no change falls between the two.
+      const now = yield* env.get(taskId)
+      last = now
+      // The listen may end before the task does: polling takes over from what was heard last.
+      return Stream.concat(Stream.make(now), Stream.concat(notes, Stream.suspend(() => polling(env, taskId, last))))
+    }))
+  }
+  return Stream.unwrapScoped(Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    let fetching = false
+    const notes = Stream.fromPubSub(env.options.notifications).pipe(Stream.filterMap((n) => noteOf(taskId, n)))
+    return Stream.merge(polling(env, taskId, undefined), notes).pipe(
+      Stream.tap((info) => {
+        if (info.status !== "input_required" || fetching) return Effect.void
+        fetching = true
+        return Effect.asVoid(Effect.forkIn(Effect.ignore(waitResult), scope))
+      })
+    )
+  }))
+}
+
+/** The status of a task from what was heard: news only, its input requests answered, until it ends. */
+const statusOf = (
+  heard: Stream.Stream<TaskInfo, ClientError.ClientError>,
+  answer: (info: TaskInfo) => Effect.Effect<void, ClientError.ClientError>
+): Stream.Stream<TaskInfo, ClientError.ClientError> =>
+  Stream.suspend(() => {
+    let newest = -Infinity
+    return heard.pipe(
+      // A notification older than what was polled already (or the other way round) is no news.
+      Stream.filter((info) => {
+        const at = Date.parse(info.lastUpdatedAt)
+        if (Number.isFinite(at) && at < newest) return false
+        if (Number.isFinite(at)) newest = at
+        return true
+      }),
+      Stream.changesWith((a, b) => said(a) === said(b)),
+      Stream.tap(answer),
+      Stream.takeUntil((info) => isTerminal(info.status))
+    )
+  })
+
+/** 2025-11-25: `tasks/result` of `taskId`, waiting as long as the task may live. */
+const waitResultOf = (
+  env: HandleEnv,
+  taskId: string,
+  ttlMs: number | null
+): Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> =>
+  Effect.flatMap(
+    env.options.send("tasks/result", { taskId }, {
+      timeout: ttlMs === null ? Duration.infinity : Duration.millis(ttlMs)
+    }),
+    (result) => decoded(env.options.revision, "tools/call", result)
+  ).pipe(
+    Effect.catchIf(
+      McpError.isMcpError,
+      (error): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
+        // The task's own end, or the request's failure?
+        Effect.flatMap(
+          Effect.either(env.get(taskId)),
+          (found): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
+            Either.isRight(found) && (found.right.status === "failed" || found.right.status === "cancelled")
+              ? Effect.fail(endedWithout(found.right, error))
+              : Effect.fail(error)
+        )
+    )
+  )
+
+/** 2026-07-28: the status followed to its end, the outcome read from it. */
+const followedOf = <E>(
+  revision: Revision.Revision,
+  status: Stream.Stream<TaskInfo, E>
+): Effect.Effect<RequestResult<"tools/call">, E | ClientError.ClientError | ClientError.TaskError> =>
+  Effect.flatMap(Stream.runLast(status), (
+    last
+  ): Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> => {
+    if (Option.isNone(last)) {
+      return Effect.fail(new ClientError.InvalidResult({ method: "tasks/get", detail: "the task was not found" }))
+    }
+    const info = last.value
+    if (info.status !== "completed") return Effect.fail(endedWithout(info))
+    if (info.result === undefined) {
+      return Effect.fail(
+        new ClientError.InvalidResult({ method: "tasks/get", detail: "a completed task without its result" })
+      )
+    }
+    // A result without `resultType` is complete (an older server's way).
+    return decoded(revision, "tools/call", { resultType: "complete", ...info.result })
+  })
+
 export const make = (options: Options): {
   readonly tasks: Tasks
   readonly callTool: (
@@ -137,7 +314,7 @@ export const make = (options: Options): {
     call: TaskCallOptions
   ) => Effect.Effect<Task, ClientError.ClientError>
 } => {
-  const { asks, era, revision, send } = options
+  const { era, revision, send } = options
   const stateless = era === "stateless"
   const listens = stateless &&
     options.serverCapabilities.extensions?.[McpSchema.TasksExtension.extensionId] !== undefined
@@ -145,7 +322,7 @@ export const make = (options: Options): {
   const get = (taskId: string) =>
     Effect.flatMap(
       send("tasks/get", { taskId }, undefined),
-      (result) => Effect.map(checked(revision, "tasks/get", result), (task) => infoOf(task as Record<string, unknown>))
+      (result) => Effect.map(checked(revision, "tasks/get", result), infoOf)
     )
 
   const cancel = (taskId: string) => Effect.asVoid(send("tasks/cancel", { taskId }, undefined))
@@ -160,7 +337,7 @@ export const make = (options: Options): {
         send("tasks/list", cursor === undefined ? {} : { cursor }, undefined),
         (result) =>
           Effect.flatMap(checked(revision, "tasks/list", result), (page) => {
-            const all = [...got, ...page.tasks.map((t) => infoOf(t as unknown as Record<string, unknown>))]
+            const all = [...got, ...page.tasks.map(infoOf)]
             return typeof page.nextCursor === "string" && n < options.maxPages
               ? from(page.nextCursor, all, n + 1)
               : Effect.succeed(all)
@@ -168,6 +345,8 @@ export const make = (options: Options): {
       )
     return from(undefined, [], 1)
   })
+
+  const env: HandleEnv = { options, stateless, listens, get }
 
   /** A handle on a task first seen as `first`. */
   const handle = (
@@ -187,135 +366,9 @@ export const make = (options: Options): {
               Effect.fail(new ClientError.TaskExpired({ taskId, ttlMs }))
             ))
         )
-
-      // 2026-07-28: the keys this handle answered (or is answering), each once.
-      const answered = new Set<string>()
-      const answer = (info: TaskInfo): Effect.Effect<void, ClientError.ClientError> => {
-        if (!stateless || info.status !== "input_required" || info.inputRequests === undefined) return Effect.void
-        const fresh = Object.entries(info.inputRequests).filter(([key]) => !answered.has(key))
-        if (fresh.length === 0) return Effect.void
-        if (answered.size + fresh.length > maxAnsweredKeys) {
-          return Effect.fail(new ClientError.RoundTripsExceeded({ method: "tasks/update", rounds: answered.size }))
-        }
-        for (const [key] of fresh) answered.add(key)
-        return Effect.all(
-          Object.fromEntries(
-            fresh.map(([key, input]) => [key, asks.answer(input.method, "params" in input ? input.params : undefined)])
-          ),
-          { concurrency: 8 }
-        ).pipe(
-          Effect.flatMap((inputResponses) => send("tasks/update", { taskId, inputResponses }, undefined)),
-          Effect.asVoid,
-          // Not answered after all: a later look may answer them.
-          Effect.onExit((exit) =>
-            exit._tag === "Success" ? Effect.void : Effect.sync(() => {
-              for (const [key] of fresh) answered.delete(key)
-            })
-          )
-        )
-      }
-
-      /** `tasks/get` from `after` on (none: at once), every poll interval, until the task ends. */
-      const polling = (after: TaskInfo | undefined) =>
-        Stream.paginateEffect(after, (previous) =>
-          Effect.map(
-            Effect.zipRight(previous === undefined ? Effect.void : Effect.sleep(pollDelay(previous)), get(taskId)),
-            (info) => [info, isTerminal(info.status) ? Option.none() : Option.some(info)] as const
-          ))
-
-      /** The raw elements of the task's status: what was heard or polled, in order, possibly repeated. */
-      const heard: Stream.Stream<TaskInfo, ClientError.ClientError> = stateless
-        ? (listens
-          ? Stream.unwrapScoped(Effect.gen(function*() {
-            const subscription = yield* Effect.either(options.listen({ taskIds: [taskId] }))
-            if (Either.isLeft(subscription) || !(subscription.right.acknowledged.taskIds ?? []).includes(taskId)) {
-              return polling(undefined)
-            }
-            let last: TaskInfo | undefined
-            const notes = subscription.right.notifications.pipe(
-              Stream.filterMap((n) => noteOf(taskId, n)),
-              Stream.tap((info) => Effect.sync(() => (last = info)))
-            )
-            // The task after the listen was acknowledged: no change falls between the two.
-            const now = yield* get(taskId)
-            last = now
-            // The listen may end before the task does: polling takes over from what was heard last.
-            return Stream.concat(Stream.make(now), Stream.concat(notes, Stream.suspend(() => polling(last))))
-          }))
-          : polling(undefined))
-        : Stream.unwrapScoped(Effect.gen(function*() {
-          const scope = yield* Effect.scope
-          let fetching = false
-          const notes = Stream.fromPubSub(options.notifications).pipe(Stream.filterMap((n) => noteOf(taskId, n)))
-          return Stream.merge(polling(undefined), notes).pipe(
-            // A task waiting for input asks on the stream of a `tasks/result`: one, in the background.
-            Stream.tap((info) => {
-              if (info.status !== "input_required" || fetching) return Effect.void
-              fetching = true
-              return Effect.asVoid(Effect.forkIn(Effect.ignore(waitResult), scope))
-            })
-          )
-        }))
-
-      const status: Task["status"] = Stream.suspend(() => {
-        let newest = -Infinity
-        return heard.pipe(
-          // A notification older than what was polled already (or the other way round) is no news.
-          Stream.filter((info) => {
-            const at = Date.parse(info.lastUpdatedAt)
-            if (Number.isFinite(at) && at < newest) return false
-            if (Number.isFinite(at)) newest = at
-            return true
-          }),
-          Stream.changesWith((a, b) => said(a) === said(b)),
-          Stream.tap(answer),
-          Stream.takeUntil((info) => isTerminal(info.status)),
-          bounded
-        )
-      })
-
-      /** 2025-11-25: `tasks/result`, waiting as long as the task may live. */
-      const waitResult: Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> =
-        Effect.flatMap(
-          send("tasks/result", { taskId }, {
-            timeout: ttlMs === null ? Duration.infinity : Duration.millis(ttlMs)
-          }),
-          (result) => decoded(revision, "tools/call", result)
-        ).pipe(
-          Effect.catchIf(
-            McpError.isMcpError,
-            (error): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
-              // The task's own end, or the request's failure?
-              Effect.flatMap(
-                Effect.either(get(taskId)),
-                (found): Effect.Effect<never, ClientError.ClientError | ClientError.TaskError> =>
-                  Either.isRight(found) && (found.right.status === "failed" || found.right.status === "cancelled")
-                    ? Effect.fail(endedWithout(found.right, error))
-                    : Effect.fail(error)
-              )
-          )
-        )
-
-      /** 2026-07-28: the status followed to its end, the outcome read from it. */
-      const followed: Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> =
-        Effect.flatMap(Stream.runLast(status), (
-          last
-        ): Effect.Effect<RequestResult<"tools/call">, ClientError.ClientError | ClientError.TaskError> => {
-          if (Option.isNone(last)) {
-            return Effect.fail(new ClientError.InvalidResult({ method: "tasks/get", detail: "the task was not found" }))
-          }
-          const info = last.value
-          if (info.status !== "completed") return Effect.fail(endedWithout(info))
-          if (info.result === undefined) {
-            return Effect.fail(
-              new ClientError.InvalidResult({ method: "tasks/get", detail: "a completed task without its result" })
-            )
-          }
-          // A result without `resultType` is complete (an older server's way).
-          return decoded(revision, "tools/call", { resultType: "complete", ...info.result })
-        })
-
-      const waiting = stateless ? followed : waitResult
+      const waitResult = waitResultOf(env, taskId, ttlMs)
+      const status: Task["status"] = bounded(statusOf(heardOf(env, taskId, waitResult), answererOf(env, taskId)))
+      const waiting = stateless ? followedOf(revision, status) : waitResult
       return {
         taskId: Option.some(taskId),
         created,
@@ -353,12 +406,8 @@ export const make = (options: Options): {
       send("tools/call", params, rest),
       (raw) =>
         Effect.flatMap(checked(revision, "tools/call", raw), (result): Effect.Effect<Task, ClientError.ClientError> => {
-          const value = result as unknown as Record<string, unknown>
-          if (value.resultType === "task") return handle(infoOf(value), Option.some(infoOf(value)), interrupting)
-          if (isObject(value.task)) {
-            const info = infoOf(value.task)
-            return handle(info, Option.some(info), interrupting)
-          }
+          const created = createdOf(result)
+          if (created !== undefined) return handle(created, Option.some(created), interrupting)
           return Effect.map(decoded(revision, "tools/call", raw), done)
         })
     )

@@ -44,7 +44,7 @@ import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import type { Delivery, Limits, Listen, Live } from "./subscriptionBook.js"
 import { Book, defaultLimits, deliveriesOf, each, liveOf, merge, oversized } from "./subscriptionBook.js"
-import { timerAt } from "./timer.js"
+import * as Timer from "./timer.js"
 
 export type { Limits, Listen } from "./subscriptionBook.js"
 export { defaultLimits } from "./subscriptionBook.js"
@@ -201,7 +201,10 @@ export const make = (
     yield* registry.listen(fanOut)
 
     // Senders are started from the server's runtime, by the fan-out, a close or the listen itself.
-    const fork = Runtime.runFork(yield* Effect.runtime<never>())
+    const runtime = yield* Effect.runtime<never>()
+    const fork = Runtime.runFork(runtime)
+    // A listen's end when its token expires, on the server's clock.
+    const timerAt = Timer.make(runtime, yield* Effect.scope)
 
     const register = (listen: Listen, handle: Subscription.Handle) =>
       Effect.gen(function*() {

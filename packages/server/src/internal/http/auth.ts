@@ -5,7 +5,7 @@
  * - the bearer token from the `Authorization` header only (a token in the query is never read:
  *   alone, the request has no token; beside the header, it is 400 `invalid_request`);
  * - the token verified (`TokenVerifier`), and what the verifier found checked again: audience,
- *   expiry with the clock skew, issuer; then the server-wide scopes;
+ *   expiry with the clock skew (on the transport's `Clock`), issuer; then the server-wide scopes;
  * - the answers: 401 with a `Bearer` challenge naming the resource metadata and the scopes
  *   (`error="invalid_token"` when a token was sent), 403 `insufficient_scope` naming every scope
  *   the request needs, 400 for a malformed header, 503 when the verifier cannot reach the
@@ -17,6 +17,7 @@
 import type { JsonRpc } from "@effect-mcp/core"
 import { AuthInfo, Wire } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -149,35 +150,8 @@ const scopesOf = (entries: Entries, request: JsonRpc.Request): ReadonlyArray<str
   }
 }
 
-export const make = (
-  options: AuthOptions,
-  server: McpServer.Service,
-  verifier: TokenVerifier.Service,
-  runtime: Runtime.Runtime<never>,
-  maxBodyBytes: number
-): Auth => {
-  if (options.authorizationServers.length === 0) {
-    throw new Error("auth.authorizationServers must name at least one authorization server")
-  }
-  // The resource as configured: its canonical URI (RFC 8707 §2), the audience tokens name.
-  const resource = options.resource
-  const url = new URL(resource)
-  const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "")
-  const root = "/.well-known/oauth-protected-resource"
-  const metadataPaths = path === "" ? [root] : [`${root}${path}`, root]
-  const metadataUrl = options.metadataUrl ?? `${url.origin}${metadataPaths[0]}`
-  const skew = Math.min(Duration.toSeconds(options.clockSkew ?? "30 seconds"), 300)
-  const expected: TokenVerifier.Expected = {
-    resource,
-    audiences: [...TokenVerifier.audiencesFor(resource), ...(options.audiences ?? [])],
-    issuers: options.authorizationServers,
-    clockSkewSeconds: skew
-  }
-  const scopes = options.scopes ?? []
-  const maxTokenLength = options.maxTokenLength ?? defaultMaxTokenLength
-  const runCallback = Runtime.runCallback(runtime)
-  const fork = Runtime.runFork(runtime)
-
+/** The answers refusing a request: 401 with its challenge, 400, 403 `insufficient_scope`, 503; each with the request's id. */
+const refusalsOf = (metadataUrl: string, scopes: ReadonlyArray<string>, maxBodyBytes: number) => {
   const challenge = (fields: ReadonlyArray<readonly [string, string]>) =>
     `Bearer ${fields.map(([name, value]) => `${name}=${quoted(value)}`).join(", ")}`
   const scopeField = (needed: ReadonlyArray<string>): ReadonlyArray<readonly [string, string]> =>
@@ -236,11 +210,18 @@ export const make = (
           }
         )
     )
+  return { badRequest, forbidden, refuse, unauthorized, unavailable }
+}
 
-  /** What the verifier found, checked again whatever the verifier: audience, expiry, issuer. */
-  const recheck = (auth: AuthInfo.AuthInfo): string | undefined => {
+/**
+ * What the verifier found, checked again whatever the verifier: audience, expiry (with the clock
+ * skew, on the transport's `Clock`), issuer. Why it is refused, or undefined.
+ */
+const recheckOf = (expected: TokenVerifier.Expected, clock: Clock.Clock) => {
+  const skew = expected.clockSkewSeconds
+  return (auth: AuthInfo.AuthInfo): string | undefined => {
     if (!auth.audience.some((a) => expected.audiences.includes(a))) return "the token's audience is not this resource"
-    const now = Date.now()
+    const now = clock.unsafeCurrentTimeMillis()
     const expires = AuthInfo.expiresAtMillis(auth)
     if (expires !== undefined && expires + skew * 1000 <= now) return "the token expired"
     const nbf = auth.claims.nbf
@@ -250,6 +231,40 @@ export const make = (
     }
     return undefined
   }
+}
+
+export const make = (
+  options: AuthOptions,
+  server: McpServer.Service,
+  verifier: TokenVerifier.Service,
+  runtime: Runtime.Runtime<never>,
+  clock: Clock.Clock,
+  maxBodyBytes: number
+): Auth => {
+  if (options.authorizationServers.length === 0) {
+    throw new Error("auth.authorizationServers must name at least one authorization server")
+  }
+  // The resource as configured: its canonical URI (RFC 8707 §2), the audience tokens name.
+  const resource = options.resource
+  const url = new URL(resource)
+  const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "")
+  const root = "/.well-known/oauth-protected-resource"
+  const metadataPaths = path === "" ? [root] : [`${root}${path}`, root]
+  const metadataUrl = options.metadataUrl ?? `${url.origin}${metadataPaths[0]}`
+  const skew = Math.min(Duration.toSeconds(options.clockSkew ?? "30 seconds"), 300)
+  const expected: TokenVerifier.Expected = {
+    resource,
+    audiences: [...TokenVerifier.audiencesFor(resource), ...(options.audiences ?? [])],
+    issuers: options.authorizationServers,
+    clockSkewSeconds: skew
+  }
+  const scopes = options.scopes ?? []
+  const maxTokenLength = options.maxTokenLength ?? defaultMaxTokenLength
+  const runCallback = Runtime.runCallback(runtime)
+  const fork = Runtime.runFork(runtime)
+
+  const { badRequest, forbidden, refuse, unauthorized, unavailable } = refusalsOf(metadataUrl, scopes, maxBodyBytes)
+  const recheck = recheckOf(expected, clock)
 
   const rejected = (exchange: Exchange, reason: string, cause?: unknown) => {
     fork(Effect.logDebug(`effect-mcp: a bearer token was refused: ${reason}`, ...(cause === undefined ? [] : [cause])))

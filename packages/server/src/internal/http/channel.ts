@@ -10,7 +10,7 @@
 import { AuthInfo, type JsonRpc, Wire } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as EventStore from "../../EventStore.js"
-import { noTimer, timerAt } from "../timer.js"
+import { noTimer, type TimerAt } from "../timer.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Session } from "./session.js"
@@ -19,7 +19,7 @@ import type { Session } from "./session.js"
  * Runs `close` when the token of `auth` expires (a held-open stream ends with its token, so that
  * the client authorizes again); returns what cancels it.
  */
-export const atExpiry = (auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
+export const atExpiry = (timerAt: TimerAt, auth: AuthInfo.AuthInfo | undefined, close: () => void): () => void => {
   const expires = auth === undefined ? undefined : AuthInfo.expiresAtMillis(auth)
   return expires === undefined ? noTimer : timerAt(expires, close)
 }
@@ -162,7 +162,7 @@ export class Channel {
   /** Its stream, from now on ended when the token of `auth` expires (`expired`); the last one's timer goes. */
   expireWith(auth: AuthInfo.AuthInfo | undefined, stream: Stream): void {
     this.cancelExpiry()
-    this.cancelExpiry = atExpiry(auth, () => this.session.expired(this, stream))
+    this.cancelExpiry = atExpiry(this.session.sessions.config.timerAt, auth, () => this.session.expired(this, stream))
   }
 
   /** The client went away: not a cancellation in this era; a stream's later events wait in the store. */

@@ -21,6 +21,7 @@ import * as TaskStore from "../../TaskStore.js"
 import * as TokenVerifier from "../../TokenVerifier.js"
 import * as Holders from "../holders.js"
 import * as Metrics from "../metrics.js"
+import * as Timer from "../timer.js"
 import * as Auth from "./auth.js"
 import * as Budget from "./budget.js"
 import type { Exchange } from "./exchange.js"
@@ -131,6 +132,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         Option.getOrUndefined
       ) ?? (yield* TokenVerifier.jwt()),
       runtime,
+      clock,
       maxBodyBytes
     )
 
@@ -148,7 +150,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         maxSessionsPerHolder: options.maxSessionsPerHolder ?? Holders.shareOf(maxSessions),
         maxRequestMillis,
         retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
-        fork
+        fork,
+        timerAt: Timer.make(runtime, yield* Effect.scope)
       })
       : undefined
     // Both back ends check a POST's Accept: each value a client sends is parsed once.

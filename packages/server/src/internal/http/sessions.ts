@@ -21,6 +21,7 @@ import type * as Fiber from "effect/Fiber"
 import type * as EventStore from "../../EventStore.js"
 import * as Holders from "../holders.js"
 import type * as Shared from "../sharedSessions.js"
+import type { TimerAt } from "../timer.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
 import { Replication, type SharedConfig } from "./replication.js"
@@ -44,6 +45,8 @@ export interface Config {
   readonly retryMillis: number
   /** Runs an effect on the server's runtime, in the handler's scope (closing it interrupts the effect). */
   readonly fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+  /** Timers on the transport's clock, in its runtime and scope. */
+  readonly timerAt: TimerAt
   /** Sessions shared with other instances (a `SessionStore` in context), or undefined. */
   readonly shared: SharedConfig | undefined
 }
