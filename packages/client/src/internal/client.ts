@@ -12,7 +12,6 @@ import {
   Telemetry,
   type Transport
 } from "@effect-mcp/core"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -26,6 +25,7 @@ import { McpClientTransport } from "../McpClientTransport.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
 import * as Cache from "./cache.js"
+import * as Era from "./era.js"
 import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
@@ -150,45 +150,10 @@ export const make = <R>(
       (result) => decoded(Stateless.revision, "server/discover", result)
     )
 
-    /** `auto`: the era the server answers the probe with. */
-    const probe = Effect.gen(function*() {
-      // No answer in time (a local TimeoutException): a handshake server, most likely.
-      const answered = yield* Effect.either(Effect.timeout(discoverNow, options.probeTimeout ?? Duration.seconds(5)))
-      if (answered._tag === "Right") return Option.some(answered.right)
-      const error = answered.left
-      // A modern server that speaks no revision of ours, and no handshake one either.
-      if (
-        error._tag === "VersionMismatch" &&
-        !error.offered.some((v) => (Revision.handshake as ReadonlyArray<string>).includes(v))
-      ) {
-        return yield* error
-      }
-      // No connection, or a refusal to authorize, or an authorization that failed: no era would do
-      // better (and asking again in another would start another authorization).
-      if (
-        error._tag === "ConnectionFailed" || ClientError.isAuthError(error) ||
-        (error._tag === "HttpError" && (error.status === 401 || error.status === 403))
-      ) {
-        return yield* error
-      }
-      return Option.none()
-    })
-
-    const probed = options.era === "handshake" || options.era === "stateless" ? Option.none() : yield* probe
-    const era: Revision.Era = options.era === "handshake"
-      ? "handshake"
-      : options.era === "stateless" || Option.isSome(probed)
-      ? "stateless"
-      : "handshake"
-    connection.era = era
-
-    let discovered = Option.getOrUndefined(probed)
-    let initialized: Session.Initialized | undefined
-    if (era === "stateless") {
-      connection.spoken = Stateless.revision
-      if (discovered === undefined) discovered = yield* discoverNow
-    } else {
-      initialized = yield* Session.initialize({
+    const picked = yield* Era.pick({
+      choice: options.era ?? "auto",
+      discover: discoverNow,
+      initialize: Session.request({
         peer,
         // 2025-11-25, when asked: tasks (this client runs none of its own: none to list or cancel).
         capabilities: options.declareTasks === true
@@ -196,7 +161,18 @@ export const make = <R>(
           : capabilities,
         clientInfo: options.clientInfo,
         pinned: options.era === "handshake"
-      })
+      }),
+      confirm: Session.confirm(peer),
+      probeTimeout: options.probeTimeout,
+      started: transport.started
+    })
+    const era: Revision.Era = picked.era
+    connection.era = era
+    const discovered = picked.era === "stateless" ? picked.discovered : undefined
+    const initialized = picked.era === "handshake" ? picked.initialized : undefined
+    if (initialized === undefined) {
+      connection.spoken = Stateless.revision
+    } else {
       connection.spoken = initialized.revision
       // `mcp.client.session.duration`, when the session ends with the client's scope.
       if (telemetry.metrics) {
