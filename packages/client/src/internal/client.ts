@@ -10,7 +10,8 @@ import {
   Revision,
   type Schema as McpSchema,
   Telemetry,
-  type Transport
+  type Transport,
+  type Wire
 } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
@@ -46,34 +47,62 @@ interface Listed<A> {
  * What the client takes from the server: a frame that is not JSON-RPC, or a batch item that is
  * not, is logged and dropped (answering a hostile server's garbage is a loop it drives); in the
  * stateless era, where the server asks in `input_required` results, a request is dropped too.
+ * What is kept of `inbound` (undefined: nothing).
+ */
+const kept = (
+  inbound: Wire.Inbound,
+  stateless: () => boolean,
+  dropped: (what: string) => void
+): Wire.Inbound | undefined => {
+  if (inbound._tag === "Invalid") return void dropped(`an invalid frame (${inbound.error.message})`)
+  if (inbound._tag === "Batch") {
+    const items = inbound.items.filter((item) => {
+      if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
+      return item._tag !== "Invalid"
+    })
+    return items.length > 0 ? { _tag: "Batch", items } : undefined
+  }
+  const message = inbound.message
+  if (stateless() && "method" in message && "id" in message) {
+    return void dropped(`a ${message.method} request, which the stateless era has none of`)
+  }
+  return inbound
+}
+
+/**
+ * The transport, guarded (see {@link kept}): what it receives, and what comes on the channel of
+ * one of our requests other than a whole answer (which the engine checks).
  */
 const guarded = <F>(
   protocol: Transport.Protocol<F>,
   stateless: () => boolean,
   dropped: (what: string) => void
-): Transport.Protocol<F> => ({
-  ...protocol,
-  run: (receiver) =>
-    protocol.run({
-      ...receiver,
-      receive: (client, inbound, context) => {
-        if (inbound._tag === "Invalid") return dropped(`an invalid frame (${inbound.error.message})`)
-        if (inbound._tag === "Batch") {
-          const items = inbound.items.filter((item) => {
-            if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
-            return item._tag !== "Invalid"
-          })
-          if (items.length > 0) receiver.receive(client, { _tag: "Batch", items }, context)
-          return
+): Transport.Protocol<F> => {
+  const request = protocol.request
+  const guardedRequest: Transport.RequestSender<F> | undefined = request === undefined
+    ? undefined
+    : (client, message, reply, context) =>
+      request(client, message, {
+        receive: (inbound) => {
+          const held = kept(inbound, stateless, dropped)
+          return held === undefined ? false : reply.receive(held)
+        },
+        answer: (inbound) => reply.answer(inbound),
+        fail: (error) => reply.fail(error)
+      }, context)
+  return {
+    ...protocol,
+    request: guardedRequest,
+    run: (receiver) =>
+      protocol.run({
+        ...receiver,
+        receive: (client, inbound, context) => {
+          const held = kept(inbound, stateless, dropped)
+          if (held !== undefined) receiver.receive(client, held, context)
         }
-        const message = inbound.message
-        if (stateless() && "method" in message && "id" in message) {
-          return dropped(`a ${message.method} request, which the stateless era has none of`)
-        }
-        receiver.receive(client, inbound, context)
-      }
-    })
-})
+      })
+  }
+}
 
 export const make = <R>(
   options: Options<R>
