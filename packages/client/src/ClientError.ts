@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonRpc, McpError, Peer, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { type McpError, Peer, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
 import * as Data from "effect/Data"
 
 /**
@@ -281,22 +281,21 @@ export class MessageTooLarge extends Data.TaggedError("MessageTooLarge")<{
 }
 
 /**
- * The JSON answer to one POST was not that request's answer: another id (or a request, or a
- * notification, where an answer belongs).
+ * What came back on the POST of one request was not its answer: another id (or a request, or a
+ * notification, where an answer belongs), a body that is not JSON-RPC, or a stream that ended
+ * without it and could not be resumed. The engine's own (`Peer.UnexpectedAnswer`), which checks
+ * answers once, for every transport with a channel per request.
  *
  * @since 0.1.0
  * @category errors
  */
-export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{
-  readonly method: string
-  readonly expected: JsonRpc.RequestId
-  /** What came instead: the other id (`null` for none), or what the message was. */
-  readonly received: string
-}> {
-  override get message(): string {
-    return `${this.method} (id ${JSON.stringify(this.expected)}) was answered with ${this.received}`
-  }
-}
+export const UnexpectedAnswer: typeof Peer.UnexpectedAnswer = Peer.UnexpectedAnswer
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type UnexpectedAnswer = Peer.UnexpectedAnswer
 
 /**
  * Authorization could not be had: which step failed (`discovery`, `registration`, `authorization`,

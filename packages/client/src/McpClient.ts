@@ -82,7 +82,11 @@ export interface Options<R = never> {
   /** Timeout of one request (default 60 seconds), restarted by its progress up to `maxTimeout`. */
   readonly timeout?: Duration.DurationInput
   readonly maxTimeout?: Duration.DurationInput
-  /** How long `auto` waits for the answer to its `server/discover` probe (default 5 seconds). */
+  /**
+   * How long `auto` waits for the answer to its `server/discover` probe (default 5 seconds): from
+   * its sending, or, on a transport whose server may still be starting (stdio), from when it has
+   * started (see `McpClientTransport.Service.started`).
+   */
   readonly probeTimeout?: Duration.DurationInput
   /** Pages a listing follows before it stops (default 100). */
   readonly maxPages?: number

@@ -46,6 +46,16 @@ export interface Service {
   readonly eventStream?: Effect.Effect<
     { readonly open: true } | { readonly open: false; readonly reason: string }
   >
+  /**
+   * A server that may still be starting when the client begins (a child process): completes once
+   * it has shown it is up, as far as the transport can tell (stdio: its first line on stdout, or
+   * `startTimeout` after it was spawned). The `auto` probe's timeout runs from then; and a probe
+   * that timed out is still heard while the handshake goes ahead: if `server/discover` answers
+   * once the server has answered `initialize` (within another `probeTimeout`), the era is the
+   * stateless one. Absent: the server is up when the transport is (HTTP, in memory), the probe's
+   * timeout runs from its sending and, once over, the probe is given up.
+   */
+  readonly started?: Effect.Effect<void>
 }
 
 /**

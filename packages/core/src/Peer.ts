@@ -11,6 +11,11 @@
  *   a deadline that one sweeper fiber per engine watches; interrupting a call, or its timeout,
  *   sends `notifications/cancelled`; progress may reset a timeout, up to a hard maximum.
  *
+ * - Channels per request: a transport that sends each of our requests on a channel of its own
+ *   (`Transport.Protocol.request`, a client's HTTP POST) hands what comes back on it to that
+ *   request's `Transport.Reply`: the answer reaches its call without a lookup, and is checked
+ *   here, once, to be that request's (else `UnexpectedAnswer`).
+ *
  * Nothing in the engine is per idle client: a client costs an entry in a map while it has a
  * request in flight, and nothing otherwise.
  *
@@ -48,7 +53,15 @@ export {
    * @since 0.1.0
    * @category errors
    */
-  TransportClosed
+  TransportClosed,
+  /**
+   * What came back on the channel of a request was not its answer (transports with a channel per
+   * request only: see `Transport.Protocol.request`).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  UnexpectedAnswer
 } from "./internal/errors.js"
 
 /**
@@ -215,6 +228,9 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     const outbound = Outbound.make<F>({
       clock,
       send,
+      request: protocol.request,
+      // What came on a request's channel that is not its answer: served as anything received.
+      receive: (client, frame, context) => inbound.receive(client, frame, context),
       fork: (effect) => void fork(effect),
       timeout: Duration.decode(options.timeout ?? Duration.seconds(60)),
       maxTimeout: Duration.decode(options.maxTimeout ?? Duration.minutes(10)),

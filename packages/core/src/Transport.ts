@@ -8,8 +8,14 @@
  * by a request (its response, progress, logs, server→client asks), that request: transports
  * with a channel per request route by it.
  *
+ * A transport with a channel per request of ours (a client's HTTP: a POST and its response) may
+ * send each of our requests with {@link Protocol.request}, handing what comes back on its channel
+ * to that request's {@link Reply}: nothing is matched again by id; the engine checks that an
+ * answer is its request's.
+ *
  * Concrete transports: newline-delimited JSON (`Ndjson`, stdio and child processes), the
- * in-memory pair (`MemoryTransport`), HTTP (in the server package).
+ * in-memory pair (`MemoryTransport`), HTTP (in the server package; the client's in the client
+ * package).
  *
  * @since 0.1.0
  */
@@ -83,6 +89,49 @@ export interface ReceiveContext {
 }
 
 /**
+ * The engine's side of the channel of one request of ours, for a transport that sends each request
+ * on a channel of its own ({@link Protocol.request}: a client's Streamable HTTP POST and its
+ * response). The transport hands it what came back on that channel, and nothing else: the engine
+ * needs no id to know whose answer it is, and checks that it is this request's (an answer to
+ * another id fails the request with `Peer.UnexpectedAnswer`). Call its members as methods.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reply<F = never> {
+  /**
+   * One frame of the channel as it comes (a stream's event): the request's answer, or what the peer
+   * sends for it first (progress, logs, its own requests: served as related to it). An error
+   * without an id (`"id": null`) is the request's answer. Returns true once the request is over
+   * (answered, failed or given up): nothing more need be read for it.
+   */
+  readonly receive: (inbound: Wire.Inbound) => boolean
+  /**
+   * The whole answer to the request (a JSON body): its answer, or a batch holding it. Anything else
+   * (another id, a request, a notification, a body that is not JSON-RPC) fails the request with
+   * `Peer.UnexpectedAnswer`, saying what came.
+   */
+  readonly answer: (inbound: Wire.Inbound) => void
+  /** The request will not be answered, for a local reason the transport knows: it fails with `error`. */
+  readonly fail: (error: F) => void
+}
+
+/**
+ * How a transport with a channel per request sends one of our requests: on a channel of its own,
+ * handing what comes back on it to `reply`. Resolves once the request is on its way (not when it
+ * is answered); fails when it could not be sent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestSender<F = never> = (
+  client: ClientId,
+  request: JsonRpc.Request,
+  reply: Reply<F>,
+  context?: SendContext
+) => Effect.Effect<void, TransportError>
+
+/**
  * The engine side of the seam: what a transport calls as things happen. Calls are plain
  * functions, made from the transport's own callbacks; the engine forks what must run.
  *
@@ -131,6 +180,13 @@ export interface Protocol<F = never> {
   readonly run: (receiver: Receiver<F>) => Effect.Effect<void, TransportError, Scope.Scope>
   /** Sends one frame (a message or a batch) to `client`. */
   readonly send: (client: ClientId, frame: JsonRpc.Frame, context?: SendContext) => Effect.Effect<void, TransportError>
+  /**
+   * Transports with a channel per request of ours: the engine sends its requests with this instead
+   * of `send`, each with its own {@link Reply} (see {@link RequestSender}). A request whose channel
+   * brings something else than its answer fails with `Peer.UnexpectedAnswer`: a transport that has
+   * this member counts that error among its failures (`F`).
+   */
+  readonly request?: RequestSender<F> | undefined
   /**
    * Transports with a stream per request (Streamable HTTP, 2025-11-25 polling): ends the HTTP
    * response stream of request `related` now, telling the client when to reconnect; later

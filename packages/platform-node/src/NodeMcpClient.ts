@@ -24,8 +24,10 @@ import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -95,6 +97,15 @@ export interface StdioOptions {
   /** How long the child may take to exit once its stdin is closed, before SIGTERM (default 2 seconds). */
   readonly closeTimeout?: Duration.DurationInput
   /**
+   * How long after it was spawned the child counts as started even if it has written nothing on
+   * stdout (default 10 seconds). The client's `auto` probe (`probeTimeout`) waits from the child's
+   * first line on stdout or from then, whichever comes first: a child slow to start (a loaded
+   * machine, `npx` fetching a package) is not taken for a server that ignores `server/discover`.
+   * A server that never answers it costs this plus `probeTimeout` before the handshake (pin
+   * `era: "handshake"` to skip the probe).
+   */
+  readonly startTimeout?: Duration.DurationInput
+  /**
    * The longest message taken from the server, in characters (default 32 Mi: a result may carry a
    * large resource). A longer line is dropped as it comes, never held.
    */
@@ -108,6 +119,9 @@ export interface StdioOptions {
 
 /** The longest message taken from a server by default, in characters. */
 const defaultMaxMessageLength = 32 * 1024 * 1024
+
+/** How long after its spawn a child that has written nothing counts as started, by default. */
+const defaultStartTimeout = Duration.seconds(10)
 
 /** Has the child exited? */
 const gone = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null
@@ -149,7 +163,9 @@ const childProtocol = (
   closed: () => boolean,
   maxLineLength: number,
   maxDepth: number | undefined,
-  runFork: (effect: Effect.Effect<void>) => void
+  runFork: (effect: Effect.Effect<void>) => void,
+  /** Told of every line the child writes on stdout (the first says it has started). */
+  wrote: () => void
 ): Transport.Protocol<ClientError.MessageTooLarge> => {
   /** Our requests not yet answered, by id: the method a line too long fails (bounded by what is in flight). */
   const methods = new Map<JsonRpc.RequestId, string>()
@@ -168,6 +184,7 @@ const childProtocol = (
     maxRequestsInFlight: Infinity,
     // Never held, never answered: the request it answers (its id read from its head) fails.
     onTooLong: (head) => {
+      wrote()
       const id = Wire.idOf(head)
       const method = id === undefined ? undefined : methods.get(id)
       if (id === undefined || method === undefined || current === undefined) {
@@ -209,6 +226,7 @@ const childProtocol = (
             ...receiver,
             fail: () => {},
             receive: (client, inbound, context) => {
+              wrote()
               for (const item of inbound._tag === "Batch" ? inbound.items : [inbound]) {
                 if (item._tag === "Single" && !("method" in item.message) && item.message.id !== null) {
                   methods.delete(item.message.id)
@@ -312,7 +330,14 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
       )
       // A write to a child that is gone fails the send; it must not crash this process.
       child.stdin!.on("error", () => {})
+      // Started: its first line on stdout, or `startTimeout` after its spawn (the Effect clock).
+      const started = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(
+        Effect.delay(Deferred.succeed(started, undefined), options.startTimeout ?? defaultStartTimeout)
+      )
+      let wrote = false
       return {
+        started: Deferred.await(started),
         protocol: childProtocol(
           options.command,
           child,
@@ -320,7 +345,12 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
           () => closed,
           options.maxMessageLength ?? defaultMaxMessageLength,
           options.maxDepth,
-          (effect) => void run(effect)
+          (effect) => void run(effect),
+          () => {
+            if (wrote) return
+            wrote = true
+            Deferred.unsafeDone(started, Exit.void)
+          }
         )
       }
     })

@@ -10,9 +10,9 @@ import {
   Revision,
   type Schema as McpSchema,
   Telemetry,
-  type Transport
+  type Transport,
+  type Wire
 } from "@effect-mcp/core"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -26,6 +26,7 @@ import { McpClientTransport } from "../McpClientTransport.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
 import * as Cache from "./cache.js"
+import * as Era from "./era.js"
 import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
@@ -46,67 +47,82 @@ interface Listed<A> {
  * What the client takes from the server: a frame that is not JSON-RPC, or a batch item that is
  * not, is logged and dropped (answering a hostile server's garbage is a loop it drives); in the
  * stateless era, where the server asks in `input_required` results, a request is dropped too.
+ * What is kept of `inbound` (undefined: nothing).
+ */
+const kept = (
+  inbound: Wire.Inbound,
+  stateless: () => boolean,
+  dropped: (what: string) => void
+): Wire.Inbound | undefined => {
+  if (inbound._tag === "Invalid") return void dropped(`an invalid frame (${inbound.error.message})`)
+  if (inbound._tag === "Batch") {
+    const items = inbound.items.filter((item) => {
+      if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
+      return item._tag !== "Invalid"
+    })
+    return items.length > 0 ? { _tag: "Batch", items } : undefined
+  }
+  const message = inbound.message
+  if (stateless() && "method" in message && "id" in message) {
+    return void dropped(`a ${message.method} request, which the stateless era has none of`)
+  }
+  return inbound
+}
+
+/**
+ * The transport, guarded (see {@link kept}): what it receives, and what comes on the channel of
+ * one of our requests other than a whole answer (which the engine checks).
  */
 const guarded = <F>(
   protocol: Transport.Protocol<F>,
   stateless: () => boolean,
   dropped: (what: string) => void
-): Transport.Protocol<F> => ({
-  ...protocol,
-  run: (receiver) =>
-    protocol.run({
-      ...receiver,
-      receive: (client, inbound, context) => {
-        if (inbound._tag === "Invalid") return dropped(`an invalid frame (${inbound.error.message})`)
-        if (inbound._tag === "Batch") {
-          const items = inbound.items.filter((item) => {
-            if (item._tag === "Invalid") dropped(`an invalid batch item (${item.error.message})`)
-            return item._tag !== "Invalid"
-          })
-          if (items.length > 0) receiver.receive(client, { _tag: "Batch", items }, context)
-          return
+): Transport.Protocol<F> => {
+  const request = protocol.request
+  const guardedRequest: Transport.RequestSender<F> | undefined = request === undefined
+    ? undefined
+    : (client, message, reply, context) =>
+      request(client, message, {
+        receive: (inbound) => {
+          const held = kept(inbound, stateless, dropped)
+          return held === undefined ? false : reply.receive(held)
+        },
+        answer: (inbound) => reply.answer(inbound),
+        fail: (error) => reply.fail(error)
+      }, context)
+  return {
+    ...protocol,
+    request: guardedRequest,
+    run: (receiver) =>
+      protocol.run({
+        ...receiver,
+        receive: (client, inbound, context) => {
+          const held = kept(inbound, stateless, dropped)
+          if (held !== undefined) receiver.receive(client, held, context)
         }
-        const message = inbound.message
-        if (stateless() && "method" in message && "id" in message) {
-          return dropped(`a ${message.method} request, which the stateless era has none of`)
-        }
-        receiver.receive(client, inbound, context)
-      }
-    })
-})
+      })
+  }
+}
 
-export const make = <R>(
-  options: Options<R>
-): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
-  Effect.gen(function*() {
-    const transport = yield* McpClientTransport
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    const handlers = options.handlers ?? {}
-    const telemetry = yield* Telemetry.enabled
-    const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
-    const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
-    const maxPages = options.maxPages ?? 100
-    // Bounded: a subscriber that falls this far behind loses the oldest (a flooding server
-    // cannot grow a slow reader's backlog without end).
-    const notifications = yield* Effect.acquireRelease(
-      PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
-      PubSub.shutdown
-    )
-    const store = options.cache === false
-      ? undefined
-      : options.cache === undefined || options.cache === true
-      ? yield* ResponseCache.memory
-      : options.cache
-    /** The connection as it stands: the revision spoken (server requests are decoded with it). */
-    const connection: { spoken: Revision.Revision; era: Revision.Era | undefined } = {
-      spoken: Revision.latestHandshake,
-      era: undefined
-    }
+/** The connection as it stands: the era picked (none yet) and the revision spoken. */
+interface Connection {
+  spoken: Revision.Revision
+  era: Revision.Era | undefined
+}
 
-    /** The callers (`currentCaller`) of the session's requests in flight that set one, by id. */
-    const callers = new Map<JsonRpc.RequestId, unknown>()
-
-    const peer = yield* Peer.make<never, ClientError.TransportFailure>({
+/** The engine on the transport, guarded: the server's asks served by the handlers, its notifications published. */
+const engine = <R>(
+  options: Options<R>,
+  transport: McpClientTransport["Type"],
+  asks: Asks.Asks,
+  store: ResponseCache.Store | undefined,
+  notifications: PubSub.PubSub<JsonRpc.Notification>,
+  connection: Connection,
+  callers: Map<JsonRpc.RequestId, unknown>
+) =>
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    const runFork = Runtime.runFork(runtime)
+    return Peer.make<never, ClientError.TransportFailure>({
       protocol: guarded(
         transport.protocol,
         () => connection.era === "stateless",
@@ -132,6 +148,159 @@ export const make = <R>(
         )
       }
     })
+  })
+
+/** The era: pinned, or probed (see `Era.pick`). */
+const pick = <R>(
+  options: Options<R>,
+  peer: Peer.Peer<ClientError.TransportFailure>,
+  capabilities: McpSchema.Capabilities.ClientCapabilities,
+  discoverNow: Effect.Effect<RequestResult<"server/discover">, ClientError.ClientError>,
+  transport: McpClientTransport["Type"]
+) =>
+  Era.pick({
+    choice: options.era ?? "auto",
+    discover: discoverNow,
+    initialize: Session.request({
+      peer,
+      // 2025-11-25, when asked: tasks (this client runs none of its own: none to list or cancel).
+      capabilities: options.declareTasks === true
+        ? { ...capabilities, tasks: { list: {}, cancel: {} } }
+        : capabilities,
+      clientInfo: options.clientInfo,
+      pinned: options.era === "handshake"
+    }),
+    confirm: Session.confirm(peer),
+    probeTimeout: options.probeTimeout,
+    started: transport.started
+  })
+
+/** `mcp.client.session.duration`, when the session ends with the client's scope. */
+const sessionDuration = (transport: McpClientTransport["Type"], revision: Revision.Revision) =>
+  Effect.suspend(() => {
+    const opened = performance.now()
+    const labels = [MetricLabel.make(Telemetry.attributes.protocolVersion, revision)]
+    const described = transport.protocol.telemetry
+    if (described !== undefined) {
+      labels.push(MetricLabel.make(Telemetry.attributes.networkTransport, described.transport))
+    }
+    return Effect.addFinalizer(() =>
+      Effect.sync(() => Telemetry.clientSessionDuration.unsafeUpdate((performance.now() - opened) / 1000, labels))
+    )
+  })
+
+/**
+ * A session's request. A caller that set `currentCaller` is remembered while it is in flight,
+ * for the asks that arrive on its stream (stateless asks run in the caller's own fibers).
+ */
+const sessionRequestOf = (
+  peer: Peer.Peer<ClientError.TransportFailure>,
+  callers: Map<JsonRpc.RequestId, unknown>
+) =>
+(method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) =>
+  Effect.withFiberRuntime<unknown, ClientError.ClientError>((fiber) => {
+    const caller = fiber.getFiberRef(currentCaller)
+    if (caller === undefined) return peer.request(server, method, params, engineOptions(call))
+    let id: JsonRpc.RequestId | undefined
+    return Effect.ensuring(
+      peer.request(server, method, params, {
+        ...engineOptions(call),
+        onId: (assigned) => {
+          id = assigned
+          callers.set(assigned, caller)
+        }
+      }),
+      Effect.sync(() => id !== undefined && callers.delete(id))
+    )
+  })
+
+/** Every page of a listing (at most `maxPages`), each fetched by `page` from a cursor. */
+const listing = (maxPages: number) =>
+<A>(
+  page: (params: { readonly cursor?: string }) => Effect.Effect<Listed<A>, ClientError.ClientError>
+): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> => {
+  const from = (
+    cursor: string | undefined,
+    got: ReadonlyArray<A>,
+    n: number
+  ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
+    Effect.flatMap(page(cursor === undefined ? {} : { cursor }), (listed) => {
+      const all = [...got, ...listed.items]
+      return typeof listed.next === "string" && n < maxPages ? from(listed.next, all, n + 1) : Effect.succeed(all)
+    })
+  return from(undefined, [], 1)
+}
+
+/** The tools that may be offered (2026-07-28 HTTP: those whose `x-mcp-header` annotations hold), the others said. */
+const offered = (
+  transport: McpClientTransport["Type"],
+  era: Revision.Era,
+  listed: ReadonlyArray<McpSchema.Tool.Tool>
+) => {
+  const shown = transport.tools === undefined || era === "handshake" ? listed : transport.tools(listed)
+  const hidden = listed.filter((tool) => !shown.includes(tool)).map((tool) => tool.name)
+  return hidden.length === 0 ? Effect.succeed(shown) : Effect.as(
+    Effect.logWarning(`effect-mcp: tools with invalid x-mcp-header annotations are not offered: ${hidden.join(", ")}`),
+    shown
+  )
+}
+
+/** A session's subscription is refused when nothing the server raises could reach this client. */
+const eventStreamOpen = (transport: McpClientTransport["Type"]): Effect.Effect<void, ClientError.ClientError> =>
+  transport.eventStream === undefined ? Effect.void : Effect.flatMap(
+    transport.eventStream,
+    (stream) => stream.open ? Effect.void : Effect.fail(new ClientError.NoEventStream({ reason: stream.reason }))
+  )
+
+/** The response cache's store: none, the in-memory one (the default), or the user's. */
+const storeOf = (cache: Options["cache"]): Effect.Effect<ResponseCache.Store | undefined> =>
+  cache === false
+    ? Effect.succeed(undefined)
+    : cache === undefined || cache === true
+    ? ResponseCache.memory
+    : Effect.succeed(cache)
+
+/** The listings of resources, resource templates and prompts, every page. */
+const listings = (
+  listAll: ReturnType<typeof listing>,
+  request: Service["request"]
+): Pick<Service, "listResources" | "listResourceTemplates" | "listPrompts"> => ({
+  listResources: listAll((params) =>
+    Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))
+  ),
+  listResourceTemplates: listAll((params) =>
+    Effect.map(
+      request("resources/templates/list", params),
+      (r) => ({ items: r.resourceTemplates, next: r.nextCursor })
+    )
+  ),
+  listPrompts: listAll((params) =>
+    Effect.map(request("prompts/list", params), (r) => ({ items: r.prompts, next: r.nextCursor }))
+  )
+})
+
+export const make = <R>(
+  options: Options<R>
+): Effect.Effect<Service, ClientError.ClientError, McpClientTransport | Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const transport = yield* McpClientTransport
+    const handlers = options.handlers ?? {}
+    const telemetry = yield* Telemetry.enabled
+    const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
+    const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
+    const maxPages = options.maxPages ?? 100
+    // Bounded: a subscriber that falls this far behind loses the oldest (a flooding server
+    // cannot grow a slow reader's backlog without end).
+    const notifications = yield* Effect.acquireRelease(
+      PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
+      PubSub.shutdown
+    )
+    const store = yield* storeOf(options.cache)
+    /** The connection as it stands: the revision spoken (server requests are decoded with it). */
+    const connection: Connection = { spoken: Revision.latestHandshake, era: undefined }
+    /** The callers (`currentCaller`) of the session's requests in flight that set one, by id. */
+    const callers = new Map<JsonRpc.RequestId, unknown>()
+    const peer = yield* engine(options, transport, asks, store, notifications, connection, callers)
 
     const stateless = Stateless.make({
       peer,
@@ -144,72 +313,20 @@ export const make = <R>(
       pinned: options.era === "stateless"
     })
     const cache = yield* Cache.make(store, options.cachePartition ?? "", stateless.request)
-
     const discoverNow = Effect.flatMap(
       stateless.request("server/discover", {}, undefined),
       (result) => decoded(Stateless.revision, "server/discover", result)
     )
-
-    /** `auto`: the era the server answers the probe with. */
-    const probe = Effect.gen(function*() {
-      // No answer in time (a local TimeoutException): a handshake server, most likely.
-      const answered = yield* Effect.either(Effect.timeout(discoverNow, options.probeTimeout ?? Duration.seconds(5)))
-      if (answered._tag === "Right") return Option.some(answered.right)
-      const error = answered.left
-      // A modern server that speaks no revision of ours, and no handshake one either.
-      if (
-        error._tag === "VersionMismatch" &&
-        !error.offered.some((v) => (Revision.handshake as ReadonlyArray<string>).includes(v))
-      ) {
-        return yield* error
-      }
-      // No connection, or a refusal to authorize, or an authorization that failed: no era would do
-      // better (and asking again in another would start another authorization).
-      if (
-        error._tag === "ConnectionFailed" || ClientError.isAuthError(error) ||
-        (error._tag === "HttpError" && (error.status === 401 || error.status === 403))
-      ) {
-        return yield* error
-      }
-      return Option.none()
-    })
-
-    const probed = options.era === "handshake" || options.era === "stateless" ? Option.none() : yield* probe
-    const era: Revision.Era = options.era === "handshake"
-      ? "handshake"
-      : options.era === "stateless" || Option.isSome(probed)
-      ? "stateless"
-      : "handshake"
+    const picked = yield* pick(options, peer, capabilities, discoverNow, transport)
+    const era: Revision.Era = picked.era
     connection.era = era
-
-    let discovered = Option.getOrUndefined(probed)
-    let initialized: Session.Initialized | undefined
-    if (era === "stateless") {
+    const discovered = picked.era === "stateless" ? picked.discovered : undefined
+    const initialized = picked.era === "handshake" ? picked.initialized : undefined
+    if (initialized === undefined) {
       connection.spoken = Stateless.revision
-      if (discovered === undefined) discovered = yield* discoverNow
     } else {
-      initialized = yield* Session.initialize({
-        peer,
-        // 2025-11-25, when asked: tasks (this client runs none of its own: none to list or cancel).
-        capabilities: options.declareTasks === true
-          ? { ...capabilities, tasks: { list: {}, cancel: {} } }
-          : capabilities,
-        clientInfo: options.clientInfo,
-        pinned: options.era === "handshake"
-      })
       connection.spoken = initialized.revision
-      // `mcp.client.session.duration`, when the session ends with the client's scope.
-      if (telemetry.metrics) {
-        const opened = performance.now()
-        const labels = [MetricLabel.make(Telemetry.attributes.protocolVersion, initialized.revision)]
-        const described = transport.protocol.telemetry
-        if (described !== undefined) {
-          labels.push(MetricLabel.make(Telemetry.attributes.networkTransport, described.transport))
-        }
-        yield* Effect.addFinalizer(() =>
-          Effect.sync(() => Telemetry.clientSessionDuration.unsafeUpdate((performance.now() - opened) / 1000, labels))
-        )
-      }
+      if (telemetry.metrics) yield* sessionDuration(transport, initialized.revision)
     }
     const spoken = connection.spoken
 
@@ -222,26 +339,7 @@ export const make = <R>(
         : sessionRequest(method, params, call)
     }
 
-    /**
-     * A session's request. A caller that set `currentCaller` is remembered while it is in flight,
-     * for the asks that arrive on its stream (stateless asks run in the caller's own fibers).
-     */
-    const sessionRequest = (method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) =>
-      Effect.withFiberRuntime<unknown, ClientError.ClientError>((fiber) => {
-        const caller = fiber.getFiberRef(currentCaller)
-        if (caller === undefined) return peer.request(server, method, params, engineOptions(call))
-        let id: JsonRpc.RequestId | undefined
-        return Effect.ensuring(
-          peer.request(server, method, params, {
-            ...engineOptions(call),
-            onId: (assigned) => {
-              id = assigned
-              callers.set(assigned, caller)
-            }
-          }),
-          Effect.sync(() => id !== undefined && callers.delete(id))
-        )
-      })
+    const sessionRequest = sessionRequestOf(peer, callers)
 
     const request: Service["request"] = <M extends Requests>(
       method: M,
@@ -253,21 +351,7 @@ export const make = <R>(
     const requestUnknown: Service["requestUnknown"] = (method, params, call) =>
       Effect.flatMap(send(method, params, call), (result) => decodedUnknown(spoken, method, result))
 
-    /** Every page of a listing (at most `maxPages`), each fetched by `page` from a cursor. */
-    const listAll = <A>(
-      page: (params: { readonly cursor?: string }) => Effect.Effect<Listed<A>, ClientError.ClientError>
-    ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> => {
-      const from = (
-        cursor: string | undefined,
-        got: ReadonlyArray<A>,
-        n: number
-      ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
-        Effect.flatMap(page(cursor === undefined ? {} : { cursor }), (listed) => {
-          const all = [...got, ...listed.items]
-          return typeof listed.next === "string" && n < maxPages ? from(listed.next, all, n + 1) : Effect.succeed(all)
-        })
-      return from(undefined, [], 1)
-    }
+    const listAll = listing(maxPages)
 
     const serverInfo: Option.Option<Implementation> = initialized !== undefined
       ? Option.some(initialized.result.serverInfo)
@@ -276,16 +360,7 @@ export const make = <R>(
 
     const listTools = Effect.flatMap(
       listAll((params) => Effect.map(request("tools/list", params), (r) => ({ items: r.tools, next: r.nextCursor }))),
-      (listed) => {
-        const offered = transport.tools === undefined || era === "handshake" ? listed : transport.tools(listed)
-        const hidden = listed.filter((tool) => !offered.includes(tool)).map((tool) => tool.name)
-        return hidden.length === 0 ? Effect.succeed(offered) : Effect.as(
-          Effect.logWarning(
-            `effect-mcp: tools with invalid x-mcp-header annotations are not offered: ${hidden.join(", ")}`
-          ),
-          offered
-        )
-      }
+      (listed) => offered(transport, era, listed)
     )
 
     const tasks = Tasks.make({
@@ -328,19 +403,8 @@ export const make = <R>(
       callTool,
       tasks: tasks.tasks,
       callToolWith: callToolWith(request),
-      listResources: listAll((params) =>
-        Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))
-      ),
-      listResourceTemplates: listAll((params) =>
-        Effect.map(
-          request("resources/templates/list", params),
-          (r) => ({ items: r.resourceTemplates, next: r.nextCursor })
-        )
-      ),
+      ...listings(listAll, request),
       readResource: (uri, call) => request("resources/read", { uri }, call),
-      listPrompts: listAll((params) =>
-        Effect.map(request("prompts/list", params), (r) => ({ items: r.prompts, next: r.nextCursor }))
-      ),
       getPrompt: (name, args, call) =>
         request("prompts/get", args === undefined ? { name } : { name, arguments: args }, call),
       complete: (params) => request("completion/complete", params),
@@ -352,12 +416,7 @@ export const make = <R>(
         era === "stateless"
           ? Subscriptions.listen({ peer, notifications, stateless }, filter)
           : Effect.zipRight(
-            // Refused when nothing the server raises could reach this client.
-            transport.eventStream === undefined ? Effect.void : Effect.flatMap(
-              transport.eventStream,
-              (stream) =>
-                stream.open ? Effect.void : Effect.fail(new ClientError.NoEventStream({ reason: stream.reason }))
-            ),
+            eventStreamOpen(transport),
             Subscriptions.session({
               notifications,
               capabilities: serverCapabilities,

@@ -14,14 +14,24 @@ export interface Initialized {
   readonly result: RequestResult<"initialize">
 }
 
-/** The handshake; its result is checked against the revision the server chose. */
-export const initialize = (options: {
+/** The handshake's options. */
+export interface Options {
   readonly peer: Peer.Peer<ClientError.TransportFailure>
   readonly capabilities: McpSchema.Capabilities.ClientCapabilities
   readonly clientInfo: McpSchema.Base.Implementation
   /** Told to speak this era only (`era: "handshake"`): no other revision would be tried. */
   readonly pinned: boolean
-}): Effect.Effect<Initialized, ClientError.ClientError> =>
+}
+
+/** The handshake: `initialize`, then `notifications/initialized`. */
+export const initialize = (options: Options): Effect.Effect<Initialized, ClientError.ClientError> =>
+  Effect.tap(request(options), () => confirm(options.peer))
+
+/**
+ * `initialize` alone, its result checked against the revision the server chose: the session is
+ * not begun until {@link confirm} (the era probe may still pick the stateless era meanwhile).
+ */
+export const request = (options: Options): Effect.Effect<Initialized, ClientError.ClientError> =>
   Effect.gen(function*() {
     const { peer } = options
     const pinned = options.pinned ? "handshake" as const : undefined
@@ -47,6 +57,9 @@ export const initialize = (options: {
       })
     }
     const checked = yield* decoded(offered, "initialize", result)
-    yield* peer.notify(server, "notifications/initialized", {})
     return { revision: offered, result: checked }
   })
+
+/** `notifications/initialized`: the session begun. */
+export const confirm = (peer: Peer.Peer<ClientError.TransportFailure>): Effect.Effect<void, ClientError.ClientError> =>
+  peer.notify(server, "notifications/initialized", {})

@@ -42,3 +42,23 @@ export class TransportClosed extends Data.TaggedError("TransportClosed")<{
     return `Transport closed before ${this.method} was answered${why}`
   }
 }
+
+/**
+ * What came back on the channel of one request was not its answer: an answer to another id, a
+ * request or a notification where the answer belongs, a body that is not JSON-RPC, or a channel
+ * its transport gave up on (a local error: never sent by a peer). Only transports with a channel
+ * per request (`Transport.Protocol.request`) fail a request with it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{
+  readonly method: string
+  readonly expected: JsonRpc.RequestId
+  /** What came instead: the other id (`null` for none), or what the message was. */
+  readonly received: string
+}> {
+  override get message(): string {
+    return `${this.method} (id ${JSON.stringify(this.expected)}) was answered with ${this.received}`
+  }
+}

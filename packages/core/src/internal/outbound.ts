@@ -4,6 +4,9 @@
  *
  * - Ids are numbers from one counter per engine, so a call is found by its id alone; an
  *   answer counts only when it comes from the client the call went to.
+ * - A transport with a channel per request (`Transport.Protocol.request`) is given the call itself
+ *   as the request's `Transport.Reply`: what comes back on that channel reaches the call without
+ *   any lookup, and is checked to be its answer here, once (anything else is `UnexpectedAnswer`).
  * - Interrupting a call sends `notifications/cancelled` (unless the method is not
  *   cancellable: `initialize`); so does a timeout.
  * - Timeouts may be reset by progress notifications, up to a hard maximum. A call's timeout is
@@ -25,7 +28,8 @@ import * as Meta from "../Meta.js"
 import * as Method from "../Method.js"
 import type { Peer } from "../Peer.js"
 import type * as Transport from "../Transport.js"
-import { RequestTimeout, TransportClosed } from "./errors.js"
+import type * as Wire from "../Wire.js"
+import { RequestTimeout, TransportClosed, UnexpectedAnswer } from "./errors.js"
 import type * as Telemetry from "./telemetry.js"
 
 /** The params of a progress notification, as handed to `onProgress`. */
@@ -65,7 +69,8 @@ export interface RequestOptions {
 
 type Answer = Exit.Exit<unknown, unknown>
 
-interface Pending {
+/** One call of ours, waiting for its answer; on a transport with a channel per request, its reply too. */
+interface Pending<F> extends Transport.Reply<F> {
   readonly id: number
   readonly client: Transport.ClientId
   readonly method: string
@@ -83,12 +88,22 @@ interface Pending {
   readonly maxTimeout: Duration.Duration
 }
 
-export interface Options {
+/** What a message is, said in an error: `a ping request`, `a notifications/x notification`, `the answer to id 7`. */
+const describe = (message: JsonRpc.Message): string =>
+  "method" in message
+    ? "id" in message ? `a ${message.method} request` : `a ${message.method} notification`
+    : `the answer to id ${JSON.stringify(message.id)}`
+
+export interface Options<F = never> {
   readonly send: (
     client: Transport.ClientId,
     frame: JsonRpc.Frame,
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
+  /** A transport's way of sending a request on a channel of its own (see `Transport.Protocol.request`). */
+  readonly request: Transport.RequestSender<F> | undefined
+  /** Serves what came on a request's channel that is not its answer (the inbound half of the engine). */
+  readonly receive: (client: Transport.ClientId, inbound: Wire.Inbound, context: Transport.ReceiveContext) => void
   /** Runs an effect in the engine's runtime (progress callbacks, warnings). */
   readonly fork: (effect: Effect.Effect<void>) => void
   readonly timeout: Duration.Duration
@@ -118,8 +133,221 @@ export interface Outbound<F = never> {
   readonly sweeper: Effect.Effect<never>
 }
 
-export const make = <F = never>(options: Options): Outbound<F> => {
-  const pending = new Map<number, Pending>()
+/** Completes a call: its caller resumes with `answer` (at once, or when it starts waiting). */
+const settle = <F>(call: Pending<F>, answer: Answer) => {
+  const resume = call.resume
+  if (resume === undefined) {
+    call.done = answer
+    return
+  }
+  call.resume = undefined
+  resume(answer)
+}
+
+/** The calls waiting for their answers, by id, and where what else comes on their channels goes. */
+interface Book<F> {
+  readonly pending: Map<number, Pending<F>>
+  readonly receive: Options<F>["receive"]
+}
+
+/** Is `call` still waiting for its answer? */
+const waiting = <F>(book: Book<F>, call: Pending<F>) => book.pending.get(call.id) === call
+
+/** `call`'s answer came on its own channel: it settles, once (a late one, after a timeout or a cancel, is nobody's). */
+const answered = <F>(book: Book<F>, call: Pending<F>, message: JsonRpc.Response) => {
+  if (!waiting(book, call)) return
+  book.pending.delete(call.id)
+  settle(
+    call,
+    "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
+  )
+}
+
+/** `call`'s channel brought something else than its answer: it fails, saying what came. */
+const unexpected = <F>(book: Book<F>, call: Pending<F>, received: string) => {
+  if (!waiting(book, call)) return
+  book.pending.delete(call.id)
+  settle(call, Exit.fail(new UnexpectedAnswer({ method: call.method, expected: call.id, received })))
+}
+
+/**
+ * One message on `call`'s channel: its answer settles it. Where the whole answer belongs
+ * (`whole`: a JSON body), an error the peer could not tie to an id is its answer too (it came
+ * on its channel), and anything else fails it; on a stream, what else came is served as anything
+ * received, as related to it.
+ */
+const onMessage = <F>(book: Book<F>, call: Pending<F>, item: Wire.Single, whole: boolean) => {
+  const message = item.message
+  const isAnswer = !("method" in message)
+  if (isAnswer && (message.id === call.id || (whole && message.id === null && "error" in message))) {
+    return answered(book, call, message)
+  }
+  if (whole) return unexpected(book, call, describe(message))
+  book.receive(call.client, item, { related: call.id })
+}
+
+const holds = <F>(call: Pending<F>, batch: Wire.Batch) =>
+  batch.items.some((item) => item._tag === "Single" && !("method" in item.message) && item.message.id === call.id)
+
+/** What came on `call`'s channel (see `Transport.Reply`): true once the call is over. */
+const onChannel = <F>(book: Book<F>, call: Pending<F>, inbound: Wire.Inbound, whole: boolean): boolean => {
+  switch (inbound._tag) {
+    case "Single":
+      onMessage(book, call, inbound, whole)
+      break
+    case "Invalid":
+      if (whole) unexpected(book, call, `a body that is not JSON-RPC (${inbound.error.message})`)
+      else book.receive(call.client, inbound, { related: call.id })
+      break
+    case "Batch":
+      // One request went on the channel: a batch is read item by item.
+      if (whole && !holds(call, inbound)) unexpected(book, call, "a batch without its answer")
+      else {
+        for (const item of inbound.items) {
+          if (item._tag === "Single") onMessage(book, call, item, false)
+          else book.receive(call.client, item, { related: call.id })
+        }
+      }
+  }
+  return !waiting(book, call)
+}
+
+/** A call; on a transport with a channel per request, the `Transport.Reply` of its channel too. */
+class Call<F> implements Pending<F> {
+  resume: ((answer: Answer) => void) | undefined = undefined
+  done: Answer | undefined = undefined
+  deadline = Infinity
+  hardDeadline = Infinity
+  constructor(
+    readonly book: Book<F>,
+    readonly id: number,
+    readonly client: Transport.ClientId,
+    readonly method: string,
+    readonly related: JsonRpc.RequestId | undefined,
+    readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined,
+    readonly timeout: Duration.Duration,
+    readonly reset: boolean,
+    readonly maxTimeout: Duration.Duration
+  ) {}
+  receive(inbound: Wire.Inbound): boolean {
+    return onChannel(this.book, this, inbound, false)
+  }
+  answer(inbound: Wire.Inbound): void {
+    onChannel(this.book, this, inbound, true)
+  }
+  fail(error: F): void {
+    if (!waiting(this.book, this)) return
+    this.book.pending.delete(this.id)
+    settle(this, Exit.fail(error))
+  }
+}
+
+const closedError = (method: string, reason: Transport.TransportError | undefined) =>
+  new TransportClosed(reason === undefined ? { method } : { method, reason })
+
+/** Waits for a call's answer: an async with no allocation beyond its own (no Deferred). */
+const answerOf = <F>(call: Pending<F>): Effect.Effect<unknown, unknown> =>
+  Effect.async((resume) => {
+    if (call.done !== undefined) resume(call.done)
+    else call.resume = resume
+  })
+
+const millisOf = (duration: Duration.Duration) => Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+
+/**
+ * The sweeper of `pending`: fails the calls whose time is up (`timedOut` told of each), sleeping
+ * until the earliest deadline; `watch` wakes it for an earlier one.
+ */
+const sweeping = <F>(
+  pending: Map<number, Pending<F>>,
+  clock: Clock.Clock,
+  timedOut: (call: Pending<F>, timeout: Duration.Duration) => void
+) => {
+  /** The earliest deadline the sweeper sleeps until, and how to wake it for an earlier one. */
+  let target = Infinity
+  let wake = Deferred.unsafeMake<void>(FiberId.none)
+  const watch = (call: Pending<F>) => {
+    if (call.deadline < target) Deferred.unsafeDone(wake, Exit.void)
+  }
+  const sweeper: Effect.Effect<never> = Effect.suspend(() => {
+    const now = clock.unsafeCurrentTimeMillis()
+    let earliest = Infinity
+    for (const call of Array.from(pending.values())) {
+      const due = Math.min(call.deadline, call.hardDeadline)
+      if (due <= now) {
+        pending.delete(call.id)
+        const timeout = call.hardDeadline <= call.deadline ? call.maxTimeout : call.timeout
+        settle(call, Exit.fail(new RequestTimeout({ method: call.method, id: call.id, timeout })))
+        timedOut(call, timeout)
+      } else if (due < earliest) earliest = due
+    }
+    target = earliest
+    wake = Deferred.unsafeMake<void>(FiberId.none)
+    const woken = Deferred.await(wake)
+    return Effect.zipRight(
+      earliest === Infinity ? woken : Effect.raceFirst(clock.sleep(Duration.millis(earliest - now)), woken),
+      sweeper
+    )
+  })
+  return { sweeper, watch }
+}
+
+/** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
+const response = <F>(
+  pending: Map<number, Pending<F>>,
+  fork: (effect: Effect.Effect<void>) => void,
+  client: Transport.ClientId,
+  message: JsonRpc.Response
+) => {
+  if (message.id === null) {
+    fork(Effect.logWarning("effect-mcp: the peer sent an error without an id", (message as JsonRpc.Failure).error))
+    return
+  }
+  const call = typeof message.id === "number" ? pending.get(message.id) : undefined
+  if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
+  pending.delete(message.id as number)
+  settle(
+    call,
+    "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
+  )
+}
+
+/** A progress notification from `client`: true when it was for one of our calls. */
+const progress = <F>(
+  pending: Map<number, Pending<F>>,
+  options: Options<F>,
+  client: Transport.ClientId,
+  params: unknown
+): boolean => {
+  const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
+  const call = typeof token === "number" ? pending.get(token) : undefined
+  if (call === undefined || call.client !== client) return false
+  if (call.reset) call.deadline = options.clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
+  if (call.onProgress !== undefined) options.fork(call.onProgress(params as Progress))
+  return true
+}
+
+/** The transport failed call `id` of `client` locally: its caller fails with `error`. */
+const failCall = <F>(pending: Map<number, Pending<F>>, client: Transport.ClientId, id: JsonRpc.RequestId, error: F) => {
+  const call = typeof id === "number" ? pending.get(id) : undefined
+  if (call === undefined || call.client !== client) return
+  pending.delete(id as number)
+  settle(call, Exit.fail(error))
+}
+
+/**
+ * Sends notifications. Lazy: a transport's `send` may act when called (the in-memory one does),
+ * and a notification must go out when its Effect runs, each time it runs.
+ */
+const notifying = (send: Options["send"]): Outbound["notify"] => (client, method, params, context) =>
+  Effect.mapError(
+    Effect.suspend(() => send(client, JsonRpc.notification(method, params), context)),
+    (cause) => new TransportClosed({ method, cause })
+  )
+
+export const make = <F = never>(options: Options<F>): Outbound<F> => {
+  const pending = new Map<number, Pending<F>>()
+  const book: Book<F> = { pending, receive: options.receive }
   let nextId = options.firstId
   let closed = false
   /** Why the transport ended, when it said: what later requests fail with. */
@@ -131,25 +359,11 @@ export const make = <F = never>(options: Options): Outbound<F> => {
       (error) => Effect.logDebug("effect-mcp: could not send", error)
     )
 
-  /** Completes a call: its caller resumes with `answer` (at once, or when it starts waiting). */
-  const settle = (call: Pending, answer: Answer) => {
-    const resume = call.resume
-    if (resume === undefined) {
-      call.done = answer
-      return
-    }
-    call.resume = undefined
-    resume(answer)
-  }
-
-  const closedError = (method: string, reason: Transport.TransportError | undefined) =>
-    new TransportClosed(reason === undefined ? { method } : { method, reason })
-
-  const fail = (call: Pending, reason: Transport.TransportError | undefined) =>
+  const fail = (call: Pending<F>, reason: Transport.TransportError | undefined) =>
     settle(call, Exit.fail(closedError(call.method, reason)))
 
   /** Tells the peer a call of ours is cancelled (only a method that may be). */
-  const cancel = (call: Pending, reason: string) =>
+  const cancel = (call: Pending<F>, reason: string) =>
     Method.isCancellable(call.method)
       ? sendQuiet(
         call.client,
@@ -158,42 +372,15 @@ export const make = <F = never>(options: Options): Outbound<F> => {
       )
       : Effect.void
 
-  /** Waits for a call's answer: an async with no allocation beyond its own (no Deferred). */
-  const answerOf = (call: Pending): Effect.Effect<unknown, unknown> =>
-    Effect.async((resume) => {
-      if (call.done !== undefined) resume(call.done)
-      else call.resume = resume
-    })
+  /** The transport's own channel per request, if it has them. */
+  const onItsChannel = options.request
 
   const { clock } = options
-  /** The earliest deadline the sweeper sleeps until, and how to wake it for an earlier one. */
-  let target = Infinity
-  let wake = Deferred.unsafeMake<void>(FiberId.none)
-  const watch = (call: Pending) => {
-    if (call.deadline < target) Deferred.unsafeDone(wake, Exit.void)
-  }
-  const millisOf = (duration: Duration.Duration) => Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
-
-  const sweeper: Effect.Effect<never> = Effect.suspend(() => {
-    const now = clock.unsafeCurrentTimeMillis()
-    let earliest = Infinity
-    for (const call of Array.from(pending.values())) {
-      const due = Math.min(call.deadline, call.hardDeadline)
-      if (due <= now) {
-        pending.delete(call.id)
-        const timeout = call.hardDeadline <= call.deadline ? call.maxTimeout : call.timeout
-        settle(call, Exit.fail(new RequestTimeout({ method: call.method, id: call.id, timeout })))
-        options.fork(cancel(call, `timed out after ${Duration.format(timeout)}`))
-      } else if (due < earliest) earliest = due
-    }
-    target = earliest
-    wake = Deferred.unsafeMake<void>(FiberId.none)
-    const woken = Deferred.await(wake)
-    return Effect.zipRight(
-      earliest === Infinity ? woken : Effect.raceFirst(clock.sleep(Duration.millis(earliest - now)), woken),
-      sweeper
-    )
-  })
+  const { sweeper, watch } = sweeping(
+    pending,
+    clock,
+    (call, timeout) => options.fork(cancel(call, `timed out after ${Duration.format(timeout)}`))
+  )
 
   // Registered and sent whole, whatever happens to the caller meanwhile; only the wait is
   // interruptible, and interrupting it (however early) forgets the call and tells the peer.
@@ -222,34 +409,31 @@ export const make = <F = never>(options: Options): Outbound<F> => {
         const maxTimeout = requestOptions.maxTimeout === undefined
           ? options.maxTimeout
           : Duration.decode(requestOptions.maxTimeout)
-        const call: Pending = {
+        const call = new Call(
+          book,
           id,
           client,
           method,
-          resume: undefined,
-          done: undefined,
-          related: requestOptions.related,
-          onProgress: requestOptions.onProgress,
+          requestOptions.related,
+          requestOptions.onProgress,
           timeout,
           reset,
-          maxTimeout,
-          deadline: Infinity,
-          hardDeadline: Infinity
-        }
+          maxTimeout
+        )
         pending.set(id, call)
         const withToken = wantsProgress ? Meta.withMeta(params as object | undefined, { progressToken: id }) : params
         // Its span, a child of the caller's, its context in the request's `_meta`.
         const traced = telemetry?.sent(client, id, method, withToken, parent, requestOptions.spanLinks)
         if (traced?.active.span !== undefined) requestOptions.onSpan?.(traced.active.span)
         const finalParams = traced === undefined ? withToken : traced.params
+        const message = JsonRpc.request(id, method, finalParams)
+        const context = requestOptions.live === true
+          ? { related: requestOptions.related, live: true }
+          : { related: requestOptions.related }
         const sent = Effect.matchEffect(
-          options.send(
-            client,
-            JsonRpc.request(id, method, finalParams),
-            requestOptions.live === true
-              ? { related: requestOptions.related, live: true }
-              : { related: requestOptions.related }
-          ),
+          onItsChannel === undefined
+            ? options.send(client, message, context)
+            : onItsChannel(client, message, call, context),
           {
             onFailure: (cause) => {
               pending.delete(id)
@@ -262,7 +446,8 @@ export const make = <F = never>(options: Options): Outbound<F> => {
               call.hardDeadline = reset ? now + millisOf(maxTimeout) : Infinity
               watch(call)
               // What settles a call: an answer, a local failure of the transport (`F`), the end of
-              // the connection or the time.
+              // the connection or the time. An `UnexpectedAnswer` comes only on a transport with a
+              // channel per request, whose `F` includes it (`Transport.Protocol.request` says so).
               const answer = answerOf(call) as Effect.Effect<
                 unknown,
                 McpError.McpError | TransportClosed | RequestTimeout | F
@@ -283,46 +468,6 @@ export const make = <F = never>(options: Options): Outbound<F> => {
       })
     )
 
-  // Lazy: a transport's `send` may act when called (the in-memory one does), and a notification
-  // must go out when its Effect runs, each time it runs.
-  const notify: Outbound<F>["notify"] = (client, method, params, context) =>
-    Effect.mapError(
-      Effect.suspend(() => options.send(client, JsonRpc.notification(method, params), context)),
-      (cause) => new TransportClosed({ method, cause })
-    )
-
-  const response: Outbound<F>["response"] = (client, message) => {
-    if (message.id === null) {
-      options.fork(
-        Effect.logWarning("effect-mcp: the peer sent an error without an id", (message as JsonRpc.Failure).error)
-      )
-      return
-    }
-    const call = typeof message.id === "number" ? pending.get(message.id) : undefined
-    if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
-    pending.delete(message.id as number)
-    settle(
-      call,
-      "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
-    )
-  }
-
-  const progress: Outbound<F>["progress"] = (client, params) => {
-    const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
-    const call = typeof token === "number" ? pending.get(token) : undefined
-    if (call === undefined || call.client !== client) return false
-    if (call.reset) call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
-    if (call.onProgress !== undefined) options.fork(call.onProgress(params as Progress))
-    return true
-  }
-
-  const failCall: Outbound<F>["fail"] = (client, id, error) => {
-    const call = typeof id === "number" ? pending.get(id) : undefined
-    if (call === undefined || call.client !== client) return
-    pending.delete(id as number)
-    settle(call, Exit.fail(error))
-  }
-
   const disconnect: Outbound<F>["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
@@ -339,5 +484,14 @@ export const make = <F = never>(options: Options): Outbound<F> => {
     for (const call of calls) fail(call, reason ?? ended)
   }
 
-  return { request, notify, response, progress, fail: failCall, disconnect, close, sweeper }
+  return {
+    request,
+    notify: notifying(options.send),
+    response: (client, message) => response(pending, options.fork, client, message),
+    progress: (client, params) => progress(pending, options, client, params),
+    fail: (client, id, error) => failCall(pending, client, id, error),
+    disconnect,
+    close,
+    sweeper
+  }
 }
