@@ -6,7 +6,7 @@
  * `HttpTransport.layer` served by `HttpLayerRouter.serve` on `NodeHttpServer.layer`.
  * `describeServers` runs a suite once per path.
  */
-import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, TaskStore, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Deferred from "effect/Deferred"
@@ -251,6 +251,8 @@ export interface HarnessOptions {
    * and tool sleeps without waiting for real time. Sockets and `fetch` still run on real time.
    */
   readonly testClock?: boolean
+  /** The server's task store (default: the server's own, in memory, swept every second). */
+  readonly taskStore?: Layer.Layer<TaskStore.TaskStore>
   /** The event store to watch (default `EventStore.makeMemory()`). */
   readonly eventStore?: Effect.Effect<EventStore.Service>
   /** The revisions the server serves (default: the server's, every one). */
@@ -327,7 +329,8 @@ export const startServer = async (
         prompts: [Greeting]
       })
     ),
-    Layer.provide(Layer.succeed(EventStore.EventStore, store.service))
+    Layer.provide(Layer.succeed(EventStore.EventStore, store.service)),
+    Layer.provide(harness.taskStore ?? Layer.empty)
   )
   // The Node server's view of each request (any path builds its own `http.Server`).
   const responses: Array<ServerResponse> = []
