@@ -416,7 +416,7 @@ describeServers("legacy HTTP+SSE (2024-11-05)", (start) => {
       })
     expect((await ping()).status).toBe(202)
     aborter.abort()
-    await eventually(async () => (await ping()).status === 404, 5000, 25)
+    await eventually(async () => (await ping()).status === 404)
   })
 
   it("a legacy session is not a Streamable HTTP session (404 on /mcp)", async () => {
