@@ -69,7 +69,8 @@ const freePort = () =>
     })
   })
 
-const listening = (port, ms = 15_000) =>
+// A bound on a start that never comes, not on how long one takes: on a loaded machine a Node instance takes seconds.
+const listening = (port, ms = 60_000) =>
   new Promise((resolve, reject) => {
     const deadline = Date.now() + ms
     const attempt = () => {

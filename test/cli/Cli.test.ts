@@ -3,11 +3,15 @@
  * output and `--json`, both eras, and a failure is one line on stderr with a non-zero exit; against a
  * stdio server that fails at startup, how it ended and the last lines of its stderr.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+
+// Each test waits on child processes (each `mcp` and each demo a Node process of about a second of CPU): on a
+// loaded machine (load 20 on 2 cores) a few of them one after another take past 30 s.
+vi.setConfig({ testTimeout: 120_000 })
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
@@ -118,8 +122,8 @@ describe("mcp over HTTP", () => {
       )
       const edit = await mcp("call", url, "editTools", "--args", "{\"action\":\"add\"}")
       assert.strictEqual(edit.code, 0, edit.stderr)
-      // Printed, or 5 seconds at most (for the assertion below to say what came instead).
-      await Promise.race([printed, new Promise((resolve) => setTimeout(resolve, 5_000).unref())])
+      // Printed, or 30 seconds at most (a guard, for the assertion below to say what came instead).
+      await Promise.race([printed, new Promise((resolve) => setTimeout(resolve, 30_000).unref())])
       listening.kill()
       assert.include(out, "notifications/tools/list_changed")
     } finally {
@@ -246,19 +250,19 @@ describe("mcp says what happened, in one line", () => {
     // A server already up: the second is the request's, not the time a child takes to start.
     const server = await everythingOverHttp()
     try {
-      const started = Date.now()
+      // Ten minutes of work, a progress every 0.6 s: a timeout reset by progress would never end it (the
+      // test's own guard would); its message says it came from the 1 s timeout.
       const result = await mcp(
         "call",
         server.url,
         "longRunning",
         "--args",
-        "{\"duration\":20,\"steps\":200}",
+        "{\"duration\":600,\"steps\":1000}",
         "--timeout",
         "1",
         "--era",
         "handshake"
       )
-      assert.isBelow(Date.now() - started, 10_000)
       assert.strictEqual(result.code, 1)
       assert.strictEqual(result.stdout, "")
       assert.match(

@@ -5,11 +5,15 @@
  * HTTP in 2026-07-28 across processes (a task left running with --detach, then got, waited for and
  * cancelled by its id).
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+
+// Each test waits on child processes (each `mcp` and each demo a Node process of about a second of CPU), up
+// to ten one after another: on a loaded machine (load 20 on 2 cores) that is a minute or two, not 30 s.
+vi.setConfig({ testTimeout: 180_000 })
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")

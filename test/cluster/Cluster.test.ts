@@ -130,6 +130,14 @@ const stateless = (url: string, method: string, params: Record<string, unknown>,
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * The guards below bound waits for events (an instance's start, a stream's event, a process's end), never
+ * the time those take: three instances, nginx and Redis on a loaded machine take what they take.
+ */
+const eventGuard = 30_000
+/** Each test: a cluster started and stopped, and the waits of its steps. */
+const testGuard = 120_000
+
 /** `promise`, or a failure saying `what` did not happen within `ms`. */
 const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -183,7 +191,7 @@ const sse = (response: Response) => {
     over = true
     wake()
   })()
-  const next = (until: (event: SseEvent) => boolean, what: string, ms = 10_000) =>
+  const next = (until: (event: SseEvent) => boolean, what: string, ms = eventGuard) =>
     within(
       new Promise<SseEvent>((resolve, reject) => {
         // Events are taken only while someone waits: what comes after is the next wait's.
@@ -218,13 +226,16 @@ const redisOf = async (url: string) => {
     return Number(count)
   }
   return {
-    /** Until the instances holding the session's GET stream are `count` in Redis's eyes. */
+    /**
+     * Until the instances holding the session's GET stream are `count` in Redis's eyes: polled (Redis
+     * tells no one when a channel's subscribers change).
+     */
     held: (session: string, count: number) =>
       within(
         (async () => {
           while ((await holders(session)) !== count) await sleep(20)
         })(),
-        10_000,
+        eventGuard,
         `${count} holders of the session's stream in Redis`
       ),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -252,7 +263,7 @@ describe("three instances behind nginx, sharing Redis", () => {
           assert.strictEqual((await call(c.direct(i), session, "add", { a: 1, b: 1 })).status, 404)
         }
       }),
-    60_000
+    testGuard
   )
 
   it("a sampling request raised on instance 1 is answered by a POST to instance 2", () =>
@@ -281,7 +292,7 @@ describe("three instances behind nginx, sharing Redis", () => {
         text += decoder.decode(value)
       }
       assert.include(text, "LLM response: 4")
-    }), 60_000)
+    }), testGuard)
 
   it("a 2026-07-28 listen on instance 1 hears a tool added on instance 2", () =>
     using([], async (c) => {
@@ -295,7 +306,7 @@ describe("three instances behind nginx, sharing Redis", () => {
       assert.include(JSON.stringify(await added.json()), "Added the tool dynamic")
       assert.strictEqual((await heard).message.method, "notifications/tools/list_changed")
       await stream.cancel()
-    }), 60_000)
+    }), testGuard)
 
   it(
     "a GET stream whose instance is killed with kill -9 resumes on another, and hears what comes next",
@@ -325,7 +336,7 @@ describe("three instances behind nginx, sharing Redis", () => {
           assert.isDefined(lastId)
           c.kill(0)
           // Dead: its connections closed (the stream's, and its subscription in Redis).
-          await within(first.ended, 10_000, "instance 0's end")
+          await within(first.ended, eventGuard, "instance 0's end")
           await redis.held(session, 0)
           const resumed = await get(1, lastId)
           assert.strictEqual(resumed.status, 200)
@@ -341,7 +352,7 @@ describe("three instances behind nginx, sharing Redis", () => {
         // nginx goes on without the dead instance.
         for (let i = 0; i < 6; i++) assert.strictEqual((await call(c.url, session, "add", { a: 1, b: 1 })).status, 200)
       }),
-    60_000
+    testGuard
   )
 
   it(
@@ -370,7 +381,7 @@ describe("three instances behind nginx, sharing Redis", () => {
           const lastId = (await heard).id!
           c.kill(0)
           // Dead, in the eyes of its stream and of Redis: no instance holds the stream now.
-          await within(first.ended, 10_000, "instance 0's end")
+          await within(first.ended, eventGuard, "instance 0's end")
           await redis.held(session, 0)
           // Raised while no instance holds the stream: nothing else is raised after it.
           const removed = await call(c.direct(2), session, "editTools", { action: "remove" })
@@ -378,13 +389,13 @@ describe("three instances behind nginx, sharing Redis", () => {
           const resumed = await get(1, lastId)
           assert.strictEqual(resumed.status, 200)
           // Before: the resumed stream stayed silent (status 200 and nothing), where one instance replays it.
-          const told = await events(resumed, (m) => m.method === "notifications/tools/list_changed", 5_000)
+          const told = await events(resumed, (m) => m.method === "notifications/tools/list_changed", eventGuard)
           assert.strictEqual(told.at(-1)?.message.method, "notifications/tools/list_changed", JSON.stringify(told))
         } finally {
           await redis.close()
         }
       }),
-    60_000
+    testGuard
   )
 
   it(
@@ -405,17 +416,19 @@ describe("three instances behind nginx, sharing Redis", () => {
         assert.strictEqual((await status(1)).status, "working")
         assert.strictEqual((await status(2)).status, "working")
         c.kill(0)
+        // Polled, as a client follows a task (tasks/get), through instances 1 and 2 in turn, until it is
+        // no longer working: the lease (2 s) lapses, an instance's renewal round finds it and fails it.
         const started = Date.now()
         let last: any
-        while (Date.now() - started < 20_000) {
-          last = await status(1 + (Math.floor((Date.now() - started) / 500) % 2))
+        for (let i = 0; Date.now() - started < eventGuard; i++) {
+          last = await status(1 + (i % 2))
           if (last.status !== "working") break
           await sleep(250)
         }
         assert.strictEqual(last.status, "failed", JSON.stringify(last))
         assert.include(JSON.stringify(last), "lost")
       }),
-    60_000
+    testGuard
   )
 
   it.live(
@@ -427,23 +440,33 @@ describe("three instances behind nginx, sharing Redis", () => {
           using(["--redis", redis.url], async (c) => {
             const session = await initialize(c.url)
             const statuses: Array<number> = []
+            /** Who waits on the answers: told of each. */
+            const waiting = new Set<() => void>()
             let running = true
             const load = (async () => {
               while (running) {
+                // A call waits for Redis at most the server's commandTimeout (5 s): unanswered after 30, it hangs.
                 const answer = await Promise.race([
                   call(c.url, session, "add", { a: 1, b: 2 }),
-                  sleep(10_000).then(() => ({ status: -1 }))
+                  sleep(30_000).then(() => ({ status: -1 }))
                 ])
                 statuses.push(answer.status)
+                for (const check of [...waiting]) check()
               }
             })()
             /** Until the calls answered so far say `done` (checked as each answer comes). */
             const until = (done: () => boolean, what: string) =>
               within(
-                (async () => {
-                  while (!done()) await sleep(20)
-                })(),
-                30_000,
+                new Promise<void>((resolve) => {
+                  const check = () => {
+                    if (!done()) return
+                    waiting.delete(check)
+                    resolve()
+                  }
+                  waiting.add(check)
+                  check()
+                }),
+                eventGuard,
                 what
               )
             const served = (from: number) => statuses.slice(from).filter((s) => s === 200).length
@@ -465,6 +488,6 @@ describe("three instances behind nginx, sharing Redis", () => {
           })
         )
       })),
-    60_000
+    testGuard
   )
 })

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { PassThrough } from "node:stream"
@@ -36,6 +37,18 @@ const valueOf = (name: string, tags: Record<string, string> = {}) =>
     const state = found?.metricState as { readonly value?: number; readonly count?: number } | undefined
     return state?.value ?? state?.count
   })
+
+/**
+ * Checks `holds` every 50 ms until it is true: the gauges are sampled by the server once a second,
+ * with nothing to wait on from outside. The guard (30 s) bounds only a sample that never comes; the
+ * asserts after it say what was found.
+ */
+const sampled = (holds: Effect.Effect<boolean>) =>
+  holds.pipe(
+    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("50 millis") }),
+    Effect.timeout("30 seconds"),
+    Effect.ignore
+  )
 
 describe("Telemetry: the server's own metrics", () => {
   it.scopedLive("sessions, tasks by status, refusals; the session histograms when a session ends", () =>
@@ -64,7 +77,15 @@ describe("Telemetry: the server's own metrics", () => {
       const statuses = Chunk.toReadonlyArray(yield* Stream.runCollect(task.status))
       assert.strictEqual(statuses.at(-1)?.status, "completed")
       // Sampled once a second.
-      yield* Effect.sleep("1200 millis")
+      yield* sampled(Effect.map(
+        Effect.all([
+          valueOf("mcp.server.sessions"),
+          valueOf("mcp.server.tasks", { "mcp.task.status": "completed" }),
+          valueOf("mcp.server.tasks", { "mcp.task.status": "working" }),
+          valueOf("mcp.server.listens")
+        ]),
+        ([sessions, completed, working, listens]) => sessions === 1 && completed === 1 && working === 0 && listens === 0
+      ))
       assert.strictEqual(yield* valueOf("mcp.server.sessions"), 1)
       assert.strictEqual(yield* valueOf("mcp.server.tasks", { "mcp.task.status": "completed" }), 1)
       assert.strictEqual(yield* valueOf("mcp.server.tasks", { "mcp.task.status": "working" }), 0)
@@ -89,7 +110,13 @@ describe("Telemetry: the server's own metrics", () => {
       const clientSessions = (yield* valueOf("mcp.client.session.duration")) ?? 0
       yield* Scope.close(scope, Exit.void)
       assert.strictEqual(yield* valueOf("mcp.client.session.duration"), clientSessions + 1)
-      yield* Effect.sleep("1200 millis")
+      yield* sampled(Effect.map(
+        Effect.all([
+          valueOf("mcp.server.sessions"),
+          valueOf("mcp.server.session.duration", { "network.transport": "tcp" })
+        ]),
+        ([sessions, ended]) => sessions === 0 && (ended ?? 0) >= 1
+      ))
       assert.strictEqual(yield* valueOf("mcp.server.sessions"), 0)
       assert.isAtLeast((yield* valueOf("mcp.server.session.duration", { "network.transport": "tcp" })) ?? 0, 1)
     }).pipe(Effect.provide(Telemetry.layer({ metrics: true }))))

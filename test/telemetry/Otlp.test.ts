@@ -9,10 +9,9 @@
 import { Telemetry } from "@effect-mcp/core"
 import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
-import { exportTo, type ReceivedPoint, type ReceivedSpan, receiver, root, start } from "./support.js"
+import { exportTo, type ReceivedPoint, type ReceivedSpan, receiver, root, start, until } from "./support.js"
 
 const everything = path.join(root, "apps/everything/dist/main.js")
 const version = "2025-11-25"
@@ -33,20 +32,6 @@ const call = (id: number, name: string) => ({
   method: "tools/call",
   params: { name, arguments: {}, _meta: { traceparent } }
 })
-
-/**
- * Waits until `found` finds something in what the receiver (or the child) has: up to 20 seconds, a
- * child's start and first exports on a loaded machine included.
- */
-const eventually = <A>(found: () => A | undefined, what: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const value = found()
-      if (value !== undefined) return value
-      yield* Effect.sleep(Duration.millis(100))
-    }
-    return assert.fail(`nothing arrived: ${what}`)
-  })
 
 /** The span of `name`, kind SERVER, of this test's trace. */
 const served = (spans: ReadonlyArray<ReceivedSpan>, name: string) =>
@@ -111,7 +96,7 @@ describe("the demo server exporting OTLP over HTTP", () => {
         const session = id()
         yield* close
 
-        const span = yield* eventually(() => served(spans, "tools/call test_simple_text"), "the call's span")
+        const span = yield* until(() => served(spans, "tools/call test_simple_text"), "the call's span")
         assert.strictEqual(span.service, "effect-mcp-everything")
         assert.strictEqual(span.parentSpanId, parentId)
         assert.notStrictEqual(span.statusCode, 2)
@@ -123,12 +108,12 @@ describe("the demo server exporting OTLP over HTTP", () => {
           "mcp.session.id": session,
           "network.transport": "tcp"
         })
-        const failed = yield* eventually(() => served(spans, "tools/call no_such_tool"), "the failed call's span")
+        const failed = yield* until(() => served(spans, "tools/call no_such_tool"), "the failed call's span")
         assert.strictEqual(failed.statusCode, 2)
         assert.strictEqual(failed.attributes["error.type"], "-32602")
         assert.strictEqual(failed.parentSpanId, parentId)
 
-        const histogram = yield* eventually(() => operation(points, "tools/call"), "mcp.server.operation.duration")
+        const histogram = yield* until(() => operation(points, "tools/call"), "mcp.server.operation.duration")
         assert.strictEqual(histogram.type, "histogram")
         assert.strictEqual(histogram.service, "effect-mcp-everything")
         assert.deepStrictEqual(histogram.explicitBounds, Telemetry.durationBuckets)
@@ -137,14 +122,14 @@ describe("the demo server exporting OTLP over HTTP", () => {
         assert.strictEqual(histogram.unit, "s")
         assert.notProperty(histogram.attributes, "unit")
         assert.deepInclude(histogram.attributes, { "mcp.method.name": "tools/call" })
-        const sessionEnded = yield* eventually(
+        const sessionEnded = yield* until(
           () => points.find((p) => p.name === "mcp.server.session.duration" && (p.count ?? 0) > 0),
           "mcp.server.session.duration"
         )
         assert.deepStrictEqual(sessionEnded.explicitBounds, Telemetry.durationBuckets)
         assert.strictEqual(sessionEnded.unit, "s")
         assert.notProperty(sessionEnded.attributes, "unit")
-        yield* eventually(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
+        yield* until(() => points.find((p) => p.name === "mcp.server.sessions"), "the sessions gauge")
         yield* server.stop
       }),
     60_000
@@ -163,7 +148,7 @@ describe("the demo server exporting OTLP over HTTP", () => {
       for (const message of [initialize, initialized, call(2, "test_simple_text")]) {
         stdin.write(`${JSON.stringify(message)}\n`)
       }
-      yield* eventually(() => server.lines.length >= 2 ? true : undefined, "the two answers")
+      yield* until(() => server.lines.length >= 2, "the two answers")
       assert.strictEqual(JSON.parse(server.lines[1]).id, 2)
       assert.strictEqual(spans.length, 0)
       stdin.end()
@@ -214,7 +199,7 @@ describe("the demo server exporting OTLP over HTTP", () => {
           assert.isDefined(answer.error)
         }
         const mine = () => spans.filter((s) => s.traceId === traceId && s.kind === 2)
-        yield* eventually(() => mine().length >= 3 ? true : undefined, "the three spans")
+        yield* until(() => mine().length >= 3, "the three spans")
         const [tool, prompt, resource] = ["tools/call tool-x", "prompts/get prompt-x", "resources/read"].map((start) =>
           mine().find((s) => s.name.startsWith(start))!
         )
@@ -234,7 +219,7 @@ describe("the demo server exporting OTLP over HTTP", () => {
         // A tool or prompt the server does not have is no label set of its own.
         const labelled = (name: string) =>
           points.filter((p) => p.name === "mcp.server.operation.duration" && p.attributes["mcp.method.name"] === name)
-        yield* eventually(() => labelled("resources/read").length > 0 ? true : undefined, "the histograms")
+        yield* until(() => labelled("resources/read").length > 0, "the histograms")
         // (Each export sends every series again: the same label set arrives more than once.)
         const values = (method: string, key: string) => [...new Set(labelled(method).map((p) => p.attributes[key]))]
         assert.deepStrictEqual(values("tools/call", "gen_ai.tool.name"), ["_OTHER"])

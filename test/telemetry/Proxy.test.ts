@@ -11,12 +11,11 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { exportTo, receiver, start } from "./support.js"
+import { exportTo, receiver, start, until } from "./support.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
@@ -58,10 +57,13 @@ describe("Telemetry across processes", () => {
       const inTrace = () => spans.filter((s) => s.traceId === trace && s.name === "tools/call test_simple_text")
       // OTLP span kinds: 2 SERVER, 3 CLIENT.
       const find = (service: string, kind: number) => inTrace().find((s) => s.service === service && s.kind === kind)
-      // What the children flush may take a moment to arrive.
-      for (let i = 0; i < 50 && (find("effect-mcp-everything", 2) === undefined || find("mcp", 3) === undefined); i++) {
-        yield* Effect.sleep(Duration.millis(100))
-      }
+      // What the children flush arrives when it arrives: the proxy's SERVER span and both spans of its upstream.
+      yield* until(
+        () =>
+          find("mcp", 2) !== undefined && find("effect-mcp-everything", 2) !== undefined &&
+          find("mcp", 3) !== undefined,
+        "the proxy's and the demo's spans"
+      )
       const proxyServed = find("mcp", 2)
       const proxySent = find("mcp", 3)
       const served = find("effect-mcp-everything", 2)

@@ -28,7 +28,7 @@ import type { ChildProcess } from "node:child_process"
 import * as http from "node:http"
 import type * as net from "node:net"
 import * as path from "node:path"
-import { receiver, root, start } from "./support.js"
+import { receiver, root, start, until } from "./support.js"
 
 const everything = path.join(root, "apps/everything/dist/main.js")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
@@ -84,13 +84,6 @@ const exitOf = (child: ChildProcess) =>
       onTimeout: () => new Error("still running 20 seconds later")
     })
   )
-
-/** Waits until `found` holds (the receiver's or the child's events): at most 20 seconds. */
-const eventually = (found: () => boolean, what: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200 && !found(); i++) yield* Effect.sleep(Duration.millis(100))
-    if (!found()) assert.fail(`nothing arrived: ${what}`)
-  })
 
 /** `POST` of `message` to the handshake session of `endpoint` (the first opens it): the JSON-RPC answer. */
 const sessionAt = (endpoint: string) => {
@@ -216,7 +209,7 @@ describe("stopping with OTLP export on", () => {
         })
         const stdin = server.child.stdin!
         for (const message of [initialize, initialized, call]) stdin.write(`${JSON.stringify(message)}\n`)
-        yield* eventually(() => server.lines.length >= 2, "the two answers")
+        yield* until(() => server.lines.length >= 2, "the two answers")
         stdin.end()
         assert.strictEqual(yield* exitOf(server.child), 0, server.stderr())
         assert.deepStrictEqual(attempts, { "/v1/traces": 1, "/v1/metrics": 1 })

@@ -53,6 +53,34 @@ const attributesOf = (list: ReadonlyArray<Attribute> | undefined): Record<string
 const serviceOf = (resource: { attributes?: ReadonlyArray<Attribute> } | undefined): string =>
   String(attributesOf(resource?.attributes)["service.name"])
 
+/** Who waits for something to arrive (at a receiver, or from a child): each checks again at every arrival. */
+const waiting = new Set<() => void>()
+
+const arrived = () => {
+  for (const check of [...waiting]) check()
+}
+
+/**
+ * Waits until `found` finds something (not `undefined` or `false`) in what a receiver or a child
+ * has, checked again each time something arrives: no polling. The guard (60 s) only bounds a wait
+ * for what never comes: a child's start and its exports on a loaded machine take what they take.
+ */
+export const until = <A>(found: () => A | undefined | false, what: string) =>
+  Effect.async<A>((resume) => {
+    const check = () => {
+      const value = found()
+      if (value === undefined || value === false) return
+      waiting.delete(check)
+      resume(Effect.succeed(value))
+    }
+    waiting.add(check)
+    check()
+    return Effect.sync(() => waiting.delete(check))
+  }).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(60), onTimeout: () => new Error(`nothing arrived: ${what}`) }),
+    Effect.orDie
+  )
+
 /** Starts the receiver: its base URL (for OTEL_EXPORTER_OTLP_ENDPOINT) and what it has received. */
 export const receiver = Effect.gen(function*() {
   const spans: Array<ReceivedSpan> = []
@@ -109,6 +137,7 @@ export const receiver = Effect.gen(function*() {
         }
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      arrived()
     })
   })
   yield* Effect.acquireRelease(
@@ -145,9 +174,13 @@ export const start = (args: ReadonlyArray<string>, env: Record<string, string>, 
       const parts = (partial + chunk.toString()).split("\n")
       partial = parts.pop()!
       lines.push(...parts.filter((line) => line !== ""))
+      arrived()
     })
     let said = ""
-    child.stderr!.on("data", (chunk: Buffer) => said += chunk.toString())
+    child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString()
+      arrived()
+    })
     if (ready !== undefined) {
       yield* Effect.async<void>((resume) => {
         const check = () => said.includes(ready) && resume(Effect.void)

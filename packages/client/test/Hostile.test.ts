@@ -209,9 +209,8 @@ describe("the client against a hostile HTTP server", () => {
         response.end(JSON.stringify({ jsonrpc: "2.0", id: idOf(seen) + 100, result: { tools: [] } }))
       }))
       const c = yield* client(url)
-      const started = Date.now()
+      // At once: at the request's timeout it would be a RequestTimeout, not this.
       const error = yield* Effect.flip(c.listTools)
-      assert.isBelow(Date.now() - started, 5_000)
       assert.instanceOf(error, ClientError.UnexpectedAnswer)
       assert.strictEqual(error.message, "tools/list (id 1) was answered with the answer to id 101")
     }))
@@ -331,10 +330,13 @@ describe("the client lets go of what a hostile server holds", () => {
     }))
 })
 
-/** Waits until `check` holds (at most 5 seconds), yielding between tries. */
+/**
+ * Waits until `check` holds, polled every 10 ms (what the test's server saw is not announced): 30 s
+ * only bound what never comes.
+ */
 const eventually = (check: () => boolean) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500 && !check(); i++) yield* Effect.sleep("10 millis")
+    for (let i = 0; i < 3000 && !check(); i++) yield* Effect.sleep("10 millis")
     assert.isTrue(check(), "the condition never held")
   })
 

@@ -31,7 +31,8 @@ const plainServer = (status: number, type: string, body: string) =>
 
 const connect = (url: string) =>
   Layer.build(
-    McpClient.layer({ clientInfo: { name: "t", version: "1" }, probeTimeout: "10 seconds" }).pipe(
+    // A probe that waited for its timeout (an hour) instead of the answer would never end: "at once" without a clock.
+    McpClient.layer({ clientInfo: { name: "t", version: "1" }, probeTimeout: "1 hour" }).pipe(
       Layer.provide(McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer)))
     )
   )
@@ -40,9 +41,7 @@ describe("McpClient over HTTP against a server that refuses it", () => {
   it.scopedLive("a plain 404: both the POST's and the legacy GET's answers, at once", () =>
     Effect.gen(function*() {
       const url = yield* plainServer(404, "text/html", "<h1>Not Found</h1>")
-      const started = Date.now()
       const error = yield* Effect.flip(connect(url))
-      assert.isBelow(Date.now() - started, 5_000)
       assert.strictEqual(
         error.message,
         `initialize: GET ${url} answered HTTP 404 (after POST ${url} answered HTTP 404): <h1>Not Found</h1>`
@@ -52,9 +51,7 @@ describe("McpClient over HTTP against a server that refuses it", () => {
   it.scopedLive("a JSON body that is not JSON-RPC (an OAuth 401): the status and the body, at once", () =>
     Effect.gen(function*() {
       const url = yield* plainServer(401, "application/json", `{"error":"invalid_token"}`)
-      const started = Date.now()
       const error = yield* Effect.flip(connect(url))
-      assert.isBelow(Date.now() - started, 5_000)
       // A refusal to authorize ends the probe: no era would do better.
       assert.strictEqual(error.message, `server/discover: POST ${url} answered HTTP 401: {"error":"invalid_token"}`)
     }))

@@ -341,7 +341,7 @@ describeServers("HTTP defects: the maximum lifetime of a request", (start) => {
     await awaitDeferred(control(key).interrupted, 5000, "the request to be interrupted after maxRequestDuration")
     // Idle since the request ended: the session goes once the idle timeout (and a sweep) passed.
     await elapse(h, 120)
-    await eventually(async () => (await h.store.held(c.sessionId!)).length === 0, 5000)
+    await eventually(async () => (await h.store.held(c.sessionId!)).length === 0)
     expect((await c.send("ping")).status).toBe(404)
   })
 })

@@ -222,12 +222,14 @@ describeServers("standaloneStream: false", (start) => {
 describeServers("an SSE response's headers go out when it opens", (start) => {
   for (const version of ["2025-03-26", "2025-06-18"]) {
     it(`${version}: a GET stream with nothing to send yet still answers 200 + text/event-stream at once`, async () => {
-      const h = await start()
+      // On a TestClock: no keep-alive ever flushes withheld headers, so "at once" needs no clock of
+      // ours; 20 s only bound headers that never come.
+      const h = await start({}, { testClock: true })
       const c = new WireClient(h, { version })
       await c.initialize()
       const response = await Promise.race([
         c.get(),
-        new Promise<"no headers">((resolve) => setTimeout(() => resolve("no headers"), 2000))
+        new Promise<"no headers">((resolve) => setTimeout(() => resolve("no headers"), 20_000))
       ])
       expect(response).not.toBe("no headers")
       expect((response as Response).headers.get("content-type")).toMatch(/^text\/event-stream/)

@@ -54,10 +54,9 @@ describeServers("health and readiness", (start) => {
 
   it("a shared store that does not answer within a second: 503", async () => {
     const h = await start(probes, { eventStore: storeWith(Effect.never) })
-    const started = Date.now()
+    // The store never answers: a 503 at all is the readiness's own deadline (without one, no answer).
     const ready = await fetch(`${h.origin}/readyz`)
     assert.strictEqual(ready.status, 503)
     assert.deepStrictEqual(await ready.json(), { status: "unavailable", failing: ["events"] })
-    assert.isBelow(Date.now() - started, 5_000)
   })
 })

@@ -585,7 +585,7 @@ describeServers("HTTP 2026-07-28: subscriptions/listen", (start) => {
     controller.abort()
     await h.dropped()
     // The server ends the subscription once it saw the drop: nothing announces it.
-    await eventually(async () => (await h.run(h.server.activeSubscriptions)).length === 1, 5000, 10)
+    await eventually(async () => (await h.run(h.server.activeSubscriptions)).length === 1, undefined, 10)
     expect((await h.run(h.server.activeSubscriptions)).length).toBe(1)
     await h.run(h.server.addTool(Extra))
     expect((await second.message()).method).toBe("notifications/tools/list_changed")
@@ -673,7 +673,7 @@ describeServers("HTTP 2026-07-28: subscriptions/listen", (start) => {
     expect(await uriOf(streams[1])).toBe("test://b")
     // One ends: another gets in.
     controllers[0].abort()
-    await eventually(async () => (await h.run(h.server.activeSubscriptions)).length === 2, 5000, 10)
+    await eventually(async () => (await h.run(h.server.activeSubscriptions)).length === 2, undefined, 10)
     const admitted = await listen(h, { toolsListChanged: true }, "L4")
     expect(admitted.status).toBe(200)
     expect(validNotification(await new SseReader(admitted).message()).params._meta).toEqual({

@@ -14,7 +14,7 @@
  *   idle keep-alive one) and an SSE stream: the stream is ended, the connections closed at once,
  *   exit 0 before the grace period of busy connections (1 second) would have run out.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 
 import { type ChildProcess, spawn } from "node:child_process"
 import { EventEmitter } from "node:events"
@@ -23,6 +23,9 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
+
+// Each test starts a fixture through tsx (compiled as it starts: seconds of CPU, a minute on a loaded machine).
+vi.setConfig({ testTimeout: 120_000 })
 const root = path.resolve(here, "../../..")
 const fixture = path.join(here, "fixtures", "run-main.ts")
 
@@ -67,13 +70,14 @@ const openSession = async (url: string, session: string): Promise<Response> => {
 
 /**
  * Resolves once `check` holds, tested again at each `data` event of `sources` (a child's pipes, a
- * socket: their own listeners, added before, have taken the chunk); rejects after `ms`.
+ * socket: their own listeners, added before, have taken the chunk); rejects after `ms` (a guard on
+ * what never comes: a fixture compiled by tsx as it starts takes 20 s and more on a loaded machine).
  */
 const until = (
   check: () => boolean,
   what: string,
   sources: ReadonlyArray<EventEmitter>,
-  ms = 20_000
+  ms = 60_000
 ): Promise<void> =>
   new Promise((resolve, reject) => {
     const test = () => {

@@ -24,8 +24,8 @@ import * as NodeMcpServer from "../src/NodeMcpServer.js"
 
 const V = "2026-07-28"
 
-/** Resolves once `check` holds, tested after each turn of the event loop; rejects after `ms`. */
-const until = (check: () => boolean, what: string, ms = 10_000) =>
+/** Resolves once `check` holds, tested after each turn of the event loop; rejects after `ms` (a guard). */
+const until = (check: () => boolean, what: string, ms = 20_000) =>
   new Promise<void>((resolve, reject) => {
     const started = Date.now()
     const test = () => {

@@ -6,7 +6,7 @@
  * `HttpTransport.layer` served by `HttpLayerRouter.serve` on `NodeHttpServer.layer`.
  * `describeServers` runs a suite once per path.
  */
-import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, TaskStore, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Deferred from "effect/Deferred"
@@ -251,6 +251,8 @@ export interface HarnessOptions {
    * and tool sleeps without waiting for real time. Sockets and `fetch` still run on real time.
    */
   readonly testClock?: boolean
+  /** The server's task store (default: the server's own, in memory, swept every second). */
+  readonly taskStore?: Layer.Layer<TaskStore.TaskStore>
   /** The event store to watch (default `EventStore.makeMemory()`). */
   readonly eventStore?: Effect.Effect<EventStore.Service>
   /** The revisions the server serves (default: the server's, every one). */
@@ -327,7 +329,8 @@ export const startServer = async (
         prompts: [Greeting]
       })
     ),
-    Layer.provide(Layer.succeed(EventStore.EventStore, store.service))
+    Layer.provide(Layer.succeed(EventStore.EventStore, store.service)),
+    Layer.provide(harness.taskStore ?? Layer.empty)
   )
   // The Node server's view of each request (any path builds its own `http.Server`).
   const responses: Array<ServerResponse> = []
@@ -383,7 +386,7 @@ export const startServer = async (
         ? runtime.runPromise(TestClock.adjust(duration))
         : Promise.reject(new Error("adjust needs start(…, { testClock: true })")),
     responses,
-    dropped: (count = 1, ms = 5000) => drops.until(() => dropped >= count, ms, `${count} dropped responses`),
+    dropped: (count = 1, ms = 20_000) => drops.until(() => dropped >= count, ms, `${count} dropped responses`),
     controller: () => {
       const c = new AbortController()
       controllers.push(c)
@@ -453,8 +456,11 @@ export class SseReader {
     return event
   }
 
-  /** The next frame; `undefined` when the stream ended; rejects after `ms`. */
-  async next(ms = 5000): Promise<SseEvent | undefined> {
+  /**
+   * The next frame; `undefined` when the stream ended; rejects after `ms` (a guard on a frame that
+   * never comes, not on how long one takes: 20 s, for a loaded machine).
+   */
+  async next(ms = 20_000): Promise<SseEvent | undefined> {
     const deadline = Date.now() + ms
     for (;;) {
       const frame = this.frame()
@@ -492,7 +498,7 @@ export class SseReader {
   }
 
   /** The next frame that carries a message (non-empty data), parsed. */
-  async message(ms = 5000): Promise<any> {
+  async message(ms = 20_000): Promise<any> {
     for (;;) {
       const frame = await this.next(ms)
       if (frame === undefined) throw new Error("the SSE stream ended")
@@ -501,7 +507,7 @@ export class SseReader {
   }
 
   /** Every remaining frame, until the stream ends. */
-  async rest(ms = 5000): Promise<Array<SseEvent>> {
+  async rest(ms = 20_000): Promise<Array<SseEvent>> {
     const out: Array<SseEvent> = []
     for (;;) {
       const frame = await this.next(ms)
@@ -650,8 +656,11 @@ export const readAll = async (response: Response): Promise<Array<any>> => {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls `check` every `every` ms until it returns true, for at most `ms`. */
-export const eventually = async (check: () => Promise<boolean> | boolean, ms = 5000, every = 25): Promise<void> => {
+/**
+ * Polls `check` every `every` ms until it returns true, for at most `ms` (a guard on what never
+ * comes: 20 s, for a loaded machine). For what the harness cannot watch (a server's state, a store).
+ */
+export const eventually = async (check: () => Promise<boolean> | boolean, ms = 20_000, every = 25): Promise<void> => {
   const deadline = Date.now() + ms
   for (;;) {
     if (await check()) return
