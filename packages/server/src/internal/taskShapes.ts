@@ -1,11 +1,16 @@
 /**
  * What the two revisions' tasks look like on the wire (2025-11-25's `Task`, the extension's `Task`
  * and `DetailedTask`), and what both sides of the tasks runtime say of a record: ended or not, the
- * errors of an unknown task and of a store that is unavailable or full.
+ * errors of an unknown task and of a store that is unavailable or full, and the record's change once a run ends.
  */
-import { McpError } from "@effect-mcp/core"
+import { McpError, Revision } from "@effect-mcp/core"
 import type { Schema as McpSchema } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import type * as TaskStore from "../TaskStore.js"
+import type * as Tool from "../Tool.js"
+import * as Shape from "./shape.js"
 
 type TaskRecord = TaskStore.TaskRecord
 
@@ -54,4 +59,32 @@ export const detailed = (record: TaskRecord): Record<string, unknown> => {
       : { code: -32603, message: "The task failed" }
   }
   return task
+}
+
+/** The outcome of a finished run, as the record's terminal change (none while it runs on: interrupted). */
+export const outcomeOf = (
+  record: TaskRecord,
+  exit: Exit.Exit<Tool.Result, McpError.McpError>
+): Partial<TaskRecord> | undefined => {
+  const f = Revision.features(record.revision as Revision.Revision)
+  if (Exit.isSuccess(exit)) {
+    const shaped = Shape.callToolResult(exit.value, f) as unknown as Record<string, unknown>
+    const result = f.tasks === "extension" ? { ...shaped, resultType: "complete" } : shaped
+    // 2025-11-25: a tool's error result fails the task; the extension keeps it completed.
+    const status = f.tasks === "core" && exit.value.isError === true ? "failed" : "completed"
+    return { status, outcome: { _tag: "Result", result } }
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    return {
+      status: "failed",
+      outcome: { _tag: "Error", error: failure.value.toWire(record.revision as Revision.Revision) }
+    }
+  }
+  // Interrupted, not by a cancel (which ended it already): its request went as it became a task.
+  if (Cause.isInterruptedOnly(exit.cause)) return { status: "cancelled", statusMessage: "Interrupted" }
+  return {
+    status: "failed",
+    outcome: { _tag: "Error", error: { code: -32603, message: "Internal error" } }
+  }
 }
