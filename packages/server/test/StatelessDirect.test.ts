@@ -34,6 +34,10 @@ const Later = Tool.make(
 )
 /** A defect, at once. */
 const Boom = Tool.make("boom", {}, () => Effect.die(new Error("boom")))
+/** A defect as it is called: it throws instead of returning an Effect. */
+const Throws = Tool.make("throws", {}, (): Effect.Effect<Tool.Result> => {
+  throw new Error("sync bug")
+})
 
 const serve = (level: LogLevel.LogLevel) => {
   const logged: Array<string> = []
@@ -45,7 +49,7 @@ const serve = (level: LogLevel.LogLevel) => {
     Layer.provideMerge(McpServer.layer({
       serverInfo: { name: "direct", version: "1.0.0" },
       revisions: [V],
-      tools: [Add, Later, Boom]
+      tools: [Add, Later, Boom, Throws]
     })),
     Layer.provide(Logger.minimumLogLevel(level)),
     Layer.provide(logger)
@@ -119,6 +123,15 @@ describe("2026-07-28 over HTTP: answered at once, or by the engine", () => {
     expect(logged.filter((line) => line.startsWith("ERROR effect-mcp: tools/call boom failed"))).toHaveLength(1)
     // At Info level, no line per request.
     expect(logged.filter((line) => line.startsWith("DEBUG effect-mcp: tools/call"))).toEqual([])
+  })
+
+  it("a handler that throws as it is called: -32603 for that request, logged, and the server goes on", async () => {
+    const { call, logged } = serve(LogLevel.Info)
+    const thrown = await call("throws", {})
+    expect(thrown.body).toMatchObject({ id: thrown.id, error: { code: -32603, message: "Internal error" } })
+    expect(logged.filter((line) => line.startsWith("ERROR effect-mcp: tools/call throws failed"))).toHaveLength(1)
+    const next = await call("add", { a: 1, b: 2 })
+    expect(next.body).toMatchObject({ id: next.id, result: { structuredContent: { sum: 3 } } })
   })
 
   it("with Debug logging on, a request done at once still has its line (the engine answers it)", async () => {

@@ -487,7 +487,8 @@ export const handlingOf = (preparation: Preparation): Peer.Handling<never> =>
 
 /** A protocol whose back end prepares its requests itself (see `Direct`). */
 export interface DirectProtocol extends Transport.Protocol {
-  readonly attachDirect?: ((direct: Direct) => void) | undefined
+  /** Attaches the engine's `Direct` as it starts; `undefined` as it ends. */
+  readonly attachDirect?: ((direct: Direct | undefined) => void) | undefined
 }
 
 const preparedKey: unique symbol = Symbol.for("@effect-mcp/server/Stateless/prepared")
@@ -554,8 +555,14 @@ export const era = (server: Server, host: () => Host) => {
     const context = ladder(client, request, meta, received)
     if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
     context.tool = tool
-    // The registry read synchronously: a request done at once is answered without a fiber.
-    const effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
+    // The registry read synchronously: a request done at once is answered without a fiber. A handler
+    // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.
+    let effect: Effect.Effect<unknown, McpError.McpError>
+    try {
+      effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
+    } catch (defect) {
+      effect = Effect.die(defect)
+    }
     return { effect, request: context }
   }
 
