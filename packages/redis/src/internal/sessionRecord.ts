@@ -87,14 +87,17 @@ export const ChangeJson: Schema.Schema<SessionStore.Change, string> = Schema.par
   origin: Schema.Number
 }))
 
-/** One JSON-RPC message, checked as the wire checks one (`Wire.decodeValue`). */
+/**
+ * One JSON-RPC message, checked as the wire checks one (`Wire.decodeValue`), at any depth: an
+ * instance forwards what its own transport took in (its `maxDepth` may be above the default).
+ */
 const Message: Schema.Schema<JsonRpc.Message, unknown> = Schema.transformOrFail(
   Schema.Unknown,
   Schema.declare((u): u is JsonRpc.Message => typeof u === "object" && u !== null),
   {
     strict: true,
     decode: (value, _, ast) => {
-      const decoded = Wire.decodeValue(value)
+      const decoded = Wire.decodeValue(value, { maxDepth: Number.POSITIVE_INFINITY })
       return decoded._tag === "Single"
         ? ParseResult.succeed(decoded.message)
         : ParseResult.fail(new ParseResult.Type(ast, value, "not one JSON-RPC message"))
