@@ -81,11 +81,11 @@ export const serve = (
     }
     host = engine
     // A back end that prepares its stateless requests itself (`Stateless.Direct`): told how.
-    if (stateless !== undefined && handshake === undefined) {
-      ;(protocol as Stateless.DirectProtocol).attachDirect?.({
-        prepare: stateless.prepare,
-        answersAtOnce: !spans && !metrics && !logsRequests
-      })
+    const direct = stateless !== undefined && handshake === undefined
+      ? (protocol as Stateless.DirectProtocol).attachDirect
+      : undefined
+    if (direct !== undefined && stateless !== undefined) {
+      direct({ prepare: stateless.prepare, answersAtOnce: !spans && !metrics && !logsRequests })
     }
     // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
     handshake?.attach()
@@ -96,5 +96,7 @@ export const serve = (
       const { subscriptions } = eras.stateless
       yield* Effect.addFinalizer(() => subscriptions.closeOwned(engine))
     }
+    // First of all as the engine ends: no request is answered directly any more (none has an engine).
+    if (direct !== undefined) yield* Effect.addFinalizer(() => Effect.sync(() => direct(undefined)))
     yield* peer.closed
   })
