@@ -51,11 +51,10 @@ export { detailed, task20251125, taskExtension } from "./taskShapes.js"
 type InputRequest = McpSchema.InputRequired.InputRequest
 type TaskRecord = TaskStore.TaskRecord
 
-/** The tasks extension's id (2026-07-28). */
-
 /** The span a task's handler runs in (telemetry on). */
 const runSpanName = (tool: string) => `tasks/run ${tool}`
 
+/** The tasks extension's id (2026-07-28). */
 export const extensionId = McpSchema.TasksExtension.extensionId
 
 /** Options of the runtime, whole. */
@@ -412,7 +411,7 @@ class Tasks implements Runtime, TaskRuntime {
               (after) =>
                 Effect.sync(() => {
                   this.forget(record.taskId)
-                  // A task that ended is forgotten by the watcher once it this.told of its end; one gone, here.
+                  // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
                   if (Option.isNone(after) || !isTerminal(after.value.status)) {
                     this.told.delete(record.taskId)
                     this.sessions.delete(record.taskId)
@@ -425,7 +424,7 @@ class Tasks implements Runtime, TaskRuntime {
       // a task can never be left without a runner (the handler detaching runs it, so the request's
       // own end does not matter from here on). A task that cannot be created stops the handler.
       // From then on the task keeps of its request only what it needs (`forTask`), counted with
-      // its arguments and its runner against the this.store's bounds.
+      // its arguments and its runner against the store's bounds.
       const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
         Option.isSome(polled)
           ? Effect.void
@@ -482,7 +481,7 @@ class Tasks implements Runtime, TaskRuntime {
         })
         : handler
       // The handler is forked and tied to the request in one step nothing interrupts: an
-      // interruption between the two (a this.cancel, the request's maximum duration, the server
+      // interruption between the two (a cancel, the request's maximum duration, the server
       // stopping) would leave it running with nobody to stop it, not even the server (it is not
       // a task yet). Only the wait is interruptible.
       const first = yield* Effect.uninterruptibleMask((restore) =>
@@ -528,7 +527,7 @@ class Tasks implements Runtime, TaskRuntime {
         ),
         (after) => {
           if (Option.isNone(after)) return Effect.fail(unknownTask(taskId))
-          // Run here: stopped this.now (one run elsewhere hears of the this.cancel through the this.store's changes).
+          // Run here: stopped now (one run elsewhere hears of the cancel through the store's changes).
           const local = this.locals.get(taskId)
           return Effect.as(local === undefined ? Effect.void : Fiber.interruptFork(local.fiber), after.value)
         }
@@ -537,7 +536,7 @@ class Tasks implements Runtime, TaskRuntime {
   readonly update: Runtime["update"] = (taskId, responses, request) =>
     Effect.flatMap(this.find(taskId, request), (found) => {
       // An answer to an open request must be one: checked here, so a malformed one is this
-      // this.update's error (-32602) and the task goes on waiting. Other keys are ignored.
+      // update's error (-32602) and the task goes on waiting. Other keys are ignored.
       for (const [key, value] of Object.entries(responses)) {
         if (!Object.hasOwn(found.inputRequests, key)) continue
         const asked = found.inputRequests[key] as InputRequest
@@ -614,8 +613,8 @@ class Tasks implements Runtime, TaskRuntime {
   }
 
   readonly endOwner: Runtime["endOwner"] = (owner) => {
-    // Every one of its tasks goes: the running ones stop (their runners this.find them gone), and
-    // the finished ones free their slots this.now rather than at their TTL.
+    // Every one of its tasks goes: the running ones stop (their runners find them gone), and
+    // the finished ones free their slots now rather than at their TTL.
     const removeAll: Effect.Effect<void, TaskStore.TaskStoreUnavailable> = Effect.flatMap(
       this.store.list(owner, undefined, 1_000),
       (page) =>
