@@ -45,6 +45,25 @@ const server = 0
 const idOf = (frame: JsonRpc.Frame): JsonRpc.RequestId | undefined =>
   !Array.isArray(frame) && "id" in frame && "method" in frame ? frame.id : undefined
 
+/** The endpoint an `endpoint` event names, if it is on the stream's own origin. */
+const endpointOf = (url: string, data: string): Exit.Exit<string, Failure> => {
+  const target = URL.canParse(data, url) ? new URL(data, url) : undefined
+  if (target === undefined) {
+    return Exit.fail(
+      new ClientError.ConnectionFailed({ url: url, reason: `the endpoint event is not a URL: ${data}` })
+    )
+  }
+  if (target.origin !== new URL(url).origin) {
+    return Exit.fail(
+      new ClientError.ConnectionFailed({
+        url: url,
+        reason: `the server's endpoint is on another origin, ${target.origin}, where this client sends nothing`
+      })
+    )
+  }
+  return Exit.succeed(target.href)
+}
+
 export const make = (
   options: Options
 ): Effect.Effect<Transport.Protocol<Failure>, never, HttpClient.HttpClient | Scope.Scope> =>
@@ -57,25 +76,6 @@ export const make = (
     /** Requests sent and not yet posted: failed with the stream's error if the endpoint never comes. */
     const waiting = new Set<JsonRpc.RequestId>()
     const receiver = yield* Deferred.make<Transport.Receiver<Failure>>()
-
-    /** The endpoint an `endpoint` event names, if it is on the stream's own origin. */
-    const endpointOf = (data: string): Exit.Exit<string, Failure> => {
-      const target = URL.canParse(data, options.url) ? new URL(data, options.url) : undefined
-      if (target === undefined) {
-        return Exit.fail(
-          new ClientError.ConnectionFailed({ url: options.url, reason: `the endpoint event is not a URL: ${data}` })
-        )
-      }
-      if (target.origin !== new URL(options.url).origin) {
-        return Exit.fail(
-          new ClientError.ConnectionFailed({
-            url: options.url,
-            reason: `the server's endpoint is on another origin, ${target.origin}, where this client sends nothing`
-          })
-        )
-      }
-      return Exit.succeed(target.href)
-    }
 
     const stream = (r: Transport.Receiver<Failure>): Effect.Effect<void, Failure> =>
       Effect.flatMap(
@@ -113,7 +113,7 @@ export const make = (
             onRetry: () => {},
             onEvent: (event) => {
               if (event.event === "endpoint") {
-                const found = endpointOf(event.data)
+                const found = endpointOf(options.url, event.data)
                 Deferred.unsafeDone(endpoint, found)
                 return Exit.isFailure(found) ? found : Effect.void
               }
