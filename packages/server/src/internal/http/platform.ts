@@ -19,6 +19,7 @@ import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { Handler, Options, WriteAccount, Writes } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
@@ -44,13 +45,14 @@ const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
   return out
 }
 
-/** A mailbox of pieces, and what drops those not pulled yet and ends it. */
-const queue = () => {
-  const mailbox = Effect.runSync(Mailbox.make<Uint8Array>())
+/** A mailbox of pieces, and what drops those not pulled yet and ends it (both run on the handler's runtime). */
+const queue = (runtime: Runtime.Runtime<never>) => {
+  const run = Runtime.runSync(runtime)
+  const mailbox = run(Mailbox.make<Uint8Array>())
   return {
     mailbox,
     cut: () => {
-      Effect.runSync(Effect.ignore(mailbox.clear))
+      run(Effect.ignore(mailbox.clear))
       mailbox.unsafeDone(Exit.void)
     }
   }
@@ -209,7 +211,8 @@ const fromPlatform = (
   request: HttpServerRequest.HttpServerRequest,
   pending: Pending,
   resolve: (response: HttpServerResponse.HttpServerResponse) => void,
-  writes: Writes
+  writes: Writes,
+  runtime: Runtime.Runtime<never>
 ): Exchange => {
   const url = request.url
   const q = url.indexOf("?")
@@ -235,7 +238,7 @@ const fromPlatform = (
       }
       // A large answer: counted while it waits, written in pieces.
       const bytes = encoder.encode(reply.body)
-      const { cut, mailbox } = queue()
+      const { cut, mailbox } = queue(runtime)
       const account = writes.open(cut)
       if (!account.add(bytes.length)) return resolve(toResponse(tooMuch, undefined))
       mailbox.unsafeOfferAll(piecesOf(bytes))
@@ -251,7 +254,7 @@ const fromPlatform = (
       ))
     },
     stream: (headers) => {
-      const { cut, mailbox } = queue()
+      const { cut, mailbox } = queue(runtime)
       let ended = false
       // Over a bound: what was not pulled yet is dropped, and the stream ends, as if the client went
       // away (told once the write that went over returned, as a closed connection would be: the
@@ -305,7 +308,7 @@ export const toHttpApp = (
 ): Effect.Effect<
   (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 > =>
-  Effect.succeed((request) =>
+  Effect.map(Effect.runtime<never>(), (runtime) => (request) =>
     Effect.suspend(() => {
       const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
       const pending: Pending = {
@@ -320,11 +323,11 @@ export const toHttpApp = (
         pending.answered = true
         Deferred.unsafeDone(response, Exit.succeed(r))
       }
-      handler.handle(fromPlatform(request, pending, resolve, handler.writes))
+      handler.handle(fromPlatform(request, pending, resolve, handler.writes, runtime))
       const wanted = pending.body
       // Asked for later: read in a fiber of its own, the route's fiber waiting for the response.
       if (wanted === undefined) {
-        pending.late = (maxBytes, done) => void Effect.runFork(readBody(request, pending, maxBytes, done))
+        pending.late = (maxBytes, done) => void Runtime.runFork(runtime)(readBody(request, pending, maxBytes, done))
       }
       const answer = wanted === undefined
         ? Deferred.await(response)
@@ -336,8 +339,7 @@ export const toHttpApp = (
           pending.gone = true
           for (const listener of pending.closed) listener()
         }))
-    })
-  )
+    }))
 
 /** The MCP endpoints as routes of an `HttpLayerRouter`, every method. */
 export const layer = (options: Options): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | McpServer> =>
