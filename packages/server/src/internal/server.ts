@@ -159,153 +159,86 @@ const only = (eras: Engine.Eras, era: Revision.Era | undefined): Engine.Eras =>
     ? { ...eras, stateless: undefined }
     : eras
 
-/**
- * Builds a server with `context` as what its handlers require (but `McpRequest`): the context of
- * whoever made it, read before the `McpServer.make` span opens, so that no request runs under it.
- */
-const build = Effect.fn("McpServer.make")(function*(
-  options: McpServer.Options<unknown>,
-  context: Context.Context<never>
-) {
-  const handlers = given(options)
-  const tools = handlers.tools ?? []
-  const prompts = handlers.prompts ?? []
-  const resources = handlers.resources ?? []
-  // Both eras by default (dual): a client of either (the Inspector's 2026-07-28 included) is served.
-  const revisions = options.revisions ?? Revision.all
-  const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
-  const statelessRevisions = revisions.filter(Revision.isStateless)
-  // The task store of the server's context, if given (shared by instances), else one in memory.
-  const store = yield* Effect.catchTag(
-    Effect.serviceOptional(TaskStore.TaskStore),
-    "NoSuchElementException",
-    () => TaskStore.makeMemory()
-  )
-  const tasks = yield* Tasks.make(store, {
-    ttlMs: options.taskTtl !== undefined ? Duration.toMillis(options.taskTtl) : Tasks.defaults.ttlMs,
-    maxTtlMs: options.taskMaxTtl !== undefined ? Duration.toMillis(options.taskMaxTtl) : Tasks.defaults.maxTtlMs,
-    pollIntervalMs: options.taskPollInterval !== undefined
-      ? Duration.toMillis(options.taskPollInterval)
-      : Tasks.defaults.pollIntervalMs,
-    leaseMs: options.taskLease !== undefined ? Duration.toMillis(options.taskLease) : Tasks.defaults.leaseMs,
-    instance: options.instanceId ?? crypto.randomUUID()
-  })
-  // The skills of the server's context, if given (the skills extension is served with them).
-  const skills = Option.getOrUndefined(yield* Effect.serviceOption(Skills.Skills))
-  const config: Serving.Config = {
-    serverInfo: options.serverInfo,
-    instructions: options.instructions,
-    revisions: handshakeRevisions,
-    pageSize: options.pageSize ?? 100,
-    hideUnauthorized: options.hideUnauthorized ?? false,
-    capabilities: options.capabilities ?? {},
-    listChangedWindow: options.listChangedWindow ?? "10 millis",
-    extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
-    tasks
-  }
-  // The bus of the server's context, if given (shared with other servers), else its own.
-  const bus = yield* Effect.catchTag(
-    Effect.serviceOptional(NotificationBus.NotificationBus),
-    "NoSuchElementException",
-    () => NotificationBus.make
-  )
-  // Two definitions under one name would leave one silently unreachable: a mistake, said now.
-  const duplicate = firstDuplicate("tool name", tools.map((t) => t.name)) ??
-    firstDuplicate("prompt name", prompts.map((p) => p.name)) ??
-    firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
-    firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
-  if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
-  const registry = yield* Registry.make({
-    tools,
-    prompts,
-    resources: [
-      ...resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
-      ...(skills === undefined ? [] : SkillsExtension.resources(skills))
-    ],
-    templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
-    window: config.listChangedWindow,
-    bus
-  })
-  const maxOpen = options.maxSubscriptions ?? Subscriptions.defaultLimits.maxOpen
-  const limits: Subscriptions.Limits = {
-    maxOpen,
-    maxPerClient: options.maxSubscriptionsPerClient ?? Subscriptions.defaultLimits.maxPerClient,
-    maxPerHolder: options.maxSubscriptionsPerHolder ?? Holders.shareOf(maxOpen),
-    maxUris: options.maxSubscriptionUris ?? Subscriptions.defaultLimits.maxUris,
-    maxLength: options.subscriptionMaxLength ?? Subscriptions.defaultLimits.maxLength
-  }
-  for (
-    const [name, value] of [
-      ["maxSubscriptions", limits.maxOpen],
-      ["maxSubscriptionsPerClient", limits.maxPerClient],
-      ["maxSubscriptionsPerHolder", limits.maxPerHolder],
-      ["maxSubscriptionUris", limits.maxUris],
-      ["subscriptionMaxLength", limits.maxLength]
-    ] as const
-  ) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      return yield* Effect.dieMessage(`${name} must be a positive integer (got ${value})`)
+/** The server's limits on subscriptions, from its options: each a positive integer, or a defect now. */
+const subscriptionLimits = (options: McpServer.Options<unknown>): Effect.Effect<Subscriptions.Limits> =>
+  Effect.gen(function*() {
+    const maxOpen = options.maxSubscriptions ?? Subscriptions.defaultLimits.maxOpen
+    const limits: Subscriptions.Limits = {
+      maxOpen,
+      maxPerClient: options.maxSubscriptionsPerClient ?? Subscriptions.defaultLimits.maxPerClient,
+      maxPerHolder: options.maxSubscriptionsPerHolder ?? Holders.shareOf(maxOpen),
+      maxUris: options.maxSubscriptionUris ?? Subscriptions.defaultLimits.maxUris,
+      maxLength: options.subscriptionMaxLength ?? Subscriptions.defaultLimits.maxLength
     }
-  }
-  // Every subscription, over every engine; closed gracefully when the server's scope ends.
-  const subscriptions = yield* Subscriptions.make(registry, config, limits)
-  // Tasks' status changes: to their sessions (2025-11-25), to the listens that follow them (2026-07-28).
-  yield* tasks.watch(subscriptions.taskChanged)
-  // The server's own gauges (metrics on): open listens, tasks by status.
-  if ((yield* Telemetry.enabled).metrics) {
-    yield* Metrics.followTasks(store)
-    yield* Metrics.sampleEvery(
-      Effect.flatMap(subscriptions.active, (open) => Metric.set(Metrics.listens, open.length))
-    )
-  }
-  const clock = yield* Effect.clock
-  const key = yield* readKey(options.requestStateKey)
-  const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
-  // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now, by
-  // a server that seals any (one that serves 2026-07-28).
-  if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes && statelessRevisions.length > 0) {
-    return yield* Effect.dieMessage(
-      `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
-        "make one with openssl rand -base64 32"
-    )
-  }
-  const maxLength = options.requestStateMaxLength ?? InputRequired.defaultMaxLength
-  if (!Number.isSafeInteger(maxLength) || maxLength <= 0) {
-    return yield* Effect.dieMessage(`requestStateMaxLength must be a positive integer (got ${maxLength})`)
-  }
-  const sealer = yield* Effect.cached(
-    Effect.tap(
-      InputRequired.sealer({
-        // No key given: one of this server's own, so that another server of the process (a tenant,
-        // a mounted or composed server) never opens what this one sealed.
-        key: keyBytes ?? InputRequired.randomKey(),
-        ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
-        maxLength,
-        now: () => clock.unsafeCurrentTimeMillis()
-      }),
-      () =>
-        key === undefined
-          ? Effect.flatMap(Ref.getAndSet(randomKeyWarned(), true), (warned) =>
-            warned ? Effect.void : Effect.logWarning(
-              "effect-mcp: requestState is sealed with a random key of this server (set requestStateKey): " +
-                "a retry of a multi-round-trip request cannot move to another process"
-            ))
-          : Effect.void
-    )
-  )
-  const eras: Engine.Eras = {
-    registry,
-    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
-    stateless: statelessRevisions.length > 0
-      ? Stateless.makeServer(registry, config, {
-        revisions: statelessRevisions,
-        supportedVersions: revisions,
-        cachePolicy: options.cachePolicy ?? {},
-        sealer
-      }, subscriptions)
-      : undefined
-  }
+    for (
+      const [name, value] of [
+        ["maxSubscriptions", limits.maxOpen],
+        ["maxSubscriptionsPerClient", limits.maxPerClient],
+        ["maxSubscriptionsPerHolder", limits.maxPerHolder],
+        ["maxSubscriptionUris", limits.maxUris],
+        ["subscriptionMaxLength", limits.maxLength]
+      ] as const
+    ) {
+      if (!Number.isSafeInteger(value) || value <= 0) {
+        return yield* Effect.dieMessage(`${name} must be a positive integer (got ${value})`)
+      }
+    }
+    return limits
+  })
 
+/**
+ * What seals a 2026-07-28 request's state (made once, when first used): under `requestStateKey`, or a
+ * random key of this server's own (said once); a short key is a defect now, for a server that seals.
+ */
+const sealerOf = (options: McpServer.Options<unknown>, seals: boolean) =>
+  Effect.gen(function*() {
+    const clock = yield* Effect.clock
+    const key = yield* readKey(options.requestStateKey)
+    const keyBytes = key === undefined ? undefined : new TextEncoder().encode(Redacted.value(key))
+    // A short key (an empty variable, a placeholder) would seal states anyone can forge: said now, by
+    // a server that seals any (one that serves 2026-07-28).
+    if (keyBytes !== undefined && keyBytes.length < minimumKeyBytes && seals) {
+      return yield* Effect.dieMessage(
+        `requestStateKey must be at least ${minimumKeyBytes} bytes (got ${keyBytes.length}): ` +
+          "make one with openssl rand -base64 32"
+      )
+    }
+    const maxLength = options.requestStateMaxLength ?? InputRequired.defaultMaxLength
+    if (!Number.isSafeInteger(maxLength) || maxLength <= 0) {
+      return yield* Effect.dieMessage(`requestStateMaxLength must be a positive integer (got ${maxLength})`)
+    }
+    const sealer = yield* Effect.cached(
+      Effect.tap(
+        InputRequired.sealer({
+          // No key given: one of this server's own, so that another server of the process (a tenant,
+          // a mounted or composed server) never opens what this one sealed.
+          key: keyBytes ?? InputRequired.randomKey(),
+          ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+          maxLength,
+          now: () => clock.unsafeCurrentTimeMillis()
+        }),
+        () =>
+          key === undefined
+            ? Effect.flatMap(Ref.getAndSet(randomKeyWarned(), true), (warned) =>
+              warned ? Effect.void : Effect.logWarning(
+                "effect-mcp: requestState is sealed with a random key of this server (set requestStateKey): " +
+                  "a retry of a multi-round-trip request cannot move to another process"
+              ))
+            : Effect.void
+      )
+    )
+    return sealer
+  })
+
+/** The server's service over its registry, eras and subscriptions. */
+const serviceOf = (
+  options: McpServer.Options<unknown>,
+  revisions: ReadonlyArray<Revision.Revision>,
+  registry: Registry.Registry,
+  eras: Engine.Eras,
+  subscriptions: Subscriptions.Subscriptions,
+  context: Context.Context<never>
+): Made => {
   /** Edits the registry when `has` holds of its entries now; whether it did. */
   const removeIf = (
     kind: Registry.ListKind,
@@ -378,6 +311,102 @@ const build = Effect.fn("McpServer.make")(function*(
     closeAllSubscriptions: subscriptions.closeAll
   }
   return service
+}
+
+/**
+ * Builds a server with `context` as what its handlers require (but `McpRequest`): the context of
+ * whoever made it, read before the `McpServer.make` span opens, so that no request runs under it.
+ */
+const build = Effect.fn("McpServer.make")(function*(
+  options: McpServer.Options<unknown>,
+  context: Context.Context<never>
+) {
+  const handlers = given(options)
+  const tools = handlers.tools ?? []
+  const prompts = handlers.prompts ?? []
+  const resources = handlers.resources ?? []
+  // Both eras by default (dual): a client of either (the Inspector's 2026-07-28 included) is served.
+  const revisions = options.revisions ?? Revision.all
+  const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
+  const statelessRevisions = revisions.filter(Revision.isStateless)
+  // The task store of the server's context, if given (shared by instances), else one in memory.
+  const store = yield* Effect.catchTag(
+    Effect.serviceOptional(TaskStore.TaskStore),
+    "NoSuchElementException",
+    () => TaskStore.makeMemory()
+  )
+  const tasks = yield* Tasks.make(store, {
+    ttlMs: options.taskTtl !== undefined ? Duration.toMillis(options.taskTtl) : Tasks.defaults.ttlMs,
+    maxTtlMs: options.taskMaxTtl !== undefined ? Duration.toMillis(options.taskMaxTtl) : Tasks.defaults.maxTtlMs,
+    pollIntervalMs: options.taskPollInterval !== undefined
+      ? Duration.toMillis(options.taskPollInterval)
+      : Tasks.defaults.pollIntervalMs,
+    leaseMs: options.taskLease !== undefined ? Duration.toMillis(options.taskLease) : Tasks.defaults.leaseMs,
+    instance: options.instanceId ?? crypto.randomUUID()
+  })
+  // The skills of the server's context, if given (the skills extension is served with them).
+  const skills = Option.getOrUndefined(yield* Effect.serviceOption(Skills.Skills))
+  const config: Serving.Config = {
+    serverInfo: options.serverInfo,
+    instructions: options.instructions,
+    revisions: handshakeRevisions,
+    pageSize: options.pageSize ?? 100,
+    hideUnauthorized: options.hideUnauthorized ?? false,
+    capabilities: options.capabilities ?? {},
+    listChangedWindow: options.listChangedWindow ?? "10 millis",
+    extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
+    tasks
+  }
+  // The bus of the server's context, if given (shared with other servers), else its own.
+  const bus = yield* Effect.catchTag(
+    Effect.serviceOptional(NotificationBus.NotificationBus),
+    "NoSuchElementException",
+    () => NotificationBus.make
+  )
+  // Two definitions under one name would leave one silently unreachable: a mistake, said now.
+  const duplicate = firstDuplicate("tool name", tools.map((t) => t.name)) ??
+    firstDuplicate("prompt name", prompts.map((p) => p.name)) ??
+    firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
+    firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
+  if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
+  const registry = yield* Registry.make({
+    tools,
+    prompts,
+    resources: [
+      ...resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
+      ...(skills === undefined ? [] : SkillsExtension.resources(skills))
+    ],
+    templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
+    window: config.listChangedWindow,
+    bus
+  })
+  const limits = yield* subscriptionLimits(options)
+  // Every subscription, over every engine; closed gracefully when the server's scope ends.
+  const subscriptions = yield* Subscriptions.make(registry, config, limits)
+  // Tasks' status changes: to their sessions (2025-11-25), to the listens that follow them (2026-07-28).
+  yield* tasks.watch(subscriptions.taskChanged)
+  // The server's own gauges (metrics on): open listens, tasks by status.
+  if ((yield* Telemetry.enabled).metrics) {
+    yield* Metrics.followTasks(store)
+    yield* Metrics.sampleEvery(
+      Effect.flatMap(subscriptions.active, (open) => Metric.set(Metrics.listens, open.length))
+    )
+  }
+  const sealer = yield* sealerOf(options, statelessRevisions.length > 0)
+  const eras: Engine.Eras = {
+    registry,
+    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
+    stateless: statelessRevisions.length > 0
+      ? Stateless.makeServer(registry, config, {
+        revisions: statelessRevisions,
+        supportedVersions: revisions,
+        cachePolicy: options.cachePolicy ?? {},
+        sealer
+      }, subscriptions)
+      : undefined
+  }
+
+  return serviceOf(options, revisions, registry, eras, subscriptions, context)
 })
 
 /**
