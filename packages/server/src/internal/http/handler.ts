@@ -62,6 +62,241 @@ const probeReply = (status: number, body: string): Front.Reply => ({
   body
 })
 
+/**
+ * Who a client without a token is, for its quotas: what `holderOf` names, else its address (as the
+ * trusted proxies forward it). Behind a proxy that forwards addresses while none is trusted, every
+ * client is the proxy: said once.
+ */
+const peerOfWith = (options: Options, fork: (effect: Effect.Effect<void>) => void) => {
+  const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
+  let forwardedUnread = trustedProxies === 0
+  // A platform that gives no address (fetch handlers: Deno, Bun, Workers, Next): no holder, so
+  // clients without a token are not counted apart (only the global caps), said once; with
+  // authorization on every client has a token, and its holder.
+  let unnamedUnsaid = options.auth === undefined
+  const peerOf = (exchange: Exchange): string | undefined => {
+    const named = options.holderOf?.(exchange)
+    if (named !== undefined && named.trim() !== "") return Holders.normalizeAddress(named)
+    if (forwardedUnread && exchange.header("x-forwarded-for") !== undefined) {
+      forwardedUnread = false
+      fork(Effect.logWarning(
+        "effect-mcp: requests come with X-Forwarded-For while trustedProxies is 0: the header is not read, so " +
+          "every client behind that proxy is one holder for the quotas of clients without a token (sessions, " +
+          "listens, tasks); set trustedProxies to the number of proxies in front of this server"
+      ))
+    }
+    const address = Holders.clientAddress(
+      exchange.remoteAddress,
+      trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
+      trustedProxies
+    )
+    if (address === undefined && unnamedUnsaid) {
+      unnamedUnsaid = false
+      fork(Effect.logWarning(
+        "effect-mcp: the HTTP platform gives no client address, so clients without a token cannot be told " +
+          "apart: per-holder quotas are off for them (sessions, listens and tasks count against the global caps " +
+          "only), and a 2026-07-28 task is reached by whoever holds its id; set holderOf (HttpTransport " +
+          "options) to name the client from the request, e.g. its CF-Connecting-IP header"
+      ))
+    }
+    return address
+  }
+  return peerOf
+}
+
+/**
+ * The era a request's headers tell, if they do: a POST whose MCP-Protocol-Version names a stateless
+ * revision is the stateless back end's; a known handshake revision or a session id, the handshake one's.
+ */
+const headerEra = (exchange: Exchange): Revision.Era | undefined => {
+  const version = exchange.header("mcp-protocol-version")
+  if (version !== undefined && Revision.isRevision(version)) {
+    return Revision.isStateless(version) ? "stateless" : "handshake"
+  }
+  return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
+}
+
+/** The liveness and readiness probes asked for, by path: each answers from the stores' own `ready`. */
+const probesOf = (
+  options: Options,
+  sessionStore: SessionStore.Service | undefined,
+  store: EventStore.Service
+) =>
+  Effect.gen(function*() {
+    const probes = new Map<string, () => Effect.Effect<Front.Reply>>()
+    if (options.healthPath !== undefined) probes.set(options.healthPath, () => Effect.succeed(probeReply(200, ok)))
+    if (options.readyPath !== undefined) {
+      const checks: Array<readonly [string, Effect.Effect<boolean>]> = []
+      const add = (name: string, service: { readonly ready?: Effect.Effect<boolean> | undefined } | undefined) => {
+        if (service?.ready !== undefined) checks.push([name, service.ready])
+      }
+      add("sessions", sessionStore)
+      add("events", store)
+      add("tasks", Option.getOrUndefined(yield* Effect.serviceOption(TaskStore.TaskStore)))
+      add("notifications", Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus)))
+      probes.set(options.readyPath, () =>
+        Effect.map(
+          Effect.forEach(checks, ([name, ready]) =>
+            ready.pipe(
+              Effect.timeoutTo({ duration: Duration.seconds(1), onTimeout: () => false, onSuccess: (r) => r }),
+              Effect.catchAllCause(() => Effect.succeed(false)),
+              Effect.map((r) => r ? undefined : name)
+            ), { concurrency: "unbounded" }),
+          (answers) => {
+            const failing = answers.filter((name): name is string => name !== undefined)
+            return failing.length === 0
+              ? probeReply(200, ready)
+              : probeReply(503, JSON.stringify({ status: "unavailable", failing }))
+          }
+        ))
+    }
+    return probes
+  })
+
+/** The endpoints' handlers: the MCP endpoint's by method and era, and the legacy HTTP+SSE pair's. */
+const endpointsOf = (
+  server: McpServer["Type"],
+  limits: Front.InboundLimits,
+  posts: Stateless.Posts | undefined,
+  streamable: Streamable.Config | undefined,
+  legacy: Legacy.Config | undefined
+) => {
+  // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
+  // stateless revision belongs to the stateless back end (told, with -32022, which revisions this
+  // server serves when it has none); a known handshake revision or a session id, to the handshake
+  // one. Otherwise (initialize, a legacy client, a stateless request without its headers) the body
+  // decides: a protocol version in its _meta is a stateless request.
+  const unserved = (exchange: Exchange) =>
+    Front.readInbound(exchange, limits, (inbound) => {
+      const id = inbound._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
+      const error = new McpError.UnsupportedProtocolVersion({
+        supported: server.revisions,
+        requested: exchange.header("mcp-protocol-version")!
+      })
+      exchange.reply(Front.wireError(400, id, error, Revision.latest))
+    })
+  /**
+   * Dual era, nothing in the headers (so no session named either): the body decides. Both back
+   * ends refuse a POST's Accept and Content-Type alike, before its body is read.
+   */
+  const byBody = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
+    const refused = Streamable.refuse(streamable!, exchange)
+    if (refused !== undefined) return exchange.reply(refused)
+    Front.readInbound(exchange, limits, (inbound) =>
+      Stateless.isStatelessBody(inbound)
+        ? posts!.receive(exchange, inbound, holder)
+        : Streamable.receive(streamable!, exchange, undefined, inbound, holder))
+  }
+  const post = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
+    if (posts === undefined) {
+      return headerEra(exchange) === "stateless"
+        ? unserved(exchange)
+        : Streamable.post(streamable!, exchange, holder)
+    }
+    if (streamable === undefined) return posts.post(exchange, holder)
+    const era = headerEra(exchange)
+    return era === "stateless"
+      ? posts.post(exchange, holder)
+      : era === "handshake"
+      ? Streamable.post(streamable, exchange, holder)
+      : byBody(exchange, holder)
+  }
+
+  const mcpMethods = streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"]
+  const mcp = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
+    switch (exchange.method) {
+      case "POST":
+        return post(exchange, holder)
+      case "GET":
+      case "DELETE":
+        // 2026-07-28 is POST only.
+        if (streamable === undefined || headerEra(exchange) === "stateless") {
+          return exchange.reply(
+            Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"])
+          )
+        }
+        return exchange.method === "GET"
+          ? Streamable.get(streamable, exchange, holder)
+          : Streamable.del(streamable, exchange, holder)
+      default:
+        return exchange.reply(Front.methodNotAllowed(mcpMethods))
+    }
+  }
+  const sse = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
+    exchange.method === "GET"
+      ? Legacy.get(legacy!, exchange, holder)
+      : exchange.reply(Front.methodNotAllowed(["GET"]))
+  const messages = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
+    exchange.method === "POST"
+      ? Legacy.post(legacy!, exchange, holder)
+      : exchange.reply(Front.methodNotAllowed(["POST"]))
+  return { mcp, mcpMethods, messages, sse }
+}
+
+/** Runs an endpoint past the Host/Origin guard: a preflight answered, CORS added, the token verified (authorization on). */
+const guarded = (guard: Front.Guard, auth: Auth.Auth | undefined) =>
+(
+  raw: Exchange,
+  endpoint: (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => void,
+  methods: ReadonlyArray<string>
+): void => {
+  const origin = raw.header("origin")
+  const denied = Front.guard(guard, raw.header("host"), origin)
+  if (denied) return raw.reply(denied)
+  if (origin === undefined) {
+    return auth === undefined ? endpoint(raw, undefined) : auth.authenticate(raw, (holder) => endpoint(raw, holder))
+  }
+  if (Auth.isPreflight(raw)) return raw.reply(Auth.preflight(raw, origin, [...methods, "OPTIONS"].join(", ")))
+  const exchange = Auth.withCors(raw, origin)
+  return auth === undefined
+    ? endpoint(exchange, undefined)
+    : auth.authenticate(exchange, (holder) => endpoint(exchange, holder))
+}
+
+/**
+ * The server's own gauges (metrics on): sessions held here, the event store's bytes; and what counts
+ * each refusal as its reply goes (the exchange as it is, metrics off).
+ */
+const gauges = (store: EventStore.Service, sessions: Sessions.Sessions | undefined) =>
+  Effect.gen(function*() {
+    const { metrics } = yield* Telemetry.enabled
+    if (metrics) {
+      const memory = "bytes" in store && !("memoryUsage" in store) ? store as EventStore.Memory : undefined
+      yield* Metrics.sampleEvery(Effect.gen(function*() {
+        yield* Metric.set(Metrics.sessions, sessions?.count() ?? 0)
+        if (memory !== undefined) yield* Metric.set(Metrics.eventStoreBytes, yield* memory.bytes())
+      }))
+    }
+    const counted = (exchange: Exchange): Exchange =>
+      metrics
+        ? {
+          ...exchange,
+          reply: (reply) => {
+            Metrics.countRefused(reply.status)
+            exchange.reply(reply)
+          }
+        }
+        : exchange
+    return counted
+  })
+
+/** Answers a probe (GET or HEAD) in a fiber of the handler. */
+const probe = (
+  fork: (effect: Effect.Effect<void>) => void,
+  exchange: Exchange,
+  answer: () => Effect.Effect<Front.Reply>
+) => {
+  if (exchange.method !== "GET" && exchange.method !== "HEAD") {
+    return exchange.reply(Front.methodNotAllowed(["GET", "HEAD"]))
+  }
+  fork(
+    Effect.map(
+      answer(),
+      (reply) => exchange.reply(exchange.method === "HEAD" ? { ...reply, body: undefined } : reply)
+    )
+  )
+}
+
 export const make = (options: Options = {}): Effect.Effect<Handler, never, McpServer | Scope.Scope> =>
   Effect.gen(function*() {
     const server = yield* McpServer
@@ -86,42 +321,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     )
     const maxDepth = options.maxDepth ?? Wire.defaultMaxDepth
     const limits = { maxBodyBytes, maxDepth }
-    // Who a client without a token is, for its quotas: what `holderOf` names, else its address (as
-    // the trusted proxies forward it). Behind a proxy that forwards addresses while none is
-    // trusted, every client is the proxy: said once.
-    const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
-    let forwardedUnread = trustedProxies === 0
-    // A platform that gives no address (fetch handlers: Deno, Bun, Workers, Next): no holder, so
-    // clients without a token are not counted apart (only the global caps), said once; with
-    // authorization on every client has a token, and its holder.
-    let unnamedUnsaid = options.auth === undefined
-    const peerOf = (exchange: Exchange): string | undefined => {
-      const named = options.holderOf?.(exchange)
-      if (named !== undefined && named.trim() !== "") return Holders.normalizeAddress(named)
-      if (forwardedUnread && exchange.header("x-forwarded-for") !== undefined) {
-        forwardedUnread = false
-        fork(Effect.logWarning(
-          "effect-mcp: requests come with X-Forwarded-For while trustedProxies is 0: the header is not read, so " +
-            "every client behind that proxy is one holder for the quotas of clients without a token (sessions, " +
-            "listens, tasks); set trustedProxies to the number of proxies in front of this server"
-        ))
-      }
-      const address = Holders.clientAddress(
-        exchange.remoteAddress,
-        trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
-        trustedProxies
-      )
-      if (address === undefined && unnamedUnsaid) {
-        unnamedUnsaid = false
-        fork(Effect.logWarning(
-          "effect-mcp: the HTTP platform gives no client address, so clients without a token cannot be told " +
-            "apart: per-holder quotas are off for them (sessions, listens and tasks count against the global caps " +
-            "only), and a 2026-07-28 task is reached by whoever holds its id; set holderOf (HttpTransport " +
-            "options) to name the client from the request, e.g. its CF-Connecting-IP header"
-        ))
-      }
-      return address
-    }
+    const peerOf = peerOfWith(options, fork)
     const maxSessions = options.maxSessions ?? defaults.maxSessions
     const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
@@ -211,161 +411,13 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       auth,
       peerOf
     }
-    // The era router, from the headers when they tell: a POST whose MCP-Protocol-Version names a
-    // stateless revision belongs to the stateless back end (told, with -32022, which revisions this
-    // server serves when it has none); a known handshake revision or a session id, to the handshake
-    // one. Otherwise (initialize, a legacy client, a stateless request without its headers) the body
-    // decides: a protocol version in its _meta is a stateless request.
-    const headerEra = (exchange: Exchange): Revision.Era | undefined => {
-      const version = exchange.header("mcp-protocol-version")
-      if (version !== undefined && Revision.isRevision(version)) {
-        return Revision.isStateless(version) ? "stateless" : "handshake"
-      }
-      return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
-    }
-    const unserved = (exchange: Exchange) =>
-      Front.readInbound(exchange, limits, (inbound) => {
-        const id = inbound._tag === "Single" && "id" in inbound.message ? inbound.message.id ?? null : null
-        const error = new McpError.UnsupportedProtocolVersion({
-          supported: server.revisions,
-          requested: exchange.header("mcp-protocol-version")!
-        })
-        exchange.reply(Front.wireError(400, id, error, Revision.latest))
-      })
-    /**
-     * Dual era, nothing in the headers (so no session named either): the body decides. Both back
-     * ends refuse a POST's Accept and Content-Type alike, before its body is read.
-     */
-    const byBody = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
-      const refused = Streamable.refuse(streamable!, exchange)
-      if (refused !== undefined) return exchange.reply(refused)
-      Front.readInbound(exchange, limits, (inbound) =>
-        Stateless.isStatelessBody(inbound)
-          ? posts!.receive(exchange, inbound, holder)
-          : Streamable.receive(streamable!, exchange, undefined, inbound, holder))
-    }
-    const post = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
-      if (posts === undefined) {
-        return headerEra(exchange) === "stateless"
-          ? unserved(exchange)
-          : Streamable.post(streamable!, exchange, holder)
-      }
-      if (streamable === undefined) return posts.post(exchange, holder)
-      const era = headerEra(exchange)
-      return era === "stateless"
-        ? posts.post(exchange, holder)
-        : era === "handshake"
-        ? Streamable.post(streamable, exchange, holder)
-        : byBody(exchange, holder)
-    }
-
-    const mcpMethods = streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"]
-    const mcp = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => {
-      switch (exchange.method) {
-        case "POST":
-          return post(exchange, holder)
-        case "GET":
-        case "DELETE":
-          // 2026-07-28 is POST only.
-          if (streamable === undefined || headerEra(exchange) === "stateless") {
-            return exchange.reply(
-              Front.methodNotAllowed(streamable === undefined ? ["POST"] : ["GET", "POST", "DELETE"])
-            )
-          }
-          return exchange.method === "GET"
-            ? Streamable.get(streamable, exchange, holder)
-            : Streamable.del(streamable, exchange, holder)
-        default:
-          return exchange.reply(Front.methodNotAllowed(mcpMethods))
-      }
-    }
-    const sse = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
-      exchange.method === "GET"
-        ? Legacy.get(legacy!, exchange, holder)
-        : exchange.reply(Front.methodNotAllowed(["GET"]))
-    const messages = (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) =>
-      exchange.method === "POST"
-        ? Legacy.post(legacy!, exchange, holder)
-        : exchange.reply(Front.methodNotAllowed(["POST"]))
-
-    /** Past the guard: a preflight, or the endpoint's request (once its token is verified, with authorization on). */
-    const serve = (
-      raw: Exchange,
-      endpoint: (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => void,
-      methods: ReadonlyArray<string>
-    ): void => {
-      const origin = raw.header("origin")
-      const denied = Front.guard(guard, raw.header("host"), origin)
-      if (denied) return raw.reply(denied)
-      if (origin === undefined) {
-        return auth === undefined ? endpoint(raw, undefined) : auth.authenticate(raw, (holder) => endpoint(raw, holder))
-      }
-      if (Auth.isPreflight(raw)) return raw.reply(Auth.preflight(raw, origin, [...methods, "OPTIONS"].join(", ")))
-      const exchange = Auth.withCors(raw, origin)
-      return auth === undefined
-        ? endpoint(exchange, undefined)
-        : auth.authenticate(exchange, (holder) => endpoint(exchange, holder))
-    }
+    const { mcp, mcpMethods, messages, sse } = endpointsOf(server, limits, posts, streamable, legacy)
+    const serve = guarded(guard, auth)
 
     // Liveness and readiness, when asked for: no guard, no token (probes come by IP).
-    const probes = new Map<string, () => Effect.Effect<Front.Reply>>()
-    if (options.healthPath !== undefined) probes.set(options.healthPath, () => Effect.succeed(probeReply(200, ok)))
-    if (options.readyPath !== undefined) {
-      const checks: Array<readonly [string, Effect.Effect<boolean>]> = []
-      const add = (name: string, service: { readonly ready?: Effect.Effect<boolean> | undefined } | undefined) => {
-        if (service?.ready !== undefined) checks.push([name, service.ready])
-      }
-      add("sessions", sessionStore)
-      add("events", store)
-      add("tasks", Option.getOrUndefined(yield* Effect.serviceOption(TaskStore.TaskStore)))
-      add("notifications", Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus)))
-      probes.set(options.readyPath, () =>
-        Effect.map(
-          Effect.forEach(checks, ([name, ready]) =>
-            ready.pipe(
-              Effect.timeoutTo({ duration: Duration.seconds(1), onTimeout: () => false, onSuccess: (r) => r }),
-              Effect.catchAllCause(() => Effect.succeed(false)),
-              Effect.map((r) => r ? undefined : name)
-            ), { concurrency: "unbounded" }),
-          (answers) => {
-            const failing = answers.filter((name): name is string => name !== undefined)
-            return failing.length === 0
-              ? probeReply(200, ready)
-              : probeReply(503, JSON.stringify({ status: "unavailable", failing }))
-          }
-        ))
-    }
-    const probe = (exchange: Exchange, answer: () => Effect.Effect<Front.Reply>) => {
-      if (exchange.method !== "GET" && exchange.method !== "HEAD") {
-        return exchange.reply(Front.methodNotAllowed(["GET", "HEAD"]))
-      }
-      fork(
-        Effect.map(
-          answer(),
-          (reply) => exchange.reply(exchange.method === "HEAD" ? { ...reply, body: undefined } : reply)
-        )
-      )
-    }
+    const probes = yield* probesOf(options, sessionStore, store)
 
-    // The server's own gauges (metrics on): sessions held here, the event store's bytes; and each refusal counted.
-    const { metrics } = yield* Telemetry.enabled
-    if (metrics) {
-      const memory = "bytes" in store && !("memoryUsage" in store) ? store as EventStore.Memory : undefined
-      yield* Metrics.sampleEvery(Effect.gen(function*() {
-        yield* Metric.set(Metrics.sessions, sessions?.count() ?? 0)
-        if (memory !== undefined) yield* Metric.set(Metrics.eventStoreBytes, yield* memory.bytes())
-      }))
-    }
-    const counted = (exchange: Exchange): Exchange =>
-      metrics
-        ? {
-          ...exchange,
-          reply: (reply) => {
-            Metrics.countRefused(reply.status)
-            exchange.reply(reply)
-          }
-        }
-        : exchange
+    const counted = yield* gauges(store, sessions)
 
     const handle = (raw: Exchange): void => {
       const exchange = counted(raw)
@@ -378,7 +430,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         return denied ? exchange.reply(denied) : Auth.serveMetadata(auth, exchange)
       }
       const answer = probes.get(exchange.path)
-      if (answer !== undefined) return probe(raw, answer)
+      if (answer !== undefined) return probe(fork, raw, answer)
       exchange.reply(notFound)
     }
 
