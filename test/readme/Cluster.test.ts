@@ -69,7 +69,7 @@ const callStateless = (url: string, id: number, params: { readonly name: string 
 
 describe("README: running many instances", () => {
   it("is in the README as it is here", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    const readme = fs.readFileSync(path.resolve(here, "../../docs/scale-out.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "cluster.ts"), "utf8").trim())
   })
 

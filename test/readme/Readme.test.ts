@@ -1,8 +1,10 @@
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer } from "@effect-mcp/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -12,8 +14,12 @@ import { Client, greeting } from "./client.js"
 import { DualServer } from "./dual.js"
 import { Server } from "./greet.js"
 import { AppLive } from "./services.js"
+import { WeatherServer } from "./weather.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
+
+/** The text of a page of the documentation: the README, or a guide of `docs/`. */
+const page = (name: string): string => fs.readFileSync(path.resolve(here, "../..", name), "utf8")
 
 describe("README example", () => {
   it.scoped("serves greet as the README says", () =>
@@ -39,9 +45,10 @@ describe("README example", () => {
     }))
 
   it("is the code the README shows", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
-    const example = fs.readFileSync(path.resolve(here, "greet.ts"), "utf8").trim()
-    assert.include(readme, example)
+    const readme = page("README.md")
+    for (const file of ["greet.ts", "server.ts", "Greet.test.ts"]) {
+      assert.include(readme, fs.readFileSync(path.resolve(here, file), "utf8").trim())
+    }
   })
 
   it.scoped("the dual server answers both eras on one connection", () =>
@@ -70,9 +77,8 @@ describe("README example", () => {
       assert.strictEqual(init.result.protocolVersion, "2025-11-25")
     }))
 
-  it("is the dual server the README shows", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
-    assert.include(readme, fs.readFileSync(path.resolve(here, "dual.ts"), "utf8").trim())
+  it("is the dual server the serving guide shows", () => {
+    assert.include(page("docs/serving.md"), fs.readFileSync(path.resolve(here, "dual.ts"), "utf8").trim())
   })
 
   it.scoped("the client example: the test kit calls the server", () =>
@@ -80,15 +86,30 @@ describe("README example", () => {
       assert.deepStrictEqual(yield* Effect.provide(greeting, Client), { greeting: "hello Ada" })
     }))
 
-  it("is the authorization example the README shows (it type-checks with the tests)", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
-    assert.include(readme, fs.readFileSync(path.resolve(here, "auth.ts"), "utf8").trim())
+  it("is the authorization example the authorization guide shows (it type-checks with the tests)", () => {
+    assert.include(page("docs/authorization.md"), fs.readFileSync(path.resolve(here, "auth.ts"), "utf8").trim())
   })
 
-  it("is the client example the README shows", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
-    assert.include(readme, fs.readFileSync(path.resolve(here, "client.ts"), "utf8").trim())
+  it("is the client example the client guide shows", () => {
+    assert.include(page("docs/client.md"), fs.readFileSync(path.resolve(here, "client.ts"), "utf8").trim())
   })
+
+  it.effect("the @effect/ai toolkit example: its tool is an MCP tool, answered by its handler", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const listed = yield* client.listTools
+      assert.deepStrictEqual(listed.map((tool) => [tool.name, tool.annotations?.readOnlyHint]), [["GetWeather", true]])
+      const result = yield* client.callTool("GetWeather", { city: "Oslo" })
+      assert.deepStrictEqual(result.structuredContent, { celsius: 21 })
+    }).pipe(
+      Effect.provide(
+        McpClient.layer({ clientInfo: { name: "t", version: "1" } }).pipe(
+          Layer.provide(
+            McpClientTransport.layerMemory((protocol) => McpServer.serve(protocol).pipe(Effect.provide(WeatherServer)))
+          )
+        )
+      )
+    ))
 
   it.scoped("the services example: tools with services, a resource, a template with completions, a prompt", () =>
     Effect.gen(function*() {
@@ -123,40 +144,53 @@ describe("README example", () => {
       assert.match(standup.result.messages[0].content.text, /^Stand-up of core, /)
     }))
 
-  for (const file of ["services.ts", "main-stdio.ts", "main-http.ts", "Testing.test.ts", "server-auth.ts"]) {
-    it(`shows ${file} as it is`, () => {
-      const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
-      assert.include(readme, fs.readFileSync(path.resolve(here, file), "utf8").trim())
+  for (
+    const [file, guide] of [
+      ["services.ts", "docs/server.md"],
+      ["main-stdio.ts", "docs/serving.md"],
+      ["main-http.ts", "docs/serving.md"],
+      ["Testing.test.ts", "docs/testing.md"],
+      ["server-auth.ts", "docs/authorization.md"],
+      ["weather.ts", "docs/server.md"],
+      ["telemetry.ts", "docs/observability.md"],
+      ["telemetry-env.ts", "docs/observability.md"]
+    ] as const
+  ) {
+    it(`${guide} shows ${file} as it is`, () => {
+      assert.include(page(guide), fs.readFileSync(path.resolve(here, file), "utf8").trim())
     })
   }
 
-  it("main-stdio.ts runs: answers on stdout and exits 0 when stdin ends", async () => {
-    const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", "main-stdio.ts"], {
-      cwd: here,
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stdout = ""
-    // Resolves once the answer's line is complete.
-    const answered = new Promise<void>((resolve) =>
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk
-        if (stdout.includes("\n")) resolve()
+  // The README's first server (server.ts, serving greet.ts) and the serving guide's (main-stdio.ts, serving AppLive).
+  for (const [file, name] of [["main-stdio.ts", "app"], ["server.ts", "demo"]] as const) {
+    it(`${file} runs: answers on stdout and exits 0 when stdin ends`, async () => {
+      const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", file], {
+        cwd: here,
+        stdio: ["pipe", "pipe", "pipe"]
       })
-    )
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
-    child.stdin.write(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-      }) + "\n"
-    )
-    await Promise.race([answered, exited])
-    child.stdin.end()
-    assert.strictEqual(await exited, 0)
-    assert.strictEqual(JSON.parse(stdout).result.serverInfo.name, "app")
-  })
+      let stdout = ""
+      // Resolves once the answer's line is complete.
+      const answered = new Promise<void>((resolve) =>
+        child.stdout.on("data", (chunk) => {
+          stdout += chunk
+          if (stdout.includes("\n")) resolve()
+        })
+      )
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+      child.stdin.write(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        }) + "\n"
+      )
+      await Promise.race([answered, exited])
+      child.stdin.end()
+      assert.strictEqual(await exited, 0)
+      assert.strictEqual(JSON.parse(stdout).result.serverInfo.name, name)
+    })
+  }
 
   it("main-http.ts runs: says where it listens, serves, and ends on SIGTERM", async () => {
     const port = await new Promise<number>((resolve) => {

@@ -20,7 +20,7 @@ describe("README example, skills", () => {
     }))
 
   it("is the code the README shows", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    const readme = fs.readFileSync(path.resolve(here, "../../docs/skills.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "skills.ts"), "utf8").trim())
   })
 })

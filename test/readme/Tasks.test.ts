@@ -21,7 +21,7 @@ describe("README example, tasks", () => {
     }))
 
   it("is the code the README shows", () => {
-    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    const readme = fs.readFileSync(path.resolve(here, "../../docs/tasks.md"), "utf8")
     assert.include(readme, fs.readFileSync(path.resolve(here, "tasks.ts"), "utf8").trim())
   })
 })

@@ -15,6 +15,3 @@ export const Greet = Tool.make("greet", {
     : Effect.succeed({ greeting: `hello ${name}` }))
 
 export const Server = McpServer.layer({ serverInfo: { name: "demo", version: "1.0.0" }, tools: [Greet] })
-
-// Serve it over stdio until stdin closes (nothing but protocol bytes on stdout):
-// NodeMcpServer.runMain(NodeMcpServer.serveStdio.pipe(Effect.provide(Server)))
