@@ -5,6 +5,13 @@
  * OTLP trace exporters); metrics through `@effect/opentelemetry`'s OTLP metrics exporter. With no
  * endpoint in the environment the layer is empty and none of these (optional peer dependencies)
  * is loaded, so a server that provides it costs nothing until someone points it at a collector.
+ * Install them with the ranges of this Effect line (`-otlp-http` instead of `-otlp-proto` for
+ * OTLP/JSON); without ranges npm picks `@effect/opentelemetry` 4.x, which wants Effect 4:
+ *
+ * ```sh
+ * npm install @effect/opentelemetry@^0.64 @opentelemetry/api@^1.9 @opentelemetry/resources@^2 \
+ *   @opentelemetry/sdk-trace-base@^2 @opentelemetry/sdk-trace-node@^2 @opentelemetry/exporter-trace-otlp-proto@^0.223
+ * ```
  *
  * ```ts
  * import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
@@ -336,8 +343,23 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
 }
 
 /**
+ * The ranges of the optional peer dependencies that go with this package's Effect line, as an
+ * install line gives them: without a range npm picks `@effect/opentelemetry` 4.x (Effect 4) and
+ * the 0.3xx exporters (the SDK 3), which these peers do not take.
+ */
+const installRanges: Readonly<Record<string, string>> = {
+  "@effect/opentelemetry": "^0.64",
+  "@opentelemetry/api": "^1.9",
+  "@opentelemetry/resources": "^2",
+  "@opentelemetry/sdk-trace-base": "^2",
+  "@opentelemetry/sdk-trace-node": "^2",
+  "@opentelemetry/exporter-trace-otlp-proto": "^0.223",
+  "@opentelemetry/exporter-trace-otlp-http": "^0.223"
+}
+
+/**
  * The layer `load` builds from the optional peer dependencies it imports; when one is missing, a
- * defect that names what to install rather than a bare module-not-found.
+ * defect that names what to install, with the ranges that work, rather than a bare module-not-found.
  */
 const loading = <A>(
   signal: string,
@@ -349,7 +371,7 @@ const loading = <A>(
     catch: (cause) =>
       new Error(
         `NodeTelemetry: exporting ${signal} needs ${packages.join(", ")} installed (npm install ${
-          packages.join(" ")
+          packages.map((name) => `${name}@${installRanges[name]}`).join(" ")
         }): ${cause instanceof Error ? cause.message : String(cause)}`,
         { cause }
       )

@@ -10,8 +10,8 @@
  *   and `OpenWorld` annotations become MCP tool annotations.
  * - The handlers are the toolkit's own, from its handlers layer.
  *
- * Requires the optional peer dependency `@effect/ai` (0.37, the Effect 3 line); import it from
- * `@effect-mcp/server/AiToolkit`.
+ * Requires the optional peer dependency `@effect/ai` (0.37, the Effect 3 line: `npm install
+ * @effect/ai@^0.37`); import it from `@effect-mcp/server/AiToolkit`.
  *
  * ```ts
  * import { Tool as AiTool, Toolkit } from "@effect/ai"
