@@ -343,18 +343,17 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
 }
 
 /**
- * The ranges of the optional peer dependencies that go with this package's Effect line, as an
- * install line gives them: without a range npm picks `@effect/opentelemetry` 4.x (Effect 4) and
- * the 0.3xx exporters (the SDK 3), which these peers do not take.
+ * The ranges an install line names: the peer dependencies' lines that go with Effect 3 (unranged,
+ * `@effect/opentelemetry` resolves to its 4.x line, for Effect 4, and npm refuses it).
  */
-const installRanges: Readonly<Record<string, string>> = {
+const installRanges: Record<string, string> = {
   "@effect/opentelemetry": "^0.64",
   "@opentelemetry/api": "^1.9",
   "@opentelemetry/resources": "^2",
   "@opentelemetry/sdk-trace-base": "^2",
   "@opentelemetry/sdk-trace-node": "^2",
-  "@opentelemetry/exporter-trace-otlp-proto": "^0.223",
-  "@opentelemetry/exporter-trace-otlp-http": "^0.223"
+  "@opentelemetry/exporter-trace-otlp-http": "^0.223",
+  "@opentelemetry/exporter-trace-otlp-proto": "^0.223"
 }
 
 /**
