@@ -2,8 +2,8 @@
  * The README and the guides of `docs/`: every TypeScript sample they show is a file of this folder, so that `tsc -b`
  * type-checks it and the tests here run it where it runs. A sample fenced ```` ```ts ```` is a whole file, as it is
  * (a reader can copy it); one fenced ```` ```ts excerpt ```` is a contiguous part of one. Every link between the
- * pages leads to a page and a heading that exist, the README links to every guide, and the README's test command
- * is what CI runs.
+ * pages (and from the packages' own READMEs) leads to a page and a heading that exist, the README links to every
+ * guide, and the README's test command is what CI runs.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -17,6 +17,10 @@ const guides = fs.readdirSync(path.join(root, "docs")).filter((name) => name.end
   `docs/${name}`
 )
 const pages = ["README.md", ...guides]
+/** The packages' own READMEs: their links are checked too. */
+const packageReadmes = fs.readdirSync(path.join(root, "packages")).map((name) => `packages/${name}/README.md`).filter((
+  page
+) => fs.existsSync(path.join(root, page)))
 const text = (page: string) => fs.readFileSync(path.join(root, page), "utf8")
 
 /** The samples: every `.ts` file of this folder, as a reader would copy it. */
@@ -90,7 +94,9 @@ describe("the README and the guides", () => {
         }
       }
     })
+  }
 
+  for (const page of [...pages, ...packageReadmes]) {
     it(`${page}: every link to a page of the repository leads to it, and to a heading it has`, () => {
       const markdown = text(page)
       const prose = markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, "")
