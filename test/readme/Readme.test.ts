@@ -1,6 +1,7 @@
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer } from "@effect-mcp/server"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import { Client, greeting } from "./client.js"
 import { DualServer } from "./dual.js"
 import { Server } from "./greet.js"
+import { Routes } from "./router.js"
 import { AppLive } from "./services.js"
 import { WeatherServer } from "./weather.js"
 
@@ -111,6 +113,35 @@ describe("README example", () => {
       )
     ))
 
+  it("the router example: /mcp and a route of your own on one router, as a fetch handler", async () => {
+    const { dispose, handler } = HttpLayerRouter.toWebHandler(Routes, { disableLogger: true })
+    try {
+      const hello = await handler(new Request("http://127.0.0.1/hello"))
+      assert.strictEqual(await hello.text(), "hello")
+      const response = await handler(
+        new Request("http://127.0.0.1/mcp", {
+          method: "POST",
+          // A fetch Request has no Host header of its own: the one a browser or a platform would send.
+          headers: {
+            host: "127.0.0.1",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+          })
+        })
+      )
+      const body = await response.text()
+      assert.strictEqual(JSON.parse(body).result?.serverInfo.name, "app", `${response.status} ${body}`)
+    } finally {
+      await dispose()
+    }
+  })
+
   it.scoped("the services example: tools with services, a resource, a template with completions, a prompt", () =>
     Effect.gen(function*() {
       const { protocol, remote } = yield* MemoryTransport.connection
@@ -149,6 +180,7 @@ describe("README example", () => {
       ["services.ts", "docs/server.md"],
       ["main-stdio.ts", "docs/serving.md"],
       ["main-http.ts", "docs/serving.md"],
+      ["router.ts", "docs/serving.md"],
       ["Testing.test.ts", "docs/testing.md"],
       ["server-auth.ts", "docs/authorization.md"],
       ["weather.ts", "docs/server.md"],
@@ -226,7 +258,8 @@ describe("README example", () => {
           params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
         })
       })
-      assert.strictEqual((await response.json()).result.serverInfo.name, "app")
+      const body = await response.text()
+      assert.strictEqual(JSON.parse(body).result?.serverInfo.name, "app", `${response.status} ${body}`)
       child.kill("SIGTERM")
       assert.strictEqual(await exited, 0)
     } finally {
