@@ -336,8 +336,22 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
 }
 
 /**
+ * The ranges an install line names: the peer dependencies' lines that go with Effect 3 (unranged,
+ * `@effect/opentelemetry` resolves to its 4.x line, for Effect 4, and npm refuses it).
+ */
+const installRanges: Record<string, string> = {
+  "@effect/opentelemetry": "^0.64",
+  "@opentelemetry/api": "^1.9",
+  "@opentelemetry/resources": "^2",
+  "@opentelemetry/sdk-trace-base": "^2",
+  "@opentelemetry/sdk-trace-node": "^2",
+  "@opentelemetry/exporter-trace-otlp-http": "^0.223",
+  "@opentelemetry/exporter-trace-otlp-proto": "^0.223"
+}
+
+/**
  * The layer `load` builds from the optional peer dependencies it imports; when one is missing, a
- * defect that names what to install rather than a bare module-not-found.
+ * defect that names what to install, with the ranges that work, rather than a bare module-not-found.
  */
 const loading = <A>(
   signal: string,
@@ -349,7 +363,7 @@ const loading = <A>(
     catch: (cause) =>
       new Error(
         `NodeTelemetry: exporting ${signal} needs ${packages.join(", ")} installed (npm install ${
-          packages.join(" ")
+          packages.map((name) => `${name}@${installRanges[name]}`).join(" ")
         }): ${cause instanceof Error ? cause.message : String(cause)}`,
         { cause }
       )
