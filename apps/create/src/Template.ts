@@ -11,6 +11,7 @@ import * as Versions from "./Versions.js"
  * dist/server.js` for stdio, `node dist/server.js http` for HTTP).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Transport = "stdio" | "http" | "both"
 
@@ -19,6 +20,7 @@ export type Transport = "stdio" | "http" | "both"
  * stateless 2026-07-28 revision alone.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Era = "dual" | "handshake" | "stateless"
 
@@ -27,20 +29,33 @@ export type Era = "dual" | "handshake" | "stateless"
  * endpoint, shared state on Redis, OpenTelemetry export.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Extra = "tests" | "auth" | "redis" | "telemetry"
 
-/** @since 0.1.0 */
+/**
+ * Every choice of each kind, in the order they are offered.
+ *
+ * @since 0.1.0
+ * @category choices
+ */
 export const transports: ReadonlyArray<Transport> = ["stdio", "http", "both"]
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category choices
+ */
 export const eras: ReadonlyArray<Era> = ["dual", "handshake", "stateless"]
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category choices
+ */
 export const extras: ReadonlyArray<Extra> = ["tests", "auth", "redis", "telemetry"]
 
 /**
  * The choices a project is made from.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Choices {
   /** The package's name (and the server's, in `serverInfo`). */
@@ -55,6 +70,7 @@ export interface Choices {
  * endpoint (over stdio the host that spawns the server is its user).
  *
  * @since 0.1.0
+ * @category choices
  */
 export const refusal = (choices: Choices): string | undefined =>
   choices.extras.includes("auth") && choices.transport === "stdio"
@@ -65,6 +81,7 @@ export const refusal = (choices: Choices): string | undefined =>
  * A package name npm takes, made of a directory's name: lower case, `-` for what it does not take.
  *
  * @since 0.1.0
+ * @category choices
  */
 export const packageName = (directory: string): string => {
   const name = directory.toLowerCase().replace(/[^a-z0-9._~-]+/g, "-").replace(/^[._-]+/, "").replace(/-+$/, "")
@@ -75,6 +92,7 @@ export const packageName = (directory: string): string => {
  * One file of the project: its path (with `/`) and its text.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface File {
   readonly path: string
@@ -508,6 +526,7 @@ const readme = (choices: Choices): string => {
  * The project's files.
  *
  * @since 0.1.0
+ * @category files
  */
 export const files = (choices: Choices): ReadonlyArray<File> => [
   { path: "package.json", text: packageJson(choices) },

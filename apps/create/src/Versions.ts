@@ -3,7 +3,7 @@
  * version, every `@effect-mcp` package has it), and the Effect 3 line they are built on. An
  * unranged `effect`, `@effect/platform-node` or `@effect/opentelemetry` resolves to the 4.x line
  * today, which these packages do not support; `@effect/vitest` 0.30 goes with `vitest` 3.
- * `apps/create/test/Versions.test.ts` checks each against what this repository builds and tests
+ * `apps/create/test/Create.test.ts` checks each against what this repository builds and tests
  * with.
  *
  * @since 0.1.0
@@ -13,6 +13,7 @@
  * The version of every `@effect-mcp` package published with this one.
  *
  * @since 0.1.0
+ * @category versions
  */
 export const effectMcp = "0.1.0"
 
@@ -20,6 +21,7 @@ export const effectMcp = "0.1.0"
  * The ranges of everything else a project depends on, by package name.
  *
  * @since 0.1.0
+ * @category versions
  */
 export const ranges = {
   "effect": "^3.22.4",
@@ -41,5 +43,6 @@ export const ranges = {
  * A package name known to {@link ranges}.
  *
  * @since 0.1.0
+ * @category versions
  */
 export type Known = keyof typeof ranges

@@ -118,11 +118,12 @@ const create = Command.make(
               message: "What comes with it?",
               choices: [
                 { title: "tests", value: "tests" as const, description: "vitest, on the test kit", selected: true },
-                {
+                // Authorization protects the HTTP endpoint: not offered for a server over stdio alone.
+                ...(chosenTransport === "stdio" ? [] : [{
                   title: "authorization",
                   value: "auth" as const,
                   description: "an OAuth resource server on the HTTP endpoint"
-                },
+                }]),
                 { title: "Redis", value: "redis" as const, description: "sessions and tasks shared on Redis" },
                 { title: "telemetry", value: "telemetry" as const, description: "OpenTelemetry export (OTLP)" }
               ]

@@ -6,7 +6,7 @@
  * the packed tarballs.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -103,6 +103,43 @@ describe("create-effect-mcp", () => {
         "test",
         "tsconfig.json"
       ])
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it("asks at a terminal what the flags do not say, each question once the last is answered", async () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-create-"))
+    try {
+      // A terminal of its own (util-linux `script`); each answer typed once its question is on the screen.
+      const answers: ReadonlyArray<readonly [string, string]> = [
+        ["Where should the project go?", "asked\r"],
+        ["How is the server reached?", "\x1b[B\r"], // down: HTTP
+        ["Which eras does it serve?", "\x1b[B\x1b[B\r"], // down, down: stateless
+        ["What comes with it?", "\r"] // tests, as offered
+      ]
+      const screen = await new Promise<string>((resolve, reject) => {
+        const child = spawn("script", ["-qefc", `'${process.execPath}' '${main}'`, "/dev/null"], { cwd: work })
+        let all = ""
+        let since = ""
+        let next = 0
+        child.stdout.on("data", (chunk: Buffer) => {
+          all += chunk.toString("utf8")
+          since += chunk.toString("utf8")
+          if (next < answers.length && since.includes(answers[next]![0])) {
+            since = ""
+            child.stdin.write(answers[next++]![1])
+          }
+        })
+        child.once("error", reject)
+        child.once("exit", (code) => code === 0 ? resolve(all) : reject(new Error(`exit ${code}: ${all}`)))
+      })
+      assert.include(screen, "authorization", "offered for a server over HTTP")
+      assert.include(screen, "Created asked in asked (HTTP, the stateless era, tests)")
+      const pkg = manifest(path.join(work, "asked/package.json"))
+      assert.strictEqual(pkg.scripts.start, "node dist/server.js http")
+      assert.include(fs.readFileSync(path.join(work, "asked/src/app.ts"), "utf8"), "revisions: Revision.stateless")
+      assert.isTrue(fs.existsSync(path.join(work, "asked/test/server.test.ts")))
     } finally {
       fs.rmSync(work, { recursive: true, force: true })
     }
