@@ -107,6 +107,19 @@ const packed: Promise<Record<Ours, string>> = (async () => {
     const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
     tarballs[name] = path.isAbsolute(tarball) ? tarball : path.join(destination, path.basename(tarball))
   }
+  // The two commands are one bundled file each, with nothing to install beside it.
+  for (const [name, bin] of [["cli", "mcp"], ["create", "create"]] as const) {
+    const listing = await run("tar", ["-tzf", tarballs[name]!], destination)
+    assert.deepStrictEqual(listing.trim().split("\n").sort(), [
+      "package/LICENSE",
+      "package/README.md",
+      `package/dist/${bin}.mjs`,
+      "package/package.json"
+    ])
+    const manifest = JSON.parse(await run("tar", ["-xzOf", tarballs[name]!, "package/package.json"], destination))
+    assert.isUndefined(manifest.dependencies, `@effect-mcp/${name} has no dependencies`)
+    assert.isUndefined(manifest.private)
+  }
   return tarballs as Record<Ours, string>
 })()
 // Awaited by the tests; a failure is theirs, not an unhandled rejection of the module.
