@@ -56,6 +56,10 @@ describe("mcp over stdio", () => {
     const listed = await mcp("tools", stdio, "--json")
     const tools = JSON.parse(listed.stdout) as Array<{ readonly name: string; readonly inputSchema: unknown }>
     assert.isDefined(tools.find((t) => t.name === "add")?.inputSchema)
+    // The target's words unquoted, as a shell passes `mcp tools stdio:node dist/server.js`: the same list.
+    const unquoted = await mcp("tools", `stdio:${process.execPath}`, everything, "stdio")
+    assert.strictEqual(unquoted.code, 0, unquoted.stderr)
+    assert.strictEqual(unquoted.stdout, readable.stdout)
   })
 
   it("call: the tool's text; --era handshake and stateless alike", async () => {

@@ -2,7 +2,9 @@
 /**
  * `mcp`: a command-line MCP client. Every command takes a target (`stdio:<command …>` or an
  * http(s) URL), `--era auto|handshake|stateless` and `--json` (the results as JSON, for
- * scripts; otherwise readable tables). Errors are one line on stderr and a non-zero exit.
+ * scripts; otherwise readable tables). Errors are one line on stderr and a non-zero exit. Where the
+ * target is the only argument (discover, tools, resources, prompts, tasks list, skills list) its
+ * words may come unquoted: `mcp tools stdio:node dist/server.js`.
  *
  *   mcp discover <target>             the server: era, revision, info, capabilities
  *   mcp tools <target>                its tools
@@ -49,6 +51,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { quote } from "shell-quote"
 import * as Conformance from "./Conformance.js"
 import * as Proxy from "./Proxy.js"
 import * as Skills from "./Skills.js"
@@ -56,6 +59,18 @@ import * as Target from "./Target.js"
 
 const target = Args.text({ name: "target" }).pipe(
   Args.withDescription("stdio:<command> <args…> (split as a shell splits words) or an http(s):// URL")
+)
+/**
+ * The target of a command that takes no other argument: its words may also come unquoted (`mcp tools
+ * stdio:node dist/server.js`), each taken as one word of the command (a word that starts with `-` is
+ * an option of mcp's: quote the whole target for that).
+ */
+const lastTarget = Args.text({ name: "target" }).pipe(
+  Args.atLeast(1),
+  Args.map(([first, ...rest]) => rest.length === 0 ? first : `${first} ${quote(rest)}`),
+  Args.withDescription(
+    "stdio:<command> <args…> (quoted as one argument and split as a shell splits words, or unquoted) or an http(s):// URL"
+  )
 )
 const json = Options.boolean("json").pipe(Options.withDescription("print the results as JSON"))
 const era = Options.choice("era", ["auto", "handshake", "stateless"]).pipe(
@@ -234,7 +249,7 @@ const progressMeter = (tool: string) => {
 
 const discover = Command.make(
   "discover",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       print(json, {
@@ -257,7 +272,7 @@ const discover = Command.make(
 
 const tools = Command.make(
   "tools",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(
       target,
@@ -360,7 +375,7 @@ const taskId = Args.text({ name: "task id" })
 
 const tasksList = Command.make(
   "list",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(
       target,
@@ -419,7 +434,7 @@ const tasks = Command.make("tasks").pipe(
 
 const resources = Command.make(
   "resources",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
       listing(
@@ -459,7 +474,7 @@ const read = Command.make(
 
 const prompts = Command.make(
   "prompts",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(
       target,
@@ -603,7 +618,7 @@ const proxy = Command.make("proxy", {
 
 const skillsList = Command.make(
   "list",
-  { target, json, era, timeout, ...auth },
+  { target: lastTarget, json, era, timeout, ...auth },
   ({ era, json, target, timeout, ...o }) =>
     withClient(
       target,
