@@ -1,7 +1,8 @@
 /**
  * The floor of the HTTP benchmarks: plain `node:http` and one JSON endpoint, nothing of MCP but
  * the answers' shape. The body is read, `JSON.parse`d and answered with a `JSON.stringify`d
- * JSON-RPC result: `tools/call` with the sum of its arguments, anything else with `{}`
+ * JSON-RPC result: `tools/call` with the sum of its arguments, as the same JSON the MCP servers
+ * of the benchmarks answer (byte for byte, our `add` tool's), anything else with `{}`
  * (`initialize` also gets a constant `Mcp-Session-Id` so the benchmark client treats every
  * server alike); a notification gets 202. No session map, no validation, no routing; headers
  * are not read, so the handshake-era and the 2026-07-28 requests are answered alike.
@@ -19,6 +20,9 @@ import { port, ready } from "./control.js"
 
 /** The open listen streams, with their subscription ids. */
 const listens = new Map<ServerResponse, unknown>()
+
+/** What a 2026-07-28 result carries in `_meta`: the server's identity (here, the bench's `add` server's). */
+const statelessMeta = { "io.modelcontextprotocol/serverInfo": { name: "bench-add", version: "1.0.0" } }
 
 const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
@@ -44,8 +48,14 @@ const server = createServer((request, response) => {
     }
     let result: unknown = {}
     if (message.method === "tools/call") {
-      const sum = message.params.arguments.a + message.params.arguments.b
-      result = { content: [{ type: "text", text: String(sum) }], structuredContent: { sum } }
+      // The JSON the MCP servers answer: the structured value, and its text; in the stateless
+      // revision (2026-07-28, named in the request's `_meta`) also `resultType` and the server's
+      // identity in `_meta`, as the revision has every result carry them.
+      const structuredContent = { sum: message.params.arguments.a + message.params.arguments.b }
+      const content = [{ type: "text", text: JSON.stringify(structuredContent) }]
+      result = message.params._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28"
+        ? { content, structuredContent, resultType: "complete", _meta: statelessMeta }
+        : { content, structuredContent }
     } else if (message.method === "initialize") {
       result = {
         protocolVersion: message.params.protocolVersion,

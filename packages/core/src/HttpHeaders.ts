@@ -109,6 +109,8 @@ export const encodeValue = (value: string | number | boolean): string => {
   return prefix + btoa(binary) + suffix
 }
 
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09
+
 /**
  * The value a received header carries: optional whitespace around it removed, `=?base64?…?=`
  * decoded (strictly: the standard alphabet with its padding, then UTF-8). `Left` with the reason
@@ -119,7 +121,10 @@ export const encodeValue = (value: string | number | boolean): string => {
  * @category headers
  */
 export const decodeValue = (raw: string): Either.Either<string, string> => {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "")
+  // Most values come trimmed (HTTP parsers strip the whitespace around a value): no regex for them.
+  const value = isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1))
+    ? raw.replace(/^[ \t]+|[ \t]+$/g, "")
+    : raw
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i)
     if ((c < 0x20 && c !== 0x09) || c > 0x7e) return Either.left("it has characters outside visible ASCII")

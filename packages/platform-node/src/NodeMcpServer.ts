@@ -350,11 +350,12 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     }, (request, response) => {
       const socket = request.socket
       connections.set(socket, (connections.get(socket) ?? 0) + 1)
-      response.once("close", () => {
+      // Its response closed: one fewer being answered (called by the exchange's own `close` listener).
+      const closed = () => {
         const answering = connections.get(socket)
         if (answering !== undefined) connections.set(socket, answering - 1)
-      })
-      handler.handle(NodeHttp.exchange(request, response, accounts.get(socket) ?? track(socket)))
+      }
+      handler.handle(NodeHttp.exchange(request, response, accounts.get(socket) ?? track(socket), closed))
     })
     const track = (socket: net.Socket): HttpTransport.WriteAccount => {
       const account = handler.writes.open(() => socket.destroy())

@@ -181,6 +181,9 @@ const typeLiteral = (ast: AST.TypeLiteral, memo: Memo): Guard => {
     key: go(index.parameter, memo),
     check: go(index.type, memo)
   }))
+  // An index signature whose values may be anything (`_meta`, a tool's `arguments`) checks no
+  // value: its keys are not walked (but under `exact`, where they say which keys are named).
+  const checked = indexes.filter((_, i) => !isAnything(ast.indexSignatures[i].type))
   return (u) => {
     if (!isRecord(u)) return false
     for (const property of properties) {
@@ -191,7 +194,7 @@ const typeLiteral = (ast: AST.TypeLiteral, memo: Memo): Guard => {
       }
       if (!property.check(u[property.name])) return false
     }
-    for (const index of indexes) {
+    for (const index of checked) {
       for (const key of index.keys(u)) {
         if (index.key(key) && !index.check(u[key])) return false
       }
@@ -206,6 +209,11 @@ const typeLiteral = (ast: AST.TypeLiteral, memo: Memo): Guard => {
     return true
   }
 }
+
+/** A node every value passes, with nothing to check. */
+const isAnything = (ast: AST.AST): boolean =>
+  (ast._tag === "UnknownKeyword" || ast._tag === "AnyKeyword") &&
+  Option.isNone(AST.getParseOptionsAnnotation(ast)) && Option.isNone(AST.getDecodingFallbackAnnotation(ast))
 
 /** The keys an index signature ranges over: strings, or symbols. */
 const keysOf = (parameter: AST.Parameter): (u: object) => ReadonlyArray<PropertyKey> => {

@@ -11,6 +11,10 @@
 import type { HttpTransport } from "@effect-mcp/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
 
+/**
+ * A request header (lowercase name). (`IncomingMessage.headers` is built for every HTTP/1.1
+ * request anyway: Node's server reads `expect` from it before the request is handed over.)
+ */
 const header = (request: IncomingMessage, name: string): string | undefined => {
   const value = request.headers[name]
   return Array.isArray(value) ? value.join(", ") : value
@@ -75,8 +79,10 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
     if (first === undefined) first = chunk
     else (more ??= [first]).push(chunk)
   })
-  request.once("end", () => {
+  // `on`, not `once`: a request ends (or fails) once, and `once` wraps each listener.
+  request.on("end", () => {
     if (over) return
+    over = true
     const text = more !== undefined
       ? Buffer.concat(more, size).toString("utf8")
       : first === undefined
@@ -84,8 +90,10 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
       : first.toString("utf8")
     done({ _tag: "Text", text })
   })
-  request.once("error", () => {
-    if (!over) done({ _tag: "Failed" })
+  request.on("error", () => {
+    if (over) return
+    over = true
+    done({ _tag: "Failed" })
   })
 }
 
@@ -150,22 +158,34 @@ const pump = (response: ServerResponse, account: HttpTransport.WriteAccount) => 
   }
 }
 
-/** The exchange of one `node:http` request, its writes counted in its connection's `account`. */
+/**
+ * The exchange of one `node:http` request, its writes counted in its connection's `account`;
+ * `closed` (when given) is called once the response closes, however it ends (one `close`
+ * listener a request serves both).
+ */
 export const exchange = (
   request: IncomingMessage,
   response: ServerResponse,
-  account: HttpTransport.WriteAccount
+  account: HttpTransport.WriteAccount,
+  closed?: () => void
 ): HttpTransport.Exchange => {
   const url = request.url ?? "/"
   const q = url.indexOf("?")
-  const out = pump(response, account)
+  // Made when a response first writes in pieces (a large answer, a stream): most never do.
+  let pumped: ReturnType<typeof pump> | undefined
+  const out = () => pumped ??= pump(response, account)
   // The client went away before the response ended: listeners now, and any added later at once.
   let gone = false
-  const listeners: Array<() => void> = []
-  response.once("close", () => {
+  let listeners: Array<() => void> | undefined
+  // The bytes of a whole answer (`reply`), released when the response closes: Node closes it once
+  // they are written out (after `finish`), or when the connection goes (its account closes then).
+  let replied = 0
+  response.on("close", () => {
+    closed?.()
+    if (replied > 0) account.release(replied)
     if (response.writableFinished) return
     gone = true
-    for (const listener of listeners) listener()
+    if (listeners !== undefined) { for (const listener of listeners) listener() }
   })
   return {
     method: request.method ?? "GET",
@@ -183,17 +203,25 @@ export const exchange = (
       // Over a bound: the connection is closed, and the answer not written.
       if (!account.add(bytes)) return
       // Its length said: writeHead sends the headers as given, and a body without one is chunked.
-      if (reply.body !== undefined) response.setHeader("content-length", bytes)
-      response.writeHead(reply.status, reply.headers as Record<string, string>)
+      // (Given to writeHead with the others: a header set before it makes Node merge the two.)
+      response.writeHead(
+        reply.status,
+        (reply.body === undefined ? reply.headers : { ...reply.headers, "content-length": bytes }) as Record<
+          string,
+          string | number
+        >
+      )
       if (early) {
         // The answers given early are short refusals: counted as written at once.
         account.release(bytes)
         answerEarly(request, response, reply.body)
       } else if (reply.body === undefined) response.end()
-      else if (reply.body.length <= piece) response.end(reply.body, () => account.release(bytes))
-      else {
-        out.write(reply.body, bytes)
-        out.end()
+      else if (reply.body.length <= piece) {
+        replied = bytes
+        response.end(reply.body)
+      } else {
+        out().write(reply.body, bytes)
+        out().end()
       }
     },
     stream: (headers) => {
@@ -204,18 +232,18 @@ export const exchange = (
         write: (text) => {
           if (ended || response.destroyed) return
           const bytes = Buffer.byteLength(text)
-          if (account.add(bytes)) out.write(text, bytes)
+          if (account.add(bytes)) out().write(text, bytes)
         },
         end: () => {
           if (ended) return
           ended = true
-          out.end()
+          out().end()
         }
       }
     },
     onClose: (listener) => {
       if (gone) listener()
-      else listeners.push(listener)
+      else (listeners ??= []).push(listener)
     }
   }
 }

@@ -141,19 +141,51 @@ export interface Guard {
   readonly allowedOrigins: ReadonlyArray<string> | "*"
 }
 
+const hostAllowed = (allowedHosts: ReadonlyArray<string>, host: string | undefined): boolean => {
+  const name = host === undefined ? undefined : hostname(host)
+  return name !== undefined && allowedHosts.some((allowed) => allowed.toLowerCase() === name)
+}
+
+const originAllowed = (allowedOrigins: ReadonlyArray<string>, origin: string): boolean => {
+  const lower = origin.toLowerCase()
+  return allowedOrigins.some((allowed) => originMatches(lower, allowed.toLowerCase()))
+}
+
+/**
+ * The verdicts on the values a list of allowed hosts (or origins) saw lately, by the list: a
+ * client sends the same `Host` on every request, so it is judged once (at most `verdictsKept` a
+ * list; then they are forgotten at once). Keyed by the list itself, which a configuration keeps.
+ */
+const verdictsOf = new WeakMap<ReadonlyArray<string>, Map<string, boolean>>()
+const verdictsKept = 64
+
+const judged = <A extends string | undefined>(
+  allowed: ReadonlyArray<string>,
+  value: A,
+  judge: (allowed: ReadonlyArray<string>, value: A) => boolean
+): boolean => {
+  if (value === undefined) return judge(allowed, value)
+  let verdicts = verdictsOf.get(allowed)
+  if (verdicts === undefined) {
+    verdicts = new Map()
+    verdictsOf.set(allowed, verdicts)
+  }
+  let verdict = verdicts.get(value)
+  if (verdict === undefined) {
+    verdict = judge(allowed, value)
+    if (verdicts.size >= verdictsKept) verdicts.clear()
+    verdicts.set(value, verdict)
+  }
+  return verdict
+}
+
 /** 403 when `Host` or `Origin` is not allowed (DNS rebinding, cross-site requests). */
 export const guard = (config: Guard, host: string | undefined, origin: string | undefined): Reply | undefined => {
-  if (config.allowedHosts !== "*") {
-    const name = host === undefined ? undefined : hostname(host)
-    if (name === undefined || !config.allowedHosts.some((allowed) => allowed.toLowerCase() === name)) {
-      return error(403, transportError, "Forbidden: Host not allowed")
-    }
+  if (config.allowedHosts !== "*" && !judged(config.allowedHosts, host, hostAllowed)) {
+    return error(403, transportError, "Forbidden: Host not allowed")
   }
-  if (origin !== undefined && config.allowedOrigins !== "*") {
-    const lower = origin.toLowerCase()
-    if (!config.allowedOrigins.some((allowed) => originMatches(lower, allowed.toLowerCase()))) {
-      return error(403, transportError, "Forbidden: Origin not allowed")
-    }
+  if (origin !== undefined && config.allowedOrigins !== "*" && !judged(config.allowedOrigins, origin, originAllowed)) {
+    return error(403, transportError, "Forbidden: Origin not allowed")
   }
   return undefined
 }
@@ -215,7 +247,9 @@ export const accepts = (accept: string | undefined, mediaType: string): boolean 
 
 /** The media type of a `Content-Type` header (lowercase, without parameters). */
 export const mediaType = (contentType: string | undefined): string | undefined =>
-  contentType === undefined ? undefined : contentType.split(";")[0].trim().toLowerCase()
+  contentType === undefined || contentType === json
+    ? contentType
+    : contentType.split(";")[0].trim().toLowerCase()
 
 /** Is the body JSON? */
 export const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === json

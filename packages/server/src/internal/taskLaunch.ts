@@ -1,0 +1,325 @@
+/**
+ * How a tool call runs as a task (see `tasks.ts`): its handler forked from the server's runtime
+ * with the task's `McpRequest`, plain until it detaches; then the record created (counted
+ * against the store's bytes with what the task keeps of its request), the handler its runner,
+ * and its outcome settled in the record however it ends.
+ */
+import { McpError, Telemetry } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as EffectRuntime from "effect/Runtime"
+import * as Tracer from "effect/Tracer"
+import * as McpRequest from "../McpRequest.js"
+import * as McpTask from "../McpTask.js"
+import type * as TaskStore from "../TaskStore.js"
+import type * as Tool from "../Tool.js"
+import * as Holders from "./holders.js"
+import type { RequestContext } from "./serving.js"
+import { TaskRequest } from "./taskRequest.js"
+import { isTerminal, outcomeOf, unavailable } from "./taskShapes.js"
+import type { TaskState } from "./taskState.js"
+import { ownerOf } from "./taskState.js"
+
+type TaskRecord = TaskStore.TaskRecord
+
+/** The span a task's handler runs in (telemetry on). */
+const runSpanName = (tool: string) => `tasks/run ${tool}`
+
+/** A call answered with a task: the record as it was created. */
+export class Created {
+  readonly _tag = "Created"
+  constructor(readonly record: TaskRecord) {}
+}
+
+/** Is this tools/call outcome a task? */
+export const isCreated = (u: unknown): u is Created => u instanceof Created
+
+/** A high-entropy task id: 128 random bits, base64url. */
+const newId = (): string => {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  let s = ""
+  for (const b of bytes) s += String.fromCharCode(b)
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+/**
+ * The characters a value would take as JSON, about (strings by their length, every other leaf
+ * as 8): what a task holds of its request is counted so. Each object once, without recursion;
+ * counting stops at `limit`.
+ */
+export const sizeOf = (value: unknown, limit = Number.MAX_SAFE_INTEGER): number => {
+  let total = 0
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0 && total < limit) {
+    const u = stack.pop()
+    if (typeof u === "string") total += u.length + 2
+    else if (typeof u !== "object" || u === null) total += 8
+    else if (seen.has(u)) continue
+    else {
+      seen.add(u)
+      if (ArrayBuffer.isView(u)) total += u.byteLength
+      else if (u instanceof Map || u instanceof Set) {
+        total += 2
+        for (const entry of u) stack.push(entry)
+      } else if (Array.isArray(u)) {
+        total += 2 + u.length
+        for (const item of u) stack.push(item)
+      } else {
+        total += 2
+        for (const key of Object.keys(u)) {
+          total += key.length + 4
+          stack.push((u as Record<string, unknown>)[key])
+        }
+      }
+    }
+  }
+  return Math.min(total, limit)
+}
+
+/**
+ * What a running task costs in memory beyond what it keeps of its request and its arguments:
+ * its fiber (and the scheduler's entry for it), its `McpRequest`, its record here and in the store,
+ * its lease and watcher entries (measured: about 12 KB on Node 20, a handler asleep, spans off).
+ * Counted, with the rest, against the task store's byte bounds while the task runs.
+ */
+const runnerBytes = 12 * 1024
+
+/** Settles a task's outcome as its handler ended (a defect logged; an outcome too large to keep, a failure). */
+const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
+  Effect.gen(function*() {
+    if (
+      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))
+    ) {
+      yield* Effect.logError("effect-mcp: a task's handler died", exit.cause)
+    }
+    const done = tasks.modify(taskId, (record) => {
+      if (isTerminal(record.status)) return undefined
+      const change = outcomeOf(record, exit)
+      return change === undefined
+        ? undefined
+        : { ...change, inputRequests: {}, inputResponses: {}, lease: undefined }
+    })
+    yield* Effect.catchTag(done, "TaskStoreFull", () =>
+      // The outcome is too large to keep: the task fails, saying so.
+      tasks.modify(taskId, (record) =>
+        isTerminal(record.status) ? undefined : {
+          status: "failed",
+          inputRequests: {},
+          inputResponses: {},
+          lease: undefined,
+          outcome: { _tag: "Error", error: { code: -32603, message: "The task's result is too large to keep" } }
+        }))
+  }).pipe(Effect.catchAll((error) => Effect.logWarning("effect-mcp: a task's outcome was not kept", error)))
+
+/** Creates the record: from here on `tasks/get` finds it. */
+const create = (
+  tasks: TaskState,
+  tool: Tool.Tool,
+  owner: string,
+  revision: string,
+  held: number,
+  requestedTtlMs: number | undefined
+) =>
+  Effect.suspend(() => {
+    const at = tasks.now()
+    const policy = tool.task!
+    const ttlMs = Math.min(
+      tasks.options.maxTtlMs,
+      Math.max(1_000, requestedTtlMs ?? policy.ttlMs ?? tasks.options.ttlMs)
+    )
+    const taskId = newId()
+    const record: TaskRecord = {
+      taskId,
+      owner: Holders.keptOwner(owner, taskId),
+      revision,
+      method: "tools/call",
+      name: tool.name,
+      status: "working",
+      statusMessage: undefined,
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs,
+      pollIntervalMs: policy.pollIntervalMs ?? tasks.options.pollIntervalMs,
+      inputRequests: {},
+      inputResponses: {},
+      outcome: undefined,
+      cancelRequested: false,
+      lease: { holder: tasks.options.instance, expiresAt: at + tasks.options.leaseMs },
+      version: 0,
+      held
+    }
+    return Effect.as(
+      Effect.mapError(tasks.store.create(record), (error) =>
+        error._tag === "TaskStoreFull"
+          ? new McpError.InternalError({ message: error.message })
+          : unavailable(error)),
+      record
+    )
+  })
+
+/**
+ * Forks a task's handler with its `McpRequest` and `McpTask` in the context it starts with (not
+ * provided around it: every layer of a fiber's stack stays as long as the fiber waits).
+ */
+const fork = (
+  tasks: TaskState,
+  run: Effect.Effect<Tool.Result, McpError.McpError>,
+  task: TaskRequest,
+  service: McpTask.Service
+) =>
+  EffectRuntime.runFork(
+    EffectRuntime.make({
+      context: Context.add(Context.add(tasks.serverContext, McpRequest.McpRequest, task), McpTask.McpTask, service),
+      fiberRefs: tasks.built.fiberRefs,
+      runtimeFlags: tasks.built.runtimeFlags
+    }),
+    run,
+    { immediate: false }
+  )
+
+/**
+ * Runs a call as a task. Nothing here holds the request but the task's `McpRequest` until it
+ * detaches (the closures made here live as long as the task: they must not see the request).
+ */
+const launch = (
+  tasks: TaskState,
+  tool: Tool.Tool,
+  args: unknown,
+  task: TaskRequest,
+  requestedTtlMs: number | undefined
+): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
+  Effect.gen(function*() {
+    const detached = task.detached
+    /** Once a task: its outcome settled when its handler ends, however it ends. */
+    const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
+      Effect.suspend(() => {
+        const record = task.record
+        if (record === undefined) {
+          return Effect.void
+        }
+        return Effect.zipRight(
+          finish(tasks, record.taskId, exit),
+          Effect.flatMap(
+            Effect.orElseSucceed(tasks.store.get(record.taskId), () => Option.none()),
+            (after) =>
+              Effect.sync(() => {
+                tasks.forget(record.taskId)
+                // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
+                if (Option.isNone(after) || !isTerminal(after.value.status)) {
+                  tasks.told.delete(record.taskId)
+                  tasks.sessions.delete(record.taskId)
+                }
+              })
+          )
+        )
+      })
+    // The task is created, known here, and its run watched, in one step that nothing interrupts:
+    // a task can never be left without a runner (the handler detaching runs it, so the request's
+    // own end does not matter from here on). A task that cannot be created stops the handler.
+    // From then on the task keeps of its request only what it needs (`forTask`), counted with
+    // its arguments and its runner against the store's bounds.
+    const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
+      Option.isSome(polled)
+        ? Effect.void
+        : Effect.suspend(() => {
+          const origin = task.base.forTask()
+          const held = runnerBytes + origin.bytes + sizeOf(args)
+          const created = create(tasks, tool, ownerOf(task.base), task.base.revision, held, requestedTtlMs)
+          return Effect.flatMap(Effect.exit(created), (exit) => {
+            if (Exit.isFailure(exit)) {
+              return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
+            }
+            const record = exit.value
+            // Runs in the handler's own fiber: that fiber is the task's runner from here on.
+            return Effect.withFiberRuntime<void>((fiber) => {
+              // Its span (telemetry on) names the task it became.
+              const span = fiber.currentSpan
+              if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
+                span.attribute("mcp.task.id", record.taskId)
+              }
+              task.record = record
+              task.base = origin.context
+              tasks.locals.set(record.taskId, {
+                owner: record.owner,
+                routes: [],
+                known: task.known,
+                wake: Deferred.unsafeMake(FiberId.none),
+                fiber
+              })
+              const { notifySession } = origin.context
+              if (notifySession !== undefined) {
+                tasks.sessions.set(record.taskId, notifySession.bind(origin.context))
+              }
+              return Deferred.succeed(detached, record)
+            })
+          })
+        })))
+    task.detachEffect = detach
+    const service: McpTask.Service = {
+      taskId: Effect.sync(() => Option.fromNullable(task.record?.taskId)),
+      detach,
+      status: (message) => task.setStatus(message)
+    }
+    const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
+      .pipe(Effect.onExit(settled))
+    // Until it detaches, a plain request: interrupted with it, its outcome the request's. With
+    // spans on, it runs in a span of its own, a child of the request's, that lasts as long as it.
+    const { spans } = yield* Telemetry.enabled
+    const parent = spans ? yield* Effect.serviceOption(Tracer.ParentSpan) : Option.none()
+    const run = spans
+      ? Effect.withSpan(handler, runSpanName(tool.name), {
+        kind: "internal",
+        attributes: { [Telemetry.attributes.toolName]: tool.name },
+        ...(Option.isSome(parent) ? { parent: parent.value } : { root: true })
+      })
+      : handler
+    // The handler is forked and tied to the request in one step nothing interrupts: an
+    // interruption between the two (a cancel, the request's maximum duration, the server
+    // stopping) would leave it running with nobody to stop it, not even the server (it is not
+    // a task yet). Only the wait is interruptible.
+    const first = yield* Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        const fiber = fork(tasks, run, task, service)
+        return restore(Effect.raceFirst(
+          Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
+          Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
+        )).pipe(
+          Effect.onExit((exit) =>
+            // Interrupted before it detached, or it could not: the handler goes with the request (a
+            // detach under way finishes first, and its task then ends cancelled).
+            Exit.isFailure(exit) ?
+              Effect.flatMap(
+                Deferred.isDone(detached),
+                (done) => Exit.isInterrupted(exit) && done ? Effect.void : Fiber.interrupt(fiber)
+              ) :
+              Effect.void
+          )
+        )
+      })
+    )
+    if (first._tag === "Detached") return new Created(first.record)
+    // Done at the moment it detached: a task all the same (settled as it ended).
+    const polled = yield* Deferred.poll(detached)
+    if (Option.isSome(polled)) return new Created(yield* polled.value)
+    return yield* first.exit
+  })
+
+/** Runs a call as a task: the task (`Created`), or, for a tool that never detached, its result. */
+export const start = (
+  tasks: TaskState,
+  tool: Tool.Tool,
+  args: unknown,
+  request: RequestContext,
+  requestedTtlMs: number | undefined
+): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
+  Effect.flatMap(
+    Deferred.make<TaskRecord, McpError.McpError>(),
+    (detached) => launch(tasks, tool, args, new TaskRequest(request, tasks, detached), requestedTtlMs)
+  )

@@ -1,0 +1,152 @@
+/**
+ * The state of the tasks runtime (see `tasks.ts`): its store and options, the tasks this
+ * instance runs (their handlers' fibers, where their asks may go), the sessions to tell of their
+ * changes, and the compare-and-set every change of a record goes through.
+ */
+import { AuthInfo } from "@effect-mcp/core"
+import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import type * as EffectRuntime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import type * as TaskStore from "../TaskStore.js"
+import * as Holders from "./holders.js"
+import type { RequestContext } from "./serving.js"
+import type { Route, TaskRuntime } from "./taskRequest.js"
+import { unavailable, unknownTask } from "./taskShapes.js"
+
+type TaskRecord = TaskStore.TaskRecord
+
+/** Options of the runtime, whole. */
+export interface Options {
+  /** How long a task is kept after its creation, when nobody says (milliseconds). */
+  readonly ttlMs: number
+  /** The longest a client may ask a task to be kept (2025-11-25 `params.task.ttl`). */
+  readonly maxTtlMs: number
+  readonly pollIntervalMs: number
+  /** How long a runner's lease lasts without renewal. */
+  readonly leaseMs: number
+  /** This instance, as leases name it. */
+  readonly instance: string
+}
+
+/**
+ * Who a request's tasks belong to: the token's holder (authorization on), else the handshake
+ * session, else (stateless, no token) the client's address, its connection, or, where nothing
+ * names it, `Holders.anyone` (see `RequestContext.taskOwner`).
+ */
+export const ownerOf = (request: RequestContext): string =>
+  Option.isSome(request.auth) ? `auth:${AuthInfo.holder(request.auth.value)}` : request.taskOwner
+
+/**
+ * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
+ * `tasks/result` requests waiting on it).
+ */
+export interface Local {
+  readonly owner: string
+  /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
+  readonly routes: Array<Route>
+  /** Its requestor referred to it (`TaskRequest.known`). */
+  readonly known: Deferred.Deferred<void>
+  /**
+   * Done (and replaced) when a 2025-11-25 ask of it that found no way to the client may find one
+   * now: a `tasks/result` came to wait, or its requestor referred to the task.
+   */
+  wake: Deferred.Deferred<void>
+  /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
+  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
+}
+
+/**
+ * The state of one server's tasks runtime: its store, the tasks this instance runs (their handlers'
+ * fibers, where their asks may go), and the sessions to tell of their changes.
+ */
+export class TaskState implements TaskRuntime {
+  readonly locals = new Map<string, Local>()
+  /** The sessions of this instance's 2025-11-25 tasks: where `notifications/tasks/status` go. */
+  readonly sessions = new Map<string, (method: string, params: object) => Effect.Effect<void>>()
+  /** What each task was last told as (status and message): a change of neither (a lease) is not news. */
+  readonly told = new Map<string, string>()
+
+  constructor(
+    readonly store: TaskStore.Service,
+    readonly options: Options,
+    readonly scope: Scope.Scope,
+    readonly now: () => number,
+    /**
+     * Where tasks run: the server's runtime (what it was built with, but the span it was built
+     * in), not the request's fiber. A fiber keeps what it was forked from (its context, its fiber
+     * refs, and, through Effect's own bookkeeping, its parent fiber) for as long as it runs: a task
+     * forked from its request would keep the whole message, megabytes the tool never sees.
+     */
+    readonly built: EffectRuntime.Runtime<never>,
+    readonly serverContext: Context.Context<never>
+  ) {}
+
+  /**
+   * Changes a task with `f` (none: leave it), compare-and-set, again on a race; the record
+   * after (none: it is gone).
+   */
+  readonly modify = (
+    taskId: string,
+    f: (record: TaskRecord) => Partial<TaskRecord> | undefined
+  ): Effect.Effect<Option.Option<TaskRecord>, TaskStore.TaskStoreFull | TaskStore.TaskStoreUnavailable> =>
+    Effect.flatMap(this.store.get(taskId), (found) => {
+      if (Option.isNone(found)) return Effect.succeedNone
+      const record = found.value
+      const change = f(record)
+      if (change === undefined) return Effect.succeed(found)
+      // A lease renewed is no change anyone sees: `lastUpdatedAt` stays.
+      const quiet = Object.keys(change).length === 1 && "lease" in change
+      const next: TaskRecord = {
+        ...record,
+        ...change,
+        version: record.version + 1,
+        lastUpdatedAt: quiet ? record.lastUpdatedAt : this.now()
+      }
+      return Effect.flatMap(
+        this.store.compareAndSet(taskId, record.version, next),
+        (done) => done ? Effect.succeedSome(next) : this.modify(taskId, f)
+      )
+    })
+
+  /** An ask of the task waiting for a way to the client looks again. */
+  readonly wake = (local: Local) => {
+    const woken = local.wake
+    local.wake = Deferred.unsafeMake(FiberId.none)
+    Deferred.unsafeDone(woken, Exit.void)
+  }
+
+  /** Its requestor referred to a task this instance runs: its asks may go (`TaskRequest.known`). */
+  readonly knows = (taskId: string) => {
+    const local = this.locals.get(taskId)
+    if (local === undefined) return
+    Deferred.unsafeDone(local.known, Exit.void)
+    this.wake(local)
+  }
+
+  readonly find = (taskId: string, request: RequestContext) =>
+    Effect.flatMap(
+      Effect.mapError(this.store.get(taskId), unavailable),
+      (found) => {
+        if (Option.isNone(found) || !Holders.reaches(ownerOf(request), taskId, found.value.owner)) {
+          return Effect.fail(unknownTask(taskId))
+        }
+        this.knows(taskId)
+        return Effect.succeed(found.value)
+      }
+    )
+  /** A task this instance no longer runs: its local state goes. */
+  readonly forget = (taskId: string) => {
+    const local = this.locals.get(taskId)
+    if (local === undefined) return
+    this.locals.delete(taskId)
+  }
+
+  readonly route = (taskId: string): Route | undefined => this.locals.get(taskId)?.routes[0]
+  readonly wakeOf = (taskId: string): Deferred.Deferred<void> | undefined => this.locals.get(taskId)?.wake
+}
