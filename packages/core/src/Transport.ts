@@ -132,6 +132,27 @@ export type RequestSender<F = never> = (
 ) => Effect.Effect<void, TransportError>
 
 /**
+ * The channel of one inbound request that has a channel of its own (a 2026-07-28 HTTP POST and its
+ * response), served by `Peer.Requests`: everything the request causes goes there, and nowhere
+ * else. It needs no client id and no request id to route by: it is that request's. Call its
+ * members as methods.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Sink {
+  /**
+   * A frame caused by the request, before its answer: progress, a log, a request of ours made
+   * serving it. Fails once the channel is closed.
+   */
+  readonly emit: (frame: JsonRpc.Frame) => Effect.Effect<void, TransportError>
+  /** The request's answer: the channel ends with it. */
+  readonly answer: (response: JsonRpc.Response) => Effect.Effect<void>
+  /** The request ended and nothing will be sent for it (it was interrupted): the channel ends without an answer. */
+  readonly unanswered: () => void
+}
+
+/**
  * The engine side of the seam: what a transport calls as things happen. Calls are plain
  * functions, made from the transport's own callbacks; the engine forks what must run.
  *
