@@ -102,6 +102,12 @@ export interface Server {
     readonly capabilities: ServerCapabilities
     readonly table: Serving.Table<StatelessRequest>
   }
+  /**
+   * `tools/call` as its table's route serves it (its params decoded by the catalog, then the era's
+   * handler: the rounds, the serving core, the envelope), called without the table: for a server
+   * that declares tools, whose table routes it so (`prepare`).
+   */
+  readonly toolsCall: (request: JsonRpc.Request, context: StatelessRequest) => Effect.Effect<unknown, McpError.McpError>
 }
 
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
@@ -427,7 +433,16 @@ export const makeServer = (
     return found
   }
 
-  return { registry, config, stateless, subscriptions, served }
+  const toolsCallEntry = Method.table("2026-07-28").get("tools/call")!
+  const toolsCallHandler = handlers["tools/call"]!
+  const toolsCall: Server["toolsCall"] = (request, context) => {
+    const params = toolsCallEntry.decodeParams(request.params)
+    return params._tag === "Left"
+      ? Effect.fail(params.left)
+      : toolsCallHandler(params.right as McpSchema.Tool.CallToolRequestParams, context)
+  }
+
+  return { registry, config, stateless, subscriptions, served, toolsCall }
 }
 
 // ---------------------------------------------------------------------------- serving an engine
@@ -529,7 +544,12 @@ export const prepare = (
   // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.
   let effect: Effect.Effect<unknown, McpError.McpError>
   try {
-    effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
+    const served = server.served(server.registry.unsafeEntries())
+    // The hot path, `tools/call`, straight to its route when the server declares tools (the table
+    // routes it so then; without tools, the table says -32601 and why).
+    effect = request.method === "tools/call" && "tools" in served.capabilities
+      ? server.toolsCall(request, context)
+      : Dispatch.run(served.table, request, context)
   } catch (defect) {
     effect = Effect.die(defect)
   }
