@@ -1,6 +1,8 @@
 /**
  * The JSON-RPC engine both the server and the client run on. One engine serves every client
- * of a transport (`Transport.Protocol`): stdio's one, each HTTP session, each stateless POST.
+ * of a transport (`Transport.Protocol`): stdio's one, each HTTP session. A request that comes
+ * with a channel of its own (a 2026-07-28 HTTP POST) needs no engine: `requests` serves it on
+ * that channel.
  *
  * - Inbound (`internal/inbound`): each request runs in its own fiber, in flight by (client,
  *   id), answered exactly once unless it was interrupted; `notifications/cancelled` interrupts

@@ -2,8 +2,9 @@
  * The seam between a transport and the engine (`Peer`) that runs on it.
  *
  * A transport serves any number of clients, each with a `ClientId` of the transport's
- * choosing: stdio has one; each Streamable HTTP session is one; each stateless POST is one
- * for its lifetime. It hands what clients send to a {@link Receiver} (the engine), and the
+ * choosing: stdio has one; each Streamable HTTP session is one. (A request that is its own
+ * channel, a 2026-07-28 HTTP POST, has no client: it is served on its {@link Sink} by
+ * `Peer.requests`.) It hands what clients send to a {@link Receiver} (the engine), and the
  * engine answers through {@link Protocol.send}, naming the client and, for messages caused
  * by a request (its response, progress, logs, server→client asks), that request: transports
  * with a channel per request route by it.

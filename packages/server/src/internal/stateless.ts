@@ -556,7 +556,7 @@ export const prepare = (
   return { effect, request: context }
 }
 
-/** The stateless era on one engine: each request's channel is its client of the engine. */
+/** The stateless era on one engine (stdio, an in-memory pair): each request's channel is its client of the engine. */
 export const era = (server: Server, host: () => Host) => {
   const onRequest = (
     client: Transport.ClientId,

@@ -150,11 +150,13 @@ class Post implements Transport.Sink, Channel {
   readonly client = undefined
   readonly connection = undefined
 
+  /** When it was opened (`open`: a request answered at once never is). */
+  startedAt = 0
+
   constructor(
     readonly posts: Posts,
     readonly id: RequestId,
     readonly exchange: Exchange,
-    readonly startedAt: number,
     /** A `subscriptions/listen`: held open, never over the maximum duration. */
     readonly listen: boolean
   ) {}
@@ -323,16 +325,11 @@ export class Posts {
     // with neither, nothing (a POST is no connection to bind to).
     const peer = this.config.peerOf(exchange)
     const received: Transport.ReceiveContext = { auth, peer, anonymous: peer === undefined }
-    const post = new Post(
-      this,
-      request.id,
-      exchange,
-      this.config.clock.unsafeCurrentTimeMillis(),
-      request.method === "subscriptions/listen"
-    )
+    const post = new Post(this, request.id, exchange, request.method === "subscriptions/listen")
     const { direct } = this
     const preparation = Era.prepare(direct.server, post, request, meta, received, tool)
     if (direct.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) return
+    post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
     exchange.onClose(() => {
       // A closed response is a cancellation: the request is interrupted, nothing more is sent.
