@@ -1,6 +1,8 @@
 /**
  * The JSON-RPC engine both the server and the client run on. One engine serves every client
- * of a transport (`Transport.Protocol`): stdio's one, each HTTP session, each stateless POST.
+ * of a transport (`Transport.Protocol`): stdio's one, each HTTP session. A request that comes
+ * with a channel of its own (a 2026-07-28 HTTP POST) needs no engine: `requests` serves it on
+ * that channel.
  *
  * - Inbound (`internal/inbound`): each request runs in its own fiber, in flight by (client,
  *   id), answered exactly once unless it was interrupted; `notifications/cancelled` interrupts
@@ -16,6 +18,11 @@
  *   request's `Transport.Reply`: the answer reaches its call without a lookup, and is checked
  *   here, once, to be that request's (else `UnexpectedAnswer`).
  *
+ * - Requests with a channel of their own (`requests`: a 2026-07-28 HTTP POST and its response):
+ *   each served as the engine serves one (its fiber, span, Debug line, error rendering, hold), on
+ *   its own `Transport.Sink`, with no client id and no matching by id. A closed channel interrupts
+ *   it.
+ *
  * Nothing in the engine is per idle client: a client costs an entry in a map while it has a
  * request in flight, and nothing otherwise.
  *
@@ -25,13 +32,15 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { RequestTimeout, TransportClosed } from "./internal/errors.js"
 import * as Inbound from "./internal/inbound.js"
 import * as Outbound from "./internal/outbound.js"
+import * as Serving from "./internal/served.js"
 import * as Telemetry from "./internal/telemetry.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
@@ -190,6 +199,31 @@ export interface Peer<F = never> {
   readonly closed: Effect.Effect<void>
 }
 
+/** Spans and metrics of what is served, when something records them (see `Telemetry`): decided once, here. */
+const telemetryOf = (
+  transport: TelemetryConfig.TransportDescription | undefined,
+  known: TelemetryConfig.Known | undefined
+): Effect.Effect<Telemetry.Telemetry | undefined> =>
+  Effect.flatMap(
+    Effect.clock,
+    (clock) =>
+      Effect.withFiberRuntime<Telemetry.Telemetry | undefined>((fiber) =>
+        Effect.succeed(Telemetry.make({
+          switches: Telemetry.switches(
+            Context.get(fiber.currentContext, TelemetryConfig.Config),
+            fiber.currentTracer,
+            fiber.getFiberRef(FiberRef.currentTracerEnabled)
+          ),
+          config: Context.get(fiber.currentContext, TelemetryConfig.Config),
+          tracer: fiber.currentTracer,
+          clock,
+          context: fiber.currentContext,
+          transport,
+          known
+        }))
+      )
+  )
+
 /**
  * Starts an engine on `options.protocol` for the lifetime of the scope: the transport runs in
  * a fiber of that scope; closing the scope interrupts everything in flight. Request fibers
@@ -209,21 +243,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     const send = protocol.send
     // Spans and metrics, when something records them (see `Telemetry`): decided once, here.
     const clock = yield* Effect.clock
-    const telemetry = yield* Effect.withFiberRuntime<Telemetry.Telemetry | undefined>((fiber) =>
-      Effect.succeed(Telemetry.make({
-        switches: Telemetry.switches(
-          Context.get(fiber.currentContext, TelemetryConfig.Config),
-          fiber.currentTracer,
-          fiber.getFiberRef(FiberRef.currentTracerEnabled)
-        ),
-        config: Context.get(fiber.currentContext, TelemetryConfig.Config),
-        tracer: fiber.currentTracer,
-        clock,
-        context: fiber.currentContext,
-        transport: protocol.telemetry,
-        known: options.known
-      }))
-    )
+    const telemetry = yield* telemetryOf(protocol.telemetry, options.known)
 
     const outbound = Outbound.make<F>({
       clock,
@@ -284,4 +304,127 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
       hold: inbound.hold,
       closed: Deferred.await(closed)
     } satisfies Peer<F>
+  })
+
+/**
+ * One inbound request served on a channel of its own (see {@link Requests}).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Served {
+  /** Its channel closed: the request is interrupted, and nothing more is sent for it. */
+  readonly interrupt: () => void
+  /**
+   * Holds the request open past the end of its fiber, costing no fiber while it waits (see
+   * {@link Peer.hold}): called from its own handling, whose result is then not sent. What answers
+   * it later, or undefined when it is over.
+   */
+  readonly hold: (onCancel: () => void) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
+}
+
+/**
+ * Serving of inbound requests that each come with a channel of their own (`Transport.Sink`: a
+ * 2026-07-28 HTTP POST and its response), without an engine: no client id, no registry of clients,
+ * no matching of answers by id. Each request is served as the engine serves one: in its own fiber,
+ * started at once, with its span and metrics when something records them and its Debug line when
+ * the runtime logs Debug; a typed failure becomes the JSON-RPC error rendered for the request's
+ * revision, a defect -32603 (and a log line); interrupted (its channel closed), nothing is sent.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Requests<R> {
+  /**
+   * Starts serving `request`, answered on `sink`. `handling` is asked for once the request's
+   * `Served` exists, so that what it makes may hold the request open.
+   */
+  readonly serve: (
+    request: JsonRpc.Request,
+    sink: Transport.Sink,
+    handling: (served: Served) => Handling<R>
+  ) => Served
+  /** Requests being served right now. */
+  readonly size: () => number
+  /** Interrupts every request being served (nothing is sent for them) and waits for them to end. */
+  readonly interruptAll: Effect.Effect<void>
+}
+
+/**
+ * What serving requests on channels of their own needs (see {@link requests}).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestsOptions<R> {
+  /** The revision a request's wire errors are rendered for (its own). */
+  readonly revision: (request: JsonRpc.Request) => Effect.Effect<Revision.Revision, never, R>
+  /** The tool and prompt names served, for metric labels (see `Options.known`). */
+  readonly known?: TelemetryConfig.Known | undefined
+  /** What telemetry says of the transport (see `Transport.Protocol.telemetry`). */
+  readonly telemetry?: TelemetryConfig.TransportDescription | undefined
+}
+
+/** A request served on a sink: out of flight when it ends, its sink told when nobody answered it. */
+class OnSink<R> extends Serving.Call<R> implements Served {
+  constructor(
+    serving: Serving.Serving<R>,
+    owner: Serving.Owner,
+    request: JsonRpc.Request,
+    readonly sink: Transport.Sink,
+    respond: (response: JsonRpc.Response) => Effect.Effect<void, never, R>,
+    active: ReturnType<Serving.Serving<R>["received"]>["active"]
+  ) {
+    super(serving, owner, undefined, request, respond, active, undefined)
+  }
+}
+
+const settledOnSink: Served = { interrupt: () => {}, hold: () => undefined }
+
+/**
+ * Serves requests that each come with a channel of their own (see {@link Requests}), on the runtime
+ * of the caller (its context and fiber refs), with its telemetry as `make` decides it.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const requests = <R = never>(options: RequestsOptions<R>): Effect.Effect<Requests<R>, never, R> =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<R>()
+    const telemetry = yield* telemetryOf(options.telemetry, options.known)
+    const serving = new Serving.Serving<R>(runtime, telemetry, (_, request) => options.revision(request!))
+    const open = new Set<OnSink<R>>()
+    const owner: Serving.Owner = {
+      forget: (call) => void open.delete(call as OnSink<R>),
+      unanswered: (call) => (call as OnSink<R>).sink.unanswered()
+    }
+    const serve: Requests<R>["serve"] = (request, sink, handling) => {
+      // Its span starts before its handler does, and ends with its answer.
+      const { active, respond } = serving.received(undefined, request, (response) => sink.answer(response))
+      const call = new OnSink(serving, owner, request, sink, respond, active)
+      const { context, effect } = Serving.handlingOf(() => handling(call))
+      // Done already (a handler that completed synchronously): answered without a fiber of its own.
+      if (Exit.isExit(effect)) {
+        serving.fork(serving.settled(undefined, request, effect, respond))
+        return settledOnSink
+      }
+      open.add(call)
+      call.start(effect, context)
+      return call
+    }
+    return {
+      serve,
+      size: () => open.size,
+      interruptAll: Effect.suspend(() => {
+        const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+        for (const call of Array.from(open)) {
+          if (call.fiber !== undefined) {
+            call.interrupted = true
+            call.release()
+            fibers.push(call.fiber)
+          } else call.interrupt()
+        }
+        return Fiber.interruptAll(fibers)
+      })
+    }
   })

@@ -2,8 +2,9 @@
  * The seam between a transport and the engine (`Peer`) that runs on it.
  *
  * A transport serves any number of clients, each with a `ClientId` of the transport's
- * choosing: stdio has one; each Streamable HTTP session is one; each stateless POST is one
- * for its lifetime. It hands what clients send to a {@link Receiver} (the engine), and the
+ * choosing: stdio has one; each Streamable HTTP session is one. (A request that is its own
+ * channel, a 2026-07-28 HTTP POST, has no client: it is served on its {@link Sink} by
+ * `Peer.requests`.) It hands what clients send to a {@link Receiver} (the engine), and the
  * engine answers through {@link Protocol.send}, naming the client and, for messages caused
  * by a request (its response, progress, logs, server→client asks), that request: transports
  * with a channel per request route by it.
@@ -130,6 +131,27 @@ export type RequestSender<F = never> = (
   reply: Reply<F>,
   context?: SendContext
 ) => Effect.Effect<void, TransportError>
+
+/**
+ * The channel of one inbound request that has a channel of its own (a 2026-07-28 HTTP POST and its
+ * response), served by `Peer.Requests`: everything the request causes goes there, and nowhere
+ * else. It needs no client id and no request id to route by: it is that request's. Call its
+ * members as methods.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Sink {
+  /**
+   * A frame caused by the request, before its answer: progress, a log, a request of ours made
+   * serving it. Fails once the channel is closed.
+   */
+  readonly emit: (frame: JsonRpc.Frame) => Effect.Effect<void, TransportError>
+  /** The request's answer: the channel ends with it. */
+  readonly answer: (response: JsonRpc.Response) => Effect.Effect<void>
+  /** The request ended and nothing will be sent for it (it was interrupted): the channel ends without an answer. */
+  readonly unanswered: () => void
+}
 
 /**
  * The engine side of the seam: what a transport calls as things happen. Calls are plain

@@ -291,7 +291,8 @@ export interface Handler {
 
 /**
  * The handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
- * scope: one engine serves every handshake session, another every stateless POST; an
+ * scope: one engine serves every handshake session, and each stateless POST is served on its own
+ * response, without an engine; an
  * `EventStore` in context is used for resumption (in memory otherwise). Closing the scope ends
  * every session and every open response.
  *

@@ -45,8 +45,11 @@ export interface Subscription {
   readonly handle: Handle
   /** Its id on the wire: the JSON-RPC id of its listen request (unique per client only). */
   readonly subscriptionId: JsonRpc.RequestId
-  /** The client of the transport it was opened on (stdio's one, an HTTP POST). */
-  readonly client: Transport.ClientId
+  /**
+   * The client of the transport it was opened on (stdio's one, a session's); none for a listen
+   * that came with a channel of its own (a 2026-07-28 HTTP POST), which no other request shares.
+   */
+  readonly client: Transport.ClientId | undefined
   /**
    * The filter it asked for, which is what is delivered: a kind the server gains later (a first
    * tool, say) reaches it. A `resourceSubscriptions` entry ending in `/` covers every URI beneath

@@ -279,8 +279,11 @@ export interface Active {
 
 export interface Telemetry {
   readonly switches: Switches
-  /** A request received: its SERVER span, its parent the context in its `_meta`. */
-  readonly served: (client: number, request: JsonRpc.Request) => Active
+  /**
+   * A request received: its SERVER span, its parent the context in its `_meta` (`client`: none for
+   * a request on a channel of its own).
+   */
+  readonly served: (client: number | undefined, request: JsonRpc.Request) => Active
   /** A request sent: its CLIENT span (child of `parent`), and its params with the context injected. */
   readonly sent: (
     client: number,
@@ -365,7 +368,7 @@ const decorate = (
   span: Tracer.Span,
   transport: Config.TransportDescription | undefined,
   limit: number,
-  client: number,
+  client: number | undefined,
   id: JsonRpc.RequestId,
   side: "server" | "client"
 ) => {
@@ -373,7 +376,7 @@ const decorate = (
   if (transport === undefined) return
   span.attribute(Config.attributes.networkTransport, transport.transport)
   if (transport.protocol !== undefined) span.attribute(Config.attributes.networkProtocolName, transport.protocol)
-  const session = transport.sessionId?.(client)
+  const session = client === undefined ? undefined : transport.sessionId?.(client)
   if (session !== undefined) span.attribute(Config.attributes.sessionId, cut(session, limit))
   if (side === "client" && transport.server !== undefined) {
     span.attribute(Config.attributes.serverAddress, cut(transport.server.address, limit))

@@ -11,8 +11,6 @@
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
@@ -38,9 +36,7 @@ export const serve = (
   Effect.gen(function*() {
     let host: Handshake.Host | undefined
     const hostOf = () => host!
-    const { metrics, spans } = yield* Telemetry.enabled
-    // Does the engine log each request at Debug level (as `Peer` decides, from the same fiber)?
-    const logsRequests = (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal <= LogLevel.Debug.ordinal
+    const { metrics } = yield* Telemetry.enabled
     const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
     const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
@@ -80,13 +76,6 @@ export const serve = (
       fork: (effect) => Runtime.runFork(runtime)(effect, { scope })
     }
     host = engine
-    // A back end that prepares its stateless requests itself (`Stateless.Direct`): told how.
-    const direct = stateless !== undefined && handshake === undefined
-      ? (protocol as Stateless.DirectProtocol).attachDirect
-      : undefined
-    if (direct !== undefined && stateless !== undefined) {
-      direct({ prepare: stateless.prepare, answersAtOnce: !spans && !metrics && !logsRequests })
-    }
     // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
     handshake?.attach()
 
@@ -96,7 +85,5 @@ export const serve = (
       const { subscriptions } = eras.stateless
       yield* Effect.addFinalizer(() => subscriptions.closeOwned(engine))
     }
-    // First of all as the engine ends: no request is answered directly any more (none has an engine).
-    if (direct !== undefined) yield* Effect.addFinalizer(() => Effect.sync(() => direct(undefined)))
     yield* peer.closed
   })

@@ -126,12 +126,26 @@ const toolLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/toolL
 interface Made extends McpServer.Service {
   readonly [toolLookup]: (name: string) => Tool.Tool | undefined
   readonly [entriesLookup]: () => Registry.Entries
+  readonly [directLookup]: (transport: Telemetry.TransportDescription) => Effect.Effect<Stateless.Direct> | undefined
 }
 
 /** And the whole registry, read synchronously (see `unsafeEntries`). */
 const entriesLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/entriesLookup")
 
+/** And how 2026-07-28 requests with channels of their own are served (see `direct`). */
+const directLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/directLookup")
+
 const isMade = (server: McpServer.Service): server is Made => toolLookup in server
+
+/**
+ * How a back end serves 2026-07-28 requests that each come with a channel of their own (a stateless
+ * HTTP POST), without an engine, on the runtime of the caller with the server's context: made once
+ * per back end. Undefined when the server does not speak the stateless era, or was not made by `make`.
+ */
+export const direct = (
+  server: McpServer.Service,
+  transport: Telemetry.TransportDescription
+): Effect.Effect<Stateless.Direct> | undefined => isMade(server) ? server[directLookup](transport) : undefined
 
 /**
  * The tool registered under `name` right now, read synchronously: for a transport that checks a
@@ -301,6 +315,8 @@ const serviceOf = (
     tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
     [toolLookup]: (name) => registry.unsafeEntries().tools.get(name),
     [entriesLookup]: registry.unsafeEntries,
+    [directLookup]: (transport) =>
+      eras.stateless === undefined ? undefined : Stateless.direct(eras.stateless, context, transport),
     serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
       Effect.mapInputContext(
         Engine.serve(only(eras, serveOptions?.era), protocol),

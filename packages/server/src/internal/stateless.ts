@@ -15,7 +15,7 @@
  * subscriptions are the server's (`subscriptions.ts`), over every engine, which also refuses what
  * is past its limits (params too long, too many URIs: -32602; too many open: -32000).
  */
-import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
+import type { JsonRpc, Transport } from "@effect-mcp/core"
 import {
   AuthInfo,
   Capabilities,
@@ -23,25 +23,30 @@ import {
   McpError,
   Meta,
   Method,
+  Peer,
   Revision,
   Schema as McpSchema,
-  SubscriptionFilter
+  Telemetry as McpTelemetry
 } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Tool from "../Tool.js"
 import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
-import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
 import type { Entries, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
-import { StatelessRequest } from "./statelessRequest.js"
+import { listenOf } from "./statelessListen.js"
+import type { Channel } from "./statelessRequest.js"
+import { EngineChannel, StatelessRequest } from "./statelessRequest.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 
@@ -96,6 +101,12 @@ export interface Server {
     readonly capabilities: ServerCapabilities
     readonly table: Serving.Table<StatelessRequest>
   }
+  /**
+   * `tools/call` as its table's route serves it (its params decoded by the catalog, then the era's
+   * handler: the rounds, the serving core, the envelope), called without the table: for a server
+   * that declares tools, whose table routes it so (`prepare`).
+   */
+  readonly toolsCall: (request: JsonRpc.Request, context: StatelessRequest) => Effect.Effect<unknown, McpError.McpError>
 }
 
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
@@ -244,66 +255,6 @@ const multiRoundOf = (stateless: StatelessConfig) => {
   return multiRound
 }
 
-/** `subscriptions/listen` of the server's open subscriptions. */
-const listenOf = (
-  registry: Registry,
-  config: Config,
-  subscriptions: Subscriptions,
-  complete: ReturnType<typeof envelopes>["complete"]
-) => {
-  const features = Revision.features("2026-07-28")
-  /**
-   * `subscriptions/listen`: held open until the server closes it (then answered with the
-   * envelope and its subscription id) or the client cancels it (then answered by nobody).
-   * Plain combinators: what a held-open request keeps costs memory while it is idle.
-   */
-  const tasks = McpSchema.TasksExtension.extensionId
-  const listen = (
-    params: McpSchema.Subscription.SubscriptionsListenRequestParams,
-    request: StatelessRequest
-  ): Effect.Effect<McpSchema.Subscription.SubscriptionsListenResult, McpError.McpError> => {
-    const filter = params.notifications
-    if (filter.taskIds !== undefined && request.clientCapabilities.extensions?.[tasks] === undefined) {
-      return Effect.fail(
-        new McpError.MissingRequiredClientCapability({
-          requiredCapabilities: { extensions: { [tasks]: {} } },
-          detail: `taskIds in a subscriptions/listen filter needs the ${tasks} extension`
-        })
-      )
-    }
-    const { client, host, id } = request
-    const result = complete(
-      { _meta: { [Meta.subscriptionId]: id } },
-      request
-    ) as McpSchema.Subscription.SubscriptionsListenResult
-    // Held open with no fiber once acknowledged (`Peer.hold`): `result` answers it when the server
-    // closes it; what this effect returns is then not sent.
-    return Effect.as(
-      subscriptions.serve({
-        client,
-        id,
-        params: request.request.params,
-        filter,
-        acknowledge: Effect.map(
-          Ref.get(registry.entries),
-          (entries) => SubscriptionFilter.servable(filter, Serving.capabilities(entries, config, features))
-        ),
-        clientInfo: request.clientInfo,
-        owner: host,
-        notify: (method, params) => Effect.ignore(host.peer.notify(client, method, params, { related: id })),
-        hold: (onCancel) => host.peer.hold(client, id, onCancel),
-        result,
-        expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined,
-        taskOwner: Tasks.ownerOf(request),
-        holder: Holders.holderOf(request.auth, request.address)
-      }),
-      result
-    )
-  }
-
-  return listen
-}
-
 export const makeServer = (
   registry: Registry,
   config: Config,
@@ -421,7 +372,16 @@ export const makeServer = (
     return found
   }
 
-  return { registry, config, stateless, subscriptions, served }
+  const toolsCallEntry = Method.table("2026-07-28").get("tools/call")!
+  const toolsCallHandler = handlers["tools/call"]!
+  const toolsCall: Server["toolsCall"] = (request, context) => {
+    const params = toolsCallEntry.decodeParams(request.params)
+    return params._tag === "Left"
+      ? Effect.fail(params.left)
+      : toolsCallHandler(params.right as McpSchema.Tool.CallToolRequestParams, context)
+  }
+
+  return { registry, config, stateless, subscriptions, served, toolsCall }
 }
 
 // ---------------------------------------------------------------------------- serving an engine
@@ -444,137 +404,158 @@ export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revis
 }
 
 /**
- * The seam between the stateless HTTP back end and the engine that serves its POSTs: the engine
- * attaches it as it starts (`DirectProtocol.attachDirect`), and the back end prepares each request
- * itself. A request whose answer is there at once (a handler done synchronously, a refusal of the
- * ladder) is answered by the back end on its own response, without the engine: no client of the
- * engine, no registry of POSTs, no fiber; any other goes to the engine with what was prepared
- * (`prepared`), which serves it as its own.
- */
-export interface Direct {
-  /**
-   * The request prepared: the ladder run and the method dispatched, with `meta` read once by the
-   * caller, and `tool` (a `tools/call`'s, when the caller looked it up already) not looked up again.
-   */
-  readonly prepare: (
-    client: Transport.ClientId,
-    request: JsonRpc.Request,
-    meta: McpSchema.Base.MetaObject | undefined,
-    received: Transport.ReceiveContext | undefined,
-    tool: Tool.Tool | undefined
-  ) => Preparation
-  /**
-   * May a request done at once be answered without the engine? Only when the engine would record
-   * nothing of it: no span, no metric, no Debug line.
-   */
-  readonly answersAtOnce: boolean
-}
-
-/**
  * A request prepared: its effect (an `Exit` when its answer is there at once), and its context
- * (none: the ladder refused it), which its fiber starts with when it runs in the engine.
+ * (none: the ladder refused it), which its fiber starts with.
  */
 export interface Preparation {
   readonly effect: Effect.Effect<unknown, unknown>
   readonly request: StatelessRequest | undefined
 }
 
-/** How the engine serves a request prepared: its effect, in the context of its `McpRequest`. */
+/** How a request prepared is served: its effect, in the context of its `McpRequest`. */
 export const handlingOf = (preparation: Preparation): Peer.Handling<never> =>
   preparation.request === undefined
     ? preparation.effect
     : { effect: preparation.effect, context: Serving.requestContext(preparation.request) }
 
-/** A protocol whose back end prepares its requests itself (see `Direct`). */
-export interface DirectProtocol extends Transport.Protocol {
-  /** Attaches the engine's `Direct` as it starts; `undefined` as it ends. */
-  readonly attachDirect?: ((direct: Direct | undefined) => void) | undefined
+const unsupported = (stateless: StatelessConfig, requested: string) =>
+  new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
+
+/** The validation ladder: the request's `McpRequest`, or why it is refused. */
+const ladder = (
+  stateless: StatelessConfig,
+  channel: Channel,
+  request: JsonRpc.Request,
+  meta: McpSchema.Base.MetaObject | undefined,
+  received: Transport.ReceiveContext | undefined
+): StatelessRequest | McpError.McpError => {
+  const version = meta?.[Meta.protocolVersion]
+  if (
+    request.method === "initialize" && (meta === undefined || !Object.hasOwn(meta, Meta.protocolVersion))
+  ) {
+    // A handshake client reaching a stateless-only server: told what would work. (An initialize
+    // of the stateless era's own shape is a method it does not have: -32601.)
+    const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
+    return unsupported(stateless, typeof requested === "string" ? requested : "")
+  }
+  const capabilities = meta?.[Meta.clientCapabilities]
+  if (meta === undefined || typeof version !== "string" || !isObject(capabilities)) {
+    return new McpError.InvalidParams({
+      message: `Invalid params for ${request.method}: a 2026-07-28 request carries _meta with ` +
+        `${Meta.protocolVersion} and ${Meta.clientCapabilities}`
+    })
+  }
+  if (!(stateless.revisions as ReadonlyArray<string>).includes(version)) return unsupported(stateless, version)
+  const level = meta[Meta.logLevel]
+  if (level !== undefined && !isLevel(level)) {
+    return new McpError.InvalidParams({ message: `Invalid params: unknown log level ${JSON.stringify(level)}` })
+  }
+  return new StatelessRequest(
+    request,
+    channel,
+    version as Revision.Revision,
+    meta,
+    capabilities as ClientCapabilities,
+    Option.fromNullable(level as LoggingLevel | undefined),
+    Serving.authOf(received),
+    received?.peer,
+    received?.peer === undefined && received?.anonymous === true
+  )
 }
 
-const preparedKey: unique symbol = Symbol.for("@effect-mcp/server/Stateless/prepared")
-
-/** Where a request came from, with what its back end prepared of it. */
-interface Prepared extends Transport.ReceiveContext {
-  readonly [preparedKey]: Preparation
+/**
+ * A request prepared: the ladder run and the method dispatched, with `meta` read once by the
+ * caller, and `tool` (a `tools/call`'s, when the caller looked it up already) not looked up again.
+ * What it causes goes to `channel`.
+ */
+export const prepare = (
+  server: Server,
+  channel: Channel,
+  request: JsonRpc.Request,
+  meta: McpSchema.Base.MetaObject | undefined,
+  received: Transport.ReceiveContext | undefined,
+  tool: Tool.Tool | undefined
+): Preparation => {
+  const context = ladder(server.stateless, channel, request, meta, received)
+  if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
+  context.tool = tool
+  // The registry read synchronously: a request done at once is answered without a fiber. A handler
+  // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.
+  let effect: Effect.Effect<unknown, McpError.McpError>
+  try {
+    const served = server.served(server.registry.unsafeEntries())
+    // The hot path, `tools/call`, straight to its route when the server declares tools (the table
+    // routes it so then; without tools, the table says -32601 and why).
+    effect = request.method === "tools/call" && "tools" in served.capabilities
+      ? server.toolsCall(request, context)
+      : Dispatch.run(served.table, request, context)
+  } catch (defect) {
+    effect = Effect.die(defect)
+  }
+  return { effect, request: context }
 }
 
-/** `received`, carrying what was prepared of its request: the engine serves that. */
-export const prepared = (
-  received: Transport.ReceiveContext,
-  preparation: Preparation
-): Transport.ReceiveContext => ({ ...received, [preparedKey]: preparation }) as Prepared
-
-/** The stateless era on one engine. */
+/** The stateless era on one engine (stdio, an in-memory pair): each request's channel is its client of the engine. */
 export const era = (server: Server, host: () => Host) => {
-  const { stateless } = server
-  const unsupported = (requested: string) =>
-    new McpError.UnsupportedProtocolVersion({ supported: stateless.revisions, requested })
-
-  const ladder = (
-    client: Transport.ClientId,
-    request: JsonRpc.Request,
-    meta: McpSchema.Base.MetaObject | undefined,
-    received: Transport.ReceiveContext | undefined
-  ): StatelessRequest | McpError.McpError => {
-    const version = meta?.[Meta.protocolVersion]
-    if (
-      request.method === "initialize" && (meta === undefined || !Object.hasOwn(meta, Meta.protocolVersion))
-    ) {
-      // A handshake client reaching a stateless-only server: told what would work. (An initialize
-      // of the stateless era's own shape is a method it does not have: -32601.)
-      const requested = (request.params as { readonly protocolVersion?: unknown } | undefined)?.protocolVersion
-      return unsupported(typeof requested === "string" ? requested : "")
-    }
-    const capabilities = meta?.[Meta.clientCapabilities]
-    if (meta === undefined || typeof version !== "string" || !isObject(capabilities)) {
-      return new McpError.InvalidParams({
-        message: `Invalid params for ${request.method}: a 2026-07-28 request carries _meta with ` +
-          `${Meta.protocolVersion} and ${Meta.clientCapabilities}`
-      })
-    }
-    if (!(stateless.revisions as ReadonlyArray<string>).includes(version)) return unsupported(version)
-    const level = meta[Meta.logLevel]
-    if (level !== undefined && !isLevel(level)) {
-      return new McpError.InvalidParams({ message: `Invalid params: unknown log level ${JSON.stringify(level)}` })
-    }
-    return new StatelessRequest(
-      request,
-      client,
-      version as Revision.Revision,
-      meta,
-      capabilities as ClientCapabilities,
-      Option.fromNullable(level as LoggingLevel | undefined),
-      host(),
-      Serving.authOf(received),
-      received?.peer,
-      received?.peer === undefined && received?.anonymous === true
-    )
-  }
-
-  const prepare: Direct["prepare"] = (client, request, meta, received, tool) => {
-    const context = ladder(client, request, meta, received)
-    if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
-    context.tool = tool
-    // The registry read synchronously: a request done at once is answered without a fiber. A handler
-    // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.
-    let effect: Effect.Effect<unknown, McpError.McpError>
-    try {
-      effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
-    } catch (defect) {
-      effect = Effect.die(defect)
-    }
-    return { effect, request: context }
-  }
-
   const onRequest = (
     client: Transport.ClientId,
     request: JsonRpc.Request,
     received: Transport.ReceiveContext | undefined
   ): Peer.Handling<never> =>
     handlingOf(
-      (received as Partial<Prepared> | undefined)?.[preparedKey] ??
-        prepare(client, request, Meta.of(request.params), received, undefined)
+      prepare(
+        server,
+        new EngineChannel(host(), client, request.id),
+        request,
+        Meta.of(request.params),
+        received,
+        undefined
+      )
     )
 
-  return { onRequest, prepare }
+  return { onRequest }
 }
+
+/**
+ * Serving 2026-07-28 requests that each come with a channel of their own (the stateless HTTP back
+ * end), without an engine: the back end prepares each request (`prepare`) and, unless its answer
+ * is there at once, serves it on its channel (`requests`, `Peer.Requests`).
+ */
+export interface Direct {
+  readonly server: Server
+  /** Serves a request prepared on its channel, on the server's runtime. */
+  readonly requests: Peer.Requests<never>
+  /**
+   * May a request done at once be answered without `requests`? Only when nothing would be recorded
+   * of it: no span, no metric, no Debug line.
+   */
+  readonly answersAtOnce: boolean
+}
+
+/**
+ * Serving on channels of their own, on the runtime of the caller with `context` (the server's)
+ * added, as an engine of the server would be.
+ */
+export const direct = (
+  server: Server,
+  context: Context.Context<never>,
+  transport: McpTelemetry.TransportDescription
+): Effect.Effect<Direct> =>
+  Effect.mapInputContext(
+    Effect.gen(function*() {
+      const { metrics, spans } = yield* McpTelemetry.enabled
+      // Does serving log each request at Debug level (as `Peer.requests` decides, from the same fiber)?
+      const logsRequests = (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal <= LogLevel.Debug.ordinal
+      const requests = yield* Peer.requests<never>({
+        revision: (request) => Effect.succeed(revisionOf(request)),
+        telemetry: transport,
+        // Metrics are labelled by the tools and prompts the server has now, not by any name a client sends.
+        known: {
+          tool: (name) => server.registry.unsafeEntries().tools.has(name),
+          prompt: (name) => server.registry.unsafeEntries().prompts.has(name)
+        }
+      })
+      return { server, requests, answersAtOnce: !spans && !metrics && !logsRequests }
+    }),
+    (outer: Context.Context<never>) => Context.merge(context, outer)
+  )

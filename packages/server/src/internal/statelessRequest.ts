@@ -8,6 +8,7 @@ import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
 import { Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import type * as McpRequest from "../McpRequest.js"
@@ -33,6 +34,59 @@ const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, 
 const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
 
 /**
+ * Where what a stateless request causes goes: a client of an engine (stdio, an in-memory pair:
+ * `EngineChannel`), or the request's own channel (a 2026-07-28 HTTP POST: its `Transport.Sink`).
+ */
+export interface Channel {
+  /** A notification related to the request (progress, a log, a subscription's): on its stream. */
+  readonly notify: (method: string, params: unknown) => Effect.Effect<void>
+  /**
+   * Holds the request open past the end of its fiber (`Peer.hold`): what answers it later, or
+   * undefined when it is over.
+   */
+  readonly hold: (onCancel: () => void) => ((exit: Exit.Exit<unknown, unknown>) => Effect.Effect<boolean>) | undefined
+  /**
+   * What serves it (an engine, or a back end serving requests on channels of their own): its
+   * subscriptions are closed when that ends.
+   */
+  readonly owner: object
+  /**
+   * Its client, when it has one that other requests share (an engine's): the subscriptions it holds
+   * are counted against it. None for a request on a channel of its own (it holds one at most).
+   */
+  readonly client: Transport.ClientId | undefined
+  /** Its connection, when that is what names its client (stdio, an in-memory pair): its tasks' owner. */
+  readonly connection: string | undefined
+  /**
+   * What a task made of the request keeps once the request is answered: this channel where it
+   * outlives the request (an engine's client), else one that sends nothing and holds nothing of
+   * the request's (an HTTP POST's response, its body).
+   */
+  readonly detached: Channel
+}
+
+/** A request of a client of an engine: what it causes goes through the engine, to that client. */
+export class EngineChannel implements Channel {
+  constructor(readonly host: Host, readonly client: Transport.ClientId, readonly id: JsonRpc.RequestId) {}
+
+  get owner(): object {
+    return this.host
+  }
+  get connection(): string {
+    return `${this.host.id}:${this.client}`
+  }
+  get detached(): Channel {
+    return this
+  }
+  notify(method: string, params: unknown): Effect.Effect<void> {
+    return Effect.ignore(this.host.peer.notify(this.client, method, params, { related: this.id }))
+  }
+  hold(onCancel: () => void) {
+    return this.host.peer.hold(this.client, this.id, onCancel)
+  }
+}
+
+/**
  * The context of one stateless request: `McpRequest`, read from the request's own `_meta`. Made
  * before the request's fiber is forked; the answers a retry carries are attached as its first step.
  */
@@ -51,12 +105,12 @@ export class StatelessRequest implements RequestContext {
 
   constructor(
     readonly request: JsonRpc.Request,
-    readonly client: Transport.ClientId,
+    /** Where what it causes goes. */
+    readonly channel: Channel,
     readonly revision: Revision.Revision,
     readonly meta: McpSchema.Base.MetaObject,
     readonly clientCapabilities: ClientCapabilities,
     readonly level: Option.Option<LoggingLevel>,
-    readonly host: Host,
     readonly auth: Option.Option<AuthInfo.AuthInfo>,
     /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
     readonly address: string | undefined,
@@ -88,11 +142,12 @@ export class StatelessRequest implements RequestContext {
     // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
     // nothing names the client (an HTTP platform that gives no address), its id is all there is:
     // whoever holds it reaches the task, and only the store's global bounds count it.
+    const connection = this.channel.connection
     return this.address !== undefined
       ? `peer:${this.address}`
-      : this.anonymous
+      : this.anonymous || connection === undefined
       ? Holders.anyone
-      : `connection:${this.host.id}:${this.client}`
+      : `connection:${connection}`
   }
 
   forTask() {
@@ -106,12 +161,11 @@ export class StatelessRequest implements RequestContext {
     }
     const context = new StatelessRequest(
       request,
-      this.client,
+      this.channel.detached,
       this.revision,
       this.meta,
       this.clientCapabilities,
       this.level,
-      this.host,
       this.auth,
       this.address,
       this.anonymous
@@ -194,7 +248,7 @@ export class StatelessRequest implements RequestContext {
   }
 
   private notify(method: string, params: unknown): Effect.Effect<void> {
-    return Effect.ignore(this.host.peer.notify(this.client, method, params, { related: this.request.id }))
+    return this.channel.notify(method, params)
   }
 
   /**

@@ -55,7 +55,8 @@ export interface Live {
 
 /** One listen request, as the stateless era hands it over. */
 export interface Listen {
-  readonly client: Transport.ClientId
+  /** Its engine's client (none: a request on a channel of its own, such as an HTTP POST). */
+  readonly client: Transport.ClientId | undefined
   readonly id: JsonRpc.RequestId
   /** The listen request's params as they arrived (measured against `Limits.maxLength`). */
   readonly params: unknown
@@ -316,13 +317,17 @@ export class Book {
 
   /** Counts a subscription in (or out) of its client's and its holder's. */
   private count(live: Live, delta: 1 | -1): void {
-    let clients = this.perClient.get(live.owner)
-    if (clients === undefined) this.perClient.set(live.owner, clients = new Map())
-    const n = (clients.get(live.info.client) ?? 0) + delta
-    if (n > 0) clients.set(live.info.client, n)
-    else {
-      clients.delete(live.info.client)
-      if (clients.size === 0) this.perClient.delete(live.owner)
+    const client = live.info.client
+    // A listen on a channel of its own (an HTTP POST) is its client's only one: not counted.
+    if (client !== undefined) {
+      let clients = this.perClient.get(live.owner)
+      if (clients === undefined) this.perClient.set(live.owner, clients = new Map())
+      const n = (clients.get(client) ?? 0) + delta
+      if (n > 0) clients.set(client, n)
+      else {
+        clients.delete(client)
+        if (clients.size === 0) this.perClient.delete(live.owner)
+      }
     }
     if (delta > 0) this.perHolder.add(live.listen.holder)
     else this.perHolder.remove(live.listen.holder)
@@ -332,7 +337,8 @@ export class Book {
   admit(live: Live): McpError.McpError | undefined {
     const limits = this.limits
     if (this.byHandle.size >= limits.maxOpen) return tooMany("maxSubscriptions", limits.maxOpen)
-    if ((this.perClient.get(live.owner)?.get(live.info.client) ?? 0) >= limits.maxPerClient) {
+    const client = live.info.client
+    if (client !== undefined && (this.perClient.get(live.owner)?.get(client) ?? 0) >= limits.maxPerClient) {
       return tooMany("maxSubscriptionsPerClient", limits.maxPerClient)
     }
     if (this.perHolder.full(live.listen.holder)) return tooMany("maxSubscriptionsPerHolder", limits.maxPerHolder)

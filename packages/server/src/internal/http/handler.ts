@@ -356,12 +356,11 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       : undefined
     // Both back ends check a POST's Accept: each value a client sends is parsed once.
     const acceptVerdicts = new Front.AcceptVerdicts()
-    // The stateless era: one engine for every POST of this handler, each POST a client of its own.
-    const posts = servesStateless
-      ? new Stateless.Posts({ server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf })
-      : undefined
-    // Each engine ends before its responses do (finalizers run last first): the stateless engine
-    // answers its subscriptions gracefully while their streams are still open.
+    // The stateless era: no engine, each POST served on its own response (its sink).
+    const stateless = { server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf }
+    const posts = servesStateless ? yield* Stateless.Posts.make(stateless) : undefined
+    // Each engine ends before its responses do (finalizers run last first). The stateless back end
+    // answers its subscriptions gracefully while their streams are still open, then ends the rest.
     if (sessions !== undefined) {
       yield* Effect.addFinalizer(() => sessions.endAll)
       // Shared sessions: what other instances send here, and what they change.
@@ -370,11 +369,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       yield* Effect.forkScoped(server.serve(sessions.host.protocol, { era: "handshake" }))
       yield* sessions.host.ready
     }
-    if (posts !== undefined) {
-      yield* Effect.addFinalizer(() => posts.endAll)
-      yield* Effect.forkScoped(server.serve(posts.host.protocol, { era: "stateless" }))
-      yield* posts.host.ready
-    }
+    if (posts !== undefined) yield* Effect.addFinalizer(() => posts.endAll)
 
     // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
     // Also the keep-alive of open SSE streams: at least every 15 seconds.

@@ -1,5 +1,6 @@
 /**
- * The protocol host of one HTTP back end: the `Transport.Protocol` its engine runs on, made of how
+ * The protocol host of the handshake HTTP back end (the 2026-07-28 one runs no engine: each POST is
+ * served on its own sink, `Peer.requests`): the `Transport.Protocol` its engine runs on, made of how
  * the back end sends (its `send`, and its `closeStream` and `unanswered` when it has them), and
  * the engine's receiver once the engine runs. An HTTP protocol's `run` only hands the receiver
  * over and waits, until the scope closes: the exchanges come from the platform's callbacks.
@@ -9,19 +10,15 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import type * as Shared from "../sharedSessions.js"
-import type * as Stateless from "../stateless.js"
 
-/**
- * How a back end sends: the protocol but its `run` (and its shared sessions, or how it prepares
- * its stateless requests itself, when it does).
- */
-export type Sending = Omit<Shared.SharedProtocol & Stateless.DirectProtocol, "run">
+/** How a back end sends: the protocol but its `run` (and its shared sessions, when it has them). */
+export type Sending = Omit<Shared.SharedProtocol, "run">
 
 export class ProtocolHost {
   private engine: Transport.Receiver | undefined = undefined
   private readonly running = Deferred.unsafeMake<void>(FiberId.none)
   /** The protocol the engine runs on. */
-  readonly protocol: Shared.SharedProtocol & Stateless.DirectProtocol
+  readonly protocol: Shared.SharedProtocol
 
   constructor(sending: Sending) {
     this.protocol = {

@@ -1,7 +1,8 @@
 /**
- * Streamable HTTP for the stateless era (2026-07-28): POST only, every request its own POST and
- * its own client of the engine, for exactly as long as its response is open. No session, no
- * event ids, no resumption: `Mcp-Session-Id` and `Last-Event-ID` are ignored.
+ * Streamable HTTP for the stateless era (2026-07-28): POST only, every request its own POST, served
+ * on it (its sink, `Peer.Requests`) for exactly as long as its response is open: no engine, no
+ * client id, no matching of answers by id. No session, no event ids, no resumption:
+ * `Mcp-Session-Id` and `Last-Event-ID` are ignored.
  *
  * - The headers are checked against the body first (SEP-2243): `MCP-Protocol-Version` equals the
  *   `_meta` version, `Mcp-Method` the method, `Mcp-Name` the name or URI, each `Mcp-Param-*` the
@@ -15,6 +16,7 @@
  *   (-32000), 200 otherwise.
  */
 import type { AuthInfo } from "@effect-mcp/core"
+import type { Peer } from "@effect-mcp/core"
 import { HttpHeaders, JsonRpc, McpError, Meta, Transport, Wire } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
@@ -24,10 +26,10 @@ import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
 import * as Server from "../server.js"
 import * as Era from "../stateless.js"
+import type { Channel } from "../statelessRequest.js"
 import type { Auth } from "./auth.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
-import { ProtocolHost } from "./host.js"
 
 type RequestId = JsonRpc.RequestId
 
@@ -133,24 +135,72 @@ export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefi
 
 // ---------------------------------------------------------------------------- one POST
 
-/** One request's POST: its response, JSON until something related comes first, then SSE. */
-class Post {
+const responseClosed = new Transport.TransportError({ message: "the response closed" })
+
+/**
+ * One request's POST, and its sink (`Transport.Sink`) and channel (`Era.Channel`): everything the
+ * request causes goes on its response, JSON until something related comes first, then SSE.
+ */
+class Post implements Transport.Sink, Channel {
   mode: "waiting" | "sse" | "done" = "waiting"
   stream: Stream | undefined = undefined
+  /** The request being served on it (none: answered at once, or not started yet). */
+  served: Peer.Served | undefined = undefined
+  /** A request on a channel of its own has no client shared with others. */
+  readonly client = undefined
+  readonly connection = undefined
+
+  /** When it was opened (`open`: a request answered at once never is). */
+  startedAt = 0
 
   constructor(
     readonly posts: Posts,
-    readonly client: Transport.ClientId,
     readonly id: RequestId,
     readonly exchange: Exchange,
-    readonly startedAt: number,
     /** A `subscriptions/listen`: held open, never over the maximum duration. */
     readonly listen: boolean
   ) {}
 
+  /** Its subscriptions are the back end's: closed when it ends. */
+  get owner(): object {
+    return this.posts
+  }
+
+  /** A task made of it keeps nothing of the POST: what it sends once the response ended is lost, as it would be. */
+  get detached(): Channel {
+    return this.posts.detached
+  }
+
   /** Something related to the request: the response becomes (or stays) an SSE stream. */
-  emit(frame: JsonRpc.Frame): void {
-    if (this.mode === "done") return
+  emit(frame: JsonRpc.Frame): Effect.Effect<void, Transport.TransportError> {
+    if (this.mode === "done") return Effect.fail(responseClosed)
+    this.write(frame)
+    return Effect.void
+  }
+
+  notify(method: string, params: unknown): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.mode !== "done") this.write(JsonRpc.notification(method, params))
+      return Effect.void
+    })
+  }
+
+  hold(onCancel: () => void) {
+    return this.served?.hold(onCancel)
+  }
+
+  answer(response: JsonRpc.Response): Effect.Effect<void> {
+    return Effect.sync(() => this.last(response))
+  }
+
+  /** The request was interrupted by the server: the response ends without an answer (JSON: an error with its id). */
+  unanswered(): void {
+    this.abandon(
+      failure(503, this.id, { code: JsonRpc.Code.InternalError, message: "The request was not answered" })
+    )
+  }
+
+  write(frame: JsonRpc.Frame): void {
     if (this.mode === "waiting") {
       this.mode = "sse"
       this.stream = this.exchange.stream(Front.sseHeaders)
@@ -186,45 +236,44 @@ class Post {
 
 // ---------------------------------------------------------------------------- every POST
 
-/** Every open stateless POST of one handler, and the protocol its engine runs on. */
+/**
+ * Every open stateless POST of one handler. No engine: each request is prepared here
+ * (`Era.prepare`) and answered at once on its own response, or served on its POST
+ * (`Peer.Requests`), which is its sink.
+ */
 export class Posts {
-  private readonly byClient = new Map<Transport.ClientId, Post>()
-  private nextClient = 0
+  private readonly open = new Set<Post>()
+  /** The channel of a task made of a request once its POST is done (see `Channel.detached`). */
+  readonly detached: Channel = {
+    notify: () => Effect.void,
+    hold: () => undefined,
+    owner: this,
+    client: undefined,
+    connection: undefined,
+    get detached() {
+      return this
+    }
+  }
+  /** Shutting down: what comes now is refused. */
+  private closing = false
 
-  constructor(readonly config: Config) {}
+  private constructor(readonly config: Config, readonly direct: Era.Direct) {}
 
-  count(): number {
-    return this.byClient.size
+  /** The stateless back end of a handler, on the caller's runtime (the server's context added). */
+  static make(config: Config): Effect.Effect<Posts> {
+    const direct = Server.direct(config.server, { transport: "tcp", protocol: "http" })
+    if (direct === undefined) {
+      return Effect.dieMessage("effect-mcp: the stateless HTTP back end serves a server made by McpServer.make")
+    }
+    return Effect.map(direct, (direct) => new Posts(config, direct))
   }
 
-  /** How the engine prepares a request (`Era.Direct`), once it runs. */
-  private direct: Era.Direct | undefined = undefined
-
-  /** The protocol the engine runs on: each POST it serves is a client; `send` answers it. */
-  readonly host = new ProtocolHost({
-    telemetry: { transport: "tcp", protocol: "http" },
-    send: (client, frame) =>
-      Effect.suspend(() => {
-        const post = this.byClient.get(client)
-        if (post === undefined) return Effect.fail(new Transport.TransportError({ message: "the response closed" }))
-        const message = frame as JsonRpc.Message
-        // Its response ends it; what else is sent for it (notifications) goes on its stream.
-        if (!Array.isArray(frame) && !("method" in message) && message.id === post.id) post.last(frame)
-        else post.emit(frame)
-        return Effect.void
-      }),
-    unanswered: (client) => {
-      this.byClient.get(client)?.abandon(
-        failure(503, null, { code: JsonRpc.Code.InternalError, message: "The request was not answered" })
-      )
-    },
-    attachDirect: (direct) => {
-      this.direct = direct
-    }
-  })
+  count(): number {
+    return this.open.size
+  }
 
   forget(post: Post): void {
-    if (this.byClient.get(post.client) === post) this.byClient.delete(post.client)
+    this.open.delete(post)
   }
 
   /** Serves one POST. */
@@ -257,9 +306,10 @@ export class Posts {
     // A notification has nothing to do here (a closed stream is how a request is cancelled).
     if (!("id" in message)) return exchange.reply(Front.empty(202))
     const request = message as JsonRpc.Request
+    if (this.closing) return exchange.reply(shuttingDown(request.id))
     const stepUp = this.config.auth?.stepUp([request], auth)
     if (stepUp !== undefined) return exchange.reply(stepUp)
-    // Only a request of this era has headers to mirror its body; the engine tells the others
+    // Only a request of this era has headers to mirror its body; the ladder tells the others
     // what is wrong with them (no _meta: -32602; initialize: the revisions served).
     const meta = Meta.of(request.params)
     const version = meta?.[Meta.protocolVersion]
@@ -271,42 +321,32 @@ export class Posts {
       const denied = checkHeaders(exchange, request, version, name, tool)
       if (denied !== undefined) return exchange.reply(denied)
     }
-    const client = this.nextClient++
     // Who sent it: its token's holder, else its address (for its quotas, and its tasks' owner);
     // with neither, nothing (a POST is no connection to bind to).
     const peer = this.config.peerOf(exchange)
     const received: Transport.ReceiveContext = { auth, peer, anonymous: peer === undefined }
-    const direct = this.direct
-    const preparation = direct?.prepare(client, request, meta, received, tool)
-    if (preparation !== undefined && direct!.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) {
-      return
-    }
-    const post = new Post(
-      this,
-      client,
-      request.id,
-      exchange,
-      this.config.clock.unsafeCurrentTimeMillis(),
-      request.method === "subscriptions/listen"
-    )
-    this.byClient.set(client, post)
+    const post = new Post(this, request.id, exchange, request.method === "subscriptions/listen")
+    const { direct } = this
+    const preparation = Era.prepare(direct.server, post, request, meta, received, tool)
+    if (direct.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) return
+    post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
+    this.open.add(post)
     exchange.onClose(() => {
       // A closed response is a cancellation: the request is interrupted, nothing more is sent.
       if (post.mode === "done") return
       post.done()
-      this.host.receiver?.disconnect(client)
+      post.served?.interrupt()
     })
-    this.host.receiver!.receive(
-      client,
-      inbound,
-      preparation === undefined ? received : Era.prepared(received, preparation)
-    )
+    direct.requests.serve(request, post, (served) => {
+      post.served = served
+      return Era.handlingOf(preparation)
+    })
   }
 
   /**
    * Answers on its own response a request whose answer is there already (its handling an `Exit`):
    * a result, or a protocol error rendered for the request's revision. Anything else (a fiber to
-   * run, a defect to log) is the engine's: false.
+   * run, a defect to log) is served on its POST: false.
    */
   private answerAtOnce(exchange: Exchange, request: JsonRpc.Request, preparation: Era.Preparation): boolean {
     const effect = preparation.effect
@@ -328,33 +368,43 @@ export class Posts {
       const now = this.config.clock.unsafeCurrentTimeMillis()
       const max = this.config.maxRequestMillis
       const comment = Front.sseComment("keep-alive")
-      for (const post of Array.from(this.byClient.values())) {
+      for (const post of Array.from(this.open)) {
         if (max !== undefined && !post.listen && now - post.startedAt > max) {
           post.last({
             jsonrpc: "2.0",
             id: post.id,
             error: { code: JsonRpc.Code.InternalError, message: "Request exceeded the server's maximum duration" }
           })
-          this.host.receiver?.disconnect(post.client)
+          post.served?.interrupt()
         } else if (post.mode === "sse") post.stream!.write(comment)
       }
     })
   }
 
-  /** Every open response ends (the server is shutting down). */
+  /**
+   * The back end ends (the server is shutting down): what comes now is refused; its subscriptions
+   * are answered gracefully while their streams are open; every other response still open ends,
+   * a JSON one with an error carrying its request's id; then the requests in flight are interrupted
+   * (nothing more is sent for them).
+   */
   get endAll(): Effect.Effect<void> {
-    return Effect.sync(() => {
-      // The engine has ended: what comes now is its, as before it ran.
-      this.direct = undefined
-      for (const post of Array.from(this.byClient.values())) {
-        post.abandon(
-          failure(503, post.id, { code: JsonRpc.Code.InternalError, message: "The server is shutting down" })
-        )
-        this.host.receiver?.disconnect(post.client)
-      }
+    return Effect.suspend(() => {
+      this.closing = true
+      return Effect.zipRight(
+        Effect.zipRight(
+          this.direct.server.subscriptions.closeOwned(this),
+          Effect.sync(() => {
+            for (const post of Array.from(this.open)) post.abandon(shuttingDown(post.id))
+          })
+        ),
+        this.direct.requests.interruptAll
+      )
     })
   }
 }
+
+const shuttingDown = (id: RequestId) =>
+  failure(503, id, { code: JsonRpc.Code.InternalError, message: "The server is shutting down" })
 
 /**
  * Which back end a dual-era POST with no era in its headers goes to: is this decoded body one
