@@ -117,14 +117,17 @@ const exchange = (
   return Effect.suspend(() => {
     const headers = Session.postHeaders(connection, session, context.paramHeaders, message)
     const sessionId = headers["mcp-session-id"]
-    return Exchange.execute(
+    return Exchange.post(
       connection.client,
       HttpClientRequest.post(connection.url).pipe(
         HttpClientRequest.setHeaders(headers),
         HttpClientRequest.bodyText(Wire.encode(message), "application/json")
       ),
-      method
-    ).pipe(Effect.flatMap((response): Effect.Effect<void, Failure> => {
+      method,
+      connection.limit
+    ).pipe(Effect.flatMap(({ body, response }): Effect.Effect<void, Failure> => {
+      // The body, read whole up to the limit (a 404's is left unread by `post`: read it now).
+      const text = () => body ?? Exchange.readText(response, connection.limit, method)
       // The server forgot the session (expired, restarted): a new one, and this again.
       if (response.status === 404 && sessionId !== undefined && !renewed && session.initialize !== undefined) {
         return Effect.zipRight(
@@ -139,7 +142,7 @@ const exchange = (
       if (isInitialize && context.fallback !== undefined && Fallback.statuses.has(response.status)) {
         const fallback = context.fallback
         return Effect.flatMap(
-          Effect.orElseSucceed(Exchange.readText(response, connection.limit, method), () => ""),
+          Effect.orElseSucceed(text(), () => ""),
           (text) =>
             isJsonRpcError(text)
               ? Effect.sync(() => answering.body(text))
@@ -160,7 +163,7 @@ const exchange = (
             : Events.resume(connection, session, request, at, answering.reply)
         )
       }
-      return Effect.flatMap(Exchange.readText(response, connection.limit, method), (text) => {
+      return Effect.flatMap(text(), (text) => {
         // An authorization challenge is the transport's to report (an `HttpError` with its
         // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
         const challenged = response.status === 401 ||
