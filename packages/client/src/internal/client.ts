@@ -290,8 +290,11 @@ export const make = <R>(
     const send = (method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) => {
       const other = eraOf(method, era)
       if (other !== undefined) return Effect.fail(other)
+      // A request the cache never answers goes straight to the stateless driver.
       return era === "stateless"
-        ? cache.request(method, params, call)
+        ? ResponseCache.cacheable.has(method)
+          ? cache.request(method, params, call)
+          : stateless.request(method, params, call)
         : sessionRequest(method, params, call)
     }
 
