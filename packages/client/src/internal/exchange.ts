@@ -151,20 +151,25 @@ export const execute = (
 /** Why a body could not be read whole. */
 export type ReadFailure = ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError
 
-/** A body read whole, up to `limit` bytes: more is `MessageTooLarge`, and the rest is not read. */
+/**
+ * A body read whole, up to `limit` bytes: more is `MessageTooLarge`, and the rest is not read.
+ * `headers`: the response's, when the caller has them (a platform may build them anew on each
+ * `response.headers`).
+ */
 export const readText = (
   response: HttpClientResponse.HttpClientResponse,
   limit: number,
-  method: string
+  method: string,
+  headers: HttpClientResponse.HttpClientResponse["headers"] = response.headers
 ): Effect.Effect<string, ReadFailure> => {
-  const length = response.headers["content-length"]
+  const length = headers["content-length"]
   const declared = length === undefined ? NaN : Number(length)
   if (Number.isFinite(declared) && declared > limit) {
     return Effect.fail(new ClientError.MessageTooLarge({ method, limit }))
   }
   // A length within the limit bounds the body already, unless it is compressed (a fetch decodes
   // it, and the length is the encoded one's): read whole, no stream to run and abort.
-  const encoding = response.headers["content-encoding"]
+  const encoding = headers["content-encoding"]
   if (Number.isSafeInteger(declared) && declared >= 0 && (encoding === undefined || encoding === "identity")) {
     return Effect.mapError(response.text, (error) => connectionFailed(response.request.url, error))
   }
@@ -211,11 +216,10 @@ export interface Answer {
  * `text/event-stream`, read event by event), a response without a body (202, 204), and a 404 (a
  * session the server forgot: the caller renews it and sends again, the body unread).
  */
-const readWhole = (response: HttpClientResponse.HttpClientResponse) => {
-  const status = response.status
+const readWhole = (status: number, headers: HttpClientResponse.HttpClientResponse["headers"]) => {
   if (status === 202 || status === 204 || status === 404) return false
   const ok = status >= 200 && status < 300
-  return !(ok && (response.headers["content-type"] ?? "").startsWith("text/event-stream"))
+  return !(ok && (headers["content-type"] ?? "").startsWith("text/event-stream"))
 }
 
 /**
@@ -231,10 +235,12 @@ export const post = (
 ): Effect.Effect<Answer, ClientError.HttpError | ClientError.ConnectionFailed | ClientError.AuthError> =>
   Effect.flatMap(
     execute(client, request, method),
-    (response): Effect.Effect<Answer> =>
-      readWhole(response)
-        ? Effect.map(Effect.either(readText(response, limit, method)), (body) => ({ response, body }))
+    (response): Effect.Effect<Answer> => {
+      const headers = response.headers
+      return readWhole(response.status, headers)
+        ? Effect.map(Effect.either(readText(response, limit, method, headers)), (body) => ({ response, body }))
         : Effect.succeed({ response, body: undefined })
+    }
   )
 
 /** One SSE event: its type (`message` unless named), data and id. */

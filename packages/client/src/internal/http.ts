@@ -149,9 +149,11 @@ const exchange = (
               : fallback.send(message, `POST ${connection.url} answered HTTP ${response.status}`)
         )
       }
-      const given = response.headers["mcp-session-id"]
+      // Read once: a platform may build them anew on each `response.headers`.
+      const answered = response.headers
+      const given = answered["mcp-session-id"]
       if (isInitialize && given !== undefined) session.id = given
-      const type = response.headers["content-type"] ?? ""
+      const type = answered["content-type"] ?? ""
       const ok = response.status >= 200 && response.status < 300
       if (response.status === 202 || response.status === 204) return Effect.void
       if (ok && type.startsWith("text/event-stream")) {
@@ -167,7 +169,7 @@ const exchange = (
         // An authorization challenge is the transport's to report (an `HttpError` with its
         // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
         const challenged = response.status === 401 ||
-          (response.status === 403 && response.headers["www-authenticate"] !== undefined)
+          (response.status === 403 && answered["www-authenticate"] !== undefined)
         if (type.startsWith("application/json") && (ok || (!challenged && isJsonRpc(text)))) {
           return Effect.sync(() => answering.body(text))
         }
