@@ -202,6 +202,22 @@ describe("the client against a hostile HTTP server", () => {
       assert.deepStrictEqual(posts, ["initialize", "notifications/initialized", "tools/list"])
     }))
 
+  it.scopedLive("a JSON body batching the answer with garbage: the answer counts, the garbage is never answered", () =>
+    Effect.gen(function*() {
+      const { all, url } = yield* serve(handshake((seen, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        const answer = { jsonrpc: "2.0", id: idOf(seen), result: { tools: [] } }
+        response.end(JSON.stringify([answer, { jsonrpc: "2.0", id: 77, method: 12 }, { garbage: true }, 42]))
+      }))
+      const c = yield* client(url)
+      assert.deepStrictEqual(yield* c.listTools, [])
+      // A second call: what the first one's garbage made the client send (an error POST per item,
+      // before the fix) is posted before this call's answer comes back.
+      assert.deepStrictEqual(yield* c.listTools, [])
+      const posts = all.filter((seen) => seen.method === "POST").map((seen) => JSON.parse(seen.body).method)
+      assert.deepStrictEqual(posts, ["initialize", "notifications/initialized", "tools/list", "tools/list"])
+    }))
+
   it.scopedLive("a JSON answer with another id fails at once, naming both ids", () =>
     Effect.gen(function*() {
       const { url } = yield* serve(handshake((seen, response) => {

@@ -47,6 +47,7 @@ import type * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as TelemetryConfig from "./Telemetry.js"
 import type * as Transport from "./Transport.js"
+import type * as Wire from "./Wire.js"
 
 export {
   /**
@@ -126,6 +127,14 @@ export interface Options<R, F = never> {
   ) => Effect.Effect<void, never, R>
   /** A client is gone: drop what is kept for it. */
   readonly onDisconnect?: (client: Transport.ClientId) => void
+  /**
+   * What the engine takes of what it receives (a client drops a hostile server's garbage, say): the
+   * frame as the transport handed it, or what is kept of it (a batch without some items), or
+   * undefined to drop it. It sees what the transport delivers and, on a channel per request, what
+   * comes there other than the request's answer (each item of a batch apart); never the answer
+   * itself, which the engine checks. Default: everything is taken.
+   */
+  readonly keep?: ((inbound: Wire.Inbound) => Wire.Inbound | undefined) | undefined
   /**
    * The revision a wire error for `client` is rendered for: the request's own (stateless) or
    * its session's (handshake); `request` is undefined for a frame that is not a request.
@@ -245,12 +254,20 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     const clock = yield* Effect.clock
     const telemetry = yield* telemetryOf(protocol.telemetry, options.known)
 
+    // What is received, through the side's filter (`keep`), if it has one.
+    const { keep } = options
+    const kept: Transport.Receiver["receive"] | undefined = keep === undefined ?
+      undefined :
+      (client, frame, context): void => {
+        const held = keep(frame)
+        if (held !== undefined) inbound.receive(client, held, context)
+      }
     const outbound = Outbound.make<F>({
       clock,
       send,
       request: protocol.request,
       // What came on a request's channel that is not its answer: served as anything received.
-      receive: (client, frame, context) => inbound.receive(client, frame, context),
+      receive: kept ?? ((client, frame, context): void => inbound.receive(client, frame, context)),
       fork: (effect) => void fork(effect),
       timeout: Duration.decode(options.timeout ?? Duration.seconds(60)),
       maxTimeout: Duration.decode(options.maxTimeout ?? Duration.minutes(10)),
@@ -280,7 +297,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     // How the transport failed, if it did: what the calls still waiting, and later ones, fail with.
     let failed: Transport.TransportError | undefined
     yield* protocol.run({
-      receive: inbound.receive,
+      receive: kept ?? inbound.receive,
       disconnect,
       responseClosed: inbound.cancel,
       fail: outbound.fail

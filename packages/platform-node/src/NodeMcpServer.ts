@@ -42,11 +42,11 @@ export const layerStderrLogger: Layer.Layer<never> = Layer.mergeAll(
  * How {@link lineSender} writes.
  *
  * - `coalesce` (default `true`): lines sent in the same tick go out as one write (one string, so
- *   Node keeps one buffer, not one per line). Right for a server: the answers to the lines of
- *   one chunk are ready together, and one write carries them all.
- * - `false`: each line is written as it is sent. Right for a client: its requests come from
- *   callers of their own, and a request written at once lets the server start on it while this
- *   side is still busy with the rest (the pair works in parallel rather than in turns).
+ *   Node keeps one buffer, not one per line). Right for a server, whose answers to the lines of
+ *   one chunk are ready together, and for a client (`NodeMcpClient.layerStdio`), whose requests
+ *   made in one tick cost one system call and one wake-up of the server instead of one each.
+ * - `false`: each line is written as it is sent (the other side may start on the first while the
+ *   rest are made, at the price of a write per line).
  *
  * @since 0.1.0
  * @category models

@@ -3,16 +3,7 @@
  * request path (the stateless driver behind the response cache, or the session), and every named
  * call derived from the one typed `request`.
  */
-import {
-  type JsonRpc,
-  Meta,
-  Peer,
-  Revision,
-  type Schema as McpSchema,
-  Telemetry,
-  type Transport,
-  type Wire
-} from "@effect-mcp/core"
+import { type JsonRpc, Meta, Peer, Revision, type Schema as McpSchema, Telemetry, type Wire } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -44,14 +35,15 @@ interface Listed<A> {
 }
 
 /**
- * What the client takes from the server: a frame that is not JSON-RPC, or a batch item that is
- * not, is logged and dropped (answering a hostile server's garbage is a loop it drives); in the
- * stateless era, where the server asks in `input_required` results, a request is dropped too.
- * What is kept of `inbound` (undefined: nothing).
+ * What the client takes from the server (the engine's `keep`: what the transport delivers, and
+ * what comes on a request's channel besides its answer): a frame that is not JSON-RPC, or a batch
+ * item that is not, is logged and dropped (answering a hostile server's garbage is a loop it
+ * drives); in the stateless era, where the server asks in `input_required` results, a request is
+ * dropped too. What is kept of `inbound` (undefined: nothing).
  */
 const kept = (
   inbound: Wire.Inbound,
-  stateless: () => boolean,
+  stateless: boolean,
   dropped: (what: string) => void
 ): Wire.Inbound | undefined => {
   if (inbound._tag === "Invalid") return void dropped(`an invalid frame (${inbound.error.message})`)
@@ -63,45 +55,10 @@ const kept = (
     return items.length > 0 ? { _tag: "Batch", items } : undefined
   }
   const message = inbound.message
-  if (stateless() && "method" in message && "id" in message) {
+  if (stateless && "method" in message && "id" in message) {
     return void dropped(`a ${message.method} request, which the stateless era has none of`)
   }
   return inbound
-}
-
-/**
- * The transport, guarded (see {@link kept}): what it receives, and what comes on the channel of
- * one of our requests other than a whole answer (which the engine checks).
- */
-const guarded = <F>(
-  protocol: Transport.Protocol<F>,
-  stateless: () => boolean,
-  dropped: (what: string) => void
-): Transport.Protocol<F> => {
-  const request = protocol.request
-  const guardedRequest: Transport.RequestSender<F> | undefined = request === undefined
-    ? undefined
-    : (client, message, reply, context) =>
-      request(client, message, {
-        receive: (inbound) => {
-          const held = kept(inbound, stateless, dropped)
-          return held === undefined ? false : reply.receive(held)
-        },
-        answer: (inbound) => reply.answer(inbound),
-        fail: (error) => reply.fail(error)
-      }, context)
-  return {
-    ...protocol,
-    request: guardedRequest,
-    run: (receiver) =>
-      protocol.run({
-        ...receiver,
-        receive: (client, inbound, context) => {
-          const held = kept(inbound, stateless, dropped)
-          if (held !== undefined) receiver.receive(client, held, context)
-        }
-      })
-  }
 }
 
 /** The connection as it stands: the era picked (none yet) and the revision spoken. */
@@ -110,7 +67,7 @@ interface Connection {
   era: Revision.Era | undefined
 }
 
-/** The engine on the transport, guarded: the server's asks served by the handlers, its notifications published. */
+/** The engine on the transport, what it takes filtered (`kept`): the server's asks served by the handlers, its notifications published. */
 const engine = <R>(
   options: Options<R>,
   transport: McpClientTransport["Type"],
@@ -122,12 +79,11 @@ const engine = <R>(
 ) =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) => {
     const runFork = Runtime.runFork(runtime)
+    const dropped = (what: string) =>
+      void runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
     return Peer.make<never, ClientError.TransportFailure>({
-      protocol: guarded(
-        transport.protocol,
-        () => connection.era === "stateless",
-        (what) => void runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
-      ),
+      protocol: transport.protocol,
+      keep: (inbound) => kept(inbound, connection.era === "stateless", dropped),
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
       revision: () => Effect.succeed(connection.spoken),
@@ -334,8 +290,11 @@ export const make = <R>(
     const send = (method: string, params: object | undefined, call: Parameters<Service["request"]>[2]) => {
       const other = eraOf(method, era)
       if (other !== undefined) return Effect.fail(other)
+      // A request the cache never answers goes straight to the stateless driver.
       return era === "stateless"
-        ? cache.request(method, params, call)
+        ? ResponseCache.cacheable.has(method)
+          ? cache.request(method, params, call)
+          : stateless.request(method, params, call)
         : sessionRequest(method, params, call)
     }
 

@@ -5,7 +5,8 @@
  * - redirects are followed only to the same origin, and only 307/308 (a POST stays a POST, the
  *   body and the headers with it), at most five; any other is an `HttpError` saying why;
  * - a body or an SSE event larger than `maxMessageSize` is `MessageTooLarge`, and no more of it is
- *   read; the SSE parser scans each chunk once.
+ *   read; the SSE parser scans each chunk once;
+ * - a POST's JSON answer comes back read, with its response (`post`).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -13,6 +14,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClientError from "../ClientError.js"
@@ -146,20 +148,28 @@ export const execute = (
   return go(request, 0)
 }
 
-/** A body read whole, up to `limit` bytes: more is `MessageTooLarge`, and the rest is not read. */
+/** Why a body could not be read whole. */
+export type ReadFailure = ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError
+
+/**
+ * A body read whole, up to `limit` bytes: more is `MessageTooLarge`, and the rest is not read.
+ * `headers`: the response's, when the caller has them (a platform may build them anew on each
+ * `response.headers`).
+ */
 export const readText = (
   response: HttpClientResponse.HttpClientResponse,
   limit: number,
-  method: string
-): Effect.Effect<string, ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError> => {
-  const length = response.headers["content-length"]
+  method: string,
+  headers: HttpClientResponse.HttpClientResponse["headers"] = response.headers
+): Effect.Effect<string, ReadFailure> => {
+  const length = headers["content-length"]
   const declared = length === undefined ? NaN : Number(length)
   if (Number.isFinite(declared) && declared > limit) {
     return Effect.fail(new ClientError.MessageTooLarge({ method, limit }))
   }
   // A length within the limit bounds the body already, unless it is compressed (a fetch decodes
   // it, and the length is the encoded one's): read whole, no stream to run and abort.
-  const encoding = response.headers["content-encoding"]
+  const encoding = headers["content-encoding"]
   if (Number.isSafeInteger(declared) && declared >= 0 && (encoding === undefined || encoding === "identity")) {
     return Effect.mapError(response.text, (error) => connectionFailed(response.request.url, error))
   }
@@ -190,6 +200,48 @@ export const readText = (
     )
   })
 }
+
+/** A response to a POST, and its body when it was read whole (see {@link post}). */
+export interface Answer {
+  readonly response: HttpClientResponse.HttpClientResponse
+  /**
+   * The body read whole, up to the limit, or why it could not be (an `Either` is an `Effect`: yield
+   * it for the text); undefined when it was left unread.
+   */
+  readonly body: Either.Either<string, ReadFailure> | undefined
+}
+
+/**
+ * Whether a response's body is read whole as it comes: all but an event stream (a 2xx
+ * `text/event-stream`, read event by event), a response without a body (202, 204), and a 404 (a
+ * session the server forgot: the caller renews it and sends again, the body unread).
+ */
+const readWhole = (status: number, headers: HttpClientResponse.HttpClientResponse["headers"]) => {
+  if (status === 202 || status === 204 || status === 404) return false
+  const ok = status >= 200 && status < 300
+  return !(ok && (headers["content-type"] ?? "").startsWith("text/event-stream"))
+}
+
+/**
+ * A POST (see {@link execute}) and, unless its answer is a stream, a 404 or empty, its body read
+ * whole up to `limit` bytes (see {@link readText}): the JSON text of an answer comes back with its
+ * response, in one step.
+ */
+export const post = (
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  method: string,
+  limit: number
+): Effect.Effect<Answer, ClientError.HttpError | ClientError.ConnectionFailed | ClientError.AuthError> =>
+  Effect.flatMap(
+    execute(client, request, method),
+    (response): Effect.Effect<Answer> => {
+      const headers = response.headers
+      return readWhole(response.status, headers)
+        ? Effect.map(Effect.either(readText(response, limit, method, headers)), (body) => ({ response, body }))
+        : Effect.succeed({ response, body: undefined })
+    }
+  )
 
 /** One SSE event: its type (`message` unless named), data and id. */
 export interface SseEvent {

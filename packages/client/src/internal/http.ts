@@ -117,14 +117,17 @@ const exchange = (
   return Effect.suspend(() => {
     const headers = Session.postHeaders(connection, session, context.paramHeaders, message)
     const sessionId = headers["mcp-session-id"]
-    return Exchange.execute(
+    return Exchange.post(
       connection.client,
       HttpClientRequest.post(connection.url).pipe(
         HttpClientRequest.setHeaders(headers),
         HttpClientRequest.bodyText(Wire.encode(message), "application/json")
       ),
-      method
-    ).pipe(Effect.flatMap((response): Effect.Effect<void, Failure> => {
+      method,
+      connection.limit
+    ).pipe(Effect.flatMap(({ body, response }): Effect.Effect<void, Failure> => {
+      // The body, read whole up to the limit (a 404's is left unread by `post`: read it now).
+      const text = () => body ?? Exchange.readText(response, connection.limit, method)
       // The server forgot the session (expired, restarted): a new one, and this again.
       if (response.status === 404 && sessionId !== undefined && !renewed && session.initialize !== undefined) {
         return Effect.zipRight(
@@ -139,16 +142,18 @@ const exchange = (
       if (isInitialize && context.fallback !== undefined && Fallback.statuses.has(response.status)) {
         const fallback = context.fallback
         return Effect.flatMap(
-          Effect.orElseSucceed(Exchange.readText(response, connection.limit, method), () => ""),
+          Effect.orElseSucceed(text(), () => ""),
           (text) =>
             isJsonRpcError(text)
               ? Effect.sync(() => answering.body(text))
               : fallback.send(message, `POST ${connection.url} answered HTTP ${response.status}`)
         )
       }
-      const given = response.headers["mcp-session-id"]
+      // Read once: a platform may build them anew on each `response.headers`.
+      const answered = response.headers
+      const given = answered["mcp-session-id"]
       if (isInitialize && given !== undefined) session.id = given
-      const type = response.headers["content-type"] ?? ""
+      const type = answered["content-type"] ?? ""
       const ok = response.status >= 200 && response.status < 300
       if (response.status === 202 || response.status === 204) return Effect.void
       if (ok && type.startsWith("text/event-stream")) {
@@ -160,11 +165,11 @@ const exchange = (
             : Events.resume(connection, session, request, at, answering.reply)
         )
       }
-      return Effect.flatMap(Exchange.readText(response, connection.limit, method), (text) => {
+      return Effect.flatMap(text(), (text) => {
         // An authorization challenge is the transport's to report (an `HttpError` with its
         // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
         const challenged = response.status === 401 ||
-          (response.status === 403 && response.headers["www-authenticate"] !== undefined)
+          (response.status === 403 && answered["www-authenticate"] !== undefined)
         if (type.startsWith("application/json") && (ok || (!challenged && isJsonRpc(text)))) {
           return Effect.sync(() => answering.body(text))
         }
