@@ -11,8 +11,15 @@
  * - a multi-round trip whose `requestState` is sealed with the key from the environment
  *   (`MCP_REQUEST_STATE_KEY`), its retry served by another handler (another isolate) with it;
  * - a handshake session: initialize, a call in it, DELETE, and the session gone;
- * - the server is built once per handler, not per request.
+ * - `auth`: 401 without a token (with the resource metadata's URL), or with one the verifier
+ *   refuses; served with one it takes; the metadata served;
+ * - the server is built once per handler, not per request (also when the first requests come together).
+ *
+ * Before: there was no such handler; the router's (`HttpLayerRouter.toWebHandler`) refused a
+ * `Request` without a `Host` header 403, and the app run bare (not as a route) never finished
+ * reading a body of no stated length (its read raced uninterruptibly): every POST hung.
  */
+import { AuthInfo } from "@effect-mcp/core"
 import { events, handshakeHeaders } from "@effect-mcp/test-support/HttpWire"
 import { describe, expect, it } from "@effect/vitest"
 import * as Config from "effect/Config"
@@ -21,12 +28,15 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { onTestFinished } from "vitest"
 import * as HttpTransport from "../src/HttpTransport.js"
 import * as McpRequest from "../src/McpRequest.js"
 import * as McpServer from "../src/McpServer.js"
+import * as TokenVerifier from "../src/TokenVerifier.js"
 import * as Tool from "../src/Tool.js"
 
 const V = "2026-07-28"
@@ -118,6 +128,56 @@ describe("HttpTransport.toWebHandler", () => {
       expect(await call.json()).toMatchObject({ id: 2, result: { content: [{ type: "text", text: `echo: hi ${i}` }] } })
     }
     expect(builds - before).toBe(1)
+  })
+
+  it("requests that come together before the server is built build it once", async () => {
+    const before = builds
+    const handler = handlerOf()
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => handler(stateless("tools/list", {}, { id: i })))
+    )
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200))
+    expect(builds - before).toBe(1)
+  })
+
+  it("auth: no token is 401 with the resource metadata; a token the verifier takes is served, its holder known", async () => {
+    const resource = "http://localhost/mcp"
+    const handler = handlerOf({
+      auth: {
+        resource,
+        authorizationServers: ["https://issuer.example"],
+        verifier: {
+          verify: (token) =>
+            token === "good"
+              ? Effect.succeed(
+                new AuthInfo.AuthInfo({
+                  subject: "ada",
+                  clientId: Option.none(),
+                  scopes: [],
+                  expiresAt: Option.none(),
+                  audience: [resource],
+                  issuer: Option.some("https://issuer.example"),
+                  claims: {},
+                  token: Redacted.make(token)
+                })
+              )
+              : Effect.fail(new TokenVerifier.TokenRejected({ reason: "unknown token" }))
+        }
+      }
+    })
+    const none = await handler(stateless("tools/list", {}, { id: 1 }))
+    expect(none.status).toBe(401)
+    expect(none.headers.get("www-authenticate")).toContain(
+      "resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
+    )
+    const bad = await handler(stateless("tools/list", {}, { id: 2, headers: { authorization: "Bearer bad" } }))
+    expect(bad.status).toBe(401)
+    expect(bad.headers.get("www-authenticate")).toContain("error=\"invalid_token\"")
+    const good = await handler(stateless("tools/list", {}, { id: 3, headers: { authorization: "Bearer good" } }))
+    expect(good.status).toBe(200)
+    expect((await good.json()).id).toBe(3)
+    const metadata = await handler(new Request("http://localhost/.well-known/oauth-protected-resource/mcp"))
+    expect(await metadata.json()).toMatchObject({ resource, authorization_servers: ["https://issuer.example"] })
   })
 
   it("the front: Host and Origin allow-lists on by default, Accept and Content-Type, bad JSON", async () => {
