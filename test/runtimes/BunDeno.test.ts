@@ -191,6 +191,72 @@ for (const [name, command] of runtimes) {
       expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
     })
 
+    it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit (and one within it served)", async () => {
+      const url = running!.url
+      const post = (headers: Record<string, string>, body: BodyInit) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            ...headers
+          },
+          body,
+          duplex: "half"
+        } as RequestInit)
+      const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
+      expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
+        status: 400,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
+      })
+      expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
+      expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
+      expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
+        status: 403,
+        body: { error: { message: "Forbidden: Origin not allowed" } }
+      })
+      // A body in pieces, no length said, within the limit: read to its end and served.
+      const list = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "runtimes-test", version: "1.0.0" }
+          }
+        }
+      })
+      const pieces = [list.slice(0, 20), list.slice(20)].map((text) => new TextEncoder().encode(text))
+      const streamed = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          const next = pieces.shift()
+          if (next === undefined) controller.close()
+          else controller.enqueue(next)
+        }
+      })
+      expect(await answer(await post({ "mcp-method": "tools/list" }, streamed))).toMatchObject({
+        status: 200,
+        body: { id: 7, result: { tools: expect.any(Array) } }
+      })
+      // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
+      const piece = new Uint8Array(64 * 1024).fill(0x20)
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          if (sent >= 5 * 1024 * 1024) return controller.close()
+          sent += piece.length
+          controller.enqueue(piece)
+        }
+      })
+      expect(await answer(await post({}, body))).toMatchObject({
+        status: 413,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
+      })
+    })
+
     it("the log went to stderr, and nothing says the runtime failed", () => {
       expect(running!.stderr()).not.toMatch(/error|uncaught|panic/i)
     })
