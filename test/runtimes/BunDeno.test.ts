@@ -6,7 +6,7 @@
  * elicitation answered by the client's handler), in the 2026-07-28 era; and by our client in the
  * 2025-11-25 era, a session the runtime's process keeps.
  *
- * The runtimes come from the npm registry (`bun`, `deno`, pinned below), installed on first use
+ * The runtimes come from the npm registry (`bun`, `deno`, pinned in scripts/runtimes.json), installed on first use
  * into `node_modules/.cache/effect-mcp-runtimes` (about 200 MB on disk, a few seconds from a warm
  * npm cache; CI caches `node_modules`), never globally.
  */
@@ -25,8 +25,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
-/** The runtimes, pinned. */
-const versions = { bun: "1.4.5", deno: "2.9.6" } as const
+/** The runtimes, pinned (as `pnpm run everything:bun` and `everything:deno` install them). */
+const versions: { readonly bun: string; readonly deno: string } = JSON.parse(
+  fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8")
+)
 
 const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
 const binary = (name: keyof typeof versions) => path.join(cache, "node_modules/.bin", name)
