@@ -24,9 +24,10 @@
  * A client disconnect is not a cancellation in the handshake era: the request goes on, its SSE
  * events are kept for resumption; only `notifications/cancelled` cancels.
  *
- * Two ways to serve it: {@link layer} mounts the endpoints on an @effect/platform
- * `HttpLayerRouter` (your router, your middleware); `NodeMcpServer.layerHttp` serves them on
- * `node:http` directly, which is several times faster. Both run the same {@link make}, whose
+ * Three ways to serve it: {@link layer} mounts the endpoints on an @effect/platform
+ * `HttpLayerRouter` (your router, your middleware); {@link toWebHandler} makes a Web-standard fetch
+ * handler of them (Bun, Deno, Workers); `NodeMcpServer.layerHttp` serves them on `node:http`
+ * directly, which is several times faster. All run the same {@link make}, whose
  * {@link Handler} serves platform-neutral {@link Exchange}s: another platform needs only an
  * adapter from its requests to exchanges.
  *
@@ -89,8 +90,9 @@ export interface Options {
   readonly trustedProxies?: number
   /**
    * Who sent an exchange, for the quotas of a client without a token, when the platform does not
-   * say or a header it sets says better: a platform serving fetch handlers (`HttpLayerRouter.toWebHandler`
-   * on Deno, Bun, Cloudflare Workers, Next.js route handlers) gives no client address. A string
+   * say or a header it sets says better: a platform serving fetch handlers ({@link toWebHandler}, or
+   * `HttpLayerRouter.toWebHandler`, on Deno, Bun, Cloudflare Workers, Next.js route handlers) gives
+   * no client address. A string
    * names the holder (read as an address is: IPv6 by its /64, at most 64 characters); undefined
    * falls back to the connection's address (and `trustedProxies`). Read only a header your platform
    * sets itself, never one a client may write: `(exchange) => exchange.header("cf-connecting-ip")`

@@ -284,8 +284,16 @@ describe("HttpTransport.toWebHandler", () => {
     expect(round2.result).toMatchObject({ content: [{ type: "text", text: "hello, Ann" }] })
   })
 
-  it("a handshake session: initialize, a call in it, DELETE; then the session is gone", async () => {
-    const handler = handlerOf()
+  it("a handshake session: initialize, a call in it, the GET stream, DELETE; then the session is gone", async () => {
+    const runtime = ManagedRuntime.make(serverLayer)
+    const scope = await runtime.runPromise(Scope.make())
+    onTestFinished(async () => {
+      await runtime.runPromise(Scope.close(scope, Exit.void))
+      await runtime.dispose()
+    })
+    const handler = await runtime.runPromise(Scope.extend(HttpTransport.makeWebHandler(), scope))
+    const add = (tool: Tool.Tool<never>) =>
+      runtime.runPromise(Effect.flatMap(McpServer.McpServer, (server) => server.addTool(tool)))
     const post = (message: Record<string, unknown>, session?: string) =>
       handler(
         new Request(url, { method: "POST", headers: handshakeHeaders(session), body: JSON.stringify(message) })
@@ -310,6 +318,20 @@ describe("HttpTransport.toWebHandler", () => {
     }, session)
     const [answer] = await events(call, (message) => message.id === 2)
     expect(answer.message.result.content).toEqual([{ type: "text", text: "echo: in a session" }])
+    // The standalone GET stream of the session: what the server says outside a request reaches it.
+    const controller = new AbortController()
+    const stream = await handler(
+      new Request(url, {
+        method: "GET",
+        headers: { ...handshakeHeaders(session), accept: "text/event-stream" },
+        signal: controller.signal
+      })
+    )
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get("content-type")).toBe("text/event-stream")
+    const changed = events(stream, (message) => message.method === "notifications/tools/list_changed")
+    await add(Tool.make("late", {}, () => Effect.succeed("late")))
+    expect((await changed).map((event) => event.message.method)).toContain("notifications/tools/list_changed")
     const deleted = await handler(new Request(url, { method: "DELETE", headers: handshakeHeaders(session) }))
     expect(deleted.status).toBe(200)
     const after = await post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, session)
