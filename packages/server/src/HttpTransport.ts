@@ -24,9 +24,10 @@
  * A client disconnect is not a cancellation in the handshake era: the request goes on, its SSE
  * events are kept for resumption; only `notifications/cancelled` cancels.
  *
- * Two ways to serve it: {@link layer} mounts the endpoints on an @effect/platform
- * `HttpLayerRouter` (your router, your middleware); `NodeMcpServer.layerHttp` serves them on
- * `node:http` directly, which is several times faster. Both run the same {@link make}, whose
+ * Three ways to serve it: {@link layer} mounts the endpoints on an @effect/platform
+ * `HttpLayerRouter` (your router, your middleware); {@link toWebHandler} makes a Web-standard fetch
+ * handler of them (Bun, Deno, Workers); `NodeMcpServer.layerHttp` serves them on `node:http`
+ * directly, which is several times faster. All run the same {@link make}, whose
  * {@link Handler} serves platform-neutral {@link Exchange}s: another platform needs only an
  * adapter from its requests to exchanges.
  *
@@ -89,8 +90,9 @@ export interface Options {
   readonly trustedProxies?: number
   /**
    * Who sent an exchange, for the quotas of a client without a token, when the platform does not
-   * say or a header it sets says better: a platform serving fetch handlers (`HttpLayerRouter.toWebHandler`
-   * on Deno, Bun, Cloudflare Workers, Next.js route handlers) gives no client address. A string
+   * say or a header it sets says better: a platform serving fetch handlers ({@link toWebHandler}, or
+   * `HttpLayerRouter.toWebHandler`, on Deno, Bun, Cloudflare Workers, Next.js route handlers) gives
+   * no client address. A string
    * names the holder (read as an address is: IPv6 by its /64, at most 64 characters); undefined
    * falls back to the connection's address (and `trustedProxies`). Read only a header your platform
    * sets itself, never one a client may write: `(exchange) => exchange.header("cf-connecting-ip")`
@@ -327,3 +329,89 @@ export const toHttpApp = (
  */
 export const layer = (options: Options = {}): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | McpServer> =>
   Layer.unwrapEffect(Effect.map(platform, (adapter) => adapter.layer(options)))
+
+/** The Web-standard adapter, loaded when first used. */
+const web = Effect.promise(() => import("./internal/http/web.js"))
+
+/**
+ * A Web-standard fetch handler and what disposes of it: the MCP endpoints of one server for
+ * Bun (`Bun.serve`), Deno (`Deno.serve`), Cloudflare Workers, Next.js route handlers, or Node
+ * behind a fetch adapter.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WebHandler {
+  /** Answers one request (any path: what is not an MCP endpoint is 404). */
+  readonly handler: (request: Request) => Promise<Response>
+  /** Ends every session and every open response, and the server. */
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The MCP endpoints of the server a layer builds, as a Web-standard fetch handler: the same front
+ * as every HTTP transport (`Origin` and `Host` allow-lists, loopback by default; media types; the
+ * body limit counted as bytes arrive; JSON-RPC error bodies; `auth`), both eras, the 2026-07-28
+ * `subscriptions/listen` as a streamed `Response`. A request without a `Host` header is judged by
+ * the authority of its URL. A response whose body is cancelled (or a request whose `signal`
+ * aborts) interrupts its request.
+ *
+ * The server is built once, by the first request, and serves every later one (per process, or
+ * per isolate): handshake sessions live as long as it does, so they work where the runtime keeps
+ * a process alive between requests (Bun, Deno, Node). A 2026-07-28 `requestState` is sealed
+ * with the server's `requestStateKey` (`Config.redacted("MCP_REQUEST_STATE_KEY")` reads it from
+ * the environment): give every instance the same key. A platform that gives no client address
+ * (every fetch platform) needs `holderOf` for per-client quotas.
+ *
+ * `memoMap` shares the layers it memoizes with other runtimes of yours.
+ *
+ * @example
+ * import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
+ * import * as Config from "effect/Config"
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ *
+ * const Echo = Tool.make("echo", { parameters: Schema.Struct({ text: Schema.String }) }, ({ text }) =>
+ *   Effect.succeed(text))
+ *
+ * const { dispose, handler } = HttpTransport.toWebHandler(
+ *   McpServer.layer({
+ *     serverInfo: { name: "echo", version: "1.0.0" },
+ *     requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY"),
+ *     tools: [Echo]
+ *   }),
+ *   { allowedHosts: ["localhost", "mcp.example.com"] }
+ * )
+ *
+ * // Bun: Bun.serve({ port: 3000, fetch: handler }); Deno: Deno.serve({ port: 3000 }, handler);
+ * // a Worker: export default { fetch: handler }
+ * export { dispose, handler }
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toWebHandler = <E>(
+  server: Layer.Layer<McpServer, E>,
+  options: Options & { readonly memoMap?: Layer.MemoMap | undefined } = {}
+): WebHandler => {
+  let built: WebHandler | undefined
+  const load = import("./internal/http/web.js").then((adapter) => built = adapter.toWebHandler(server, options))
+  return {
+    handler: (request) =>
+      built !== undefined ? built.handler(request) : load.then((adapter) => adapter.handler(request)),
+    dispose: () => load.then((adapter) => adapter.dispose())
+  }
+}
+
+/**
+ * The fetch handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
+ * scope (the Effect form of {@link toWebHandler}, to compose it with layers of your own). Closing
+ * the scope ends every session and every open response.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeWebHandler = (
+  options: Options = {}
+): Effect.Effect<(request: Request) => Promise<Response>, never, McpServer | Scope.Scope> =>
+  Effect.flatMap(web, (adapter) => adapter.make(options))

@@ -1,0 +1,75 @@
+/**
+ * The MCP HTTP handler as a Web-standard fetch handler, `(request: Request) => Promise<Response>`:
+ * Bun, Deno, Cloudflare Workers, Next.js route handlers, Node with a fetch adapter. Its exchanges
+ * come from the @effect/platform adapter (`platform.ts`, over `HttpServerRequest.fromWeb`), so the
+ * front is the one every HTTP transport shares; what a bare `Request` lacks is filled here:
+ *
+ * - no `Host` header (a `Request` made by hand, or a runtime that keeps it out of the headers): the
+ *   authority of the request's URL is its host, which the runtime built from the request line;
+ * - the request's `signal` aborted, or the response's body cancelled: the request is interrupted
+ *   (the platform adapter's own doing, on both).
+ *
+ * The server is built once per handler: the first request builds it (in the handler's scope), every
+ * later one reuses it.
+ */
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Scope from "effect/Scope"
+import type { Options } from "../../HttpTransport.js"
+import type { McpServer } from "../../McpServer.js"
+import * as internal from "./handler.js"
+import * as Platform from "./platform.js"
+
+/** A fetch handler. */
+export type Fetch = (request: Request) => Promise<Response>
+
+/** The request with the authority of its URL as its `Host` when it has no `Host` header. */
+const withHost = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  if (request.headers.host !== undefined) return request
+  const source = request.source as Request
+  let host: string
+  try {
+    host = new URL(source.url).host
+  } catch {
+    return request
+  }
+  return host === "" ? request : request.modify({ headers: { ...request.headers, host } })
+}
+
+/** The fetch handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the scope. */
+export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const handler = yield* internal.make(options)
+    const app = yield* Platform.toHttpApp(handler)
+    const runtime = yield* Effect.runtime<never>()
+    return HttpApp.toWebHandlerRuntime(runtime)(
+      // Interruptible, as a router's route is: the platform runs the app uninterruptibly.
+      Effect.interruptible(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => app(withHost(request))))
+    )
+  })
+
+class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, Fetch>() {}
+
+/** A fetch handler for a server layer, and what disposes of it: the server is built by the first request. */
+export const toWebHandler = <E>(
+  server: Layer.Layer<McpServer, E>,
+  options: Options & { readonly memoMap?: Layer.MemoMap | undefined }
+): { readonly handler: Fetch; readonly dispose: () => Promise<void> } => {
+  const { memoMap, ...rest } = options
+  const runtime = ManagedRuntime.make(
+    Layer.scoped(WebFetch, make(rest)).pipe(Layer.provide(server)),
+    memoMap
+  )
+  let built: Fetch | undefined
+  let building: Promise<Fetch> | undefined
+  const handler: Fetch = (request) => {
+    if (built !== undefined) return built(request)
+    building ??= runtime.runPromise(WebFetch).then((fetch) => built = fetch)
+    return building.then((fetch) => fetch(request))
+  }
+  return { handler, dispose: () => runtime.dispose() }
+}

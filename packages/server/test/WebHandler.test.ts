@@ -1,0 +1,341 @@
+/**
+ * `HttpTransport.toWebHandler` at the wire, on Node: real `Request`s in, real `Response`s out,
+ * JSON text both ways, as Bun, Deno or a Worker would call it.
+ *
+ * - the front: Host and Origin (on by default; a request without a `Host` header is judged by its
+ *   URL's authority, where a plain `HttpLayerRouter.toWebHandler` refused it 403), Accept and
+ *   Content-Type, bad JSON (-32700 with HTTP 400);
+ * - a streamed body with no length, over the limit, refused 413 while it still arrives: the
+ *   handler does not read it all (what it read when it answered is about the limit);
+ * - a 2026-07-28 listen as a streamed `Response`: cancelling its body ends the subscription;
+ * - a multi-round trip whose `requestState` is sealed with the key from the environment
+ *   (`MCP_REQUEST_STATE_KEY`), its retry served by another handler (another isolate) with it;
+ * - a handshake session: initialize, a call in it, DELETE, and the session gone;
+ * - `auth`: 401 without a token (with the resource metadata's URL), or with one the verifier
+ *   refuses; served with one it takes; the metadata served;
+ * - the server is built once per handler, not per request (also when the first requests come together).
+ *
+ * Before: there was no such handler; the router's (`HttpLayerRouter.toWebHandler`) refused a
+ * `Request` without a `Host` header 403, and the app run bare (not as a route) never finished
+ * reading a body of no stated length (its read raced uninterruptibly): every POST hung.
+ */
+import { AuthInfo } from "@effect-mcp/core"
+import { events, handshakeHeaders } from "@effect-mcp/test-support/HttpWire"
+import { describe, expect, it } from "@effect/vitest"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import { onTestFinished } from "vitest"
+import * as HttpTransport from "../src/HttpTransport.js"
+import * as McpRequest from "../src/McpRequest.js"
+import * as McpServer from "../src/McpServer.js"
+import * as TokenVerifier from "../src/TokenVerifier.js"
+import * as Tool from "../src/Tool.js"
+
+const V = "2026-07-28"
+const ACCEPT = "application/json, text/event-stream"
+const url = "http://localhost/mcp"
+
+const Echo = Tool.make(
+  "echo",
+  { parameters: Schema.Struct({ text: Schema.String }) },
+  ({ text }) => Effect.succeed(`echo: ${text}`)
+)
+
+const Greet = Tool.make(
+  "greet",
+  { failure: Schema.String },
+  () =>
+    Effect.mapError(
+      Effect.map(
+        McpRequest.elicit("name", {
+          message: "Who are you?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } }
+        }),
+        (answer) => `hello, ${answer.content?.name}`
+      ),
+      (error) => error.message
+    )
+)
+
+/** How many servers were built: counted by the layer each handler builds. */
+let builds = 0
+
+const serverLayer = McpServer.layer({
+  serverInfo: { name: "web-handler", version: "1.0.0" },
+  revisions: ["2025-11-25", V],
+  requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY"),
+  tools: [Echo, Greet],
+  maxSubscriptions: 4
+}).pipe(
+  Layer.tap(() => Effect.sync(() => builds++)),
+  Layer.provide(Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map([["MCP_REQUEST_STATE_KEY", "the web handler test's key, from the environment"]]))
+  ))
+)
+
+const handlerOf = (options: HttpTransport.Options = {}) => {
+  const web = HttpTransport.toWebHandler(serverLayer, options)
+  onTestFinished(() => web.dispose())
+  return web.handler
+}
+
+let ids = 0
+
+const meta = {
+  "io.modelcontextprotocol/protocolVersion": V,
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  "io.modelcontextprotocol/clientInfo": { name: "web-test", version: "1.0.0" }
+}
+
+/** A 2026-07-28 POST (no `Host` header: the URL's authority stands for it). */
+const stateless = (
+  method: string,
+  params: Record<string, unknown>,
+  init: { readonly headers?: Record<string, string>; readonly id?: number; readonly url?: string } = {}
+) =>
+  new Request(init.url ?? url, {
+    method: "POST",
+    headers: {
+      accept: ACCEPT,
+      "content-type": "application/json",
+      "mcp-protocol-version": V,
+      "mcp-method": method,
+      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...init.headers
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: init.id ?? ++ids, method, params: { ...params, _meta: meta } })
+  })
+
+describe("HttpTransport.toWebHandler", () => {
+  it("list and call on 2026-07-28, with no Host header (the URL's authority is the host); one server for every request", async () => {
+    const before = builds
+    const handler = handlerOf()
+    const list = await handler(stateless("tools/list", {}, { id: 1 }))
+    expect(list.status).toBe(200)
+    const listed = await list.json()
+    expect(listed.id).toBe(1)
+    expect(listed.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["echo", "greet"])
+    for (let i = 0; i < 5; i++) {
+      const call = await handler(stateless("tools/call", { name: "echo", arguments: { text: `hi ${i}` } }, { id: 2 }))
+      expect(await call.json()).toMatchObject({ id: 2, result: { content: [{ type: "text", text: `echo: hi ${i}` }] } })
+    }
+    expect(builds - before).toBe(1)
+  })
+
+  it("requests that come together before the server is built build it once", async () => {
+    const before = builds
+    const handler = handlerOf()
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => handler(stateless("tools/list", {}, { id: i })))
+    )
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200))
+    expect(builds - before).toBe(1)
+  })
+
+  it("auth: no token is 401 with the resource metadata; a token the verifier takes is served, its holder known", async () => {
+    const resource = "http://localhost/mcp"
+    const handler = handlerOf({
+      auth: {
+        resource,
+        authorizationServers: ["https://issuer.example"],
+        verifier: {
+          verify: (token) =>
+            token === "good"
+              ? Effect.succeed(
+                new AuthInfo.AuthInfo({
+                  subject: "ada",
+                  clientId: Option.none(),
+                  scopes: [],
+                  expiresAt: Option.none(),
+                  audience: [resource],
+                  issuer: Option.some("https://issuer.example"),
+                  claims: {},
+                  token: Redacted.make(token)
+                })
+              )
+              : Effect.fail(new TokenVerifier.TokenRejected({ reason: "unknown token" }))
+        }
+      }
+    })
+    const none = await handler(stateless("tools/list", {}, { id: 1 }))
+    expect(none.status).toBe(401)
+    expect(none.headers.get("www-authenticate")).toContain(
+      "resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
+    )
+    const bad = await handler(stateless("tools/list", {}, { id: 2, headers: { authorization: "Bearer bad" } }))
+    expect(bad.status).toBe(401)
+    expect(bad.headers.get("www-authenticate")).toContain("error=\"invalid_token\"")
+    const good = await handler(stateless("tools/list", {}, { id: 3, headers: { authorization: "Bearer good" } }))
+    expect(good.status).toBe(200)
+    expect((await good.json()).id).toBe(3)
+    const metadata = await handler(new Request("http://localhost/.well-known/oauth-protected-resource/mcp"))
+    expect(await metadata.json()).toMatchObject({ resource, authorization_servers: ["https://issuer.example"] })
+  })
+
+  it("the front: Host and Origin allow-lists on by default, Accept and Content-Type, bad JSON", async () => {
+    const handler = handlerOf()
+    const body = async (response: Response) => ({ status: response.status, body: await response.json() })
+    // A host that is not loopback, by its header or, without one, by its URL.
+    expect(await body(await handler(stateless("tools/list", {}, { headers: { host: "evil.example" } })))).toMatchObject(
+      {
+        status: 403,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Forbidden: Host not allowed" } }
+      }
+    )
+    expect(await body(await handler(stateless("tools/list", {}, { url: "http://evil.example/mcp" })))).toMatchObject({
+      status: 403,
+      body: { error: { message: "Forbidden: Host not allowed" } }
+    })
+    expect(await body(await handler(stateless("tools/list", {}, { headers: { origin: "https://evil.example" } }))))
+      .toMatchObject({ status: 403, body: { error: { message: "Forbidden: Origin not allowed" } } })
+    // An allowed origin: served, with CORS.
+    const cors = await handler(stateless("tools/list", {}, { headers: { origin: "http://localhost:5173" } }))
+    expect(cors.status).toBe(200)
+    expect(cors.headers.get("access-control-allow-origin")).toBe("http://localhost:5173")
+    expect(await body(await handler(stateless("tools/list", {}, { headers: { accept: "text/html" } })))).toMatchObject({
+      status: 406,
+      body: { error: { code: -32000 } }
+    })
+    expect(await body(await handler(stateless("tools/list", {}, { headers: { "content-type": "text/plain" } }))))
+      .toMatchObject({ status: 415, body: { error: { code: -32000 } } })
+    const bad = await handler(
+      new Request(url, {
+        method: "POST",
+        headers: { accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": V },
+        body: "{\"jsonrpc\":\"2.0\",\"id\":1,"
+      })
+    )
+    expect(await body(bad)).toMatchObject({ status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32700 } } })
+    // Nothing else is lost: the handler goes on serving.
+    expect((await handler(stateless("tools/list", {}))).status).toBe(200)
+  })
+
+  it("a streamed body over the limit, with no length: 413 while it still arrives, not read whole", async () => {
+    const maxBodyBytes = 64 * 1024
+    const handler = handlerOf({ maxBodyBytes })
+    const chunk = new Uint8Array(16 * 1024).fill(0x20)
+    let pulled = 0
+    // A body that never ends: were it buffered whole, the answer would never come.
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        pulled += chunk.length
+        controller.enqueue(chunk)
+      }
+    })
+    const response = await handler(
+      new Request(url, {
+        method: "POST",
+        headers: { accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": V },
+        body: endless,
+        duplex: "half"
+      } as RequestInit)
+    )
+    const readWhenAnswered = pulled
+    expect(response.status).toBe(413)
+    expect(readWhenAnswered).toBeLessThanOrEqual(maxBodyBytes + 4 * chunk.length)
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } })
+    // What it still drains of the rest is bounded (then it lets go of the stream).
+    expect(pulled).toBeLessThanOrEqual(maxBodyBytes + 16 * 1024 * 1024 + 4 * chunk.length)
+  })
+
+  it("a listen is a streamed Response; cancelling its body ends the subscription", async () => {
+    const runtime = ManagedRuntime.make(serverLayer)
+    const scope = await runtime.runPromise(Scope.make())
+    onTestFinished(async () => {
+      await runtime.runPromise(Scope.close(scope, Exit.void))
+      await runtime.dispose()
+    })
+    const handler = await runtime.runPromise(Scope.extend(HttpTransport.makeWebHandler(), scope))
+    const active = () => runtime.runPromise(Effect.flatMap(McpServer.McpServer, (server) => server.activeSubscriptions))
+    const response = await handler(stateless("subscriptions/listen", { notifications: { toolsListChanged: true } }))
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("text/event-stream")
+    // The acknowledgement comes first; then the body is cancelled (`events` lets go of it).
+    const seen = await events(response, (message) => message.method === "notifications/subscriptions/acknowledged")
+    expect(seen.map((event) => event.message.method)).toEqual(["notifications/subscriptions/acknowledged"])
+    // The subscription ends once the server sees the cancel: waited for, not slept on.
+    for (let i = 0; i < 2_000 && (await active()).length > 0; i++) await new Promise((r) => setTimeout(r, 5))
+    expect(await active()).toEqual([])
+  })
+
+  it("a multi-round trip: the requestState sealed with the key from the environment, retried on another handler", async () => {
+    const first = handlerOf()
+    const other = handlerOf()
+    const round1 = await (await first(stateless("tools/call", { name: "greet", arguments: {} }))).json()
+    expect(round1.result).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { name: { method: "elicitation/create" } }
+    })
+    expect(typeof round1.result.requestState).toBe("string")
+    const round2 = await (await other(stateless("tools/call", {
+      name: "greet",
+      arguments: {},
+      inputResponses: { name: { action: "accept", content: { name: "Ann" } } },
+      requestState: round1.result.requestState
+    }))).json()
+    expect(round2.result).toMatchObject({ content: [{ type: "text", text: "hello, Ann" }] })
+  })
+
+  it("a handshake session: initialize, a call in it, the GET stream, DELETE; then the session is gone", async () => {
+    const runtime = ManagedRuntime.make(serverLayer)
+    const scope = await runtime.runPromise(Scope.make())
+    onTestFinished(async () => {
+      await runtime.runPromise(Scope.close(scope, Exit.void))
+      await runtime.dispose()
+    })
+    const handler = await runtime.runPromise(Scope.extend(HttpTransport.makeWebHandler(), scope))
+    const add = (tool: Tool.Tool<never>) =>
+      runtime.runPromise(Effect.flatMap(McpServer.McpServer, (server) => server.addTool(tool)))
+    const post = (message: Record<string, unknown>, session?: string) =>
+      handler(
+        new Request(url, { method: "POST", headers: handshakeHeaders(session), body: JSON.stringify(message) })
+      )
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "web-test", version: "1.0.0" } }
+    })
+    expect(init.status).toBe(200)
+    const session = init.headers.get("mcp-session-id")!
+    expect(session).toMatch(/.{16,}/)
+    const [initialized] = await events(init, (message) => message.id === 1)
+    expect(initialized.message.result.protocolVersion).toBe("2025-11-25")
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
+    const call = await post({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "in a session" } }
+    }, session)
+    const [answer] = await events(call, (message) => message.id === 2)
+    expect(answer.message.result.content).toEqual([{ type: "text", text: "echo: in a session" }])
+    // The standalone GET stream of the session: what the server says outside a request reaches it.
+    const controller = new AbortController()
+    const stream = await handler(
+      new Request(url, {
+        method: "GET",
+        headers: { ...handshakeHeaders(session), accept: "text/event-stream" },
+        signal: controller.signal
+      })
+    )
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get("content-type")).toBe("text/event-stream")
+    const changed = events(stream, (message) => message.method === "notifications/tools/list_changed")
+    await add(Tool.make("late", {}, () => Effect.succeed("late")))
+    expect((await changed).map((event) => event.message.method)).toContain("notifications/tools/list_changed")
+    const deleted = await handler(new Request(url, { method: "DELETE", headers: handshakeHeaders(session) }))
+    expect(deleted.status).toBe(200)
+    const after = await post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, session)
+    expect(after.status).toBe(404)
+    expect(await after.json()).toMatchObject({ error: { code: -32001 } })
+  })
+})

@@ -1,0 +1,266 @@
+/**
+ * The demo server on Bun and on Deno: `apps/everything/src/web.ts` (the demo as
+ * `HttpTransport.toWebHandler`, served by `Bun.serve` or `Deno.serve`) bundled into one ES module
+ * for the browser (so: nothing of Node in it), then run by each runtime, driven over Streamable
+ * HTTP by our client and by the official SDK client (2.4.0): list, call, a multi-round trip (an
+ * elicitation answered by the client's handler), in the 2026-07-28 era; and by our client in the
+ * 2025-11-25 era, a session the runtime's process keeps.
+ *
+ * The runtimes come from the npm registry (`bun`, `deno`, pinned in scripts/runtimes.json), installed on first use
+ * into `node_modules/.cache/effect-mcp-runtimes` (about 200 MB on disk, a few seconds from a warm
+ * npm cache; CI caches `node_modules`), never globally.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as esbuild from "esbuild"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "../..")
+
+/** The runtimes, pinned (as `pnpm run everything:bun` and `everything:deno` install them). */
+const versions: { readonly bun: string; readonly deno: string } = JSON.parse(
+  fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8")
+)
+
+const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
+const binary = (name: keyof typeof versions) => path.join(cache, "node_modules/.bin", name)
+
+/** Installs the pinned runtimes into the cache, unless they are there at their versions. */
+const install = () => {
+  const installed = (name: keyof typeof versions) => {
+    if (!fs.existsSync(binary(name))) return false
+    const version = spawnSync(binary(name), ["--version"], { encoding: "utf8" }).stdout ?? ""
+    return version.includes(versions[name])
+  }
+  if (installed("bun") && installed("deno")) return
+  fs.mkdirSync(cache, { recursive: true })
+  fs.writeFileSync(path.join(cache, "package.json"), JSON.stringify({ private: true }))
+  const npm = spawnSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      cache,
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      `bun@${versions.bun}`,
+      `deno@${versions.deno}`
+    ],
+    { encoding: "utf8", timeout: 300_000 }
+  )
+  if (npm.status !== 0) throw new Error(`npm install of bun and deno failed: ${npm.stderr}`)
+}
+
+/** Where the bundle of the demo's web entry goes. */
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-runtimes-"))
+const bundle = path.join(work, "everything-web.mjs")
+
+interface Running {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+}
+
+/** Starts the demo on a runtime, on a free port: its URL once it listens. */
+const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, [...args, "--port", "0"], {
+      cwd: work,
+      env: {
+        ...process.env,
+        MCP_REQUEST_STATE_KEY: "the requestState key of the runtimes test, 32+ bytes",
+        DENO_DIR: path.join(cache, "deno-dir"),
+        DENO_NO_UPDATE_CHECK: "1",
+        NO_COLOR: "1"
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+      err += text
+      const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
+      if (listening !== null) resolve({ url: listening[1], child, stderr: () => err })
+    })
+    child.once("exit", (code) => reject(new Error(`${command} exited (${code}) before listening: ${err}`)))
+    child.once("error", reject)
+  })
+
+const stop = (running: Running | undefined) =>
+  new Promise<void>((resolve) => {
+    if (running === undefined || running.child.exitCode !== null) return resolve()
+    running.child.once("exit", () => resolve())
+    running.child.kill("SIGTERM")
+  })
+
+beforeAll(async () => {
+  install()
+  await esbuild.build({
+    entryPoints: [path.join(root, "apps/everything/src/web.ts")],
+    outfile: bundle,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    conditions: ["@effect-mcp/source"],
+    logLevel: "silent"
+  })
+}, 360_000)
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
+
+const elicited = { username: "ada", email: "ada@example.com" }
+
+/** Our client of `url` in `era`: list, call, a multi-round trip. */
+const ours = (url: string, era: "stateless" | "handshake") => {
+  const runtime = ManagedRuntime.make(
+    McpClient.layer({
+      clientInfo: { name: "runtimes-test", version: "1.0.0" },
+      era,
+      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
+    }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
+  )
+  return runtime.runPromise(Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = (yield* client.listTools).map((tool) => tool.name)
+    const simple = yield* client.callTool("test_simple_text")
+    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
+    return { era: client.era, tools, simple: simple.content, asked: asked.content }
+  })).finally(() => runtime.dispose())
+}
+
+/** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
+const official = async (url: string) => {
+  const client = new Client({ name: "official-runtimes-client", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } }
+  })
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  try {
+    const tools = (await client.listTools()).tools.map((tool) => tool.name)
+    const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
+    const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
+    return { tools, simple: simple.content, asked: asked.content }
+  } finally {
+    await client.close()
+  }
+}
+
+const simpleText = [{ type: "text", text: "This is a simple text response for testing." }]
+
+const runtimes: ReadonlyArray<readonly [string, () => readonly [string, ReadonlyArray<string>]]> = [
+  ["Bun", () => [binary("bun"), [bundle]]],
+  ["Deno", () => [binary("deno"), ["run", "--allow-net", "--allow-env", bundle]]]
+]
+
+for (const [name, command] of runtimes) {
+  describe(`The demo on ${name}, through HttpTransport.toWebHandler`, () => {
+    let running: Running | undefined
+    beforeAll(async () => {
+      const [bin, args] = command()
+      running = await start(bin, args)
+    }, 60_000)
+    afterAll(() => stop(running))
+
+    it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
+      const seen = await ours(running!.url, "stateless")
+      expect(seen.era).toBe("stateless")
+      expect(seen.tools).toContain("test_simple_text")
+      expect(seen.simple).toEqual(simpleText)
+      expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    })
+
+    it("our client, 2025-11-25: a session the process keeps; list, call, an elicitation", async () => {
+      const seen = await ours(running!.url, "handshake")
+      expect(seen.era).toBe("handshake")
+      expect(seen.tools).toContain("test_elicitation")
+      expect(seen.simple).toEqual(simpleText)
+      expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    })
+
+    it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
+      const seen = await official(running!.url)
+      expect(seen.tools).toContain("test_simple_text")
+      expect(seen.simple).toEqual(simpleText)
+      expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    })
+
+    it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit (and one within it served)", async () => {
+      const url = running!.url
+      const post = (headers: Record<string, string>, body: BodyInit) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            ...headers
+          },
+          body,
+          duplex: "half"
+        } as RequestInit)
+      const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
+      expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
+        status: 400,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
+      })
+      expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
+      expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
+      expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
+        status: 403,
+        body: { error: { message: "Forbidden: Origin not allowed" } }
+      })
+      // A body in pieces, no length said, within the limit: read to its end and served.
+      const list = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "runtimes-test", version: "1.0.0" }
+          }
+        }
+      })
+      const pieces = [list.slice(0, 20), list.slice(20)].map((text) => new TextEncoder().encode(text))
+      const streamed = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          const next = pieces.shift()
+          if (next === undefined) controller.close()
+          else controller.enqueue(next)
+        }
+      })
+      expect(await answer(await post({ "mcp-method": "tools/list" }, streamed))).toMatchObject({
+        status: 200,
+        body: { id: 7, result: { tools: expect.any(Array) } }
+      })
+      // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
+      const piece = new Uint8Array(64 * 1024).fill(0x20)
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          if (sent >= 5 * 1024 * 1024) return controller.close()
+          sent += piece.length
+          controller.enqueue(piece)
+        }
+      })
+      expect(await answer(await post({}, body))).toMatchObject({
+        status: 413,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
+      })
+    })
+
+    it("the log went to stderr, and nothing says the runtime failed", () => {
+      expect(running!.stderr()).not.toMatch(/error|uncaught|panic/i)
+    })
+  })
+}
