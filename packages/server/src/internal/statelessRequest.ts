@@ -5,33 +5,22 @@
  * the result). Nothing of it outlives the request, but what a task keeps (`forTask`).
  */
 import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
-import { Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
 import type * as McpRequest from "../McpRequest.js"
 import type * as Tool from "../Tool.js"
+import * as Ask from "./ask.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
 import type { RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
-import * as Shape from "./shape.js"
 import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type LoggingLevel = McpSchema.Base.LoggingLevel
-type InputRequest = McpSchema.InputRequired.InputRequest
-
-const decodeSampled = McpSchema.Base.codec(
-  McpSchema.Sampling.CreateMessageResult,
-  "decode",
-  McpSchema.Base.parseOptions
-)
-const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
-const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
 
 /**
  * Where what a stateless request causes goes: a client of an engine (stdio, an in-memory pair:
@@ -199,26 +188,15 @@ export class StatelessRequest implements RequestContext {
         : Effect.void
   }
   get sample(): McpRequest.Service["sample"] {
-    return (key, params) => this.ask(key, { method: "sampling/createMessage", params }, "sampling", decodeSampled)
+    return (key, params) => Ask.ask(this.asker, Ask.sampling(key, params, undefined))
   }
   get elicit(): McpRequest.Service["elicit"] {
-    return (key, params) =>
-      this.ask(
-        key,
-        { method: "elicitation/create", params: Shape.elicitInput(params) },
-        params.mode === "url" ? "elicitation.url" : "elicitation",
-        decodeElicited
-      )
+    return (key, params) => Ask.ask(this.asker, Ask.elicitation(key, params, this.features, undefined))
   }
   get roots(): McpRequest.Service["roots"] {
     return (key = "roots") =>
       Effect.map(
-        this.ask<McpSchema.Roots.ListRootsResult>(
-          key,
-          { method: "roots/list" },
-          "roots",
-          decodeRoots
-        ),
+        Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker, Ask.roots(key, undefined)),
         (result) => result.roots
       )
   }
@@ -252,33 +230,21 @@ export class StatelessRequest implements RequestContext {
   }
 
   /**
-   * An ask in a stateless request: the answer when this retry carries it, otherwise the handler
-   * stops with an input-required signal. A kind the request's capabilities do not declare is
-   * refused, and nothing is asked.
+   * How a stateless request asks: the answer when this retry carries it, otherwise the handler
+   * stops with an input-required signal (`stateless.ts` turns it into the result).
    */
-  private ask<A>(
-    key: string,
-    inputRequest: InputRequest,
-    capability: string,
-    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
-  ): Effect.Effect<A, McpRequest.ClientRequestError> {
-    if (!Capabilities.declares(this.clientCapabilities, inputRequest, this.revision)) {
-      return Effect.fail(
-        new McpError.MissingRequiredClientCapability({
-          requiredCapabilities: Capabilities.required(inputRequest),
-          detail: `The client did not declare the ${capability} capability`
+  private get asker(): Ask.Asker {
+    return {
+      client: Effect.succeed(this),
+      carry: (ask) => {
+        const key = ask.key
+        if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: ask.input })
+        this.consumed.add(key)
+        return Effect.succeed({
+          value: this.answers[key],
+          invalid: (detail) => new McpError.InvalidParams({ message: `Invalid inputResponses.${key}: ${detail}` })
         })
-      )
+      }
     }
-    if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: inputRequest })
-    this.consumed.add(key)
-    const decoded = decode(this.answers[key])
-    return decoded._tag === "Right"
-      ? Effect.succeed(decoded.right as A)
-      : Effect.fail(
-        new McpError.InvalidParams({
-          message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
-        })
-      )
   }
 }

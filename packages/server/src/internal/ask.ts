@@ -1,0 +1,127 @@
+/**
+ * One `ask` for every era (sampling, elicitation, roots): what the client's capabilities must
+ * declare, the params of the revision, and one codec path for the answer. Only how the ask reaches
+ * the client and comes back differs, and that is the era's `Asker`: a real server→client request
+ * (handshake), an input-required signal answered by a retry (2026-07-28), or the task store's input
+ * requests answered by `tasks/update` (a task).
+ */
+import { Capabilities, McpError, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import type * as McpRequest from "../McpRequest.js"
+import * as Shape from "./shape.js"
+
+type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
+type InputRequest = McpSchema.InputRequired.InputRequest
+
+/** One ask of a request, before it goes anywhere. */
+export interface Ask {
+  /** The handler's key for it (a 2026-07-28 input request's name; a handshake request has none). */
+  readonly key: string
+  /** The ask as a 2026-07-28 input request says it: what the client's capabilities are checked against. */
+  readonly input: InputRequest
+  /** The params a server→client request of the revision carries (its dated shape). */
+  readonly params: unknown
+  /** The capability named when the client did not declare it. */
+  readonly capability: string
+  readonly options: McpRequest.AskOptions | undefined
+}
+
+/** What the era made of an ask: the client's answer as it sent it, and how an answer that does not decode fails. */
+export interface Answer {
+  readonly value: unknown
+  readonly invalid: (detail: string) => McpError.McpError
+}
+
+/** How an era carries an ask to the client and back. */
+export interface Asker {
+  /** The revision and capabilities the ask is checked against (a session's, read when it asks). */
+  readonly client: Effect.Effect<{
+    readonly revision: Revision.Revision
+    readonly clientCapabilities: ClientCapabilities
+  }>
+  /** Carries the ask (already checked) to the client: its answer, or why there is none. */
+  readonly carry: (ask: Ask) => Effect.Effect<Answer, McpRequest.ClientRequestError>
+}
+
+const decodeSampled = McpSchema.Base.codec(
+  McpSchema.Sampling.CreateMessageResult,
+  "decode",
+  McpSchema.Base.parseOptions
+)
+const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
+const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
+
+type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
+
+/**
+ * How the answer to an ask of `method` is read in `revision`: a handshake revision's result as the
+ * catalog says it (none where the revision has no such request), a 2026-07-28 input response in
+ * its undated shape.
+ */
+export const decoderOf = (revision: Revision.Revision, method: InputRequest["method"]): Decoder | undefined => {
+  const f = Revision.features(revision)
+  if (f.serverRequests) return Method.lookup(revision, method)?.decodeResult
+  if (!f.inputRequired) return undefined
+  return method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+}
+
+/**
+ * An ask, when the revision has it and the client's capabilities declare it (nothing is carried
+ * otherwise), carried by the era's asker, its answer decoded.
+ */
+export const ask = <A>(asker: Asker, ask: Ask): Effect.Effect<A, McpRequest.ClientRequestError> =>
+  Effect.flatMap(asker.client, ({ clientCapabilities, revision }): Effect.Effect<A, McpRequest.ClientRequestError> => {
+    const decode = decoderOf(revision, ask.input.method)
+    if (decode === undefined || !Capabilities.declares(clientCapabilities, ask.input, revision)) {
+      return Effect.fail(
+        new McpError.MissingRequiredClientCapability({
+          requiredCapabilities: Capabilities.required(ask.input),
+          detail: `The client did not declare the ${ask.capability} capability`
+        })
+      )
+    }
+    return Effect.flatMap(asker.carry(ask), (answer) => {
+      const decoded = decode(answer.value)
+      return decoded._tag === "Right"
+        ? Effect.succeed(decoded.right as A)
+        : Effect.fail(answer.invalid(Method.describeError(decoded.left)))
+    })
+  })
+
+/** `McpRequest.sample`'s ask. */
+export const sampling = (
+  key: string,
+  params: McpSchema.Sampling.CreateMessageRequestParams,
+  options: McpRequest.AskOptions | undefined
+): Ask => ({
+  key,
+  input: { method: "sampling/createMessage", params },
+  params,
+  capability: "sampling",
+  options
+})
+
+/** `McpRequest.elicit`'s ask: in the revision's shape (no `mode` before URL elicitation). */
+export const elicitation = (
+  key: string,
+  params: Parameters<McpRequest.Service["elicit"]>[1],
+  features: Revision.Features,
+  options: McpRequest.AskOptions | undefined
+): Ask => ({
+  key,
+  input: { method: "elicitation/create", params: Shape.elicitInput(params) },
+  params: Shape.elicitRequest(params, features),
+  capability: params.mode === "url" ? "elicitation.url" : "elicitation",
+  options
+})
+
+/** `McpRequest.roots`'s ask. */
+export const roots = (key: string, options: McpRequest.AskOptions | undefined): Ask => ({
+  key,
+  input: { method: "roots/list" },
+  params: {},
+  capability: "roots",
+  options
+})
