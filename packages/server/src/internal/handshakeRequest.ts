@@ -5,12 +5,13 @@
  * The engine's part (dispatch tables, sessions by client, change notifications) is `handshake.ts`.
  */
 import type { AuthInfo, JsonRpc } from "@effect-mcp/core"
-import { Capabilities, McpError, Meta, Method, Peer, Revision, Schema as McpSchema, Transport } from "@effect-mcp/core"
+import { Capabilities, McpError, Meta, Peer, Revision, Schema as McpSchema, Transport } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
+import * as Ask from "./ask.js"
 import type { Registry } from "./registry.js"
 import type { Config, RequestContext } from "./serving.js"
 import * as Serving from "./serving.js"
@@ -202,27 +203,18 @@ export class HandshakeRequest implements RequestContext {
       )
   }
   get sample(): McpRequest.Service["sample"] {
-    return (_key, params, options) =>
-      this.ask({ method: "sampling/createMessage", params }, "sampling", params, options, this.request.id)
+    return (key, params, options) => Ask.ask(this.asker(this.request.id), Ask.sampling(key, params, options))
   }
   get elicit(): McpRequest.Service["elicit"] {
-    return (_key, params, options) => {
-      const url = params.mode === "url"
-      return this.ask(
-        { method: "elicitation/create", params },
-        url ? "elicitation.url" : "elicitation",
-        Shape.elicitRequest(params, this.features),
-        options,
-        this.request.id
-      )
-    }
+    return (key, params, options) =>
+      Ask.ask(this.asker(this.request.id), Ask.elicitation(key, params, this.features, options))
   }
   get roots(): McpRequest.Service["roots"] {
-    return (_key, options) =>
+    return (key = "roots", options) =>
       Effect.flatMap(Ref.get(this.session.state), (s) =>
         Option.isSome(s.roots)
           ? Effect.succeed(s.roots.value)
-          : this.ask<McpSchema.Roots.ListRootsResult>({ method: "roots/list" }, "roots", {}, options, this.request.id)
+          : Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker(this.request.id), Ask.roots(key, options))
             .pipe(
               Effect.map((result) => result.roots),
               Effect.tap((list) =>
@@ -264,35 +256,27 @@ export class HandshakeRequest implements RequestContext {
     return Effect.ignore(this.host.peer.notify(this.session.client, method, params))
   }
 
-  /** A task's ask, on the stream of `related` (a waiting `tasks/result`), or the session's own. */
-  askRelated<A>(
-    ask: Capabilities.Ask,
-    capability: string,
-    params: unknown,
-    options: McpRequest.AskOptions | undefined,
+  /** A task's ask carried on the stream of `related` (a waiting `tasks/result`), or the session's own. */
+  carryRelated(
+    ask: Ask.Ask,
     related: JsonRpc.RequestId | undefined
-  ): Effect.Effect<A, McpRequest.ClientRequestError> {
-    return this.ask(ask, capability, params, options, related)
+  ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
+    return this.asker(related).carry(ask)
   }
 
   /**
-   * A task's ask on the session's own stream, only if the client listens there now (stdio: always;
-   * HTTP: its GET stream open, here or on the instance holding it): its answer, or none when no
-   * stream could take it (nothing was sent, nothing kept).
+   * A task's ask carried on the session's own stream, only if the client listens there now (stdio:
+   * always; HTTP: its GET stream open, here or on the instance holding it): its answer, or none when
+   * no stream could take it (nothing was sent, nothing kept).
    */
-  askLive<A>(
-    ask: Capabilities.Ask,
-    capability: string,
-    params: unknown,
-    options: McpRequest.AskOptions | undefined
-  ): Effect.Effect<Option.Option<A>, McpRequest.ClientRequestError> {
+  carryLive(ask: Ask.Ask): Effect.Effect<Option.Option<Ask.Answer>, McpRequest.ClientRequestError> {
     const listening = this.host.protocol.listening
     return Effect.flatMap(
       listening === undefined ? Effect.succeed(true) : listening(this.session.client),
       (open) =>
         open
           ? Effect.catchIf(
-            Effect.asSome(this.ask<A>(ask, capability, params, options, undefined, true)),
+            Effect.asSome(this.asker(undefined, true).carry(ask)),
             // The send itself failed (the stream closed since): nothing went.
             (error) => error._tag === "TransportClosed" && error.cause instanceof Transport.TransportError,
             () => Effect.succeedNone
@@ -302,52 +286,30 @@ export class HandshakeRequest implements RequestContext {
   }
 
   /**
-   * A server→client request, when the revision and the client's capabilities allow it; nothing is
-   * sent otherwise. On the stream of request `related`; none, the session's own (`live`: only if
+   * How a handshake session asks: a server→client request, checked against the session's state
+   * when it asks. On the stream of request `related`; none, the session's own (`live`: only if
    * the client listens there now, see `Transport.SendContext`).
    */
-  private ask<A>(
-    ask: Capabilities.Ask,
-    capability: string,
-    params: unknown,
-    options: McpRequest.AskOptions | undefined,
-    related: JsonRpc.RequestId | undefined,
-    live = false
-  ): Effect.Effect<A, McpRequest.ClientRequestError> {
-    return Effect.flatMap(Ref.get(this.session.state), (s): Effect.Effect<A, McpRequest.ClientRequestError> => {
-      const f = Revision.features(s.revision)
-      const method = ask.method
-      const entry = Method.lookup(s.revision, method)
-      if (
-        entry === undefined || entry.decodeResult === undefined || !f.serverRequests ||
-        !Capabilities.declares(s.clientCapabilities, ask, s.revision)
-      ) {
-        return Effect.fail(
-          new McpError.MissingRequiredClientCapability({
-            requiredCapabilities: Capabilities.required(ask),
-            detail: `The client did not declare the ${capability} capability`
+  private asker(related: JsonRpc.RequestId | undefined, live = false): Ask.Asker {
+    return {
+      client: Ref.get(this.session.state),
+      carry: (ask) => {
+        const method = ask.input.method
+        const timeout = ask.options?.timeout
+        return Effect.map(
+          this.host.peer.request(this.session.client, method, ask.params, {
+            ...(related !== undefined ? { related } : {}),
+            ...(live ? { live } : {}),
+            ...(timeout !== undefined ? { timeout } : {})
+          }),
+          (value) => ({
+            value,
+            invalid: (detail) =>
+              new McpError.InternalError({ message: `The client's ${method} result is invalid: ${detail}` })
           })
         )
       }
-      const decode = entry.decodeResult
-      return Effect.flatMap(
-        this.host.peer.request(this.session.client, method, params, {
-          ...(related !== undefined ? { related } : {}),
-          ...(live ? { live } : {}),
-          ...(options?.timeout !== undefined ? { timeout: options.timeout } : {})
-        }),
-        (result) => {
-          const decoded = decode(result)
-          return decoded._tag === "Right"
-            ? Effect.succeed(decoded.right as A)
-            : Effect.fail(
-              new McpError.InternalError({
-                message: `The client's ${method} result is invalid: ${Method.describeError(decoded.left)}`
-              })
-            )
-        }
-      )
-    })
+    }
   }
 
   /** `initialize`: negotiates the revision, records the client, answers with what the server serves. */

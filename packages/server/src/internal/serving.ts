@@ -6,7 +6,7 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { Capabilities, JsonRpc, Transport } from "@effect-mcp/core"
+import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { AuthInfo, Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -17,6 +17,7 @@ import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
 import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
+import type * as Ask from "./ask.js"
 import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
 import * as Shape from "./shape.js"
@@ -79,28 +80,21 @@ export interface RequestContext extends McpRequest.Service {
    */
   readonly taskOwner: string
   /**
-   * A handshake session's ask of the client, on the stream of request `related` (none: the
-   * session's own): a task's asks, after its request was answered.
+   * A handshake session's carrier of a task's asks (checked already), on the stream of request
+   * `related` (none: the session's own), after its request was answered.
    */
-  readonly askRelated?: <A>(
-    ask: Capabilities.Ask,
-    capability: string,
-    params: unknown,
-    options: McpRequest.AskOptions | undefined,
+  readonly carryRelated?: (
+    ask: Ask.Ask,
     related: JsonRpc.RequestId | undefined
-  ) => Effect.Effect<A, McpRequest.ClientRequestError>
+  ) => Effect.Effect<Ask.Answer, McpRequest.ClientRequestError>
   /** A handshake session's notification, not tied to a request (a task's status). */
   readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
   /**
-   * A handshake session's ask of the client on the session's own stream, only if the client listens
-   * there now (stdio: always; HTTP: its GET stream open): its answer, or none (nothing was sent).
+   * A handshake session's carrier of a task's asks (checked already) on the session's own stream,
+   * only if the client listens there now (stdio: always; HTTP: its GET stream open): its answer, or
+   * none (nothing was sent).
    */
-  readonly askLive?: <A>(
-    ask: Capabilities.Ask,
-    capability: string,
-    params: unknown,
-    options: McpRequest.AskOptions | undefined
-  ) => Effect.Effect<Option.Option<A>, McpRequest.ClientRequestError>
+  readonly carryLive?: (ask: Ask.Ask) => Effect.Effect<Option.Option<Ask.Answer>, McpRequest.ClientRequestError>
   /**
    * What a task keeps of this request once it runs on its own: the same context without the
    * message (its id, method and `_meta` only; of a multi-round trip's answers, those the run read),

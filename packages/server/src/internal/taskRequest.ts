@@ -5,35 +5,24 @@
  * 2025-11-25: requests to the client tagged with the task, on the stream of a waiting
  * `tasks/result`, else on the session's own if the client listens there now, else later).
  */
-import { Capabilities, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import type { JsonRpc } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
 import type * as McpRequest from "../McpRequest.js"
 import type * as TaskStore from "../TaskStore.js"
+import * as Ask from "./ask.js"
 import type { RequestContext } from "./serving.js"
-import * as Shape from "./shape.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
 
 type InputRequest = McpSchema.InputRequired.InputRequest
 type TaskRecord = TaskStore.TaskRecord
 
-const decodeSampled = McpSchema.Base.codec(
-  McpSchema.Sampling.CreateMessageResult,
-  "decode",
-  McpSchema.Base.parseOptions
-)
-const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
-const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
-
-/** How the answer to an input request of `method` is read. */
-export const decoderOf = (method: string): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> =>
-  method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+/** How the answer to an input request of `method` is read (a 2026-07-28 input response). */
+export const decoderOf = (method: InputRequest["method"]) => Ask.decoderOf("2026-07-28", method)!
 
 /** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
 export interface Route {
@@ -151,27 +140,20 @@ export class TaskRequest implements McpRequest.Service {
     return (key, params, options) =>
       this.record === undefined
         ? this.base.sample(key, params, options)
-        : this.ask(key, { method: "sampling/createMessage", params }, params, "sampling", decodeSampled, options)
+        : Ask.ask(this.asker, Ask.sampling(key, params, options))
   }
   get elicit(): McpRequest.Service["elicit"] {
     return (key, params, options) =>
       this.record === undefined
         ? this.base.elicit(key, params, options)
-        : this.ask(
-          key,
-          { method: "elicitation/create", params: Shape.elicitInput(params) },
-          Shape.elicitRequest(params, Revision.features(this.base.revision)),
-          params.mode === "url" ? "elicitation.url" : "elicitation",
-          decodeElicited,
-          options
-        )
+        : Ask.ask(this.asker, Ask.elicitation(key, params, Revision.features(this.base.revision), options))
   }
   get roots(): McpRequest.Service["roots"] {
     return (key = "roots", options) =>
       this.record === undefined
         ? this.base.roots(key, options)
         : Effect.map(
-          this.ask<McpSchema.Roots.ListRootsResult>(key, { method: "roots/list" }, {}, "roots", decodeRoots, options),
+          Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker, Ask.roots(key, options)),
           (result) => result.roots
         )
   }
@@ -185,84 +167,98 @@ export class TaskRequest implements McpRequest.Service {
   }
 
   /**
-   * An ask of a task. 2026-07-28: an input request of the task, under a key new to it, answered
-   * by `tasks/update`; 2025-11-25: a request to the client tagged with the task. Either way the
-   * task is `input_required` until it is answered.
+   * How a task asks (once it is one). 2026-07-28: an input request of the task, under a key new to
+   * it, answered by `tasks/update`; 2025-11-25: a request to the client tagged with the task. Either
+   * way the task is `input_required` until it is answered.
    */
-  private ask<A>(
-    key: string,
-    inputRequest: InputRequest,
-    params: unknown,
-    capability: string,
-    decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>,
-    options: McpRequest.AskOptions | undefined
-  ): Effect.Effect<A, McpRequest.ClientRequestError> {
+  private get asker(): Ask.Asker {
+    return {
+      client: Effect.succeed(this.base),
+      carry: (ask) => {
+        const timeout = ask.options?.timeout
+        const bounded = <X, E>(effect: Effect.Effect<X, E>) =>
+          timeout === undefined ? effect : withTimeout(effect, timeout)
+        return this.base.era === "handshake" && this.base.carryLive !== undefined
+          ? this.carryTagged(ask, bounded)
+          : this.carryStored(ask, bounded)
+      }
+    }
+  }
+
+  /**
+   * 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
+   * task (`known`, or a few poll intervals after it asked). On the stream of a waiting
+   * `tasks/result` (in that request's session: a token's holder may wait from another), where
+   * the revision says a requestor picks a task's asks up; with none waiting, on the session's
+   * own stream if the client listens there now (stdio: at once; HTTP: its GET stream open, here
+   * or on the instance holding it), since the revision lets a server send on any stream and a
+   * requestor that only polls `tasks/get` (ext-tasks) never calls `tasks/result`. Else it waits,
+   * and looks again when a `tasks/result` comes to wait, when its requestor refers to the task,
+   * and every few poll intervals. It is never kept where it could be lost (the frames kept for a
+   * GET stream nobody opened, the newest pushing the oldest out; on Redis, for the next holder
+   * alone) and never sent twice. The ask's timeout (the caller's `bounded`) covers the waits and
+   * the answer.
+   */
+  private carryTagged(
+    ask: Ask.Ask,
+    bounded: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E | McpError.InternalError>
+  ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
     const base = this.base
-    if (!Capabilities.declares(base.clientCapabilities, inputRequest, base.revision)) {
-      return Effect.fail(
-        new McpError.MissingRequiredClientCapability({
-          requiredCapabilities: Capabilities.required(inputRequest),
-          detail: `The client did not declare the ${capability} capability`
-        })
-      )
-    }
     const taskId = this.record!.taskId
-    const timeout = options?.timeout
-    const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
-    if (base.era === "handshake" && base.askLive !== undefined) {
-      // 2025-11-25: a request to the client, tagged with the task, once its requestor knows the
-      // task (`known`, or a few poll intervals after it asked). On the stream of a waiting
-      // `tasks/result` (in that request's session: a token's holder may wait from another), where
-      // the revision says a requestor picks a task's asks up; with none waiting, on the session's
-      // own stream if the client listens there now (stdio: at once; HTTP: its GET stream open, here
-      // or on the instance holding it), since the revision lets a server send on any stream and a
-      // requestor that only polls `tasks/get` (ext-tasks) never calls `tasks/result`. Else it waits,
-      // and looks again when a `tasks/result` comes to wait, when its requestor refers to the task,
-      // and every few poll intervals. It is never kept where it could be lost (the frames kept for a
-      // GET stream nobody opened, the newest pushing the oldest out; on Redis, for the next holder
-      // alone) and never sent twice. The ask's timeout covers the waits and the answer.
-      const open = () => this.asking++
-      const close = () => --this.asking
-      const meta = { [Meta.relatedTask]: { taskId } }
-      const tagged = { ...(params as object), _meta: { ...(params as { _meta?: object })._meta, ...meta } }
-      const grace = knownGrace(this.record!)
-      const deliver: Effect.Effect<A, McpRequest.ClientRequestError> = Effect.suspend(() => {
-        // Taken before looking: a wake that comes while it looks is not missed.
-        const woken = this.runtime.wakeOf(taskId)
-        const route = this.runtime.route(taskId)
-        if (route !== undefined && route.via.askRelated !== undefined) {
-          return route.via.askRelated<A>(inputRequest, capability, tagged, undefined, route.id)
-        }
-        return Effect.flatMap(
-          base.askLive!<A>(inputRequest, capability, tagged, undefined),
-          (sent) =>
-            Option.isSome(sent)
-              ? Effect.succeed(sent.value)
-              : Effect.zipRight(
-                Effect.ignore(Effect.timeout(woken === undefined ? Effect.never : Deferred.await(woken), grace)),
-                deliver
-              )
-        )
-      })
-      return Effect.acquireUseRelease(
-        Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
-        () =>
-          bounded(Effect.zipRight(
-            // Once its requestor knows the task, or (it polls another instance, or not at all) a
-            // few poll intervals after the task asked.
-            Effect.ignore(Effect.timeout(Deferred.await(this.known), grace)),
-            deliver
-          )),
-        () =>
-          Effect.suspend(() =>
-            close() === 0
-              ? Effect.ignore(this.mark((r) => r.status === "input_required" ? { status: "working" } : undefined))
-              : Effect.void
-          )
+    const open = () => this.asking++
+    const close = () => --this.asking
+    const meta = { [Meta.relatedTask]: { taskId } }
+    const params = ask.params as { _meta?: object }
+    // The whole wait is bounded by the caller: the request itself has no timeout of its own.
+    const tagged: Ask.Ask = { ...ask, params: { ...params, _meta: { ...params._meta, ...meta } }, options: undefined }
+    const grace = knownGrace(this.record!)
+    const deliver: Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> = Effect.suspend(() => {
+      // Taken before looking: a wake that comes while it looks is not missed.
+      const woken = this.runtime.wakeOf(taskId)
+      const route = this.runtime.route(taskId)
+      if (route !== undefined && route.via.carryRelated !== undefined) {
+        return route.via.carryRelated(tagged, route.id)
+      }
+      return Effect.flatMap(
+        base.carryLive!(tagged),
+        (sent) =>
+          Option.isSome(sent)
+            ? Effect.succeed(sent.value)
+            : Effect.zipRight(
+              Effect.ignore(Effect.timeout(woken === undefined ? Effect.never : Deferred.await(woken), grace)),
+              deliver
+            )
       )
-    }
-    // 2026-07-28: kept in the store, under a key the task never used, until answered (or given
-    // up on: a timeout, an interrupt; then it is no longer asked).
+    })
+    return Effect.acquireUseRelease(
+      Effect.zipRight(Effect.sync(open), Effect.ignore(this.mark(() => ({ status: "input_required" })))),
+      () =>
+        bounded(Effect.zipRight(
+          // Once its requestor knows the task, or (it polls another instance, or not at all) a
+          // few poll intervals after the task asked.
+          Effect.ignore(Effect.timeout(Deferred.await(this.known), grace)),
+          deliver
+        )),
+      () =>
+        Effect.suspend(() =>
+          close() === 0
+            ? Effect.ignore(this.mark((r) => r.status === "input_required" ? { status: "working" } : undefined))
+            : Effect.void
+        )
+    )
+  }
+
+  /**
+   * 2026-07-28: kept in the store, under a key the task never used, until answered (or given
+   * up on: a timeout, an interrupt; then it is no longer asked).
+   */
+  private carryStored(
+    ask: Ask.Ask,
+    bounded: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E | McpError.InternalError>
+  ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
+    const taskId = this.record!.taskId
+    const inputRequest = ask.input
+    const key = ask.key
     let wireKey = key
     for (let n = 2; this.keys.has(wireKey); n++) wireKey = `${key}-${n}`
     if (this.keys.size >= maxKeys) {
@@ -301,19 +297,10 @@ export class TaskRequest implements McpRequest.Service {
           : {})
       }
     }))
-    return Effect.flatMap(
-      Effect.ensuring(bounded(waited), done),
-      (value) => {
-        const decoded = decode(value)
-        return decoded._tag === "Right"
-          ? Effect.succeed(decoded.right as A)
-          : Effect.fail(
-            new McpError.InvalidParams({
-              message: `Invalid input response ${wireKey}: ${Method.describeError(decoded.left)}`
-            })
-          )
-      }
-    )
+    return Effect.map(Effect.ensuring(bounded(waited), done), (value) => ({
+      value,
+      invalid: (detail) => new McpError.InvalidParams({ message: `Invalid input response ${wireKey}: ${detail}` })
+    }))
   }
 }
 
