@@ -190,6 +190,22 @@ describe("Multi-round trips: asks in a stateless request", () => {
       assert.deepStrictEqual(done.content, [{ type: "text", text: "hi, Ann" }])
     }))
 
+  it.scoped("an answer of another kind (a roots result to an elicitation): the ask fails, naming the key", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const params = { name: "greet", arguments: { greeting: "hi" }, _meta: meta({}, caps) }
+      const first = yield* client.result("tools/call", params)
+      const done = yield* client.result("tools/call", {
+        ...params,
+        // Well-formed as an input response (the params decode), not as an elicitation's answer.
+        inputResponses: { name: { roots: [] } },
+        requestState: first.requestState
+      })
+      // `greet` turns its failed ask into its own failure: an isError result with the ask's message.
+      assert.strictEqual(done.isError, true)
+      assert.match(done.content[0].text, /^Invalid inputResponses\.name: /)
+    }))
+
   it.scoped("parallel asks of one run come back together in one input_required result", () =>
     Effect.gen(function*() {
       const client = yield* connect(options)
