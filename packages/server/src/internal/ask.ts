@@ -72,15 +72,10 @@ export const decoderOf = (revision: Revision.Revision, method: InputRequest["met
  * otherwise), carried by the era's asker, its answer decoded.
  */
 export const ask = <A>(asker: Asker, ask: Ask): Effect.Effect<A, McpRequest.ClientRequestError> =>
-  Effect.flatMap(asker.client, ({ clientCapabilities, revision }): Effect.Effect<A, McpRequest.ClientRequestError> => {
-    const decode = decoderOf(revision, ask.input.method)
-    if (decode === undefined || !Capabilities.declares(clientCapabilities, ask.input, revision)) {
-      return Effect.fail(
-        new McpError.MissingRequiredClientCapability({
-          requiredCapabilities: Capabilities.required(ask.input),
-          detail: `The client did not declare the ${ask.capability} capability`
-        })
-      )
+  Effect.flatMap(asker.client, (client): Effect.Effect<A, McpRequest.ClientRequestError> => {
+    const decode = decoderOf(client.revision, ask.input.method)
+    if (decode === undefined || !Capabilities.declares(client.clientCapabilities, ask.input, client.revision)) {
+      return Effect.fail(refusal(ask))
     }
     return Effect.flatMap(asker.carry(ask), (answer) => {
       const decoded = decode(answer.value)
@@ -88,6 +83,23 @@ export const ask = <A>(asker: Asker, ask: Ask): Effect.Effect<A, McpRequest.Clie
         ? Effect.succeed(decoded.right as A)
         : Effect.fail(answer.invalid(Method.describeError(decoded.left)))
     })
+  })
+
+/**
+ * Carries an ask checked against another client too (a task's ask carried in the session of a
+ * `tasks/result` that waits for it: that session's client must declare it as well).
+ */
+export const carryChecked = (asker: Asker, ask: Ask): Effect.Effect<Answer, McpRequest.ClientRequestError> =>
+  Effect.flatMap(asker.client, (client) =>
+    decoderOf(client.revision, ask.input.method) === undefined ||
+      !Capabilities.declares(client.clientCapabilities, ask.input, client.revision)
+      ? Effect.fail(refusal(ask))
+      : asker.carry(ask))
+
+const refusal = (ask: Ask) =>
+  new McpError.MissingRequiredClientCapability({
+    requiredCapabilities: Capabilities.required(ask.input),
+    detail: `The client did not declare the ${ask.capability} capability`
   })
 
 /** `McpRequest.sample`'s ask. */

@@ -261,7 +261,8 @@ export class HandshakeRequest implements RequestContext {
     ask: Ask.Ask,
     related: JsonRpc.RequestId | undefined
   ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    return this.asker(related).carry(ask)
+    // Checked against this session's client too: it may not be the task's (a token's holder).
+    return Ask.carryChecked(this.asker(related), ask)
   }
 
   /**
