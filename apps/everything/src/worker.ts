@@ -1,0 +1,60 @@
+/**
+ * The demo server as a Cloudflare Worker (workerd), over Streamable HTTP at `/mcp`, the
+ * 2026-07-28 revision only: a Worker keeps no process between requests, so no handshake session
+ * lives; a handshake-era request is refused with a JSON-RPC error that names the revision served.
+ * The server is built once per isolate, by the first request, from the Worker's `env`: the
+ * binding `MCP_REQUEST_STATE_KEY` seals `requestState` (give every isolate the same key).
+ *
+ * Bundled into one ES module first (`esbuild --bundle --platform=browser`), then served by
+ * `workerd serve` (`pnpm run everything:workerd --port 3000`).
+ *
+ * @since 0.2.0
+ */
+import { HttpTransport } from "@effect-mcp/server"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Everything from "./Everything.js"
+
+/**
+ * What the Worker is given: its bindings (only the text ones are read, as configuration).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Env = Readonly<Record<string, unknown>>
+
+/** The configuration of the Worker's text bindings. */
+const configOf = (env: Env): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+  )
+
+/** The demo server of one isolate, its state key from the `MCP_REQUEST_STATE_KEY` binding. */
+const serverOf = (env: Env) =>
+  Everything.layerWith({ era: "stateless", requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY") }).pipe(
+    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Layer.provide(Layer.setConfigProvider(configOf(env)))
+  )
+
+/** The handler of this isolate, built by its first request. */
+const isolate = new Map<"handler", HttpTransport.WebHandler>()
+
+const handlerOf = (env: Env): HttpTransport.WebHandler => {
+  const built = isolate.get("handler")
+  if (built !== undefined) return built
+  const handler = HttpTransport.toWebHandler(serverOf(env))
+  isolate.set("handler", handler)
+  return handler
+}
+
+/**
+ * The Worker: `export default { fetch }`.
+ *
+ * @since 0.2.0
+ * @category handlers
+ */
+export default {
+  fetch: (request: Request, env: Env): Promise<Response> => handlerOf(env).handler(request)
+}

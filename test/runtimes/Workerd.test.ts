@@ -1,0 +1,157 @@
+/**
+ * The demo server as a Cloudflare Worker on workerd: `apps/everything/src/worker.ts` (the demo as
+ * `HttpTransport.toWebHandler`, built once per isolate from the Worker's `env`) served by
+ * `pnpm run everything:workerd` (`scripts/everything-workerd.mjs`: it installs the pinned workerd
+ * from the npm registry into `node_modules/.cache/effect-mcp-workerd`, bundles the entry, writes
+ * workerd's config and serves it), on a free port of 127.0.0.1, driven over Streamable HTTP by our
+ * client in the 2026-07-28 era: list, call, a multi-round trip whose `requestState` is sealed with
+ * the `MCP_REQUEST_STATE_KEY` binding; bad input answered as on Node; a handshake-era request
+ * refused with a JSON-RPC error naming the revision served (a Worker keeps no session).
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "../..")
+
+interface Running {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+}
+
+/** Starts the demo on workerd through the root script, on a free port of 127.0.0.1. */
+const start = (): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(root, "scripts/everything-workerd.mjs"), "--port", "0", "--host", "127.0.0.1"],
+      {
+        cwd: root,
+        env: { ...process.env, MCP_REQUEST_STATE_KEY: "the requestState key of the workerd test, 32+ bytes" },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+      err += text
+      const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
+      if (listening !== null) resolve({ url: listening[1], child, stderr: () => err })
+    })
+    child.once("exit", (code) => reject(new Error(`workerd exited (${code}) before listening: ${err}`)))
+    child.once("error", reject)
+  })
+
+const stop = (running: Running | undefined) =>
+  new Promise<void>((resolve) => {
+    if (running === undefined || running.child.exitCode !== null) return resolve()
+    running.child.once("exit", () => resolve())
+    running.child.kill("SIGTERM")
+  })
+
+const elicited = { username: "ada", email: "ada@example.com" }
+
+/** Our client of `url` in the 2026-07-28 era: list, call, a multi-round trip. */
+const ours = (url: string) => {
+  const runtime = ManagedRuntime.make(
+    McpClient.layer({
+      clientInfo: { name: "workerd-test", version: "1.0.0" },
+      era: "stateless",
+      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
+    }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
+  )
+  return runtime.runPromise(Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = (yield* client.listTools).map((tool) => tool.name)
+    const simple = yield* client.callTool("test_simple_text")
+    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
+    return { era: client.era, tools, simple: simple.content, asked: asked.content }
+  })).finally(() => runtime.dispose())
+}
+
+describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
+  let running: Running | undefined
+  // The first run installs workerd (about 50 MB from the registry).
+  beforeAll(async () => {
+    running = await start()
+  }, 300_000)
+  afterAll(() => stop(running))
+
+  const post = (headers: Record<string, string>, body: BodyInit) =>
+    fetch(running!.url, {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        ...headers
+      },
+      body,
+      duplex: "half"
+    } as RequestInit)
+  const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
+
+  it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
+    const seen = await ours(running!.url)
+    expect(seen.era).toBe("stateless")
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("a handshake-era initialize is refused with a JSON-RPC error naming the revision served", async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1.0.0" } }
+    })
+    const response = await fetch(running!.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: initialize
+    })
+    expect(await answer(response)).toMatchObject({
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2025-11-25" } }
+      }
+    })
+  })
+
+  it("bad input is answered as on Node: bad JSON, a foreign Origin, a streamed body over the limit", async () => {
+    expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
+      status: 400,
+      body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
+    })
+    expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
+      status: 403,
+      body: { error: { message: "Forbidden: Origin not allowed" } }
+    })
+    // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
+    const piece = new Uint8Array(64 * 1024).fill(0x20)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (sent >= 5 * 1024 * 1024) return controller.close()
+        sent += piece.length
+        controller.enqueue(piece)
+      }
+    })
+    expect(await answer(await post({}, body))).toMatchObject({
+      status: 413,
+      body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
+    })
+  })
+
+  it("nothing says the runtime failed", () => {
+    expect(running!.stderr()).not.toMatch(/error|uncaught|panic/i)
+  })
+})
