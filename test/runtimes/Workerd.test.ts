@@ -19,6 +19,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
+const without = (env: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([key]) => key !== name))
+
+const key = "the requestState key of the workerd test, 32+ bytes"
+
 interface Running {
   readonly url: string
   readonly child: ChildProcess
@@ -26,14 +31,17 @@ interface Running {
 }
 
 /** Starts the demo on workerd through the root script, on a free port of 127.0.0.1. */
-const start = (): Promise<Running> =>
+const start = (key: string | undefined): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [path.join(root, "scripts/everything-workerd.mjs"), "--port", "0", "--host", "127.0.0.1"],
       {
         cwd: root,
-        env: { ...process.env, MCP_REQUEST_STATE_KEY: "the requestState key of the workerd test, 32+ bytes" },
+        env: {
+          ...without(process.env, "MCP_REQUEST_STATE_KEY"),
+          ...(key === undefined ? {} : { MCP_REQUEST_STATE_KEY: key })
+        },
         stdio: ["ignore", "pipe", "pipe"]
       }
     )
@@ -56,14 +64,29 @@ const stop = (running: Running | undefined) =>
 
 const elicited = { username: "ada", email: "ada@example.com" }
 
-/** Our client of `url` in the 2026-07-28 era: list, call, a multi-round trip. */
-const ours = (url: string) => {
+/**
+ * Our client of `url` in the 2026-07-28 era: list, call, a multi-round trip. With `retryAt`, the
+ * retry of a round trip (the request carrying `requestState`) goes there instead: another Worker.
+ */
+const ours = (url: string, retryAt?: string, retried: Array<string> = []) => {
+  const routed: typeof globalThis.fetch = (input, init) => {
+    const body = init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : init?.body
+    if (retryAt === undefined || typeof body !== "string" || !body.includes("\"requestState\"")) {
+      return globalThis.fetch(input, init)
+    }
+    retried.push(retryAt)
+    return globalThis.fetch(retryAt, init)
+  }
   const runtime = ManagedRuntime.make(
     McpClient.layer({
       clientInfo: { name: "workerd-test", version: "1.0.0" },
       era: "stateless",
       handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
-    }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
+    }).pipe(
+      Layer.provide(McpClientTransport.layerHttp({ url })),
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(Layer.succeed(FetchHttpClient.Fetch, routed))
+    )
   )
   return runtime.runPromise(Effect.gen(function*() {
     const client = yield* McpClient.McpClient
@@ -76,11 +99,15 @@ const ours = (url: string) => {
 
 describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
   let running: Running | undefined
+  let other: Running | undefined
+  let keyless: Running | undefined
   // The first run installs workerd (about 50 MB from the registry).
   beforeAll(async () => {
-    running = await start()
+    running = await start(key)
+    other = await start(key)
+    keyless = await start(undefined)
   }, 300_000)
-  afterAll(() => stop(running))
+  afterAll(() => Promise.all([stop(running), stop(other), stop(keyless)]))
 
   const post = (headers: Record<string, string>, body: BodyInit) =>
     fetch(running!.url, {
@@ -102,6 +129,17 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("the state key is the Worker's binding: a round trip's retry is served by another Worker with the same key, and not by one without it", async () => {
+    const retried: Array<string> = []
+    const seen = await ours(running!.url, other!.url, retried)
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    expect(retried).toEqual([other!.url])
+    const refused = await ours(running!.url, keyless!.url).then(() => "served", (error) => String(error))
+    expect(refused).toContain("Invalid requestState: its signature does not verify")
+    expect(running!.stderr()).not.toContain("random key")
+    expect(keyless!.stderr()).toContain("requestState is sealed with a random key")
   })
 
   it("a handshake-era initialize is refused with a JSON-RPC error naming the revision served", async () => {
