@@ -10,6 +10,7 @@
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -97,6 +98,24 @@ const ours = (url: string, retryAt?: string, retried: Array<string> = []) => {
   })).finally(() => runtime.dispose())
 }
 
+/** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
+const official = async (url: string) => {
+  const client = new Client({ name: "official-workerd-client", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } }
+  })
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  try {
+    const tools = (await client.listTools()).tools.map((tool) => tool.name)
+    const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
+    const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
+    return { tools, simple: simple.content, asked: asked.content }
+  } finally {
+    await client.close()
+  }
+}
+
 describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
   let running: Running | undefined
   let other: Running | undefined
@@ -126,6 +145,13 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
   it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
     const seen = await ours(running!.url)
     expect(seen.era).toBe("stateless")
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
+    const seen = await official(running!.url)
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
@@ -164,11 +190,13 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     })
   })
 
-  it("bad input is answered as on Node: bad JSON, a foreign Origin, a streamed body over the limit", async () => {
+  it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit", async () => {
     expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
       status: 400,
       body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
     })
+    expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
+    expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
     expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
       status: 403,
       body: { error: { message: "Forbidden: Origin not allowed" } }
