@@ -358,7 +358,9 @@ export interface WebHandler {
  *
  * The server is built once, by the first request, and serves every later one (per process, or
  * per isolate): handshake sessions live as long as it does, so they work where the runtime keeps
- * a process alive between requests (Bun, Deno, Node). A 2026-07-28 `requestState` is sealed
+ * a process alive between requests (Bun, Deno, Node). A build that fails (a missing `Config`, say)
+ * is logged and answered with a JSON-RPC internal error (HTTP 500), and the next request builds
+ * again. A 2026-07-28 `requestState` is sealed
  * with the server's `requestStateKey` (`Config.redacted("MCP_REQUEST_STATE_KEY")` reads it from
  * the environment): give every instance the same key. A platform that gives no client address
  * (every fetch platform) needs `holderOf` for per-client quotas.
