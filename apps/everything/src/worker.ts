@@ -13,7 +13,6 @@
  */
 import { HttpTransport } from "@effect-mcp/server"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -21,55 +20,25 @@ import * as Option from "effect/Option"
 import * as Everything from "./Everything.js"
 
 /**
- * What the Worker is given: its bindings (only the text ones are read, as configuration).
- *
- * @since 0.2.0
- * @category models
- */
-export type Env = Readonly<Record<string, unknown>>
-
-/** The configuration of the Worker's text bindings. */
-const configOf = (env: Env): ConfigProvider.ConfigProvider =>
-  ConfigProvider.fromMap(
-    new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
-  )
-
-/**
  * The demo server of one isolate, its state key from the `MCP_REQUEST_STATE_KEY` binding when the
  * Worker has it (else a random key of the isolate, and the server's warning when it first seals a
  * state, as on Node); its log on stderr.
  */
-const serverOf = (env: Env) =>
-  Layer.unwrapEffect(
-    Effect.map(
-      Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
-      Option.match({
-        onNone: () => Everything.layerWith({ era: "stateless" }),
-        onSome: (requestStateKey) => Everything.layerWith({ era: "stateless", requestStateKey })
-      })
-    )
-  ).pipe(
-    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-    Layer.provide(Layer.setConfigProvider(configOf(env)))
+const server = Layer.unwrapEffect(
+  Effect.map(
+    Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
+    Option.match({
+      onNone: () => Everything.layerWith({ era: "stateless" }),
+      onSome: (requestStateKey) => Everything.layerWith({ era: "stateless", requestStateKey })
+    })
   )
-
-/** The handler of this isolate, built by its first request. */
-const isolate = new Map<"handler", HttpTransport.WebHandler>()
-
-const handlerOf = (env: Env): HttpTransport.WebHandler => {
-  const built = isolate.get("handler")
-  if (built !== undefined) return built
-  const handler = HttpTransport.toWebHandler(serverOf(env))
-  isolate.set("handler", handler)
-  return handler
-}
+).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))
 
 /**
- * The Worker: `export default { fetch }`.
+ * The Worker: `export default { fetch }`, the server built by the isolate's first request with the
+ * Worker's text bindings as its configuration.
  *
  * @since 0.2.0
  * @category handlers
  */
-export default {
-  fetch: (request: Request, env: Env): Promise<Response> => handlerOf(env).handler(request)
-}
+export default HttpTransport.toWorkerHandler(server)

@@ -117,6 +117,42 @@ const stateless = (
     body: JSON.stringify({ jsonrpc: "2.0", id: init.id ?? ++ids, method, params: { ...params, _meta: meta } })
   })
 
+describe("HttpTransport.toWorkerHandler", () => {
+  it("the server is built by the first request with the Worker's text bindings as its config, and options from env", async () => {
+    let built = 0
+    const bare = McpServer.layer({
+      serverInfo: { name: "worker", version: "1.0.0" },
+      revisions: [V],
+      requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY"),
+      tools: [Echo]
+    }).pipe(Layer.tap(() => Effect.sync(() => built++)))
+    const worker = HttpTransport.toWorkerHandler(bare, (env) => ({ allowedHosts: [String(env.MCP_HOST)] }))
+    const env = { MCP_REQUEST_STATE_KEY: "the worker test's key, from a binding", MCP_HOST: "mcp.example.com", KV: {} }
+    const at = "https://mcp.example.com/mcp"
+    for (let i = 0; i < 3; i++) {
+      const call = await worker.fetch(
+        stateless("tools/call", { name: "echo", arguments: { text: "hi" } }, { url: at }),
+        env
+      )
+      expect(await call.json()).toMatchObject({ result: { content: [{ type: "text", text: "echo: hi" }] } })
+    }
+    expect(built).toBe(1)
+    const foreign = await worker.fetch(stateless("tools/list", {}, { url: "http://localhost/mcp" }), env)
+    expect(foreign.status).toBe(403)
+  })
+
+  it("without the binding a Config needs, a JSON-RPC error (HTTP 500)", async () => {
+    const worker = HttpTransport.toWorkerHandler(McpServer.layer({
+      serverInfo: { name: "worker", version: "1.0.0" },
+      revisions: [V],
+      requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY")
+    }))
+    const answer = await worker.fetch(stateless("tools/list", {}, { id: 3 }), {})
+    expect(answer.status).toBe(500)
+    expect(await answer.json()).toMatchObject({ id: null, error: { code: -32603 } })
+  })
+})
+
 describe("HttpTransport.toWebHandler", () => {
   it("a server that cannot be built: a JSON-RPC error (HTTP 500) for the request, and the next one builds again", async () => {
     let attempts = 0
