@@ -14,7 +14,10 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as esbuild from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -64,6 +67,57 @@ const stop = (running: Running | undefined) =>
   })
 
 const elicited = { username: "ada", email: "ada@example.com" }
+
+/**
+ * Serves `test/runtimes/worker-client.ts` (a Worker whose requests run our client against `target`)
+ * on workerd (the binary the root script installed), on a free port of 127.0.0.1: its URL.
+ */
+const startClientWorker = async (target: string, work: string): Promise<Running> => {
+  await esbuild.build({
+    entryPoints: [path.join(root, "test/runtimes/worker-client.ts")],
+    outfile: path.join(work, "worker-client.mjs"),
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    conditions: ["workerd", "worker", "@effect-mcp/source"],
+    logLevel: "silent"
+  })
+  // Its fetches may reach 127.0.0.1 (workerd's default outbound is the public internet only).
+  fs.writeFileSync(
+    path.join(work, "worker-client.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker), (name = "net", network = (allow = ["public", "private", "local"]))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")]
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker-client.mjs")],
+  compatibilityDate = "2026-11-01",
+  globalOutbound = "net",
+  bindings = [(name = "TARGET", fromEnvironment = "TARGET")]
+);
+`
+  )
+  const binary = path.join(root, "node_modules/.cache/effect-mcp-workerd/node_modules/.bin/workerd")
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ["serve", path.join(work, "worker-client.capnp"), "config", "--control-fd", "3"], {
+      env: { ...process.env, TARGET: target },
+      stdio: ["ignore", "pipe", "pipe", "pipe"]
+    })
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => err += text)
+    let control = ""
+    const events = child.stdio[3] as NodeJS.ReadableStream
+    events.setEncoding("utf8")
+    events.on("data", (text: string) => {
+      control += text
+      const port = /"port":(\d+)/.exec(control)
+      if (port !== null) resolve({ url: `http://127.0.0.1:${port[1]}/`, child, stderr: () => err })
+    })
+    child.once("exit", (code) => reject(new Error(`workerd exited (${code}) before listening: ${err}`)))
+    child.once("error", reject)
+  })
+}
 
 /**
  * Our client of `url` in the 2026-07-28 era: list, call, a multi-round trip. With `retryAt`, the
@@ -120,13 +174,18 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
   let running: Running | undefined
   let other: Running | undefined
   let keyless: Running | undefined
+  let clientWorker: Running | undefined
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-workerd-"))
   // The first run installs workerd (about 50 MB from the registry).
   beforeAll(async () => {
     running = await start(key)
     other = await start(key)
     keyless = await start(undefined)
   }, 300_000)
-  afterAll(() => Promise.all([stop(running), stop(other), stop(keyless)]))
+  afterAll(async () => {
+    await Promise.all([stop(running), stop(other), stop(keyless), stop(clientWorker)])
+    fs.rmSync(work, { recursive: true, force: true })
+  })
 
   const post = (headers: Record<string, string>, body: BodyInit) =>
     fetch(running!.url, {
@@ -152,6 +211,17 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
 
   it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
     const seen = await official(running!.url)
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("our client in a Worker, of the demo in another: list, call, a multi-round trip", async () => {
+    clientWorker = await startClientWorker(running!.url, work)
+    const response = await fetch(clientWorker.url)
+    const seen = await response.json()
+    expect(response.status).toBe(200)
+    expect(seen.era).toBe("stateless")
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
