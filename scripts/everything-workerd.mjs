@@ -85,5 +85,12 @@ child.stdio[3].setEncoding("utf8").on("data", (text) => {
     }
   }
 })
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal))
+// workerd drains open requests on SIGTERM and does not exit while one holds a timer (a stream's,
+// say): killed after 5 seconds.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    child.kill(signal)
+    setTimeout(() => child.kill("SIGKILL"), 5_000).unref()
+  })
+}
 child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 0 : 1)))
