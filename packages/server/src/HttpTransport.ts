@@ -36,6 +36,7 @@
 import type * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -358,7 +359,9 @@ export interface WebHandler {
  *
  * The server is built once, by the first request, and serves every later one (per process, or
  * per isolate): handshake sessions live as long as it does, so they work where the runtime keeps
- * a process alive between requests (Bun, Deno, Node). A 2026-07-28 `requestState` is sealed
+ * a process alive between requests (Bun, Deno, Node). A build that fails (a missing `Config`, say)
+ * is logged and answered with a JSON-RPC internal error (HTTP 500), and the next request builds
+ * again. A 2026-07-28 `requestState` is sealed
  * with the server's `requestStateKey` (`Config.redacted("MCP_REQUEST_STATE_KEY")` reads it from
  * the environment): give every instance the same key. A platform that gives no client address
  * (every fetch platform) needs `holderOf` for per-client quotas.
@@ -402,6 +405,71 @@ export const toWebHandler = <E>(
     dispose: () => load.then((adapter) => adapter.dispose())
   }
 }
+
+/**
+ * A Cloudflare Worker's module (`export default`): its `fetch` is given the request and the
+ * Worker's bindings (`env`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WorkerHandler {
+  /** Answers one request, with the Worker's bindings. */
+  readonly fetch: (request: Request, env: Readonly<Record<string, unknown>>) => Promise<Response>
+}
+
+/**
+ * The MCP endpoints of the server a layer builds, as a Cloudflare Worker ({@link toWebHandler}
+ * given the Worker's `env`): the server is built once per isolate, by its first request, with the
+ * Worker's text bindings (`vars` and secrets) as its `ConfigProvider`, so a
+ * `Config.redacted("MCP_REQUEST_STATE_KEY")` reads the binding of that name. `options` may be a
+ * function of `env` (its allow-lists, say). A Worker keeps no process between requests: serve the
+ * 2026-07-28 revision (`Revision.stateless`), and a handshake-era request is refused with
+ * -32022, naming it.
+ *
+ * @example
+ * import { HttpTransport, McpServer, Revision, Tool } from "@effect-mcp/server"
+ * import * as Config from "effect/Config"
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ *
+ * const Echo = Tool.make("echo", { parameters: Schema.Struct({ text: Schema.String }) }, ({ text }) =>
+ *   Effect.succeed(text))
+ *
+ * export default HttpTransport.toWorkerHandler(
+ *   McpServer.layer({
+ *     serverInfo: { name: "echo", version: "1.0.0" },
+ *     revisions: Revision.stateless,
+ *     requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY"),
+ *     tools: [Echo]
+ *   }),
+ *   (env) => ({ allowedHosts: [String(env.MCP_HOST ?? "localhost")] })
+ * )
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toWorkerHandler = <E>(
+  server: Layer.Layer<McpServer, E>,
+  options: Options | ((env: Readonly<Record<string, unknown>>) => Options) = {}
+): WorkerHandler => {
+  let built: WebHandler | undefined
+  return {
+    fetch: (request, env) => {
+      built ??= toWebHandler(
+        Layer.provide(server, Layer.setConfigProvider(configOf(env))),
+        typeof options === "function" ? options(env) : options
+      )
+      return built.handler(request)
+    }
+  }
+}
+
+/** The configuration of a Worker's text bindings. */
+const configOf = (env: Readonly<Record<string, unknown>>): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+  )
 
 /**
  * The fetch handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the

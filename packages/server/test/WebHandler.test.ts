@@ -13,7 +13,10 @@
  * - a handshake session: initialize, a call in it, DELETE, and the session gone;
  * - `auth`: 401 without a token (with the resource metadata's URL), or with one the verifier
  *   refuses; served with one it takes; the metadata served;
- * - the server is built once per handler, not per request (also when the first requests come together).
+ * - the server is built once per handler, not per request (also when the first requests come together);
+ *   a build that fails (a `Config` missing from a Worker's environment, say) is answered with a
+ *   JSON-RPC error, HTTP 500, and the next request builds again (before: the returned promise was
+ *   rejected, which a runtime answers with its own page, and every later request failed the same way).
  *
  * Before: there was no such handler; the router's (`HttpLayerRouter.toWebHandler`) refused a
  * `Request` without a `Host` header 403, and the app run bare (not as a route) never finished
@@ -114,7 +117,66 @@ const stateless = (
     body: JSON.stringify({ jsonrpc: "2.0", id: init.id ?? ++ids, method, params: { ...params, _meta: meta } })
   })
 
+describe("HttpTransport.toWorkerHandler", () => {
+  it("the server is built by the first request with the Worker's text bindings as its config, and options from env", async () => {
+    let built = 0
+    const bare = McpServer.layer({
+      serverInfo: { name: "worker", version: "1.0.0" },
+      revisions: [V],
+      requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY"),
+      tools: [Echo]
+    }).pipe(Layer.tap(() => Effect.sync(() => built++)))
+    const worker = HttpTransport.toWorkerHandler(bare, (env) => ({ allowedHosts: [String(env.MCP_HOST)] }))
+    const env = { MCP_REQUEST_STATE_KEY: "the worker test's key, from a binding", MCP_HOST: "mcp.example.com", KV: {} }
+    const at = "https://mcp.example.com/mcp"
+    for (let i = 0; i < 3; i++) {
+      const call = await worker.fetch(
+        stateless("tools/call", { name: "echo", arguments: { text: "hi" } }, { url: at }),
+        env
+      )
+      expect(await call.json()).toMatchObject({ result: { content: [{ type: "text", text: "echo: hi" }] } })
+    }
+    expect(built).toBe(1)
+    const foreign = await worker.fetch(stateless("tools/list", {}, { url: "http://localhost/mcp" }), env)
+    expect(foreign.status).toBe(403)
+  })
+
+  it("without the binding a Config needs, a JSON-RPC error (HTTP 500)", async () => {
+    const worker = HttpTransport.toWorkerHandler(McpServer.layer({
+      serverInfo: { name: "worker", version: "1.0.0" },
+      revisions: [V],
+      requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY")
+    }))
+    const answer = await worker.fetch(stateless("tools/list", {}, { id: 3 }), {})
+    expect(answer.status).toBe(500)
+    expect(await answer.json()).toMatchObject({ id: null, error: { code: -32603 } })
+  })
+})
+
 describe("HttpTransport.toWebHandler", () => {
+  it("a server that cannot be built: a JSON-RPC error (HTTP 500) for the request, and the next one builds again", async () => {
+    let attempts = 0
+    const flaky = Layer.unwrapEffect(Effect.suspend(() =>
+      attempts++ === 0
+        ? Effect.fail(new Error("the first build fails (a Config missing, say)"))
+        : Effect.succeed(serverLayer)
+    ))
+    const web = HttpTransport.toWebHandler(flaky)
+    onTestFinished(() => web.dispose())
+    const first = await web.handler(stateless("tools/list", {}, { id: 1 }))
+    expect(first.status).toBe(500)
+    expect(first.headers.get("content-type")).toBe("application/json")
+    expect(await first.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32603, message: "Internal error: the server could not be built" }
+    })
+    const second = await web.handler(stateless("tools/list", {}, { id: 2 }))
+    expect(second.status).toBe(200)
+    expect(await second.json()).toMatchObject({ id: 2, result: { tools: expect.any(Array) } })
+    expect(attempts).toBe(2)
+  })
+
   it("list and call on 2026-07-28, with no Host header (the URL's authority is the host); one server for every request", async () => {
     const before = builds
     const handler = handlerOf()

@@ -54,22 +54,54 @@ export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | 
 
 class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, Fetch>() {}
 
-/** A fetch handler for a server layer, and what disposes of it: the server is built by the first request. */
+/**
+ * What a request is answered while the server cannot be built (its layer failed: a missing
+ * `Config`, say): a JSON-RPC internal error, HTTP 500; the next request tries again.
+ */
+const unbuilt = (): Response =>
+  new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32603, message: "Internal error: the server could not be built" }
+    }),
+    { status: 500, headers: { "content-type": "application/json" } }
+  )
+
+/**
+ * A fetch handler for a server layer, and what disposes of it: the server is built by the first
+ * request. A build that fails is logged (`Effect.logError`, with its cause) and answered as
+ * {@link unbuilt}; it is not kept: the next request builds again.
+ */
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options & { readonly memoMap?: Layer.MemoMap | undefined }
 ): { readonly handler: Fetch; readonly dispose: () => Promise<void> } => {
   const { memoMap, ...rest } = options
-  const runtime = ManagedRuntime.make(
-    Layer.scoped(WebFetch, make(rest)).pipe(Layer.provide(server)),
-    memoMap
+  const layer = Layer.scoped(WebFetch, make(rest)).pipe(
+    Layer.provide(server),
+    Layer.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
   )
-  let built: Fetch | undefined
-  let building: Promise<Fetch> | undefined
-  const handler: Fetch = (request) => {
-    if (built !== undefined) return built(request)
-    building ??= runtime.runPromise(WebFetch).then((fetch) => built = fetch)
-    return building.then((fetch) => fetch(request))
+  const state: {
+    runtime: ManagedRuntime.ManagedRuntime<WebFetch, E> | undefined
+    built: Fetch | undefined
+    building: Promise<Fetch | undefined> | undefined
+  } = { runtime: undefined, built: undefined, building: undefined }
+  const build = (): Promise<Fetch | undefined> => {
+    const runtime = ManagedRuntime.make(layer, memoMap)
+    state.runtime = runtime
+    return runtime.runPromise(WebFetch).then(
+      (fetch) => state.built = fetch,
+      () => {
+        state.building = undefined
+        return runtime.dispose().then(() => undefined)
+      }
+    )
   }
-  return { handler, dispose: () => runtime.dispose() }
+  const handler: Fetch = (request) => {
+    if (state.built !== undefined) return state.built(request)
+    state.building ??= build()
+    return state.building.then((fetch) => fetch === undefined ? unbuilt() : fetch(request))
+  }
+  return { handler, dispose: () => state.runtime?.dispose() ?? Promise.resolve() }
 }

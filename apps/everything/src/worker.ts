@@ -1,0 +1,44 @@
+/**
+ * The demo server as a Cloudflare Worker (workerd), over Streamable HTTP at `/mcp`, the
+ * 2026-07-28 revision only: a Worker keeps no process between requests, so no handshake session
+ * lives; a handshake-era request is refused with a JSON-RPC error that names the revision served.
+ * The server is built once per isolate, by the first request, from the Worker's `env`: the
+ * binding `MCP_REQUEST_STATE_KEY` seals `requestState` (give every isolate the same key; without
+ * it each isolate seals with a random key of its own, and a retry reaching another isolate fails).
+ *
+ * Bundled into one ES module first (`esbuild --bundle --platform=browser`), then served by
+ * `workerd serve` (`pnpm run everything:workerd --port 3000`).
+ *
+ * @since 0.2.0
+ */
+import { HttpTransport } from "@effect-mcp/server"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Everything from "./Everything.js"
+
+/**
+ * The demo server of one isolate, its state key from the `MCP_REQUEST_STATE_KEY` binding when the
+ * Worker has it (else a random key of the isolate, and the server's warning when it first seals a
+ * state, as on Node); its log on stderr.
+ */
+const server = Layer.unwrapEffect(
+  Effect.map(
+    Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
+    Option.match({
+      onNone: () => Everything.layerWith({ era: "stateless" }),
+      onSome: (requestStateKey) => Everything.layerWith({ era: "stateless", requestStateKey })
+    })
+  )
+).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))
+
+/**
+ * The Worker: `export default { fetch }`, the server built by the isolate's first request with the
+ * Worker's text bindings as its configuration.
+ *
+ * @since 0.2.0
+ * @category handlers
+ */
+export default HttpTransport.toWorkerHandler(server)

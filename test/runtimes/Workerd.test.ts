@@ -1,0 +1,293 @@
+/**
+ * The demo server as a Cloudflare Worker on workerd: `apps/everything/src/worker.ts` (the demo as
+ * `HttpTransport.toWebHandler`, built once per isolate from the Worker's `env`) served by
+ * `pnpm run everything:workerd` (`scripts/everything-workerd.mjs`: it installs the pinned workerd
+ * from the npm registry into `node_modules/.cache/effect-mcp-workerd`, bundles the entry, writes
+ * workerd's config and serves it), on a free port of 127.0.0.1, driven over Streamable HTTP by our
+ * client in the 2026-07-28 era: list, call, a multi-round trip whose `requestState` is sealed with
+ * the `MCP_REQUEST_STATE_KEY` binding; bad input answered as on Node; a handshake-era request
+ * refused with a JSON-RPC error naming the revision served (a Worker keeps no session).
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as esbuild from "esbuild"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "../..")
+
+const without = (env: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([key]) => key !== name))
+
+const key = "the requestState key of the workerd test, 32+ bytes"
+
+interface Running {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+}
+
+/** Starts the demo on workerd through the root script, on a free port of 127.0.0.1. */
+const start = (key: string | undefined): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(root, "scripts/everything-workerd.mjs"), "--port", "0", "--host", "127.0.0.1"],
+      {
+        cwd: root,
+        env: {
+          ...without(process.env, "MCP_REQUEST_STATE_KEY"),
+          ...(key === undefined ? {} : { MCP_REQUEST_STATE_KEY: key })
+        },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+      err += text
+      const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
+      if (listening !== null) resolve({ url: listening[1], child, stderr: () => err })
+    })
+    child.once("exit", (code) => reject(new Error(`workerd exited (${code}) before listening: ${err}`)))
+    child.once("error", reject)
+  })
+
+const stop = (running: Running | undefined) =>
+  new Promise<void>((resolve) => {
+    if (running === undefined || running.child.exitCode !== null) return resolve()
+    running.child.once("exit", () => resolve())
+    running.child.kill("SIGTERM")
+  })
+
+const elicited = { username: "ada", email: "ada@example.com" }
+
+/**
+ * Serves `test/runtimes/worker-client.ts` (a Worker whose requests run our client against `target`)
+ * on workerd (the binary the root script installed), on a free port of 127.0.0.1: its URL.
+ */
+const startClientWorker = async (target: string, work: string): Promise<Running> => {
+  await esbuild.build({
+    entryPoints: [path.join(root, "test/runtimes/worker-client.ts")],
+    outfile: path.join(work, "worker-client.mjs"),
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    conditions: ["workerd", "worker", "@effect-mcp/source"],
+    logLevel: "silent"
+  })
+  // Its fetches may reach 127.0.0.1 (workerd's default outbound is the public internet only).
+  fs.writeFileSync(
+    path.join(work, "worker-client.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker), (name = "net", network = (allow = ["public", "private", "local"]))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")]
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker-client.mjs")],
+  compatibilityDate = "2026-11-01",
+  globalOutbound = "net",
+  bindings = [(name = "TARGET", fromEnvironment = "TARGET")]
+);
+`
+  )
+  const binary = path.join(root, "node_modules/.cache/effect-mcp-workerd/node_modules/.bin/workerd")
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ["serve", path.join(work, "worker-client.capnp"), "config", "--control-fd", "3"], {
+      env: { ...process.env, TARGET: target },
+      stdio: ["ignore", "pipe", "pipe", "pipe"]
+    })
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => err += text)
+    let control = ""
+    const events = child.stdio[3] as NodeJS.ReadableStream
+    events.setEncoding("utf8")
+    events.on("data", (text: string) => {
+      control += text
+      const port = /"port":(\d+)/.exec(control)
+      if (port !== null) resolve({ url: `http://127.0.0.1:${port[1]}/`, child, stderr: () => err })
+    })
+    child.once("exit", (code) => reject(new Error(`workerd exited (${code}) before listening: ${err}`)))
+    child.once("error", reject)
+  })
+}
+
+/**
+ * Our client of `url` in the 2026-07-28 era: list, call, a multi-round trip. With `retryAt`, the
+ * retry of a round trip (the request carrying `requestState`) goes there instead: another Worker.
+ */
+const ours = (url: string, retryAt?: string, retried: Array<string> = []) => {
+  const routed: typeof globalThis.fetch = (input, init) => {
+    const body = init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : init?.body
+    if (retryAt === undefined || typeof body !== "string" || !body.includes("\"requestState\"")) {
+      return globalThis.fetch(input, init)
+    }
+    retried.push(retryAt)
+    return globalThis.fetch(retryAt, init)
+  }
+  const runtime = ManagedRuntime.make(
+    McpClient.layer({
+      clientInfo: { name: "workerd-test", version: "1.0.0" },
+      era: "stateless",
+      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
+    }).pipe(
+      Layer.provide(McpClientTransport.layerHttp({ url })),
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(Layer.succeed(FetchHttpClient.Fetch, routed))
+    )
+  )
+  return runtime.runPromise(Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = (yield* client.listTools).map((tool) => tool.name)
+    const simple = yield* client.callTool("test_simple_text")
+    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
+    return { era: client.era, tools, simple: simple.content, asked: asked.content }
+  })).finally(() => runtime.dispose())
+}
+
+/** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
+const official = async (url: string) => {
+  const client = new Client({ name: "official-workerd-client", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } }
+  })
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  try {
+    const tools = (await client.listTools()).tools.map((tool) => tool.name)
+    const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
+    const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
+    return { tools, simple: simple.content, asked: asked.content }
+  } finally {
+    await client.close()
+  }
+}
+
+describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
+  let running: Running | undefined
+  let other: Running | undefined
+  let keyless: Running | undefined
+  let clientWorker: Running | undefined
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-workerd-"))
+  // The first run installs workerd (about 50 MB from the registry).
+  beforeAll(async () => {
+    running = await start(key)
+    other = await start(key)
+    keyless = await start(undefined)
+  }, 300_000)
+  afterAll(async () => {
+    await Promise.all([stop(running), stop(other), stop(keyless), stop(clientWorker)])
+    fs.rmSync(work, { recursive: true, force: true })
+  })
+
+  const post = (headers: Record<string, string>, body: BodyInit) =>
+    fetch(running!.url, {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        ...headers
+      },
+      body,
+      duplex: "half"
+    } as RequestInit)
+  const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
+
+  it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
+    const seen = await ours(running!.url)
+    expect(seen.era).toBe("stateless")
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
+    const seen = await official(running!.url)
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("our client in a Worker, of the demo in another: list, call, a multi-round trip", async () => {
+    clientWorker = await startClientWorker(running!.url, work)
+    const response = await fetch(clientWorker.url)
+    const seen = await response.json()
+    expect(response.status).toBe(200)
+    expect(seen.era).toBe("stateless")
+    expect(seen.tools).toContain("test_simple_text")
+    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("the state key is the Worker's binding: a round trip's retry is served by another Worker with the same key, and not by one without it", async () => {
+    const retried: Array<string> = []
+    const seen = await ours(running!.url, other!.url, retried)
+    expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    expect(retried).toEqual([other!.url])
+    const refused = await ours(running!.url, keyless!.url).then(() => "served", (error) => String(error))
+    expect(refused).toContain("Invalid requestState: its signature does not verify")
+    expect(running!.stderr()).not.toContain("random key")
+    expect(keyless!.stderr()).toContain("requestState is sealed with a random key")
+  })
+
+  it("a handshake-era initialize is refused with a JSON-RPC error naming the revision served", async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1.0.0" } }
+    })
+    const response = await fetch(running!.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: initialize
+    })
+    expect(await answer(response)).toMatchObject({
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2025-11-25" } }
+      }
+    })
+  })
+
+  it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit", async () => {
+    expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
+      status: 400,
+      body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
+    })
+    expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
+    expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
+    expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
+      status: 403,
+      body: { error: { message: "Forbidden: Origin not allowed" } }
+    })
+    // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
+    const piece = new Uint8Array(64 * 1024).fill(0x20)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (sent >= 5 * 1024 * 1024) return controller.close()
+        sent += piece.length
+        controller.enqueue(piece)
+      }
+    })
+    expect(await answer(await post({}, body))).toMatchObject({
+      status: 413,
+      body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
+    })
+  })
+
+  it("nothing says the runtime failed", () => {
+    expect(running!.stderr()).not.toMatch(/error|uncaught|panic/i)
+  })
+})
