@@ -345,6 +345,7 @@ describe("the demo's authorization flags", () => {
     await issuer?.close()
   })
 
+  // Eight demo processes started one after another: on a loaded machine that is over the default 30 s.
   it("one without the other, or a URL that is none: refused in one line with the usage, exit 2", async () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, NodeJS.ProcessEnv, string]> = [
       [
@@ -374,7 +375,7 @@ describe("the demo's authorization flags", () => {
       expect(stderr.split("\n")[0]).toContain(said)
       expect(stderr).toContain("usage: ")
     }
-  })
+  }, 120_000)
 
   it("--token-type at+jwt: RFC 9068 access tokens only; typ JWT (or another) is 401 invalid_token", async () => {
     const port = await freePort()
