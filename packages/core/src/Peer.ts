@@ -33,7 +33,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
@@ -432,16 +431,6 @@ export const requests = <R = never>(options: RequestsOptions<R>): Effect.Effect<
     return {
       serve,
       size: () => open.size,
-      interruptAll: Effect.suspend(() => {
-        const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
-        for (const call of Array.from(open)) {
-          if (call.fiber !== undefined) {
-            call.interrupted = true
-            call.release()
-            fibers.push(call.fiber)
-          } else call.interrupt()
-        }
-        return Fiber.interruptAll(fibers)
-      })
+      interruptAll: Effect.suspend(() => Serving.interruptAll(open))
     }
   })

@@ -25,7 +25,6 @@ import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import type * as Runtime from "effect/Runtime"
 import * as JsonRpc from "../JsonRpc.js"
@@ -34,7 +33,7 @@ import type * as Transport from "../Transport.js"
 import type * as Wire from "../Wire.js"
 import type { Outbound } from "./outbound.js"
 import type { Owner } from "./served.js"
-import { Call, handlingOf, Serving } from "./served.js"
+import { Call, handlingOf, interruptAll, Serving } from "./served.js"
 import type * as Telemetry from "./telemetry.js"
 
 export interface Options<R> {
@@ -329,17 +328,7 @@ class Engine<R> implements Inbound, Owner {
 
   readonly interruptAll: Effect.Effect<void> = Effect.suspend(() => {
     this.flush()
-    const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
-    for (const map of this.calls.values()) {
-      for (const call of Array.from(map.values())) {
-        if (call.fiber !== undefined) {
-          call.interrupted = true
-          call.release()
-          fibers.push(call.fiber)
-        } else call.interrupt()
-      }
-    }
-    return Fiber.interruptAll(fibers)
+    return interruptAll(Array.from(this.calls.values()).flatMap((map) => Array.from(map.values())))
   })
 }
 

@@ -16,7 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
+import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
@@ -339,4 +339,20 @@ export class Call<R> {
         this.serving.runtime.context
       )
   }
+}
+
+/**
+ * Interrupts every call given and waits for their fibers to end (nothing is sent for them); a held
+ * call with no fiber ends at once.
+ */
+export const interruptAll = (calls: Iterable<Call<any>>): Effect.Effect<void> => {
+  const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+  for (const call of Array.from(calls)) {
+    if (call.fiber !== undefined) {
+      call.interrupted = true
+      call.release()
+      fibers.push(call.fiber)
+    } else call.interrupt()
+  }
+  return Fiber.interruptAll(fibers)
 }
