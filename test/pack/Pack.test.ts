@@ -10,94 +10,23 @@
  * CI runs this file under Node 22 as well as the Node of the rest of the suite.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
+import { packages, packAll, root, run, sectionBlocks, withTarballs } from "../support/Packed.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../..")
-const packages = ["core", "server", "client", "platform-node", "redis"] as const
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
 
-/**
- * The Node that runs this test runs everything in the project too (npm included: it is `#!/usr/bin/env node`), with
- * no colours (the outer vitest's FORCE_COLOR would reach the inner one).
- */
-const { FORCE_COLOR: _, ...inherited } = process.env
-const env = {
-  ...inherited,
-  NO_COLOR: "1",
-  PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`
-}
-
-/** A command run to its end without blocking the worker (a long install would starve vitest's own messages). */
-const run = async (command: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
-  const { stdout } = await promisify(execFile)(command, [...args], {
-    cwd,
-    env,
-    encoding: "utf8",
-    maxBuffer: 16 * 1024 * 1024
-  })
-  return stdout
-}
-
-/** pnpm as this run was started with (CI: `npx pnpm@…`), else the one on the PATH. */
-const pnpm = (args: ReadonlyArray<string>, cwd: string) => {
-  const execpath = process.env.npm_execpath
-  return execpath !== undefined && /pnpm/.test(execpath)
-    ? run(process.execPath, [execpath, ...args], cwd)
-    : run("pnpm", args, cwd)
-}
-
 /** The fenced blocks of `lang` in the README section whose heading is `heading`. */
-const blocks = (heading: string, lang: string): ReadonlyArray<string> => {
-  const start = readme.indexOf(`\n## ${heading}\n`)
-  assert.isAbove(start, -1, `the README has a section "${heading}"`)
-  const end = readme.indexOf("\n## ", start + 1)
-  const section = readme.slice(start, end === -1 ? undefined : end)
-  return [...section.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!)
-}
+const blocks = (heading: string, lang: string): ReadonlyArray<string> => sectionBlocks(readme, heading, lang)
 
 /** The commands of the section's shell block, a line each, comments dropped. */
 const installLines = (): ReadonlyArray<string> =>
   blocks("A project of your own", "sh")[0]!.split("\n").map((line) => line.trim()).filter((line) =>
     line.length > 0 && !line.startsWith("#")
   )
-
-/** What each package needs of ours (its `@effect-mcp` dependencies), read from its manifest. */
-const ours = (name: string): ReadonlyArray<string> => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, "packages", name, "package.json"), "utf8"))
-  return Object.keys(manifest.dependencies ?? {}).filter((dep) => dep.startsWith("@effect-mcp/")).map((dep) =>
-    dep.slice("@effect-mcp/".length)
-  )
-}
-
-/** A path as one shell word. */
-const quoted = (file: string) => `'${file.replace(/'/g, `'\\''`)}'`
-
-/** A README line with every `@effect-mcp/x` named by its tarball, and the tarballs it depends on added. */
-const withTarballs = (line: string, tarballs: Record<string, string>): string => {
-  const named = new Set<string>()
-  const replaced = line.replace(/@effect-mcp\/([a-z-]+)/g, (_, name: string) => {
-    assert.property(tarballs, name, `the README names a package we have: @effect-mcp/${name}`)
-    named.add(name)
-    return quoted(tarballs[name]!)
-  })
-  const closure = new Set<string>()
-  const visit = (name: string) => {
-    for (const dep of ours(name)) {
-      if (!named.has(dep) && !closure.has(dep)) {
-        closure.add(dep)
-        visit(dep)
-      }
-    }
-  }
-  named.forEach(visit)
-  return [replaced, ...[...closure].map((name) => quoted(tarballs[name]!))].join(" ")
-}
 
 describe("the packages, packed and installed outside the workspace", () => {
   it("are what the READMEs show, and every install line gives the ranges that work", () => {
@@ -132,17 +61,13 @@ describe("the packages, packed and installed outside the workspace", () => {
   it("install with the README's lines, compile with its tsconfig, run, and test with the test kit", async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-pack-"))
     try {
-      const tarballs: Record<string, string> = {}
-      for (const name of packages) {
-        const out = await pnpm(["pack", "--pack-destination", work], path.join(root, "packages", name))
-        const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
-        const file = path.isAbsolute(tarball) ? tarball : path.join(work, path.basename(tarball))
+      const tarballs = await packAll(work)
+      for (const [name, file] of Object.entries(tarballs)) {
         const listing = await run("tar", ["-tzf", file], work)
         assert.include(listing, "package/dist/index.js", `${name}: the tarball has dist`)
         assert.include(listing, "package/dist/index.d.ts", `${name}: the tarball has types`)
         assert.include(listing, "package/README.md")
         assert.include(listing, "package/LICENSE")
-        tarballs[name] = file
       }
       const project = path.join(work, "project")
       fs.mkdirSync(project)
