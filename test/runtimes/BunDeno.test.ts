@@ -10,18 +10,23 @@
  * into `node_modules/.cache/effect-mcp-runtimes` (about 200 MB on disk, a few seconds from a warm
  * npm cache; CI caches `node_modules`), never globally.
  */
-import { McpClient, McpClientTransport } from "@effect-mcp/client"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as esbuild from "esbuild"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  answer,
+  badHeadersAndJson,
+  bodyOverTheLimit,
+  official,
+  ours,
+  post,
+  type Running,
+  simpleText,
+  stop
+} from "./drivers.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
@@ -64,12 +69,6 @@ const install = () => {
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-runtimes-"))
 const bundle = path.join(work, "everything-web.mjs")
 
-interface Running {
-  readonly url: string
-  readonly child: ChildProcess
-  readonly stderr: () => string
-}
-
 /** Starts the demo on a runtime, on a free port: its URL once it listens. */
 const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =>
   new Promise((resolve, reject) => {
@@ -94,13 +93,6 @@ const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =
     child.once("error", reject)
   })
 
-const stop = (running: Running | undefined) =>
-  new Promise<void>((resolve) => {
-    if (running === undefined || running.child.exitCode !== null) return resolve()
-    running.child.once("exit", () => resolve())
-    running.child.kill("SIGTERM")
-  })
-
 beforeAll(async () => {
   install()
   await esbuild.build({
@@ -115,46 +107,6 @@ beforeAll(async () => {
 }, 360_000)
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
-
-const elicited = { username: "ada", email: "ada@example.com" }
-
-/** Our client of `url` in `era`: list, call, a multi-round trip. */
-const ours = (url: string, era: "stateless" | "handshake") => {
-  const runtime = ManagedRuntime.make(
-    McpClient.layer({
-      clientInfo: { name: "runtimes-test", version: "1.0.0" },
-      era,
-      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
-    }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
-  )
-  return runtime.runPromise(Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const tools = (yield* client.listTools).map((tool) => tool.name)
-    const simple = yield* client.callTool("test_simple_text")
-    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
-    return { era: client.era, tools, simple: simple.content, asked: asked.content }
-  })).finally(() => runtime.dispose())
-}
-
-/** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
-const official = async (url: string) => {
-  const client = new Client({ name: "official-runtimes-client", version: "1.0.0" }, {
-    capabilities: { elicitation: { form: {} } },
-    versionNegotiation: { mode: { pin: "2026-07-28" } }
-  })
-  client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-  try {
-    const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
-    const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
-    return { tools, simple: simple.content, asked: asked.content }
-  } finally {
-    await client.close()
-  }
-}
-
-const simpleText = [{ type: "text", text: "This is a simple text response for testing." }]
 
 const runtimes: ReadonlyArray<readonly [string, () => readonly [string, ReadonlyArray<string>]]> = [
   ["Bun", () => [binary("bun"), [bundle]]],
@@ -171,7 +123,7 @@ for (const [name, command] of runtimes) {
     afterAll(() => stop(running))
 
     it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
-      const seen = await ours(running!.url, "stateless")
+      const seen = await ours(running!.url, { era: "stateless", name: "runtimes-test" })
       expect(seen.era).toBe("stateless")
       expect(seen.tools).toContain("test_simple_text")
       expect(seen.simple).toEqual(simpleText)
@@ -179,7 +131,7 @@ for (const [name, command] of runtimes) {
     })
 
     it("our client, 2025-11-25: a session the process keeps; list, call, an elicitation", async () => {
-      const seen = await ours(running!.url, "handshake")
+      const seen = await ours(running!.url, { era: "handshake", name: "runtimes-test" })
       expect(seen.era).toBe("handshake")
       expect(seen.tools).toContain("test_elicitation")
       expect(seen.simple).toEqual(simpleText)
@@ -187,7 +139,7 @@ for (const [name, command] of runtimes) {
     })
 
     it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
-      const seen = await official(running!.url)
+      const seen = await official(running!.url, "official-runtimes-client")
       expect(seen.tools).toContain("test_simple_text")
       expect(seen.simple).toEqual(simpleText)
       expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
@@ -195,29 +147,7 @@ for (const [name, command] of runtimes) {
 
     it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit (and one within it served)", async () => {
       const url = running!.url
-      const post = (headers: Record<string, string>, body: BodyInit) =>
-        fetch(url, {
-          method: "POST",
-          headers: {
-            accept: "application/json, text/event-stream",
-            "content-type": "application/json",
-            "mcp-protocol-version": "2026-07-28",
-            ...headers
-          },
-          body,
-          duplex: "half"
-        } as RequestInit)
-      const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
-      expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
-        status: 400,
-        body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
-      })
-      expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
-      expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
-      expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
-        status: 403,
-        body: { error: { message: "Forbidden: Origin not allowed" } }
-      })
+      await badHeadersAndJson(url)
       // A body in pieces, no length said, within the limit: read to its end and served.
       const list = JSON.stringify({
         jsonrpc: "2.0",
@@ -239,24 +169,11 @@ for (const [name, command] of runtimes) {
           else controller.enqueue(next)
         }
       })
-      expect(await answer(await post({ "mcp-method": "tools/list" }, streamed))).toMatchObject({
+      expect(await answer(await post(url, { "mcp-method": "tools/list" }, streamed))).toMatchObject({
         status: 200,
         body: { id: 7, result: { tools: expect.any(Array) } }
       })
-      // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
-      const piece = new Uint8Array(64 * 1024).fill(0x20)
-      let sent = 0
-      const body = new ReadableStream<Uint8Array>({
-        pull: (controller) => {
-          if (sent >= 5 * 1024 * 1024) return controller.close()
-          sent += piece.length
-          controller.enqueue(piece)
-        }
-      })
-      expect(await answer(await post({}, body))).toMatchObject({
-        status: 413,
-        body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
-      })
+      await bodyOverTheLimit(url)
     })
 
     it("the log went to stderr, and nothing says the runtime failed", () => {

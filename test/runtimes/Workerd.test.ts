@@ -8,18 +8,22 @@
  * the `MCP_REQUEST_STATE_KEY` binding; bad input answered as on Node; a handshake-era request
  * refused with a JSON-RPC error naming the revision served (a Worker keeps no session).
  */
-import { McpClient, McpClientTransport } from "@effect-mcp/client"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as esbuild from "esbuild"
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  answer,
+  badHeadersAndJson,
+  bodyOverTheLimit,
+  official,
+  ours as driveOurs,
+  type Running,
+  simpleText,
+  stop
+} from "./drivers.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
@@ -28,13 +32,6 @@ const without = (env: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv =>
 
 const key = "the requestState key of the workerd test, 32+ bytes"
 
-interface Running {
-  readonly url: string
-  readonly child: ChildProcess
-  readonly stderr: () => string
-}
-
-/** Starts the demo on workerd through the root script, on a free port of 127.0.0.1. */
 const start = (key: string | undefined): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(
@@ -58,15 +55,6 @@ const start = (key: string | undefined): Promise<Running> =>
     child.once("exit", (code) => reject(new Error(`workerd exited (${code}) before listening: ${err}`)))
     child.once("error", reject)
   })
-
-const stop = (running: Running | undefined) =>
-  new Promise<void>((resolve) => {
-    if (running === undefined || running.child.exitCode !== null) return resolve()
-    running.child.once("exit", () => resolve())
-    running.child.kill("SIGTERM")
-  })
-
-const elicited = { username: "ada", email: "ada@example.com" }
 
 /**
  * Serves `test/runtimes/worker-client.ts` (a Worker whose requests run our client against `target`)
@@ -132,42 +120,7 @@ const ours = (url: string, retryAt?: string, retried: Array<string> = []) => {
     retried.push(retryAt)
     return globalThis.fetch(retryAt, init)
   }
-  const runtime = ManagedRuntime.make(
-    McpClient.layer({
-      clientInfo: { name: "workerd-test", version: "1.0.0" },
-      era: "stateless",
-      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
-    }).pipe(
-      Layer.provide(McpClientTransport.layerHttp({ url })),
-      Layer.provide(FetchHttpClient.layer),
-      Layer.provide(Layer.succeed(FetchHttpClient.Fetch, routed))
-    )
-  )
-  return runtime.runPromise(Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const tools = (yield* client.listTools).map((tool) => tool.name)
-    const simple = yield* client.callTool("test_simple_text")
-    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
-    return { era: client.era, tools, simple: simple.content, asked: asked.content }
-  })).finally(() => runtime.dispose())
-}
-
-/** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
-const official = async (url: string) => {
-  const client = new Client({ name: "official-workerd-client", version: "1.0.0" }, {
-    capabilities: { elicitation: { form: {} } },
-    versionNegotiation: { mode: { pin: "2026-07-28" } }
-  })
-  client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-  try {
-    const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
-    const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
-    return { tools, simple: simple.content, asked: asked.content }
-  } finally {
-    await client.close()
-  }
+  return driveOurs(url, { era: "stateless", name: "workerd-test", fetch: routed })
 }
 
 describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
@@ -187,32 +140,18 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     fs.rmSync(work, { recursive: true, force: true })
   })
 
-  const post = (headers: Record<string, string>, body: BodyInit) =>
-    fetch(running!.url, {
-      method: "POST",
-      headers: {
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        ...headers
-      },
-      body,
-      duplex: "half"
-    } as RequestInit)
-  const answer = async (response: Response) => ({ status: response.status, body: await response.json() })
-
   it("our client, 2026-07-28: list, call, a multi-round trip", async () => {
     const seen = await ours(running!.url)
     expect(seen.era).toBe("stateless")
     expect(seen.tools).toContain("test_simple_text")
-    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
   })
 
   it("the official SDK client, 2026-07-28: list, call, a multi-round trip", async () => {
-    const seen = await official(running!.url)
+    const seen = await official(running!.url, "official-workerd-client")
     expect(seen.tools).toContain("test_simple_text")
-    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
   })
 
@@ -223,7 +162,7 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     expect(response.status).toBe(200)
     expect(seen.era).toBe("stateless")
     expect(seen.tools).toContain("test_simple_text")
-    expect(seen.simple).toEqual([{ type: "text", text: "This is a simple text response for testing." }])
+    expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
   })
 
@@ -261,30 +200,8 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
   })
 
   it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit", async () => {
-    expect(await answer(await post({}, "{\"jsonrpc\":\"2.0\",\"id\":1,"))).toMatchObject({
-      status: 400,
-      body: { jsonrpc: "2.0", id: null, error: { code: -32700 } }
-    })
-    expect(await answer(await post({ accept: "text/html" }, "{}"))).toMatchObject({ status: 406 })
-    expect(await answer(await post({ "content-type": "text/plain" }, "{}"))).toMatchObject({ status: 415 })
-    expect(await answer(await post({ origin: "https://evil.example" }, "{}"))).toMatchObject({
-      status: 403,
-      body: { error: { message: "Forbidden: Origin not allowed" } }
-    })
-    // 5 MiB in pieces, no length said: refused once 4 MiB (the default limit) have come.
-    const piece = new Uint8Array(64 * 1024).fill(0x20)
-    let sent = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull: (controller) => {
-        if (sent >= 5 * 1024 * 1024) return controller.close()
-        sent += piece.length
-        controller.enqueue(piece)
-      }
-    })
-    expect(await answer(await post({}, body))).toMatchObject({
-      status: 413,
-      body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
-    })
+    await badHeadersAndJson(running!.url)
+    await bodyOverTheLimit(running!.url)
   })
 
   it("nothing says the runtime failed", () => {
