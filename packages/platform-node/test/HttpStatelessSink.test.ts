@@ -4,8 +4,9 @@
  * and when the server shuts down while a request runs, its JSON response ends with an error that
  * carries its own id (the back end knows whose response it is; an engine's client id did not say).
  */
+import { statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ACCEPT, awaitDeferred, control, freshKey, readAll, release, serverPaths, startServer } from "./utils/http.js"
+import { awaitDeferred, control, freshKey, readAll, release, serverPaths, startServer } from "./utils/http.js"
 
 const V = "2026-07-28"
 const statelessOnly = { revisions: [V] } as const
@@ -28,13 +29,7 @@ const call = (
 ) =>
   fetch(url, {
     method: "POST",
-    headers: {
-      accept: ACCEPT,
-      "content-type": "application/json",
-      "mcp-protocol-version": V,
-      "mcp-method": "tools/call",
-      "mcp-name": name
-    },
+    headers: statelessHeaders("tools/call", name),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,

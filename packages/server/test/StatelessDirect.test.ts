@@ -7,6 +7,7 @@
  * engine). These hold before and after the direct path: they keep it honest.
  */
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
+import { statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,6 @@ import * as Schema from "effect/Schema"
 import { onTestFinished } from "vitest"
 
 const V = "2026-07-28"
-const ACCEPT = "application/json, text/event-stream"
 
 const numbers = Schema.Struct({ a: Schema.Number, b: Schema.Number })
 /** Done at once: its handler is an `Effect.succeed`. */
@@ -62,14 +62,7 @@ const serve = (level: LogLevel.LogLevel) => {
     const response = await handler(
       new Request("http://localhost/mcp", {
         method: "POST",
-        headers: {
-          host: "localhost",
-          accept: ACCEPT,
-          "content-type": "application/json",
-          "mcp-protocol-version": V,
-          "mcp-method": "tools/call",
-          "mcp-name": name
-        },
+        headers: { host: "localhost", ...statelessHeaders("tools/call", name) },
         body: JSON.stringify({
           jsonrpc: "2.0",
           id,

@@ -19,6 +19,20 @@ export const handshakeHeaders = (session?: string): Record<string, string> => ({
 })
 
 /**
+ * The headers of a 2026-07-28 POST of `method` (and `name`: a tool's or a prompt's name, or a
+ * resource's URI), as the revision has them mirror its body.
+ *
+ * @since 0.2.0
+ */
+export const statelessHeaders = (method: string, name?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": method,
+  ...(name === undefined ? {} : { "mcp-name": name })
+})
+
+/**
  * One event of a response: its SSE id (none for a JSON body) and its message.
  *
  * @since 0.1.0
