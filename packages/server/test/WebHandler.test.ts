@@ -23,13 +23,17 @@
  * reading a body of no stated length (its read raced uninterruptibly): every POST hung.
  */
 import { AuthInfo } from "@effect-mcp/core"
-import { events, handshakeHeaders } from "@effect-mcp/test-support/HttpWire"
+import { events, handshakeHeaders, statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import { describe, expect, it } from "@effect/vitest"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -107,11 +111,7 @@ const stateless = (
   new Request(init.url ?? url, {
     method: "POST",
     headers: {
-      accept: ACCEPT,
-      "content-type": "application/json",
-      "mcp-protocol-version": V,
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...statelessHeaders(method, typeof params.name === "string" ? params.name : undefined),
       ...init.headers
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: init.id ?? ++ids, method, params: { ...params, _meta: meta } })
@@ -309,7 +309,19 @@ describe("HttpTransport.toWebHandler", () => {
   })
 
   it("a listen is a streamed Response; cancelling its body ends the subscription", async () => {
-    const runtime = ManagedRuntime.make(serverLayer)
+    // The listen's end is its request's Debug line ("... cancelled"): waited for, not polled.
+    const cancelled = Deferred.unsafeMake<void>(FiberId.none)
+    const watch = Logger.make(({ message }) => {
+      const line = Array.isArray(message) ? message.join(" ") : String(message)
+      if (line.startsWith("effect-mcp: subscriptions/listen cancelled")) Deferred.unsafeDone(cancelled, Exit.void)
+    })
+    const runtime = ManagedRuntime.make(
+      serverLayer.pipe(
+        Layer.provideMerge(
+          Layer.merge(Logger.replace(Logger.defaultLogger, watch), Logger.minimumLogLevel(LogLevel.Debug))
+        )
+      )
+    )
     const scope = await runtime.runPromise(Scope.make())
     onTestFinished(async () => {
       await runtime.runPromise(Scope.close(scope, Exit.void))
@@ -323,8 +335,7 @@ describe("HttpTransport.toWebHandler", () => {
     // The acknowledgement comes first; then the body is cancelled (`events` lets go of it).
     const seen = await events(response, (message) => message.method === "notifications/subscriptions/acknowledged")
     expect(seen.map((event) => event.message.method)).toEqual(["notifications/subscriptions/acknowledged"])
-    // The subscription ends once the server sees the cancel: waited for, not slept on.
-    for (let i = 0; i < 2_000 && (await active()).length > 0; i++) await new Promise((r) => setTimeout(r, 5))
+    await Effect.runPromise(Deferred.await(cancelled))
     expect(await active()).toEqual([])
   })
 
