@@ -230,6 +230,8 @@ export class Call<R> {
   /** Held open by its handler (`hold`): what to run if it is interrupted before it is answered. */
   held: { readonly onCancel: () => void } | undefined = undefined
   readonly cancellable: boolean
+  /** Its Debug line, when requests are logged (set when it is served). */
+  private log: ((outcome: string) => Effect.Effect<void>) | undefined = undefined
 
   constructor(
     readonly serving: Serving<R>,
@@ -264,6 +266,7 @@ export class Call<R> {
   private serve(effect: Effect.Effect<unknown, unknown, R>): Effect.Effect<void, never, R> {
     const { request, serving } = this
     const { answer, log } = serving.answering(request, this.respond)
+    this.log = log
     const span = this.active?.span
     const served = Effect.matchCauseEffect(span === undefined ? effect : Effect.withParentSpan(effect, span), {
       onSuccess: (result) => {
@@ -308,7 +311,11 @@ export class Call<R> {
     this.interrupted = true
     this.release()
     if (this.fiber !== undefined) this.fiber.unsafeInterruptAsFork(FiberId.none)
-    else if (this.fiberEnded) this.end()
+    else if (this.fiberEnded) {
+      // Held with no fiber: its Debug line is written here (an interrupted fiber writes its own).
+      if (this.log !== undefined) this.serving.fork(this.log("cancelled"))
+      this.end()
+    }
   }
 
   /**
