@@ -97,9 +97,7 @@ export type RequestOptions = Outbound.RequestOptions
  * @since 0.1.0
  * @category models
  */
-export type Handling<R> =
-  | Effect.Effect<unknown, unknown, R>
-  | { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> }
+export type Handling<R> = Serving.Handling<R>
 
 /**
  * What the engine needs from the side that runs it.
@@ -362,6 +360,11 @@ export interface Requests<R> {
   ) => Served
   /** Requests being served right now. */
   readonly size: () => number
+  /**
+   * Does serving a request record something of it (a span, a metric, a Debug line)? When not, a
+   * request whose answer is there at once may be answered by its caller without being served here.
+   */
+  readonly records: boolean
   /** Interrupts every request being served (nothing is sent for them) and waits for them to end. */
   readonly interruptAll: Effect.Effect<void>
 }
@@ -431,6 +434,7 @@ export const requests = <R = never>(options: RequestsOptions<R>): Effect.Effect<
     return {
       serve,
       size: () => open.size,
+      records: telemetry !== undefined || serving.logRequests,
       interruptAll: Effect.suspend(() => Serving.interruptAll(open))
     }
   })

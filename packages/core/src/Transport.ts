@@ -142,11 +142,6 @@ export type RequestSender<F = never> = (
  * @category models
  */
 export interface Sink {
-  /**
-   * A frame caused by the request, before its answer: progress, a log, a request of ours made
-   * serving it. Fails once the channel is closed.
-   */
-  readonly emit: (frame: JsonRpc.Frame) => Effect.Effect<void, TransportError>
   /** The request's answer: the channel ends with it. */
   readonly answer: (response: JsonRpc.Response) => Effect.Effect<void>
   /** The request ended and nothing will be sent for it (it was interrupted): the channel ends without an answer. */

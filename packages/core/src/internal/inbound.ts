@@ -21,7 +21,6 @@
  * engine keeps them by (client, id) and routes frames to them.
  */
 import * as Cause from "effect/Cause"
-import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -32,7 +31,7 @@ import type * as Revision from "../Revision.js"
 import type * as Transport from "../Transport.js"
 import type * as Wire from "../Wire.js"
 import type { Outbound } from "./outbound.js"
-import type { Owner } from "./served.js"
+import type { Handling, Owner } from "./served.js"
 import { Call, handlingOf, interruptAll, Serving } from "./served.js"
 import type * as Telemetry from "./telemetry.js"
 
@@ -42,9 +41,7 @@ export interface Options<R> {
     client: Transport.ClientId,
     request: JsonRpc.Request,
     context: Transport.ReceiveContext | undefined
-  ) =>
-    | Effect.Effect<unknown, unknown, R>
-    | { readonly effect: Effect.Effect<unknown, unknown, R>; readonly context: Context.Context<never> }
+  ) => Handling<R>
   readonly onNotification: (
     client: Transport.ClientId,
     notification: JsonRpc.Notification
