@@ -32,8 +32,6 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Tool from "../Tool.js"
@@ -101,12 +99,6 @@ export interface Server {
     readonly capabilities: ServerCapabilities
     readonly table: Serving.Table<StatelessRequest>
   }
-  /**
-   * `tools/call` as its table's route serves it (its params decoded by the catalog, then the era's
-   * handler: the rounds, the serving core, the envelope), called without the table: for a server
-   * that declares tools, whose table routes it so (`prepare`).
-   */
-  readonly toolsCall: (request: JsonRpc.Request, context: StatelessRequest) => Effect.Effect<unknown, McpError.McpError>
 }
 
 /** Is this request a retry of a multi-round-trip request? (Its result must not be cached.) */
@@ -372,16 +364,7 @@ export const makeServer = (
     return found
   }
 
-  const toolsCallEntry = Method.table("2026-07-28").get("tools/call")!
-  const toolsCallHandler = handlers["tools/call"]!
-  const toolsCall: Server["toolsCall"] = (request, context) => {
-    const params = toolsCallEntry.decodeParams(request.params)
-    return params._tag === "Left"
-      ? Effect.fail(params.left)
-      : toolsCallHandler(params.right as McpSchema.Tool.CallToolRequestParams, context)
-  }
-
-  return { registry, config, stateless, subscriptions, served, toolsCall }
+  return { registry, config, stateless, subscriptions, served }
 }
 
 // ---------------------------------------------------------------------------- serving an engine
@@ -483,12 +466,7 @@ export const prepare = (
   // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.
   let effect: Effect.Effect<unknown, McpError.McpError>
   try {
-    const served = server.served(server.registry.unsafeEntries())
-    // The hot path, `tools/call`, straight to its route when the server declares tools (the table
-    // routes it so then; without tools, the table says -32601 and why).
-    effect = request.method === "tools/call" && "tools" in served.capabilities
-      ? server.toolsCall(request, context)
-      : Dispatch.run(served.table, request, context)
+    effect = Dispatch.run(server.served(server.registry.unsafeEntries()).table, request, context)
   } catch (defect) {
     effect = Effect.die(defect)
   }
@@ -543,9 +521,6 @@ export const direct = (
 ): Effect.Effect<Direct> =>
   Effect.mapInputContext(
     Effect.gen(function*() {
-      const { metrics, spans } = yield* McpTelemetry.enabled
-      // Does serving log each request at Debug level (as `Peer.requests` decides, from the same fiber)?
-      const logsRequests = (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal <= LogLevel.Debug.ordinal
       const requests = yield* Peer.requests<never>({
         revision: (request) => Effect.succeed(revisionOf(request)),
         telemetry: transport,
@@ -555,7 +530,7 @@ export const direct = (
           prompt: (name) => server.registry.unsafeEntries().prompts.has(name)
         }
       })
-      return { server, requests, answersAtOnce: !spans && !metrics && !logsRequests }
+      return { server, requests, answersAtOnce: !requests.records }
     }),
     (outer: Context.Context<never>) => Context.merge(context, outer)
   )
