@@ -135,10 +135,8 @@ export const refuse = (config: Config, exchange: Exchange): Front.Reply | undefi
 
 // ---------------------------------------------------------------------------- one POST
 
-const responseClosed = new Transport.TransportError({ message: "the response closed" })
-
 /**
- * One request's POST, and its sink (`Transport.Sink`) and channel (`Era.Channel`): everything the
+ * One request's POST, and its sink (`Transport.Sink`) and channel (`Channel`): everything the
  * request causes goes on its response, JSON until something related comes first, then SSE.
  */
 class Post implements Transport.Sink, Channel {
@@ -169,13 +167,6 @@ class Post implements Transport.Sink, Channel {
   /** A task made of it keeps nothing of the POST: what it sends once the response ended is lost, as it would be. */
   get detached(): Channel {
     return this.posts.detached
-  }
-
-  /** Something related to the request: the response becomes (or stays) an SSE stream. */
-  emit(frame: JsonRpc.Frame): Effect.Effect<void, Transport.TransportError> {
-    if (this.mode === "done") return Effect.fail(responseClosed)
-    this.write(frame)
-    return Effect.void
   }
 
   notify(method: string, params: unknown): Effect.Effect<void> {
@@ -234,6 +225,23 @@ class Post implements Transport.Sink, Channel {
   }
 }
 
+/**
+ * Answers on its own response a request whose answer is there already (its handling an `Exit`): a
+ * result, or a protocol error rendered for the request's revision. Anything else (a fiber to run, a
+ * defect to log) is served on its POST: false.
+ */
+const answerAtOnce = (post: Post, request: JsonRpc.Request, preparation: Era.Preparation): boolean => {
+  const effect = preparation.effect
+  if (!Exit.isExit(effect)) return false
+  if (Exit.isSuccess(effect)) post.last(JsonRpc.success(request.id, effect.value))
+  else {
+    const error = Cause.failureOption(effect.cause)
+    if (error._tag === "None" || !McpError.isMcpError(error.value)) return false
+    post.last(JsonRpc.failure(request.id, error.value.toWire(Era.revisionOf(request))))
+  }
+  return true
+}
+
 // ---------------------------------------------------------------------------- every POST
 
 /**
@@ -266,10 +274,6 @@ export class Posts {
       return Effect.dieMessage("effect-mcp: the stateless HTTP back end serves a server made by McpServer.make")
     }
     return Effect.map(direct, (direct) => new Posts(config, direct))
-  }
-
-  count(): number {
-    return this.open.size
   }
 
   forget(post: Post): void {
@@ -328,7 +332,7 @@ export class Posts {
     const post = new Post(this, request.id, exchange, request.method === "subscriptions/listen")
     const { direct } = this
     const preparation = Era.prepare(direct.server, post, request, meta, received, tool)
-    if (direct.answersAtOnce && this.answerAtOnce(exchange, request, preparation)) return
+    if (direct.answersAtOnce && answerAtOnce(post, request, preparation)) return
     post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
     exchange.onClose(() => {
@@ -341,25 +345,6 @@ export class Posts {
       post.served = served
       return Era.handlingOf(preparation)
     })
-  }
-
-  /**
-   * Answers on its own response a request whose answer is there already (its handling an `Exit`):
-   * a result, or a protocol error rendered for the request's revision. Anything else (a fiber to
-   * run, a defect to log) is served on its POST: false.
-   */
-  private answerAtOnce(exchange: Exchange, request: JsonRpc.Request, preparation: Era.Preparation): boolean {
-    const effect = preparation.effect
-    if (!Exit.isExit(effect)) return false
-    let frame: JsonRpc.Response
-    if (Exit.isSuccess(effect)) frame = JsonRpc.success(request.id, effect.value)
-    else {
-      const error = Cause.failureOption(effect.cause)
-      if (error._tag === "None" || !McpError.isMcpError(error.value)) return false
-      frame = JsonRpc.failure(request.id, error.value.toWire(Era.revisionOf(request)))
-    }
-    exchange.reply(Front.body(statusOf(frame, request.method === "subscriptions/listen"), Wire.encode(frame)))
-    return true
   }
 
   /** Keep-alive comments on open streams; requests over the maximum duration are interrupted. */
