@@ -63,38 +63,41 @@ type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
 export const decoderOf = (revision: Revision.Revision, method: InputRequest["method"]): Decoder | undefined => {
   const f = Revision.features(revision)
   if (f.serverRequests) return Method.lookup(revision, method)?.decodeResult
-  if (!f.inputRequired) return undefined
-  return method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+  return f.inputRequired ? inputResponseDecoder(method) : undefined
 }
 
+/** How a 2026-07-28 input response to an input request of `method` is read (its undated shape). */
+export const inputResponseDecoder = (method: InputRequest["method"]): Decoder =>
+  method === "sampling/createMessage" ? decodeSampled : method === "roots/list" ? decodeRoots : decodeElicited
+
 /**
- * An ask, when the revision has it and the client's capabilities declare it (nothing is carried
- * otherwise), carried by the era's asker, its answer decoded.
+ * How the answer to `ask` is read, when the client's revision has the ask and its capabilities
+ * declare it; a refusal otherwise (nothing is carried).
  */
-export const ask = <A>(asker: Asker, ask: Ask): Effect.Effect<A, McpRequest.ClientRequestError> =>
-  Effect.flatMap(asker.client, (client): Effect.Effect<A, McpRequest.ClientRequestError> => {
+const checked = (asker: Asker, ask: Ask): Effect.Effect<Decoder, McpError.MissingRequiredClientCapability> =>
+  Effect.flatMap(asker.client, (client) => {
     const decode = decoderOf(client.revision, ask.input.method)
-    if (decode === undefined || !Capabilities.declares(client.clientCapabilities, ask.input, client.revision)) {
-      return Effect.fail(refusal(ask))
-    }
-    return Effect.flatMap(asker.carry(ask), (answer) => {
+    return decode === undefined || !Capabilities.declares(client.clientCapabilities, ask.input, client.revision)
+      ? Effect.fail(refusal(ask))
+      : Effect.succeed(decode)
+  })
+
+/** An ask carried by the era's asker, once checked (see `checked`), its answer decoded. */
+export const ask = <A>(asker: Asker, ask: Ask): Effect.Effect<A, McpRequest.ClientRequestError> =>
+  Effect.flatMap(checked(asker, ask), (decode) =>
+    Effect.flatMap(asker.carry(ask), (answer) => {
       const decoded = decode(answer.value)
       return decoded._tag === "Right"
         ? Effect.succeed(decoded.right as A)
         : Effect.fail(answer.invalid(Method.describeError(decoded.left)))
-    })
-  })
+    }))
 
 /**
  * Carries an ask checked against another client too (a task's ask carried in the session of a
  * `tasks/result` that waits for it: that session's client must declare it as well).
  */
 export const carryChecked = (asker: Asker, ask: Ask): Effect.Effect<Answer, McpRequest.ClientRequestError> =>
-  Effect.flatMap(asker.client, (client) =>
-    decoderOf(client.revision, ask.input.method) === undefined ||
-      !Capabilities.declares(client.clientCapabilities, ask.input, client.revision)
-      ? Effect.fail(refusal(ask))
-      : asker.carry(ask))
+  Effect.flatMap(checked(asker, ask), () => asker.carry(ask))
 
 const refusal = (ask: Ask) =>
   new McpError.MissingRequiredClientCapability({

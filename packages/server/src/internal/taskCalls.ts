@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as TaskStore from "../TaskStore.js"
+import { inputResponseDecoder } from "./ask.js"
 import type { RequestContext } from "./serving.js"
 import type { Route } from "./taskRequest.js"
-import { decoderOf } from "./taskRequest.js"
 import { isTerminal, unavailable, unknownTask } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
@@ -59,7 +59,7 @@ export const update = (
     for (const [key, value] of Object.entries(responses)) {
       if (!Object.hasOwn(found.inputRequests, key)) continue
       const asked = found.inputRequests[key] as InputRequest
-      const decoded = decoderOf(asked.method)(value)
+      const decoded = inputResponseDecoder(asked.method)(value)
       if (decoded._tag === "Left") {
         return Effect.fail(
           new McpError.InvalidParams({

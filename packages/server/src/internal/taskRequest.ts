@@ -18,11 +18,7 @@ import * as Ask from "./ask.js"
 import type { RequestContext } from "./serving.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
 
-type InputRequest = McpSchema.InputRequired.InputRequest
 type TaskRecord = TaskStore.TaskRecord
-
-/** How the answer to an input request of `method` is read (a 2026-07-28 input response). */
-export const decoderOf = (method: InputRequest["method"]) => Ask.decoderOf("2026-07-28", method)!
 
 /** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
 export interface Route {

@@ -43,11 +43,9 @@ import type { Options } from "./taskState.js"
 import { TaskState } from "./taskState.js"
 import * as TaskWatch from "./taskWatch.js"
 
-export { Created, isCreated, sizeOf } from "./taskLaunch.js"
-export type { Route } from "./taskRequest.js"
+export { isCreated, sizeOf } from "./taskLaunch.js"
 export { detailed, task20251125, taskExtension } from "./taskShapes.js"
 export { ownerOf } from "./taskState.js"
-export type { Options } from "./taskState.js"
 
 type TaskRecord = TaskStore.TaskRecord
 
