@@ -139,7 +139,36 @@ const originMatches = (origin: string, allowed: string): boolean => {
 export interface Guard {
   readonly allowedHosts: ReadonlyArray<string> | "*"
   readonly allowedOrigins: ReadonlyArray<string> | "*"
+  /** The verdicts on the `Host` and `Origin` values seen lately (see {@link Verdicts}). */
+  readonly hosts: Verdicts
+  readonly origins: Verdicts
 }
+
+/**
+ * The verdicts of one check on the header values a handler saw lately: a client sends the same
+ * `Host`, `Origin` or `Accept` on every request, so each value is judged once (at most `size`
+ * remembered; then they are forgotten at once).
+ */
+export class Verdicts {
+  private readonly verdicts = new Map<string, boolean>()
+  constructor(private readonly size = 64) {}
+
+  judge(value: string, compute: (value: string) => boolean): boolean {
+    let verdict = this.verdicts.get(value)
+    if (verdict === undefined) {
+      verdict = compute(value)
+      if (this.verdicts.size >= this.size) this.verdicts.clear()
+      this.verdicts.set(value, verdict)
+    }
+    return verdict
+  }
+}
+
+/** The Host/Origin guard of a handler, with its own verdicts. */
+export const makeGuard = (
+  allowedHosts: ReadonlyArray<string> | "*",
+  allowedOrigins: ReadonlyArray<string> | "*"
+): Guard => ({ allowedHosts, allowedOrigins, hosts: new Verdicts(), origins: new Verdicts() })
 
 const hostAllowed = (allowedHosts: ReadonlyArray<string>, host: string | undefined): boolean => {
   const name = host === undefined ? undefined : hostname(host)
@@ -151,40 +180,19 @@ const originAllowed = (allowedOrigins: ReadonlyArray<string>, origin: string): b
   return allowedOrigins.some((allowed) => originMatches(lower, allowed.toLowerCase()))
 }
 
-/**
- * The verdicts on the values a list of allowed hosts (or origins) saw lately, by the list: a
- * client sends the same `Host` on every request, so it is judged once (at most `verdictsKept` a
- * list; then they are forgotten at once). Keyed by the list itself, which a configuration keeps.
- */
-const verdictsOf = new WeakMap<ReadonlyArray<string>, Map<string, boolean>>()
-const verdictsKept = 64
-
-const judged = <A extends string | undefined>(
-  allowed: ReadonlyArray<string>,
-  value: A,
-  judge: (allowed: ReadonlyArray<string>, value: A) => boolean
-): boolean => {
-  if (value === undefined) return judge(allowed, value)
-  let verdicts = verdictsOf.get(allowed)
-  if (verdicts === undefined) {
-    verdicts = new Map()
-    verdictsOf.set(allowed, verdicts)
-  }
-  let verdict = verdicts.get(value)
-  if (verdict === undefined) {
-    verdict = judge(allowed, value)
-    if (verdicts.size >= verdictsKept) verdicts.clear()
-    verdicts.set(value, verdict)
-  }
-  return verdict
-}
-
 /** 403 when `Host` or `Origin` is not allowed (DNS rebinding, cross-site requests). */
 export const guard = (config: Guard, host: string | undefined, origin: string | undefined): Reply | undefined => {
-  if (config.allowedHosts !== "*" && !judged(config.allowedHosts, host, hostAllowed)) {
+  const { allowedHosts, allowedOrigins } = config
+  if (
+    allowedHosts !== "*" &&
+    !(host === undefined ? false : config.hosts.judge(host, (value) => hostAllowed(allowedHosts, value)))
+  ) {
     return error(403, transportError, "Forbidden: Host not allowed")
   }
-  if (origin !== undefined && config.allowedOrigins !== "*" && !judged(config.allowedOrigins, origin, originAllowed)) {
+  if (
+    origin !== undefined && allowedOrigins !== "*" &&
+    !config.origins.judge(origin, (value) => originAllowed(allowedOrigins, value))
+  ) {
     return error(403, transportError, "Forbidden: Origin not allowed")
   }
   return undefined
@@ -259,21 +267,15 @@ export const isJson = (contentType: string | undefined): boolean => mediaType(co
  * request, so it is parsed once (at most `size` remembered; then they are forgotten at once).
  */
 export class AcceptVerdicts {
-  private readonly verdicts = new Map<string, boolean>()
-  constructor(private readonly size = 64) {}
+  private readonly verdicts = new Verdicts()
 
   /** Does `accept` list both `application/json` and `text/event-stream` (q > 0)? */
   jsonAndSse(accept: string | undefined): boolean {
-    if (accept === undefined) return false
-    let verdict = this.verdicts.get(accept)
-    if (verdict === undefined) {
-      verdict = accepts(accept, json) && accepts(accept, "text/event-stream")
-      if (this.verdicts.size >= this.size) this.verdicts.clear()
-      this.verdicts.set(accept, verdict)
-    }
-    return verdict
+    return accept !== undefined && this.verdicts.judge(accept, jsonAndSse)
   }
 }
+
+const jsonAndSse = (accept: string): boolean => accepts(accept, json) && accepts(accept, "text/event-stream")
 
 /** The reply to a POST whose `Accept` or `Content-Type` will not do (checked before its body is read). */
 export const refusePost = (

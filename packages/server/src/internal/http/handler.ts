@@ -379,10 +379,10 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       Effect.forkScoped
     )
 
-    const guard: Front.Guard = {
-      allowedHosts: options.allowedHosts ?? Front.loopbackHosts,
-      allowedOrigins: options.allowedOrigins ?? Front.loopbackOrigins
-    }
+    const guard = Front.makeGuard(
+      options.allowedHosts ?? Front.loopbackHosts,
+      options.allowedOrigins ?? Front.loopbackOrigins
+    )
     const streamable: Streamable.Config | undefined = sessions && {
       sessions,
       maxBodyBytes,
