@@ -204,6 +204,8 @@ export const readText = (
 /** A response to a POST, and its body when it was read whole (see {@link post}). */
 export interface Answer {
   readonly response: HttpClientResponse.HttpClientResponse
+  /** Its headers, read once (a platform may build them anew on each `response.headers`). */
+  readonly headers: HttpClientResponse.HttpClientResponse["headers"]
   /**
    * The body read whole, up to the limit, or why it could not be (an `Either` is an `Effect`: yield
    * it for the text); undefined when it was left unread.
@@ -238,8 +240,8 @@ export const post = (
     (response): Effect.Effect<Answer> => {
       const headers = response.headers
       return readWhole(response.status, headers)
-        ? Effect.map(Effect.either(readText(response, limit, method, headers)), (body) => ({ response, body }))
-        : Effect.succeed({ response, body: undefined })
+        ? Effect.map(Effect.either(readText(response, limit, method, headers)), (body) => ({ response, headers, body }))
+        : Effect.succeed({ response, headers, body: undefined })
     }
   )
 

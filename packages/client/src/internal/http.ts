@@ -125,7 +125,7 @@ const exchange = (
       ),
       method,
       connection.limit
-    ).pipe(Effect.flatMap(({ body, response }): Effect.Effect<void, Failure> => {
+    ).pipe(Effect.flatMap(({ body, headers: answered, response }): Effect.Effect<void, Failure> => {
       // The body, read whole up to the limit (a 404's is left unread by `post`: read it now).
       const text = () => body ?? Exchange.readText(response, connection.limit, method)
       // The server forgot the session (expired, restarted): a new one, and this again.
@@ -149,8 +149,6 @@ const exchange = (
               : fallback.send(message, `POST ${connection.url} answered HTTP ${response.status}`)
         )
       }
-      // Read once: a platform may build them anew on each `response.headers`.
-      const answered = response.headers
       const given = answered["mcp-session-id"]
       if (isInitialize && given !== undefined) session.id = given
       const type = answered["content-type"] ?? ""
