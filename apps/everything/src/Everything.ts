@@ -15,11 +15,12 @@
 import type { Revision } from "@effect-mcp/core"
 import { McpError, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, McpServer, McpTask, Prompt, Resource, Tool } from "@effect-mcp/server"
-import type * as Config from "effect/Config"
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
@@ -1427,3 +1428,21 @@ export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServe
  * @category layers
  */
 export const layer: Layer.Layer<McpServer.McpServer> = layerWith()
+
+/**
+ * The demo where the configuration is all there is (a fetch handler on Bun or Deno, a Worker): its
+ * state key from `MCP_REQUEST_STATE_KEY` when that is set (else a random key of the process or
+ * isolate, and the server's warning when it first seals a state); its log on stderr.
+ */
+export const layerFromConfig = (
+  options: Omit<Options, "requestStateKey"> = {}
+): Layer.Layer<McpServer.McpServer> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
+      Option.match({
+        onNone: () => layerWith(options),
+        onSome: (requestStateKey) => layerWith({ ...options, requestStateKey })
+      })
+    )
+  ).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))

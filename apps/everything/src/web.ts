@@ -10,11 +10,6 @@
  * @since 0.2.0
  */
 import { HttpTransport } from "@effect-mcp/server"
-import * as Config from "effect/Config"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as Option from "effect/Option"
 import * as Everything from "./Everything.js"
 
 interface Served {
@@ -45,15 +40,7 @@ const at = args.indexOf("--port")
 const port = at >= 0 ? Number(args[at + 1]) : 3000
 
 /** The demo server, its state key from `MCP_REQUEST_STATE_KEY` when that is set; its log on stderr. */
-const server = Layer.unwrapEffect(
-  Effect.map(
-    Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
-    Option.match({
-      onNone: () => Everything.layer,
-      onSome: (requestStateKey) => Everything.layerWith({ requestStateKey })
-    })
-  )
-).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))
+const server = Everything.layerFromConfig()
 
 /**
  * The demo as a fetch handler, built by the first request.

@@ -12,11 +12,6 @@
  * @since 0.2.0
  */
 import { HttpTransport } from "@effect-mcp/server"
-import * as Config from "effect/Config"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as Option from "effect/Option"
 import * as Everything from "./Everything.js"
 
 /**
@@ -24,15 +19,7 @@ import * as Everything from "./Everything.js"
  * Worker has it (else a random key of the isolate, and the server's warning when it first seals a
  * state, as on Node); its log on stderr.
  */
-const server = Layer.unwrapEffect(
-  Effect.map(
-    Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
-    Option.match({
-      onNone: () => Everything.layerWith({ era: "stateless" }),
-      onSome: (requestStateKey) => Everything.layerWith({ era: "stateless", requestStateKey })
-    })
-  )
-).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))
+const server = Everything.layerFromConfig({ era: "stateless" })
 
 /**
  * The Worker: `export default { fetch }`, the server built by the isolate's first request with the
