@@ -1,38 +1,28 @@
 // Serves the demo (apps/everything) over Streamable HTTP at /mcp on Bun or Deno, through
-// HttpTransport.toWebHandler: `node scripts/everything-web.mjs <bun|deno> [--port N]` (default
-// 3000). The runtime comes from the npm registry at the version pinned in scripts/runtimes.json,
-// installed on first use into node_modules/.cache/effect-mcp-runtimes (never globally); the demo's
-// web entry is bundled into apps/everything/dist/everything-web.mjs. MCP_REQUEST_STATE_KEY, when
-// set, seals 2026-07-28 requestState (as on Node).
+// HttpTransport.toWebHandler: `node scripts/everything-web.mjs <bun|deno> [--port N] [--out-dir D]`
+// (default 3000). The runtime comes from the npm registry at the version pinned in
+// scripts/runtimes.json, installed on first use into node_modules/.cache/effect-mcp-runtimes (never
+// globally); the demo's web entry is bundled into apps/everything/dist/everything-web.mjs (or into
+// the directory D: tests serving the demo at once each bundle into their own). MCP_REQUEST_STATE_KEY,
+// when set, seals 2026-07-28 requestState (as on Node).
 import { build } from "esbuild"
-import { spawn, spawnSync } from "node:child_process"
-import * as fs from "node:fs"
+import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { install } from "./runtime-install.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-const versions = JSON.parse(fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8"))
-const [runtime, ...rest] = process.argv.slice(2)
-if (runtime !== "bun" && runtime !== "deno") {
-  process.stderr.write("usage: node scripts/everything-web.mjs <bun|deno> [--port N]\n")
+const [runtime, ...given] = process.argv.slice(2)
+const at = given.indexOf("--out-dir")
+if ((runtime !== "bun" && runtime !== "deno") || (at >= 0 && given[at + 1] === undefined)) {
+  process.stderr.write("usage: node scripts/everything-web.mjs <bun|deno> [--port N] [--out-dir D]\n")
   process.exit(2)
 }
+const dist = at >= 0 ? path.resolve(given[at + 1]) : path.join(root, "apps/everything/dist")
+const rest = at >= 0 ? [...given.slice(0, at), ...given.slice(at + 2)] : given
+const binary = install(runtime)
 const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
-const binary = path.join(cache, "node_modules/.bin", runtime)
-const installed = fs.existsSync(binary) &&
-  (spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout ?? "").includes(versions[runtime])
-if (!installed) {
-  fs.mkdirSync(cache, { recursive: true })
-  if (!fs.existsSync(path.join(cache, "package.json"))) fs.writeFileSync(path.join(cache, "package.json"), "{\"private\":true}")
-  process.stderr.write(`installing ${runtime}@${versions[runtime]} into ${cache}\n`)
-  const npm = spawnSync(
-    "npm",
-    ["install", "--prefix", cache, "--no-audit", "--no-fund", "--no-package-lock", `${runtime}@${versions[runtime]}`],
-    { stdio: ["ignore", 2, 2] }
-  )
-  if (npm.status !== 0) process.exit(npm.status ?? 1)
-}
-const outfile = path.join(root, "apps/everything/dist/everything-web.mjs")
+const outfile = path.join(dist, "everything-web.mjs")
 await build({
   entryPoints: [path.join(root, "apps/everything/src/web.ts")],
   outfile,

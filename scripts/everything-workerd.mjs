@@ -1,21 +1,22 @@
 // Serves the demo (apps/everything) as a Cloudflare Worker on workerd, over Streamable HTTP at
-// /mcp, the 2026-07-28 revision: `node scripts/everything-workerd.mjs [--port N] [--host H]`
+// /mcp, the 2026-07-28 revision: `node scripts/everything-workerd.mjs [--port N] [--host H] [--out-dir D]`
 // (default 3000 on every interface; --port 0 picks a free one). The port it listens on is said on
 // stderr (`listening on http://127.0.0.1:N/mcp`). workerd comes from the npm registry at the
 // version pinned in scripts/runtimes.json, installed on first use into
 // node_modules/.cache/effect-mcp-workerd (never globally); the Worker entry
-// (apps/everything/src/worker.ts) is bundled into apps/everything/dist/everything-worker.mjs and
-// served by `workerd serve` from a Cap'n Proto config written beside it. MCP_REQUEST_STATE_KEY,
+// (apps/everything/src/worker.ts) is bundled into apps/everything/dist/everything-worker.mjs (or
+// into the directory D: tests serving the demo at once each bundle into their own) and served by
+// `workerd serve` from a Cap'n Proto config written beside it. MCP_REQUEST_STATE_KEY,
 // when set, reaches the Worker as its binding of that name (read from this process's environment
 // by workerd, never written to disk) and seals 2026-07-28 requestState, as on Node.
 import { build } from "esbuild"
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { install } from "./runtime-install.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-const version = JSON.parse(fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8")).workerd
 const args = process.argv.slice(2)
 const option = (name, otherwise) => {
   const at = args.indexOf(name)
@@ -24,26 +25,11 @@ const option = (name, otherwise) => {
 const port = Number(option("--port", "3000"))
 const host = option("--host", "0.0.0.0")
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  process.stderr.write("usage: node scripts/everything-workerd.mjs [--port N] [--host H]\n")
+  process.stderr.write("usage: node scripts/everything-workerd.mjs [--port N] [--host H] [--out-dir D]\n")
   process.exit(2)
 }
-const cache = path.join(root, "node_modules/.cache/effect-mcp-workerd")
-const binary = path.join(cache, "node_modules/.bin/workerd")
-const installed = fs.existsSync(binary) &&
-  (fs.existsSync(path.join(cache, "node_modules/workerd/package.json")) &&
-    JSON.parse(fs.readFileSync(path.join(cache, "node_modules/workerd/package.json"), "utf8")).version === version)
-if (!installed) {
-  fs.mkdirSync(cache, { recursive: true })
-  fs.writeFileSync(path.join(cache, "package.json"), "{\"private\":true}")
-  process.stderr.write(`installing workerd@${version} into ${cache}\n`)
-  const npm = spawnSync(
-    "npm",
-    ["install", "--prefix", cache, "--no-audit", "--no-fund", "--no-package-lock", `workerd@${version}`],
-    { stdio: ["ignore", 2, 2] }
-  )
-  if (npm.status !== 0) process.exit(npm.status ?? 1)
-}
-const dist = path.join(root, "apps/everything/dist")
+const binary = install("workerd")
+const dist = path.resolve(option("--out-dir", path.join(root, "apps/everything/dist")))
 fs.mkdirSync(dist, { recursive: true })
 await build({
   entryPoints: [path.join(root, "apps/everything/src/worker.ts")],

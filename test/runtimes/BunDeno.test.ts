@@ -38,30 +38,15 @@ const versions: { readonly bun: string; readonly deno: string } = JSON.parse(
 const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
 const binary = (name: keyof typeof versions) => path.join(cache, "node_modules/.bin", name)
 
-/** Installs the pinned runtimes into the cache, unless they are there at their versions. */
+/**
+ * Installs the pinned runtimes into the cache, unless they are there at their versions: as the root
+ * scripts do (`scripts/runtime-install.mjs`, one install at a time into the cache, whoever asks).
+ */
 const install = () => {
-  const installed = (name: keyof typeof versions) => {
-    if (!fs.existsSync(binary(name))) return false
-    const version = spawnSync(binary(name), ["--version"], { encoding: "utf8" }).stdout ?? ""
-    return version.includes(versions[name])
-  }
-  if (installed("bun") && installed("deno")) return
-  fs.mkdirSync(cache, { recursive: true })
-  fs.writeFileSync(path.join(cache, "package.json"), JSON.stringify({ private: true }))
-  const npm = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      cache,
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      `bun@${versions.bun}`,
-      `deno@${versions.deno}`
-    ],
-    { encoding: "utf8", timeout: 300_000 }
-  )
+  const npm = spawnSync(process.execPath, [path.join(root, "scripts/runtime-install.mjs"), "bun", "deno"], {
+    encoding: "utf8",
+    timeout: 300_000
+  })
   if (npm.status !== 0) throw new Error(`npm install of bun and deno failed: ${npm.stderr}`)
 }
 
