@@ -80,6 +80,9 @@ const runtimes: ReadonlyArray<{
 /** Each runtime's run of each era, by `runtime era`: started by `beforeAll`, awaited by each test. */
 const runs = new Map<string, Promise<Run>>()
 
+/** Each runtime stopped once its eras have run (or its server did not start). */
+const stopped: Array<Promise<void>> = []
+
 beforeAll(() => {
   for (const runtime of runtimes) {
     const dir = path.join(work, runtime.name)
@@ -94,12 +97,12 @@ beforeAll(() => {
       runs.set(`${runtime.name} ${era}`, result)
       previous = result
     }
-    void previous.then(() => undefined, () => undefined).then(() => served).then(stop, () => undefined)
+    stopped.push(previous.then(() => undefined, () => undefined).then(() => served).then(stop, () => undefined))
   }
 })
 
 afterAll(async () => {
-  await Promise.allSettled(Array.from(runs.values()))
+  await Promise.all(stopped)
   fs.rmSync(work, { recursive: true, force: true })
 }, 30_000)
 
