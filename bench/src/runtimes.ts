@@ -46,8 +46,10 @@ const connections = (process.env.BENCH_RUNTIME_CONNECTIONS ?? "10").split(",").m
 const coldRuns = Number(process.env.BENCH_COLD_RUNS ?? 5)
 const memoryRequests = Number(process.env.BENCH_MEMORY_REQUESTS ?? 10_000)
 const kinds: ReadonlyArray<Kind> = ["ours", "sdk", "bare"]
-/** `BENCH_HTTP_SERVERS=ours,sdk,bare,platform`: also `web-platform.ts` in the throughput part. */
-const platform = process.env.BENCH_HTTP_SERVERS?.split(",").includes("platform") === true
+/** `BENCH_HTTP_SERVERS=ours,sdk,bare,platform,effect`: also the floors `web-platform.ts`, `web-effect.ts` in part 1. */
+const floors = (["platform", "effect"] as const).filter((kind) =>
+  process.env.BENCH_HTTP_SERVERS?.split(",").includes(kind) === true
+)
 
 const names: Record<Runtime, string> = { bun: "Bun", deno: "Deno", workerd: "workerd" }
 
@@ -58,6 +60,8 @@ const serverName = (runtime: Runtime, kind: Kind): string =>
     ? "SDK 2.4.0 createMcpHandler"
     : kind === "platform"
     ? "@effect/platform toWebHandler, no MCP"
+    : kind === "effect"
+    ? "a fiber per request, no platform, no MCP"
     : "bare fetch handler"
 
 const fiveTimes = { threshold: 5, shown: "5x" }
@@ -70,7 +74,9 @@ const throughput = (runtime: Runtime): Bench => {
     { a: "ours", b: "bare", label: "ours / bare", unit: "%", ...(targets ? { target: half } : {}) },
     { a: "sdk", b: "bare", label: "SDK / bare", unit: "%" },
     { a: "ours", b: "platform", label: "ours / @effect/platform", unit: "%" },
-    { a: "platform", b: "bare", label: "@effect/platform / bare", unit: "%" }
+    { a: "platform", b: "bare", label: "@effect/platform / bare", unit: "%" },
+    { a: "platform", b: "effect", label: "@effect/platform / a fiber per request", unit: "%" },
+    { a: "effect", b: "bare", label: "a fiber per request / bare", unit: "%" }
   ]
   return {
     section: `runtimes-${runtime}`,
@@ -81,13 +87,13 @@ const throughput = (runtime: Runtime): Bench => {
     rounds,
     millis,
     connections,
-    servers: [...kinds, "platform" as const].map((kind) => ({
+    servers: [...kinds, "platform" as const, "effect" as const].map((kind) => ({
       key: kind,
       name: serverName(runtime, kind),
       file: "",
       args: [],
       start: () => start(runtime, kind),
-      optIn: kind === "platform"
+      optIn: kind === "platform" || kind === "effect"
     })),
     pairs,
     notes: [
@@ -145,7 +151,7 @@ interface Memory {
   readonly construct: string | undefined
 }
 
-const constructions: Record<Kind, number> = { ours: 20, sdk: 2_000, bare: 0, platform: 0 }
+const constructions: Record<Kind, number> = { ours: 20, sdk: 2_000, bare: 0, platform: 0, effect: 0 }
 
 const memory = async (runtime: Runtime, kind: Kind): Promise<Memory> => {
   const { child, port } = await start(runtime, kind)
@@ -182,7 +188,7 @@ const main = async () => {
   for (const runtime of runtimes) {
     install(runtime)
     for (const kind of kinds) sizes.set(`${runtime}-${kind}`, await bundle(runtime, kind))
-    if (platform) await bundle(runtime, "platform")
+    for (const kind of floors) await bundle(runtime, kind)
   }
   const measured = new Map<Runtime, Map<string, Array<Measured>>>()
   for (const runtime of runtimes) {
