@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, auth, memory, listen, client, tasks, redis, telemetry).
+ * http-stateless, auth, memory, listen, client, tasks, redis, telemetry, runtimes).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -52,6 +52,11 @@ const benches: ReadonlyArray<Bench> = [
     name: "telemetry",
     file: "telemetry.js",
     what: "HTTP with telemetry off vs on (OTLP) vs the commit before it, both eras"
+  },
+  {
+    name: "runtimes",
+    file: "runtimes.js",
+    what: "Bun, Deno, workerd: toWebHandler vs SDK createMcpHandler vs bare fetch; cold start; memory"
   }
 ]
 

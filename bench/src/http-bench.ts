@@ -57,6 +57,8 @@ export interface Server {
   readonly args: ReadonlyArray<string>
   /** Run only when `BENCH_HTTP_SERVERS` names it. */
   readonly optIn?: boolean
+  /** Starts it (another runtime than Node: `runtimes.ts`); by default `node file args` (`startHttpServer`). */
+  readonly start?: () => Promise<{ readonly child: Child; readonly port: number }>
 }
 
 /** A ratio of two servers' throughput, `a / b`, shown as `x` or `%`, with an optional target (≥). */
@@ -82,15 +84,17 @@ export interface Bench {
   readonly millis: number
   /** Lines printed after the tables. */
   readonly notes: ReadonlyArray<string>
+  /** The connection counts (default `BENCH_HTTP_CONNECTIONS`). */
+  readonly connections?: ReadonlyArray<number>
 }
 
 /** Warm-up runs in slices until throughput stops rising (two slices in a row not 5% above the best), within bounds. */
 const warmupSlice = 500
 const warmupMin = Number(process.env.BENCH_HTTP_WARMUP_MIN_MILLIS ?? 1_000)
 const warmupMax = Number(process.env.BENCH_HTTP_WARMUP_MAX_MILLIS ?? 6_000)
-const connectionCounts = (process.env.BENCH_HTTP_CONNECTIONS ?? "10,50").split(",").map(Number)
+const defaultConnectionCounts = (process.env.BENCH_HTTP_CONNECTIONS ?? "10,50").split(",").map(Number)
 
-interface Run extends LoadStats {
+export interface Run extends LoadStats {
   readonly warmupMillis: number
   /** Server CPU time per answered request, µs. */
   readonly serverCpuPerRequest: number
@@ -168,7 +172,9 @@ const measure = async (
 const round = async (bench: Bench, started: Started, roundIndex: number): Promise<Array<Run>> => {
   try {
     const runs: Array<Run> = []
-    for (const connections of connectionCounts) runs.push(await measure(bench, started, connections, roundIndex))
+    for (const connections of bench.connections ?? defaultConnectionCounts) {
+      runs.push(await measure(bench, started, connections, roundIndex))
+    }
     return runs
   } catch (error) {
     throw new BenchFailure(
@@ -193,8 +199,19 @@ const fetchRound = async (bench: Bench, bare: Server, connections: number): Prom
   }
 }
 
-/** Runs a benchmark: prints its tables to stdout and records its summary rows. */
-export const run = async (bench: Bench): Promise<void> => {
+/** A server's figures at one connection count: its best round, and the median of its rounds' req/s. */
+export interface Measured {
+  readonly connections: number
+  readonly best: Run
+  readonly medianRps: number
+}
+
+/**
+ * Runs a benchmark: prints its tables to stdout and records its summary rows; returns each
+ * server's figures by key.
+ */
+export const run = async (bench: Bench): Promise<Map<string, Array<Measured>>> => {
+  const connectionCounts = bench.connections ?? defaultConnectionCounts
   const wanted = process.env.BENCH_HTTP_SERVERS?.split(",")
   const servers = bench.servers.filter((server) =>
     wanted === undefined ? server.optIn !== true : wanted.includes(server.key)
@@ -207,7 +224,9 @@ export const run = async (bench: Bench): Promise<void> => {
   const started: Array<Started> = []
   try {
     for (const server of servers) {
-      const { child, port } = await startHttpServer(server.file, server.args)
+      const { child, port } = server.start !== undefined
+        ? await server.start()
+        : await startHttpServer(server.file, server.args)
       started.push({ server, child, target: { port, path: "/mcp" } })
     }
     for (let r = 0; r < bench.rounds; r++) {
@@ -233,6 +252,7 @@ export const run = async (bench: Bench): Promise<void> => {
       "client CPU",
       "srv RSS",
       "warm-up",
+      "median req/s",
       "runs (req/s)"
     ]
   ]
@@ -250,6 +270,7 @@ export const run = async (bench: Bench): Promise<void> => {
         percent(run.clientCpu),
         mib(run.serverRssKiB),
         `${(run.warmupMillis / 1000).toFixed(1)} s`,
+        num(median(results[s][c].map((x) => x.rps))),
         results[s][c].map((x) => num(x.rps)).join(", ")
       ])
     })
@@ -354,6 +375,14 @@ export const run = async (bench: Bench): Promise<void> => {
   )
   process.stdout.write(out.join("\n") + "\n")
   record(summary)
+  return new Map(servers.map((server, s) => [
+    server.key,
+    connectionCounts.map((connections, c) => ({
+      connections,
+      best: best[s][c],
+      medianRps: median(results[s][c].map((x) => x.rps))
+    }))
+  ]))
 }
 
 /** `run` as a program's main: a failure is printed with `what` and exits 1. */

@@ -195,7 +195,33 @@ export const spawnChild = (
   flags: ReadonlyArray<string> = []
 ): Child => {
   const [command, commandArgs] = nodeCommand(file, args, flags)
-  const child: ChildProcessWithoutNullStreams = spawn(command, commandArgs, { stdio: ["pipe", "pipe", "pipe"] })
+  return spawnCommand(command, commandArgs)
+}
+
+/** `command args`, under `taskset -c <server CPU>` when pinning is on (another runtime than Node: Bun, Deno, workerd). */
+export const pinnedCommand = (command: string, args: ReadonlyArray<string>): [string, Array<string>] => {
+  const pin = pinning()
+  return pin === undefined ? [command, [...args]] : ["taskset", ["-c", pin.server, command, ...args]]
+}
+
+/**
+ * Any program as a server child (`spawnChild` is Node's). `extraPipe`: a fourth pipe, on fd 3
+ * (workerd's `--control-fd 3`), read as `process.stdio[3]`; `stopSignal`: `stop` sends it instead of
+ * closing stdin, for a program that does not exit when its stdin ends.
+ */
+export const spawnCommand = (
+  command: string,
+  commandArgs: ReadonlyArray<string>,
+  options: {
+    readonly env?: NodeJS.ProcessEnv
+    readonly extraPipe?: boolean
+    readonly stopSignal?: NodeJS.Signals
+  } = {}
+): Child => {
+  const child = spawn(command, commandArgs, {
+    stdio: options.extraPipe === true ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+    ...(options.env === undefined ? {} : { env: options.env })
+  }) as ChildProcessWithoutNullStreams
   const pid = child.pid ?? -1
   if (pid > 0) liveChildren.add(pid)
   let stderr = ""
@@ -237,7 +263,8 @@ export const spawnChild = (
     },
     stop: async () => {
       if (liveChildren.delete(pid)) stoppedChildrenMillis += cpuMillis(pid) || 0
-      child.stdin.end()
+      if (options.stopSignal !== undefined) child.kill(options.stopSignal)
+      else child.stdin.end()
       const timer = setTimeout(() => child.kill("SIGKILL"), 2_000)
       await exited
       clearTimeout(timer)

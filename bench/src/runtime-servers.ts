@@ -1,0 +1,168 @@
+/**
+ * The servers of the runtime benchmarks (`runtimes.ts`) on Bun, Deno and workerd: the runtimes
+ * from the npm registry at the versions pinned in `scripts/runtimes.json`, installed on first use
+ * where `pnpm run everything:bun` / `everything:workerd` install them
+ * (`node_modules/.cache/effect-mcp-runtimes`, `…/effect-mcp-workerd`), never globally; each
+ * server (`web-ours.ts`, `web-sdk.ts`, `web-bare.ts`) bundled by esbuild into one ES module per
+ * runtime in `dist/runtimes/` (for Bun and Deno with `web-serve.ts`, as Node-like platforms
+ * resolve packages; for workerd as a Worker, with the `workerd` and `worker` conditions as
+ * wrangler resolves them), and started as a child of this process on a free port of 127.0.0.1,
+ * pinned to the server CPU like the Node children (`proc.ts`).
+ */
+import { build } from "esbuild"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { BenchFailure, type Child, freePort, here, pinnedCommand, spawnCommand, waitForLine } from "./proc.js"
+
+export type Runtime = "bun" | "deno" | "workerd"
+export type Kind = "ours" | "sdk" | "bare" | "platform" | "effect"
+
+const root = here("../..")
+const versions = JSON.parse(readFileSync(join(root, "scripts/runtimes.json"), "utf8")) as Record<Runtime, string>
+const caches = {
+  bun: join(root, "node_modules/.cache/effect-mcp-runtimes"),
+  deno: join(root, "node_modules/.cache/effect-mcp-runtimes"),
+  workerd: join(root, "node_modules/.cache/effect-mcp-workerd")
+} as const
+const binary = (runtime: Runtime) => join(caches[runtime], "node_modules/.bin", runtime)
+const dist = here("./runtimes")
+
+export const version = (runtime: Runtime): string => versions[runtime]
+
+/** Installs the runtime from the npm registry unless the pinned version is there. */
+export const install = (runtime: Runtime): void => {
+  const file = join(caches[runtime], "node_modules", runtime, "package.json")
+  const installed = existsSync(binary(runtime)) && existsSync(file) &&
+    JSON.parse(readFileSync(file, "utf8")).version === versions[runtime]
+  if (installed) return
+  mkdirSync(caches[runtime], { recursive: true })
+  if (!existsSync(join(caches[runtime], "package.json"))) {
+    writeFileSync(join(caches[runtime], "package.json"), "{\"private\":true}")
+  }
+  process.stderr.write(`installing ${runtime}@${versions[runtime]} into ${caches[runtime]}\n`)
+  const npm = spawnSync("npm", [
+    "install",
+    "--prefix",
+    caches[runtime],
+    "--no-audit",
+    "--no-fund",
+    "--no-package-lock",
+    `${runtime}@${versions[runtime]}`
+  ], { stdio: ["ignore", 2, 2] })
+  if (npm.status !== 0) throw new BenchFailure(`npm install of ${runtime}@${versions[runtime]} failed`)
+}
+
+const bundleFile = (runtime: Runtime, kind: Kind) =>
+  join(dist, `${kind}-${runtime === "workerd" ? "worker" : "serve"}.mjs`)
+
+/** Bundles a server for a runtime (Bun and Deno share theirs); its size in bytes. */
+export const bundle = async (runtime: Runtime, kind: Kind): Promise<number> => {
+  const worker = runtime === "workerd"
+  const outfile = bundleFile(runtime, kind)
+  await build({
+    stdin: {
+      contents: worker
+        ? `export { worker as default } from "./web-${kind}.js"`
+        : `import { served } from "./web-${kind}.js"\nimport { serve } from "./web-serve.js"\nserve(served)`,
+      resolveDir: here("."),
+      loader: "js"
+    },
+    outfile,
+    bundle: true,
+    format: "esm",
+    // Unminified for a profile's sake: BENCH_RUNTIME_MINIFY=0.
+    minify: process.env.BENCH_RUNTIME_MINIFY !== "0",
+    platform: worker ? "browser" : "node",
+    conditions: worker ? ["workerd", "worker"] : [],
+    logLevel: "warning"
+  })
+  return statSync(outfile).size
+}
+
+/** A server child and its port, once it listens. */
+export interface Started {
+  readonly child: Child
+  readonly port: number
+  /** `performance.now()` just before the process was spawned, and once it listened. */
+  readonly spawnedAt: number
+  readonly listeningAt: number
+}
+
+/** workerd's Cap'n Proto config: one Worker on `127.0.0.1:<port>`, the bundle embedded. */
+const workerdConfig = (kind: Kind, port: number): string => {
+  const file = join(dist, `${kind}-${port}.capnp`)
+  writeFileSync(
+    file,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")]
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "${kind}-worker.mjs")],
+  compatibilityDate = "2026-11-01"
+);
+`
+  )
+  return file
+}
+
+/** Waits for workerd's `listen` event on its control pipe (fd 3). */
+const workerdListening = (child: Child): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const pipe = child.process.stdio[3] as NodeJS.ReadableStream
+    let text = ""
+    pipe.setEncoding("utf8")
+    pipe.on("data", (chunk: string) => {
+      text += chunk
+      if (text.includes("\"event\":\"listen\"")) resolve()
+    })
+    void child.exited.then((code) => reject(new BenchFailure(`workerd exited (${code}): ${child.stderr()}`)))
+  })
+
+/** Extra flags of a runtime from the environment, e.g. `BENCH_BUN_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`. */
+const flags = (name: string): Array<string> => (process.env[name] ?? "").split(" ").filter((flag) => flag.length > 0)
+
+/** Starts a bundled server on its runtime; resolves once it listens. */
+export const start = async (runtime: Runtime, kind: Kind): Promise<Started> => {
+  const port = await freePort()
+  if (runtime === "workerd") {
+    const config = workerdConfig(kind, port)
+    const [command, args] = pinnedCommand(binary("workerd"), ["serve", config, "--control-fd", "3"])
+    const spawnedAt = performance.now()
+    // workerd does not exit when its stdin ends.
+    const child = spawnCommand(command, args, { extraPipe: true, stopSignal: "SIGKILL" })
+    try {
+      await workerdListening(child)
+    } finally {
+      // Read at startup: not needed once it listens.
+      rmSync(config, { force: true })
+    }
+    return { child, port, spawnedAt, listeningAt: performance.now() }
+  }
+  const file = bundleFile(runtime, kind)
+  const [command, args] = runtime === "bun"
+    ? pinnedCommand(binary("bun"), [...flags("BENCH_BUN_FLAGS"), file, "--port", String(port)])
+    : pinnedCommand(binary("deno"), [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--v8-flags=--expose-gc",
+      ...flags("BENCH_DENO_FLAGS"),
+      file,
+      "--port",
+      String(port)
+    ])
+  const spawnedAt = performance.now()
+  const child = spawnCommand(command, args, {
+    env: { ...process.env, DENO_DIR: join(caches.deno, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" }
+  })
+  try {
+    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${kind} on ${runtime} to listen`)
+  } catch (error) {
+    child.process.kill("SIGKILL")
+    throw error
+  }
+  return { child, port, spawnedAt, listeningAt: performance.now() }
+}
