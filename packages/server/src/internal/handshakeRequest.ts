@@ -295,19 +295,14 @@ export class HandshakeRequest implements RequestContext {
     return {
       client: Ref.get(this.session.state),
       carry: (ask) => {
-        const method = ask.input.method
         const timeout = ask.options?.timeout
         return Effect.map(
-          this.host.peer.request(this.session.client, method, ask.params, {
+          this.host.peer.request(this.session.client, ask.input.method, ask.params, {
             ...(related !== undefined ? { related } : {}),
             ...(live ? { live } : {}),
             ...(timeout !== undefined ? { timeout } : {})
           }),
-          (value) => ({
-            value,
-            invalid: (detail) =>
-              new McpError.InternalError({ message: `The client's ${method} result is invalid: ${detail}` })
-          })
+          (value) => ({ value, key: undefined })
         )
       }
     }

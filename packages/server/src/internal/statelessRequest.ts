@@ -5,7 +5,7 @@
  * the result). Nothing of it outlives the request, but what a task keeps (`forTask`).
  */
 import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
-import { McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -240,10 +240,7 @@ export class StatelessRequest implements RequestContext {
         const key = ask.key
         if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: ask.input })
         this.consumed.add(key)
-        return Effect.succeed({
-          value: this.answers[key],
-          invalid: (detail) => new McpError.InvalidParams({ message: `Invalid inputResponses.${key}: ${detail}` })
-        })
+        return Effect.succeed({ value: this.answers[key], key })
       }
     }
   }

@@ -293,10 +293,7 @@ export class TaskRequest implements McpRequest.Service {
           : {})
       }
     }))
-    return Effect.map(Effect.ensuring(bounded(waited), done), (value) => ({
-      value,
-      invalid: (detail) => new McpError.InvalidParams({ message: `Invalid input response ${wireKey}: ${detail}` })
-    }))
+    return Effect.map(Effect.ensuring(bounded(waited), done), (value) => ({ value, key: wireKey }))
   }
 }
 
