@@ -5,9 +5,11 @@
  * (handshake), an input-required signal answered by a retry (2026-07-28), or the task store's input
  * requests answered by `tasks/update` (a task).
  */
+import type { JsonRpc } from "@effect-mcp/core"
 import { Capabilities, McpError, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import type * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -16,6 +18,7 @@ import * as Shape from "./shape.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type InputRequest = McpSchema.InputRequired.InputRequest
+type Root = McpSchema.Roots.Root
 
 /** One ask of a request, before it goes anywhere. */
 export interface Ask {
@@ -64,6 +67,31 @@ export interface Asker {
   }>
   /** Carries the ask (already checked) to the client: its answer, or why there is none. */
   readonly carry: (ask: Ask) => Effect.Effect<Answer, McpRequest.ClientRequestError>
+  /** How the era keeps the client's roots (a handshake session's cache): around the ask for them. */
+  readonly roots?:
+    | (<E>(ask: Effect.Effect<ReadonlyArray<Root>, E>) => Effect.Effect<ReadonlyArray<Root>, E>)
+    | undefined
+  /** 2026-07-28: the answer a retry carries under `key` (`McpRequest.inputResponse`). */
+  readonly inputResponse?: ((key: string) => Option.Option<unknown>) | undefined
+  /** 2026-07-28: the handler's own state of its previous round (`McpRequest.requestState`). */
+  readonly requestState?: Option.Option<string> | undefined
+  /** What a task keeps of it once its request is answered, and the characters that takes. */
+  readonly forTask?: (() => { readonly asker: Asker; readonly bytes: number }) | undefined
+  /**
+   * A handshake session's carrier of a task's asks (checked already), on the stream of request
+   * `related` (none: the session's own), after its request was answered.
+   */
+  readonly carryRelated?:
+    | ((ask: Ask, related: JsonRpc.RequestId | undefined) => Effect.Effect<Answer, McpRequest.ClientRequestError>)
+    | undefined
+  /**
+   * A handshake session's carrier of a task's asks (checked already) on the session's own stream,
+   * only if the client listens there now (stdio: always; HTTP: its GET stream open): its answer, or
+   * none (nothing was sent).
+   */
+  readonly carryLive?:
+    | ((ask: Ask) => Effect.Effect<Option.Option<Answer>, McpRequest.ClientRequestError>)
+    | undefined
 }
 
 const decodeSampled = McpSchema.Base.codec(
