@@ -203,7 +203,7 @@ describe("Multi-round trips: asks in a stateless request", () => {
       })
       // `greet` turns its failed ask into its own failure: an isError result with the ask's message.
       assert.strictEqual(done.isError, true)
-      assert.match(done.content[0].text, /^Invalid inputResponses\.name: /)
+      assert.match(done.content[0].text, /^Invalid answer to elicitation\/create \(inputResponses\.name\): /)
     }))
 
   it.scoped("parallel asks of one run come back together in one input_required result", () =>

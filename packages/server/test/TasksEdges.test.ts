@@ -206,6 +206,7 @@ describe("tasks: edges", () => {
           })
       )
       const request = {
+        request: { jsonrpc: "2.0", id: 1, method: "tools/call" },
         id: 1,
         method: "tools/call",
         revision: "2026-07-28",
@@ -257,6 +258,7 @@ describe("tasks: edges", () => {
         new InterruptAtFork()
       )
       const request = {
+        request: { jsonrpc: "2.0", id: 1, method: "tools/call" },
         id: 1,
         method: "tools/call",
         revision: "2026-07-28",

@@ -23,8 +23,9 @@ import type * as NotificationBus from "../NotificationBus.js"
 import * as Resource from "../Resource.js"
 import * as Eager from "./eager.js"
 import {
-  HandshakeRequest,
+  type HandshakeRequest,
   type Host,
+  make as makeRequest,
   ownerOf,
   persist,
   type Phase,
@@ -65,11 +66,14 @@ export const makeServer = (
         (result) => Tasks.isCreated(result) ? { task: Tasks.task20251125(result.record) } : result
       ),
     ping: () => Effect.succeed({}),
-    initialize: (params, request) => request.initialize(params),
+    initialize: (params, request) => request.client.initialize(params),
     "logging/setLevel": (params, request) =>
-      Effect.as(persist(request.host, request.session, (s) => ({ ...s, logLevel: Option.some(params.level) })), {}),
-    "resources/subscribe": (params, request) => Effect.as(request.subscribe(params.uri, true), {}),
-    "resources/unsubscribe": (params, request) => Effect.as(request.subscribe(params.uri, false), {})
+      Effect.as(
+        persist(request.client.host, request.client.session, (s) => ({ ...s, logLevel: Option.some(params.level) })),
+        {}
+      ),
+    "resources/subscribe": (params, request) => Effect.as(request.client.subscribe(params.uri, true), {}),
+    "resources/unsubscribe": (params, request) => Effect.as(request.client.subscribe(params.uri, false), {})
   }
   const alreadyInitialized: Route = () => Effect.fail(new McpError.InvalidRequest({ message: "Already initialized" }))
   // What a client may ask of a server in a revision: asked before the session is initialized, such a
@@ -309,7 +313,7 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
   // Routed by the state now, read synchronously: a handler done at once leaves the request done
   // (an `Exit`), answered without a fiber of its own.
   const serveIn = (session: Session, context: HandshakeRequest) =>
-    Dispatch.run(session.current.table, context.request, context.attach(session, session.current))
+    Dispatch.run(session.current.table, context.request, (context.client.attach(session, session.current), context))
 
   const onRequest = (
     client: Transport.ClientId,
@@ -317,7 +321,7 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     received: Transport.ReceiveContext | undefined
   ): Peer.Handling<never> => {
     const session = sessions.get(client)
-    const context = new HandshakeRequest(request, server, host(), Serving.authOf(received))
+    const context = makeRequest(request, server, host(), Serving.authOf(received))
     return {
       effect: session === undefined
         ? Effect.flatMap(sessionOf(client), (begun) => serveIn(begun, context))

@@ -1,11 +1,12 @@
 /**
- * A handshake session's state (plain data in a `Ref`) and the context of one of its requests:
- * `HandshakeRequest` is `McpRequest` for the handshake era (progress, logs and server→client asks
- * on the session's streams) and what the handshake's methods need (`initialize`, subscriptions).
+ * A handshake session's state (plain data in a `Ref`) and the handshake era's parts of a
+ * `Request` (`request.ts`): `SessionPart`, what a request knows of its session's client and where
+ * what it causes goes (the session's streams), with what the handshake's methods need
+ * (`initialize`, subscriptions); `SessionAsker`, its asks as server→client requests.
  * The engine's part (dispatch tables, sessions by client, change notifications) is `handshake.ts`.
  */
 import type { AuthInfo, JsonRpc } from "@effect-mcp/core"
-import { Capabilities, McpError, Meta, Peer, Revision, Schema as McpSchema, Transport } from "@effect-mcp/core"
+import { Capabilities, McpError, Peer, Revision, Schema as McpSchema, Transport } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -13,11 +14,12 @@ import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
 import * as Ask from "./ask.js"
 import type { Registry } from "./registry.js"
-import type { Config, RequestContext } from "./serving.js"
+import type { Client, Sink } from "./request.js"
+import { Request } from "./request.js"
+import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
 import * as Shared from "./sharedSessions.js"
-import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
@@ -111,21 +113,38 @@ export interface Host {
   readonly fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
 }
 
+/** A handshake session's request: one `Request` on its session (`SessionPart`) and the session's asker. */
+export type HandshakeRequest = Request<SessionPart, SessionPart, SessionAsker>
+
 /**
- * The context of one request of a handshake session: `McpRequest` and what the handshake's
- * methods need. Made before the request's fiber is forked (the fiber starts with it in its
- * context); the session's state is attached as the fiber's first step.
+ * The context of one request of a handshake session: made before the request's fiber is forked
+ * (the fiber starts with it in its context); the session's state is attached as the fiber's first
+ * step (`SessionPart.attach`).
  */
-export class HandshakeRequest implements RequestContext {
+export const make = (
+  request: JsonRpc.Request,
+  server: Server,
+  host: Host,
+  auth: Option.Option<AuthInfo.AuthInfo>
+): HandshakeRequest => {
+  const part = new SessionPart(request.id, server, host)
+  return new Request(request, part, new SessionAsker(part, request.id), part, auth)
+}
+
+/**
+ * A request's part of its handshake session: what it knows of the client (the session's state
+ * when it began; its log level now), where what it causes goes (the session's streams, related to
+ * the request), and what the handshake's methods do to the session (`initialize`, subscriptions).
+ */
+export class SessionPart implements Client, Sink {
   readonly era = "handshake" as const
   session!: Session
   /** The session's state when the request began. */
   snapshot!: State
   constructor(
-    readonly request: JsonRpc.Request,
+    readonly id: JsonRpc.RequestId,
     readonly server: Server,
-    readonly host: Host,
-    readonly auth: Option.Option<AuthInfo.AuthInfo>
+    readonly host: Host
   ) {}
 
   attach(session: Session, snapshot: State): this {
@@ -134,17 +153,8 @@ export class HandshakeRequest implements RequestContext {
     return this
   }
 
-  get id() {
-    return this.request.id
-  }
-  get method() {
-    return this.request.method
-  }
   get revision() {
     return this.snapshot.revision
-  }
-  get features() {
-    return Revision.features(this.snapshot.revision)
   }
   get clientInfo() {
     return this.snapshot.clientInfo
@@ -152,165 +162,40 @@ export class HandshakeRequest implements RequestContext {
   get clientCapabilities() {
     return this.snapshot.clientCapabilities
   }
-  get meta() {
-    return Meta.of(this.request.params)
-  }
-  get progressToken() {
-    return Meta.getProgressToken(this.meta)
-  }
   get logLevel() {
     return Effect.map(Ref.get(this.session.state), (now) => now.logLevel)
+  }
+  /** A session's log: everything until the client sets a level. */
+  logs(level: LoggingLevel, set: Option.Option<LoggingLevel>): boolean {
+    return Option.isNone(set) || McpSchema.Logging.isAtLeast(level, set.value)
   }
   get taskOwner() {
     return ownerOf(this.host, this.session.client)
   }
-
-  forTask() {
-    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
-    // `_meta` stay, and the session it asks in.
-    const meta = this.meta
-    const request: JsonRpc.Request = {
-      jsonrpc: "2.0",
-      id: this.request.id,
-      method: this.request.method,
-      ...(meta !== undefined ? { params: { _meta: meta } } : {})
-    }
-    return {
-      context: new HandshakeRequest(request, this.server, this.host, this.auth).attach(this.session, this.snapshot),
-      bytes: Tasks.sizeOf(meta)
-    }
+  /** What a task keeps: the session itself (it outlives the request). */
+  get detached(): this {
+    return this
   }
 
-  // Methods are getters returning functions, so that a handler may destructure the service.
-  get progress(): McpRequest.Service["progress"] {
-    return (progress, total, message) => {
-      const token = this.progressToken
-      if (Option.isNone(token)) return Effect.void
-      return this.notify(
-        "notifications/progress",
-        Serving.progressParams(token.value, progress, total, message, this.features)
-      )
-    }
+  notify(method: string, params: unknown): Effect.Effect<void> {
+    return Effect.ignore(this.host.peer.notify(this.session.client, method, params, { related: this.id }))
   }
-  get log(): McpRequest.Service["log"] {
-    return (level, data, logger) =>
-      Effect.flatMap(
-        Ref.get(this.session.state),
-        (now) =>
-          Option.isSome(now.logLevel) && !McpSchema.Logging.isAtLeast(level, now.logLevel.value)
-            ? Effect.void
-            : this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
-      )
-  }
-  get sample(): McpRequest.Service["sample"] {
-    return (key, params, options) => Ask.ask(this.asker(this.request.id), Ask.sampling(key, params, options))
-  }
-  get elicit(): McpRequest.Service["elicit"] {
-    return (key, params, options) =>
-      Ask.ask(this.asker(this.request.id), Ask.elicitation(key, params, this.features, options))
-  }
-  get roots(): McpRequest.Service["roots"] {
-    return (key = "roots", options) =>
-      Effect.flatMap(Ref.get(this.session.state), (s) =>
-        Option.isSome(s.roots)
-          ? Effect.succeed(s.roots.value)
-          : Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker(this.request.id), Ask.roots(key, options))
-            .pipe(
-              Effect.map((result) => result.roots),
-              Effect.tap((list) =>
-                // Cache only when the client can tell us the list changed, and it did not change meanwhile.
-                // Not when the session is shared: another instance may hear that they changed.
-                update(this.session, (now) =>
-                  now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration &&
-                    Shared.of(this.host.protocol) === undefined
-                    ? { ...now, roots: Option.some(list) }
-                    : now)
-              )
-            ))
-  }
-  inputResponse(_key: string): Option.Option<unknown> {
-    return Option.none()
-  }
-  get requestState(): Option.Option<string> {
-    return Option.none()
-  }
-  get closeSseStream(): Effect.Effect<void> {
+  get closeStream(): Effect.Effect<void> {
     const close = this.host.protocol.closeStream
-    return close === undefined ? Effect.void : close(this.session.client, this.request.id)
+    return close === undefined ? Effect.void : close(this.session.client, this.id)
   }
-  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
-    return (elicitationId) =>
-      this.features.urlElicitationRequiredError &&
+  get elicitationComplete() {
+    return (elicitationId: string): Effect.Effect<void> =>
+      Revision.features(this.snapshot.revision).urlElicitationRequiredError &&
         Capabilities.declares(this.snapshot.clientCapabilities, urlElicitation, this.snapshot.revision)
         ? Effect.ignore(
           this.host.peer.notify(this.session.client, "notifications/elicitation/complete", { elicitationId })
         )
         : Effect.void
   }
-
-  private notify(method: string, params: unknown): Effect.Effect<void> {
-    return Effect.ignore(this.host.peer.notify(this.session.client, method, params, { related: this.request.id }))
-  }
-
-  notifySession(method: string, params: object): Effect.Effect<void> {
-    return Effect.ignore(this.host.peer.notify(this.session.client, method, params))
-  }
-
-  /** A task's ask carried on the stream of `related` (a waiting `tasks/result`), or the session's own. */
-  carryRelated(
-    ask: Ask.Ask,
-    related: JsonRpc.RequestId | undefined
-  ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    // Checked against this session's client too: it may not be the task's (a token's holder).
-    return Ask.carryChecked(this.asker(related), ask)
-  }
-
-  /**
-   * A task's ask carried on the session's own stream, only if the client listens there now (stdio:
-   * always; HTTP: its GET stream open, here or on the instance holding it): its answer, or none when
-   * no stream could take it (nothing was sent, nothing kept).
-   */
-  carryLive(ask: Ask.Ask): Effect.Effect<Option.Option<Ask.Answer>, McpRequest.ClientRequestError> {
-    const listening = this.host.protocol.listening
-    return Effect.flatMap(
-      listening === undefined ? Effect.succeed(true) : listening(this.session.client),
-      (open) =>
-        open
-          ? Effect.catchIf(
-            Effect.asSome(this.asker(undefined, true).carry(ask)),
-            // The send itself failed (the stream closed since): nothing went.
-            (error) => error._tag === "TransportClosed" && error.cause instanceof Transport.TransportError,
-            () => Effect.succeedNone
-          )
-          : Effect.succeedNone
-    )
-  }
-
-  /**
-   * How a handshake session asks: a server→client request, checked against the session's state
-   * when it asks. On the stream of request `related`; none, the session's own (`live`: only if
-   * the client listens there now, see `Transport.SendContext`).
-   */
-  private asker(related: JsonRpc.RequestId | undefined, live = false): Ask.Asker {
-    return {
-      client: Ref.get(this.session.state),
-      carry: (ask) => {
-        const method = ask.input.method
-        const timeout = ask.options?.timeout
-        return Effect.map(
-          this.host.peer.request(this.session.client, method, ask.params, {
-            ...(related !== undefined ? { related } : {}),
-            ...(live ? { live } : {}),
-            ...(timeout !== undefined ? { timeout } : {})
-          }),
-          (value) => ({
-            value,
-            invalid: (detail) =>
-              new McpError.InternalError({ message: `The client's ${method} result is invalid: ${detail}` })
-          })
-        )
-      }
-    }
+  get notifySession() {
+    return (method: string, params: object): Effect.Effect<void> =>
+      Effect.ignore(this.host.peer.notify(this.session.client, method, params))
   }
 
   /** `initialize`: negotiates the revision, records the client, answers with what the server serves. */
@@ -376,3 +261,84 @@ export class HandshakeRequest implements RequestContext {
 }
 
 const urlElicitation: Capabilities.Ask = { method: "elicitation/create", params: { mode: "url" } }
+
+/**
+ * How a handshake session asks: a server→client request, checked against the session's state
+ * when it asks, on the stream of request `related` (none: the session's own; `live`: only if the
+ * client listens there now, see `Transport.SendContext`). The client's roots are kept in the
+ * session when the client can tell they changed.
+ */
+export class SessionAsker implements Ask.Asker {
+  constructor(
+    readonly part: SessionPart,
+    readonly related: JsonRpc.RequestId | undefined,
+    readonly live = false
+  ) {}
+
+  get client() {
+    return Ref.get(this.part.session.state)
+  }
+
+  carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
+    const { host, session } = this.part
+    const timeout = ask.options?.timeout
+    return Effect.map(
+      host.peer.request(session.client, ask.input.method, ask.params, {
+        ...(this.related !== undefined ? { related: this.related } : {}),
+        ...(this.live ? { live: this.live } : {}),
+        ...(timeout !== undefined ? { timeout } : {})
+      }),
+      (value) => ({ value, key: undefined })
+    )
+  }
+
+  get roots() {
+    const { host, session } = this.part
+    return <E>(ask: Effect.Effect<ReadonlyArray<McpSchema.Roots.Root>, E>) =>
+      Effect.flatMap(Ref.get(session.state), (s) =>
+        Option.isSome(s.roots)
+          ? Effect.succeed(s.roots.value)
+          : Effect.tap(ask, (list) =>
+            // Cache only when the client can tell us the list changed, and it did not change meanwhile.
+            // Not when the session is shared: another instance may hear that they changed.
+            update(session, (now) =>
+              now.clientCapabilities.roots?.listChanged === true && now.rootsGeneration === s.rootsGeneration &&
+                Shared.of(host.protocol) === undefined
+                ? { ...now, roots: Option.some(list) }
+                : now)))
+  }
+
+  /** A task's ask carried on the stream of `related` (a waiting `tasks/result`), or the session's own. */
+  get carryRelated() {
+    return (
+      ask: Ask.Ask,
+      related: JsonRpc.RequestId | undefined
+    ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> =>
+      // Checked against this session's client too: it may not be the task's (a token's holder).
+      Ask.carryChecked(new SessionAsker(this.part, related), ask)
+  }
+
+  /**
+   * A task's ask carried on the session's own stream, only if the client listens there now (stdio:
+   * always; HTTP: its GET stream open, here or on the instance holding it): its answer, or none when
+   * no stream could take it (nothing was sent, nothing kept).
+   */
+  get carryLive() {
+    return (ask: Ask.Ask): Effect.Effect<Option.Option<Ask.Answer>, McpRequest.ClientRequestError> => {
+      const { host, session } = this.part
+      const listening = host.protocol.listening
+      return Effect.flatMap(
+        listening === undefined ? Effect.succeed(true) : listening(session.client),
+        (open) =>
+          open
+            ? Effect.catchIf(
+              Effect.asSome(new SessionAsker(this.part, undefined, true).carry(ask)),
+              // The send itself failed (the stream closed since): nothing went.
+              (error) => error._tag === "TransportClosed" && error.cause instanceof Transport.TransportError,
+              () => Effect.succeedNone
+            )
+            : Effect.succeedNone
+      )
+    }
+  }
+}

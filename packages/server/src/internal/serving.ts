@@ -6,7 +6,7 @@
  * tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/templates/list,
  * resources/read, completion/complete.
  */
-import type { JsonRpc, Transport } from "@effect-mcp/core"
+import type { Transport } from "@effect-mcp/core"
 import { AuthInfo, Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -16,10 +16,9 @@ import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
 import * as TaskStore from "../TaskStore.js"
-import type * as Tool from "../Tool.js"
-import type * as Ask from "./ask.js"
 import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
+import type { Request } from "./request.js"
 import * as Shape from "./shape.js"
 import * as Tasks from "./tasks.js"
 
@@ -71,39 +70,11 @@ export interface Extension {
   readonly cacheHint?: { readonly ttlMs: number; readonly cacheScope: "public" | "private" }
 }
 
-/** What the serving core reads of a request: its context, and the features of its revision. */
-export interface RequestContext extends McpRequest.Service {
-  readonly features: Revision.Features
-  /**
-   * Who its tasks belong to when it carries no token: its session, or (stateless) its client's
-   * address, else its connection, else `Holders.anyone` (nothing names the client).
-   */
-  readonly taskOwner: string
-  /**
-   * A handshake session's carrier of a task's asks (checked already), on the stream of request
-   * `related` (none: the session's own), after its request was answered.
-   */
-  readonly carryRelated?: (
-    ask: Ask.Ask,
-    related: JsonRpc.RequestId | undefined
-  ) => Effect.Effect<Ask.Answer, McpRequest.ClientRequestError>
-  /** A handshake session's notification, not tied to a request (a task's status). */
-  readonly notifySession?: (method: string, params: object) => Effect.Effect<void>
-  /**
-   * A handshake session's carrier of a task's asks (checked already) on the session's own stream,
-   * only if the client listens there now (stdio: always; HTTP: its GET stream open): its answer, or
-   * none (nothing was sent).
-   */
-  readonly carryLive?: (ask: Ask.Ask) => Effect.Effect<Option.Option<Ask.Answer>, McpRequest.ClientRequestError>
-  /**
-   * What a task keeps of this request once it runs on its own: the same context without the
-   * message (its id, method and `_meta` only; of a multi-round trip's answers, those the run read),
-   * and the characters of what it kept (counted against the task store's bounds).
-   */
-  readonly forTask: () => { readonly context: RequestContext; readonly bytes: number }
-  /** The tool of a `tools/call`, when its transport looked it up already: not looked up again. */
-  readonly tool?: Tool.Tool | undefined
-}
+/**
+ * What the serving core reads of a request: its `McpRequest`, the features of its revision, who
+ * owns its tasks, what a task keeps of it (`Request`, whichever era made it).
+ */
+export type RequestContext = Request
 
 /** The 2025-11-25 tasks capability: tool calls as tasks, listed and cancelled. */
 const coreTasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }

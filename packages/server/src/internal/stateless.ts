@@ -39,12 +39,13 @@ import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
 import type { Entries, Registry } from "./registry.js"
+import { Request } from "./request.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
 import { listenOf } from "./statelessListen.js"
-import type { Channel } from "./statelessRequest.js"
-import { EngineChannel, StatelessRequest } from "./statelessRequest.js"
+import type { Channel, StatelessRequest } from "./statelessRequest.js"
+import { EngineChannel, make as makeRequest } from "./statelessRequest.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 
@@ -187,7 +188,7 @@ const multiRoundOf = (stateless: StatelessConfig) => {
           sealer.seal(
             method,
             raw,
-            request.kept(inputRequests),
+            request.asker.kept(inputRequests),
             Object.keys(inputRequests),
             userState,
             subjectOf(request)
@@ -213,8 +214,8 @@ const multiRoundOf = (stateless: StatelessConfig) => {
               // Of the retry's own answers, only those to what the last round asked (other keys are
               // ignored); earlier rounds' come from the state, and win: a retry cannot change them.
               const answered = unsealed.asked.filter((key) => Object.hasOwn(own, key)).map((key) => [key, own[key]])
-              request.answers = { ...Object.fromEntries(answered), ...unsealed.answers }
-              request.userState = unsealed.userState
+              request.asker.answers = { ...Object.fromEntries(answered), ...unsealed.answers }
+              request.asker.userState = unsealed.userState
             })
         ),
         attempt
@@ -239,7 +240,7 @@ const multiRoundOf = (stateless: StatelessConfig) => {
         .flatMap((signal) => Object.keys(signal.inputRequests))
       const answered = firstRound.filter((key) => Object.hasOwn(own, key))
       if (answered.length === 0) return rounds(cause)
-      request.answers = Object.fromEntries(answered.map((key) => [key, own[key]]))
+      request.asker.answers = Object.fromEntries(answered.map((key) => [key, own[key]]))
       return Effect.catchAllCause(Effect.suspend(() => run(request)), rounds)
     })
   }
@@ -433,7 +434,7 @@ const ladder = (
   if (level !== undefined && !isLevel(level)) {
     return new McpError.InvalidParams({ message: `Invalid params: unknown log level ${JSON.stringify(level)}` })
   }
-  return new StatelessRequest(
+  return makeRequest(
     request,
     channel,
     version as Revision.Revision,
@@ -460,7 +461,7 @@ export const prepare = (
   tool: Tool.Tool | undefined
 ): Preparation => {
   const context = ladder(server.stateless, channel, request, meta, received)
-  if (!(context instanceof StatelessRequest)) return { effect: Effect.fail(context), request: undefined }
+  if (!(context instanceof Request)) return { effect: Effect.fail(context), request: undefined }
   context.tool = tool
   // The registry read synchronously: a request done at once is answered without a fiber. A handler
   // that throws as it is called (not in its Effect) is a defect of this request, as in the engine.

@@ -43,7 +43,7 @@ export const listenOf = (
         })
       )
     }
-    const { channel, id } = request
+    const { id, sink: channel } = request
     const result = complete(
       { _meta: { [Meta.subscriptionId]: id } },
       request
@@ -67,7 +67,7 @@ export const listenOf = (
         result,
         expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined,
         taskOwner: Tasks.ownerOf(request),
-        holder: Holders.holderOf(request.auth, request.address)
+        holder: Holders.holderOf(request.auth, request.client.address)
       }),
       result
     )

@@ -1,32 +1,33 @@
 /**
- * The context of one stateless request (2026-07-28): its `McpRequest`, read from the request's
- * own `_meta` (revision, capabilities, client info, log level), and its asks, answered from the
- * retry that carries them or signalled as `input_required` (`stateless.ts` turns the signals into
- * the result). Nothing of it outlives the request, but what a task keeps (`forTask`).
+ * The stateless era's parts of a `Request` (2026-07-28, `request.ts`): `StatelessClient`, what
+ * the request's own `_meta` says of its client (revision, capabilities, client info, log level);
+ * `Channel`, where what it causes goes; `Answers`, its asks, answered from the retry that carries
+ * them or signalled as `input_required` (`stateless.ts` turns the signals into the result).
+ * Nothing of it outlives the request, but what a task keeps (`Request.forTask`).
  */
-import type { AuthInfo, JsonRpc, Transport } from "@effect-mcp/core"
-import { McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import type { AuthInfo, JsonRpc, Revision, Transport } from "@effect-mcp/core"
+import { Meta, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as McpRequest from "../McpRequest.js"
-import type * as Tool from "../Tool.js"
-import * as Ask from "./ask.js"
+import type * as Ask from "./ask.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
-import type { RequestContext } from "./serving.js"
-import * as Serving from "./serving.js"
+import type { Client, Sink } from "./request.js"
+import { Request } from "./request.js"
 import * as Tasks from "./tasks.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
 type LoggingLevel = McpSchema.Base.LoggingLevel
 
 /**
- * Where what a stateless request causes goes: a client of an engine (stdio, an in-memory pair:
- * `EngineChannel`), or the request's own channel (a 2026-07-28 HTTP POST: its `Transport.Sink`).
+ * Where what a stateless request causes goes (its `Sink`): a client of an engine (stdio, an
+ * in-memory pair: `EngineChannel`), or the request's own channel (a 2026-07-28 HTTP POST: its
+ * `Transport.Sink`).
  */
-export interface Channel {
+export interface Channel extends Sink {
   /** A notification related to the request (progress, a log, a subscription's): on its stream. */
   readonly notify: (method: string, params: unknown) => Effect.Effect<void>
   /**
@@ -75,12 +76,82 @@ export class EngineChannel implements Channel {
   }
 }
 
+/** A stateless request: one `Request` on its own `_meta` (`StatelessClient`), its channel, its answers. */
+export type StatelessRequest = Request<StatelessClient, Channel, Answers>
+
 /**
  * The context of one stateless request: `McpRequest`, read from the request's own `_meta`. Made
  * before the request's fiber is forked; the answers a retry carries are attached as its first step.
  */
-export class StatelessRequest implements RequestContext {
+export const make = (
+  request: JsonRpc.Request,
+  channel: Channel,
+  revision: Revision.Revision,
+  meta: McpSchema.Base.MetaObject,
+  clientCapabilities: ClientCapabilities,
+  level: Option.Option<LoggingLevel>,
+  auth: Option.Option<AuthInfo.AuthInfo>,
+  address: string | undefined,
+  anonymous: boolean
+): StatelessRequest =>
+  new Request(
+    request,
+    new StatelessClient(revision, meta, clientCapabilities, level, address, anonymous, channel.connection),
+    new Answers(revision, clientCapabilities),
+    channel,
+    auth,
+    meta
+  )
+
+/** What a stateless request knows of its client: what its `_meta` says, and where it came from. */
+export class StatelessClient implements Client {
   readonly era = "stateless" as const
+  constructor(
+    readonly revision: Revision.Revision,
+    readonly meta: McpSchema.Base.MetaObject,
+    readonly clientCapabilities: ClientCapabilities,
+    readonly level: Option.Option<LoggingLevel>,
+    /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
+    readonly address: string | undefined,
+    /** Nothing names its client, not even a connection (`Transport.ReceiveContext.anonymous`). */
+    readonly anonymous: boolean,
+    /**
+     * Its connection, when that is what names its client (`Channel.connection`); never its channel,
+     * which a task must not keep (an HTTP POST's holds its body).
+     */
+    readonly connection: string | undefined
+  ) {}
+
+  get clientInfo() {
+    return Meta.getClientInfo(this.meta)
+  }
+  get logLevel() {
+    return Effect.succeed(this.level)
+  }
+  /** Only for requests that asked (`logLevel` in their `_meta`). */
+  logs(level: LoggingLevel, set: Option.Option<LoggingLevel>): boolean {
+    return Option.isSome(set) && McpSchema.Logging.isAtLeast(level, set.value)
+  }
+  get taskOwner() {
+    // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
+    // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
+    // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
+    // nothing names the client (an HTTP platform that gives no address), its id is all there is:
+    // whoever holds it reaches the task, and only the store's global bounds count it.
+    const connection = this.connection
+    return this.address !== undefined
+      ? `peer:${this.address}`
+      : this.anonymous || connection === undefined
+      ? Holders.anyone
+      : `connection:${connection}`
+  }
+}
+
+/**
+ * How a stateless request asks: the answer when this retry carries it, otherwise the handler
+ * stops with an input-required signal (`stateless.ts` turns it into the result).
+ */
+export class Answers implements Ask.Asker {
   /**
    * Answers by key: earlier rounds' (from the sealed state) and, of the retry's own
    * `inputResponses`, only those to what the last round asked.
@@ -89,121 +160,29 @@ export class StatelessRequest implements RequestContext {
   /** The keys of the answers this run read: only those ride on in the sealed state. */
   readonly consumed = new Set<string>()
   userState: Option.Option<string> = Option.none()
-  /** The tool of a `tools/call`, when its transport looked it up already (to check its headers). */
-  tool: Tool.Tool | undefined = undefined
 
-  constructor(
-    readonly request: JsonRpc.Request,
-    /** Where what it causes goes. */
-    readonly channel: Channel,
-    readonly revision: Revision.Revision,
-    readonly meta: McpSchema.Base.MetaObject,
-    readonly clientCapabilities: ClientCapabilities,
-    readonly level: Option.Option<LoggingLevel>,
-    readonly auth: Option.Option<AuthInfo.AuthInfo>,
-    /** Its client's address, when the transport knows it (`Transport.ReceiveContext.peer`). */
-    readonly address: string | undefined,
-    /** Nothing names its client, not even a connection (`Transport.ReceiveContext.anonymous`). */
-    readonly anonymous: boolean
-  ) {}
+  constructor(readonly revision: Revision.Revision, readonly clientCapabilities: ClientCapabilities) {}
 
-  get id() {
-    return this.request.id
-  }
-  get method() {
-    return this.request.method
-  }
-  get features() {
-    return Revision.features(this.revision)
-  }
-  get clientInfo() {
-    return Meta.getClientInfo(this.meta)
-  }
-  get progressToken() {
-    return Meta.getProgressToken(this.meta)
-  }
-  get logLevel() {
-    return Effect.succeed(this.level)
-  }
-  get taskOwner() {
-    // Without a token: the client's address, else its connection (stdio, an in-memory pair); never
-    // the name it gives itself, which anyone may give. Task ids are unguessable: the owner keeps a
-    // task from clients elsewhere that learnt its id, and is what its quota counts against. Where
-    // nothing names the client (an HTTP platform that gives no address), its id is all there is:
-    // whoever holds it reaches the task, and only the store's global bounds count it.
-    const connection = this.channel.connection
-    return this.address !== undefined
-      ? `peer:${this.address}`
-      : this.anonymous || connection === undefined
-      ? Holders.anyone
-      : `connection:${connection}`
+  get client() {
+    return Effect.succeed(this)
   }
 
-  forTask() {
-    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
-    // `_meta` stay, and of the answers this retry brought, those the run read.
-    const request: JsonRpc.Request = {
-      jsonrpc: "2.0",
-      id: this.request.id,
-      method: this.request.method,
-      params: { _meta: this.meta }
-    }
-    const context = new StatelessRequest(
-      request,
-      this.channel.detached,
-      this.revision,
-      this.meta,
-      this.clientCapabilities,
-      this.level,
-      this.auth,
-      this.address,
-      this.anonymous
-    )
-    context.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
-    for (const key of this.consumed) context.consumed.add(key)
-    context.userState = this.userState
-    return {
-      context,
-      bytes: Tasks.sizeOf(this.meta) + Tasks.sizeOf(context.answers) +
-        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
-    }
-  }
-
-  // Methods are getters returning functions, so that a handler may destructure the service.
-  get progress(): McpRequest.Service["progress"] {
-    return (progress, total, message) => {
-      const token = this.progressToken
-      if (Option.isNone(token)) return Effect.void
-      return this.notify(
-        "notifications/progress",
-        Serving.progressParams(token.value, progress, total, message, this.features)
-      )
-    }
-  }
-  get log(): McpRequest.Service["log"] {
-    // Only for requests that asked (`logLevel` in their `_meta`).
-    return (level, data, logger) =>
-      Option.isSome(this.level) && McpSchema.Logging.isAtLeast(level, this.level.value)
-        ? this.notify("notifications/message", { level, data, ...(logger !== undefined ? { logger } : {}) })
-        : Effect.void
-  }
-  get sample(): McpRequest.Service["sample"] {
-    return (key, params) => Ask.ask(this.asker, Ask.sampling(key, params, undefined))
-  }
-  get elicit(): McpRequest.Service["elicit"] {
-    return (key, params) => Ask.ask(this.asker, Ask.elicitation(key, params, this.features, undefined))
-  }
-  get roots(): McpRequest.Service["roots"] {
-    return (key = "roots") =>
-      Effect.map(
-        Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker, Ask.roots(key, undefined)),
-        (result) => result.roots
-      )
-  }
-  inputResponse(key: string): Option.Option<unknown> {
-    if (!Object.hasOwn(this.answers, key)) return Option.none()
+  carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
+    const key = ask.key
+    if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: ask.input })
     this.consumed.add(key)
-    return Option.some(this.answers[key])
+    return Effect.succeed({ value: this.answers[key], key })
+  }
+
+  get inputResponse() {
+    return (key: string): Option.Option<unknown> => {
+      if (!Object.hasOwn(this.answers, key)) return Option.none()
+      this.consumed.add(key)
+      return Option.some(this.answers[key])
+    }
+  }
+  get requestState(): Option.Option<string> {
+    return this.userState
   }
 
   /**
@@ -215,36 +194,17 @@ export class StatelessRequest implements RequestContext {
       Array.from(this.consumed).filter((key) => !Object.hasOwn(asked, key)).map((key) => [key, this.answers[key]])
     )
   }
-  get requestState(): Option.Option<string> {
-    return this.userState
-  }
-  get closeSseStream(): Effect.Effect<void> {
-    return Effect.void
-  }
-  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
-    return () => Effect.void
-  }
 
-  private notify(method: string, params: unknown): Effect.Effect<void> {
-    return this.channel.notify(method, params)
-  }
-
-  /**
-   * How a stateless request asks: the answer when this retry carries it, otherwise the handler
-   * stops with an input-required signal (`stateless.ts` turns it into the result).
-   */
-  private get asker(): Ask.Asker {
+  /** What a task keeps: of the answers this retry brought, those the run read, and the handler's state. */
+  forTask() {
+    const asker = new Answers(this.revision, this.clientCapabilities)
+    asker.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
+    for (const key of this.consumed) asker.consumed.add(key)
+    asker.userState = this.userState
     return {
-      client: Effect.succeed(this),
-      carry: (ask) => {
-        const key = ask.key
-        if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: ask.input })
-        this.consumed.add(key)
-        return Effect.succeed({
-          value: this.answers[key],
-          invalid: (detail) => new McpError.InvalidParams({ message: `Invalid inputResponses.${key}: ${detail}` })
-        })
-      }
+      asker,
+      bytes: Tasks.sizeOf(asker.answers) +
+        Option.match(this.userState, { onNone: () => 0, onSome: (state) => state.length })
     }
   }
 }

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as TaskStore from "../TaskStore.js"
-import { inputResponseDecoder } from "./ask.js"
+import { inputResponseDecoder, invalidAnswer } from "./ask.js"
 import type { RequestContext } from "./serving.js"
 import type { Route } from "./taskRequest.js"
 import { isTerminal, unavailable, unknownTask } from "./taskShapes.js"
@@ -61,11 +61,7 @@ export const update = (
       const asked = found.inputRequests[key] as InputRequest
       const decoded = inputResponseDecoder(asked.method)(value)
       if (decoded._tag === "Left") {
-        return Effect.fail(
-          new McpError.InvalidParams({
-            message: `Invalid inputResponses.${key}: ${Method.describeError(decoded.left)}`
-          })
-        )
+        return Effect.fail(invalidAnswer(asked.method, key, Method.describeError(decoded.left)))
       }
     }
     return Effect.asVoid(Effect.mapError(

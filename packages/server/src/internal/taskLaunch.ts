@@ -21,7 +21,7 @@ import type * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
 import * as Holders from "./holders.js"
 import type { RequestContext } from "./serving.js"
-import { TaskRequest } from "./taskRequest.js"
+import { TaskPart } from "./taskRequest.js"
 import { isTerminal, outcomeOf, unavailable } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
@@ -171,12 +171,16 @@ const create = (
 const fork = (
   tasks: TaskState,
   run: Effect.Effect<Tool.Result, McpError.McpError>,
-  task: TaskRequest,
+  task: TaskPart,
   service: McpTask.Service
 ) =>
   EffectRuntime.runFork(
     EffectRuntime.make({
-      context: Context.add(Context.add(tasks.serverContext, McpRequest.McpRequest, task), McpTask.McpTask, service),
+      context: Context.add(
+        Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
+        McpTask.McpTask,
+        service
+      ),
       fiberRefs: tasks.built.fiberRefs,
       runtimeFlags: tasks.built.runtimeFlags
     }),
@@ -192,11 +196,11 @@ const launch = (
   tasks: TaskState,
   tool: Tool.Tool,
   args: unknown,
-  task: TaskRequest,
+  task: TaskPart,
   requestedTtlMs: number | undefined
 ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
   Effect.gen(function*() {
-    const detached = task.detached
+    const detached = task.became
     /** Once a task: its outcome settled when its handler ends, however it ends. */
     const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
       Effect.suspend(() => {
@@ -321,5 +325,5 @@ export const start = (
 ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
   Effect.flatMap(
     Deferred.make<TaskRecord, McpError.McpError>(),
-    (detached) => launch(tasks, tool, args, new TaskRequest(request, tasks, detached), requestedTtlMs)
+    (detached) => launch(tasks, tool, args, new TaskPart(request, tasks, detached), requestedTtlMs)
   )

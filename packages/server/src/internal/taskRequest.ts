@@ -1,11 +1,11 @@
 /**
- * The `McpRequest` a task's handler runs with (`TaskRequest`): the request that made it, but for
- * what a task does differently once it is one. Its progress becomes the task's status message; its
+ * A task's part of the `Request` its handler runs with (`TaskPart`): the request that made it, but
+ * for what a task does differently once it is one. Its progress becomes the task's status message; its
  * asks become the task's input requests (2026-07-28: kept in the store, answered by `tasks/update`;
  * 2025-11-25: requests to the client tagged with the task, on the stream of a waiting
  * `tasks/result`, else on the session's own if the client listens there now, else later).
  */
-import { McpError, Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Meta } from "@effect-mcp/core"
 import type { JsonRpc } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -14,8 +14,9 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as McpRequest from "../McpRequest.js"
 import type * as TaskStore from "../TaskStore.js"
-import * as Ask from "./ask.js"
-import type { RequestContext } from "./serving.js"
+import type * as Ask from "./ask.js"
+import type { Sink } from "./request.js"
+import { kept, Request } from "./request.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
 
 type TaskRecord = TaskStore.TaskRecord
@@ -23,7 +24,7 @@ type TaskRecord = TaskStore.TaskRecord
 /** Where a 2025-11-25 ask of a task goes: the stream of a waiting `tasks/result`, in its session. */
 export interface Route {
   readonly id: JsonRpc.RequestId
-  readonly via: RequestContext
+  readonly via: Request
 }
 
 /** What a task's own request reads of the tasks runtime. */
@@ -43,10 +44,13 @@ export interface TaskRuntime {
 }
 
 /**
- * The `McpRequest` a task's handler runs with: the request that made it, but for what a task
- * does differently once it is one (before, with `start: "onDetach"`, it is that request).
+ * A task's part of the `Request` its handler runs with (`request`): the request that made it, but
+ * for what a task does differently once it is one (before, with `start: "onDetach"`, it is that
+ * request). As its sink: its progress becomes the task's status message, a 2026-07-28 task sends
+ * no logs, its stream is no longer the request's. As its asker: its asks become the task's input
+ * requests.
  */
-export class TaskRequest implements McpRequest.Service {
+export class TaskPart implements Ask.Asker, Sink {
   record: TaskRecord | undefined = undefined
   detachEffect: Effect.Effect<void> = Effect.void
   /**
@@ -55,6 +59,8 @@ export class TaskRequest implements McpRequest.Service {
    * requestor has not taken in yet, an ask cannot be told whose it is: ext-tasks refuses it).
    */
   readonly known: Deferred.Deferred<void> = Deferred.unsafeMake(FiberId.none)
+  /** The `McpRequest` the task's handler runs with: what the request that made it knows, on this part. */
+  readonly request: Request
   /** 2025-11-25: asks open now (the task is `input_required` while any is). */
   private asking = 0
   /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
@@ -62,63 +68,38 @@ export class TaskRequest implements McpRequest.Service {
 
   constructor(
     /** The request that made it; once it is a task, what it keeps of that request (`forTask`). */
-    public base: RequestContext,
+    public base: Request,
     readonly runtime: TaskRuntime,
-    readonly detached: Deferred.Deferred<TaskRecord, McpError.McpError>
-  ) {}
+    /** The record, once the request became a task (or why it could not). */
+    readonly became: Deferred.Deferred<TaskRecord, McpError.McpError>
+  ) {
+    this.request = new Request(kept(base.request, base.meta), base.client, this, this, base.auth, base.meta)
+  }
 
-  get id() {
-    return this.base.id
+  // ---------------------------------------------------------------- the sink
+
+  notify(method: string, params: unknown): Effect.Effect<void> {
+    return this.base.sink.notify(method, params)
   }
-  get method() {
-    return this.base.method
+  get closeStream() {
+    return this.record === undefined ? this.base.sink.closeStream : Effect.void
   }
-  get revision() {
-    return this.base.revision
+  get elicitationComplete() {
+    return this.base.sink.elicitationComplete
   }
-  get era() {
-    return this.base.era
+  get notifySession() {
+    return this.base.sink.notifySession
   }
-  get clientInfo() {
-    return this.base.clientInfo
+  get status() {
+    return this.record === undefined ? undefined : (message: string) => this.setStatus(message)
   }
-  get clientCapabilities() {
-    return this.base.clientCapabilities
+  /** A task's request is never made a task again: what it keeps is itself. */
+  get detached(): this {
+    return this
   }
-  get progressToken() {
-    return this.base.progressToken
-  }
-  get auth() {
-    return this.base.auth
-  }
-  get meta() {
-    return this.base.meta
-  }
-  get logLevel() {
-    return this.base.logLevel
-  }
-  get requestState() {
-    return this.base.requestState
-  }
-  get closeSseStream() {
-    return this.record === undefined ? this.base.closeSseStream : Effect.void
-  }
-  inputResponse(key: string) {
-    return this.base.inputResponse(key)
-  }
-  get elicitationComplete(): McpRequest.Service["elicitationComplete"] {
-    return (elicitationId) => this.base.elicitationComplete(elicitationId)
-  }
-  get progress(): McpRequest.Service["progress"] {
-    return (progress, total, message) =>
-      this.record === undefined
-        ? this.base.progress(progress, total, message)
-        : this.setStatus(message ?? (total !== undefined ? `${progress}/${total}` : `${progress}`))
-  }
-  get log(): McpRequest.Service["log"] {
-    // The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide.
-    return (level, data, logger) =>
-      this.record !== undefined && this.base.era === "stateless" ? Effect.void : this.base.log(level, data, logger)
+  /** The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide. */
+  get mute() {
+    return this.record !== undefined && this.base.era === "stateless"
   }
 
   setStatus(message: string): Effect.Effect<void> {
@@ -132,26 +113,33 @@ export class TaskRequest implements McpRequest.Service {
     )
   }
 
-  get sample(): McpRequest.Service["sample"] {
-    return (key, params, options) =>
-      this.record === undefined
-        ? this.base.sample(key, params, options)
-        : Ask.ask(this.asker, Ask.sampling(key, params, options))
+  // ---------------------------------------------------------------- the asker
+
+  get client() {
+    return this.record === undefined ? this.base.asker.client : Effect.succeed(this.base.client)
   }
-  get elicit(): McpRequest.Service["elicit"] {
-    return (key, params, options) =>
-      this.record === undefined
-        ? this.base.elicit(key, params, options)
-        : Ask.ask(this.asker, Ask.elicitation(key, params, Revision.features(this.base.revision), options))
+  get roots() {
+    return this.record === undefined ? this.base.asker.roots : undefined
   }
-  get roots(): McpRequest.Service["roots"] {
-    return (key = "roots", options) =>
-      this.record === undefined
-        ? this.base.roots(key, options)
-        : Effect.map(
-          Ask.ask<McpSchema.Roots.ListRootsResult>(this.asker, Ask.roots(key, options)),
-          (result) => result.roots
-        )
+  get inputResponse() {
+    return this.base.asker.inputResponse
+  }
+  get requestState() {
+    return this.base.asker.requestState
+  }
+
+  /**
+   * How a task asks (once it is one; before, as its request does). 2026-07-28: an input request
+   * of the task, under a key new to it, answered by `tasks/update`; 2025-11-25: a request to the
+   * client tagged with the task. Either way the task is `input_required` until it is answered.
+   */
+  carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
+    if (this.record === undefined) return this.base.asker.carry(ask)
+    const timeout = ask.options?.timeout
+    const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
+    return this.base.era === "handshake" && this.base.carryLive !== undefined
+      ? this.carryTagged(ask, bounded)
+      : this.carryStored(ask, bounded)
   }
 
   /** Marks the task waiting for input (or working again), with its open requests. */
@@ -160,25 +148,6 @@ export class TaskRequest implements McpRequest.Service {
       this.runtime.modify(this.record!.taskId, (r) => isTerminal(r.status) ? undefined : f(r)),
       unavailable
     )
-  }
-
-  /**
-   * How a task asks (once it is one). 2026-07-28: an input request of the task, under a key new to
-   * it, answered by `tasks/update`; 2025-11-25: a request to the client tagged with the task. Either
-   * way the task is `input_required` until it is answered.
-   */
-  private get asker(): Ask.Asker {
-    return {
-      client: Effect.succeed(this.base),
-      carry: (ask) => {
-        const timeout = ask.options?.timeout
-        const bounded = <X, E>(effect: Effect.Effect<X, E>) =>
-          timeout === undefined ? effect : withTimeout(effect, timeout)
-        return this.base.era === "handshake" && this.base.carryLive !== undefined
-          ? this.carryTagged(ask, bounded)
-          : this.carryStored(ask, bounded)
-      }
-    }
   }
 
   /**
@@ -293,10 +262,7 @@ export class TaskRequest implements McpRequest.Service {
           : {})
       }
     }))
-    return Effect.map(Effect.ensuring(bounded(waited), done), (value) => ({
-      value,
-      invalid: (detail) => new McpError.InvalidParams({ message: `Invalid input response ${wireKey}: ${detail}` })
-    }))
+    return Effect.map(Effect.ensuring(bounded(waited), done), (value) => ({ value, key: wireKey }))
   }
 }
 

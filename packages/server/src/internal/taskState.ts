@@ -50,7 +50,7 @@ export interface Local {
   readonly owner: string
   /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
   readonly routes: Array<Route>
-  /** Its requestor referred to it (`TaskRequest.known`). */
+  /** Its requestor referred to it (`TaskPart.known`). */
   readonly known: Deferred.Deferred<void>
   /**
    * Done (and replaced) when a 2025-11-25 ask of it that found no way to the client may find one
@@ -121,7 +121,7 @@ export class TaskState implements TaskRuntime {
     Deferred.unsafeDone(woken, Exit.void)
   }
 
-  /** Its requestor referred to a task this instance runs: its asks may go (`TaskRequest.known`). */
+  /** Its requestor referred to a task this instance runs: its asks may go (`TaskPart.known`). */
   readonly knows = (taskId: string) => {
     const local = this.locals.get(taskId)
     if (local === undefined) return

@@ -5,7 +5,7 @@
  * what it needs, counted with its arguments against the store's bytes), so it outlives its
  * request. The two revisions differ on the wire only (the shapes at the bottom); this runs both.
  *
- * - The handler is the tool's own Effect, run with a task's `McpRequest` (`TaskRequest`): its
+ * - The handler is the tool's own Effect, run with a task's `McpRequest` (a `Request` on a `TaskPart`): its
  *   progress becomes the task's status message; its asks become the task's input requests
  *   (2026-07-28: kept in the store and answered by `tasks/update`; 2025-11-25: requests to the
  *   client tagged with the related task, on the stream of a waiting `tasks/result` when there is
