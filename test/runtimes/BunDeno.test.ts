@@ -21,7 +21,10 @@ import {
   badHeadersAndJson,
   bodyOverTheLimit,
   official,
+  officialListen,
   ours,
+  oursListen,
+  oursTask,
   post,
   type Running,
   simpleText,
@@ -143,6 +146,31 @@ for (const [name, command] of runtimes) {
       expect(seen.tools).toContain("test_simple_text")
       expect(seen.simple).toEqual(simpleText)
       expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+    })
+
+    it("our client, 2026-07-28: a listen hears the list_changed another request triggers, then is cancelled", async () => {
+      expect(await oursListen(running!.url, { name: "runtimes-test" })).toEqual({
+        acknowledged: { toolsListChanged: true },
+        method: "notifications/tools/list_changed"
+      })
+    })
+
+    it("our client, 2026-07-28: a task followed to its end", async () => {
+      const seen = await oursTask(running!.url, { name: "runtimes-test", follow: "status" })
+      expect(seen).toMatchObject({
+        taskId: expect.any(String),
+        content: [{ type: "text", text: "Computed runtime in 0.2s" }]
+      })
+      expect(seen.statuses.at(-1)).toBe("completed")
+    })
+
+    it("the official SDK client, 2026-07-28: a listen hears the list_changed another request triggers, then is closed", async () => {
+      const seen = await officialListen(running!.url, "official-runtimes-client")
+      expect(seen).toEqual({
+        honored: { toolsListChanged: true },
+        method: "notifications/tools/list_changed",
+        closed: "local"
+      })
     })
 
     it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit (and one within it served)", async () => {

@@ -20,6 +20,7 @@ import {
   bodyOverTheLimit,
   official,
   ours as driveOurs,
+  oursTask,
   type Running,
   simpleText,
   stop
@@ -153,6 +154,15 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("our client, 2026-07-28: a task followed to its end, across requests of one isolate", async () => {
+    const seen = await oursTask(running!.url, { name: "workerd-test", follow: "poll" })
+    expect(seen).toMatchObject({
+      taskId: expect.any(String),
+      content: [{ type: "text", text: "Computed runtime in 0.2s" }]
+    })
+    expect(seen.statuses.at(-1)).toBe("completed")
   })
 
   it("our client in a Worker, of the demo in another: list, call, a multi-round trip", async () => {

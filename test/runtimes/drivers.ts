@@ -6,8 +6,11 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { ChildProcess } from "node:child_process"
 import { expect } from "vitest"
 
@@ -63,6 +66,74 @@ export const ours = (
   })).finally(() => runtime.dispose())
 }
 
+/** Our client of `url`, 2026-07-28, for `use` (`fetch`: the one it sends with, when not the global one). */
+const statelessClient = <A>(
+  url: string,
+  options: { readonly name: string; readonly fetch?: typeof globalThis.fetch | undefined },
+  use: (client: McpClient.Service) => Effect.Effect<A, unknown>
+): Promise<A> => {
+  const client = McpClient.layer({ clientInfo: { name: options.name, version: "1.0.0" }, era: "stateless" }).pipe(
+    Layer.provide(McpClientTransport.layerHttp({ url })),
+    Layer.provide(FetchHttpClient.layer)
+  )
+  const runtime = ManagedRuntime.make(
+    options.fetch === undefined
+      ? client
+      : client.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
+  )
+  return runtime.runPromise(Effect.flatMap(McpClient.McpClient, use)).finally(() => runtime.dispose())
+}
+
+/**
+ * Our client of `url`, 2026-07-28: a listen (`subscriptions/listen` for `toolsListChanged`) that
+ * hears the `notifications/tools/list_changed` another request triggers (`test_trigger_tool_change`,
+ * run twice: the demo's tools are as they were), then cancelled (its scope closed).
+ */
+export const oursListen = (url: string, options: { readonly name: string; readonly fetch?: typeof globalThis.fetch }) =>
+  statelessClient(url, options, (client) =>
+    Effect.scoped(Effect.gen(function*() {
+      const subscription = yield* client.subscribe({ toolsListChanged: true })
+      const first = yield* Effect.fork(Stream.runHead(subscription.notifications))
+      yield* client.callTool("test_trigger_tool_change")
+      const notification = yield* Fiber.join(first)
+      yield* client.callTool("test_trigger_tool_change")
+      return {
+        acknowledged: subscription.acknowledged,
+        method: Option.getOrUndefined(Option.map(notification, (n) => n.method))
+      }
+    })))
+
+/**
+ * Our client of `url`, 2026-07-28: a task (`slow_compute` for 0.2 s, task-augmented), then its end:
+ * `follow` its status as the client does (heard on a listen for the task), or `poll` it with
+ * `tasks/get` at the interval it asks for, up to its result.
+ */
+export const oursTask = (
+  url: string,
+  options: { readonly name: string; readonly follow: "status" | "poll"; readonly fetch?: typeof globalThis.fetch }
+) =>
+  statelessClient(url, options, (client) =>
+    Effect.gen(function*() {
+      const task = yield* client.callTool("slow_compute", { seconds: 0.2, label: "runtime" }, { task: true })
+      if (Option.isNone(task.taskId)) return { taskId: undefined, statuses: [], content: undefined }
+      const taskId = task.taskId.value
+      if (options.follow === "status") {
+        const statuses = yield* Stream.runCollect(task.status)
+        const result = yield* task.result
+        return { taskId, statuses: Array.from(statuses, (status) => status.status), content: result.content }
+      }
+      const interval = Option.getOrElse(Option.flatMapNullable(task.created, (info) => info.pollIntervalMs), () => 100)
+      const statuses: Array<string> = []
+      const poll: Effect.Effect<McpClient.TaskInfo, unknown> = Effect.flatMap(client.tasks.get(taskId), (info) => {
+        statuses.push(info.status)
+        return info.status === "working" || info.status === "input_required"
+          ? Effect.zipRight(Effect.sleep(`${interval} millis`), poll)
+          : Effect.succeed(info)
+      })
+      const polled = yield* Effect.timeout(poll, "20 seconds")
+      return { taskId, statuses, content: polled.result?.content }
+    }))
+
 /** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
 export const official = async (url: string, name: string) => {
   const client = new Client({ name, version: "1.0.0" }, {
@@ -76,6 +147,29 @@ export const official = async (url: string, name: string) => {
     const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
     const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
     return { tools, simple: simple.content, asked: asked.content }
+  } finally {
+    await client.close()
+  }
+}
+
+/**
+ * The official SDK client of `url` (2026-07-28): a listen that hears the
+ * `notifications/tools/list_changed` another request triggers (run twice, as in
+ * {@link oursListen}), then closed by the client (`McpSubscription.close`).
+ */
+export const officialListen = async (url: string, name: string) => {
+  const client = new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  try {
+    const heard = new Promise<string>((resolve) =>
+      client.setNotificationHandler("notifications/tools/list_changed", (notification) => resolve(notification.method))
+    )
+    const subscription = await client.listen({ toolsListChanged: true })
+    await client.callTool({ name: "test_trigger_tool_change", arguments: {} })
+    const method = await heard
+    await client.callTool({ name: "test_trigger_tool_change", arguments: {} })
+    await subscription.close()
+    return { honored: subscription.honoredFilter, method, closed: await subscription.closed }
   } finally {
     await client.close()
   }
