@@ -20,6 +20,7 @@ import {
   answer,
   badHeadersAndJson,
   bodyOverTheLimit,
+  cancelledListen,
   official,
   officialListen,
   ours,
@@ -72,6 +73,9 @@ const install = () => {
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-runtimes-"))
 const bundle = path.join(work, "everything-web.mjs")
 
+/** The most listens the demo holds at once, here: a few, so that one more is refused (a cancelled one counts no more). */
+const maxListens = 2
+
 /** Starts the demo on a runtime, on a free port: its URL once it listens. */
 const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =>
   new Promise((resolve, reject) => {
@@ -80,6 +84,7 @@ const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =
       env: {
         ...process.env,
         MCP_REQUEST_STATE_KEY: "the requestState key of the runtimes test, 32+ bytes",
+        MCP_MAX_LISTENS: String(maxListens),
         DENO_DIR: path.join(cache, "deno-dir"),
         DENO_NO_UPDATE_CHECK: "1",
         NO_COLOR: "1"
@@ -202,6 +207,10 @@ for (const [name, command] of runtimes) {
         body: { id: 7, result: { tools: expect.any(Array) } }
       })
       await bodyOverTheLimit(url)
+    })
+
+    it("a response cancelled mid-stream ends its request: a listen's stream cancelled makes room for another", async () => {
+      await cancelledListen(running!.url, maxListens)
     })
 
     it("the log went to stderr, and nothing says the runtime failed", () => {

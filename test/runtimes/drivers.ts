@@ -222,3 +222,74 @@ export const bodyOverTheLimit = async (url: string) => {
     body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Payload Too Large" } }
   })
 }
+
+/** The `_meta` of a raw 2026-07-28 request. */
+const meta = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "runtimes-test", version: "1.0.0" }
+}
+
+/** A raw `subscriptions/listen` (tools list changes): its response, unread. */
+const listen = (url: string, id: number) =>
+  post(
+    url,
+    { "mcp-method": "subscriptions/listen" },
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { notifications: { toolsListChanged: true }, _meta: meta }
+    })
+  )
+
+/** A listen held open: its response's stream, read up to the acknowledgement (none: it was refused). */
+const held = async (url: string, id: number) => {
+  const response = await listen(url, id)
+  if (response.status !== 200) return { status: response.status, body: await response.json() }
+  expect(response.headers.get("content-type")).toBe("text/event-stream")
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let text = ""
+  while (!text.includes("notifications/subscriptions/acknowledged")) {
+    const next = await reader.read()
+    if (next.done) throw new Error(`the listen ended before its acknowledgement: ${text}`)
+    text += next.value
+  }
+  return { status: 200, reader }
+}
+
+/**
+ * A listen held open once there is room for it: asked again while the demo refuses it for its cap
+ * (503, -32000), until it is served (at most 10 seconds: a listen ends when the runtime tells the
+ * server its response was cancelled).
+ */
+const heldWhenRoom = async (url: string, id: number) => {
+  const deadline = Date.now() + 10_000
+  let refusals = 0
+  let listen = await held(url, id)
+  while (listen.status !== 200 && Date.now() < deadline) {
+    refusals++
+    expect(listen).toMatchObject({ status: 503, body: { error: { code: -32000 } } })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    listen = await held(url, id)
+  }
+  expect(listen.status).toBe(200)
+  return { reader: listen.reader!, refusals }
+}
+
+/**
+ * A response cancelled mid-stream ends its request on the server, seen at the wire: the demo holds
+ * at most `cap` listens (`MCP_MAX_LISTENS`). `cap` are held open (each acknowledged), one more is
+ * refused (503, -32000); then the first one's stream is cancelled by the client (after its
+ * acknowledgement: mid-stream), and a listen is served again while the others stay open: the
+ * cancelled one ended.
+ */
+export const cancelledListen = async (url: string, cap: number) => {
+  const open = []
+  for (let i = 0; i < cap; i++) open.push(await heldWhenRoom(url, 100 + i))
+  expect(await held(url, 200)).toMatchObject({ status: 503, body: { id: 200, error: { code: -32000 } } })
+  await open[0].reader.cancel()
+  const again = await heldWhenRoom(url, 300)
+  await Promise.all([...open.slice(1), again].map((listen) => listen.reader.cancel()))
+  return { refusals: again.refusals }
+}
