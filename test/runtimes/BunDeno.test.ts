@@ -3,15 +3,15 @@
  * `HttpTransport.toWebHandler`, served by `Bun.serve` or `Deno.serve`) bundled into one ES module
  * for the browser (so: nothing of Node in it), then run by each runtime, driven over Streamable
  * HTTP by our client and by the official SDK client (2.4.0): list, call, a multi-round trip (an
- * elicitation answered by the client's handler), in the 2026-07-28 era; and by our client in the
- * 2025-11-25 era, a session the runtime's process keeps.
+ * elicitation answered by the client's handler), a listen hearing the list change another request
+ * triggers, then cancelled, in the 2026-07-28 era; a task followed to its end by our client (the
+ * SDK client has no 2026-07-28 tasks); by our client in the 2025-11-25 era, a session the
+ * runtime's process keeps; bad input, and a response cancelled mid-stream, answered as on Node.
  *
- * The runtimes come from the npm registry (`bun`, `deno`, pinned in scripts/runtimes.json), installed on first use
- * into `node_modules/.cache/effect-mcp-runtimes` (about 200 MB on disk, a few seconds from a warm
- * npm cache; CI caches `node_modules`), never globally.
+ * The runtimes come from the npm registry (see `install.ts`), never installed globally.
  */
 import * as esbuild from "esbuild"
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -31,43 +31,9 @@ import {
   simpleText,
   stop
 } from "./drivers.js"
+import { binary, install, runtimeEnv } from "./install.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-
-/** The runtimes, pinned (as `pnpm run everything:bun` and `everything:deno` install them). */
-const versions: { readonly bun: string; readonly deno: string } = JSON.parse(
-  fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8")
-)
-
-const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
-const binary = (name: keyof typeof versions) => path.join(cache, "node_modules/.bin", name)
-
-/** Installs the pinned runtimes into the cache, unless they are there at their versions. */
-const install = () => {
-  const installed = (name: keyof typeof versions) => {
-    if (!fs.existsSync(binary(name))) return false
-    const version = spawnSync(binary(name), ["--version"], { encoding: "utf8" }).stdout ?? ""
-    return version.includes(versions[name])
-  }
-  if (installed("bun") && installed("deno")) return
-  fs.mkdirSync(cache, { recursive: true })
-  fs.writeFileSync(path.join(cache, "package.json"), JSON.stringify({ private: true }))
-  const npm = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      cache,
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      `bun@${versions.bun}`,
-      `deno@${versions.deno}`
-    ],
-    { encoding: "utf8", timeout: 300_000 }
-  )
-  if (npm.status !== 0) throw new Error(`npm install of bun and deno failed: ${npm.stderr}`)
-}
 
 /** Where the bundle of the demo's web entry goes. */
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-runtimes-"))
@@ -85,9 +51,7 @@ const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =
         ...process.env,
         MCP_REQUEST_STATE_KEY: "the requestState key of the runtimes test, 32+ bytes",
         MCP_MAX_LISTENS: String(maxListens),
-        DENO_DIR: path.join(cache, "deno-dir"),
-        DENO_NO_UPDATE_CHECK: "1",
-        NO_COLOR: "1"
+        ...runtimeEnv
       },
       stdio: ["ignore", "pipe", "pipe"]
     })

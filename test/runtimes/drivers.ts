@@ -4,7 +4,7 @@
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Client, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -35,6 +35,27 @@ export const elicited = { username: "ada", email: "ada@example.com" }
 /** The demo's `test_simple_text` content. */
 export const simpleText = [{ type: "text", text: "This is a simple text response for testing." }]
 
+/** Our client over `transport` in `era`: list, call, a multi-round trip. */
+export const oursOver = (
+  transport: Layer.Layer<McpClientTransport.McpClientTransport, unknown>,
+  options: { readonly era: "stateless" | "handshake"; readonly name: string }
+) => {
+  const runtime = ManagedRuntime.make(
+    McpClient.layer({
+      clientInfo: { name: options.name, version: "1.0.0" },
+      era: options.era,
+      handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
+    }).pipe(Layer.provide(transport))
+  )
+  return runtime.runPromise(Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = (yield* client.listTools).map((tool) => tool.name)
+    const simple = yield* client.callTool("test_simple_text")
+    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
+    return { era: client.era, revision: client.revision, tools, simple: simple.content, asked: asked.content }
+  })).finally(() => runtime.dispose())
+}
+
 /**
  * Our client of `url` in `era` (`fetch`: the one it sends with, when not the global one): list,
  * call, a multi-round trip.
@@ -47,23 +68,13 @@ export const ours = (
     readonly fetch?: typeof globalThis.fetch
   }
 ) => {
-  const client = McpClient.layer({
-    clientInfo: { name: options.name, version: "1.0.0" },
-    era: options.era,
-    handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: elicited }) }
-  }).pipe(Layer.provide(McpClientTransport.layerHttp({ url })), Layer.provide(FetchHttpClient.layer))
-  const runtime = ManagedRuntime.make(
+  const http = McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
+  return oursOver(
     options.fetch === undefined
-      ? client
-      : client.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
+      ? http
+      : http.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch))),
+    options
   )
-  return runtime.runPromise(Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const tools = (yield* client.listTools).map((tool) => tool.name)
-    const simple = yield* client.callTool("test_simple_text")
-    const asked = yield* client.callTool("test_elicitation", { message: "Who are you?" })
-    return { era: client.era, tools, simple: simple.content, asked: asked.content }
-  })).finally(() => runtime.dispose())
 }
 
 /** Our client of `url`, 2026-07-28, for `use` (`fetch`: the one it sends with, when not the global one). */
@@ -135,18 +146,33 @@ export const oursTask = (
     }))
 
 /** The official SDK client of `url` (2026-07-28): list, call, a multi-round trip. */
-export const official = async (url: string, name: string) => {
-  const client = new Client({ name, version: "1.0.0" }, {
+export const official = (url: string, name: string) =>
+  officialOver(new StreamableHTTPClientTransport(new URL(url)), { name, era: "stateless" })
+
+/**
+ * The official SDK client over `transport` in `era` (2026-07-28 pinned, or the handshake era:
+ * its `legacy` mode): list, call, a multi-round trip.
+ */
+export const officialOver = async (
+  transport: Transport,
+  options: { readonly name: string; readonly era: "stateless" | "handshake" }
+) => {
+  const client = new Client({ name: options.name, version: "1.0.0" }, {
     capabilities: { elicitation: { form: {} } },
-    versionNegotiation: { mode: { pin: "2026-07-28" } }
+    versionNegotiation: { mode: options.era === "handshake" ? "legacy" : { pin: "2026-07-28" } }
   })
   client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: elicited }))
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  await client.connect(transport)
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name)
     const simple = await client.callTool({ name: "test_simple_text", arguments: {} })
     const asked = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })
-    return { tools, simple: simple.content, asked: asked.content }
+    return {
+      revision: client.getNegotiatedProtocolVersion(),
+      tools,
+      simple: simple.content,
+      asked: asked.content
+    }
   } finally {
     await client.close()
   }
