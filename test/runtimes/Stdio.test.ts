@@ -73,6 +73,10 @@ const runClient = (command: string, args: ReadonlyArray<string>) =>
       code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${command} exited (${code}): ${err}${out}`)))
   })
 
+/** Both eras, each in a process of its own (at once), and the revision each speaks. */
+const eras = ["handshake", "stateless"] as const
+const revisionOf = { handshake: "2025-11-25", stateless: "2026-07-28" } as const
+
 const expectServed = (
   seen: { readonly tools: ReadonlyArray<string>; readonly simple: unknown; readonly asked: unknown }
 ) => {
@@ -85,33 +89,33 @@ for (const [name, run] of runtimes) {
   describe(`over stdio on ${name}`, () => {
     it("the demo's stdio server: our client, 2025-11-25 and 2026-07-28: list, call, a multi-round trip", async () => {
       const [command, args] = run(server)
-      for (const era of ["handshake", "stateless"] as const) {
+      await Promise.all(eras.map(async (era) => {
         const transport = NodeMcpClient.layerStdio({ command, args: [...args, "stdio"], env, stderr: "ignore" })
         const seen = await oursOver(transport, { era, name: "stdio-runtimes-test" })
         expect(seen.era).toBe(era)
-        expect(seen.revision).toBe(era === "handshake" ? "2025-11-25" : "2026-07-28")
+        expect(seen.revision).toBe(revisionOf[era])
         expectServed(seen)
-      }
+      }))
     })
 
     it("the demo's stdio server: the official SDK client, 2025-11-25 and 2026-07-28: list, call, a multi-round trip", async () => {
       const [command, args] = run(server)
-      for (const era of ["handshake", "stateless"] as const) {
+      await Promise.all(eras.map(async (era) => {
         const transport = new StdioClientTransport({ command, args: [...args, "stdio"], env, stderr: "ignore" })
         const seen = await officialOver(transport, { name: "official-stdio-runtimes-client", era })
-        expect(seen.revision).toBe(era === "handshake" ? "2025-11-25" : "2026-07-28")
+        expect(seen.revision).toBe(revisionOf[era])
         expectServed(seen)
-      }
+      }))
     })
 
     it("our client on it, of the demo's stdio server on Node, 2025-11-25 and 2026-07-28: list, call, a multi-round trip", async () => {
       const [command, args] = run(client)
-      for (const era of ["handshake", "stateless"] as const) {
+      await Promise.all(eras.map(async (era) => {
         const seen = await runClient(command, [...args, "--era", era, "--", process.execPath, server, "stdio"])
         expect(seen.era).toBe(era)
-        expect(seen.revision).toBe(era === "handshake" ? "2025-11-25" : "2026-07-28")
+        expect(seen.revision).toBe(revisionOf[era])
         expectServed(seen)
-      }
+      }))
     })
   })
 }
