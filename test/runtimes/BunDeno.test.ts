@@ -4,8 +4,9 @@
  * for the browser (so: nothing of Node in it), then run by each runtime, driven over Streamable
  * HTTP by our client and by the official SDK client (2.4.0): list, call, a multi-round trip (an
  * elicitation answered by the client's handler), a listen hearing the list change another request
- * triggers, then cancelled, in the 2026-07-28 era; a task followed to its end by our client (the
- * SDK client has no 2026-07-28 tasks); by our client in the 2025-11-25 era, a session the
+ * triggers, then cancelled, in the 2026-07-28 era; a task followed to its end by our client, and
+ * settled by the SDK client through the official tasks client (ext-tasks: the SDK client has no
+ * 2026-07-28 tasks of its own); by our client in the 2025-11-25 era, a session the
  * runtime's process keeps; bad input, and a response cancelled mid-stream, answered as on Node.
  *
  * The runtimes come from the npm registry (see `install.ts`), never installed globally.
@@ -23,6 +24,7 @@ import {
   cancelledListen,
   official,
   officialListen,
+  officialTask,
   ours,
   oursListen,
   oursTask,
@@ -131,6 +133,15 @@ for (const [name, command] of runtimes) {
         content: [{ type: "text", text: "Computed runtime in 0.2s" }]
       })
       expect(seen.statuses.at(-1)).toBe("completed")
+    })
+
+    it("the official SDK client with the official tasks client (ext-tasks), 2026-07-28: a task settled", async () => {
+      const seen = await officialTask(running!.url, "official-runtimes-client")
+      expect(seen).toMatchObject({
+        kind: "task",
+        taskId: expect.any(String),
+        result: { content: [{ type: "text", text: "Computed runtime in 0.2s" }] }
+      })
     })
 
     it("the official SDK client, 2026-07-28: a listen hears the list_changed another request triggers, then is closed", async () => {

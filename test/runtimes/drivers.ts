@@ -5,6 +5,7 @@
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Client, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -197,6 +198,57 @@ export const officialListen = async (url: string, name: string) => {
     await subscription.close()
     return { honored: subscription.honoredFilter, method, closed: await subscription.closed }
   } finally {
+    await client.close()
+  }
+}
+
+/**
+ * The official SDK client of `url` (2026-07-28) with the official tasks client
+ * (`@modelcontextprotocol/ext-tasks`): a task-augmented call of `slow_compute`, settled (ext-tasks
+ * polls `tasks/get`). The SDK client itself has no 2026-07-28 tasks (a `tasks/get` toward a
+ * 2026-07-28 peer is refused locally, a `resultType: "task"` is an unsupported result type), so
+ * ext-tasks sends its task requests through a dispatcher of the host's: here raw POSTs.
+ */
+export const officialTask = async (url: string, name: string) => {
+  const client = new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  const ids = { next: 1 }
+  // What ext-tasks hands over is a request's method and params: the JSON-RPC envelope is ours.
+  const rawDispatch = async (given: any, options?: { readonly signal?: AbortSignal }) => {
+    const request = { jsonrpc: "2.0", id: `ext-tasks-${ids.next++}`, ...given }
+    const params = request.params ?? {}
+    const named = request.method === "tools/call" ? params.name : params.taskId
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": request.method,
+        ...(typeof named === "string" ? { "mcp-name": named } : {})
+      },
+      body: JSON.stringify(request),
+      ...(options?.signal === undefined ? {} : { signal: options.signal })
+    })
+    const message = response.headers.get("content-type")?.startsWith("text/event-stream")
+      ? (await response.text()).split("\n").filter((line) => line.startsWith("data:"))
+        .map((line) => JSON.parse(line.slice(5))).find((message) => message.id === request.id)
+      : await response.json()
+    return "error" in message
+      ? { kind: "error" as const, error: message.error }
+      : { kind: "result" as const, result: message.result }
+  }
+  const session = createTaskSessionFromClient(client, {
+    endpointId: `official-${name}`,
+    rawDispatch,
+    v2RequestFraming: { protocolVersion: "2026-07-28", clientInfo: { name, version: "1.0.0" }, clientCapabilities: {} }
+  })
+  try {
+    const execution = await session.callTool("slow_compute", { seconds: 0.2, label: "runtime" })
+    const { outcome } = await execution.settle()
+    return { kind: execution.kind, taskId: execution.handle?.taskId, result: resultFromTaskOutcome(outcome) as any }
+  } finally {
+    await session.close()
     await client.close()
   }
 }
