@@ -489,7 +489,7 @@ export const toWorkerHandler = <E>(
       return built.then((adapter) => {
         const response = adapter.handler(request)
         // A task started by this request (or running when it ends) keeps it alive until it ends.
-        ctx?.waitUntil(response.then(adapter.idle, adapter.idle))
+        ctx?.waitUntil(response.then(adapter.idle, adapter.idle).catch(() => undefined))
         return response
       })
     }
