@@ -1,6 +1,8 @@
 // Serves the demo (apps/everything) over Streamable HTTP at /mcp on Bun or Deno, through
 // HttpTransport.toWebHandler: `node scripts/everything-web.mjs <bun|deno> [--port N]` (default
-// 3000). The runtime comes from the npm registry at the version pinned in scripts/runtimes.json,
+// 3000); or over stdio, `node scripts/everything-web.mjs <bun|deno> stdio [--era E]` (the demo's
+// Node entry, apps/everything/src/main.ts, bundled for Node into apps/everything/dist/everything-stdio.mjs,
+// run by the runtime on its node:* modules). The runtime comes from the npm registry at the version pinned in scripts/runtimes.json,
 // installed on first use into node_modules/.cache/effect-mcp-runtimes (never globally); the demo's
 // web entry is bundled into apps/everything/dist/everything-web.mjs. MCP_REQUEST_STATE_KEY, when
 // set, seals 2026-07-28 requestState (as on Node).
@@ -14,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const versions = JSON.parse(fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8"))
 const [runtime, ...rest] = process.argv.slice(2)
 if (runtime !== "bun" && runtime !== "deno") {
-  process.stderr.write("usage: node scripts/everything-web.mjs <bun|deno> [--port N]\n")
+  process.stderr.write("usage: node scripts/everything-web.mjs <bun|deno> [--port N] | <bun|deno> stdio [--era E]\n")
   process.exit(2)
 }
 const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
@@ -32,18 +34,29 @@ if (!installed) {
   )
   if (npm.status !== 0) process.exit(npm.status ?? 1)
 }
-const outfile = path.join(root, "apps/everything/dist/everything-web.mjs")
+const stdio = rest[0] === "stdio"
+const outfile = path.join(root, `apps/everything/dist/everything-${stdio ? "stdio" : "web"}.mjs`)
 await build({
-  entryPoints: [path.join(root, "apps/everything/src/web.ts")],
+  entryPoints: [path.join(root, `apps/everything/src/${stdio ? "main" : "web"}.ts`)],
   outfile,
   bundle: true,
-  platform: "browser",
   format: "esm",
   minify: true,
   conditions: ["@effect-mcp/source"],
-  logLevel: "warning"
+  logLevel: "warning",
+  ...(stdio
+    ? {
+      platform: "node",
+      target: "node20",
+      // CommonJS dependencies inside an ES module bundle need a require of their own.
+      banner: {
+        js: "import { createRequire as __mcpCreateRequire } from 'node:module'; const require = __mcpCreateRequire(import.meta.url);"
+      }
+    }
+    : { platform: "browser" })
 })
-const args = runtime === "bun" ? [outfile, ...rest] : ["run", "--allow-net", "--allow-env", outfile, ...rest]
+const permissions = stdio ? ["--allow-env", "--allow-read"] : ["--allow-net", "--allow-env"]
+const args = runtime === "bun" ? [outfile, ...rest] : ["run", ...permissions, outfile, ...rest]
 const child = spawn(binary, args, {
   stdio: "inherit",
   env: { ...process.env, DENO_DIR: path.join(cache, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" }
