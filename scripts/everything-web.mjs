@@ -1,11 +1,11 @@
 // Serves the demo (apps/everything) over Streamable HTTP at /mcp on Bun or Deno, through
 // HttpTransport.toWebHandler: `node scripts/everything-web.mjs <bun|deno> [--port N]` (default
 // 3000); or over stdio, `node scripts/everything-web.mjs <bun|deno> stdio [--era E]` (the demo's
-// Node entry, apps/everything/src/main.ts, bundled for Node into apps/everything/dist/everything-stdio.mjs,
-// run by the runtime on its node:* modules). The runtime comes from the npm registry at the version pinned in scripts/runtimes.json,
+// Node entry, apps/everything/src/main.ts, bundled for Node, run by the runtime on its node:*
+// modules). The runtime comes from the npm registry at the version pinned in scripts/runtimes.json,
 // installed on first use into node_modules/.cache/effect-mcp-runtimes (never globally); the demo's
-// web entry is bundled into apps/everything/dist/everything-web.mjs. MCP_REQUEST_STATE_KEY, when
-// set, seals 2026-07-28 requestState (as on Node).
+// entry is bundled into apps/everything/dist/everything-web.mjs (or everything-stdio.mjs).
+// MCP_REQUEST_STATE_KEY, when set, seals 2026-07-28 requestState (as on Node).
 import { build } from "esbuild"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
