@@ -3,15 +3,16 @@
  * `HttpTransport.toWebHandler`, served by `Bun.serve` or `Deno.serve`) bundled into one ES module
  * for the browser (so: nothing of Node in it), then run by each runtime, driven over Streamable
  * HTTP by our client and by the official SDK client (2.4.0): list, call, a multi-round trip (an
- * elicitation answered by the client's handler), in the 2026-07-28 era; and by our client in the
- * 2025-11-25 era, a session the runtime's process keeps.
+ * elicitation answered by the client's handler), a listen hearing the list change another request
+ * triggers, then cancelled, in the 2026-07-28 era; a task followed to its end by our client, and
+ * settled by the SDK client through the official tasks client (ext-tasks: the SDK client has no
+ * 2026-07-28 tasks of its own); by our client in the 2025-11-25 era, a session the
+ * runtime's process keeps; bad input, and a response cancelled mid-stream, answered as on Node.
  *
- * The runtimes come from the npm registry (`bun`, `deno`, pinned in scripts/runtimes.json), installed on first use
- * into `node_modules/.cache/effect-mcp-runtimes` (about 200 MB on disk, a few seconds from a warm
- * npm cache; CI caches `node_modules`), never globally.
+ * The runtimes come from the npm registry (see `install.ts`), never installed globally.
  */
 import * as esbuild from "esbuild"
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -20,39 +21,28 @@ import {
   answer,
   badHeadersAndJson,
   bodyOverTheLimit,
+  cancelledListen,
   official,
+  officialListen,
+  officialTask,
   ours,
+  oursListen,
+  oursTask,
   post,
   type Running,
   simpleText,
   stop
 } from "./drivers.js"
+import { binary, install, runtimeEnv } from "./install.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-
-/** The runtimes, pinned (as `pnpm run everything:bun` and `everything:deno` install them). */
-const versions: { readonly bun: string; readonly deno: string } = JSON.parse(
-  fs.readFileSync(path.join(root, "scripts/runtimes.json"), "utf8")
-)
-
-const cache = path.join(root, "node_modules/.cache/effect-mcp-runtimes")
-const binary = (name: keyof typeof versions) => path.join(cache, "node_modules/.bin", name)
-
-/**
- * Installs the pinned runtimes into the cache, unless they are there at their versions: as the root
- * scripts do (`scripts/runtime-install.mjs`, one install at a time into the cache, whoever asks).
- */
-const install = () => {
-  const npm = spawnSync(process.execPath, [path.join(root, "scripts/runtime-install.mjs"), "bun", "deno"], {
-    encoding: "utf8",
-    timeout: 300_000
-  })
-  if (npm.status !== 0) throw new Error(`npm install of bun and deno failed: ${npm.stderr}`)
-}
 
 /** Where the bundle of the demo's web entry goes. */
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-runtimes-"))
 const bundle = path.join(work, "everything-web.mjs")
+
+/** The most listens the demo holds at once, here: a few, so that one more is refused (a cancelled one counts no more). */
+const maxListens = 2
 
 /** Starts the demo on a runtime, on a free port: its URL once it listens. */
 const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =>
@@ -62,9 +52,8 @@ const start = (command: string, args: ReadonlyArray<string>): Promise<Running> =
       env: {
         ...process.env,
         MCP_REQUEST_STATE_KEY: "the requestState key of the runtimes test, 32+ bytes",
-        DENO_DIR: path.join(cache, "deno-dir"),
-        DENO_NO_UPDATE_CHECK: "1",
-        NO_COLOR: "1"
+        MCP_MAX_LISTENS: String(maxListens),
+        ...runtimeEnv
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -130,6 +119,40 @@ for (const [name, command] of runtimes) {
       expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
     })
 
+    it("our client, 2026-07-28: a listen hears the list_changed another request triggers, then is cancelled", async () => {
+      expect(await oursListen(running!.url, { name: "runtimes-test" })).toEqual({
+        acknowledged: { toolsListChanged: true },
+        method: "notifications/tools/list_changed"
+      })
+    })
+
+    it("our client, 2026-07-28: a task followed to its end", async () => {
+      const seen = await oursTask(running!.url, { name: "runtimes-test", follow: "status" })
+      expect(seen).toMatchObject({
+        taskId: expect.any(String),
+        content: [{ type: "text", text: "Computed runtime in 0.2s" }]
+      })
+      expect(seen.statuses.at(-1)).toBe("completed")
+    })
+
+    it("the official SDK client with the official tasks client (ext-tasks), 2026-07-28: a task settled", async () => {
+      const seen = await officialTask(running!.url, "official-runtimes-client")
+      expect(seen).toMatchObject({
+        kind: "task",
+        taskId: expect.any(String),
+        result: { content: [{ type: "text", text: "Computed runtime in 0.2s" }] }
+      })
+    })
+
+    it("the official SDK client, 2026-07-28: a listen hears the list_changed another request triggers, then is closed", async () => {
+      const seen = await officialListen(running!.url, "official-runtimes-client")
+      expect(seen).toEqual({
+        honored: { toolsListChanged: true },
+        method: "notifications/tools/list_changed",
+        closed: "local"
+      })
+    })
+
     it("bad input is answered as on Node: bad JSON, wrong headers, a foreign Origin, a streamed body over the limit (and one within it served)", async () => {
       const url = running!.url
       await badHeadersAndJson(url)
@@ -159,6 +182,10 @@ for (const [name, command] of runtimes) {
         body: { id: 7, result: { tools: expect.any(Array) } }
       })
       await bodyOverTheLimit(url)
+    })
+
+    it("a response cancelled mid-stream ends its request: a listen's stream cancelled makes room for another", async () => {
+      await cancelledListen(running!.url, maxListens)
     })
 
     it("the log went to stderr, and nothing says the runtime failed", () => {

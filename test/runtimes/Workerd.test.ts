@@ -5,8 +5,11 @@
  * from the npm registry into `node_modules/.cache/effect-mcp-workerd`, bundles the entry, writes
  * workerd's config and serves it), on a free port of 127.0.0.1, driven over Streamable HTTP by our
  * client in the 2026-07-28 era: list, call, a multi-round trip whose `requestState` is sealed with
- * the `MCP_REQUEST_STATE_KEY` binding; bad input answered as on Node; a handshake-era request
- * refused with a JSON-RPC error naming the revision served (a Worker keeps no session).
+ * the `MCP_REQUEST_STATE_KEY` binding; a task polled to its end by our client and by the SDK
+ * client through ext-tasks (the task runs in the isolate across requests: each request is kept
+ * alive while a task runs, `ctx.waitUntil`, else its timers end with the request that created it
+ * and the task stays `working`); bad input answered as on Node; a handshake-era request refused
+ * with a JSON-RPC error naming the revision served (a Worker keeps no session).
  */
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
@@ -19,7 +22,9 @@ import {
   badHeadersAndJson,
   bodyOverTheLimit,
   official,
+  officialTask,
   ours as driveOurs,
+  oursTask,
   type Running,
   simpleText,
   stop
@@ -153,6 +158,24 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  it("our client, 2026-07-28: a task followed to its end, across requests of one isolate", async () => {
+    const seen = await oursTask(running!.url, { name: "workerd-test", follow: "poll" })
+    expect(seen).toMatchObject({
+      taskId: expect.any(String),
+      content: [{ type: "text", text: "Computed runtime in 0.2s" }]
+    })
+    expect(seen.statuses.at(-1)).toBe("completed")
+  })
+
+  it("the official SDK client with the official tasks client (ext-tasks), 2026-07-28: a task settled, across requests of one isolate", async () => {
+    const seen = await officialTask(running!.url, "official-workerd-client")
+    expect(seen).toMatchObject({
+      kind: "task",
+      taskId: expect.any(String),
+      result: { content: [{ type: "text", text: "Computed runtime in 0.2s" }] }
+    })
   })
 
   it("our client in a Worker, of the demo in another: list, call, a multi-round trip", async () => {

@@ -1384,6 +1384,11 @@ export interface Options {
   readonly auth?: boolean
   /** How long a running task's lease lasts without renewal (default 30 seconds). */
   readonly taskLease?: Duration.DurationInput
+  /**
+   * 2026-07-28: the most `subscriptions/listen` held open at once (`McpServer.Options.maxSubscriptions`,
+   * default 1,000); one more is refused (-32000, over HTTP a 503) until one ends.
+   */
+  readonly maxListens?: number
 }
 
 const ServerTools = Layer.effectDiscard(
@@ -1415,7 +1420,8 @@ export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServe
         cachePolicy,
         ...(options.requestStateKey !== undefined ? { requestStateKey: options.requestStateKey } : {}),
         ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {}),
-        ...(options.taskLease !== undefined ? { taskLease: options.taskLease } : {})
+        ...(options.taskLease !== undefined ? { taskLease: options.taskLease } : {}),
+        ...(options.maxListens !== undefined ? { maxSubscriptions: options.maxListens } : {})
       })
     ),
     Layer.provide(Watched.layer)
@@ -1432,17 +1438,28 @@ export const layer: Layer.Layer<McpServer.McpServer> = layerWith()
 /**
  * The demo where the configuration is all there is (a fetch handler on Bun or Deno, a Worker): its
  * state key from `MCP_REQUEST_STATE_KEY` when that is set (else a random key of the process or
- * isolate, and the server's warning when it first seals a state); its log on stderr.
+ * isolate, and the server's warning when it first seals a state), the most listens held open at
+ * once from `MCP_MAX_LISTENS` (a whole number; default 1,000); its log on stderr.
  */
 export const layerFromConfig = (
-  options: Omit<Options, "requestStateKey"> = {}
+  options: Omit<Options, "requestStateKey" | "maxListens"> = {}
 ): Layer.Layer<McpServer.McpServer> =>
   Layer.unwrapEffect(
     Effect.map(
-      Effect.orDie(Config.option(Config.redacted("MCP_REQUEST_STATE_KEY"))),
-      Option.match({
-        onNone: () => layerWith(options),
-        onSome: (requestStateKey) => layerWith({ ...options, requestStateKey })
-      })
+      Effect.orDie(Effect.all({
+        requestStateKey: Config.option(Config.redacted("MCP_REQUEST_STATE_KEY")),
+        maxListens: Config.option(
+          Config.integer("MCP_MAX_LISTENS").pipe(Config.validate({
+            message: "MCP_MAX_LISTENS must be a whole number of at least 1",
+            validation: (n) => n >= 1
+          }))
+        )
+      })),
+      ({ maxListens, requestStateKey }) =>
+        layerWith({
+          ...options,
+          ...Option.match(requestStateKey, { onNone: () => ({}), onSome: (requestStateKey) => ({ requestStateKey }) }),
+          ...Option.match(maxListens, { onNone: () => ({}), onSome: (maxListens) => ({ maxListens }) })
+        })
     )
   ).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))))

@@ -2,7 +2,8 @@
  * The demo server on runtimes that serve fetch handlers (Bun, Deno), over Streamable HTTP at
  * `/mcp`, both eras, on `--port N` (default 3000; 0 picks a free one), on every interface; the
  * port it listens on is said on stderr (`listening on http://127.0.0.1:N/mcp`). The 2026-07-28
- * `requestState` is sealed with `MCP_REQUEST_STATE_KEY` when set (else a random key of the process).
+ * `requestState` is sealed with `MCP_REQUEST_STATE_KEY` when set (else a random key of the process);
+ * `MCP_MAX_LISTENS`, when set, is the most `subscriptions/listen` held open at once (default 1000).
  *
  * Bundled into one ES module first (`esbuild --bundle`), then `bun web.mjs --port 3000` or
  * `deno run --allow-net --allow-env web.mjs --port 3000`.

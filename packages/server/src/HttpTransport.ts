@@ -414,8 +414,26 @@ export const toWebHandler = <E>(
  * @category models
  */
 export interface WorkerHandler {
-  /** Answers one request, with the Worker's bindings. */
-  readonly fetch: (request: Request, env: Readonly<Record<string, unknown>>) => Promise<Response>
+  /**
+   * Answers one request, with the Worker's bindings and its context: while a task runs, the
+   * request is kept alive (`ctx.waitUntil`).
+   */
+  readonly fetch: (
+    request: Request,
+    env: Readonly<Record<string, unknown>>,
+    ctx?: WorkerContext
+  ) => Promise<Response>
+}
+
+/**
+ * What a Worker's `fetch` is given third (its `ExecutionContext`): what keeps the request alive
+ * after its response, for work that goes on.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WorkerContext {
+  readonly waitUntil: (promise: Promise<unknown>) => void
 }
 
 /**
@@ -426,6 +444,12 @@ export interface WorkerHandler {
  * function of `env` (its allow-lists, say). A Worker keeps no process between requests: serve the
  * 2026-07-28 revision (`Revision.stateless`), and a handshake-era request is refused with
  * -32022, naming it.
+ *
+ * A task runs in the isolate that created it, in memory (or in the `TaskStore` of the server's
+ * context), and its timers end with the request they were set in: so every request is kept alive
+ * (`ctx.waitUntil`) until no task runs in the isolate. Cloudflare keeps a request alive for at most
+ * 30 seconds after its response: a longer task is cut short there (its status stays `working`
+ * until its lease lapses), unless the isolate is kept alive otherwise (a Durable Object).
  *
  * @example
  * import { HttpTransport, McpServer, Revision, Tool } from "@effect-mcp/server"
@@ -453,17 +477,27 @@ export const toWorkerHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options | ((env: Readonly<Record<string, unknown>>) => Options) = {}
 ): WorkerHandler => {
-  let built: WebHandler | undefined
+  let built: Promise<WebAdapter> | undefined
   return {
-    fetch: (request, env) => {
-      built ??= toWebHandler(
-        Layer.provide(server, Layer.setConfigProvider(configOf(env))),
-        typeof options === "function" ? options(env) : options
+    fetch: (request, env, ctx) => {
+      built ??= import("./internal/http/web.js").then((adapter) =>
+        adapter.toWebHandler(
+          Layer.provide(server, Layer.setConfigProvider(configOf(env))),
+          typeof options === "function" ? options(env) : options
+        )
       )
-      return built.handler(request)
+      return built.then((adapter) => {
+        const response = adapter.handler(request)
+        // A task started by this request (or running when it ends) keeps it alive until it ends.
+        ctx?.waitUntil(response.then(adapter.idle, adapter.idle).catch(() => undefined))
+        return response
+      })
     }
   }
 }
+
+/** The Web adapter (`internal/http/web.ts`): the handler, its disposal, and when no task runs. */
+type WebAdapter = ReturnType<typeof import("./internal/http/web.js").toWebHandler>
 
 /** The configuration of a Worker's text bindings. */
 const configOf = (env: Readonly<Record<string, unknown>>): ConfigProvider.ConfigProvider =>

@@ -127,6 +127,7 @@ interface Made extends McpServer.Service {
   readonly [toolLookup]: (name: string) => Tool.Tool | undefined
   readonly [entriesLookup]: () => Registry.Entries
   readonly [directLookup]: (transport: Telemetry.TransportDescription) => Effect.Effect<Stateless.Direct> | undefined
+  readonly [tasksIdle]: Effect.Effect<void>
 }
 
 /** And the whole registry, read synchronously (see `unsafeEntries`). */
@@ -134,6 +135,9 @@ const entriesLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/en
 
 /** And how 2026-07-28 requests with channels of their own are served (see `direct`). */
 const directLookup: unique symbol = Symbol.for("@effect-mcp/server/McpServer/directLookup")
+
+/** And when its tasks are all done here (see `idle`). */
+const tasksIdle: unique symbol = Symbol.for("@effect-mcp/server/McpServer/tasksIdle")
 
 const isMade = (server: McpServer.Service): server is Made => toolLookup in server
 
@@ -162,6 +166,13 @@ export const unsafeTool = (server: McpServer.Service, name: string): Tool.Tool |
  */
 export const unsafeEntries = (server: McpServer.Service): Registry.Entries | undefined =>
   isMade(server) ? server[entriesLookup]() : undefined
+
+/**
+ * Completes once the server runs no task in this process or isolate (at once when it runs none):
+ * a Worker keeps a request alive with it (`ctx.waitUntil`), since its timers, a task's included,
+ * end with the request they were set in. At once for a server not made by `make`.
+ */
+export const idle = (server: McpServer.Service): Effect.Effect<void> => isMade(server) ? server[tasksIdle] : Effect.void
 
 // ---------------------------------------------------------------------------- the server
 
@@ -251,7 +262,8 @@ const serviceOf = (
   registry: Registry.Registry,
   eras: Engine.Eras,
   subscriptions: Subscriptions.Subscriptions,
-  context: Context.Context<never>
+  context: Context.Context<never>,
+  tasks: Tasks.Runtime
 ): Made => {
   /** Edits the registry when `has` holds of its entries now; whether it did. */
   const removeIf = (
@@ -315,6 +327,7 @@ const serviceOf = (
     tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
     [toolLookup]: (name) => registry.unsafeEntries().tools.get(name),
     [entriesLookup]: registry.unsafeEntries,
+    [tasksIdle]: tasks.idle,
     [directLookup]: (transport) =>
       eras.stateless === undefined ? undefined : Stateless.direct(eras.stateless, context, transport),
     serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
@@ -422,7 +435,7 @@ const build = Effect.fn("McpServer.make")(function*(
       : undefined
   }
 
-  return serviceOf(options, revisions, registry, eras, subscriptions, context)
+  return serviceOf(options, revisions, registry, eras, subscriptions, context, tasks)
 })
 
 /**

@@ -250,7 +250,7 @@ const launch = (
               }
               task.record = record
               task.base = origin.context
-              tasks.locals.set(record.taskId, {
+              tasks.running(record.taskId, {
                 owner: record.owner,
                 routes: [],
                 known: task.known,

@@ -42,6 +42,13 @@ export interface Options {
 export const ownerOf = (request: RequestContext): string =>
   Option.isSome(request.auth) ? `auth:${AuthInfo.holder(request.auth.value)}` : request.taskOwner
 
+/** A deferred already done. */
+const done = (): Deferred.Deferred<void> => {
+  const deferred = Deferred.unsafeMake<void>(FiberId.none)
+  Deferred.unsafeDone(deferred, Exit.void)
+  return deferred
+}
+
 /**
  * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
  * `tasks/result` requests waiting on it).
@@ -71,6 +78,8 @@ export class TaskState implements TaskRuntime {
   readonly sessions = new Map<string, (method: string, params: object) => Effect.Effect<void>>()
   /** What each task was last told as (status and message): a change of neither (a lease) is not news. */
   readonly told = new Map<string, string>()
+  /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
+  private settled: Deferred.Deferred<void> = done()
 
   constructor(
     readonly store: TaskStore.Service,
@@ -140,12 +149,25 @@ export class TaskState implements TaskRuntime {
         return Effect.succeed(found.value)
       }
     )
+  /** A task this instance runs from now on (its handler detached): its local state. */
+  readonly running = (taskId: string, local: Local) => {
+    if (this.locals.size === 0) this.settled = Deferred.unsafeMake(FiberId.none)
+    this.locals.set(taskId, local)
+  }
+
   /** A task this instance no longer runs: its local state goes. */
   readonly forget = (taskId: string) => {
     const local = this.locals.get(taskId)
     if (local === undefined) return
     this.locals.delete(taskId)
+    if (this.locals.size === 0) Deferred.unsafeDone(this.settled, Exit.void)
   }
+
+  /**
+   * Completes once this instance runs no task (at once when it runs none): what a Worker keeps the
+   * request alive with (`ctx.waitUntil`), since a Worker's timers end with their request.
+   */
+  readonly idle: Effect.Effect<void> = Effect.suspend(() => Deferred.await(this.settled))
 
   readonly route = (taskId: string): Route | undefined => this.locals.get(taskId)?.routes[0]
   readonly wakeOf = (taskId: string): Deferred.Deferred<void> | undefined => this.locals.get(taskId)?.wake

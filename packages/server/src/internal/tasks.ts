@@ -107,6 +107,8 @@ export interface Runtime {
    * the running ones' handlers stopped (a token's holder's live on: another session may reach them).
    */
   readonly endOwner: (owner: string) => Effect.Effect<void>
+  /** Completes once this instance runs no task (at once when it runs none). */
+  readonly idle: Effect.Effect<void>
 }
 
 /** The tasks runtime of one server: its state, and what it does (each in a module of its own). */

@@ -21,7 +21,8 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Scope from "effect/Scope"
 import type { Options } from "../../HttpTransport.js"
-import type { McpServer } from "../../McpServer.js"
+import { McpServer } from "../../McpServer.js"
+import * as Server from "../server.js"
 import * as internal from "./handler.js"
 import * as Platform from "./platform.js"
 
@@ -63,7 +64,11 @@ export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | 
     )
   })
 
-class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, Fetch>() {}
+/** The handler, and when the server runs no task (see `Server.idle`). */
+class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, {
+  readonly fetch: Fetch
+  readonly idle: Effect.Effect<void>
+}>() {}
 
 /**
  * What a request is answered while the server cannot be built (its layer failed: a missing
@@ -80,29 +85,37 @@ const unbuilt = (): Response =>
   )
 
 /**
- * A fetch handler for a server layer, and what disposes of it: the server is built by the first
- * request. A build that fails is logged (`Effect.logError`, with its cause) and answered as
- * {@link unbuilt}; it is not kept: the next request builds again.
+ * A fetch handler for a server layer, what disposes of it, and what completes once the server runs
+ * no task (at once before it is built): the server is built by the first request. A build that
+ * fails is logged (`Effect.logError`, with its cause) and answered as {@link unbuilt}; it is not
+ * kept: the next request builds again.
  */
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options & { readonly memoMap?: Layer.MemoMap | undefined }
-): { readonly handler: Fetch; readonly dispose: () => Promise<void> } => {
+): {
+  readonly handler: Fetch
+  readonly dispose: () => Promise<void>
+  readonly idle: () => Promise<void>
+} => {
   const { memoMap, ...rest } = options
-  const layer = Layer.scoped(WebFetch, make(rest)).pipe(
+  const layer = Layer.scoped(
+    WebFetch,
+    Effect.all({ fetch: make(rest), idle: Effect.map(McpServer, Server.idle) })
+  ).pipe(
     Layer.provide(server),
     Layer.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
   )
   const state: {
     runtime: ManagedRuntime.ManagedRuntime<WebFetch, E> | undefined
-    built: Fetch | undefined
+    built: WebFetch["Type"] | undefined
     building: Promise<Fetch | undefined> | undefined
   } = { runtime: undefined, built: undefined, building: undefined }
   const build = (): Promise<Fetch | undefined> => {
     const runtime = ManagedRuntime.make(layer, memoMap)
     state.runtime = runtime
     return runtime.runPromise(WebFetch).then(
-      (fetch) => state.built = fetch,
+      (built) => (state.built = built).fetch,
       () => {
         state.building = undefined
         return runtime.dispose().then(() => undefined)
@@ -110,9 +123,13 @@ export const toWebHandler = <E>(
     )
   }
   const handler: Fetch = (request) => {
-    if (state.built !== undefined) return state.built(request)
+    if (state.built !== undefined) return state.built.fetch(request)
     state.building ??= build()
     return state.building.then((fetch) => fetch === undefined ? unbuilt() : fetch(request))
   }
-  return { handler, dispose: () => state.runtime?.dispose() ?? Promise.resolve() }
+  const idle = () =>
+    state.built === undefined || state.runtime === undefined
+      ? Promise.resolve()
+      : state.runtime.runPromise(state.built.idle)
+  return { handler, dispose: () => state.runtime?.dispose() ?? Promise.resolve(), idle }
 }
