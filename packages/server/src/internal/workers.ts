@@ -6,7 +6,11 @@
  * the whole server (a coalescing window, a sweep) sleeps on the timer of whichever request woke
  * it last, and never wakes once that request is done. What is shared between requests without a
  * timer (a queue offered to by one request and taken from by a fiber of another) works: a
- * promise resolved from another request continues in the request that made it, while it lives.
+ * promise resolved from another request continues in the request that made it, while it lives
+ * (workerd's `handle_cross_request_promise_resolution`, on since 2024-10-14). So does writing to a
+ * response body that is a JavaScript `ReadableStream` (the platform's, of an Effect `Stream`); a
+ * native stream (`IdentityTransformStream`) written from another request throws "Cannot perform
+ * I/O on behalf of a different request".
  */
 
 /** Is this a Cloudflare Worker? (Cloudflare's documented `navigator.userAgent` of a Worker.) */
