@@ -25,6 +25,7 @@ import {
   officialTask,
   ours as driveOurs,
   oursTask,
+  post,
   type Running,
   simpleText,
   stop
@@ -187,6 +188,66 @@ describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () 
     expect(seen.tools).toContain("test_simple_text")
     expect(seen.simple).toEqual(simpleText)
     expect(JSON.stringify(seen.asked)).toContain("ada@example.com")
+  })
+
+  // A listen on a Worker, the server built by an earlier request: before, workerd cancelled it as
+  // hung right after its acknowledgement ("your Worker's code had hung and would never generate a
+  // response": the only timer that could wake it was the keep-alive sweep's, which belongs to the
+  // request that built the server), and a change another request made never reached it (the
+  // registry's coalescing window slept on the timer of that request, cancelled with it).
+  it("a listen on workerd: acknowledged, held open, told of the changes other requests make, then cancelled by the client", async () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "workerd-test", version: "1.0.0" }
+    }
+    // Another request first (the isolate's server is built by it, when this test runs alone).
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: meta } })
+    expect((await post(running!.url, { "mcp-method": "tools/list" }, list)).status).toBe(200)
+    const listen = await post(
+      running!.url,
+      { "mcp-method": "subscriptions/listen" },
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true }, _meta: meta }
+      })
+    )
+    expect(listen.status).toBe(200)
+    const reader = listen.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let heard = ""
+    const count = (text: string) => heard.split(text).length - 1
+    const until = async (text: string, times: number) => {
+      while (count(text) < times) {
+        const next = await reader.read()
+        if (next.done) throw new Error(`the listen ended before ${text}: ${heard}`)
+        heard += next.value
+      }
+    }
+    const trigger = async (id: number) => {
+      const response = await post(
+        running!.url,
+        { "mcp-method": "tools/call", "mcp-name": "test_trigger_tool_change" },
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "test_trigger_tool_change", arguments: {}, _meta: meta }
+        })
+      )
+      expect(await answer(response)).toMatchObject({ status: 200, body: { id, result: { resultType: "complete" } } })
+    }
+    await until("notifications/subscriptions/acknowledged", 1)
+    await trigger(10)
+    await until("notifications/tools/list_changed", 1)
+    await trigger(11)
+    await until("notifications/tools/list_changed", 2)
+    expect(heard).toContain(`"io.modelcontextprotocol/subscriptionId":9`)
+    await reader.cancel()
+    // What comes after the cancel is sent to nobody, and nothing is left waiting on it.
+    await trigger(12)
+    expect(running!.stderr()).not.toMatch(/hung|different request context/)
   })
 
   it("the state key is the Worker's binding: a round trip's retry is served by another Worker with the same key, and not by one without it", async () => {

@@ -5,6 +5,8 @@
  * The server is built once per isolate, by the first request, from the Worker's `env`: the
  * binding `MCP_REQUEST_STATE_KEY` seals `requestState` (give every isolate the same key; without
  * it each isolate seals with a random key of its own, and a retry reaching another isolate fails).
+ * A `subscriptions/listen` is held open as a streamed response, told of the changes the isolate's
+ * requests make (`test_trigger_tool_change`, say).
  *
  * Bundled into one ES module first (`esbuild --bundle --platform=browser`), then served by
  * `workerd serve` (`pnpm run everything:workerd --port 3000`).

@@ -451,6 +451,17 @@ export interface WorkerContext {
  * 30 seconds after its response: a longer task is cut short there (its status stays `working`
  * until its lease lapses), unless the isolate is kept alive otherwise (a Durable Object).
  *
+ * A `subscriptions/listen` is a streamed `Response` there too. On a Worker a timer belongs to the
+ * request that set it (cancelled when its response ends), and workerd cancels a request that has
+ * nothing of its own pending as hung: so each listen has a keep-alive of its own, set while its own
+ * request is served, and changes are not coalesced in a window (`listChangedWindow`, whose timer
+ * would be another request's). A change made by another request of the same isolate (a tool call
+ * that edits the list) reaches its listens; one made in another isolate does not (it would take a
+ * `NotificationBus` the isolates share, and the Redis one needs a connection that outlives a
+ * request, which a Worker does not keep).
+ * The handler's sweep (`maxRequestDuration`, the keep-alive of other SSE responses) runs on a timer
+ * of the request that built the server and ends with it: there the platform's limits apply.
+ *
  * @example
  * import { HttpTransport, McpServer, Revision, Tool } from "@effect-mcp/server"
  * import * as Config from "effect/Config"

@@ -159,7 +159,11 @@ export interface Options<R> {
   readonly hideUnauthorized?: boolean
   /** Declare capabilities even when the registry starts empty (for servers that add things later). */
   readonly capabilities?: Serving.Config["capabilities"]
-  /** Coalescing window of list_changed notifications (default 10 millis). */
+  /**
+   * Coalescing window of list_changed notifications (default 10 millis). Zero, or on a Cloudflare
+   * Worker (where the window's timer would belong to the request that made the change, and end with
+   * it): no window, the changes made since the last batch went out are the next batch.
+   */
   readonly listChangedWindow?: Duration.DurationInput
   /**
    * 2026-07-28: the most `subscriptions/listen` requests held open at once, over every transport

@@ -6,14 +6,17 @@
  * made, other servers' (from the notification bus, `NotificationBus`) as they arrive. They are
  * coalesced by one server-level fiber over a short window and handed, as one batch, to every
  * listener (each engine serving handshake sessions registers one for its lifetime; the server's
- * subscriptions one). Nothing is kept or run per session.
+ * subscriptions one). Nothing is kept or run per session. On a Worker (`workers.ts`), or with a
+ * window of zero, there is no window: a batch is what came since the fiber last woke (the
+ * window's timer would be the request's that made the first change of it, cancelled with it, and
+ * the fiber would never wake again).
  *
  * This server's own changes are also published to the bus, marked with its `origin` (so that it
  * skips them when the bus delivers them back): they reach its own clients even when the bus is
  * slow or down, and exactly once.
  */
 import * as Chunk from "effect/Chunk"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
@@ -24,6 +27,7 @@ import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
+import * as Workers from "./workers.js"
 
 export interface Entries {
   readonly tools: ReadonlyMap<string, Tool.Tool>
@@ -122,15 +126,16 @@ export const make = (initial: {
       Stream.runForEach((event) => event.origin === origin ? Effect.void : change(event)),
       Effect.forkScoped
     )
-    yield* Stream.fromQueue(changes).pipe(
-      Stream.groupedWithin(1024, initial.window),
-      Stream.runForEach((chunk) =>
-        Effect.flatMap(Ref.get(listeners), (all) => {
-          const batch = coalesce(chunk)
-          return Effect.forEach(all, (listener) => listener(batch), { discard: true })
-        })
-      ),
-      Effect.forkScoped
+    const deliver = (chunk: Chunk.Chunk<Change>) =>
+      Effect.flatMap(Ref.get(listeners), (all) => {
+        const batch = coalesce(chunk)
+        return Effect.forEach(all, (listener) => listener(batch), { discard: true })
+      })
+    const windowed = Duration.toMillis(initial.window) > 0 && !Workers.onWorkers()
+    yield* Effect.forkScoped(
+      windowed
+        ? Stream.runForEach(Stream.groupedWithin(Stream.fromQueue(changes), 1024, initial.window), deliver)
+        : Stream.runForEachChunk(Stream.fromQueue(changes), deliver)
     )
     return {
       entries,

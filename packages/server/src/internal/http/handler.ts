@@ -22,6 +22,7 @@ import * as TokenVerifier from "../../TokenVerifier.js"
 import * as Holders from "../holders.js"
 import * as Metrics from "../metrics.js"
 import * as Timer from "../timer.js"
+import * as Workers from "../workers.js"
 import * as Auth from "./auth.js"
 import * as Budget from "./budget.js"
 import type { Exchange } from "./exchange.js"
@@ -356,9 +357,13 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       : undefined
     // Both back ends check a POST's Accept: each value a client sends is parsed once.
     const acceptVerdicts = new Front.AcceptVerdicts()
+    // Idle sessions end, requests over their maximum duration are interrupted, open SSE streams have
+    // their keep-alive, at least every 15 seconds: one fiber, not one per session (but `ownKeepAlive`).
+    const every = Math.max(10, Math.min(idleMillis / 2, maxRequestMillis / 2, 15_000))
     // The stateless era: no engine, each POST served on its own response (its sink).
     const stateless = { server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf }
-    const posts = servesStateless ? yield* Stateless.Posts.make(stateless) : undefined
+    const ownKeepAlive = Workers.onWorkers() ? { every, fork } : undefined
+    const posts = servesStateless ? yield* Stateless.Posts.make({ ...stateless, ownKeepAlive }) : undefined
     // Each engine ends before its responses do (finalizers run last first). The stateless back end
     // answers its subscriptions gracefully while their streams are still open, then ends the rest.
     if (sessions !== undefined) {
@@ -371,9 +376,6 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     }
     if (posts !== undefined) yield* Effect.addFinalizer(() => posts.endAll)
 
-    // Idle sessions end, requests over their maximum duration are interrupted: one fiber, not one per session.
-    // Also the keep-alive of open SSE streams: at least every 15 seconds.
-    const every = Math.max(10, Math.min(idleMillis / 2, maxRequestMillis / 2, 15_000))
     yield* Effect.zipRight(sessions?.sweep ?? Effect.void, posts?.sweep ?? Effect.void).pipe(
       Effect.repeat(Schedule.spaced(Duration.millis(every))),
       Effect.forkScoped

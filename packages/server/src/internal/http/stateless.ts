@@ -14,6 +14,13 @@
  * - The status follows the answer: 404 for -32601, 400 for the errors of a bad request (-32700,
  *   -32600, -32602, -32020, -32021, -32022), 503 for a listen refused as too many are open
  *   (-32000), 200 otherwise.
+ * - Keep-alive comments on open streams, and the maximum duration of a request: one sweep of the
+ *   handler for every POST. On a Worker, a listen also has a keep-alive of its own, started while
+ *   its own request is served (`Config.ownKeepAlive`): the sweep's timer belongs to the request
+ *   that built the server and is gone with it, and a listen with no timer of its own pending is
+ *   cancelled by workerd as hung ("your Worker's code had hung and would never generate a
+ *   response"). What another request sends on it (a list changed by a tool call) reaches it: a
+ *   promise resolved from another request continues in the request that made it, while it lives.
  */
 import type { AuthInfo } from "@effect-mcp/core"
 import type { Peer } from "@effect-mcp/core"
@@ -22,6 +29,8 @@ import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
 import * as Server from "../server.js"
@@ -45,7 +54,20 @@ export interface Config {
   readonly auth: Auth | undefined
   /** The address of an exchange's client (as the trusted proxies forward it), for its quotas. */
   readonly peerOf: (exchange: Exchange) => string | undefined
+  /**
+   * Each listen keeps itself alive (a Worker): a fiber of `fork`, forked while its request is
+   * served so that its timers are that request's, writes a keep-alive comment `every`
+   * milliseconds until the listen ends. Undefined: the sweep does it.
+   */
+  readonly ownKeepAlive:
+    | {
+      readonly every: number
+      readonly fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+    }
+    | undefined
 }
+
+const keepAliveComment = Front.sseComment("keep-alive")
 
 const badRequest = new Set<number>([-32700, -32600, -32602, -32020, -32021, -32022])
 
@@ -150,6 +172,8 @@ class Post implements Transport.Sink, Channel {
 
   /** When it was opened (`open`: a request answered at once never is). */
   startedAt = 0
+  /** What stops its own keep-alive (a listen on a Worker), while it runs. */
+  keepAlive: (() => void) | undefined = undefined
 
   constructor(
     readonly posts: Posts,
@@ -222,6 +246,10 @@ class Post implements Transport.Sink, Channel {
     this.mode = "done"
     this.stream = undefined
     this.posts.forget(this)
+    if (this.keepAlive !== undefined) {
+      this.keepAlive()
+      this.keepAlive = undefined
+    }
   }
 }
 
@@ -240,6 +268,22 @@ const answerAtOnce = (post: Post, request: JsonRpc.Request, preparation: Era.Pre
     post.last(JsonRpc.failure(request.id, error.value.toWire(Era.revisionOf(request))))
   }
   return true
+}
+
+/**
+ * A listen's own keep-alive (`Config.ownKeepAlive`): forked now, while its request is served, so
+ * that the timers it sleeps on are that request's (on a Worker, what keeps the request alive);
+ * stopped when the listen ends (from any request: a timer another request clears is left to die
+ * with its own).
+ */
+const keepItAlive = (post: Post, own: NonNullable<Config["ownKeepAlive"]>): void => {
+  const fiber = own.fork(Effect.forever(Effect.zipRight(
+    Effect.sleep(own.every),
+    Effect.sync(() => {
+      if (post.mode === "sse") post.stream!.write(keepAliveComment)
+    })
+  )))
+  post.keepAlive = () => fiber.unsafeInterruptAsFork(FiberId.none)
 }
 
 // ---------------------------------------------------------------------------- every POST
@@ -335,6 +379,7 @@ export class Posts {
     if (direct.answersAtOnce && answerAtOnce(post, request, preparation)) return
     post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
+    if (post.listen && this.config.ownKeepAlive !== undefined) keepItAlive(post, this.config.ownKeepAlive)
     exchange.onClose(() => {
       // A closed response is a cancellation: the request is interrupted, nothing more is sent.
       if (post.mode === "done") return
@@ -352,7 +397,6 @@ export class Posts {
     return Effect.sync(() => {
       const now = this.config.clock.unsafeCurrentTimeMillis()
       const max = this.config.maxRequestMillis
-      const comment = Front.sseComment("keep-alive")
       for (const post of Array.from(this.open)) {
         if (max !== undefined && !post.listen && now - post.startedAt > max) {
           post.last({
@@ -361,7 +405,7 @@ export class Posts {
             error: { code: JsonRpc.Code.InternalError, message: "Request exceeded the server's maximum duration" }
           })
           post.served?.interrupt()
-        } else if (post.mode === "sse") post.stream!.write(comment)
+        } else if (post.mode === "sse" && post.keepAlive === undefined) post.stream!.write(keepAliveComment)
       }
     })
   }
