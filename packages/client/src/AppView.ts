@@ -114,7 +114,9 @@ export const settings: { readonly mimeTypes: ReadonlyArray<string> } = { mimeTyp
 export const declare: <O extends McpClient.Options<any>>(options: O) => O = internal.declare
 
 /**
- * The server declared the extension (it serves views).
+ * The server declared the extension in its capabilities. A hint only: the specification asks nothing of
+ * a server's capabilities, and servers made with the official SDK (`registerAppTool`) declare nothing;
+ * `linked` tells which tools have views.
  *
  * @since 0.2.0
  * @category predicates

@@ -15,7 +15,8 @@
  *   `initialize`, or on the request in 2026-07-28) is served the views, the links and the app-only tools;
  *   to any other client the server lists no view, the linked tools without their `_meta.ui`, and no
  *   app-only tool (it stays callable by name). A linked tool must therefore answer with meaningful text
- *   content, which is all such a client shows.
+ *   content, which is all such a client shows. Tools carry `_meta` from 2025-06-18: a session of an
+ *   older revision is served as a client without views, whatever it declared.
  * - **Checked when built.** A tool linked to a URI the server does not serve as a view fails the server
  *   when it is built, in one line.
  *

@@ -66,7 +66,7 @@ const Readme = Resource.make("file:///readme", { mimeType: "text/plain" }, Effec
 
 const options = {
   serverInfo,
-  revisions: ["2025-06-18", "2025-11-25", "2026-07-28"] as const,
+  revisions: ["2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"] as const,
   tools: [Show, Increment, ModelOnly, Plain],
   resources: [Counter, Readme]
 }
@@ -80,7 +80,12 @@ const valid = (set: Parameters<typeof validate>[0], definition: string, value: u
 const byName = (tools: ReadonlyArray<any>) => Object.fromEntries(tools.map((t) => [t.name, t]))
 
 /** What a client that renders views must see, checked against both schemas. */
-const seenWithApps = (set: "2025-06-18" | "2025-11-25" | "2026-07-28", tools: any, resources: any, read: any) => {
+const seenWithApps = (
+  set: "2024-11-05" | "2025-06-18" | "2025-11-25" | "2026-07-28",
+  tools: any,
+  resources: any,
+  read: any
+) => {
   valid(set, "ListToolsResult", tools)
   valid(set, "ListResourcesResult", resources)
   valid(set, "ReadResourceResult", read)
@@ -125,13 +130,14 @@ const seenWithApps = (set: "2025-06-18" | "2025-11-25" | "2026-07-28", tools: an
 }
 
 /** What a client that renders no views must see: no view, no link, no app-only tool. */
-const seenWithout = (set: "2025-06-18" | "2025-11-25" | "2026-07-28", tools: any, resources: any) => {
+const seenWithout = (set: "2024-11-05" | "2025-06-18" | "2025-11-25" | "2026-07-28", tools: any, resources: any) => {
   valid(set, "ListToolsResult", tools)
   valid(set, "ListResourcesResult", resources)
   const listed = byName(tools.tools)
   assert.deepStrictEqual(Object.keys(listed).sort(), ["plain", "show_counter", "summary"])
   assert.isUndefined(listed.show_counter._meta)
-  assert.deepStrictEqual(listed.summary._meta, { "com.example/x": 1 })
+  // Before 2025-06-18 a tool carries no _meta at all.
+  assert.deepStrictEqual(listed.summary._meta, set === "2024-11-05" ? undefined : { "com.example/x": 1 })
   assert.deepStrictEqual(resources.resources.map((r: any) => r.uri), ["file:///readme"])
 }
 
@@ -171,6 +177,14 @@ describe("AppView, handshake era", () => {
         assert.deepStrictEqual(called.content, [{ type: "text", text: "The counter is 1" }])
       }))
   }
+
+  it.scoped("2024-11-05, whose tools carry no _meta: a client that declared the extension is served as a plain one", () =>
+    Effect.gen(function*() {
+      // A link could not reach it, and an app-only tool would be listed to its model as any other.
+      const client = yield* connect(options)
+      yield* client.initialize("2024-11-05", withApps)
+      seenWithout("2024-11-05", yield* client.result("tools/list"), yield* client.result("resources/list"))
+    }))
 
   it.scoped("the extension declared without the MIME type, or another one, is not enough", () =>
     Effect.gen(function*() {

@@ -2,7 +2,7 @@
  * MCP Apps in the serving core: what a client that renders no views is shown (no view, no link, no
  * app-only tool), and the check, when a server is built, that every tool's link names a view it serves.
  */
-import { Schema as McpSchema } from "@effect-mcp/core"
+import { Revision, Schema as McpSchema } from "@effect-mcp/core"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
 
@@ -40,8 +40,20 @@ export const forPlainClient = (definition: ToolDefinition): ToolDefinition | und
   return Object.keys(rest).length > 0 ? { ...fields, _meta: rest } : fields
 }
 
-/** Does this request's client render views (declared the extension with the MIME type)? */
-export const rendersViews: (capabilities: McpSchema.Capabilities.ClientCapabilities) => boolean = Apps.rendersViews
+/** The revisions whose tool definitions carry `_meta` (from 2025-06-18). */
+const carriesMeta: ReadonlySet<string> = new Set(
+  Revision.all.filter((revision) => !McpSchema.Base.absentFields(McpSchema.Tool.Tool, revision).includes("_meta"))
+)
+
+/**
+ * Is this request shown views: its client declared the extension with the MIME type, and its revision's
+ * tools carry `_meta` (the link)? Before 2025-06-18 a tool has no `_meta`: a link cannot reach the host,
+ * and an app-only tool would be listed as any other, so the request is served as a plain client's.
+ */
+export const showsViews = (request: {
+  readonly clientCapabilities: McpSchema.Capabilities.ClientCapabilities
+  readonly features: { readonly revision: string }
+}): boolean => Apps.rendersViews(request.clientCapabilities) && carriesMeta.has(request.features.revision)
 
 /**
  * The first link of `tools` that names no view of `resources`, said in one line; undefined when every

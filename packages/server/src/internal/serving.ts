@@ -120,11 +120,11 @@ const plainTools = (tools: Iterable<Tool.Tool>): Array<Tool.Tool> => {
 
 /** MCP Apps: the tools listed to a request; a client that renders no views is shown no link, no app-only tool. */
 const listedTools = (entries: Entries, request: RequestContext): Iterable<Tool.Tool> =>
-  Apps.rendersViews(request.clientCapabilities) ? entries.tools.values() : plainTools(entries.tools.values())
+  Apps.showsViews(request) ? entries.tools.values() : plainTools(entries.tools.values())
 
 /** MCP Apps: the resources listed to a request; a client that renders no views is shown no view. */
 const listedResources = (entries: Entries, request: RequestContext): Iterable<Resource.Resource> =>
-  Apps.rendersViews(request.clientCapabilities)
+  Apps.showsViews(request)
     ? entries.resources.values()
     : Array.from(entries.resources.values()).filter((r) => !Apps.isView(r.definition))
 
