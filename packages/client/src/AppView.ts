@@ -14,6 +14,8 @@
  *   if the URI is `ui://`, the content's MIME type is `text/html;profile=mcp-app`, the HTML is within
  *   `maxBytes` (default 4 MiB) and UTF-8, and its `_meta.ui` is the specification's; anything else is an
  *   `InvalidView`, in one line.
+ * - **What the sandbox applies.** `contentSecurityPolicy` and `permissionsPolicy` turn a view's `_meta.ui`
+ *   into the CSP and the iframe `allow` attribute the specification asks of a host.
  *
  * @example
  * ```ts
@@ -225,8 +227,8 @@ export class InvalidView extends Data.TaggedError("InvalidView")<{
 /**
  * Fetches a view (`resources/read`) and verifies it: a `ui://` URI (else nothing is sent), one content of
  * that URI, of MIME type `text/html;profile=mcp-app`, its HTML (`text`, or a base64 `blob`) UTF-8 and
- * within `maxBytes`, and its `_meta.ui` the specification's. What fails is an `InvalidView`; what the
- * server refuses (a URI it does not serve) is its error.
+ * within `maxBytes`, and its `_meta.ui` the specification's, each of its csp domains one CSP source. What
+ * fails is an `InvalidView`; what the server refuses (a URI it does not serve) is its error.
  *
  * @since 0.2.0
  * @category accessors
@@ -236,3 +238,26 @@ export const read: (
   uri: string,
   options?: ReadOptions
 ) => Effect.Effect<View, ClientError.ClientError | InvalidView> = internal.read
+
+/**
+ * The Content-Security-Policy a host applies to a view, from its `_meta.ui.csp` as the specification maps
+ * it: `resourceDomains` to `script-src`, `style-src`, `img-src`, `font-src` and `media-src`;
+ * `connectDomains` to `connect-src`; `frameDomains` to `frame-src`; `baseUriDomains` to `base-uri`. What is
+ * not declared is the specification's restrictive default (`default-src 'none'`, inline scripts and styles
+ * of the document itself, `data:` images and media, `connect-src 'none'`, `frame-src 'none'`,
+ * `base-uri 'self'`), and `object-src 'none'` always. A domain that is not one source (a space, a quote, a
+ * `;` or `,` in it) is left out: it could widen the policy (`read` refuses a view that declares one).
+ *
+ * @since 0.2.0
+ * @category host
+ */
+export const contentSecurityPolicy: (ui: ResourceMeta) => string = internal.contentSecurityPolicy
+
+/**
+ * The iframe `allow` attribute (Permissions Policy) a host gives a view, from its `_meta.ui.permissions`:
+ * `camera`, `microphone`, `geolocation`, `clipboard-write`, the ones it asked for only (empty: none).
+ *
+ * @since 0.2.0
+ * @category host
+ */
+export const permissionsPolicy: (ui: ResourceMeta) => string = internal.permissionsPolicy

@@ -231,6 +231,18 @@ describe("AppView.read against a server that serves bad views", () => {
       )
     }))
 
+  it.scoped("a csp domain that is not one source (it would widen the policy)", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* refused({
+          mimeType: MIME,
+          text: html,
+          _meta: { ui: { csp: { connectDomains: ["https://a.example", "https://b.example; script-src *"] } } }
+        }),
+        "View ui://bad/view: its csp declares \"https://b.example; script-src *\", which is not one source"
+      )
+    }))
+
   it.scoped("a URI that is not ui:// is refused before anything is sent", () =>
     Effect.gen(function*() {
       const { client, received } = yield* scripted("handshake", serving({ mimeType: MIME, text: html }))
@@ -270,5 +282,49 @@ describe("AppView's reading of a tool", () => {
     assert.deepStrictEqual(AppView.visibility(tool({ "ui/resourceUri": "ui://flat" })), ["model", "app"])
     assert.isTrue(Option.isNone(AppView.toolMeta(tool({ ui: { visibility: ["agent"] } }))))
     assert.deepStrictEqual(AppView.forModel([tool({ ui: { visibility: ["app"] } })]), [])
+  })
+})
+
+describe("AppView: what a host applies to a view", () => {
+  const ui = (value: unknown) => Schema.decodeUnknownSync(AppView.ResourceMeta)(value)
+
+  it("no csp: the specification's restrictive default; no permissions: none", () => {
+    assert.strictEqual(
+      AppView.contentSecurityPolicy(ui({})),
+      "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+        "img-src 'self' data:; font-src 'self' data:; media-src 'self' data:; connect-src 'none'; " +
+        "frame-src 'none'; base-uri 'self'; object-src 'none'"
+    )
+    assert.strictEqual(AppView.permissionsPolicy(ui({})), "")
+  })
+
+  it("declared domains in their directives only; permissions as the allow attribute", () => {
+    const declared = ui({
+      csp: {
+        connectDomains: ["https://api.example.com", "wss://live.example.com"],
+        resourceDomains: ["https://*.cdn.example.com"],
+        frameDomains: ["https://www.youtube.com"],
+        baseUriDomains: ["https://base.example.com"]
+      },
+      permissions: { clipboardWrite: {}, geolocation: {} }
+    })
+    assert.strictEqual(
+      AppView.contentSecurityPolicy(declared),
+      "default-src 'none'; script-src 'self' 'unsafe-inline' https://*.cdn.example.com; " +
+        "style-src 'self' 'unsafe-inline' https://*.cdn.example.com; img-src 'self' data: https://*.cdn.example.com; " +
+        "font-src 'self' data: https://*.cdn.example.com; media-src 'self' data: https://*.cdn.example.com; " +
+        "connect-src https://api.example.com wss://live.example.com; frame-src https://www.youtube.com; " +
+        "base-uri https://base.example.com; object-src 'none'"
+    )
+    assert.strictEqual(AppView.permissionsPolicy(declared), "geolocation; clipboard-write")
+  })
+
+  it("a domain that would add sources or directives is left out", () => {
+    const policy = AppView.contentSecurityPolicy(ui({
+      csp: { connectDomains: ["https://ok.example", "https://x; script-src *", "'unsafe-eval'", "a b", ""] }
+    }))
+    assert.include(policy, "connect-src https://ok.example; ")
+    assert.notInclude(policy, "unsafe-eval")
+    assert.notInclude(policy, "script-src *")
   })
 })

@@ -136,7 +136,60 @@ export const read = (
     if (Either.isLeft(ui)) {
       return yield* invalid(`its _meta.ui is not the specification's (${oneLine(ui.left.message)})`)
     }
+    const bad = badDomain(ui.right)
+    if (bad !== undefined) return yield* invalid(`its csp declares ${JSON.stringify(bad)}, which is not one source`)
     return { uri, mimeType: Apps.mimeType, html: html.right.html, bytes: html.right.bytes, ui: ui.right }
   })
 
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ")
+
+// ---------------------------------------------------------------------------- what a host applies
+
+/** One CSP source: no whitespace, quote, `;` or `,`, which would add sources or directives. */
+const isSource = (domain: string): boolean => domain.length > 0 && !/[\s;,'"]/.test(domain)
+
+const sources = (domains: ReadonlyArray<string> | undefined): Array<string> => (domains ?? []).filter(isSource)
+
+/** The first declared domain that is not one CSP source, if any. */
+export const badDomain = (ui: McpSchema.Apps.ResourceMeta): string | undefined => {
+  const csp = ui.csp
+  if (csp === undefined) return undefined
+  for (const domains of [csp.connectDomains, csp.resourceDomains, csp.frameDomains, csp.baseUriDomains]) {
+    const bad = (domains ?? []).find((d) => !isSource(d))
+    if (bad !== undefined) return bad
+  }
+  return undefined
+}
+
+export const contentSecurityPolicy = (ui: McpSchema.Apps.ResourceMeta): string => {
+  const resource = sources(ui.csp?.resourceDomains)
+  const connect = sources(ui.csp?.connectDomains)
+  const frame = sources(ui.csp?.frameDomains)
+  const base = sources(ui.csp?.baseUriDomains)
+  const directive = (name: string, own: ReadonlyArray<string>, declared: ReadonlyArray<string>, none: string) => {
+    const all = [...own, ...declared]
+    return `${name} ${all.length > 0 ? all.join(" ") : none}`
+  }
+  return [
+    "default-src 'none'",
+    directive("script-src", ["'self'", "'unsafe-inline'"], resource, ""),
+    directive("style-src", ["'self'", "'unsafe-inline'"], resource, ""),
+    directive("img-src", ["'self'", "data:"], resource, ""),
+    directive("font-src", ["'self'", "data:"], resource, ""),
+    directive("media-src", ["'self'", "data:"], resource, ""),
+    directive("connect-src", [], connect, "'none'"),
+    directive("frame-src", [], frame, "'none'"),
+    directive("base-uri", [], base, "'self'"),
+    "object-src 'none'"
+  ].join("; ")
+}
+
+const features = [
+  ["camera", "camera"],
+  ["microphone", "microphone"],
+  ["geolocation", "geolocation"],
+  ["clipboardWrite", "clipboard-write"]
+] as const
+
+export const permissionsPolicy = (ui: McpSchema.Apps.ResourceMeta): string =>
+  features.filter(([key]) => ui.permissions?.[key] !== undefined).map(([, feature]) => feature).join("; ")
