@@ -7,8 +7,10 @@
  * argument is mirrored in an `Mcp-Param-Region` header, list-change triggers). It serves both
  * eras at once by default (dual). Besides, tools for benchmarks and interop tests: `about`,
  * `add`, `echo`, `longRunning`, live edits (`editTools`), resource updates
- * (`updateWatchedResource`) and roots (`listRoots`); with authorization on (`Options.auth`),
- * `whoami` (who holds the access token) and `admin_echo` (a tool that needs the scope `mcp:admin`).
+ * (`updateWatchedResource`) and roots (`listRoots`), an MCP Apps view (`ui://everything/counter`,
+ * shown by `show_counter`, calling the app-only `counter_increment`: see `Counter.ts`); with
+ * authorization on (`Options.auth`), `whoami` (who holds the access token) and `admin_echo` (a tool
+ * that needs the scope `mcp:admin`).
  *
  * @since 0.1.0
  */
@@ -25,6 +27,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Counter from "./Counter.js"
 
 const Form = McpSchema.Elicitation
 type Content = McpSchema.Content.ContentBlock
@@ -1265,7 +1268,8 @@ export const tools = [
   Echo,
   LongRunning,
   ListRoots,
-  ...taskTools
+  ...taskTools,
+  ...Counter.tools
 ] as const
 
 /**
@@ -1280,7 +1284,14 @@ export const serverTools = [About, EditTools, UpdateWatchedResource, TriggerTool
  * @since 0.1.0
  * @category resources
  */
-export const resources = [StaticText, StaticBinary, Template, WatchedResource, InputRequiredResource] as const
+export const resources = [
+  StaticText,
+  StaticBinary,
+  Template,
+  WatchedResource,
+  InputRequiredResource,
+  Counter.View
+] as const
 
 /**
  * @since 0.1.0

@@ -103,6 +103,8 @@ describe("Everything: handshake", () => {
     Effect.gen(function*() {
       const { initialize } = yield* open()
       assert.deepStrictEqual(initialize.capabilities, {
+        // MCP Apps: the server has a view (Counter.ts).
+        extensions: { "io.modelcontextprotocol/ui": {} },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         logging: {},
         completions: {},
@@ -781,7 +783,7 @@ describe("Everything: eras", () => {
       const { response } = yield* stateless(session, "server/discover", {}, {}, "DiscoverResultResponse")
       assert.deepStrictEqual(response.result.supportedVersions, Everything.revisions("dual"))
       assert.deepStrictEqual(response.result.capabilities, {
-        extensions: { "io.modelcontextprotocol/tasks": {} },
+        extensions: { "io.modelcontextprotocol/tasks": {}, "io.modelcontextprotocol/ui": {} },
         logging: {},
         completions: {},
         prompts: { listChanged: true },

@@ -31,6 +31,14 @@ export * as McpClient from "./McpClient.js"
 export * as McpClientTransport from "./McpClientTransport.js"
 
 /**
+ * The client side of MCP Apps (`io.modelcontextprotocol/ui`): declare the extension, find the tools
+ * with views, fetch a view verified.
+ *
+ * @since 0.2.0
+ */
+export * as AppView from "./AppView.js"
+
+/**
  * The host side of the skills extension: list, get and load skills, every file verified.
  *
  * @since 0.1.0

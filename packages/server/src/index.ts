@@ -53,6 +53,14 @@ export * as Resource from "./Resource.js"
 export * as Completion from "./Completion.js"
 
 /**
+ * MCP Apps views (the extension `io.modelcontextprotocol/ui`): `ui://` HTML resources, and tools linked
+ * to them.
+ *
+ * @since 0.2.0
+ */
+export * as AppView from "./AppView.js"
+
+/**
  * Agent Skills served over MCP (the skills extension): `skills/list`, `skills/get`, directory reads.
  *
  * @since 0.1.0

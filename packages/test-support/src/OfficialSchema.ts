@@ -25,7 +25,8 @@ export const schemaDir: string = path.resolve(here, "../schema")
 
 /**
  * The schema sets: one per MCP revision (the revisions of `@effect-mcp/core`'s `Revision.all`),
- * and the draft of the tasks extension.
+ * the draft of the tasks extension, and the Apps extension (`io.modelcontextprotocol/ui`: its own
+ * types only, `McpUiResourceMeta`, `McpUiToolMeta`, ...).
  *
  * @since 0.1.0
  * @category constants
@@ -36,7 +37,8 @@ export const schemaSets = [
   "2025-06-18",
   "2025-11-25",
   "2026-07-28",
-  "ext-tasks-draft"
+  "ext-tasks-draft",
+  "ext-apps"
 ] as const
 
 /**

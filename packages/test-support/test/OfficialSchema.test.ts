@@ -12,7 +12,15 @@ import { definition, definitions, schemaDir, schemaSets, validate } from "../src
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 describe("OfficialSchema", () => {
-  for (const set of schemaSets) {
+  it("ext-apps: loads; accepts a valid McpUiToolMeta and refuses an invalid one", () => {
+    assert.isAbove(definitions("ext-apps").length, 10)
+    assert.isUndefined(validate("ext-apps", "McpUiToolMeta", { resourceUri: "ui://x", visibility: ["app"] }))
+    const error = validate("ext-apps", "McpUiToolMeta", { resourceUri: "ui://x", visibility: ["agent"] })
+    assert.isString(error)
+    assert.match(error!, /McpUiToolMeta/)
+  })
+
+  for (const set of schemaSets.filter((set) => set !== "ext-apps")) {
     it(`${set}: loads; accepts a valid Implementation and refuses an invalid one`, () => {
       assert.isAbove(definitions(set).length, 10)
       assert.isUndefined(validate(set, "Implementation", { name: "x", version: "1.0.0" }))
@@ -32,7 +40,7 @@ describe("OfficialSchema", () => {
       const bytes = fs.readFileSync(path.join(schemaDir, set, "schema.json"))
       assert.strictEqual(crypto.createHash("sha256").update(bytes).digest("hex"), sha256, `${set}/schema.json`)
     }
-    for (const license of ["LICENSE-modelcontextprotocol", "LICENSE-ext-tasks"]) {
+    for (const license of ["LICENSE-modelcontextprotocol", "LICENSE-ext-tasks", "LICENSE-ext-apps"]) {
       assert.match(fs.readFileSync(path.join(schemaDir, license), "utf8"), /Apache License/)
     }
   })

@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 
+/** @since 0.2.0 */
+export * as Apps from "./Apps.js"
 /** @since 0.1.0 */
 export * as Base from "./Base.js"
 /** @since 0.1.0 */

@@ -24,6 +24,7 @@ import type * as Resource from "../Resource.js"
 import * as Skills from "../Skills.js"
 import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
+import * as Apps from "./apps.js"
 import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
 import * as Holders from "./holders.js"
@@ -398,6 +399,9 @@ const build = Effect.fn("McpServer.make")(function*(
     firstDuplicate("resource URI", resources.flatMap((r) => r._tag === "Resource" ? [r.uri] : [])) ??
     firstDuplicate("resource template", resources.flatMap((r) => r._tag === "Template" ? [r.uriTemplate] : []))
   if (duplicate !== undefined) return yield* Effect.dieMessage(duplicate)
+  // A tool linked to a view the server does not serve would show a host nothing: a mistake, said now.
+  const broken = Apps.brokenLink(tools, resources.filter((r): r is Resource.Resource => r._tag === "Resource"))
+  if (broken !== undefined) return yield* Effect.dieMessage(broken)
   const registry = yield* Registry.make({
     tools,
     prompts,

@@ -15,7 +15,10 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
+import type * as Resource from "../Resource.js"
 import * as TaskStore from "../TaskStore.js"
+import type * as Tool from "../Tool.js"
+import * as Apps from "./apps.js"
 import * as Eager from "./eager.js"
 import type { Entries, Registry } from "./registry.js"
 import type { Request } from "./request.js"
@@ -76,6 +79,27 @@ export interface Extension {
  */
 export type RequestContext = Request
 
+/** The tools as a client that renders no views sees them (`Apps.forPlainClient`), app-only ones left out. */
+const plainTools = (tools: Iterable<Tool.Tool>): Array<Tool.Tool> => {
+  const out: Array<Tool.Tool> = []
+  for (const tool of tools) {
+    const definition = Apps.forPlainClient(tool.definition)
+    if (definition === tool.definition) out.push(tool)
+    else if (definition !== undefined) out.push({ ...tool, definition })
+  }
+  return out
+}
+
+/** MCP Apps: the tools listed to a request; a client that renders no views is shown no link, no app-only tool. */
+const listedTools = (entries: Entries, request: RequestContext): Iterable<Tool.Tool> =>
+  Apps.showsViews(request) ? entries.tools.values() : plainTools(entries.tools.values())
+
+/** MCP Apps: the resources listed to a request; a client that renders no views is shown no view. */
+const listedResources = (entries: Entries, request: RequestContext): Iterable<Resource.Resource> =>
+  Apps.showsViews(request)
+    ? entries.resources.values()
+    : Array.from(entries.resources.values()).filter((r) => !Apps.isView(r.definition))
+
 /** The 2025-11-25 tasks capability: tool calls as tasks, listed and cancelled. */
 const coreTasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
 
@@ -99,6 +123,10 @@ export const capabilities = (entries: Entries, config: Config, f: Revision.Featu
   if (f.extensions || f.tasks === "core") {
     for (const extension of config.extensions) extensions[extension.id] = extension.settings
     if (tasks && f.tasks === "extension") extensions[Tasks.extensionId] = {}
+    // MCP Apps: a server with views says so (the extension defines no server settings).
+    if (Array.from(entries.resources.values()).some((r) => Apps.isView(r.definition))) {
+      extensions[McpSchema.Apps.extensionId] = {}
+    }
   }
   return {
     ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
@@ -358,7 +386,7 @@ export const make = (
   }
 
   const list = <A extends { readonly scopes?: ReadonlyArray<string> | undefined }, B>(
-    select: (entries: Entries) => Iterable<A>,
+    select: (entries: Entries, request: RequestContext) => Iterable<A>,
     key: (a: A) => string,
     render: (a: A, f: Revision.Features) => B
   ) =>
@@ -366,15 +394,18 @@ export const make = (
     Effect.flatMap(
       entriesOf,
       (entries) =>
-        Effect.map(page(visible(select(entries), request), key, params.cursor, config.pageSize), (result) => ({
-          items: result.items.map((item) => render(item, request.features)),
-          ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {})
-        }))
+        Effect.map(
+          page(visible(select(entries, request), request), key, params.cursor, config.pageSize),
+          (result) => ({
+            items: result.items.map((item) => render(item, request.features)),
+            ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {})
+          })
+        )
     )
 
-  const tools = list((e) => e.tools.values(), (t) => t.name, (t, f) => Shape.tool(t.definition, f))
+  const tools = list(listedTools, (t) => t.name, (t, f) => Shape.tool(t.definition, f))
   const prompts = list((e) => e.prompts.values(), (p) => p.name, (p, f) => Shape.prompt(p.definition, f))
-  const resources = list((e) => e.resources.values(), (r) => r.uri, (r, f) => Shape.resource(r.definition, f))
+  const resources = list(listedResources, (r) => r.uri, (r, f) => Shape.resource(r.definition, f))
   const templates = list((e) => e.templates.values(), (t) => t.uriTemplate, (t, f) => Shape.template(t.definition, f))
 
   return {
