@@ -1,20 +1,12 @@
 /**
  * The MCP HTTP handler as a Web-standard fetch handler, `(request: Request) => Promise<Response>`:
  * Bun, Deno, Cloudflare Workers, Next.js route handlers, Node with a fetch adapter. Its exchanges
- * come from the @effect/platform adapter (`platform.ts`, over `HttpServerRequest.fromWeb`), so the
- * front is the one every HTTP transport shares; what a bare `Request` lacks is filled here:
- *
- * - no `Host` header (a `Request` made by hand, or a runtime that keeps it out of the headers): the
- *   authority of the request's URL is its host, which the runtime built from the request line;
- * - the request's `signal` aborted, or the response's body cancelled: the request is interrupted
- *   (the platform adapter's own doing, on both).
+ * are made straight from each `Request` (`fetch.ts`, as the `node:http` adapter makes them from
+ * Node's requests), so the front is the one every HTTP transport shares.
  *
  * The server is built once per handler: the first request builds it (in the handler's scope), every
  * later one reuses it.
  */
-import * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -23,46 +15,15 @@ import type * as Scope from "effect/Scope"
 import type { Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
 import * as Server from "../server.js"
+import * as FetchExchange from "./fetch.js"
 import * as internal from "./handler.js"
-import * as Platform from "./platform.js"
 
 /** A fetch handler. */
 export type Fetch = (request: Request) => Promise<Response>
 
-/** The request with the authority of its URL as its `Host` when it has no `Host` header. */
-const withHost = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
-  if (request.headers.host !== undefined) return request
-  const source = request.source as Request
-  let host: string
-  try {
-    host = new URL(source.url).host
-  } catch {
-    return request
-  }
-  return host === "" ? request : request.modify({ headers: { ...request.headers, host } })
-}
-
-/** Effect's default tracer, which records nothing. */
-const nativeTracer = Effect.runSync(Effect.tracer)
-
-/**
- * The fetch handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
- * scope. The platform wraps every request in an `http.server` span (its URL parsed, its headers
- * redacted) even when nothing records it: with Effect's default tracer that span is left out, as
- * our own spans are (a third of the platform's time per request on Deno); with a tracer, kept.
- */
+/** The fetch handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the scope. */
 export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | Scope.Scope> =>
-  Effect.gen(function*() {
-    const handler = yield* internal.make(options)
-    const app = yield* Platform.toHttpApp(handler)
-    const runtime = (yield* Effect.tracer) === nativeTracer
-      ? yield* Effect.locally(Effect.runtime<never>(), HttpMiddleware.currentTracerDisabledWhen, () => true)
-      : yield* Effect.runtime<never>()
-    return HttpApp.toWebHandlerRuntime(runtime)(
-      // Interruptible, as a router's route is: the platform runs the app uninterruptibly.
-      Effect.interruptible(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => app(withHost(request))))
-    )
-  })
+  Effect.map(internal.make(options), FetchExchange.toFetch)
 
 /** The handler, and when the server runs no task (see `Server.idle`). */
 class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, {

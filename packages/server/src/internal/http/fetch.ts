@@ -1,0 +1,318 @@
+/**
+ * Web-standard `Request`s as MCP HTTP exchanges, answered with `Response`s: the fetch handler's
+ * adapter, made straight from the `Request` as the `node:http` one is from Node's request (no
+ * @effect/platform request, response or fiber per request: that path cost a fetch runtime about
+ * ten times a bare handler).
+ *
+ * - The body is read from the request's stream, counted as bytes arrive; one over the limit is
+ *   refused at once, and its rest is still read and dropped (up to `drainBytes` or `drainMillis`
+ *   after the answer) before the stream is let go.
+ * - An SSE stream, and a JSON answer over `whole` bytes, are a `ReadableStream` the runtime pulls
+ *   one piece at a time; what waits is counted per response in the handler's write bounds, each
+ *   piece released when the runtime pulls the next. Over a bound the response is cut: the pieces
+ *   not pulled are dropped and the stream ends.
+ * - The client is gone when the request's `signal` aborts or the response's body is cancelled.
+ * - A request without a `Host` header is judged by the authority of its URL.
+ */
+import type { Handler, WriteAccount } from "../../HttpTransport.js"
+import type { Body, Exchange, Stream } from "./exchange.js"
+import * as Front from "./front.js"
+import type { Headers, Reply } from "./front.js"
+
+const encoder = new TextEncoder()
+
+/** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
+const piece = 64 * 1024
+const whole = 64 * 1024
+
+/** How much of a refused body is still read (and dropped), and for how long, before its stream is let go. */
+const drainBytes = 16 * 1024 * 1024
+const drainMillis = 3_000
+
+const tooMuch = Front.error(
+  503,
+  Front.transportError,
+  "Service Unavailable: the answer is more than may wait to be written (maxBufferedBytes)"
+)
+
+/** The pieces of `bytes`, at most `piece` long each (copies: a piece held keeps nothing else alive). */
+const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
+  if (bytes.length <= piece) return [bytes]
+  const out: Array<Uint8Array> = []
+  for (let at = 0; at < bytes.length; at += piece) out.push(bytes.slice(at, at + piece))
+  return out
+}
+
+const decode = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
+  if (chunks.length === 1) return new TextDecoder().decode(chunks[0])
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  return new TextDecoder().decode(bytes)
+}
+
+/** The path and query of a request's URL (`http://host/path?query`), without parsing the rest. */
+const target = (url: string): { readonly path: string; readonly query: string } => {
+  const scheme = url.indexOf("://")
+  const slash = url.indexOf("/", scheme < 0 ? 0 : scheme + 3)
+  if (slash < 0) return { path: "/", query: "" }
+  const q = url.indexOf("?", slash)
+  const end = url.indexOf("#", slash)
+  return q < 0
+    ? { path: url.slice(slash, end < 0 ? undefined : end), query: "" }
+    : { path: url.slice(slash, q), query: url.slice(q + 1, end < 0 ? undefined : end) }
+}
+
+/** The authority of a request's URL: its host when it has no `Host` header. */
+const authority = (url: string): string | undefined => {
+  try {
+    const host = new URL(url).host
+    return host === "" ? undefined : host
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A body the runtime pulls one piece at a time, each released from `account` when the next is
+ * pulled or the body ends; `write` adds pieces, `end` ends it once they are pulled, `cut` drops
+ * what was not pulled and ends it now.
+ */
+const pulled = (account: WriteAccount, cancelled: () => void) => {
+  const queue: Array<Uint8Array> = []
+  let held = 0
+  let ended = false
+  let closed = false
+  let wake: (() => void) | undefined
+  const finish = () => {
+    if (closed) return
+    closed = true
+    account.release(held)
+    held = 0
+    account.close()
+  }
+  const body = new ReadableStream<Uint8Array>({
+    pull: (controller): Promise<void> | void => {
+      account.release(held)
+      held = 0
+      const next = queue.shift()
+      if (next !== undefined) {
+        held = next.length
+        return controller.enqueue(next)
+      }
+      if (ended) {
+        finish()
+        return controller.close()
+      }
+      return new Promise<void>((resolve) => wake = resolve).then(() => {
+        const next = queue.shift()
+        if (next !== undefined) {
+          held = next.length
+          controller.enqueue(next)
+        } else {
+          finish()
+          controller.close()
+        }
+      })
+    },
+    cancel: () => {
+      queue.length = 0
+      ended = true
+      finish()
+      cancelled()
+    }
+  }, { highWaterMark: 0 })
+  const poke = () => {
+    const woken = wake
+    wake = undefined
+    woken?.()
+  }
+  return {
+    body,
+    /** Adds the pieces of `bytes` (false: over a bound, nothing added: the account cut the response). */
+    write: (bytes: Uint8Array): boolean => {
+      if (ended || !account.add(bytes.length)) return false
+      for (const part of piecesOf(bytes)) queue.push(part)
+      poke()
+      return true
+    },
+    end: () => {
+      ended = true
+      poke()
+    },
+    cut: () => {
+      for (const part of queue) account.release(part.length)
+      queue.length = 0
+      ended = true
+      poke()
+    }
+  }
+}
+
+/**
+ * The body of an answer given while the request's body still arrives: its bytes at once, then
+ * the end once `rest` (reading and dropping the rest of the request's body) is done. Closing a
+ * connection with bytes unread resets it, and the reset can overtake the answer.
+ */
+const early = (bytes: Uint8Array, rest: () => Promise<void>): ReadableStream<Uint8Array> => {
+  let sent = false
+  return new ReadableStream<Uint8Array>({
+    pull: (controller) => {
+      if (sent) return rest().then(() => controller.close())
+      sent = true
+      controller.enqueue(bytes)
+    }
+  }, { highWaterMark: 0 })
+}
+
+/** What one request's exchange keeps: whether it was answered, and who is told when its client goes. */
+interface Pending {
+  answered: boolean
+  gone: boolean
+  readonly closed: Array<() => void>
+  /** A refused body still arriving: what reads and drops its rest (bounded), done when it is. */
+  drain: (() => Promise<void>) | undefined
+}
+
+const goneOf = (pending: Pending) => () => {
+  if (pending.gone) return
+  pending.gone = true
+  for (const listener of pending.closed) listener()
+}
+
+/**
+ * Reads the body, counted as it arrives: over `maxBytes` (its length said, or its bytes counted)
+ * it is `TooLarge` at once, and the rest is read and dropped after the answer (`pending.drain`).
+ */
+const readBody = (request: Request, pending: Pending, maxBytes: number, done: (body: Body) => void): void => {
+  const length = request.headers.get("content-length")
+  const stream = request.body
+  if (stream === null) return done({ _tag: "Text", text: "" })
+  const reader = stream.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  let over = false
+  let dropped = 0
+  const drain = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const stop = () => {
+        clearTimeout(timer)
+        reader.cancel().catch(() => {})
+        resolve()
+      }
+      const timer = setTimeout(stop, drainMillis)
+      const next = (): Promise<void> =>
+        reader.read().then((read) => {
+          if (read.done) {
+            clearTimeout(timer)
+            return resolve()
+          }
+          dropped += read.value.length
+          return dropped > drainBytes ? stop() : next()
+        }, stop)
+      void next()
+    })
+  const refuse = () => {
+    over = true
+    pending.drain = drain
+    done({ _tag: "TooLarge" })
+  }
+  if (length !== null && Number(length) > maxBytes) return refuse()
+  const next = (): Promise<void> =>
+    reader.read().then((read) => {
+      if (read.done) return done({ _tag: "Text", text: decode(chunks, size) })
+      size += read.value.length
+      if (size > maxBytes) return refuse()
+      chunks.push(read.value)
+      return next()
+    }, () => {
+      if (!over) done({ _tag: "Failed" })
+    })
+  void next()
+}
+
+const responseOf = (status: number, headers: Headers, body: BodyInit | null): Response =>
+  new Response(body, { status, headers: headers as Record<string, string> })
+
+/** The exchange of one `Request`, answered through `resolve`, its writes counted in the handler's bounds. */
+const exchangeOf = (
+  request: Request,
+  handler: Handler,
+  resolve: (response: Response) => void
+): Exchange => {
+  const url = request.url
+  const { path, query } = target(url)
+  const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined }
+  const gone = goneOf(pending)
+  const answer = (response: Response) => {
+    if (pending.answered) return
+    pending.answered = true
+    resolve(response)
+  }
+  request.signal.addEventListener("abort", gone, { once: true })
+  return {
+    method: request.method,
+    path,
+    query,
+    header: (name) => {
+      const value = request.headers.get(name)
+      return value !== null ? value : name === "host" ? authority(url) : undefined
+    },
+    body: (maxBytes, done) => readBody(request, pending, maxBytes, done),
+    reply: (reply: Reply) => {
+      const { body } = reply
+      if (pending.drain !== undefined) {
+        // Refused while the body still arrives: the rest is not kept, the connection closes once it
+        // has arrived; the answer goes out at once, and its response ends once the rest was read.
+        const bytes = encoder.encode(body ?? "")
+        const headers = { ...reply.headers, connection: "close", "content-length": String(bytes.length) }
+        return answer(responseOf(reply.status, headers, early(bytes, pending.drain)))
+      }
+      if (body === undefined || body.length <= whole) {
+        return answer(responseOf(reply.status, reply.headers, body ?? null))
+      }
+      // A large answer: counted while it waits, written in pieces.
+      const bytes = encoder.encode(body)
+      const out = pulled(handler.writes.open(() => out.cut()), gone)
+      if (!out.write(bytes)) return answer(responseOf(tooMuch.status, tooMuch.headers, tooMuch.body ?? null))
+      out.end()
+      answer(responseOf(reply.status, { ...reply.headers, "content-length": String(bytes.length) }, out.body))
+    },
+    stream: (headers): Stream => {
+      // Over a bound: what was not pulled is dropped and the stream ends, as if the client went away
+      // (told once the write that went over returned: the writer may be the very request cancelled).
+      const out = pulled(
+        handler.writes.open(() => {
+          out.cut()
+          setTimeout(gone, 0)
+        }),
+        gone
+      )
+      answer(responseOf(200, headers, out.body))
+      // A runtime may hold a stream's headers until its first bytes: when nothing is written at once
+      // (no priming event, an empty replay), a comment opens it.
+      let written = false
+      queueMicrotask(() => {
+        if (!written) out.write(encoder.encode(Front.sseComment("open")))
+      })
+      return {
+        write: (text) => {
+          written = true
+          out.write(encoder.encode(text))
+        },
+        end: out.end
+      }
+    },
+    onClose: (listener) => {
+      if (pending.gone) listener()
+      else pending.closed.push(listener)
+    }
+  }
+}
+
+/** The handler as a fetch handler: each `Request` an exchange, answered with the `Response` it resolves. */
+export const toFetch = (handler: Handler) => (request: Request): Promise<Response> =>
+  new Promise<Response>((resolve) => handler.handle(exchangeOf(request, handler, resolve)))
