@@ -52,7 +52,10 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [(name = "worker.mjs", esModule = embed "everything-worker.mjs")],
   compatibilityDate = "2026-11-01",
-  bindings = [(name = "MCP_REQUEST_STATE_KEY", fromEnvironment = "MCP_REQUEST_STATE_KEY")]
+  bindings = [
+    (name = "MCP_REQUEST_STATE_KEY", fromEnvironment = "MCP_REQUEST_STATE_KEY"),
+    (name = "MCP_MAX_LISTENS", fromEnvironment = "MCP_MAX_LISTENS")
+  ]
 );
 `
 )

@@ -3,9 +3,11 @@
  * a failure) against the demo on the other runtimes, each served by its root script on a free
  * loopback port: `pnpm run everything:bun` and `everything:deno` (`scripts/everything-web.mjs`:
  * `apps/everything/src/web.ts` through `HttpTransport.toWebHandler`, both eras on one endpoint)
- * get every scenario of 2026-07-28 and of 2025-11-25 (a session the runtime's process keeps).
+ * get every scenario of 2026-07-28 and of 2025-11-25 (a session the runtime's process keeps);
+ * `everything:workerd` (`scripts/everything-workerd.mjs`: `apps/everything/src/worker.ts`, a Worker
+ * serving 2026-07-28 alone, as a Worker keeps no session) gets every scenario of 2026-07-28.
  *
- * One server per runtime serves its eras one after the other; the runtimes run at once (the
+ * One server per runtime serves its eras one after the other; the three runtimes run at once (the
  * suite mostly waits on the server's timers and streams), each bundling into a directory of its
  * own. The runtimes come from the npm registry as the scripts get them (scripts/runtimes.json).
  * These runs do not depend on the Node that runs the suite: CI runs them on Node 20 only.
@@ -74,7 +76,13 @@ const runtimes: ReadonlyArray<{
   readonly eras: ReadonlyArray<Era>
 }> = [
   { name: "Bun", script: "everything-web.mjs", args: ["bun"], eras: ["2026-07-28", "2025-11-25"] },
-  { name: "Deno", script: "everything-web.mjs", args: ["deno"], eras: ["2026-07-28", "2025-11-25"] }
+  { name: "Deno", script: "everything-web.mjs", args: ["deno"], eras: ["2026-07-28", "2025-11-25"] },
+  {
+    name: "workerd",
+    script: "everything-workerd.mjs",
+    args: ["--host", "127.0.0.1"],
+    eras: ["2026-07-28"]
+  }
 ]
 
 /** Each runtime's run of each era, by `runtime era`: started by `beforeAll`, awaited by each test. */
