@@ -443,7 +443,12 @@ export interface WorkerContext {
  * `Config.redacted("MCP_REQUEST_STATE_KEY")` reads the binding of that name. `options` may be a
  * function of `env` (its allow-lists, say). A Worker keeps no process between requests: serve the
  * 2026-07-28 revision (`Revision.stateless`), and a handshake-era request is refused with
- * -32022, naming it.
+ * -32022, naming it. That holds for a layer that serves both eras too (the handshake revisions are
+ * not served on a Worker, with one warning when the server is built); a layer with no 2026-07-28
+ * revision cannot be built there (every request is a JSON-RPC internal error, the reason logged).
+ * A session store shared by the isolates would not change it: a handshake session needs fibers
+ * and connections that outlive a request, and a Worker's die with the request that made them (a
+ * Durable Object per session is the Cloudflare way).
  *
  * A task runs in the isolate that created it, in memory (or in the `TaskStore` of the server's
  * context), and its timers end with the request they were set in: so every request is kept alive

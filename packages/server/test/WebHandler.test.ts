@@ -39,7 +39,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { onTestFinished } from "vitest"
+import { onTestFinished, vi } from "vitest"
 import * as HttpTransport from "../src/HttpTransport.js"
 import * as McpRequest from "../src/McpRequest.js"
 import * as McpServer from "../src/McpServer.js"
@@ -148,6 +148,60 @@ describe("HttpTransport.toWorkerHandler", () => {
       requestStateKey: Config.redacted("MCP_REQUEST_STATE_KEY")
     }))
     const answer = await worker.fetch(stateless("tools/list", {}, { id: 3 }), {})
+    expect(answer.status).toBe(500)
+    expect(await answer.json()).toMatchObject({ id: null, error: { code: -32603 } })
+  })
+})
+
+describe("a dual-era server as a Cloudflare Worker (navigator.userAgent \"Cloudflare-Workers\")", () => {
+  it("serves 2026-07-28; a handshake-era initialize is told -32022 naming 2026-07-28, a GET is 405; warned once", async () => {
+    vi.stubGlobal("navigator", { userAgent: "Cloudflare-Workers" })
+    onTestFinished(() => {
+      vi.unstubAllGlobals()
+    })
+    const warned: Array<string> = []
+    const watch = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warned.push(Array.isArray(message) ? message.join(" ") : String(message))
+    })
+    const web = HttpTransport.toWebHandler(
+      serverLayer.pipe(Layer.provide(Logger.replace(Logger.defaultLogger, watch)))
+    )
+    onTestFinished(() => web.dispose())
+    const call = await web.handler(stateless("tools/call", { name: "echo", arguments: { text: "hi" } }, { id: 1 }))
+    expect(await call.json()).toMatchObject({ id: 1, result: { content: [{ type: "text", text: "echo: hi" }] } })
+    const initialize = await web.handler(
+      new Request(url, {
+        method: "POST",
+        headers: handshakeHeaders(undefined),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "w", version: "1.0.0" } }
+        })
+      })
+    )
+    expect(await initialize.json()).toMatchObject({
+      id: 2,
+      error: { code: -32022, data: { supported: [V], requested: "2025-11-25" } }
+    })
+    const get = await web.handler(new Request(url, { method: "GET", headers: { accept: "text/event-stream" } }))
+    expect(get.status).toBe(405)
+    expect(warned.filter((line) => line.includes("no process keeps a handshake session"))).toHaveLength(1)
+  })
+
+  it("a server of handshake revisions only cannot be built there: every request is a JSON-RPC error (HTTP 500)", async () => {
+    vi.stubGlobal("navigator", { userAgent: "Cloudflare-Workers" })
+    onTestFinished(() => {
+      vi.unstubAllGlobals()
+    })
+    const web = HttpTransport.toWebHandler(McpServer.layer({
+      serverInfo: { name: "handshake-only", version: "1.0.0" },
+      revisions: ["2025-11-25"],
+      tools: [Echo]
+    }))
+    onTestFinished(() => web.dispose())
+    const answer = await web.handler(stateless("tools/list", {}, { id: 1 }))
     expect(answer.status).toBe(500)
     expect(await answer.json()).toMatchObject({ id: null, error: { code: -32603 } })
   })

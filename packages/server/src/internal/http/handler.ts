@@ -324,8 +324,25 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const limits = { maxBodyBytes, maxDepth }
     const peerOf = peerOfWith(options, fork)
     const maxSessions = options.maxSessions ?? defaults.maxSessions
-    const servesHandshake = server.revisions.some((r) => !Revision.isStateless(r))
     const servesStateless = server.revisions.some(Revision.isStateless)
+    // On a Worker no process keeps a session between requests (and a timer dies with its request):
+    // the handshake revisions are not served there, their requests told to use 2026-07-28 (-32022).
+    const onWorkers = Workers.onWorkers()
+    const servesHandshake = !onWorkers && server.revisions.some((r) => !Revision.isStateless(r))
+    if (onWorkers && !servesStateless) {
+      return yield* Effect.dieMessage(
+        `effect-mcp: a Cloudflare Worker serves the 2026-07-28 revision only, and this server serves ${
+          server.revisions.join(", ")
+        }: give it Revision.stateless`
+      )
+    }
+    if (onWorkers && server.revisions.some((r) => !Revision.isStateless(r))) {
+      fork(Effect.logWarning(
+        "effect-mcp: on a Cloudflare Worker no process keeps a handshake session between requests: the handshake " +
+          "revisions are not served, and their clients are told to use 2026-07-28 (-32022); serve Revision.stateless " +
+          "to say so in the server's own revisions"
+      ))
+    }
     const auth = options.auth === undefined ? undefined : Auth.make(
       options.auth,
       server,
