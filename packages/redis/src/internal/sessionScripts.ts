@@ -34,13 +34,21 @@ local function forgetPending(sid)
 end
 -- Expired sessions leave the live set, their events and frames with them (from the sums too): the
 -- first 200 of them (the next calls take the rest; the live ones are counted by their expiry).
+-- (A record whose expiry Redis has not reached yet, by the time it judges keys by: frozen when the
+-- script started, where TIME has moved on, stays in the set at its real expiry, for a later call:
+-- dropped from the set with its events kept, they would be counted in the sums for ever.)
 local function pruneLive(now)
   for _, gone in ipairs(redis.call('ZRANGEBYSCORE', live, '-inf', now, 'LIMIT', 0, 200)) do
-    if redis.call('EXISTS', SESSION .. gone) == 0 then
+    local at = redis.call('PEXPIRETIME', SESSION .. gone)
+    if at == -2 then
       forgetEvents(gone)
       forgetPending(gone)
+      redis.call('ZREM', live, gone)
+    elseif at > 0 then
+      redis.call('ZADD', live, at, gone)
+    else
+      redis.call('ZREM', live, gone)
     end
-    redis.call('ZREM', live, gone)
   end
 end
 -- The cursor moves to slack ms ago (never back): what changed before, the instance holding the stream told.
