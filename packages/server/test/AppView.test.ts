@@ -227,6 +227,40 @@ describe("AppView, 2026-07-28 (per request)", () => {
     }))
 })
 
+describe("AppView, caching and MIME types", () => {
+  const p = (params: Record<string, unknown>, capabilities: Record<string, unknown>) => ({
+    ...params,
+    _meta: meta({}, capabilities)
+  })
+
+  it.scoped("a server with views: tools/list and resources/list differ by client, so a shared cache may not keep them", () =>
+    Effect.gen(function*() {
+      const client = yield* connect({
+        ...options,
+        cachePolicy: {
+          "tools/list": { ttlMs: 60_000, cacheScope: "public" },
+          "resources/list": { ttlMs: 30_000, cacheScope: "public" }
+        }
+      })
+      for (const capabilities of [withApps, {}]) {
+        const tools = yield* client.result("tools/list", p({}, capabilities))
+        const resources = yield* client.result("resources/list", p({}, capabilities))
+        assert.deepInclude(tools, { ttlMs: 60_000, cacheScope: "private" })
+        assert.deepInclude(resources, { ttlMs: 30_000, cacheScope: "private" })
+      }
+    }))
+
+  it.scoped("the MIME type a client declares is compared as MIME types are: case and spaces aside", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(options)
+      const tools = yield* client.result(
+        "tools/list",
+        p({}, { extensions: { [UI]: { mimeTypes: ["Text/HTML; profile=mcp-app"] } } })
+      )
+      assert.isDefined(byName(tools.tools).increment)
+    }))
+})
+
 describe("AppView, when the server is built", () => {
   const died = (exit: Exit.Exit<unknown, unknown>): string => {
     assert.isTrue(Exit.isFailure(exit))

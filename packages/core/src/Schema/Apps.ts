@@ -158,5 +158,9 @@ export const rendersViews = (
   const settings = capabilities?.extensions?.[extensionId]
   if (typeof settings !== "object" || settings === null) return false
   const mimeTypes = (settings as { readonly mimeTypes?: unknown }).mimeTypes
-  return Array.isArray(mimeTypes) && mimeTypes.includes(mimeType)
+  // Compared as MIME types are: case and the spaces around `;` aside.
+  return Array.isArray(mimeTypes) &&
+    mimeTypes.some((type) =>
+      typeof type === "string" && type.toLowerCase().replace(/\s*;\s*/g, ";").trim() === mimeType
+    )
 }

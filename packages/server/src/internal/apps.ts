@@ -83,3 +83,24 @@ export const brokenLink = (
   }
   return undefined
 }
+
+/**
+ * The caching hints of a server with views (`hasViews`): its `tools/list` and `resources/list` differ
+ * by client (a client that renders no views is shown no view, no link, no app-only tool), so a
+ * shared cache must not keep them: their `cacheScope` is `private`.
+ */
+export const cachePolicy = <
+  P extends Partial<Record<string, { readonly ttlMs: number; readonly cacheScope: "public" | "private" }>>
+>(
+  policy: P,
+  hasViews: boolean
+): P => {
+  if (!hasViews) return policy
+  const out: Partial<Record<string, { readonly ttlMs: number; readonly cacheScope: "public" | "private" }>> = {
+    ...policy
+  }
+  for (const method of ["tools/list", "resources/list"]) {
+    out[method] = { ttlMs: policy[method]?.ttlMs ?? 0, cacheScope: "private" }
+  }
+  return out as P
+}

@@ -433,7 +433,10 @@ const build = Effect.fn("McpServer.make")(function*(
       ? Stateless.makeServer(registry, config, {
         revisions: statelessRevisions,
         supportedVersions: revisions,
-        cachePolicy: options.cachePolicy ?? {},
+        cachePolicy: Apps.cachePolicy(
+          options.cachePolicy ?? {},
+          resources.some((r) => r._tag === "Resource" && Apps.isView(r.definition))
+        ),
         sealer
       }, subscriptions)
       : undefined
