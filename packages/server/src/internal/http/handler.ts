@@ -154,6 +154,35 @@ const probesOf = (
     return probes
   })
 
+/**
+ * Whether the handshake revisions are served here. Not on a Worker: no process keeps a session
+ * between requests there (and a timer dies with its request), so their requests are told to use
+ * 2026-07-28 (-32022), said once in a warning; a server with no 2026-07-28 revision cannot be
+ * built there.
+ */
+const handshakeServed = (
+  server: McpServer["Type"],
+  fork: (effect: Effect.Effect<void>) => unknown
+): Effect.Effect<boolean> => {
+  const handshake = server.revisions.some((r) => !Revision.isStateless(r))
+  if (!Workers.onWorkers()) return Effect.succeed(handshake)
+  if (!server.revisions.some(Revision.isStateless)) {
+    return Effect.dieMessage(
+      `effect-mcp: a Cloudflare Worker serves the 2026-07-28 revision only, and this server serves ${
+        server.revisions.join(", ")
+      }: give it Revision.stateless`
+    )
+  }
+  if (handshake) {
+    fork(Effect.logWarning(
+      "effect-mcp: on a Cloudflare Worker no process keeps a handshake session between requests: the handshake " +
+        "revisions are not served, and their clients are told to use 2026-07-28 (-32022); serve Revision.stateless " +
+        "to say so in the server's own revisions"
+    ))
+  }
+  return Effect.succeed(false)
+}
+
 /** The endpoints' handlers: the MCP endpoint's by method and era, and the legacy HTTP+SSE pair's. */
 const endpointsOf = (
   server: McpServer["Type"],
@@ -325,24 +354,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const peerOf = peerOfWith(options, fork)
     const maxSessions = options.maxSessions ?? defaults.maxSessions
     const servesStateless = server.revisions.some(Revision.isStateless)
-    // On a Worker no process keeps a session between requests (and a timer dies with its request):
-    // the handshake revisions are not served there, their requests told to use 2026-07-28 (-32022).
-    const onWorkers = Workers.onWorkers()
-    const servesHandshake = !onWorkers && server.revisions.some((r) => !Revision.isStateless(r))
-    if (onWorkers && !servesStateless) {
-      return yield* Effect.dieMessage(
-        `effect-mcp: a Cloudflare Worker serves the 2026-07-28 revision only, and this server serves ${
-          server.revisions.join(", ")
-        }: give it Revision.stateless`
-      )
-    }
-    if (onWorkers && server.revisions.some((r) => !Revision.isStateless(r))) {
-      fork(Effect.logWarning(
-        "effect-mcp: on a Cloudflare Worker no process keeps a handshake session between requests: the handshake " +
-          "revisions are not served, and their clients are told to use 2026-07-28 (-32022); serve Revision.stateless " +
-          "to say so in the server's own revisions"
-      ))
-    }
+    const servesHandshake = yield* handshakeServed(server, fork)
     const auth = options.auth === undefined ? undefined : Auth.make(
       options.auth,
       server,
