@@ -46,8 +46,9 @@ const locked = (cache, f) => {
     } catch (error) {
       if (error.code !== "EEXIST") throw error
       const pid = Number(fs.existsSync(path.join(lock, "pid")) ? fs.readFileSync(path.join(lock, "pid"), "utf8") : "")
-      // The process that holds it is gone: taken over.
-      if (pid > 0 && !alive(pid)) fs.rmSync(lock, { recursive: true, force: true })
+      // The process that holds it is gone (or died before it wrote its pid, a while ago): taken over.
+      const orphan = pid === 0 && Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 10_000
+      if ((pid > 0 && !alive(pid)) || orphan) fs.rmSync(lock, { recursive: true, force: true })
       else pause(200)
     }
   }

@@ -25,7 +25,8 @@ export interface Running {
 /** Stops a runtime (SIGTERM) and waits for its exit. */
 export const stop = (running: Running | undefined) =>
   new Promise<void>((resolve) => {
-    if (running === undefined || running.child.exitCode !== null) return resolve()
+    // Over already (exited, or killed by a signal: its "exit" has fired).
+    if (running === undefined || running.child.exitCode !== null || running.child.signalCode !== null) return resolve()
     running.child.once("exit", () => resolve())
     running.child.kill("SIGTERM")
   })

@@ -484,7 +484,11 @@ const elicitedAnswer = (
   const decoded = decodeElicited(raw)
   return decoded._tag === "Right"
     ? Effect.succeed(decoded.right as McpSchema.Elicitation.ElicitResult)
-    : Effect.fail(new McpError.InvalidParams({ message: `Invalid inputResponses.${key}: not an elicitation result` }))
+    : Effect.fail(
+      new McpError.InvalidParams({
+        message: `Invalid answer to elicitation/create (inputResponses.${key}): not an elicitation result`
+      })
+    )
 }
 
 const confirmation = (answer: McpSchema.Elicitation.ElicitResult): string =>

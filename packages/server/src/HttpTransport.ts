@@ -387,7 +387,7 @@ export interface WebHandler {
  * )
  *
  * // Bun: Bun.serve({ port: 3000, fetch: handler }); Deno: Deno.serve({ port: 3000 }, handler);
- * // a Worker: export default { fetch: handler }
+ * // a Cloudflare Worker: toWorkerHandler (its bindings as Config, tasks kept alive)
  * export { dispose, handler }
  *
  * @since 0.2.0
