@@ -8,8 +8,9 @@
  *   list, call, a multi-round trip (an elicitation answered by the client's handler);
  * - the same through the root script, `pnpm run everything:bun stdio` (`scripts/everything-web.mjs`:
  *   it bundles the entry, then runs it on the runtime), in one era;
- * - our client run by `bun` and by `deno run` (`stdio-client.ts`, bundled for Node: it spawns the
- *   server with the runtime's `node:child_process`), of the demo's stdio server on Node.
+ * - our client run by `bun` and by `deno run` (`stdio-client.ts`, bundled for Node): of the demo's
+ *   stdio server on Node (it spawns it with the runtime's `node:child_process`), and of the demo's
+ *   HTTP server on Node over Streamable HTTP (the runtime's own `fetch`).
  *
  * The runtimes come from the npm registry (see `install.ts`), never installed globally.
  */
@@ -18,9 +19,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { officialOver, oursOver, simpleText } from "./drivers.js"
 import { binary, install, runtimeEnv } from "./install.js"
 
@@ -61,6 +63,17 @@ const runtimes: ReadonlyArray<readonly [string, (script: string) => readonly [st
   ["Bun", (script) => [binary("bun"), [script]]],
   ["Deno", (script) => [binary("deno"), ["run", "--allow-env", "--allow-read", "--allow-run", script]]]
 ]
+
+/** A free port of 127.0.0.1 (the demo is told it). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 
 /** Runs our client under a runtime (it spawns the demo on Node): the one JSON line it writes. */
 const runClient = (command: string, args: ReadonlyArray<string>) =>
@@ -114,6 +127,39 @@ for (const [name, run] of runtimes) {
       const [command, args] = run(client)
       await Promise.all(eras.map(async (era) => {
         const seen = await runClient(command, [...args, "--era", era, "--", process.execPath, server, "stdio"])
+        expect(seen.era).toBe(era)
+        expect(seen.revision).toBe(revisionOf[era])
+        expectServed(seen)
+      }))
+    })
+
+    it("our client on it over Streamable HTTP, of the demo's HTTP server on Node, 2025-11-25 and 2026-07-28: list, call, a multi-round trip", async () => {
+      const port = await freePort()
+      const demo = spawn(process.execPath, [server, "http", "--port", String(port)], {
+        env,
+        stdio: ["ignore", "ignore", "pipe"]
+      })
+      onTestFinished(() =>
+        new Promise<void>((resolve) => {
+          if (demo.exitCode !== null || demo.signalCode !== null) return resolve()
+          demo.once("exit", () => resolve())
+          demo.kill("SIGTERM")
+        })
+      )
+      const url = `http://127.0.0.1:${port}/mcp`
+      let said = ""
+      await new Promise<void>((resolve, reject) => {
+        demo.stderr!.setEncoding("utf8").on("data", (text: string) => {
+          said += text
+          if (said.includes(url)) resolve()
+        })
+        demo.once("exit", (code) => reject(new Error(`the demo exited (${code}) before listening: ${said}`)))
+      })
+      const [command, given] = run(client)
+      // Deno's client connects: `--allow-net` too.
+      const args = name === "Deno" ? ["run", "--allow-net", ...given.slice(1)] : given
+      await Promise.all(eras.map(async (era) => {
+        const seen = await runClient(command, [...args, "--era", era, "--url", url])
         expect(seen.era).toBe(era)
         expect(seen.revision).toBe(revisionOf[era])
         expectServed(seen)

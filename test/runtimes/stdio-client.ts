@@ -1,17 +1,25 @@
 /**
- * Our client over stdio from another runtime (the stdio runtime test's fixture, bundled for Node
- * and run by Bun or Deno): it spawns the server given after `--` (`NodeMcpClient.layerStdio`, on
- * the runtime's `node:child_process`), speaks `--era` to it (list, call, a multi-round trip: the
- * elicitation answered here), and writes what it saw as one JSON line on stdout.
+ * Our client from another runtime (the runtime tests' fixture, bundled for Node and run by Bun or
+ * Deno): over stdio, it spawns the server given after `--` (`NodeMcpClient.layerStdio`, on the
+ * runtime's `node:child_process`); with `--url U`, it speaks Streamable HTTP to `U`
+ * (`McpClientTransport.layerHttp` on the runtime's own `fetch`). It speaks `--era` (list, call, a
+ * multi-round trip: the elicitation answered here), and writes what it saw as one JSON line on
+ * stdout.
  */
-import { McpClient } from "@effect-mcp/client"
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 const argv = process.argv.slice(2)
 const era = argv[argv.indexOf("--era") + 1] as "stateless" | "handshake"
+const url = argv.includes("--url") ? argv[argv.indexOf("--url") + 1] : undefined
 const [command, ...args] = argv.slice(argv.indexOf("--") + 1)
+
+const transport = url !== undefined
+  ? McpClientTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
+  : NodeMcpClient.layerStdio({ command, args, stderr: "ignore" })
 
 const client = McpClient.layer({
   clientInfo: { name: "stdio-runtime-client", version: "1.0.0" },
@@ -20,7 +28,7 @@ const client = McpClient.layer({
     elicitation: () =>
       Effect.succeed({ action: "accept" as const, content: { username: "ada", email: "ada@example.com" } })
   }
-}).pipe(Layer.provide(NodeMcpClient.layerStdio({ command, args, stderr: "ignore" })))
+}).pipe(Layer.provide(transport))
 
 Effect.runPromise(
   Effect.gen(function*() {
