@@ -1,13 +1,26 @@
 // Bundles a built entry point into one ES module with esbuild (Node's module loading is most of a
-// server's startup: one file instead of hundreds). `node scripts/bundle.mjs <entry.js> <out.mjs>`
+// server's startup: one file instead of hundreds). `node scripts/bundle.mjs <entry.js> <out.mjs> [--app-host]`
+// --app-host (the `mcp` command): the page script of `mcp app` (apps/cli AppHost, with the official
+// AppBridge) bundled for the browser too, and kept in the one file.
 import { build } from "esbuild"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 
-const [entry, outfile] = process.argv.slice(2)
+const [entry, outfile, ...flags] = process.argv.slice(2)
 if (entry === undefined || outfile === undefined) {
-  process.stderr.write("usage: node scripts/bundle.mjs <entry.js> <out.mjs>\n")
+  process.stderr.write("usage: node scripts/bundle.mjs <entry.js> <out.mjs> [--app-host]\n")
   process.exit(2)
 }
+const define = {}
+if (flags.includes("--app-host")) {
+  const dir = path.resolve(path.dirname(entry))
+  const { bundleHostScript } = await import(pathToFileURL(path.join(dir, "AppHost.js")).href)
+  define.__MCP_APP_HOST_SCRIPT__ = JSON.stringify(await bundleHostScript(dir))
+}
 await build({
+  define,
+  // Only `mcp app` imports it, to bundle its page when that was not done here.
+  external: ["esbuild"],
   entryPoints: [entry],
   outfile,
   bundle: true,

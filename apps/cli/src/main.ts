@@ -24,6 +24,11 @@
  *   mcp skills pull <target> <dir> [--skill <uri or name>]…
  *                                     skills verified (every file's size and digest, the
  *                                     frontmatter), then written under <dir>/<skill path>/
+ *   mcp app <target> <tool> [--args '{"a":1}'] [--port N]
+ *                                     calls a tool that has a view (MCP Apps) and serves the view on
+ *                                     127.0.0.1: the page's URL is the first line on stdout, then
+ *                                     what the view says (ui/message, model context, links, logs),
+ *                                     a JSON line each; until interrupted
  *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
@@ -36,7 +41,7 @@
  *
  * @since 0.1.0
  */
-import { McpClient, Skills as McpSkills } from "@effect-mcp/client"
+import { AppView, McpClient, Skills as McpSkills } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer, NodeTelemetry, NodeTokenStore } from "@effect-mcp/platform-node"
 import { Args, Command, Options, ValidationError } from "@effect/cli"
@@ -47,11 +52,13 @@ import type * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { quote } from "shell-quote"
+import * as AppHost from "./AppHost.js"
 import * as Conformance from "./Conformance.js"
 import * as Proxy from "./Proxy.js"
 import * as Skills from "./Skills.js"
@@ -135,7 +142,13 @@ const authOf = (o: {
 /** Runs `use` with a client of `target`. */
 const withClient = <A, E>(
   where: string,
-  connection: { readonly era: McpClient.EraChoice; readonly timeout: number; readonly auth: Target.Auth },
+  connection: {
+    readonly era: McpClient.EraChoice
+    readonly timeout: number
+    readonly auth: Target.Auth
+    /** Declare the MCP Apps extension (a host of views: `mcp app`). */
+    readonly apps?: boolean
+  },
   use: (client: McpClient.Service) => Effect.Effect<A, E>
 ) =>
   connection.timeout < 1 ?
@@ -146,14 +159,16 @@ const withClient = <A, E>(
       (transport) =>
         Effect.flatMap(McpClient.McpClient, use).pipe(
           Effect.provide(
-            McpClient.layer({
-              clientInfo: { name: "mcp", version: "0.1.0" },
-              era: connection.era,
-              // The whole of one request: progress restarts its timeout, never past this.
-              timeout: Duration.seconds(connection.timeout),
-              maxTimeout: Duration.seconds(connection.timeout),
-              probeTimeout: Duration.seconds(Math.min(5, connection.timeout))
-            }).pipe(Layer.provide(transport))
+            McpClient.layer(
+              (connection.apps === true ? AppView.declare : identity)({
+                clientInfo: { name: "mcp", version: "0.1.0" },
+                era: connection.era,
+                // The whole of one request: progress restarts its timeout, never past this.
+                timeout: Duration.seconds(connection.timeout),
+                maxTimeout: Duration.seconds(connection.timeout),
+                probeTimeout: Duration.seconds(Math.min(5, connection.timeout))
+              })
+            ).pipe(Layer.provide(transport))
           )
         )
     )
@@ -370,6 +385,41 @@ const call = Command.make(
         yield* printResult(json, result)
       }))
 ).pipe(Command.withDescription("Calls a tool (arguments as a JSON object), or runs it as a task (--task)"))
+
+const app = Command.make(
+  "app",
+  {
+    target,
+    era,
+    timeout,
+    ...auth,
+    tool: Args.text({ name: "tool" }),
+    args: Options.text("args").pipe(Options.optional, Options.withDescription("the tool's arguments, a JSON object")),
+    port: Options.integer("port").pipe(
+      Options.withDefault(0),
+      Options.withDescription("the host page's port on 127.0.0.1 (default: any free one)")
+    )
+  },
+  ({ args, era, port, target, timeout, tool, ...o }) =>
+    withClient(target, { era, timeout, auth: authOf(o), apps: true }, (client) =>
+      Effect.scoped(Effect.gen(function*() {
+        yield* declared(client, "tools")
+        const given = yield* parseArgs(args)
+        const running = yield* AppHost.serve(client, {
+          tool,
+          arguments: given,
+          port,
+          onSaid: (said) => Console.log(JSON.stringify(said))
+        })
+        yield* Console.log(running.url)
+        yield* Console.error(
+          `mcp app: ${tool}'s view at ${running.url} (sandbox ${running.sandboxOrigin}); Ctrl-C to stop`
+        )
+        return yield* Effect.never
+      })))
+).pipe(
+  Command.withDescription("Calls a tool that has a view (MCP Apps) and serves the view on 127.0.0.1 until interrupted")
+)
 
 const taskId = Args.text({ name: "task id" })
 
@@ -719,6 +769,7 @@ const mcp = Command.make("mcp").pipe(
     discover,
     tools,
     call,
+    app,
     resources,
     read,
     prompts,

@@ -32,11 +32,12 @@ export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => 
 const search = ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin"]
 
 /**
- * The path of a system binary, or a failure that says how to get it.
+ * The path of a system binary, or a failure that says how to get it (`packages`: the Debian packages
+ * to install, by default redis-server and nginx-light).
  *
  * @since 0.1.0
  */
-export const binary = (name: string): Effect.Effect<string> =>
+export const binary = (name: string, packages = "redis-server nginx-light"): Effect.Effect<string> =>
   Effect.suspend(() => {
     const dirs = [...(process.env.PATH ?? "").split(Path.delimiter), ...search]
     for (const dir of dirs) {
@@ -44,8 +45,8 @@ export const binary = (name: string): Effect.Effect<string> =>
       if (dir !== "" && Fs.existsSync(path)) return Effect.succeed(path)
     }
     return Effect.dieMessage(
-      `${name} is not installed: these tests start a real one (Debian: apt-get install redis-server ` +
-        `nginx-light; or run node scripts/services.mjs as root)`
+      `${name} is not installed: these tests start a real one (Debian: apt-get install ${packages}; ` +
+        `or run node scripts/services.mjs as root)`
     )
   })
 

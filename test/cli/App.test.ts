@@ -1,0 +1,233 @@
+/**
+ * `mcp app` (apps/cli, built) in a real browser: Debian's chromium (installed by scripts/services.mjs when
+ * missing) driven by playwright-core. The host renders the demo's counter view (apps/everything over
+ * stdio) behind its sandbox proxy on a second origin, through the official AppBridge: the view
+ * initializes, receives the tool's input and result, calls its app-only tool through the bridge and shows
+ * the answer; what it says to the conversation reaches stdout; its CSP refuses the host page's origin; a
+ * flood of bridge requests is refused beyond the bound and the host goes on. The DOM is asserted, never a
+ * screenshot.
+ */
+import { binary } from "@effect-mcp/test-support/Services"
+import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as http from "node:http"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Browser, chromium, type Frame, type Page } from "playwright-core"
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 })
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = path.join(root, "apps/everything/dist/main.js")
+const stdio = `stdio:${process.execPath} ${everything} stdio`
+
+/** `mcp app …` running: its first stdout line (the page's URL), the lines after it, and `stop`. */
+const mcpApp = (...args: ReadonlyArray<string>) => {
+  const child: ChildProcess = spawn(process.execPath, [mcpMain, "app", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const lines: Array<string> = []
+  const waiters: Array<() => void> = []
+  let buffered = ""
+  let stderr = ""
+  child.stdout!.on("data", (chunk) => {
+    buffered += chunk
+    let at: number
+    while ((at = buffered.indexOf("\n")) >= 0) {
+      lines.push(buffered.slice(0, at))
+      buffered = buffered.slice(at + 1)
+      for (const wake of waiters.splice(0)) wake()
+    }
+  })
+  child.stderr!.on("data", (chunk) => (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  /** The `n`th stdout line (0: the URL), once printed; rejects if the command ends first. */
+  const line = (n: number): Promise<string> =>
+    lines.length > n ? Promise.resolve(lines[n]!) : Promise.race([
+      new Promise<void>((resolve) => waiters.push(resolve)).then(() => line(n)),
+      exited.then((code) => Promise.reject(new Error(`mcp app exited ${code}: ${stderr}`)))
+    ])
+  return { line, exited, stderr: () => stderr, stop: () => child.kill("SIGINT") }
+}
+
+/** A bridge message posted to the host process as its page posts it (same origin): the answer. */
+const post = (url: URL, message: object) =>
+  new Promise<{ readonly result?: unknown; readonly error?: { readonly message: string } }>((resolve, reject) => {
+    const request = http.request(new URL("/bridge", url), {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: url.origin },
+      agent: false
+    }, (response) => {
+      let body = ""
+      response.on("data", (chunk) => (body += chunk))
+      response.on("end", () => resolve(JSON.parse(body)))
+    })
+    request.on("error", reject)
+    request.end(JSON.stringify(message))
+  })
+
+/** The view's frame: the sandbox proxy's inner frame (about:blank, written by the proxy). */
+const viewFrame = async (page: Page): Promise<Frame> => {
+  for (;;) {
+    const proxy = page.frames().find((f) => f.parentFrame() === page.mainFrame())
+    const view = proxy?.childFrames()[0]
+    if (view !== undefined && (await view.$("#count")) !== null) return view
+    await page.waitForEvent("framenavigated").catch(() => undefined)
+  }
+}
+
+/** Waits until `selector`'s text is `text` (the DOM, as the page updates it). */
+const textIs = (frame: Frame, selector: string, text: string) =>
+  frame.waitForFunction(
+    ([s, t]) => document.querySelector(s!)?.textContent === t,
+    [selector, text] as const
+  )
+
+let browser: Browser
+
+beforeAll(async () => {
+  const executablePath = await Effect.runPromise(binary("chromium", "chromium"))
+  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu"] })
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe("mcp app: the demo's counter view in chromium", () => {
+  it("initializes, gets the input and the result, calls its app-only tool; what it says reaches stdout", async () => {
+    const app = mcpApp(stdio, "show_counter", "--args", "{\"start\":5}")
+    const page = await browser.newPage()
+    try {
+      const url = await app.line(0)
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/)
+      await page.goto(url)
+      const view = await viewFrame(page)
+      // The tool's input, then its result, delivered through AppBridge.
+      await textIs(view, "#input", "{\"start\":5}")
+      await textIs(view, "#count", "5")
+      await textIs(view, "#status", "ready")
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "result delivered")
+      // The button calls counter_increment (visibility ["app"]) through the bridge and our client.
+      await view.click("#increment")
+      await textIs(view, "#count", "6")
+      await textIs(view, "#status", "ready")
+      // The view's origin is the sandbox's, not the host page's.
+      assert.notStrictEqual(await view.evaluate(() => window.origin), new URL(url).origin)
+
+      // A ui/message from the view: one JSON line on stdout after the URL.
+      await view.evaluate(() =>
+        window.parent.postMessage({
+          jsonrpc: "2.0",
+          id: 1001,
+          method: "ui/message",
+          params: { role: "user", content: [{ type: "text", text: "hello from the view" }] }
+        }, "*")
+      )
+      const said = JSON.parse(await app.line(1))
+      assert.strictEqual(said.method, "ui/message")
+      assert.deepStrictEqual(said.params.content, [{ type: "text", text: "hello from the view" }])
+
+      // A tool the server does not list is refused by the host, and the view told so.
+      const refused = await view.evaluate(() =>
+        new Promise<string>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 1002) resolve(event.data.error?.message ?? "answered")
+          })
+          window.parent.postMessage({
+            jsonrpc: "2.0",
+            id: 1002,
+            method: "tools/call",
+            params: { name: "nope", arguments: {} }
+          }, "*")
+        })
+      )
+      assert.match(refused, /tool nope is not listed by the server/)
+
+      // The sandbox's CSP (connect-src 'none': the view declared no connectDomains) refuses a fetch of
+      // the host page's origin: a no-cors fetch, which CORS alone would let through (opaque).
+      const fetched = await view.evaluate((origin) =>
+        new Promise<string>((resolve) => {
+          document.addEventListener(
+            "securitypolicyviolation",
+            (event) => resolve(`blocked ${event.effectiveDirective}`)
+          )
+          fetch(`${origin}/session`, { mode: "no-cors" }).then(() => resolve("fetched"), () => undefined)
+        }), new URL(url).origin)
+      assert.strictEqual(fetched, "blocked connect-src")
+    } finally {
+      await page.close()
+      app.stop()
+      await app.exited
+    }
+  })
+
+  it("a flood of bridge requests: beyond the bound refused at once, the host goes on", async () => {
+    const app = mcpApp(stdio, "show_counter")
+    const page = await browser.newPage()
+    try {
+      await page.goto(await app.line(0))
+      const view = await viewFrame(page)
+      await textIs(view, "#status", "ready")
+      // 500 tools/call at once: at most 16 are in flight; the others are refused at once.
+      const answers = await view.evaluate(() =>
+        new Promise<{ readonly ok: number; readonly refused: number }>((resolve) => {
+          let ok = 0
+          let refused = 0
+          window.addEventListener("message", (event) => {
+            const id = event.data?.id
+            if (typeof id !== "number" || id < 5000) return
+            if (event.data.error !== undefined && /too many/.test(event.data.error.message)) refused++
+            else if (event.data.result !== undefined) ok++
+            if (ok + refused === 500) resolve({ ok, refused })
+          })
+          for (let i = 0; i < 500; i++) {
+            window.parent.postMessage({
+              jsonrpc: "2.0",
+              id: 5000 + i,
+              method: "tools/call",
+              params: { name: "counter_increment", arguments: { count: i } }
+            }, "*")
+          }
+        })
+      )
+      assert.isAbove(answers.ok, 0)
+      assert.isAbove(answers.refused, 0)
+      // The host process bounds them too, whoever posts (its page or not): 200 at once straight to it.
+      const url = new URL(await app.line(0))
+      const posted = await Promise.all(
+        Array.from(
+          { length: 200 },
+          (_, i) => post(url, { method: "tools/call", params: { name: "counter_increment", arguments: { count: i } } })
+        )
+      )
+      assert.isAbove(posted.filter((a) => a.result !== undefined).length, 0)
+      assert.isAbove(posted.filter((a) => /too many bridge requests in flight/.test(a.error?.message ?? "")).length, 0)
+      // The host still serves the view.
+      await view.click("#increment")
+      await textIs(view, "#count", "1")
+    } finally {
+      await page.close()
+      app.stop()
+      await app.exited
+    }
+  })
+})
+
+describe("mcp app: what it cannot show is one line on stderr, exit 1", () => {
+  it("a tool without a view, one for its view only, one not listed", async () => {
+    const cases = [
+      ["add", "tool add has no view (no _meta.ui.resourceUri)"],
+      ["counter_increment", "tool counter_increment is for its view only (visibility [\"app\"])"],
+      ["nope", "tool nope is not listed by the server"]
+    ] as const
+    await Promise.all(cases.map(async ([tool, reason]) => {
+      const app = mcpApp(stdio, tool)
+      assert.strictEqual(await app.exited, 1, tool)
+      assert.strictEqual(app.stderr(), `mcp: ${reason}\n`)
+    }))
+  })
+})
