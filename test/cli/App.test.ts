@@ -217,6 +217,48 @@ describe("mcp app: the demo's counter view in chromium", () => {
   })
 })
 
+describe("mcp app: a server nobody here wrote (@modelcontextprotocol/server-basic-vanillajs, its view the official App)", () => {
+  const basic = path.join(root, "test/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
+
+  it("renders the view with the tool's result; its call, message and log go through our host", async () => {
+    const app = mcpApp(`stdio:${process.execPath} ${basic} --stdio`, "get-time")
+    const page = await browser.newPage()
+    try {
+      await page.goto(await app.line(0))
+      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+      const view = await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame())
+      // The tool's result (an ISO time) shown by the App class's ontoolresult.
+      const time = /^\d{4}-\d\d-\d\dT/
+      await view!.waitForFunction(
+        (re) => new RegExp(re).test(document.getElementById("server-time")?.textContent ?? ""),
+        time.source
+      )
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "result delivered")
+      // Its button calls get-time through the bridge (callServerTool): the time is shown again.
+      await view!.evaluate(() => (document.getElementById("server-time")!.textContent = "waiting"))
+      await view!.click("#get-time-btn")
+      await view!.waitForFunction(
+        (re) => new RegExp(re).test(document.getElementById("server-time")?.textContent ?? ""),
+        time.source
+      )
+      // sendMessage and sendLog: a JSON line each on stdout.
+      await view!.fill("#message-text", "hello from the official App")
+      await view!.click("#send-message-btn")
+      const message = JSON.parse(await app.line(1))
+      assert.strictEqual(message.method, "ui/message")
+      assert.deepStrictEqual(message.params.content, [{ type: "text", text: "hello from the official App" }])
+      await view!.fill("#log-text", "a log line")
+      await view!.click("#send-log-btn")
+      const log = JSON.parse(await app.line(2))
+      assert.deepStrictEqual(log, { method: "notifications/message", params: { level: "info", data: "a log line" } })
+    } finally {
+      await page.close()
+      app.stop()
+      await app.exited
+    }
+  })
+})
+
 describe("mcp app: what it cannot show is one line on stderr, exit 1", () => {
   it("a tool without a view, one for its view only, one not listed", async () => {
     const cases = [
