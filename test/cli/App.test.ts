@@ -4,8 +4,11 @@
  * stdio) behind its sandbox proxy on a second origin, through the official AppBridge: the view
  * initializes, receives the tool's input and result, calls its app-only tool through the bridge and shows
  * the answer; what it says to the conversation reaches stdout; its CSP refuses the host page's origin; a
- * flood of bridge requests is refused beyond the bound and the host goes on. The DOM is asserted, never a
- * screenshot.
+ * flood of bridge requests is refused beyond the bound and the host goes on. Then the view of an official
+ * example server (@modelcontextprotocol/server-basic-vanillajs), a view made with the official App class
+ * served by our server (a model-only tool refused to it; a fetch to its declared connect domain allowed,
+ * to another blocked), and views that cannot be rendered (one line, nothing served). The DOM is asserted,
+ * never a screenshot.
  */
 import { binary } from "@effect-mcp/test-support/Services"
 import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
@@ -259,7 +262,77 @@ describe("mcp app: a server nobody here wrote (@modelcontextprotocol/server-basi
   })
 })
 
+describe("mcp app: a view made with the official App class, served by our server", () => {
+  const fixture = path.join(root, "test/cli/fixtures/apps-server.mjs")
+
+  /** A local server answering every request 200 (to any origin, CORS-wise): its origin. */
+  const origin = async (): Promise<{ readonly url: string; readonly close: () => void }> => {
+    const server = http.createServer((_, response) => {
+      response.writeHead(200, { "access-control-allow-origin": "*", "content-type": "text/plain" })
+      response.end("hello")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
+    return {
+      url: `http://127.0.0.1:${(server.address() as { readonly port: number }).port}`,
+      close: () => server.close()
+    }
+  }
+
+  it("input and result delivered; its app-only tool answers, a model-only one is refused; CSP: the declared origin only", async () => {
+    const allowed = await origin()
+    const denied = await origin()
+    const app = mcpApp(
+      `stdio:${process.execPath} ${fixture} ${allowed.url} ${denied.url}`,
+      "show",
+      "--args",
+      "{\"word\":\"hi\"}"
+    )
+    const page = await browser.newPage()
+    try {
+      await page.goto(await app.line(0))
+      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+      const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+      await textIs(view, "#status", "connected")
+      await textIs(view, "#input", "{\"word\":\"hi\"}")
+      await textIs(view, "#result", "shown: hi")
+      await view.click("#call")
+      await textIs(view, "#called", "echo: from the view")
+      await view.click("#call-secret")
+      await view.waitForFunction(() => document.getElementById("called-secret")?.textContent !== "")
+      assert.match(
+        (await view.textContent("#called-secret"))!,
+        /^refused: .*tool secret may not be called by a view \(its visibility has no "app"\)/
+      )
+      await view.click("#fetch")
+      await textIs(view, "#fetched", "allowed ok 200, denied blocked")
+    } finally {
+      await page.close()
+      app.stop()
+      await app.exited
+      allowed.close()
+      denied.close()
+    }
+  })
+})
+
 describe("mcp app: what it cannot show is one line on stderr, exit 1", () => {
+  it("a view over the bound, of the wrong MIME type, or that the server does not serve: nothing served", async () => {
+    const bad = `stdio:${process.execPath} ${path.join(root, "test/cli/fixtures/bad-apps-server.mjs")}`
+    const cases = [
+      ["big", "View ui://bad/big: its HTML is at least 5242902 bytes, over the bound of 4194304"],
+      ["wrong_mime", "View ui://bad/wrong: it is served as text/html, not text/html;profile=mcp-app"],
+      [
+        "missing",
+        "View ui://bad/missing: the server cannot give it (MCP error -32602: Resource ui://bad/missing not found)"
+      ]
+    ] as const
+    await Promise.all(cases.map(async ([tool, reason]) => {
+      const app = mcpApp(bad, tool)
+      assert.strictEqual(await app.exited, 1, tool)
+      assert.strictEqual(app.stderr(), `mcp: ${reason}\n`)
+    }))
+  })
+
   it("a tool without a view, one for its view only, one not listed", async () => {
     const cases = [
       ["add", "tool add has no view (no _meta.ui.resourceUri)"],

@@ -417,7 +417,13 @@ export const serve = (
     }
     const view = yield* AppView.read(client, uri.value, {
       ...(options.maxViewBytes !== undefined ? { maxBytes: options.maxViewBytes } : {})
-    })
+    }).pipe(
+      // What the server answers (a view it does not serve) named as the view's, in one line.
+      Effect.catchIf(
+        (error) => error._tag !== "InvalidView",
+        (error) => Effect.fail(new Error(`View ${uri.value}: the server cannot give it (${describe(error)})`))
+      )
+    )
     const csp = AppView.contentSecurityPolicy(view.ui)
     const allow = AppView.permissionsPolicy(view.ui)
 
