@@ -161,10 +161,17 @@ describe("mcp app: the demo's counter view in chromium", () => {
           fetch(`${origin}/session`, { mode: "no-cors" }).then(() => resolve("fetched"), () => undefined)
         }), new URL(url).origin)
       assert.strictEqual(fetched, "blocked connect-src")
-    } finally {
-      await page.close()
+
+      // Interrupted: the view is torn down (ui/resource-teardown, answered) before the host stops.
       app.stop()
       await app.exited
+      assert.match(app.stderr(), /^mcp app: the view was torn down$/m)
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "torn down")
+    } finally {
+      // Stopped with its page open: the view answers its teardown, and the host ends at once.
+      app.stop()
+      await app.exited
+      await page.close()
     }
   })
 
@@ -213,9 +220,10 @@ describe("mcp app: the demo's counter view in chromium", () => {
       await view.click("#increment")
       await textIs(view, "#count", "1")
     } finally {
-      await page.close()
+      // Stopped with its page open: the view answers its teardown, and the host ends at once.
       app.stop()
       await app.exited
+      await page.close()
     }
   })
 })
@@ -255,9 +263,10 @@ describe("mcp app: a server nobody here wrote (@modelcontextprotocol/server-basi
       const log = JSON.parse(await app.line(2))
       assert.deepStrictEqual(log, { method: "notifications/message", params: { level: "info", data: "a log line" } })
     } finally {
-      await page.close()
+      // Stopped with its page open: the view answers its teardown, and the host ends at once.
       app.stop()
       await app.exited
+      await page.close()
     }
   })
 })
@@ -306,9 +315,10 @@ describe("mcp app: a view made with the official App class, served by our server
       await view.click("#fetch")
       await textIs(view, "#fetched", "allowed ok 200, denied blocked")
     } finally {
-      await page.close()
+      // Stopped with its page open: the view answers its teardown, and the host ends at once.
       app.stop()
       await app.exited
+      await page.close()
       allowed.close()
       denied.close()
     }

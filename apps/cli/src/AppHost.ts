@@ -67,6 +67,11 @@ export interface Options {
   readonly port?: number | undefined
   /** What the view says (`ui/message`, model-context updates, links, logs). */
   readonly onSaid: (said: Said) => Effect.Effect<void>
+  /**
+   * When the host stops: whether the view answered its `ui/resource-teardown` (within 2 seconds). Not
+   * called when no page was open.
+   */
+  readonly onTeardown?: ((answered: boolean) => Effect.Effect<void>) | undefined
   /** The most bytes of the view's HTML (default `AppView.defaultMaxBytes`). */
   readonly maxViewBytes?: number | undefined
   /** The most bridge requests in flight (default 16); more are refused at once. */
@@ -119,6 +124,9 @@ export class ListenError extends Data.TaggedError("ListenError")<{
 }
 
 const hostInfo = { name: "mcp app (effect-mcp)", version: "0.2.0" }
+
+/** How long a stopping host waits for the view's teardown. */
+const teardownWait = "2 seconds"
 
 /** The sandbox attribute of both frames: what the specification asks of the proxy, and forms. */
 const sandboxAttribute = "allow-scripts allow-same-origin allow-forms"
@@ -215,6 +223,15 @@ try {
   status("initializing the view")
   await initialized
   status("initialized")
+  // When the host stops, the view is torn down first (ui/resource-teardown), then the host told.
+  new EventSource("/events").addEventListener("teardown", async () => {
+    try {
+      await bridge.teardownResource({})
+    } finally {
+      status("torn down")
+      fetch("/torn-down", { method: "POST" })
+    }
+  })
   await bridge.sendToolInput({ arguments: session.arguments })
   const outcome = await (await fetch("/result")).json()
   if (outcome.result !== undefined) {
@@ -404,6 +421,7 @@ export const serve = (
   Effect.gen(function*() {
     const maxPending = options.maxPending ?? 16
     const maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024
+    const maxStreams = 8
     const tools = yield* client.listTools
     const tool = tools.find((t) => t.name === options.tool)
     if (tool === undefined) return yield* new NoView({ tool: options.tool, reason: "is not listed by the server" })
@@ -491,6 +509,9 @@ export const serve = (
     })
     const sandboxOrigin = `http://127.0.0.1:${portOf(sandbox)}`
 
+    // The pages' event streams (at most maxStreams), told to tear the view down when the host stops.
+    const streams = new Set<Http.ServerResponse>()
+    const tornDown = yield* Deferred.make<void>()
     const host = yield* listen(options.port ?? 0, (request, response) => {
       const path = (request.url ?? "/").split("?")[0]
       // A page of another origin (or a rebound DNS name) gets nothing.
@@ -529,6 +550,19 @@ export const serve = (
           )
         )
       }
+      if (request.method === "GET" && path === "/events") {
+        if (streams.size >= maxStreams) return send(response, 429, "text/plain", "too many pages")
+        response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" })
+        response.write(": the host's events\n\n")
+        streams.add(response)
+        response.on("close", () => streams.delete(response))
+        return
+      }
+      if (request.method === "POST" && path === "/torn-down") {
+        if (request.headers.origin !== hostOrigin) return json(response, 403, { error: { message: "wrong origin" } })
+        void run(Deferred.succeed(tornDown, void 0))
+        return json(response, 200, {})
+      }
       if (request.method === "POST" && path === "/bridge") {
         if (request.headers.origin !== hostOrigin) return json(response, 403, { error: { message: "wrong origin" } })
         return void readBody(request, maxMessageBytes).then((body) => {
@@ -566,6 +600,19 @@ export const serve = (
       }
       send(response, 404, "text/plain", "not found")
     })
+    // Closed before the servers are (finalizers run last first): a page open is told to tear the view down,
+    // and waited for a little.
+    yield* Effect.addFinalizer(() =>
+      streams.size === 0 ? Effect.void : Effect.gen(function*() {
+        for (const stream of streams) stream.write("event: teardown\ndata: {}\n\n")
+        // Interruptible inside the finalizer, for the timeout to end the wait.
+        const answered = yield* Effect.interruptible(Deferred.await(tornDown)).pipe(
+          Effect.timeout(teardownWait),
+          Effect.option
+        )
+        yield* options.onTeardown?.(Option.isSome(answered)) ?? Effect.void
+      })
+    )
     hostOrigin = `http://127.0.0.1:${portOf(host)}`
     sandboxPageFor = sandboxPage(hostOrigin).replace(JSON.stringify("__ALLOW__"), JSON.stringify(allow))
     return { url: `${hostOrigin}/`, sandboxOrigin }

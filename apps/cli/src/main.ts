@@ -409,7 +409,9 @@ const app = Command.make(
           tool,
           arguments: given,
           port,
-          onSaid: (said) => Console.log(JSON.stringify(said))
+          onSaid: (said) => Console.log(JSON.stringify(said)),
+          onTeardown: (answered) =>
+            Console.error(`mcp app: ${answered ? "the view was torn down" : "the view did not answer its teardown"}`)
         })
         yield* Console.log(running.url)
         yield* Console.error(
