@@ -15,6 +15,7 @@ import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as http from "node:http"
+import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Frame, type Page } from "playwright-core"
@@ -88,6 +89,23 @@ const textIs = (frame: Frame, selector: string, text: string) =>
     ([s, t]) => document.querySelector(s!)?.textContent === t,
     [selector, text] as const
   )
+
+/** apps/everything over HTTP on a free port, once it says it listens: its URL, and `kill` to end it. */
+const everythingOverHttp = async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+  const server = spawn(process.execPath, [everything, "http", "--port", String(port)], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  const url = `http://127.0.0.1:${port}/mcp`
+  await new Promise<void>((resolve) => server.stderr.on("data", (chunk) => String(chunk).includes(url) && resolve()))
+  return { url, kill: () => server.kill() }
+}
 
 let browser: Browser
 
@@ -175,8 +193,9 @@ describe("mcp app: the demo's counter view in chromium", () => {
     }
   })
 
-  it("a flood of bridge requests: beyond the bound refused at once, the host goes on", async () => {
-    const app = mcpApp(stdio, "show_counter")
+  it("over HTTP: a flood of bridge requests refused beyond the bound, malformed ones too; the host goes on", async () => {
+    const server = await everythingOverHttp()
+    const app = mcpApp(server.url, "show_counter")
     const page = await browser.newPage()
     try {
       await page.goto(await app.line(0))
@@ -216,6 +235,25 @@ describe("mcp app: the demo's counter view in chromium", () => {
       )
       assert.isAbove(posted.filter((a) => a.result !== undefined).length, 0)
       assert.isAbove(posted.filter((a) => /too many bridge requests in flight/.test(a.error?.message ?? "")).length, 0)
+      // Malformed messages (not JSON-RPC, a method that is not a string) are dropped by the bridge; a request
+      // over the size bound of one message is refused, in one line.
+      const oversized = await view.evaluate(() =>
+        new Promise<string>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 9000) resolve(event.data.error?.message ?? "answered")
+          })
+          for (const junk of ["junk", 42, null, { jsonrpc: "2.0" }, { jsonrpc: "2.0", id: 8999, method: 5 }]) {
+            window.parent.postMessage(junk, "*")
+          }
+          window.parent.postMessage({
+            jsonrpc: "2.0",
+            id: 9000,
+            method: "tools/call",
+            params: { name: "counter_increment", arguments: { count: 1, pad: "x".repeat(2 * 1024 * 1024) } }
+          }, "*")
+        })
+      )
+      assert.strictEqual(oversized, "a bridge message is at most 1048576 bytes")
       // The host still serves the view.
       await view.click("#increment")
       await textIs(view, "#count", "1")
@@ -224,6 +262,7 @@ describe("mcp app: the demo's counter view in chromium", () => {
       app.stop()
       await app.exited
       await page.close()
+      server.kill()
     }
   })
 })

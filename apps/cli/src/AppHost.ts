@@ -383,21 +383,20 @@ const send = (
 const json = (response: Http.ServerResponse, status: number, value: unknown) =>
   send(response, status, "application/json", JSON.stringify(value))
 
-/** A request's body, at most `max` bytes (else `undefined`: the rest is not read). */
+/**
+ * A request's body, at most `max` bytes (else `undefined`, answered once the sender is done: the rest is
+ * read and dropped, up to 16 times the bound, past which the connection is cut).
+ */
 const readBody = (request: Http.IncomingMessage, max: number) =>
   new Promise<string | undefined>((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
     request.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > max) {
-        resolve(undefined)
-        request.destroy()
-        return
-      }
-      chunks.push(chunk)
+      if (size > 16 * max) request.destroy()
+      else if (size <= max) chunks.push(chunk)
     })
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    request.on("end", () => resolve(size > max ? undefined : Buffer.concat(chunks).toString("utf8")))
     request.on("error", () => resolve(undefined))
   })
 
