@@ -165,24 +165,10 @@ const ask = async (method, params) => {
 }
 const tell = (method, params) => { ask(method, params).catch(() => {}) }
 try {
-  const iframe = document.createElement("iframe")
-  iframe.setAttribute("sandbox", config.sandbox)
-  if (session.allow !== "") iframe.setAttribute("allow", session.allow)
-  iframe.style.cssText = "width:100%;height:240px;border:" + (session.ui.prefersBorder === false ? "none" : "1px solid #ccc")
-  const proxyReady = new Promise((resolve) => {
-    const listener = (event) => {
-      if (event.source === iframe.contentWindow && event.origin === session.sandboxOrigin &&
-          event.data?.method === "ui/notifications/sandbox-proxy-ready") {
-        window.removeEventListener("message", listener)
-        resolve()
-      }
-    }
-    window.addEventListener("message", listener)
-  })
-  iframe.src = session.sandboxUrl
-  $("view").append(iframe)
+  // The sandbox proxy's frame is in the page, loading since the page was parsed; early.js caught its ready.
+  const iframe = $("sandbox")
   status("loading the sandbox")
-  await proxyReady
+  await window.mcpProxyReady
   const bridge = new AppBridge(null, config.hostInfo, {
     openLinks: {},
     serverTools: {},
@@ -246,19 +232,47 @@ try {
 }
 `
 
-/** The host page: the view's frame, a status line and an error line. */
-const hostPage = (tool: string) =>
+/**
+ * The host page: a status line, an error line and the sandbox proxy's frame, loaded at once (`early.js`, run
+ * before the frame is parsed, catches its ready) while the bridge's script loads, the session prefetched.
+ */
+const hostPage = (
+  tool: string,
+  sandbox: { readonly url: string; readonly origin: string },
+  allow: string,
+  border: boolean
+) =>
   `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(tool)} (mcp app)</title>
-<style>body{font:14px system-ui,sans-serif;margin:16px}#error{color:#b00}</style></head>
+<style>body{font:14px system-ui,sans-serif;margin:16px}#error{color:#b00}</style>
+<link rel="preload" href="/session" as="fetch" crossorigin="anonymous">
+<script src="/early.js"></script>
+<script type="module" src="/host.js"></script></head>
 <body>
 <p><b>${escapeHtml(tool)}</b> <span id="status">starting</span></p>
 <p id="error"></p>
-<div id="view"></div>
-<script type="module" src="/host.js"></script>
+<div id="view"><iframe id="sandbox" sandbox="${sandboxAttribute}"${
+    allow !== "" ? ` allow="${escapeHtml(allow)}"` : ""
+  } data-origin="${escapeHtml(sandbox.origin)}" src="${
+    escapeHtml(sandbox.url)
+  }" style="width:100%;height:240px;border:${border ? "1px solid #ccc" : "none"}"></iframe></div>
 </body>
 </html>
+`
+
+/** Run before the sandbox proxy's frame is parsed: its ready notification, as `window.mcpProxyReady`. */
+const earlyScript = `window.mcpProxyReady = new Promise(function (resolve) {
+  function listener(event) {
+    var frame = document.getElementById("sandbox")
+    if (frame && event.source === frame.contentWindow && event.origin === frame.dataset.origin &&
+        event.data && event.data.method === "ui/notifications/sandbox-proxy-ready") {
+      window.removeEventListener("message", listener)
+      resolve()
+    }
+  }
+  window.addEventListener("message", listener)
+})
 `
 
 /**
@@ -518,13 +532,27 @@ export const serve = (
         return send(response, 421, "text/plain", "wrong host")
       }
       if (request.method === "GET" && path === "/") {
-        return send(response, 200, "text/html; charset=utf-8", hostPage(options.tool), {
-          "content-security-policy":
-            `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; frame-src ${sandboxOrigin}`
-        })
+        return send(
+          response,
+          200,
+          "text/html; charset=utf-8",
+          hostPage(
+            options.tool,
+            { url: `${sandboxOrigin}/sandbox`, origin: sandboxOrigin },
+            allow,
+            view.ui.prefersBorder !== false
+          ),
+          {
+            "content-security-policy":
+              `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; frame-src ${sandboxOrigin}`
+          }
+        )
       }
       if (request.method === "GET" && path === "/host.js") {
         return send(response, 200, "text/javascript; charset=utf-8", script)
+      }
+      if (request.method === "GET" && path === "/early.js") {
+        return send(response, 200, "text/javascript; charset=utf-8", earlyScript)
       }
       if (request.method === "GET" && path === "/session") {
         return json(response, 200, {
