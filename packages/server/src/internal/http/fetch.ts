@@ -265,6 +265,7 @@ const exchangeOf = (
   resolve: (response: Response) => void
 ): Exchange => {
   const url = request.url
+  const headers = request.headers
   const { path, query } = target(url)
   const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined }
   const gone = goneOf(pending)
@@ -288,7 +289,7 @@ const exchangeOf = (
     path,
     query,
     header: (name) => {
-      const value = request.headers.get(name)
+      const value = headers.get(name)
       return value !== null ? value : name === "host" ? authority(url) : undefined
     },
     body: (maxBytes, done) => readBody(request, pending, maxBytes, done),
