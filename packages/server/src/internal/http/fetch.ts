@@ -4,14 +4,19 @@
  * @effect/platform request, response or fiber per request: that path cost a fetch runtime about
  * ten times a bare handler).
  *
- * - The body is read from the request's stream, counted as bytes arrive; one over the limit is
- *   refused at once, and its rest is still read and dropped (up to `drainBytes` or `drainMillis`
- *   after the answer) before the stream is let go.
+ * - A body whose `Content-Length` is within the limit is read whole by the runtime (which reads
+ *   no more than that length: it frames the body), with no stream made in JavaScript. Any other
+ *   is read from the request's stream, counted as bytes arrive; one over the limit (said or
+ *   counted) is refused at once, and its rest is still read and dropped (up to `drainBytes` or
+ *   `drainMillis` after the answer) before the stream is let go.
  * - An SSE stream, and a JSON answer over `whole` bytes, are a `ReadableStream` the runtime pulls
  *   one piece at a time; what waits is counted per response in the handler's write bounds, each
  *   piece released when the runtime pulls the next. Over a bound the response is cut: the pieces
  *   not pulled are dropped and the stream ends.
  * - The client is gone when the request's `signal` aborts or the response's body is cancelled.
+ *   The signal is read only once something waits on the client: an answer given at once never
+ *   reads it (Deno makes it on demand, and aborts it with a `DOMException` as each request ends:
+ *   a quarter of a request's time there).
  * - A request without a `Host` header is judged by the authority of its URL.
  */
 import type { Handler, WriteAccount } from "../../HttpTransport.js"
@@ -20,6 +25,8 @@ import * as Front from "./front.js"
 import type { Headers, Reply } from "./front.js"
 
 const encoder = new TextEncoder()
+/** One decoder for every body (making one costs a runtime more than decoding a small body). */
+const decoder = new TextDecoder()
 
 /** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
 const piece = 64 * 1024
@@ -44,14 +51,14 @@ const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
 }
 
 const decode = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0])
+  if (chunks.length === 1) return decoder.decode(chunks[0])
   const bytes = new Uint8Array(size)
   let at = 0
   for (const chunk of chunks) {
     bytes.set(chunk, at)
     at += chunk.length
   }
-  return new TextDecoder().decode(bytes)
+  return decoder.decode(bytes)
 }
 
 /** The path and query of a request's URL (`http://host/path?query`), without parsing the rest. */
@@ -183,12 +190,26 @@ const goneOf = (pending: Pending) => () => {
   for (const listener of pending.closed) listener()
 }
 
+const digits = /^[0-9]{1,16}$/
+
 /**
- * Reads the body, counted as it arrives: over `maxBytes` (its length said, or its bytes counted)
- * it is `TooLarge` at once, and the rest is read and dropped after the answer (`pending.drain`).
+ * Reads the body: whole when its length is said and within `maxBytes`; else counted as it arrives,
+ * over `maxBytes` (its length said, or its bytes counted) it is `TooLarge` at once, and the rest
+ * is read and dropped after the answer (`pending.drain`).
  */
 const readBody = (request: Request, pending: Pending, maxBytes: number, done: (body: Body) => void): void => {
   const length = request.headers.get("content-length")
+  const declared = length === null || !digits.test(length) ? Number.NaN : Number(length)
+  if (declared <= maxBytes) {
+    // Its length said, and within the limit: the runtime reads no more than that (it is how the
+    // body is framed), so it is read whole, by the runtime, without a stream made in JavaScript.
+    request.arrayBuffer().then(
+      (buffer) =>
+        done(buffer.byteLength > maxBytes ? { _tag: "TooLarge" } : { _tag: "Text", text: decoder.decode(buffer) }),
+      () => done({ _tag: "Failed" })
+    )
+    return
+  }
   const stream = request.body
   if (stream === null) return done({ _tag: "Text", text: "" })
   const reader = stream.getReader()
@@ -220,7 +241,7 @@ const readBody = (request: Request, pending: Pending, maxBytes: number, done: (b
     pending.drain = drain
     done({ _tag: "TooLarge" })
   }
-  if (length !== null && Number(length) > maxBytes) return refuse()
+  if (declared > maxBytes) return refuse()
   const next = (): Promise<void> =>
     reader.read().then((read) => {
       if (read.done) return done({ _tag: "Text", text: decode(chunks, size) })
@@ -244,6 +265,7 @@ const exchangeOf = (
   resolve: (response: Response) => void
 ): Exchange => {
   const url = request.url
+  const headers = request.headers
   const { path, query } = target(url)
   const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined }
   const gone = goneOf(pending)
@@ -252,13 +274,22 @@ const exchangeOf = (
     pending.answered = true
     resolve(response)
   }
-  request.signal.addEventListener("abort", gone, { once: true })
+  // The request's signal, read only once something waits on the client (a request served in a
+  // fiber, a stream, a large answer).
+  let watching = false
+  const watch = () => {
+    if (watching) return
+    watching = true
+    const signal = request.signal
+    if (signal.aborted) gone()
+    else signal.addEventListener("abort", gone, { once: true })
+  }
   return {
     method: request.method,
     path,
     query,
     header: (name) => {
-      const value = request.headers.get(name)
+      const value = headers.get(name)
       return value !== null ? value : name === "host" ? authority(url) : undefined
     },
     body: (maxBytes, done) => readBody(request, pending, maxBytes, done),
@@ -275,6 +306,7 @@ const exchangeOf = (
         return answer(responseOf(reply.status, reply.headers, body ?? null))
       }
       // A large answer: counted while it waits, written in pieces.
+      watch()
       const bytes = encoder.encode(body)
       const out = pulled(handler.writes.open(() => out.cut()), gone)
       if (!out.write(bytes)) return answer(responseOf(tooMuch.status, tooMuch.headers, tooMuch.body ?? null))
@@ -291,6 +323,7 @@ const exchangeOf = (
         }),
         gone
       )
+      watch()
       answer(responseOf(200, headers, out.body))
       // A runtime may hold a stream's headers until its first bytes: when nothing is written at once
       // (no priming event, an empty replay), a comment opens it.
@@ -307,6 +340,7 @@ const exchangeOf = (
       }
     },
     onClose: (listener) => {
+      watch()
       if (pending.gone) listener()
       else pending.closed.push(listener)
     }
