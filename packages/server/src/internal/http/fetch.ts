@@ -23,43 +23,7 @@ import type { Handler, WriteAccount } from "../../HttpTransport.js"
 import type { Body, Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Headers, Reply } from "./front.js"
-
-const encoder = new TextEncoder()
-/** One decoder for every body (making one costs a runtime more than decoding a small body). */
-const decoder = new TextDecoder()
-
-/** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
-const piece = 64 * 1024
-const whole = 64 * 1024
-
-/** How much of a refused body is still read (and dropped), and for how long, before its stream is let go. */
-const drainBytes = 16 * 1024 * 1024
-const drainMillis = 3_000
-
-const tooMuch = Front.error(
-  503,
-  Front.transportError,
-  "Service Unavailable: the answer is more than may wait to be written (maxBufferedBytes)"
-)
-
-/** The pieces of `bytes`, at most `piece` long each (copies: a piece held keeps nothing else alive). */
-const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
-  if (bytes.length <= piece) return [bytes]
-  const out: Array<Uint8Array> = []
-  for (let at = 0; at < bytes.length; at += piece) out.push(bytes.slice(at, at + piece))
-  return out
-}
-
-const decode = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
-  if (chunks.length === 1) return decoder.decode(chunks[0])
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.length
-  }
-  return decoder.decode(bytes)
-}
+import { decode, decoder, drainBytes, drainMillis, encoder, piecesOf, tooMuch, whole } from "./pieces.js"
 
 /** The path and query of a request's URL (`http://host/path?query`), without parsing the rest. */
 const target = (url: string): { readonly path: string; readonly query: string } => {
@@ -85,10 +49,11 @@ const authority = (url: string): string | undefined => {
 
 /**
  * A body the runtime pulls one piece at a time, each released from `account` when the next is
- * pulled or the body ends; `write` adds pieces, `end` ends it once they are pulled, `cut` drops
- * what was not pulled and ends it now.
+ * pulled or the body ends (`finished` is told then); `write` adds pieces, `end` ends it once they
+ * are pulled, `cut` drops what was not pulled and ends it now, `stop` (its client gone) lets go of
+ * all of it at once, whether or not the runtime pulls again.
  */
-const pulled = (account: WriteAccount, cancelled: () => void) => {
+const pulled = (account: WriteAccount, cancelled: () => void, finished: () => void) => {
   const queue: Array<Uint8Array> = []
   let held = 0
   let ended = false
@@ -100,6 +65,7 @@ const pulled = (account: WriteAccount, cancelled: () => void) => {
     account.release(held)
     held = 0
     account.close()
+    finished()
   }
   const body = new ReadableStream<Uint8Array>({
     pull: (controller): Promise<void> | void => {
@@ -155,6 +121,13 @@ const pulled = (account: WriteAccount, cancelled: () => void) => {
       queue.length = 0
       ended = true
       poke()
+    },
+    stop: () => {
+      for (const part of queue) account.release(part.length)
+      queue.length = 0
+      ended = true
+      finish()
+      poke()
     }
   }
 }
@@ -182,11 +155,15 @@ interface Pending {
   readonly closed: Array<() => void>
   /** A refused body still arriving: what reads and drops its rest (bounded), done when it is. */
   drain: (() => Promise<void>) | undefined
+  /** The body it answers with, pulled piece by piece (a stream, a large answer): let go of when its client goes. */
+  out: { readonly stop: () => void } | undefined
 }
 
 const goneOf = (pending: Pending) => () => {
   if (pending.gone) return
   pending.gone = true
+  // A runtime may drop a response without cancelling its body: what waits is let go of now.
+  pending.out?.stop()
   for (const listener of pending.closed) listener()
 }
 
@@ -238,6 +215,8 @@ const readBody = (request: Request, pending: Pending, maxBytes: number, done: (b
     })
   const refuse = () => {
     over = true
+    // What was read is not kept while the rest drains.
+    chunks.length = 0
     pending.drain = drain
     done({ _tag: "TooLarge" })
   }
@@ -267,7 +246,7 @@ const exchangeOf = (
   const url = request.url
   const headers = request.headers
   const { path, query } = target(url)
-  const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined }
+  const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined, out: undefined }
   const gone = goneOf(pending)
   const answer = (response: Response) => {
     if (pending.answered) return
@@ -276,14 +255,16 @@ const exchangeOf = (
   }
   // The request's signal, read only once something waits on the client (a request served in a
   // fiber, a stream, a large answer).
-  let watching = false
+  let signal: AbortSignal | undefined
   const watch = () => {
-    if (watching) return
-    watching = true
-    const signal = request.signal
+    if (signal !== undefined) return
+    signal = request.signal
     if (signal.aborted) gone()
     else signal.addEventListener("abort", gone, { once: true })
   }
+  // Answered whole, or its body ended: nobody waits on the client any more (Deno aborts the signal
+  // of every request once its response is sent, and warns of it where a listener is left).
+  const unwatch = () => signal?.removeEventListener("abort", gone)
   return {
     method: request.method,
     path,
@@ -303,12 +284,14 @@ const exchangeOf = (
         return answer(responseOf(reply.status, headers, early(bytes, pending.drain)))
       }
       if (body === undefined || body.length <= whole) {
-        return answer(responseOf(reply.status, reply.headers, body ?? null))
+        answer(responseOf(reply.status, reply.headers, body ?? null))
+        return unwatch()
       }
       // A large answer: counted while it waits, written in pieces.
       watch()
       const bytes = encoder.encode(body)
-      const out = pulled(handler.writes.open(() => out.cut()), gone)
+      const out = pulled(handler.writes.open(() => out.cut()), gone, unwatch)
+      pending.out = out
       if (!out.write(bytes)) return answer(responseOf(tooMuch.status, tooMuch.headers, tooMuch.body ?? null))
       out.end()
       answer(responseOf(reply.status, { ...reply.headers, "content-length": String(bytes.length) }, out.body))
@@ -321,8 +304,10 @@ const exchangeOf = (
           out.cut()
           setTimeout(gone, 0)
         }),
-        gone
+        gone,
+        unwatch
       )
+      pending.out = out
       watch()
       answer(responseOf(200, headers, out.body))
       // A runtime may hold a stream's headers until its first bytes: when nothing is written at once
