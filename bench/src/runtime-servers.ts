@@ -11,7 +11,7 @@
  */
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BenchFailure, type Child, freePort, here, pinnedCommand, spawnCommand, waitForLine } from "./proc.js"
 
@@ -56,9 +56,51 @@ export const install = (runtime: Runtime): void => {
 const bundleFile = (runtime: Runtime, kind: Kind) =>
   join(dist, `${kind}-${runtime === "workerd" ? "worker" : "serve"}.mjs`)
 
+/**
+ * `BENCH_WORKER_SPLIT=1`: each Worker bundled with esbuild's code splitting into `<kind>-split/`, its
+ * chunks given to workerd as modules, so that what is imported dynamically (`jose`, `oauth4webapi`,
+ * `yaml`, @effect/platform's HTTP modules) is neither parsed nor evaluated until it is used; its size
+ * is then that of the modules loaded at startup.
+ */
+const split = process.env.BENCH_WORKER_SPLIT === "1"
+
+const splitDir = (kind: Kind) => join(dist, `${kind}-split`)
+
+const bundleSplit = async (kind: Kind): Promise<number> => {
+  const outdir = splitDir(kind)
+  rmSync(outdir, { recursive: true, force: true })
+  const result = await build({
+    stdin: { contents: `export { worker as default } from "./web-${kind}.js"`, resolveDir: here("."), loader: "js" },
+    outdir,
+    entryNames: "worker",
+    chunkNames: "chunk-[hash]",
+    outExtension: { ".js": ".mjs" },
+    splitting: true,
+    bundle: true,
+    format: "esm",
+    minify: process.env.BENCH_RUNTIME_MINIFY !== "0",
+    metafile: true,
+    platform: "browser",
+    conditions: ["workerd", "worker"],
+    logLevel: "warning"
+  })
+  const outputs = result.metafile.outputs
+  const eager = new Set<string>()
+  const visit = (file: string): void => {
+    if (eager.has(file)) return
+    eager.add(file)
+    for (const imported of outputs[file]?.imports ?? []) {
+      if (imported.kind === "import-statement") visit(imported.path)
+    }
+  }
+  visit(Object.keys(outputs).find((file) => outputs[file]!.entryPoint !== undefined)!)
+  return [...eager].reduce((total, file) => total + (outputs[file]?.bytes ?? 0), 0)
+}
+
 /** Bundles a server for a runtime (Bun and Deno share theirs); its size in bytes. */
 export const bundle = async (runtime: Runtime, kind: Kind): Promise<number> => {
   const worker = runtime === "workerd"
+  if (worker && split) return bundleSplit(kind)
   const outfile = bundleFile(runtime, kind)
   await build({
     stdin: {
@@ -91,7 +133,11 @@ export interface Started {
 
 /** workerd's Cap'n Proto config: one Worker on `127.0.0.1:<port>`, the bundle embedded. */
 const workerdConfig = (kind: Kind, port: number): string => {
-  const file = join(dist, `${kind}-${port}.capnp`)
+  const file = split ? join(splitDir(kind), `${port}.capnp`) : join(dist, `${kind}-${port}.capnp`)
+  const modules = split
+    ? ["worker.mjs", ...readdirSync(splitDir(kind)).filter((f) => f.endsWith(".mjs") && f !== "worker.mjs")]
+      .map((name) => `(name = "${name}", esModule = embed "${name}")`).join(", ")
+    : `(name = "worker.mjs", esModule = embed "${kind}-worker.mjs")`
   writeFileSync(
     file,
     `using Workerd = import "/workerd/workerd.capnp";
@@ -100,7 +146,7 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")]
 );
 const worker :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "${kind}-worker.mjs")],
+  modules = [${modules}],
   compatibilityDate = "2026-11-01"
 );
 `

@@ -28,7 +28,8 @@
  *
  * Environment: BENCH_RUNTIMES (bun,deno,workerd), BENCH_ROUNDS (3), BENCH_RUNTIME_MILLIS (1000),
  * BENCH_RUNTIME_CONNECTIONS (10), BENCH_COLD_RUNS (5), BENCH_MEMORY_REQUESTS (10000), BENCH_PIN=0,
- * and those of `http-bench.ts` (warm-up bounds).
+ * BENCH_RUNTIME_PARTS (throughput,cold,memory: the parts to run; part 4 runs with memory), and those
+ * of `http-bench.ts` (warm-up bounds).
  *
  * A benchmark, not a test.
  */
@@ -46,10 +47,15 @@ const connections = (process.env.BENCH_RUNTIME_CONNECTIONS ?? "10").split(",").m
 const coldRuns = Number(process.env.BENCH_COLD_RUNS ?? 5)
 const memoryRequests = Number(process.env.BENCH_MEMORY_REQUESTS ?? 10_000)
 const kinds: ReadonlyArray<Kind> = ["ours", "sdk", "bare"]
-/** `BENCH_HTTP_SERVERS=ours,sdk,bare,platform,effect`: also the floors `web-platform.ts`, `web-effect.ts` in part 1. */
+/**
+ * `BENCH_HTTP_SERVERS=ours,sdk,bare,platform,effect`: also the floors `web-platform.ts`, `web-effect.ts` in
+ * parts 1 and 2 (the cold start of a bundle of Effect alone: what any Effect server pays at startup).
+ */
 const floors = (["platform", "effect"] as const).filter((kind) =>
   process.env.BENCH_HTTP_SERVERS?.split(",").includes(kind) === true
 )
+
+const parts = (process.env.BENCH_RUNTIME_PARTS ?? "throughput,cold,memory").split(",")
 
 const names: Record<Runtime, string> = { bun: "Bun", deno: "Deno", workerd: "workerd" }
 
@@ -187,11 +193,10 @@ const main = async () => {
   const sizes = new Map<string, number>()
   for (const runtime of runtimes) {
     install(runtime)
-    for (const kind of kinds) sizes.set(`${runtime}-${kind}`, await bundle(runtime, kind))
-    for (const kind of floors) await bundle(runtime, kind)
+    for (const kind of [...kinds, ...floors]) sizes.set(`${runtime}-${kind}`, await bundle(runtime, kind))
   }
   const measured = new Map<Runtime, Map<string, Array<Measured>>>()
-  for (const runtime of runtimes) {
+  for (const runtime of parts.includes("throughput") ? runtimes : []) {
     process.stdout.write("\n")
     measured.set(runtime, await run(throughput(runtime)))
   }
@@ -207,14 +212,15 @@ const main = async () => {
     "ours: built once (per process)",
     "ours CPU/req"
   ]]
-  for (const runtime of runtimes) {
+  const coldKinds = [...kinds, ...floors]
+  for (const runtime of parts.includes("cold") ? runtimes : []) {
     const colds = new Map<Kind, Array<Cold>>()
-    // Alternating, so the machine's noise spreads over all three.
+    // Alternating, so the machine's noise spreads over all of them.
     for (let i = 0; i < coldRuns; i++) {
-      for (const kind of kinds) colds.set(kind, [...(colds.get(kind) ?? []), await coldStart(runtime, kind)])
+      for (const kind of coldKinds) colds.set(kind, [...(colds.get(kind) ?? []), await coldStart(runtime, kind)])
     }
-    const medians = new Map(kinds.map((kind) => [kind, median(colds.get(kind)!.map((cold) => cold.total))]))
-    for (const kind of kinds) {
+    const medians = new Map(coldKinds.map((kind) => [kind, median(colds.get(kind)!.map((cold) => cold.total))]))
+    for (const kind of coldKinds) {
       const runs = colds.get(kind)!
       coldRows.push([
         names[runtime],
@@ -241,7 +247,8 @@ const main = async () => {
         )
         : { section: `runtimes-${runtime}`, label: "cold start to first answer, ours vs SDK", value: coldShown }
     )
-
+  }
+  for (const runtime of parts.includes("memory") ? runtimes : []) {
     const memories = new Map<Kind, Memory>()
     for (const kind of kinds) memories.set(kind, await memory(runtime, kind))
     for (const kind of kinds) {
@@ -279,17 +286,25 @@ const main = async () => {
       })
     }
   }
-  const out = [
-    "",
-    `Cold start: a fresh process (workerd: one Worker) to its first answered tools/call; median of ${coldRuns} ` +
-    "alternating runs (listening: spawn to listening; first answer: from then, the first call's round trip, which " +
-    "builds our server)",
-    ...table(coldRows, 2),
-    "",
-    `Memory: a fresh process, ${memoryRequests.toLocaleString("en-US")} tools/call over 10 connections; ` +
-    "RSS and heap used after a full collection (Bun, Deno); workerd: the process's RSS, no collection, no heap figure",
-    ...table(memoryRows, 2)
-  ]
+  const out: Array<string> = []
+  if (coldRows.length > 1) {
+    out.push(
+      "",
+      `Cold start: a fresh process (workerd: one Worker) to its first answered tools/call; median of ${coldRuns} ` +
+        "alternating runs (listening: spawn to listening; first answer: from then, the first call's round trip, " +
+        "which builds our server)",
+      ...table(coldRows, 2)
+    )
+  }
+  if (memoryRows.length > 1) {
+    out.push(
+      "",
+      `Memory: a fresh process, ${memoryRequests.toLocaleString("en-US")} tools/call over 10 connections; ` +
+        "RSS and heap used after a full collection (Bun, Deno); workerd: the process's RSS, no collection, no heap " +
+        "figure",
+      ...table(memoryRows, 2)
+    )
+  }
   if (constructRows.length > 1) {
     out.push(
       "",

@@ -144,14 +144,18 @@ describe("the demo view's script, against a stand-in for its host", () => {
     const deliver = (data: unknown) => listeners.forEach((f) => f({ source: parent, data }))
     return { sent, deliver, element }
   }
-  const settled = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 0)))
+  /** Waits for the page to have done something (its promise continuations: microtasks, no timer). */
+  const until = (done: () => boolean) =>
+    Effect.promise(async () => {
+      for (let turn = 0; turn < 1_000 && !done(); turn++) await Promise.resolve()
+    })
   const bridge = (name: string, message: any) => {
     const { id: _id, jsonrpc, ...rest } = message
     assert.strictEqual(jsonrpc, "2.0")
     return valid("ext-apps", name, rest)
   }
 
-  it.live("initializes, shows the tool's input and result, calls the app-only tool, answers teardown", () =>
+  it.effect("initializes, shows the tool's input and result, calls the app-only tool, answers teardown", () =>
     Effect.gen(function*() {
       const { deliver, element, sent } = run()
       const initialize = bridge("McpUiInitializeRequest", sent[0])
@@ -161,7 +165,7 @@ describe("the demo view's script, against a stand-in for its host", () => {
         id: sent[0].id,
         result: { protocolVersion: "2026-01-26", hostInfo: { name: "h", version: "1" }, hostCapabilities: {} }
       })
-      yield* settled
+      yield* until(() => sent.length >= 3)
       bridge("McpUiInitializedNotification", sent[1])
       bridge("McpUiSizeChangedNotification", sent[2])
       assert.deepStrictEqual([element("status").textContent, element("increment").disabled], ["ready", false])
@@ -178,7 +182,7 @@ describe("the demo view's script, against a stand-in for its host", () => {
       const call = sent.at(-1)
       assert.deepStrictEqual(call.params, { name: "counter_increment", arguments: { count: 4, by: 1 } })
       deliver({ jsonrpc: "2.0", id: call.id, result: { content: [], structuredContent: { count: 5 } } })
-      yield* settled
+      yield* until(() => element("status").textContent === "ready" && element("count").textContent === "5")
       assert.deepStrictEqual([element("count").textContent, element("status").textContent], ["5", "ready"])
 
       deliver({ jsonrpc: "2.0", id: "t", method: "ui/resource-teardown", params: {} })

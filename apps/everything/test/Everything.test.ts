@@ -875,9 +875,16 @@ describe("Everything: 2026-07-28 server-stateless, caching, resources", () => {
         ["resources/list", "ListResourcesResultResponse"],
         ["resources/templates/list", "ListResourceTemplatesResultResponse"]
       ] as const
+      // The demo serves a view (MCP Apps): its tools and resources are listed per client (a client
+      // that renders no views is shown none), so those two lists are private whatever the policy says.
+      const perClient = new Set(["tools/list", "resources/list"])
       for (const [method, definition] of lists) {
         const { response } = yield* stateless(session, method, {}, {}, definition)
-        assert.deepStrictEqual([response.result.ttlMs, response.result.cacheScope], [0, "public"], method)
+        assert.deepStrictEqual(
+          [response.result.ttlMs, response.result.cacheScope],
+          [0, perClient.has(method) ? "private" : "public"],
+          method
+        )
       }
       const { response: listed } = yield* stateless(session, "resources/list", {}, {}, "ListResourcesResultResponse")
       const first = listed.result.resources[0].uri

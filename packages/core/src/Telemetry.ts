@@ -21,13 +21,14 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricKey from "effect/MetricKey"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 
 /**
  * What is recorded. `"auto"` (the default): spans and metrics when a tracer other than Effect's
@@ -115,8 +116,11 @@ export interface Enabled {
   readonly metrics: boolean
 }
 
-/** Effect's default tracer: its spans go nowhere, so `"auto"` makes none. */
-const nativeTracer = Effect.runSync(Effect.tracer)
+/**
+ * Effect's default tracer: its spans go nowhere, so `"auto"` makes none. Read from Effect's default
+ * services, not by running an effect when this module is evaluated.
+ */
+const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
 /**
  * What `options` turn on with `tracer` in place (`"auto"`: on when it is not Effect's default

@@ -11,6 +11,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as Eager from "./internal/eager.js"
@@ -375,7 +376,12 @@ export const outputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.ToolOutp
 const isResult = (u: unknown): u is CallToolResult =>
   typeof u === "object" && u !== null && !Array.isArray(u) && "content" in u && Array.isArray(u.content)
 
-const validResult = McpSchema.Base.codec(McpSchema.Tool.CallToolResult, "encode", McpSchema.Base.parseOptions)
+/** `CallToolResult`'s encoder, compiled on its first use (not when a server whose tools declare `success` starts). */
+const validResult = ((): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> => {
+  let compiled: ((u: unknown) => Either.Either<unknown, ParseResult.ParseError>) | undefined
+  return (u) =>
+    (compiled ??= McpSchema.Base.codec(McpSchema.Tool.CallToolResult, "encode", McpSchema.Base.parseOptions))(u)
+})()
 
 /**
  * What a handler without a `success` schema returned, as a result: text is wrapped here; content

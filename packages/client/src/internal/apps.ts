@@ -11,6 +11,7 @@ import * as AppView from "../AppView.js"
 import type * as ClientError from "../ClientError.js"
 import type * as McpClient from "../McpClient.js"
 import * as Asks from "./asks.js"
+import { fromBase64 } from "./bytes.js"
 
 const Apps = McpSchema.Apps
 
@@ -70,22 +71,7 @@ export const linked = (
         : []
     }))
 
-/** A MIME type as compared: lower case, no spaces around its parameters. */
-const normalMime = (mime: string): string => mime.toLowerCase().replace(/\s*;\s*/g, ";").trim()
-
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/** The bytes of a base64 text, or undefined when it is not base64. */
-const fromBase64 = (text: string): Uint8Array | undefined => {
-  try {
-    const binary = atob(text)
-    const bytes = new Uint8Array(binary.length)
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-    return bytes
-  } catch {
-    return undefined
-  }
-}
 
 /** The HTML of a content and its size in bytes, or why it is refused. */
 const htmlOf = (
@@ -127,7 +113,7 @@ export const read = (
     const content = result.contents.find((c) => c.uri === uri)
     if (content === undefined) return yield* invalid("the server answered with no content of that URI")
     const mime = content.mimeType
-    if (mime === undefined || normalMime(mime) !== Apps.mimeType) {
+    if (mime === undefined || !Apps.isViewMimeType(mime)) {
       return yield* invalid(`it is served as ${mime ?? "no MIME type"}, not ${Apps.mimeType}`)
     }
     const html = htmlOf(content as { readonly text?: unknown; readonly blob?: unknown }, maxBytes)

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import type * as ClientError from "../ClientError.js"
 import type * as McpClient from "../McpClient.js"
 import * as Skills from "../Skills.js"
+import { fromBase64 } from "./bytes.js"
 
 type Skill = McpSchema.Skills.Skill
 type SkillResource = McpSchema.Skills.SkillResource
@@ -166,17 +167,6 @@ const check = (entry: Skill, limits: ReturnType<typeof limitsOf>): Either.Either
 // ---------------------------------------------------------------------------- reading a file
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
-const fromBase64 = (text: string): Uint8Array | undefined => {
-  try {
-    const binary = atob(text)
-    const bytes = new Uint8Array(binary.length)
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-    return bytes
-  } catch {
-    return undefined
-  }
-}
 
 /** The contents of `uri` in a `resources/read` result: the one of its URI, else the only one. */
 const contentOf = (result: McpSchema.Resource.ReadResourceResult, uri: string) =>

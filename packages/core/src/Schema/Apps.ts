@@ -146,6 +146,15 @@ export class ClientCapability extends Schema.Class<ClientCapability>("McpUiClien
 export const defaultVisibility: ReadonlyArray<Visibility> = ["model", "app"]
 
 /**
+ * Is `type` the MIME type of a view, compared as MIME types are (case, and the spaces around `;`,
+ * aside)?
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isViewMimeType = (type: string): boolean => type.toLowerCase().replace(/\s*;\s*/g, ";").trim() === mimeType
+
+/**
  * Does a client with these capabilities render HTML views: did it declare the extension with
  * `text/html;profile=mcp-app` among its `mimeTypes`?
  *
@@ -158,9 +167,5 @@ export const rendersViews = (
   const settings = capabilities?.extensions?.[extensionId]
   if (typeof settings !== "object" || settings === null) return false
   const mimeTypes = (settings as { readonly mimeTypes?: unknown }).mimeTypes
-  // Compared as MIME types are: case and the spaces around `;` aside.
-  return Array.isArray(mimeTypes) &&
-    mimeTypes.some((type) =>
-      typeof type === "string" && type.toLowerCase().replace(/\s*;\s*/g, ";").trim() === mimeType
-    )
+  return Array.isArray(mimeTypes) && mimeTypes.some((type) => typeof type === "string" && isViewMimeType(type))
 }

@@ -94,15 +94,17 @@ export interface Asker {
     | undefined
 }
 
-const decodeSampled = McpSchema.Base.codec(
-  McpSchema.Sampling.CreateMessageResult,
-  "decode",
-  McpSchema.Base.parseOptions
-)
-const decodeElicited = McpSchema.Base.codec(McpSchema.Elicitation.ElicitResult, "decode", McpSchema.Base.parseOptions)
-const decodeRoots = McpSchema.Base.codec(McpSchema.Roots.ListRootsResult, "decode", McpSchema.Base.parseOptions)
-
 type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
+
+/** A decoder compiled on its first use: a server that never asks its client compiles none at startup. */
+const compiledOnUse = (schema: Schema.Schema<any, any>): Decoder => {
+  let compiled: Decoder | undefined
+  return (u) => (compiled ??= McpSchema.Base.codec(schema, "decode", McpSchema.Base.parseOptions))(u)
+}
+
+const decodeSampled = compiledOnUse(McpSchema.Sampling.CreateMessageResult)
+const decodeElicited = compiledOnUse(McpSchema.Elicitation.ElicitResult)
+const decodeRoots = compiledOnUse(McpSchema.Roots.ListRootsResult)
 
 /**
  * How the answer to an ask of `method` is read in `revision`: a handshake revision's result as the

@@ -4,55 +4,26 @@
  * @effect/platform request, response or fiber per request: that path cost a fetch runtime about
  * ten times a bare handler).
  *
- * - The body is read from the request's stream, counted as bytes arrive; one over the limit is
- *   refused at once, and its rest is still read and dropped (up to `drainBytes` or `drainMillis`
- *   after the answer) before the stream is let go.
+ * - A body whose `Content-Length` is within the limit is read whole by the runtime (which reads
+ *   no more than that length: it frames the body), with no stream made in JavaScript. Any other
+ *   is read from the request's stream, counted as bytes arrive; one over the limit (said or
+ *   counted) is refused at once, and its rest is still read and dropped (up to `drainBytes` or
+ *   `drainMillis` after the answer) before the stream is let go.
  * - An SSE stream, and a JSON answer over `whole` bytes, are a `ReadableStream` the runtime pulls
  *   one piece at a time; what waits is counted per response in the handler's write bounds, each
  *   piece released when the runtime pulls the next. Over a bound the response is cut: the pieces
  *   not pulled are dropped and the stream ends.
  * - The client is gone when the request's `signal` aborts or the response's body is cancelled.
+ *   The signal is read only once something waits on the client: an answer given at once never
+ *   reads it (Deno makes it on demand, and aborts it with a `DOMException` as each request ends:
+ *   a quarter of a request's time there).
  * - A request without a `Host` header is judged by the authority of its URL.
  */
 import type { Handler, WriteAccount } from "../../HttpTransport.js"
 import type { Body, Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Headers, Reply } from "./front.js"
-
-const encoder = new TextEncoder()
-
-/** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
-const piece = 64 * 1024
-const whole = 64 * 1024
-
-/** How much of a refused body is still read (and dropped), and for how long, before its stream is let go. */
-const drainBytes = 16 * 1024 * 1024
-const drainMillis = 3_000
-
-const tooMuch = Front.error(
-  503,
-  Front.transportError,
-  "Service Unavailable: the answer is more than may wait to be written (maxBufferedBytes)"
-)
-
-/** The pieces of `bytes`, at most `piece` long each (copies: a piece held keeps nothing else alive). */
-const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
-  if (bytes.length <= piece) return [bytes]
-  const out: Array<Uint8Array> = []
-  for (let at = 0; at < bytes.length; at += piece) out.push(bytes.slice(at, at + piece))
-  return out
-}
-
-const decode = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0])
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.length
-  }
-  return new TextDecoder().decode(bytes)
-}
+import { decode, decoder, drainBytes, drainMillis, encoder, piecesOf, tooMuch, whole } from "./pieces.js"
 
 /** The path and query of a request's URL (`http://host/path?query`), without parsing the rest. */
 const target = (url: string): { readonly path: string; readonly query: string } => {
@@ -78,10 +49,11 @@ const authority = (url: string): string | undefined => {
 
 /**
  * A body the runtime pulls one piece at a time, each released from `account` when the next is
- * pulled or the body ends; `write` adds pieces, `end` ends it once they are pulled, `cut` drops
- * what was not pulled and ends it now.
+ * pulled or the body ends (`finished` is told then); `write` adds pieces, `end` ends it once they
+ * are pulled, `cut` drops what was not pulled and ends it now, `stop` (its client gone) lets go of
+ * all of it at once, whether or not the runtime pulls again.
  */
-const pulled = (account: WriteAccount, cancelled: () => void) => {
+const pulled = (account: WriteAccount, cancelled: () => void, finished: () => void) => {
   const queue: Array<Uint8Array> = []
   let held = 0
   let ended = false
@@ -93,6 +65,7 @@ const pulled = (account: WriteAccount, cancelled: () => void) => {
     account.release(held)
     held = 0
     account.close()
+    finished()
   }
   const body = new ReadableStream<Uint8Array>({
     pull: (controller): Promise<void> | void => {
@@ -148,6 +121,13 @@ const pulled = (account: WriteAccount, cancelled: () => void) => {
       queue.length = 0
       ended = true
       poke()
+    },
+    stop: () => {
+      for (const part of queue) account.release(part.length)
+      queue.length = 0
+      ended = true
+      finish()
+      poke()
     }
   }
 }
@@ -175,20 +155,38 @@ interface Pending {
   readonly closed: Array<() => void>
   /** A refused body still arriving: what reads and drops its rest (bounded), done when it is. */
   drain: (() => Promise<void>) | undefined
+  /** The body it answers with, pulled piece by piece (a stream, a large answer): let go of when its client goes. */
+  out: { readonly stop: () => void } | undefined
 }
 
 const goneOf = (pending: Pending) => () => {
   if (pending.gone) return
   pending.gone = true
+  // A runtime may drop a response without cancelling its body: what waits is let go of now.
+  pending.out?.stop()
   for (const listener of pending.closed) listener()
 }
 
+const digits = /^[0-9]{1,16}$/
+
 /**
- * Reads the body, counted as it arrives: over `maxBytes` (its length said, or its bytes counted)
- * it is `TooLarge` at once, and the rest is read and dropped after the answer (`pending.drain`).
+ * Reads the body: whole when its length is said and within `maxBytes`; else counted as it arrives,
+ * over `maxBytes` (its length said, or its bytes counted) it is `TooLarge` at once, and the rest
+ * is read and dropped after the answer (`pending.drain`).
  */
 const readBody = (request: Request, pending: Pending, maxBytes: number, done: (body: Body) => void): void => {
   const length = request.headers.get("content-length")
+  const declared = length === null || !digits.test(length) ? Number.NaN : Number(length)
+  if (declared <= maxBytes) {
+    // Its length said, and within the limit: the runtime reads no more than that (it is how the
+    // body is framed), so it is read whole, by the runtime, without a stream made in JavaScript.
+    request.arrayBuffer().then(
+      (buffer) =>
+        done(buffer.byteLength > maxBytes ? { _tag: "TooLarge" } : { _tag: "Text", text: decoder.decode(buffer) }),
+      () => done({ _tag: "Failed" })
+    )
+    return
+  }
   const stream = request.body
   if (stream === null) return done({ _tag: "Text", text: "" })
   const reader = stream.getReader()
@@ -217,10 +215,12 @@ const readBody = (request: Request, pending: Pending, maxBytes: number, done: (b
     })
   const refuse = () => {
     over = true
+    // What was read is not kept while the rest drains.
+    chunks.length = 0
     pending.drain = drain
     done({ _tag: "TooLarge" })
   }
-  if (length !== null && Number(length) > maxBytes) return refuse()
+  if (declared > maxBytes) return refuse()
   const next = (): Promise<void> =>
     reader.read().then((read) => {
       if (read.done) return done({ _tag: "Text", text: decode(chunks, size) })
@@ -244,21 +244,33 @@ const exchangeOf = (
   resolve: (response: Response) => void
 ): Exchange => {
   const url = request.url
+  const headers = request.headers
   const { path, query } = target(url)
-  const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined }
+  const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined, out: undefined }
   const gone = goneOf(pending)
   const answer = (response: Response) => {
     if (pending.answered) return
     pending.answered = true
     resolve(response)
   }
-  request.signal.addEventListener("abort", gone, { once: true })
+  // The request's signal, read only once something waits on the client (a request served in a
+  // fiber, a stream, a large answer).
+  let signal: AbortSignal | undefined
+  const watch = () => {
+    if (signal !== undefined) return
+    signal = request.signal
+    if (signal.aborted) gone()
+    else signal.addEventListener("abort", gone, { once: true })
+  }
+  // Answered whole, or its body ended: nobody waits on the client any more (Deno aborts the signal
+  // of every request once its response is sent, and warns of it where a listener is left).
+  const unwatch = () => signal?.removeEventListener("abort", gone)
   return {
     method: request.method,
     path,
     query,
     header: (name) => {
-      const value = request.headers.get(name)
+      const value = headers.get(name)
       return value !== null ? value : name === "host" ? authority(url) : undefined
     },
     body: (maxBytes, done) => readBody(request, pending, maxBytes, done),
@@ -272,11 +284,14 @@ const exchangeOf = (
         return answer(responseOf(reply.status, headers, early(bytes, pending.drain)))
       }
       if (body === undefined || body.length <= whole) {
-        return answer(responseOf(reply.status, reply.headers, body ?? null))
+        answer(responseOf(reply.status, reply.headers, body ?? null))
+        return unwatch()
       }
       // A large answer: counted while it waits, written in pieces.
+      watch()
       const bytes = encoder.encode(body)
-      const out = pulled(handler.writes.open(() => out.cut()), gone)
+      const out = pulled(handler.writes.open(() => out.cut()), gone, unwatch)
+      pending.out = out
       if (!out.write(bytes)) return answer(responseOf(tooMuch.status, tooMuch.headers, tooMuch.body ?? null))
       out.end()
       answer(responseOf(reply.status, { ...reply.headers, "content-length": String(bytes.length) }, out.body))
@@ -289,8 +304,11 @@ const exchangeOf = (
           out.cut()
           setTimeout(gone, 0)
         }),
-        gone
+        gone,
+        unwatch
       )
+      pending.out = out
+      watch()
       answer(responseOf(200, headers, out.body))
       // A runtime may hold a stream's headers until its first bytes: when nothing is written at once
       // (no priming event, an empty replay), a comment opens it.
@@ -307,6 +325,7 @@ const exchangeOf = (
       }
     },
     onClose: (listener) => {
+      watch()
       if (pending.gone) listener()
       else pending.closed.push(listener)
     }

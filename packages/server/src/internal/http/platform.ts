@@ -27,23 +27,7 @@ import type { Body, Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Reply } from "./front.js"
 import * as internal from "./handler.js"
-
-const encoder = new TextEncoder()
-
-/** Bytes in a piece of a counted response; answers longer than `whole` are counted. */
-const piece = 64 * 1024
-const whole = 64 * 1024
-
-/**
- * The pieces of `bytes`, at most `piece` long each; copies, so that a piece the platform holds
- * (a reader that stopped reading) keeps nothing else alive.
- */
-const piecesOf = (bytes: Uint8Array): Array<Uint8Array> => {
-  if (bytes.length <= piece) return [bytes]
-  const out: Array<Uint8Array> = []
-  for (let at = 0; at < bytes.length; at += piece) out.push(bytes.slice(at, at + piece))
-  return out
-}
+import { decode, drainBytes, drainMillis, encoder, piecesOf, tooMuch, whole } from "./pieces.js"
 
 /** A mailbox of pieces, and what drops those not pulled yet and ends it (both run on the handler's runtime). */
 const queue = (runtime: Runtime.Runtime<never>) => {
@@ -81,12 +65,6 @@ const counted = (
     }))
   )
 }
-
-const tooMuch = Front.error(
-  503,
-  Front.transportError,
-  "Service Unavailable: the answer is more than may wait to be written (maxBufferedBytes)"
-)
 
 /**
  * The response of a reply. Given while the body is still arriving (`rest`), the whole answer goes
@@ -126,20 +104,6 @@ interface Pending {
    */
   late: ((maxBytes: number, done: (body: Body) => void) => void) | undefined
 }
-
-const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.length
-  }
-  return new TextDecoder().decode(bytes)
-}
-
-/** How much of a refused body is still read (and dropped), and for how long, before the connection is cut. */
-const drainBytes = 16 * 1024 * 1024
-const drainMillis = 3_000
 
 /** A sleep on the runtime's own timers, not the Effect clock: a test's TestClock must not hold a connection. */
 const sleep = (millis: number): Effect.Effect<void> =>
@@ -199,7 +163,7 @@ const readBody = (
           if (!over) done({ _tag: "Failed" })
         },
         onSuccess: () => {
-          if (!over) done({ _tag: "Text", text: concat(chunks, size) })
+          if (!over) done({ _tag: "Text", text: decode(chunks, size) })
         }
       }).pipe(Effect.ensuring(Deferred.succeed(rest, undefined)))
     ))
