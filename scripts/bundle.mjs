@@ -1,7 +1,7 @@
 // Bundles a built entry point into one ES module with esbuild (Node's module loading is most of a
 // server's startup: one file instead of hundreds). `node scripts/bundle.mjs <entry.js> <out.mjs> [--app-host]`
 // --app-host (the `mcp` command): the page script of `mcp app` (apps/cli AppHost, with the official
-// AppBridge) bundled for the browser too, and kept in the one file.
+// AppBridge) bundled for the browser too, and kept in the one file (gzipped, in base64).
 import { build } from "esbuild"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"

@@ -141,12 +141,13 @@ export const pageScript: string = Pages.pageScript
 /**
  * Bundles `pageScript` with AppBridge and its dependencies into one minified ES module for the browser
  * (esbuild, resolving `@modelcontextprotocol/ext-apps` from `from`, a directory; zod's messages in English
- * only).
+ * only), gzipped, in base64: what `scripts/bundle.mjs --app-host` embeds in a packed `mcp`, and the host
+ * serves as it is (`content-encoding: gzip`).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const bundleHostScript: (from: string) => Promise<string> = Script.bundle
+export const bundleHostScript: (from: string) => Promise<string> = Script.bundleGzipped
 
 /**
  * The tool `options.tool` as listed, with its view read and verified (`AppView.read`): a tool that is not

@@ -48,7 +48,7 @@ export const send = (
   response: Http.ServerResponse,
   status: number,
   type: string,
-  body: string,
+  body: string | Uint8Array,
   headers: Record<string, string> = {}
 ) =>
   Effect.sync(() => {

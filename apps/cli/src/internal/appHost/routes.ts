@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import type * as Http from "node:http"
+import * as Zlib from "node:zlib"
 import { describe, type Handler, json, pathOf, send } from "./http.js"
 import { earlyScript, hostPage, maxInlineHeight, sandboxAttribute, sandboxPage } from "./pages.js"
 
@@ -26,7 +27,8 @@ export interface Host {
   readonly view: AppView.View
   readonly allow: string
   readonly csp: string
-  readonly script: string
+  /** The page's script, gzipped. */
+  readonly script: Uint8Array
   readonly maxPending: number
   /** The tool's result (or why it failed), once called. */
   readonly result: Deferred.Deferred<unknown, string>
@@ -47,8 +49,12 @@ export const sandbox = (host: Host): Handler => {
       : send(response, 404, "text/plain", "only /sandbox is served here")
 }
 
-const text = (response: Http.ServerResponse, type: string, body: string, headers?: Record<string, string>) =>
-  send(response, 200, `${type}; charset=utf-8`, body, headers)
+const text = (
+  response: Http.ServerResponse,
+  type: string,
+  body: string | Uint8Array,
+  headers?: Record<string, string>
+) => send(response, 200, `${type}; charset=utf-8`, body, headers)
 
 /** The page's event stream: a comment at once, `teardown` when the host stops (at most `maxStreams`). */
 const events = (host: Host, response: Http.ServerResponse) =>
@@ -85,6 +91,7 @@ export const hostPageServer = (host: Host): Handler => {
   })
   const pageCsp = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; " +
     `frame-src ${host.sandboxOrigin}`
+  const plainScript = Effect.sync(() => Zlib.gunzipSync(host.script))
   return (request, response) => {
     if (request.headers.host !== authority) return send(response, 421, "text/plain", "wrong host")
     const route = `${request.method} ${pathOf(request)}`
@@ -92,7 +99,9 @@ export const hostPageServer = (host: Host): Handler => {
       case "GET /":
         return text(response, "text/html", page, { "content-security-policy": pageCsp })
       case "GET /host.js":
-        return text(response, "text/javascript", host.script)
+        return /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+          ? text(response, "text/javascript", host.script, { "content-encoding": "gzip", vary: "accept-encoding" })
+          : Effect.flatMap(plainScript, (plain) => text(response, "text/javascript", plain))
       case "GET /early.js":
         return text(response, "text/javascript", earlyScript)
       case "GET /session":

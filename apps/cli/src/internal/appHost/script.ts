@@ -6,9 +6,13 @@ import * as Effect from "effect/Effect"
 import type * as Esbuild from "esbuild"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import * as Zlib from "node:zlib"
 import { pageScript } from "./pages.js"
 
-/** The page's script, bundled into a packed `mcp` by `scripts/bundle.mjs --app-host`. */
+/**
+ * The page's script, bundled into a packed `mcp` by `scripts/bundle.mjs --app-host`: gzipped, in base64
+ * (a quarter of its text: what Node compiles when `mcp` starts, whatever its command).
+ */
 declare const __MCP_APP_HOST_SCRIPT__: string | undefined
 
 /**
@@ -47,15 +51,22 @@ export const bundle = async (from: string): Promise<string> => {
   return built.outputFiles[0]!.text
 }
 
+/** `bundle`'s script gzipped, in base64: what `scripts/bundle.mjs --app-host` embeds. */
+export const bundleGzipped = async (from: string): Promise<string> =>
+  Zlib.gzipSync(await bundle(from), { level: 9 }).toString("base64")
+
 /**
- * The host page's script: the one bundled into a packed `mcp`, else bundled now (about 0.2 s) from the
- * ext-apps installed beside this module.
+ * The host page's script, gzipped (served so to a browser, which says it accepts gzip): the one bundled into
+ * a packed `mcp`, else bundled now (about 0.2 s) from the ext-apps installed beside this module.
  */
-export const hostScript: Effect.Effect<string, Error> = Effect.tryPromise({
+export const hostScript: Effect.Effect<Uint8Array, Error> = Effect.tryPromise({
   try: async () =>
-    typeof __MCP_APP_HOST_SCRIPT__ === "string"
-      ? __MCP_APP_HOST_SCRIPT__
-      : await bundle(Path.dirname(Url.fileURLToPath(import.meta.url))),
+    Buffer.from(
+      typeof __MCP_APP_HOST_SCRIPT__ === "string"
+        ? __MCP_APP_HOST_SCRIPT__
+        : await bundleGzipped(Path.dirname(Url.fileURLToPath(import.meta.url))),
+      "base64"
+    ),
   catch: (cause) =>
     new Error(`cannot bundle the host page's AppBridge: ${cause instanceof Error ? cause.message : String(cause)}`)
 })
