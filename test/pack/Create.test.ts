@@ -11,7 +11,9 @@
  *   `--legacy-peer-deps`): a range that resolves to a line our packages refuse fails here.
  * - In it: `npm install`, `npx tsc`, `npx vitest run`, `node dist/server.js` (a handshake over its stdin) and
  *   `npx @effect-mcp/cli tools stdio:node dist/server.js` (unquoted, as the README says it; and `mcp` from its
- *   tarball alone, `npm exec --package=<tgz>`, in an empty folder: no dependency to install). Once with the
+ *   tarball alone, `npm exec --package=<tgz>`, in an empty folder: no dependency to install; and its `mcp app`,
+ *   the file taken out of the tarball alone, rendering the demo's view in chromium with the page's script it
+ *   carries: no esbuild, no ext-apps beside it). Once with the
  *   defaults, once with every extra: its HTTP endpoint an OAuth resource server (401 and its metadata), sessions and
  *   tasks on a real `redis-server` (the server's connections seen by Redis), spans exported over OTLP to a collector
  *   of the test's (each extra alone is compiled by `apps/create/test`, every combination).
@@ -31,6 +33,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { chromium } from "playwright-core"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** Ours, by folder: what a project may name, and the two commands. */
@@ -124,6 +127,55 @@ const packed: Promise<Record<Ours, string>> = (async () => {
 })()
 // Awaited by the tests; a failure is theirs, not an unhandled rejection of the module.
 packed.catch(() => undefined)
+
+/**
+ * `mcp app` of the packed `mcp.mjs`, taken out of its tarball into a folder of its own (nothing beside it to
+ * bundle the page's script with: it carries it): the demo's counter view (the workspace's build, over stdio)
+ * rendered in chromium, the tool's result shown. What it printed: the URL, and its lines on stderr.
+ */
+const appFromTarball = async (tarball: string) => {
+  const folder = fs.mkdtempSync(path.join(work, "mcp-alone-"))
+  await run("tar", ["-xzf", tarball, "-C", folder, "package/dist/mcp.mjs"], folder)
+  const mcp = path.join(folder, "package/dist/mcp.mjs")
+  const help = await run(process.execPath, [mcp, "app", "--help"], folder)
+  assert.include(help, "Calls a tool that has a view (MCP Apps)")
+  const demo = `stdio:${process.execPath} ${path.join(root, "apps/everything/dist/main.js")} stdio`
+  const child = spawn(process.execPath, [mcp, "app", demo, "show_counter", "--args", "{\"start\":5}"], {
+    cwd: folder,
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stderr = ""
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+  const url = await Promise.race([
+    new Promise<string>((resolve) => {
+      let stdout = ""
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk
+        if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")))
+      })
+    }),
+    exited.then((code) => Promise.reject(new Error(`mcp app exited ${code}: ${stderr}`)))
+  ])
+  const browser = await chromium.launch({
+    executablePath: await Effect.runPromise(Services.binary("chromium", "chromium")),
+    args: ["--no-sandbox", "--disable-gpu"]
+  })
+  try {
+    const page = await browser.newPage()
+    await page.goto(url)
+    const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+    const view = await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame())
+    await view!.waitForFunction(() => document.getElementById("count")?.textContent === "5")
+    await page.waitForFunction(() => document.getElementById("status")?.textContent === "result delivered")
+  } finally {
+    await browser.close()
+    child.kill("SIGINT")
+  }
+  await exited
+  return { url, stderr }
+}
 
 /** Makes a project with `create-effect-mcp` from its tarball, pointed at our tarballs, and installs it. */
 const project = async (name: string, flags: ReadonlyArray<string>): Promise<string> => {
@@ -299,6 +351,9 @@ describe("npm create @effect-mcp and npx @effect-mcp/cli, from the packed tarbal
       )
       assert.strictEqual(listed.trim(), "add  Adds two numbers")
       assert.deepStrictEqual(fs.readdirSync(empty), [])
+      const app = await appFromTarball(cli)
+      assert.match(app.url, /^http:\/\/127\.0\.0\.1:\d+\/$/)
+      assert.notInclude(app.stderr, "cannot bundle", app.stderr)
 
       // The hint NodeTelemetry gives with none of its optional packages installed, followed to the letter until what
       // asked for them works (spans and metrics each name what they need).
