@@ -19,7 +19,7 @@
  *   the loopback listener.
  */
 import { type AuthInfo, Revision } from "@effect-mcp/core"
-import { HttpTransport, McpServer, TokenVerifier, Tool } from "@effect-mcp/server"
+import { AppView, HttpTransport, McpServer, TokenVerifier, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
@@ -83,6 +83,8 @@ export interface Options {
    * as a LAN host would be, still on this machine.
    */
   readonly hosts?: { readonly resource?: string; readonly authorization?: string }
+  /** The server has a view too (MCP Apps): `show_whoami`, linked to {@link whoamiView}. */
+  readonly apps?: boolean
 }
 
 /** What the servers saw, as they saw it. */
@@ -138,6 +140,57 @@ const Whoami = Tool.make(
   "whoami",
   { description: "answers once the caller is authorized" },
   () => Effect.succeed(whoamiAnswer)
+)
+
+/**
+ * A view (MCP Apps) of `whoami`'s answer, dependency-free: `#answer` shows the result of the tool that
+ * opened it (`show_whoami`); `#ask` calls `whoami` through the host's bridge, its answer in `#asked`.
+ */
+export const whoamiView = AppView.make(
+  "ui://oauth-test/whoami",
+  { name: "whoami view" },
+  `<!doctype html>
+<html><head><meta charset="utf-8"></head><body>
+<p id="answer"></p><button id="ask">ask</button><p id="asked"></p>
+<script>
+(() => {
+  const $ = (id) => document.getElementById(id)
+  const text = (result) => ((result && result.content) || []).map((c) => c.text || "").join("")
+  const waiting = new Map()
+  let next = 1
+  const send = (message) => window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*")
+  const request = (method, params) => new Promise((resolve, reject) => {
+    const id = next++
+    waiting.set(id, { resolve, reject })
+    send({ id, method, params })
+  })
+  window.addEventListener("message", (event) => {
+    const message = event.source === window.parent ? event.data : undefined
+    if (!message || message.jsonrpc !== "2.0") return
+    if (message.method === undefined) {
+      const waiter = waiting.get(message.id)
+      waiting.delete(message.id)
+      if (waiter) message.error ? waiter.reject(new Error(message.error.message)) : waiter.resolve(message.result)
+    } else if (message.method === "ui/notifications/tool-result") {
+      $("answer").textContent = text(message.params)
+    } else if (message.id !== undefined) {
+      send({ id: message.id, result: {} })
+    }
+  })
+  $("ask").addEventListener("click", () =>
+    request("tools/call", { name: "whoami", arguments: {} }).then(
+      (result) => { $("asked").textContent = text(result) },
+      (error) => { $("asked").textContent = "refused: " + error.message }
+    ))
+  request("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "whoami-view", version: "1.0.0" }, appCapabilities: {} })
+    .then(() => send({ method: "ui/notifications/initialized", params: {} }))
+})()
+</script></body></html>`
+)
+
+const ShowWhoami = AppView.link(
+  Tool.make("show_whoami", { description: "whoami's answer, in a view" }, () => Effect.succeed(whoamiAnswer)),
+  whoamiView
 )
 
 /** A signing key of the authorization server's (RS256: its default for JWT access tokens). */
@@ -227,13 +280,15 @@ const makeProvider = (
   return provider
 }
 
-/** The server behind the resource server: `whoami`, in both eras. */
-const mcpServer = McpServer.layer({
-  serverInfo: { name: "oauth-test-server", version: "1.0.0" },
-  tools: [Whoami],
-  revisions: [...Revision.handshake, "2026-07-28"],
-  requestStateKey: Redacted.make("the requestState key of the oauth test server")
-})
+/** The server behind the resource server: `whoami` (and a view of it, with `apps`), in both eras. */
+const mcpServer = (apps: boolean) =>
+  McpServer.layer({
+    serverInfo: { name: "oauth-test-server", version: "1.0.0" },
+    tools: apps ? [Whoami, ShowWhoami] : [Whoami],
+    ...(apps ? { resources: [whoamiView] } : {}),
+    revisions: [...Revision.handshake, "2026-07-28"],
+    requestStateKey: Redacted.make("the requestState key of the oauth test server")
+  })
 
 /**
  * The authorization server, and the resource server in front of an effect-mcp server, for the
@@ -300,7 +355,7 @@ export const start = (options: Options = {}): Effect.Effect<Fixture, never, Scop
     // Loopback hosts and origins only: the front's defaults.
     const ssePath = "/mcp/sse"
     const messagesPath = "/mcp/messages"
-    const context = yield* Layer.build(mcpServer)
+    const context = yield* Layer.build(mcpServer(options.apps === true))
     const handler = yield* Effect.provide(
       HttpTransport.make({
         legacySse: { ssePath, messagesPath },

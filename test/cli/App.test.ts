@@ -14,11 +14,14 @@ import { binary } from "@effect-mcp/test-support/Services"
 import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Frame, type Page } from "playwright-core"
+import * as Auth from "../auth/support.js"
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 })
 
@@ -27,10 +30,17 @@ const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const everything = path.join(root, "apps/everything/dist/main.js")
 const stdio = `stdio:${process.execPath} ${everything} stdio`
 
-/** `mcp app …` running: its first stdout line (the page's URL), the lines after it, and `stop`. */
-const mcpApp = (...args: ReadonlyArray<string>) => {
+/**
+ * `mcp app …` running: its first stdout line (the page's URL), the lines after it, and `stop`; `env` its
+ * environment, `onStderr` given each line it writes on stderr.
+ */
+const mcpAppWith = (
+  options: { readonly env?: NodeJS.ProcessEnv; readonly onStderr?: (line: string) => void },
+  ...args: ReadonlyArray<string>
+) => {
   const child: ChildProcess = spawn(process.execPath, [mcpMain, "app", ...args], {
     cwd: root,
+    env: options.env ?? process.env,
     stdio: ["ignore", "pipe", "pipe"]
   })
   const lines: Array<string> = []
@@ -46,7 +56,15 @@ const mcpApp = (...args: ReadonlyArray<string>) => {
       for (const wake of waiters.splice(0)) wake()
     }
   })
-  child.stderr!.on("data", (chunk) => (stderr += chunk))
+  child.stderr!.on("data", (chunk) => {
+    const before = stderr.length
+    stderr += chunk
+    const complete = stderr.lastIndexOf("\n") + 1
+    if (complete > before) {
+      const start = stderr.lastIndexOf("\n", before - 1) + 1
+      for (const line of stderr.slice(start, complete - 1).split("\n")) options.onStderr?.(line)
+    }
+  })
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   /** The `n`th stdout line (0: the URL), once printed; rejects if the command ends first. */
   const line = (n: number): Promise<string> =>
@@ -56,6 +74,8 @@ const mcpApp = (...args: ReadonlyArray<string>) => {
     ])
   return { line, exited, stderr: () => stderr, stop: () => child.kill("SIGINT") }
 }
+
+const mcpApp = (...args: ReadonlyArray<string>) => mcpAppWith({}, ...args)
 
 /** A bridge message posted to the host process as its page posts it (same origin): the answer. */
 const post = (url: URL, message: object) =>
@@ -362,6 +382,77 @@ describe("mcp app: a view made with the official App class, served by our server
       denied.close()
     }
   })
+  it("host context: theme, display modes, the container's dimensions given and their changes followed; fullscreen taken, pip refused", async () => {
+    const app = mcpApp(`stdio:${process.execPath} ${fixture}`, "show", "--args", "{\"word\":\"hi\"}")
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 }, colorScheme: "light" })
+    try {
+      await page.goto(await app.line(0))
+      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+      const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+      await textIs(view, "#status", "connected")
+      /** Waits until the view's host context has `expected`'s fields (JSON-equal, whatever the keys' order). */
+      const contextHas = (expected: Record<string, unknown>) =>
+        view.waitForFunction((e) => {
+          const canon = (x: unknown): unknown =>
+            Array.isArray(x)
+              ? x.map(canon)
+              : typeof x === "object" && x !== null
+              ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, canon((x as Record<string, unknown>)[k])]))
+              : x
+          const c = JSON.parse(document.getElementById("context")?.textContent || "{}")
+          return Object.entries(e).every(([k, v]) => JSON.stringify(canon(c[k])) === JSON.stringify(canon(v)))
+        }, expected)
+      // The page's body has a margin of 16 px on each side: the container is 32 px narrower than the window.
+      await contextHas({
+        theme: "light",
+        displayMode: "inline",
+        availableDisplayModes: ["inline", "fullscreen"],
+        containerDimensions: { maxWidth: 768, maxHeight: 2000 },
+        platform: "web"
+      })
+      await page.emulateMedia({ colorScheme: "dark" })
+      await contextHas({ theme: "dark" })
+      await page.setViewportSize({ width: 600, height: 500 })
+      await contextHas({ containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
+      // A mode this host does not have: the current one answered, nothing changed.
+      await view.click("#pip")
+      await textIs(view, "#mode", "inline")
+      await view.click("#fullscreen")
+      await textIs(view, "#mode", "fullscreen")
+      await contextHas({ displayMode: "fullscreen", containerDimensions: { width: 600, height: 500 } })
+      assert.deepInclude(await page.locator("#sandbox").boundingBox(), { x: 0, y: 0, width: 600, height: 500 })
+      await view.click("#inline")
+      await textIs(view, "#mode", "inline")
+      await contextHas({ displayMode: "inline", containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
+      assert.strictEqual((await page.locator("#sandbox").boundingBox())!.x, 16)
+    } finally {
+      app.stop()
+      await app.exited
+      await page.close()
+    }
+  })
+})
+
+describe("mcp app: the README's Apps section (test/readme/clock.ts, run by tsx)", () => {
+  it("shows the clock's view with the time its tool answered", async () => {
+    const clock = path.join(root, "test/readme/clock.ts")
+    const app = mcpApp(
+      `stdio:${process.execPath} --conditions=@effect-mcp/source --import tsx ${clock}`,
+      "show_time"
+    )
+    const page = await browser.newPage()
+    try {
+      await page.goto(await app.line(0))
+      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+      const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+      await view.waitForFunction(() => /^\d{4}-\d\d-\d\dT/.test(document.getElementById("time")?.textContent ?? ""))
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "result delivered")
+    } finally {
+      app.stop()
+      await app.exited
+      await page.close()
+    }
+  })
 })
 
 describe("mcp app: what it cannot show is one line on stderr, exit 1", () => {
@@ -394,4 +485,66 @@ describe("mcp app: what it cannot show is one line on stderr, exit 1", () => {
       assert.strictEqual(app.stderr(), `mcp: ${reason}\n`)
     }))
   })
+})
+
+// Authorization is the client's HTTP, the same on every Node: run where CI runs the suite first (Node 20), as
+// test/auth/Cli.test.ts is.
+describe.runIf(process.versions.node.startsWith("20."))("mcp app: an HTTP server that asks for authorization", () => {
+  it.scopedLive(
+    "authorizes as the other commands do (the URL on stderr, the user's browser through it), then serves the view; the view's calls carry the token",
+    () =>
+      Effect.gen(function*() {
+        const fixture = yield* Auth.start({ apps: true })
+        const user = Auth.makeBrowser()
+        const directory = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-app-auth-"))),
+          (directory) => Effect.sync(() => fs.rmSync(directory, { recursive: true, force: true }))
+        )
+        // The user's configuration out of reach: a token file of the test's own.
+        const home = path.join(directory, "home")
+        const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }
+        for (const name of Object.keys(env)) {
+          if (name.startsWith("MCP_")) delete env[name]
+        }
+        const authorizations: Array<Promise<void>> = []
+        const app = mcpAppWith(
+          {
+            env,
+            onStderr: (line) => {
+              const url = /^mcp: to authorize, open (\S+)$/.exec(line)?.[1]
+              if (url !== undefined) authorizations.push(Effect.runPromise(user.onUrl(url)))
+            }
+          },
+          fixture.url,
+          "show_whoami",
+          "--token-store",
+          path.join(directory, "tokens.json")
+        )
+        yield* Effect.promise(async () => {
+          const page = await browser.newPage()
+          try {
+            await page.goto(await app.line(0))
+            assert.strictEqual(user.opened.length, 1, app.stderr())
+            await Promise.all(authorizations)
+            const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+            const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+            await textIs(view, "#answer", Auth.whoamiAnswer)
+            await view.click("#ask")
+            await textIs(view, "#asked", Auth.whoamiAnswer)
+          } finally {
+            app.stop()
+            await app.exited
+            await page.close()
+          }
+        })
+        // Asked for authorization first (a 401 without a token); then every request it served (the tool's call,
+        // the view's read, the view's own call) carried a token for it.
+        assert.isAtLeast(fixture.seen.refused.withoutToken, 1)
+        assert.strictEqual(fixture.seen.authorizations, 1)
+        assert.isAtLeast(fixture.seen.served.length, 3)
+        for (const request of fixture.seen.served) assert.strictEqual(request.audience, fixture.resource)
+        assert.notInclude(app.stderr(), "eyJ", "no token printed")
+      }),
+    120_000
+  )
 })

@@ -21,6 +21,11 @@ describe("docs/apps.md example", () => {
       assert.strictEqual(view.allow, "")
     }))
 
+  it("the README's Apps section shows clock.ts as it is (mcp app renders it: test/cli/App.test.ts)", () => {
+    const readme = fs.readFileSync(path.resolve(here, "../../README.md"), "utf8")
+    assert.include(readme, fs.readFileSync(path.resolve(here, "clock.ts"), "utf8").trim())
+  })
+
   it("is the code the guide shows", () => {
     const guide = fs.readFileSync(path.resolve(here, "../../docs/apps.md"), "utf8")
     assert.include(guide, fs.readFileSync(path.resolve(here, "apps.ts"), "utf8").trim())
