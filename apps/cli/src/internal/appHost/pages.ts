@@ -7,6 +7,9 @@
 /** The sandbox attribute of both frames: what the specification asks of the proxy, and forms. */
 export const sandboxAttribute = "allow-scripts allow-same-origin allow-forms"
 
+/** What the sandbox proxy holds of the view's messages until the host page's bridge listens. */
+export const maxHeld = 64
+
 /** The tallest the view's frame grows inline (its size changes are followed up to this). */
 export const maxInlineHeight = 2000
 
@@ -21,7 +24,8 @@ import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/
 const $ = (id) => document.getElementById(id)
 const status = (text) => { $("status").textContent = text }
 const fail = (error) => { $("error").textContent = error instanceof Error ? error.message : String(error) }
-const session = await (await fetch("/session")).json()
+// Fetched by early.js as the page started.
+const session = await window.mcpSession
 const config = session.config
 let pending = 0
 // Bounded: at most config.maxPending requests to the host process at once; more are refused here.
@@ -43,11 +47,12 @@ const ask = async (method, params) => {
 }
 const tell = (method, params) => { ask(method, params).catch(() => {}) }
 try {
-  // The sandbox proxy's frame is in the page, loading since the page was parsed; early.js caught its ready.
+  // The sandbox proxy's frame is in the page, loading since the page was parsed; early.js caught its ready and
+  // gave it the view, which has been loading since while this script did.
   const iframe = $("sandbox")
   const container = $("view")
   status("loading the sandbox")
-  await window.mcpProxyReady
+  await window.mcpViewSent
   const dark = window.matchMedia("(prefers-color-scheme: dark)")
   const modes = ["inline", "fullscreen"]
   let mode = "inline"
@@ -112,12 +117,9 @@ try {
   }).observe(container)
   const initialized = new Promise((resolve) => bridge.addEventListener("initialized", () => resolve()))
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow))
-  await bridge.sendSandboxResourceReady({
-    html: session.html,
-    sandbox: config.sandbox,
-    csp: session.ui.csp,
-    permissions: session.ui.permissions
-  })
+  // The bridge listens: the proxy lets through what the view said until now, and what it says next.
+  const hostReady = { jsonrpc: "2.0", method: "ui/notifications/sandbox-host-ready", params: {} }
+  iframe.contentWindow.postMessage(hostReady, iframe.dataset.origin)
   status("initializing the view")
   await initialized
   status("initialized")
@@ -148,7 +150,8 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#$
 
 /**
  * The host page: a status line, an error line and the sandbox proxy's frame, loaded at once (`early.js`, run
- * before the frame is parsed, catches its ready) while the bridge's script loads, the session prefetched.
+ * before the frame is parsed, fetches the session, catches the proxy's ready and gives it the view) while the
+ * bridge's script loads.
  */
 export const hostPage = (
   tool: string,
@@ -162,7 +165,6 @@ export const hostPage = (
 <style>body{font:14px system-ui,sans-serif;margin:16px}#error{color:#b00}
 #sandbox{width:100%;height:240px;border:${border ? "1px solid #ccc" : "none"}}
 #view.fullscreen{position:fixed;inset:0;background:Canvas}#view.fullscreen #sandbox{border:none}</style>
-<link rel="preload" href="/session" as="fetch" crossorigin="anonymous">
 <script src="/early.js"></script>
 <script type="module" src="/host.js"></script></head>
 <body>
@@ -175,24 +177,44 @@ export const hostPage = (
 </html>
 `
 
-/** Run before the sandbox proxy's frame is parsed: its ready notification, as `window.mcpProxyReady`. */
-export const earlyScript = `window.mcpProxyReady = new Promise(function (resolve) {
+/**
+ * Run before the sandbox proxy's frame is parsed: the session fetched (`window.mcpSession`), the proxy's ready
+ * caught, and the view given to it at once (`window.mcpViewSent`), so that the view loads while the bridge's
+ * script does (the proxy holds what the view says until the bridge listens).
+ */
+export const earlyScript = `window.mcpSession = fetch("/session").then(function (response) { return response.json() })
+var proxyReady = new Promise(function (resolve) {
   function listener(event) {
     var frame = document.getElementById("sandbox")
     if (frame && event.source === frame.contentWindow && event.origin === frame.dataset.origin &&
         event.data && event.data.method === "ui/notifications/sandbox-proxy-ready") {
       window.removeEventListener("message", listener)
-      resolve()
+      resolve(frame)
     }
   }
   window.addEventListener("message", listener)
+})
+window.mcpViewSent = Promise.all([window.mcpSession, proxyReady]).then(function (both) {
+  var session = both[0]
+  var frame = both[1]
+  frame.contentWindow.postMessage({
+    jsonrpc: "2.0",
+    method: "ui/notifications/sandbox-resource-ready",
+    params: {
+      html: session.html,
+      sandbox: session.config.sandbox,
+      csp: session.ui.csp,
+      permissions: session.ui.permissions
+    }
+  }, frame.dataset.origin)
 })
 `
 
 /**
  * The sandbox proxy: relays between the host page (its parent, of `hostOrigin`) and the view (an inner
  * frame of this origin, written from `ui/notifications/sandbox-resource-ready`, with the permissions
- * `allow`), and nothing else.
+ * `allow`), and nothing else. What the view says before the host page's bridge listens (until
+ * `ui/notifications/sandbox-host-ready`) is held, at most `maxHeld` messages (more are dropped), then passed on.
  */
 export const sandboxPage = (hostOrigin: string, allow: string) =>
   `<!doctype html>
@@ -206,10 +228,18 @@ export const sandboxPage = (hostOrigin: string, allow: string) =>
   inner.setAttribute("sandbox", ${JSON.stringify(sandboxAttribute)})
   document.body.appendChild(inner)
   let loaded = false
+  let held = []
   window.addEventListener("message", (event) => {
     if (event.source === window.parent) {
       if (event.origin !== host) return
       const message = event.data
+      if (message && message.method === "ui/notifications/sandbox-host-ready") {
+        if (held === undefined) return
+        const passed = held
+        held = undefined
+        for (const said of passed) window.parent.postMessage(said, host)
+        return
+      }
       if (message && message.method === "ui/notifications/sandbox-resource-ready") {
         if (loaded) return
         loaded = true
@@ -229,7 +259,8 @@ export const sandboxPage = (hostOrigin: string, allow: string) =>
       if (event.origin !== own) return
       const message = event.data
       if (message && typeof message.method === "string" && message.method.startsWith("ui/notifications/sandbox-")) return
-      window.parent.postMessage(message, host)
+      if (held === undefined) window.parent.postMessage(message, host)
+      else if (held.length < ${maxHeld}) held.push(message)
     }
   })
   window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} }, host)
