@@ -35,11 +35,11 @@ const stdio = `stdio:${process.execPath} ${everything} stdio`
  * environment, `onStderr` given each line it writes on stderr.
  */
 const mcpAppWith = (
-  options: { readonly env?: NodeJS.ProcessEnv; readonly onStderr?: (line: string) => void },
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string; readonly onStderr?: (line: string) => void },
   ...args: ReadonlyArray<string>
 ) => {
   const child: ChildProcess = spawn(process.execPath, [mcpMain, "app", ...args], {
-    cwd: root,
+    cwd: options.cwd ?? root,
     env: options.env ?? process.env,
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -109,6 +109,27 @@ const textIs = (frame: Frame, selector: string, text: string) =>
     ([s, t]) => document.querySelector(s!)?.textContent === t,
     [selector, text] as const
   )
+
+/**
+ * `use` given the view's frame (the sandbox proxy's inner frame) once a page has opened `mcp app`'s URL; the host
+ * stopped (its view torn down) and the page closed after, whatever happens.
+ */
+const inView = async (
+  app: ReturnType<typeof mcpAppWith>,
+  use: (view: Frame, page: Page) => Promise<void>,
+  options?: Parameters<Browser["newPage"]>[0]
+) => {
+  const page = await browser.newPage(options)
+  try {
+    await page.goto(await app.line(0))
+    const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
+    await use((await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!, page)
+  } finally {
+    app.stop()
+    await app.exited
+    await page.close()
+  }
+}
 
 /** apps/everything over HTTP on a free port, once it says it listens: its URL, and `kill` to end it. */
 const everythingOverHttp = async () => {
@@ -384,11 +405,7 @@ describe("mcp app: a view made with the official App class, served by our server
   })
   it("host context: theme, display modes, the container's dimensions given and their changes followed; fullscreen taken, pip refused", async () => {
     const app = mcpApp(`stdio:${process.execPath} ${fixture}`, "show", "--args", "{\"word\":\"hi\"}")
-    const page = await browser.newPage({ viewport: { width: 800, height: 600 }, colorScheme: "light" })
-    try {
-      await page.goto(await app.line(0))
-      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
-      const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+    await inView(app, async (view, page) => {
       await textIs(view, "#status", "connected")
       /** Waits until the view's host context has `expected`'s fields (JSON-equal, whatever the keys' order). */
       const contextHas = (expected: Record<string, unknown>) =>
@@ -425,33 +442,22 @@ describe("mcp app: a view made with the official App class, served by our server
       await textIs(view, "#mode", "inline")
       await contextHas({ displayMode: "inline", containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
       assert.strictEqual((await page.locator("#sandbox").boundingBox())!.x, 16)
-    } finally {
-      app.stop()
-      await app.exited
-      await page.close()
-    }
+    }, { viewport: { width: 800, height: 600 }, colorScheme: "light" })
   })
 })
 
 describe("mcp app: the README's Apps section (test/readme/clock.ts, run by tsx)", () => {
-  it("shows the clock's view with the time its tool answered", async () => {
-    const clock = path.join(root, "test/readme/clock.ts")
-    const app = mcpApp(
-      `stdio:${process.execPath} --conditions=@effect-mcp/source --import tsx ${clock}`,
+  it("shows the clock's view (clock.html, read from the folder the server runs in) with the time its tool answered", async () => {
+    // As the README runs it: in the folder of clock.ts and clock.html.
+    const app = mcpAppWith(
+      { cwd: path.join(root, "test/readme") },
+      `stdio:${process.execPath} --conditions=@effect-mcp/source --import tsx clock.ts`,
       "show_time"
     )
-    const page = await browser.newPage()
-    try {
-      await page.goto(await app.line(0))
-      const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
-      const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
+    await inView(app, async (view, page) => {
       await view.waitForFunction(() => /^\d{4}-\d\d-\d\dT/.test(document.getElementById("time")?.textContent ?? ""))
       await page.waitForFunction(() => document.getElementById("status")?.textContent === "result delivered")
-    } finally {
-      app.stop()
-      await app.exited
-      await page.close()
-    }
+    })
   })
 })
 
@@ -520,23 +526,16 @@ describe.runIf(process.versions.node.startsWith("20."))("mcp app: an HTTP server
           "--token-store",
           path.join(directory, "tokens.json")
         )
-        yield* Effect.promise(async () => {
-          const page = await browser.newPage()
-          try {
-            await page.goto(await app.line(0))
+        yield* Effect.promise(() =>
+          inView(app, async (view) => {
+            // Printed once the authorization was done: the page's URL comes after it.
             assert.strictEqual(user.opened.length, 1, app.stderr())
             await Promise.all(authorizations)
-            const proxy = await page.waitForSelector("iframe").then((frame) => frame.contentFrame())
-            const view = (await proxy!.waitForSelector("iframe").then((frame) => frame.contentFrame()))!
             await textIs(view, "#answer", Auth.whoamiAnswer)
             await view.click("#ask")
             await textIs(view, "#asked", Auth.whoamiAnswer)
-          } finally {
-            app.stop()
-            await app.exited
-            await page.close()
-          }
-        })
+          })
+        )
         // Asked for authorization first (a 401 without a token); then every request it served (the tool's call,
         // the view's read, the view's own call) carried a token for it.
         assert.isAtLeast(fixture.seen.refused.withoutToken, 1)
