@@ -403,7 +403,7 @@ describe("mcp app: a view made with the official App class, served by our server
       denied.close()
     }
   })
-  it("host context: theme, display modes, the container's dimensions given and their changes followed; fullscreen taken, pip refused", async () => {
+  it("host context: theme, display modes, the container's dimensions given and their changes followed; fullscreen taken, pip refused; a file downloaded", async () => {
     const app = mcpApp(`stdio:${process.execPath} ${fixture}`, "show", "--args", "{\"word\":\"hi\"}")
     await inView(app, async (view, page) => {
       await textIs(view, "#status", "connected")
@@ -442,6 +442,18 @@ describe("mcp app: a view made with the official App class, served by our server
       await textIs(view, "#mode", "inline")
       await contextHas({ displayMode: "inline", containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
       assert.strictEqual((await page.locator("#sandbox").boundingBox())!.x, 16)
+      // A file the view offers: saved by the browser under its name, what was offered said on stdout.
+      const [download] = await Promise.all([page.waitForEvent("download"), view.click("#download")])
+      assert.strictEqual(download.suggestedFilename(), "notes.txt")
+      const saved = await download.createReadStream()
+      let text = ""
+      for await (const chunk of saved) text += chunk
+      assert.strictEqual(text, "hello from the view")
+      await textIs(view, "#downloaded", "done")
+      assert.deepStrictEqual(JSON.parse(await app.line(1)), {
+        method: "ui/download-file",
+        params: { contents: [{ type: "resource", uri: "file:///notes.txt", mimeType: "text/plain", bytes: 19 }] }
+      })
     }, { viewport: { width: 800, height: 600 }, colorScheme: "light" })
   })
 })

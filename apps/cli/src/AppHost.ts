@@ -43,7 +43,8 @@ import * as Script from "./internal/appHost/script.js"
 
 /**
  * What the view says to the "conversation" or the host: a `ui/message`, a `ui/update-model-context`, a
- * `ui/open-link`, a `notifications/message` (its log).
+ * `ui/open-link`, a `ui/download-file` (what it offered, without the bytes: the browser saved the files), a
+ * `notifications/message` (its log).
  *
  * @since 0.2.0
  * @category models

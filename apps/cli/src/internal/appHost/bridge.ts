@@ -10,7 +10,13 @@ import type * as Http from "node:http"
 import { describe, json, readBody } from "./http.js"
 
 /** What the view says that is not asked of the server: handed to the host's user. */
-export const said = ["ui/message", "ui/update-model-context", "ui/open-link", "notifications/message"] as const
+export const said = [
+  "ui/message",
+  "ui/update-model-context",
+  "ui/open-link",
+  "ui/download-file",
+  "notifications/message"
+] as const
 
 /** One of `said`. */
 export type Said = (typeof said)[number]

@@ -66,6 +66,7 @@ try {
     serverResources: {},
     logging: {},
     updateModelContext: { text: {}, structuredContent: {} },
+    downloadFile: {},
     message: { text: {}, structuredContent: {} },
     sandbox: { csp: session.ui.csp ?? {}, permissions: session.ui.permissions ?? {} }
   }, {
@@ -93,6 +94,34 @@ try {
   bridge.onopenlink = (params) => ask("ui/open-link", params)
   bridge.onloggingmessage = (params) => tell("notifications/message", params)
   bridge.onping = () => tell("ping", {})
+  // ui/download-file: each embedded file saved by the browser (a download of this page, named after its URI),
+  // each http(s) link opened; what was offered told to the host (stdout), without the files' bytes.
+  bridge.ondownloadfile = async ({ contents }) => {
+    const offered = []
+    for (const item of contents ?? []) {
+      const a = document.createElement("a")
+      if (item.type === "resource") {
+        const r = item.resource
+        const bytes = typeof r.blob === "string"
+          ? Uint8Array.from(atob(r.blob), (c) => c.charCodeAt(0))
+          : new TextEncoder().encode(r.text ?? "")
+        a.href = URL.createObjectURL(new Blob([bytes], { type: r.mimeType ?? "application/octet-stream" }))
+        a.download = r.uri.split("/").pop() || "download"
+        offered.push({ type: "resource", uri: r.uri, mimeType: r.mimeType, bytes: bytes.length })
+      } else if (item.type === "resource_link" && /^https?:/.test(item.uri)) {
+        a.href = item.uri
+        a.target = "_blank"
+        a.rel = "noopener noreferrer"
+        offered.push({ type: "resource_link", uri: item.uri, name: item.name })
+      } else {
+        continue
+      }
+      a.click()
+      setTimeout(() => URL.revokeObjectURL(a.href), 60000)
+    }
+    tell("ui/download-file", { contents: offered })
+    return {}
+  }
   // A mode this host has is taken (and said in the host context); another is refused with the current one.
   bridge.onrequestdisplaymode = async ({ mode: asked }) => {
     if (modes.includes(asked) && asked !== mode) {
