@@ -125,7 +125,11 @@ export const make = (
   options: McpToolkit.Options = {}
 ): Effect.Effect<McpToolkit.Service, ClientError.ClientError, Scope.Scope> =>
   Effect.gen(function*() {
-    const sources = (Array.isArray(given) ? given : [given]).map(sourceOf)
+    // Two servers of one name: the second is `name_2`, and so on (each prefix says which server).
+    const sources = (Array.isArray(given) ? given : [given]).map(sourceOf).map((source, index, all) => {
+      const before = all.slice(0, index).filter((other) => other.name === source.name).length
+      return before === 0 ? source : { ...source, name: safe(`${source.name}_${before + 1}`) }
+    })
     const lists = yield* Effect.forEach(sources, (source) => source.client.listTools, { concurrency: "unbounded" })
     // The handler reads the current entries: a tool removed since the model was shown it is a failure it can read.
     const handle = (name: string, params: unknown) =>
