@@ -11,12 +11,14 @@ import * as McpToolkit from "@effect-mcp/client/McpToolkit"
 import { McpServer, Tool } from "@effect-mcp/server"
 import * as ScriptedModel from "@effect-mcp/test-support/ScriptedModel"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AiTool from "@effect/ai/Tool"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { agent, anthropic, type Era, everythingOverHttp, httpClient, openAi, stdioClient } from "./support.js"
 
@@ -83,32 +85,40 @@ describe("McpToolkit over the demo, with @effect/ai-openai", () => {
       }), 60_000)
   }
 
-  it.scopedLive(
-    "a list change mid-conversation: the next turn offers the new tool, and calls it",
-    () =>
-      Effect.gen(function*() {
-        const model = yield* ScriptedModel.make([
-          ScriptedModel.openAi.calls({ name: "test_trigger_tool_change", arguments: {} })
-        ])
-        const client = yield* McpClient.McpClient
-        const tools = yield* McpToolkit.make(client)
-        assert.isFalse((yield* tools.entries).some((entry) => entry.name === "dynamic"))
-        const first = yield* LanguageModel.generateText({ prompt: "Add the dynamic tool", toolkit: tools.toolkit })
-          .pipe(
+  for (const [transport, era] of [["stdio", "handshake"], ["Streamable HTTP", "stateless"]] as const) {
+    it.scopedLive(
+      `a list change mid-conversation (${transport}, ${era}): the next turn offers the new tool, and calls it`,
+      () =>
+        Effect.gen(function*() {
+          const model = yield* ScriptedModel.make([
+            ScriptedModel.openAi.calls({ name: "test_trigger_tool_change", arguments: {} })
+          ])
+          const client = yield* McpClient.McpClient
+          const tools = yield* McpToolkit.make(client)
+          assert.isFalse((yield* tools.entries).some((entry) => entry.name === "dynamic"))
+          const first = yield* LanguageModel.generateText({ prompt: "Add the dynamic tool", toolkit: tools.toolkit })
+            .pipe(
+              Effect.provide(openAi(model.url))
+            )
+          assert.strictEqual(first.toolResults[0]?.result, "Added the tool dynamic")
+          // The server's tools/list_changed refreshes the toolkit.
+          yield* Stream.runDrain(
+            Stream.takeUntil(tools.changes, (entries) => entries.some((e) => e.name === "dynamic"))
+          )
+          model.push(ScriptedModel.openAi.calls({ name: "dynamic", arguments: {} }))
+          const second = yield* LanguageModel.generateText({ prompt: "Call it", toolkit: tools.toolkit }).pipe(
             Effect.provide(openAi(model.url))
           )
-        assert.strictEqual(first.toolResults[0]?.result, "Added the tool dynamic")
-        // The server's tools/list_changed refreshes the toolkit.
-        yield* Stream.runDrain(Stream.takeUntil(tools.changes, (entries) => entries.some((e) => e.name === "dynamic")))
-        model.push(ScriptedModel.openAi.calls({ name: "dynamic", arguments: {} }))
-        const second = yield* LanguageModel.generateText({ prompt: "Call it", toolkit: tools.toolkit }).pipe(
-          Effect.provide(openAi(model.url))
-        )
-        assert.isTrue((model.received[1]!.body.tools as Array<any>).some((tool) => tool.name === "dynamic"))
-        assert.strictEqual(second.toolResults[0]?.result, "This tool was added at runtime.")
-      }).pipe(Effect.provide(stdioClient("handshake"))),
-    60_000
-  )
+          assert.isTrue((model.received[1]!.body.tools as Array<any>).some((tool) => tool.name === "dynamic"))
+          assert.strictEqual(second.toolResults[0]?.result, "This tool was added at runtime.")
+        }).pipe(Effect.provide(
+          transport === "stdio"
+            ? stdioClient(era)
+            : Layer.unwrapScoped(Effect.map(everythingOverHttp, (url) => httpClient(url, era)))
+        )),
+      60_000
+    )
+  }
 
   for (const era of ["handshake", "stateless"] as const satisfies ReadonlyArray<Era>) {
     it.scopedLive(
@@ -147,6 +157,12 @@ describe("McpToolkit over the demo, with @effect/ai-openai", () => {
       assert.notInclude(names, "echo")
       const some = yield* McpToolkit.make(client, { include: ["add", "echo"], exclude: ["echo"], refresh: false })
       assert.deepStrictEqual((yield* some.entries).map((entry) => entry.name), ["add"])
+      // The annotations carry over, and where the tool comes from.
+      const add = (yield* some.entries)[0]!.aiTool
+      assert.isTrue(Context.get(add.annotations, AiTool.Readonly))
+      assert.isTrue(Context.get(add.annotations, AiTool.Idempotent))
+      assert.isFalse(Context.get(add.annotations, AiTool.OpenWorld))
+      assert.strictEqual(Option.getOrThrow(McpToolkit.infoOf(add)).tool.name, "add")
     }).pipe(Effect.provide(stdioClient("stateless"))), 60_000)
 })
 

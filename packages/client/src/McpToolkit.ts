@@ -4,7 +4,7 @@
  *
  * - Each tool keeps its name (prefixed with its server's name where two servers offer the same
  *   one), its description, and its annotations (`Title`, `Readonly`, `Destructive`,
- *   `Idempotent`, `OpenWorld`, and `McpTool`: the server and the tool as listed).
+ *   `Idempotent`, `OpenWorld`, and `McpTool`: the server and the tool as listed, `infoOf`).
  * - The provider receives the server's `inputSchema` as the tool's parameters, as it is (`$defs`,
  *   `$ref`s, enums and all): the parameters are an Effect Schema of any object carrying the
  *   `inputSchema` as its `jsonSchema` annotation, which `@effect/ai` hands to the provider
@@ -29,6 +29,7 @@ import type * as AiToolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -71,13 +72,21 @@ export interface McpToolInfo {
 }
 
 /**
- * The annotation of each tool saying where it comes from:
- * `Context.get(tool.annotations, McpToolkit.McpTool).tool.inputSchema`.
+ * The annotation of each tool saying where it comes from (read it with `McpToolkit.infoOf`).
  *
  * @since 0.1.0
  * @category annotations
  */
 export const McpTool: Context.Tag<McpToolInfo, McpToolInfo> = internal.McpTool
+
+/**
+ * Where an `@effect/ai` tool comes from, when it is one of a toolkit's: its server and the tool as listed.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const infoOf = (tool: AiTool.Any): Option.Option<McpToolInfo> =>
+  Context.getOption(tool.annotations as Context.Context<McpToolInfo>, McpTool)
 
 /**
  * A client, under a name of your choice (the prefix of its tools where names collide; default

@@ -150,6 +150,7 @@ export const make = (
       const entries = entriesOf(sources, lists, options)
       const tools: Record<string, McpToolkit.AiMcpTool> = {}
       for (const [name, entry] of entries) tools[name] = entry.aiTool
+      // `handle` is generic over the names of a toolkit known when it is written; these are known when listed.
       return { lists, entries, toolkit: { tools, handle: handle as any } }
     }
     const ref = yield* SubscriptionRef.make(stateOf(lists))
