@@ -168,11 +168,14 @@ describe("McpToolkit over the demo, with @effect/ai-openai", () => {
 
 describe("McpToolkit with @effect/ai-anthropic", () => {
   it.scopedLive(
-    "stdio: a tool call and a final answer; input_schema is the server's inputSchema",
+    "stdio: a parallel call with a tool error, a final answer; input_schema is the server's inputSchema",
     () =>
       Effect.gen(function*() {
         const model = yield* ScriptedModel.make([
-          ScriptedModel.anthropic.calls({ name: "add", arguments: { a: 40, b: 2 } }),
+          ScriptedModel.anthropic.calls({ name: "add", arguments: { a: 40, b: 2 } }, {
+            name: "test_error_handling",
+            arguments: {}
+          }),
           ScriptedModel.anthropic.text("42")
         ])
         const answer = yield* Effect.gen(function*() {
@@ -187,10 +190,21 @@ describe("McpToolkit with @effect/ai-anthropic", () => {
           return answer
         }).pipe(Effect.provide(Layer.merge(stdioClient("handshake"), anthropic(model.url))))
         assert.strictEqual(answer.text, "42")
-        assert.deepStrictEqual(answer.results, [{ name: "add", isFailure: false, result: { sum: 42 } }])
-        const result = (model.received[1]!.body.messages as Array<any>).flatMap((m) => m.content)
-          .find((part: any) => part.type === "tool_result")
-        assert.strictEqual(result.tool_use_id, "toolu_0_add")
+        assert.deepStrictEqual(answer.results, [
+          { name: "add", isFailure: false, result: { sum: 42 } },
+          {
+            name: "test_error_handling",
+            isFailure: true,
+            result: "This tool intentionally returns an error for testing"
+          }
+        ])
+        // Both results went back to the model, the failure marked as one.
+        const results = (model.received[1]!.body.messages as Array<any>).flatMap((m) => m.content)
+          .filter((part: any) => part.type === "tool_result")
+        assert.deepStrictEqual(results.map((r: any) => [r.tool_use_id, r.is_error === true]), [
+          ["toolu_0_add", false],
+          ["toolu_1_test_error_handling", true]
+        ])
       }),
     60_000
   )

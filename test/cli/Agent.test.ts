@@ -2,7 +2,7 @@
  * `mcp agent` (apps/cli, built) against apps/everything over stdio, its model `@effect/ai-openai`
  * on a scripted endpoint (OPENAI_BASE_URL): the tool calls on stderr, the answer on stdout, exit 0;
  * two servers of one name, their shared tools prefixed; the demo's sampling answered by the same
- * model; a model's failure and a missing model are one line and exit 1.
+ * model; a model's failure, a missing model and a server that cannot start are one line and exit 1.
  */
 import * as ScriptedModel from "@effect-mcp/test-support/ScriptedModel"
 import { assert, describe, it, vi } from "@effect/vitest"
@@ -85,7 +85,7 @@ describe("mcp agent", () => {
     }
   })
 
-  it("a model's failure: one line, exit 1; no model: one line, exit 1", async () => {
+  it("a model's failure, no model, a server that cannot start: one line each, exit 1", async () => {
     const model = await ScriptedModel.start([{
       status: 401,
       body: { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }
@@ -98,6 +98,11 @@ describe("mcp agent", () => {
       const none = await agent(noModel, "--prompt", "Hi", everything)
       assert.strictEqual(none.code, 1)
       assert.strictEqual(none.stderr, "mcp: no model: give --model or set OPENAI_MODEL\n")
+      // A server that cannot start: one line, exit 1, the model never asked.
+      const down = await agent(environment(model), "--prompt", "Hi", "stdio:an-mcp-server-that-is-not-installed")
+      assert.strictEqual(down.code, 1)
+      assert.match(down.stderr, /^mcp: could not start an-mcp-server-that-is-not-installed: [^\n]+\n$/)
+      assert.strictEqual(model.received.length, 1)
     } finally {
       await model.close()
     }
