@@ -50,8 +50,16 @@ const short = (value: unknown, max = 200) => {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
-/** A model's failure in one line (the provider's own may run over several). */
-const modelFailed = (error: AiError.AiError) => new Error(`the model failed: ${error.message.split("\n")[0]}`)
+/**
+ * A model's failure in one line: the provider's own may run over several, and an answer that does not
+ * decode (a call of a tool that is not offered) names every part it expected.
+ */
+const modelFailed = (error: AiError.AiError) =>
+  new Error(
+    error._tag === "MalformedOutput"
+      ? `the model's answer could not be read (${error.description ?? "a call of a tool not offered?"})`
+      : `the model failed: ${short(error.message.split("\n")[0], 300)}`
+  )
 
 /**
  * Runs the agent: the answer on stdout.
