@@ -8,6 +8,7 @@ import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -130,6 +131,15 @@ export const make = (
       const before = all.slice(0, index).filter((other) => other.name === source.name).length
       return before === 0 ? source : { ...source, name: safe(`${source.name}_${before + 1}`) }
     })
+    // Subscribed before listing, so that no change between the two is missed (a server that offers no
+    // list changes: the toolkit is refreshed by `refresh` only).
+    const subscriptions = options.refresh === false ?
+      [] :
+      yield* Effect.forEach(sources, (source) =>
+        source.client.subscribe({ toolsListChanged: true }).pipe(
+          Effect.map(Option.some),
+          Effect.catchAll((error) => Effect.as(Effect.logDebug("no tool list changes", error.message), Option.none()))
+        ))
     const lists = yield* Effect.forEach(sources, (source) => source.client.listTools, { concurrency: "unbounded" })
     // The handler reads the current entries: a tool removed since the model was shown it is a failure it can read.
     const handle = (name: string, params: unknown) =>
@@ -158,23 +168,16 @@ export const make = (
       Effect.flatMap(sources[index]!.client.listTools, (tools) =>
         SubscriptionRef.update(ref, (state) =>
           stateOf(state.lists.map((list, i) => i === index ? tools : list))))
-    if (options.refresh !== false) {
-      yield* Effect.forEach(sources, (source, index) =>
-        source.client.subscribe({ toolsListChanged: true }).pipe(
-          Effect.flatMap((subscription) =>
-            Effect.forkScoped(
-              subscription.notifications.pipe(
-                Stream.filter((n) =>
-                  n.method === "notifications/tools/list_changed"
-                ),
-                Stream.runForEach(() => refreshOne(index).pipe(Effect.catchAll(Effect.logWarning)))
-              )
-            )
-          ),
-          // A server that offers no list changes: the toolkit is refreshed by `refresh` only.
-          Effect.catchAll((error) => Effect.logDebug("no tool list changes", error.message))
-        ), { discard: true })
-    }
+    yield* Effect.forEach(subscriptions, (subscription, index) =>
+      Option.match(subscription, {
+        onNone: () =>
+          Effect.void,
+        onSome: ({ notifications }) =>
+          Effect.forkScoped(notifications.pipe(
+            Stream.filter((n) => n.method === "notifications/tools/list_changed"),
+            Stream.runForEach(() => refreshOne(index).pipe(Effect.catchAll(Effect.logWarning)))
+          ))
+      }), { discard: true })
     return {
       toolkit: Effect.map(SubscriptionRef.get(ref), (state) => state.toolkit),
       entries: Effect.map(SubscriptionRef.get(ref), (state) => Array.from(state.entries.values())),
