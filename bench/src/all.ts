@@ -38,6 +38,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "memory", file: "memory.js", what: "memory per session vs SDK" },
   { name: "listen", file: "listen.js", what: "idle subscriptions/listen: memory, list_changed fan-out" },
   { name: "client", file: "client.js", what: "client pairs: ours → ours vs SDK → SDK, stdio and HTTP" },
+  { name: "toolkit", file: "toolkit.js", what: "McpToolkit per tool call vs client.callTool" },
   {
     name: "tasks",
     file: "tasks.js",

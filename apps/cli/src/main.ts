@@ -32,6 +32,9 @@
  *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
+ *   mcp agent --prompt <text> <target>… [--model M]
+ *                                     an OpenAI-compatible model (OPENAI_BASE_URL, OPENAI_API_KEY,
+ *                                     OPENAI_MODEL) with the servers' tools: calls on stderr, answer on stdout
  *
  * With `OTEL_EXPORTER_OTLP_ENDPOINT` set (and the other standard `OTEL_*` variables: protocol
  * http/protobuf or http/json, service name, headers), every command's spans and metrics are
@@ -58,6 +61,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { quote } from "shell-quote"
+import * as AgentCommand from "./AgentCommand.js"
 import * as AppHost from "./AppHost.js"
 import * as Conformance from "./Conformance.js"
 import * as Proxy from "./Proxy.js"
@@ -781,7 +785,8 @@ const mcp = Command.make("mcp").pipe(
     skills,
     proxy,
     login,
-    logout
+    logout,
+    AgentCommand.command
   ])
 )
 

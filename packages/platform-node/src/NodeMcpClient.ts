@@ -19,9 +19,9 @@
  *
  * @since 0.1.0
  */
-import { ClientError, McpClientTransport } from "@effect-mcp/client"
+import type { McpClientTransport } from "@effect-mcp/client"
+import * as ClientError from "@effect-mcp/client/ClientError"
 import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -272,91 +272,97 @@ const childProtocol = (
  * @category layers
  */
 export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTransport.McpClientTransport, SpawnError> =>
-  Layer.scoped(
-    McpClientTransport.McpClientTransport,
-    Effect.gen(function*() {
-      const stderr = options.stderr ?? "inherit"
-      const run = Runtime.runFork(yield* Effect.runtime<never>())
-      const tail = StderrTail.make()
-      let closed = false
-      const child = yield* Effect.acquireRelease(
-        Effect.async<ChildProcess, SpawnError>((resume) => {
-          // stderr is always a pipe: its last lines are kept whatever becomes of it.
-          const child = spawn(options.command, [...(options.args ?? [])], {
-            stdio: ["pipe", "pipe", "pipe"],
-            ...(options.env !== undefined ? { env: { ...options.env } } : {}),
-            ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
-          })
-          // Watched from the start: a child that fails at once says why before we look.
-          child.once("close", () => closed = true)
-          // Written on by hand, not piped: a pipe would add listeners to our stderr for every child.
-          child.stderr!.on(
-            "data",
-            stderr === "inherit"
-              ? (chunk: Uint8Array) => {
-                tail.push(chunk)
-                process.stderr.write(chunk)
-              }
-              : (chunk: Uint8Array) => tail.push(chunk)
-          )
-          if (typeof stderr === "function") createInterface({ input: child.stderr! }).on("line", stderr)
-          const onError = (cause: unknown) => resume(Effect.fail(new SpawnError({ command: options.command, cause })))
-          child.once("error", onError)
-          child.once("spawn", () => {
-            child.off("error", onError)
-            resume(Effect.succeed(child))
-          })
-        }),
-        (child) =>
-          // End of input first; then SIGTERM; then SIGKILL. Node's timers, not the Effect clock:
-          // a test's TestClock must not hold the release.
-          Effect.async<void>((resume) => {
-            // Once it has exited, its pipes are let go: a grandchild holding them open must not keep
-            // this process alive.
-            const done = () => {
-              child.stdout?.destroy()
-              child.stderr?.destroy()
-              resume(Effect.void)
-            }
-            if (gone(child)) return done()
-            const grace = Duration.toMillis(options.closeTimeout ?? Duration.seconds(2))
-            const term = setTimeout(() => gone(child) || child.kill("SIGTERM"), grace)
-            const kill = setTimeout(() => gone(child) || child.kill("SIGKILL"), 2 * grace)
-            child.once("exit", () => {
-              clearTimeout(term)
-              clearTimeout(kill)
-              done()
-            })
-            child.stdin?.end()
-          })
-      )
-      // A write to a child that is gone fails the send; it must not crash this process.
-      child.stdin!.on("error", () => {})
-      // Started: its first line on stdout, or `startTimeout` after its spawn (the Effect clock).
-      const started = yield* Deferred.make<void>()
-      yield* Effect.forkScoped(
-        Effect.delay(Deferred.succeed(started, undefined), options.startTimeout ?? defaultStartTimeout)
-      )
-      let wrote = false
-      return {
-        started: Deferred.await(started),
-        protocol: childProtocol(
-          options.command,
-          child,
-          tail,
-          () => closed,
-          options.maxMessageLength ?? defaultMaxMessageLength,
-          options.maxDepth,
-          (effect) => void run(effect),
-          () => {
-            if (wrote) return
-            wrote = true
-            Deferred.unsafeDone(started, Exit.void)
-          }
-        )
-      }
-    })
+  Layer.unwrapEffect(
+    Effect.map(transports, (McpClientTransport) => Layer.scoped(McpClientTransport.McpClientTransport, stdio(options)))
   )
+
+/** The client's transports, loaded when a layer here is first built (a server never loads them). */
+const transports = Effect.promise(() => import("@effect-mcp/client/McpClientTransport"))
+
+/** The child process and the protocol over its pipes, for the lifetime of the scope. */
+const stdio = (options: StdioOptions) =>
+  Effect.gen(function*() {
+    const stderr = options.stderr ?? "inherit"
+    const run = Runtime.runFork(yield* Effect.runtime<never>())
+    const tail = StderrTail.make()
+    let closed = false
+    const child = yield* Effect.acquireRelease(
+      Effect.async<ChildProcess, SpawnError>((resume) => {
+        // stderr is always a pipe: its last lines are kept whatever becomes of it.
+        const child = spawn(options.command, [...(options.args ?? [])], {
+          stdio: ["pipe", "pipe", "pipe"],
+          ...(options.env !== undefined ? { env: { ...options.env } } : {}),
+          ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
+        })
+        // Watched from the start: a child that fails at once says why before we look.
+        child.once("close", () => closed = true)
+        // Written on by hand, not piped: a pipe would add listeners to our stderr for every child.
+        child.stderr!.on(
+          "data",
+          stderr === "inherit"
+            ? (chunk: Uint8Array) => {
+              tail.push(chunk)
+              process.stderr.write(chunk)
+            }
+            : (chunk: Uint8Array) => tail.push(chunk)
+        )
+        if (typeof stderr === "function") createInterface({ input: child.stderr! }).on("line", stderr)
+        const onError = (cause: unknown) => resume(Effect.fail(new SpawnError({ command: options.command, cause })))
+        child.once("error", onError)
+        child.once("spawn", () => {
+          child.off("error", onError)
+          resume(Effect.succeed(child))
+        })
+      }),
+      (child) =>
+        // End of input first; then SIGTERM; then SIGKILL. Node's timers, not the Effect clock:
+        // a test's TestClock must not hold the release.
+        Effect.async<void>((resume) => {
+          // Once it has exited, its pipes are let go: a grandchild holding them open must not keep
+          // this process alive.
+          const done = () => {
+            child.stdout?.destroy()
+            child.stderr?.destroy()
+            resume(Effect.void)
+          }
+          if (gone(child)) return done()
+          const grace = Duration.toMillis(options.closeTimeout ?? Duration.seconds(2))
+          const term = setTimeout(() => gone(child) || child.kill("SIGTERM"), grace)
+          const kill = setTimeout(() => gone(child) || child.kill("SIGKILL"), 2 * grace)
+          child.once("exit", () => {
+            clearTimeout(term)
+            clearTimeout(kill)
+            done()
+          })
+          child.stdin?.end()
+        })
+    )
+    // A write to a child that is gone fails the send; it must not crash this process.
+    child.stdin!.on("error", () => {})
+    // Started: its first line on stdout, or `startTimeout` after its spawn (the Effect clock).
+    const started = yield* Deferred.make<void>()
+    yield* Effect.forkScoped(
+      Effect.delay(Deferred.succeed(started, undefined), options.startTimeout ?? defaultStartTimeout)
+    )
+    let wrote = false
+    return {
+      started: Deferred.await(started),
+      protocol: childProtocol(
+        options.command,
+        child,
+        tail,
+        () => closed,
+        options.maxMessageLength ?? defaultMaxMessageLength,
+        options.maxDepth,
+        (effect) => void run(effect),
+        () => {
+          if (wrote) return
+          wrote = true
+          Deferred.unsafeDone(started, Exit.void)
+        }
+      )
+    }
+  })
 
 /**
  * @effect/platform's `HttpClient` on undici's connection pool (`NodeHttpClient.layerUndici`): a
@@ -369,7 +375,13 @@ export const layerStdio = (options: StdioOptions): Layer.Layer<McpClientTranspor
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
+  // undici is loaded when this layer is first built, not when this module is imported.
+  Effect.map(
+    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
+    (NodeHttpClient) => NodeHttpClient.layerUndici
+  )
+)
 
 /**
  * The client's Streamable HTTP transport (`McpClientTransport.layerHttp`, both eras) on Node's
@@ -391,4 +403,6 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClien
 export const layerHttp = (
   options: McpClientTransport.HttpOptions
 ): Layer.Layer<McpClientTransport.McpClientTransport> =>
-  McpClientTransport.layerHttp(options).pipe(Layer.provide(layerHttpClient))
+  Layer.unwrapEffect(Effect.map(transports, (McpClientTransport) => McpClientTransport.layerHttp(options))).pipe(
+    Layer.provide(layerHttpClient)
+  )

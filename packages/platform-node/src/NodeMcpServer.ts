@@ -20,7 +20,6 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
-import * as http from "node:http"
 import type * as net from "node:net"
 import type { Readable, Writable } from "node:stream"
 import * as NodeHttp from "./internal/nodeHttp.js"
@@ -335,6 +334,9 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     // ends (2026-07-28 subscriptions, answered gracefully) reaches the clients.
     const handlerScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const handler = yield* Scope.extend(HttpTransport.make(options), handlerScope)
+    // Loaded here, not when this module is: on Node 22 and later, importing `node:http` as a module
+    // loads undici as well (tens of milliseconds a server over stdio never needs).
+    const http = yield* Effect.promise(() => import("node:http"))
     const host = options.host ?? "127.0.0.1"
     // Every open connection, with how many of its requests are being answered. When the server
     // closes, one with none (idle between requests, or not yet through a request's headers: Node

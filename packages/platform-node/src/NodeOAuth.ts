@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { AuthorizationCode } from "@effect-mcp/client"
+import * as AuthorizationCode from "@effect-mcp/client/AuthorizationCode"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

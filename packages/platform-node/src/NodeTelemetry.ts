@@ -29,8 +29,6 @@
  * @since 0.1.0
  */
 import { Telemetry } from "@effect-mcp/core"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -481,9 +479,11 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   ))
   const measuring = metrics === undefined ? Layer.empty : Layer.unwrapEffect(
     loading("metrics", ["@effect/opentelemetry"], async () => {
-      const [OtlpMetrics, OtlpSerialization] = await Promise.all([
+      const [OtlpMetrics, OtlpSerialization, HttpClient, FetchHttpClient] = await Promise.all([
         import("@effect/opentelemetry/OtlpMetrics"),
-        import("@effect/opentelemetry/OtlpSerialization")
+        import("@effect/opentelemetry/OtlpSerialization"),
+        import("@effect/platform/HttpClient"),
+        import("@effect/platform/FetchHttpClient")
       ])
       return Layer.scopedDiscard(Effect.gen(function*() {
         // Set as the release begins: the exporter's last export then gets one try (it would try

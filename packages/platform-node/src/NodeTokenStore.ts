@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { TokenStore } from "@effect-mcp/client"
+import * as TokenStore from "@effect-mcp/client/TokenStore"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/tokenFile.js"

@@ -44,7 +44,7 @@ import type * as Scope from "effect/Scope"
 import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
-import * as internal from "./internal/http/handler.js"
+import type * as Internal from "./internal/http/handler.js"
 import type { McpServer } from "./McpServer.js"
 import type * as TokenVerifier from "./TokenVerifier.js"
 
@@ -292,17 +292,22 @@ export interface Handler {
   readonly sessions: () => number
 }
 
+/** The HTTP handler's modules, loaded when first used. */
+const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(() => import("./internal/http/handler.js"))
+
 /**
  * The handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
  * scope: one engine serves every handshake session, and each stateless POST is served on its own
  * response, without an engine; an
  * `EventStore` in context is used for resumption (in memory otherwise). Closing the scope ends
- * every session and every open response.
+ * every session and every open response. The handler's modules are loaded when this is first run,
+ * not when this module is imported (a server over stdio never loads them).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options?: Options) => Effect.Effect<Handler, never, McpServer | Scope.Scope> = internal.make
+export const make = (options?: Options): Effect.Effect<Handler, never, McpServer | Scope.Scope> =>
+  Effect.flatMap(handlerModule, (internal) => internal.make(options))
 
 /** The @effect/platform adapter, loaded when first used. */
 const platform = Effect.promise(() => import("./internal/http/platform.js"))

@@ -1,14 +1,15 @@
 /**
  * The loopback redirect listener behind `NodeOAuth.layerLoopback`.
  */
-import { AuthorizationCode, ClientError } from "@effect-mcp/client"
+import * as AuthorizationCode from "@effect-mcp/client/AuthorizationCode"
+import * as ClientError from "@effect-mcp/client/ClientError"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
-import * as http from "node:http"
+import type * as http from "node:http"
 import type * as net from "node:net"
 import * as NodeMcpServer from "../NodeMcpServer.js"
 
@@ -124,6 +125,8 @@ export const make = (
       return stateless.shift()
     }
 
+    // Loaded here, not when this module is (importing `node:http` loads undici on Node 22 and later).
+    const { createServer } = yield* Effect.promise(() => import("node:http"))
     const onRequest = (request: http.IncomingMessage, response: http.ServerResponse) => {
       let url: URL
       try {
@@ -157,7 +160,7 @@ export const make = (
     }
 
     const sockets = new Set<net.Socket>()
-    const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 10_000 }, onRequest)
+    const server = createServer({ headersTimeout: 10_000, requestTimeout: 10_000 }, onRequest)
     server.on("connection", (socket: net.Socket) => {
       sockets.add(socket)
       socket.once("close", () => sockets.delete(socket))

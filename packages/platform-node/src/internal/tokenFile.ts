@@ -1,7 +1,7 @@
 /**
  * The token file behind `NodeTokenStore.layerFile`.
  */
-import { TokenStore } from "@effect-mcp/client"
+import * as TokenStore from "@effect-mcp/client/TokenStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,9 +46,6 @@ const File = Schema.parseJson(
   }),
   { space: 2 }
 )
-
-const decodeFile = Schema.decodeUnknownEither(File)
-const encodeFile = Schema.encodeSync(File)
 
 type Entries = ReadonlyMap<string, TokenStore.Entry>
 
@@ -99,6 +96,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<TokenSt
     const lock = yield* Effect.makeSemaphore(1)
     const saidOpen = yield* Ref.make(false)
     const notice = options.onNotice ?? ((message: string) => Effect.logWarning(`effect-mcp: ${message}`))
+    // The file's codecs, built per store (not when this module is loaded: a server never uses them).
+    const decodeFile = Schema.decodeUnknownEither(File)
+    const encodeFile = Schema.encodeSync(File)
 
     /** The file's entries: none when it is missing, or unreadable, or not a token file (said, then). */
     const read: Effect.Effect<Read> = Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
