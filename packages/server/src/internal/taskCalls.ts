@@ -107,6 +107,7 @@ export const terminal = (
     return Effect.acquireUseRelease(
       Effect.sync(() => {
         const route: Route = { id: request.id, via: request }
+        local.routes ??= []
         local.routes.push(route)
         // An ask waiting for a way to the client comes here.
         tasks.wake(local)
@@ -115,8 +116,9 @@ export const terminal = (
       () => wait(first),
       (route) =>
         Effect.sync(() => {
-          const at = local.routes.indexOf(route)
-          if (at >= 0) local.routes.splice(at, 1)
+          const routes = local.routes ?? []
+          const at = routes.indexOf(route)
+          if (at >= 0) routes.splice(at, 1)
         })
     )
   })
