@@ -12,7 +12,7 @@ import type * as TaskStore from "../TaskStore.js"
 import { inputResponseDecoder, invalidAnswer } from "./ask.js"
 import type { RequestContext } from "./serving.js"
 import type { Route } from "./taskRequest.js"
-import { isTerminal, unavailable, unknownTask } from "./taskShapes.js"
+import { isTerminal, noInput, unavailable, unknownTask } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
 
@@ -32,8 +32,8 @@ export const cancel = (
           isTerminal(record.status) ? undefined : {
             status: "cancelled",
             cancelRequested: true,
-            inputRequests: {},
-            inputResponses: {},
+            inputRequests: noInput,
+            inputResponses: noInput,
             lease: undefined
           }),
         unavailable

@@ -21,7 +21,7 @@ import type * as Tool from "../Tool.js"
 import * as Holders from "./holders.js"
 import type { RequestContext } from "./serving.js"
 import { TaskPart } from "./taskRequest.js"
-import { isTerminal, outcomeOf, unavailable } from "./taskShapes.js"
+import { isTerminal, noInput, outcomeOf, unavailable } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
 
@@ -104,15 +104,15 @@ const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, M
       const change = outcomeOf(record, exit)
       return change === undefined
         ? undefined
-        : { ...change, inputRequests: {}, inputResponses: {}, lease: undefined }
+        : { ...change, inputRequests: noInput, inputResponses: noInput, lease: undefined }
     })
     yield* Effect.catchTag(done, "TaskStoreFull", () =>
       // The outcome is too large to keep: the task fails, saying so.
       tasks.modify(taskId, (record) =>
         isTerminal(record.status) ? undefined : {
           status: "failed",
-          inputRequests: {},
-          inputResponses: {},
+          inputRequests: noInput,
+          inputResponses: noInput,
           lease: undefined,
           outcome: { _tag: "Error", error: { code: -32603, message: "The task's result is too large to keep" } }
         }))
@@ -147,8 +147,8 @@ const create = (
       lastUpdatedAt: at,
       ttlMs,
       pollIntervalMs: policy.pollIntervalMs ?? tasks.options.pollIntervalMs,
-      inputRequests: {},
-      inputResponses: {},
+      inputRequests: noInput,
+      inputResponses: noInput,
       outcome: undefined,
       cancelRequested: false,
       lease: { holder: tasks.options.instance, expiresAt: at + tasks.options.leaseMs },
