@@ -36,7 +36,8 @@
  *
  * Each of ours is then put against the SDK, same run, as ratios (task round p50 and server CPU,
  * heap per working task, its handler alone and beyond it, create → first status p50 and p99,
- * create p50, heap per finished task), and the 2026-07-28 create path against the 2025-11-25 one.
+ * create p50, the server's CPU per task made, heap per finished task), and the 2026-07-28 create
+ * path against the 2025-11-25 one (create p50, CPU per task made).
  *
  * Ours runs with the store's bounds raised for the benchmark (`maxTasks`, `maxTasksPerOwner`
  * 200,000; `maxBytes` 512 MiB; swept every second), said in the output.
@@ -469,6 +470,8 @@ interface Concurrent {
   readonly firstStatus: Float64Array
   readonly create: Float64Array
   readonly createSeconds: number
+  /** The server's CPU time per task made (its create and its first `tasks/get`), milliseconds. */
+  readonly createCpu: number
 }
 
 const concurrent = (server: Server): Promise<Concurrent> =>
@@ -485,6 +488,7 @@ const concurrent = (server: Server): Promise<Concurrent> =>
     const made: Array<Made> = new Array(concurrentTasks)
     const firstStatus = new Float64Array(concurrentTasks)
     const create = new Float64Array(concurrentTasks)
+    const cpuBefore = cpuMillis(child.pid)
     const start = performance.now()
     let lastMade = start
     await spread(peers, concurrentTasks, async (peer, k) => {
@@ -500,6 +504,7 @@ const concurrent = (server: Server): Promise<Concurrent> =>
       create[k] = answered - sent
     })
     const createSeconds = (performance.now() - start) / 1000
+    const createCpu = (cpuMillis(child.pid) - cpuBefore) / concurrentTasks
     if (profileDir !== undefined) {
       await command(child, `profile-stop ${join(profileDir, `tasks-${server.key}-concurrent.cpuprofile`)}`, "profiled")
     }
@@ -518,7 +523,8 @@ const concurrent = (server: Server): Promise<Concurrent> =>
       working,
       firstStatus: firstStatus.sort(),
       create: create.sort(),
-      createSeconds
+      createSeconds,
+      createCpu
     }
   })
 
@@ -630,6 +636,7 @@ const versus = (
     rows.push(["create → first status p50", c((m, s) => firstP50(m) / firstP50(s))])
     rows.push(["create → first status p99", c((m, s) => firstP99(m) / firstP99(s))])
     rows.push(["create p50", c((m, s) => percentile(m.create, 0.5) / percentile(s.create, 0.5))])
+    rows.push(["create + first get, server CPU", c((m, s) => m.createCpu / s.createCpu)])
   }
   if (sdk.sweep !== undefined) {
     rows.push([
@@ -690,11 +697,12 @@ const main = async () => {
   if (concurrents.length > 0) {
     out.push(
       `${num(concurrentTasks)} concurrent tasks (sleep ${holdMillis / 1000} s, all working at the measurement): ` +
-        `create → first tasks/get showing it working`,
+        `create → first tasks/get showing it working; CPU/task: the server's CPU time while they were made, per task`,
       ...table([
         [
           "server",
           "made in",
+          "CPU/task",
           "create p50",
           "first status p50",
           "p99",
@@ -708,6 +716,7 @@ const main = async () => {
         ...concurrents.map(({ server, value: c }) => [
           server.name,
           `${c.createSeconds.toFixed(2)} s`,
+          us(c.createCpu),
           ms(percentile(c.create, 0.5)),
           ms(firstP50(c)),
           ms(firstP99(c)),
@@ -787,8 +796,16 @@ const main = async () => {
   const ours2026 = results.find((r) => r.server.key === "ours-2026")?.concurrent
   if (ours !== undefined && ours2026 !== undefined) {
     const createRatio = percentile(ours2026.create, 0.5) / percentile(ours.create, 0.5)
-    out.push(`the 2026-07-28 create path / the 2025-11-25 one, create p50: ${ratio(createRatio)}`)
-    summary.push({ section: "tasks", label: "create p50, 2026-07-28 / 2025-11-25", value: ratio(createRatio) })
+    const cpuRatio = ours2026.createCpu / ours.createCpu
+    out.push(
+      `the 2026-07-28 create path / the 2025-11-25 one: create p50 ${ratio(createRatio)}, server CPU per task ` +
+        `made (create + first get) ${ratio(cpuRatio)}`
+    )
+    summary.push({
+      section: "tasks",
+      label: "2026-07-28 / 2025-11-25: create p50, server CPU per task made",
+      value: `${ratio(createRatio)}, ${ratio(cpuRatio)}`
+    })
   }
   if (profileDir !== undefined) out.push(`profiled (BENCH_PROFILE): these figures are not comparable`)
   out.push(otherLoadNote(loadMark))
