@@ -13,7 +13,11 @@
  *   benchmark holds (`maxTasks` and `maxTasksPerOwner` 200,000 instead of 10,000 and 1,000:
  *   stateless, every task of the benchmark has one owner, its client's name), `maxBytes` 512 MiB,
  *   swept every second (its default);
- * - up to 1,000 sessions (idle for an hour), 20,000 connections.
+ * - up to 1,000 sessions (idle for an hour), 20,000 connections;
+ * - the floor of a working task's memory, its handler alone: control commands (`control.ts`)
+ *   `floor-start` → `floor N`, N (`--floor-fibers`, default 1,000) fibers of the server's runtime
+ *   each running the tool's own `run` of `sleep { ms: 1 hour }` (what a task's fiber runs, with
+ *   none of the task around it), and `floor-stop` → `floored`, interrupting them.
  *
  * Logs go to stderr; stdout is the control channel of `control.ts`.
  *
@@ -23,7 +27,9 @@ import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, TaskStore, Tool } from "@effect-mcp/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { port, ready } from "./control.js"
 import { revisionsArg, revisionSets } from "./ours-add.js"
@@ -57,6 +63,27 @@ const Server = McpServer.layer({
   taskPollInterval: "100 millis"
 }).pipe(Layer.provide(TaskStore.layerMemory(storeBounds)))
 
+const floorAt = process.argv.indexOf("--floor-fibers")
+const floorFibers = floorAt > 0 ? Number(process.argv[floorAt + 1]) : 1_000
+
+/** The floor's fibers, while they run. */
+const floor: { fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> } = { fibers: [] }
+
+/** `floor-start` and `floor-stop`, in the server's runtime. */
+const floorCommands = (runtime: Runtime.Runtime<never>) => ({
+  "floor-start": async () => {
+    for (let i = 0; i < floorFibers; i++) floor.fibers.push(Runtime.runFork(runtime, Sleep.run({ ms: 3_600_000 })))
+    // Each has reached its sleep.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    return `floor ${floor.fibers.length}`
+  },
+  "floor-stop": async () => {
+    await Runtime.runPromise(runtime, Fiber.interruptAll(floor.fibers))
+    floor.fibers = []
+    return "floored"
+  }
+})
+
 const Http = NodeMcpServer.layerHttp({
   path: "/mcp",
   port: port(),
@@ -68,7 +95,7 @@ const Http = NodeMcpServer.layerHttp({
 
 Http.pipe(
   Layer.provideMerge(Server),
-  Layer.tap(() => Effect.sync(() => ready())),
+  Layer.tap(() => Effect.map(Effect.runtime<never>(), (runtime) => ready(floorCommands(runtime)))),
   Layer.launch,
   Effect.tapErrorCause(Effect.logError),
   Effect.provide(NodeMcpServer.layerStderrLogger),

@@ -17,6 +17,10 @@
  *
  * The store sweeps each task one ttl after it ended (a timer per task), not after its creation.
  *
+ * The floor of a working task's memory, its handler alone: control commands (`control.ts`)
+ * `floor-start` → `floor N`, N (`--floor-fibers`, default 1,000) timers of an hour, what a task's
+ * `createTask` sets (with none of the task around it), and `floor-stop` → `floored`, clearing them.
+ *
  * `node dist/sdk-tasks-server.js --port N [--task-ttl ms]`
  */
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks"
@@ -119,9 +123,28 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
   await transport.handleRequest(request, response, body)
 }
 
+const floorAt = process.argv.indexOf("--floor-fibers")
+const floorCount = floorAt > 0 ? Number(process.argv[floorAt + 1]) : 1_000
+const floor: { timers: Array<NodeJS.Timeout> } = { timers: [] }
+const floorCommands = {
+  "floor-start": async () => {
+    for (let i = 0; i < floorCount; i++) {
+      floor.timers.push(setTimeout(() => {
+        taskStore.getTask("none").catch(() => undefined)
+      }, 3_600_000))
+    }
+    return `floor ${floor.timers.length}`
+  },
+  "floor-stop": async () => {
+    for (const timer of floor.timers) clearTimeout(timer)
+    floor.timers = []
+    return "floored"
+  }
+}
+
 createServer((request, response) => {
   handle(request, response).catch((error) => {
     if (!response.headersSent) fail(response, 500, String(error))
     else response.end()
   })
-}).listen(listen, "127.0.0.1", () => ready())
+}).listen(listen, "127.0.0.1", () => ready(floorCommands))

@@ -17,7 +17,11 @@
  *    completed `tasks/get` carries the result), `BENCH_TASKS_OVERHEAD_CALLS` of each over the
  *    connections, in `BENCH_ROUNDS` alternating rounds: latency per call (p50), the server's CPU
  *    time per call (`/proc`), and their ratios, task round / plain call.
- * 2. 1,000 concurrent tasks (`BENCH_TASKS`): after a warm-up, heap after gc; then create the
+ * 2. 1,000 concurrent tasks (`BENCH_TASKS`): after a warm-up, the floor: the heap per handler of
+ *    as many handlers run alone, none of a task around them (`floor-start` / `floor-stop` of each
+ *    server: ours, fibers of the server's runtime running the tool's own `run`; the SDK's, the
+ *    timer its `createTask` sets), so that what being a task costs beyond its handler is printed
+ *    apart. Then heap after gc; then create the
  *    tasks with `ms` = `BENCH_TASKS_HOLD_MILLIS` (all working at once), each followed at once by
  *    a `tasks/get` on the same connection: create-to-first-status latency (from sending the
  *    create until the `tasks/get` showing it `working`), p50 and p99; heap after gc again, while
@@ -29,6 +33,11 @@
  *    (finished); then past the ttl and the sweep interval, heap again (swept): what a finished
  *    task holds until it is swept, and how much of it returns. The last tasks made are checked
  *    completed before the ttl, a sample of all of them checked gone after.
+ *
+ * Each of ours is then put against the SDK, same run, as ratios (task round p50 and server CPU,
+ * heap per working task, its handler alone and beyond it, create → first status p50 and p99,
+ * create p50, the server's CPU per task made, heap per finished task), and the 2026-07-28 create
+ * path against the 2025-11-25 one (create p50, CPU per task made).
  *
  * Ours runs with the store's bounds raised for the benchmark (`maxTasks`, `maxTasksPerOwner`
  * 200,000; `maxBytes` 512 MiB; swept every second), said in the output.
@@ -362,9 +371,11 @@ const withServer = async <A>(
   phase: string,
   f: (child: Child, peers: ReadonlyArray<Peer>) => Promise<A>
 ): Promise<A> => {
-  const { child, port } = await startHttpServer(server.file, [...server.args, "--task-ttl", String(ttl)], [
-    "--expose-gc"
-  ])
+  const { child, port } = await startHttpServer(
+    server.file,
+    [...server.args, "--task-ttl", String(ttl), "--floor-fibers", String(concurrentTasks)],
+    ["--expose-gc"]
+  )
   const peers: Array<Peer> = []
   try {
     const target: Target = { port, path: "/mcp" }
@@ -450,23 +461,34 @@ const overhead = (server: Server): Promise<Overhead> =>
   })
 
 interface Concurrent {
+  /** Heap after gc with the floor's handlers running alone (`floor-start`), and before them. */
+  readonly floorBefore: Memory
+  readonly floor: Memory
   readonly before: Memory
   readonly working: Memory
   /** Create-to-first-status, and the create alone, sorted. */
   readonly firstStatus: Float64Array
   readonly create: Float64Array
   readonly createSeconds: number
+  /** The server's CPU time per task made (its create and its first `tasks/get`), milliseconds. */
+  readonly createCpu: number
 }
 
 const concurrent = (server: Server): Promise<Concurrent> =>
   withServer(server, longTtl, "concurrent", async (child, peers) => {
     await warmUp(peers, longTtl)
+    // The floor: the same number of handlers, running alone (none of a task around them).
+    const floorBefore = await memoryOf(child)
+    await command(child, "floor-start", "floor")
+    const floor = await memoryOf(child)
+    await command(child, "floor-stop", "floored")
     const before = await memoryOf(child)
     await snapshot(child, server, "before")
     if (profileDir !== undefined) await command(child, "profile-start 100", "profiling")
     const made: Array<Made> = new Array(concurrentTasks)
     const firstStatus = new Float64Array(concurrentTasks)
     const create = new Float64Array(concurrentTasks)
+    const cpuBefore = cpuMillis(child.pid)
     const start = performance.now()
     let lastMade = start
     await spread(peers, concurrentTasks, async (peer, k) => {
@@ -482,6 +504,7 @@ const concurrent = (server: Server): Promise<Concurrent> =>
       create[k] = answered - sent
     })
     const createSeconds = (performance.now() - start) / 1000
+    const createCpu = (cpuMillis(child.pid) - cpuBefore) / concurrentTasks
     if (profileDir !== undefined) {
       await command(child, `profile-stop ${join(profileDir, `tasks-${server.key}-concurrent.cpuprofile`)}`, "profiled")
     }
@@ -493,7 +516,16 @@ const concurrent = (server: Server): Promise<Concurrent> =>
     await snapshot(child, server, "working")
     await sleep(lastMade + holdMillis + 500 - performance.now())
     await each(made, (task) => task.peer.finished(task.taskId))
-    return { before, working, firstStatus: firstStatus.sort(), create: create.sort(), createSeconds }
+    return {
+      floorBefore,
+      floor,
+      before,
+      working,
+      firstStatus: firstStatus.sort(),
+      create: create.sort(),
+      createSeconds,
+      createCpu
+    }
   })
 
 interface Sweep {
@@ -562,6 +594,10 @@ const heap = (m: Memory) => m.heapUsed
 const live = (m: Memory) => m.heapUsed + m.external
 
 const perWorking = (c: Concurrent, f: (m: Memory) => number) => (f(c.working) - f(c.before)) / concurrentTasks
+/** The handler alone, per task (the floor). */
+const perHandler = (c: Concurrent) => (heap(c.floor) - heap(c.floorBefore)) / concurrentTasks
+/** What a working task holds beyond its handler. */
+const perBeyond = (c: Concurrent) => perWorking(c, heap) - perHandler(c)
 const perFinished = (s: Sweep) => (heap(s.finished) - heap(s.baseline)) / sweepTasks
 const returned = (s: Sweep) => (heap(s.finished) - heap(s.swept)) / (heap(s.finished) - heap(s.baseline))
 const medianOf = (batches: ReadonlyArray<Batch>, f: (b: Batch) => number) => median(batches.map(f))
@@ -578,6 +614,38 @@ const having = <K extends "overhead" | "concurrent" | "sweep">(results: Readonly
     const value = r[key]
     return value === undefined ? [] : [{ server: r.server, value: value as NonNullable<Result[K]> }]
   })
+
+/** Each of ours against the SDK, by measure (NaN where a phase did not run for either). */
+const versus = (
+  mine: ReadonlyArray<Result>,
+  sdk: Result
+): Array<[string, Array<number>]> => {
+  const rows: Array<[string, (r: Result) => number]> = []
+  const o = (f: (mine: Overhead, sdk: Overhead) => number) => (r: Result) =>
+    r.overhead !== undefined && sdk.overhead !== undefined ? f(r.overhead, sdk.overhead) : Number.NaN
+  const c = (f: (mine: Concurrent, sdk: Concurrent) => number) => (r: Result) =>
+    r.concurrent !== undefined && sdk.concurrent !== undefined ? f(r.concurrent, sdk.concurrent) : Number.NaN
+  if (sdk.overhead !== undefined) {
+    rows.push(["task round p50", o((m, s) => taskP50(m) / taskP50(s))])
+    rows.push(["task round, server CPU", o((m, s) => taskCpu(m) / taskCpu(s))])
+  }
+  if (sdk.concurrent !== undefined) {
+    rows.push(["heap per working task", c((m, s) => perWorking(m, heap) / perWorking(s, heap))])
+    rows.push(["  its handler alone", c((m, s) => perHandler(m) / perHandler(s))])
+    rows.push(["  beyond its handler", c((m, s) => perBeyond(m) / perBeyond(s))])
+    rows.push(["create → first status p50", c((m, s) => firstP50(m) / firstP50(s))])
+    rows.push(["create → first status p99", c((m, s) => firstP99(m) / firstP99(s))])
+    rows.push(["create p50", c((m, s) => percentile(m.create, 0.5) / percentile(s.create, 0.5))])
+    rows.push(["create + first get, server CPU", c((m, s) => m.createCpu / s.createCpu)])
+  }
+  if (sdk.sweep !== undefined) {
+    rows.push([
+      "heap per finished task",
+      (r) => r.sweep !== undefined ? perFinished(r.sweep) / perFinished(sdk.sweep!) : Number.NaN
+    ])
+  }
+  return rows.map(([label, f]) => [label, mine.map(f)])
+}
 
 const main = async () => {
   const note = pinningNote()
@@ -629,35 +697,48 @@ const main = async () => {
   if (concurrents.length > 0) {
     out.push(
       `${num(concurrentTasks)} concurrent tasks (sleep ${holdMillis / 1000} s, all working at the measurement): ` +
-        `create → first tasks/get showing it working`,
+        `create → first tasks/get showing it working; CPU/task: the server's CPU time while they were made, per task`,
       ...table([
         [
           "server",
           "made in",
+          "CPU/task",
           "create p50",
           "first status p50",
           "p99",
           "heap before",
           "heap working",
           "heap/task",
-          "heap+ext/task"
+          "heap+ext/task",
+          "handler alone",
+          "beyond it"
         ],
         ...concurrents.map(({ server, value: c }) => [
           server.name,
           `${c.createSeconds.toFixed(2)} s`,
+          us(c.createCpu),
           ms(percentile(c.create, 0.5)),
           ms(firstP50(c)),
           ms(firstP99(c)),
           mib(heap(c.before) / 1024),
           mib(heap(c.working) / 1024),
           kb(perWorking(c, heap)),
-          kb(perWorking(c, live))
+          kb(perWorking(c, live)),
+          kb(perHandler(c)),
+          kb(perBeyond(c))
         ])
-      ])
+      ]),
+      `handler alone: the heap per handler of ${num(concurrentTasks)} run alone in the same child before the ` +
+        `tasks (ours: a fiber of the server's runtime running the tool's run of sleep; the SDK: the timer its ` +
+        `createTask sets); beyond it: heap/task minus that, what being a task costs`
     )
     for (const { server, value: c } of concurrents) {
       summary.push(
-        { section: "tasks", label: `${server.name}: heap per working task`, value: kb(perWorking(c, heap)) },
+        {
+          section: "tasks",
+          label: `${server.name}: heap per working task (its handler alone, beyond it)`,
+          value: `${kb(perWorking(c, heap))} (${kb(perHandler(c))}, ${kb(perBeyond(c))})`
+        },
         {
           section: "tasks",
           label: `${server.name}: create → first status p50 / p99`,
@@ -693,29 +774,38 @@ const main = async () => {
       })
     }
   }
-  const ours = results.find((r) => r.server.key === "ours")
   const sdk = results.find((r) => r.server.key === "sdk")
-  if (ours !== undefined && sdk !== undefined) {
-    const rows: Array<[string, number]> = []
-    if (ours.overhead !== undefined && sdk.overhead !== undefined) {
-      rows.push(["task round p50", taskP50(ours.overhead) / taskP50(sdk.overhead)])
-      rows.push(["task round, server CPU", taskCpu(ours.overhead) / taskCpu(sdk.overhead)])
-    }
-    if (ours.concurrent !== undefined && sdk.concurrent !== undefined) {
-      rows.push(["heap per working task", perWorking(ours.concurrent, heap) / perWorking(sdk.concurrent, heap)])
-      rows.push(["create → first status p50", firstP50(ours.concurrent) / firstP50(sdk.concurrent)])
-    }
-    if (ours.sweep !== undefined && sdk.sweep !== undefined) {
-      rows.push(["heap per finished task", perFinished(ours.sweep) / perFinished(sdk.sweep)])
-    }
+  const mine = results.filter((r) => r.server.key !== "sdk")
+  if (sdk !== undefined && mine.length > 0) {
+    const rows = versus(mine, sdk)
     if (rows.length > 0) {
-      out.push(...table([["ours 2025-11-25 / SDK", "ratio"], ...rows.map(([label, n]) => [label, ratio(n)])]))
-      summary.push({
-        section: "tasks",
-        label: `ours / SDK (2025-11-25): ${rows.map(([label]) => label).join(", ")}`,
-        value: rows.map(([, n]) => ratio(n)).join(", ")
-      })
+      out.push(...table([
+        ["ours / SDK 2025-11-25", ...mine.map((r) => r.server.name)],
+        ...rows.map(([label, ns]) => [label, ...ns.map((n) => ratio(n))])
+      ]))
+      for (const [k, r] of mine.entries()) {
+        summary.push({
+          section: "tasks",
+          label: `${r.server.name} / SDK: ${rows.map(([label]) => label).join(", ")}`,
+          value: rows.map(([, ns]) => ratio(ns[k])).join(", ")
+        })
+      }
     }
+  }
+  const ours = results.find((r) => r.server.key === "ours")?.concurrent
+  const ours2026 = results.find((r) => r.server.key === "ours-2026")?.concurrent
+  if (ours !== undefined && ours2026 !== undefined) {
+    const createRatio = percentile(ours2026.create, 0.5) / percentile(ours.create, 0.5)
+    const cpuRatio = ours2026.createCpu / ours.createCpu
+    out.push(
+      `the 2026-07-28 create path / the 2025-11-25 one: create p50 ${ratio(createRatio)}, server CPU per task ` +
+        `made (create + first get) ${ratio(cpuRatio)}`
+    )
+    summary.push({
+      section: "tasks",
+      label: "2026-07-28 / 2025-11-25: create p50, server CPU per task made",
+      value: `${ratio(createRatio)}, ${ratio(cpuRatio)}`
+    })
   }
   if (profileDir !== undefined) out.push(`profiled (BENCH_PROFILE): these figures are not comparable`)
   out.push(otherLoadNote(loadMark))

@@ -214,8 +214,9 @@ describe("tasks: edges", () => {
         auth: Option.none(),
         taskOwner: "client:test@1",
         clientCapabilities: withTasks,
+        sink: {},
         forTask() {
-          return { context: this, bytes: 0 }
+          return { asker: undefined, sink: {}, bytes: 0 }
         }
       } as any
       starting = yield* Effect.fork(runtime.start(tool as Tool.Tool, {}, request, undefined))
@@ -266,8 +267,9 @@ describe("tasks: edges", () => {
         auth: Option.none(),
         taskOwner: "client:test@1",
         clientCapabilities: withTasks,
+        sink: {},
         forTask() {
-          return { context: this, bytes: 0 }
+          return { asker: undefined, sink: {}, bytes: 0 }
         }
       } as any
       for (const start of ["onDetach", "immediately"] as const) {

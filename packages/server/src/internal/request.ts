@@ -186,19 +186,14 @@ export class Request<
     return this.asker.carryLive
   }
 
-  forTask() {
-    // The message goes (its params may be megabytes the tool's schema dropped): its id, method and
-    // `_meta` stay, what its asker keeps (of a multi-round trip's answers, those the run read), and
-    // the sink that outlives the request.
+  /**
+   * What a task made of this request keeps of it once the request is answered: the message goes
+   * (its params may be megabytes the tool's schema dropped; the task's `McpRequest` keeps its id,
+   * method and `_meta`), its asker keeps what it must (of a multi-round trip's answers, those the
+   * run read), and its sink is the one that outlives the request. `bytes`: what that holds.
+   */
+  forTask(): { readonly asker: Ask.Asker; readonly sink: Sink; readonly bytes: number } {
     const asker = this.asker.forTask === undefined ? { asker: this.asker, bytes: 0 } : this.asker.forTask()
-    const context = new Request(
-      kept(this.request, this.meta),
-      this.client,
-      asker.asker,
-      this.sink.detached,
-      this.auth,
-      this.meta
-    )
-    return { context, bytes: Tasks.sizeOf(this.meta) + asker.bytes }
+    return { asker: asker.asker, sink: this.sink.detached, bytes: Tasks.sizeOf(this.meta) + asker.bytes }
   }
 }

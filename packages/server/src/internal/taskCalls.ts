@@ -12,7 +12,7 @@ import type * as TaskStore from "../TaskStore.js"
 import { inputResponseDecoder, invalidAnswer } from "./ask.js"
 import type { RequestContext } from "./serving.js"
 import type { Route } from "./taskRequest.js"
-import { isTerminal, unavailable, unknownTask } from "./taskShapes.js"
+import { isTerminal, noInput, unavailable, unknownTask } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
 
@@ -32,8 +32,8 @@ export const cancel = (
           isTerminal(record.status) ? undefined : {
             status: "cancelled",
             cancelRequested: true,
-            inputRequests: {},
-            inputResponses: {},
+            inputRequests: noInput,
+            inputResponses: noInput,
             lease: undefined
           }),
         unavailable
@@ -107,6 +107,7 @@ export const terminal = (
     return Effect.acquireUseRelease(
       Effect.sync(() => {
         const route: Route = { id: request.id, via: request }
+        local.routes ??= []
         local.routes.push(route)
         // An ask waiting for a way to the client comes here.
         tasks.wake(local)
@@ -115,8 +116,9 @@ export const terminal = (
       () => wait(first),
       (route) =>
         Effect.sync(() => {
-          const at = local.routes.indexOf(route)
-          if (at >= 0) local.routes.splice(at, 1)
+          const routes = local.routes ?? []
+          const at = routes.indexOf(route)
+          if (at >= 0) routes.splice(at, 1)
         })
     )
   })

@@ -11,7 +11,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as EffectRuntime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
@@ -22,7 +21,7 @@ import type * as Tool from "../Tool.js"
 import * as Holders from "./holders.js"
 import type { RequestContext } from "./serving.js"
 import { TaskPart } from "./taskRequest.js"
-import { isTerminal, outcomeOf, unavailable } from "./taskShapes.js"
+import { isTerminal, noInput, outcomeOf, unavailable } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { ownerOf } from "./taskState.js"
 
@@ -85,11 +84,12 @@ export const sizeOf = (value: unknown, limit = Number.MAX_SAFE_INTEGER): number 
 
 /**
  * What a running task costs in memory beyond what it keeps of its request and its arguments:
- * its fiber (and the scheduler's entry for it), its `McpRequest`, its record here and in the store,
- * its lease and watcher entries (measured: about 12 KB on Node 20, a handler asleep, spans off).
- * Counted, with the rest, against the task store's byte bounds while the task runs.
+ * its fiber (and the scheduler's entry for it), its `McpRequest` and part, its record here and in
+ * the store, its entries (measured: about 7.5 KB on Node 20, a handler asleep, spans off, of which
+ * the handler's own fiber is 4.7; 12 KB before issue 42). Counted, with the rest, against the
+ * task store's byte bounds while the task runs.
  */
-const runnerBytes = 12 * 1024
+const runnerBytes = 8 * 1024
 
 /** Settles a task's outcome as its handler ended (a defect logged; an outcome too large to keep, a failure). */
 const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
@@ -104,15 +104,15 @@ const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, M
       const change = outcomeOf(record, exit)
       return change === undefined
         ? undefined
-        : { ...change, inputRequests: {}, inputResponses: {}, lease: undefined }
+        : { ...change, inputRequests: noInput, inputResponses: noInput, lease: undefined }
     })
     yield* Effect.catchTag(done, "TaskStoreFull", () =>
       // The outcome is too large to keep: the task fails, saying so.
       tasks.modify(taskId, (record) =>
         isTerminal(record.status) ? undefined : {
           status: "failed",
-          inputRequests: {},
-          inputResponses: {},
+          inputRequests: noInput,
+          inputResponses: noInput,
           lease: undefined,
           outcome: { _tag: "Error", error: { code: -32603, message: "The task's result is too large to keep" } }
         }))
@@ -147,8 +147,8 @@ const create = (
       lastUpdatedAt: at,
       ttlMs,
       pollIntervalMs: policy.pollIntervalMs ?? tasks.options.pollIntervalMs,
-      inputRequests: {},
-      inputResponses: {},
+      inputRequests: noInput,
+      inputResponses: noInput,
       outcome: undefined,
       cancelRequested: false,
       lease: { holder: tasks.options.instance, expiresAt: at + tasks.options.leaseMs },
@@ -164,22 +164,38 @@ const create = (
     )
   })
 
+/** The task's `McpTask`: its part, read when asked (one object, no closures of its own). */
+class TaskService implements McpTask.Service {
+  constructor(private readonly task: TaskPart) {}
+  get taskId() {
+    return Effect.sync(() => Option.fromNullable(this.task.record?.taskId))
+  }
+  get detach() {
+    return this.task.detachEffect
+  }
+  get status() {
+    return (message: string) => this.task.setStatus(message)
+  }
+}
+
 /**
  * Forks a task's handler with its `McpRequest` and `McpTask` in the context it starts with (not
- * provided around it: every layer of a fiber's stack stays as long as the fiber waits).
+ * provided around it: every layer of a fiber's stack stays as long as the fiber waits). Once a
+ * task, its outcome is settled when the handler ends, however it ends, by an observer of its
+ * fiber, not a frame on its stack: such a frame (`onExit`, three of them with its mask) would
+ * keep the handler's whole effect for as long as it runs.
  */
 const fork = (
   tasks: TaskState,
   run: Effect.Effect<Tool.Result, McpError.McpError>,
-  task: TaskPart,
-  service: McpTask.Service
-) =>
-  EffectRuntime.runFork(
+  task: TaskPart
+) => {
+  const fiber = EffectRuntime.runFork(
     EffectRuntime.make({
       context: Context.add(
         Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
         McpTask.McpTask,
-        service
+        new TaskService(task)
       ),
       fiberRefs: tasks.built.fiberRefs,
       runtimeFlags: tasks.built.runtimeFlags
@@ -187,10 +203,86 @@ const fork = (
     run,
     { immediate: false }
   )
+  fiber.addObserver(settleOf(tasks, task))
+  return fiber
+}
 
 /**
- * Runs a call as a task. Nothing here holds the request but the task's `McpRequest` until it
- * detaches (the closures made here live as long as the task: they must not see the request).
+ * Once a task, its outcome settled in the record as its handler ended, in a fiber of the
+ * runtime's own (the handler's is done); then it is forgotten here (`idle` waits for that).
+ * Made apart: the closure lives as long as the handler, and sees the task and the runtime only.
+ */
+const settleOf = (tasks: TaskState, task: TaskPart) => (exit: Exit.Exit<Tool.Result, McpError.McpError>) => {
+  const record = task.record
+  if (record === undefined) return
+  const settle = Effect.zipRight(
+    finish(tasks, record.taskId, exit),
+    Effect.flatMap(
+      Effect.orElseSucceed(tasks.store.get(record.taskId), () => Option.none()),
+      (after) =>
+        Effect.sync(() => {
+          tasks.forget(record.taskId)
+          // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
+          if (Option.isNone(after) || !isTerminal(after.value.status)) {
+            tasks.told.delete(record.taskId)
+            tasks.sessions.delete(record.taskId)
+          }
+        })
+    )
+  )
+  EffectRuntime.runFork(tasks.built, settle, { immediate: false })
+}
+
+/**
+ * `McpTask.detach`: the task is created, known here, and its run watched, in one step that
+ * nothing interrupts: a task can never be left without a runner (the handler detaching runs it,
+ * so the request's own end does not matter from here on). A task that cannot be created stops
+ * the handler. From then on the task keeps of its request only what it needs (`forTask`),
+ * counted with its arguments and its runner against the store's bounds, and this effect (and
+ * what it sees) is let go of.
+ */
+const detachOf = (
+  tasks: TaskState,
+  tool: Tool.Tool,
+  args: unknown,
+  task: TaskPart,
+  requestedTtlMs: number | undefined
+): Effect.Effect<void> =>
+  Effect.uninterruptible(Effect.suspend(() => {
+    const became = task.became
+    // A task already.
+    if (became === undefined) return Effect.void
+    return Effect.flatMap(Deferred.poll(became), (polled) => {
+      if (Option.isSome(polled)) return Effect.void
+      const base = task.base!
+      const kept = base.forTask()
+      const held = runnerBytes + kept.bytes + sizeOf(args)
+      const created = create(tasks, tool, ownerOf(base), base.revision, held, requestedTtlMs)
+      return Effect.flatMap(Effect.exit(created), (exit) => {
+        if (Exit.isFailure(exit)) {
+          return Effect.zipRight(Deferred.failCause(became, exit.cause), Effect.interrupt)
+        }
+        const record = exit.value
+        // Runs in the handler's own fiber: that fiber is the task's runner from here on.
+        return Effect.withFiberRuntime<void>((fiber) => {
+          // Its span (telemetry on) names the task it became.
+          const span = fiber.currentSpan
+          if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
+            span.attribute("mcp.task.id", record.taskId)
+          }
+          task.becameTask(record, kept, fiber)
+          tasks.running(record.taskId, task)
+          if (kept.sink.notifySession !== undefined) tasks.sessions.set(record.taskId, kept.sink)
+          return Deferred.succeed(became, record)
+        })
+      })
+    })
+  }))
+
+/**
+ * Runs a call as a task. Nothing here holds the request but the task's part until it detaches
+ * (the closures the handler keeps are made apart, `settleOf` and `detachOf`: they must not see
+ * the request).
  */
 const launch = (
   tasks: TaskState,
@@ -200,79 +292,10 @@ const launch = (
   requestedTtlMs: number | undefined
 ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
   Effect.gen(function*() {
-    const detached = task.became
-    /** Once a task: its outcome settled when its handler ends, however it ends. */
-    const settled = (exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
-      Effect.suspend(() => {
-        const record = task.record
-        if (record === undefined) {
-          return Effect.void
-        }
-        return Effect.zipRight(
-          finish(tasks, record.taskId, exit),
-          Effect.flatMap(
-            Effect.orElseSucceed(tasks.store.get(record.taskId), () => Option.none()),
-            (after) =>
-              Effect.sync(() => {
-                tasks.forget(record.taskId)
-                // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
-                if (Option.isNone(after) || !isTerminal(after.value.status)) {
-                  tasks.told.delete(record.taskId)
-                  tasks.sessions.delete(record.taskId)
-                }
-              })
-          )
-        )
-      })
-    // The task is created, known here, and its run watched, in one step that nothing interrupts:
-    // a task can never be left without a runner (the handler detaching runs it, so the request's
-    // own end does not matter from here on). A task that cannot be created stops the handler.
-    // From then on the task keeps of its request only what it needs (`forTask`), counted with
-    // its arguments and its runner against the store's bounds.
-    const detach = Effect.uninterruptible(Effect.flatMap(Deferred.poll(detached), (polled) =>
-      Option.isSome(polled)
-        ? Effect.void
-        : Effect.suspend(() => {
-          const origin = task.base.forTask()
-          const held = runnerBytes + origin.bytes + sizeOf(args)
-          const created = create(tasks, tool, ownerOf(task.base), task.base.revision, held, requestedTtlMs)
-          return Effect.flatMap(Effect.exit(created), (exit) => {
-            if (Exit.isFailure(exit)) {
-              return Effect.zipRight(Deferred.failCause(detached, exit.cause), Effect.interrupt)
-            }
-            const record = exit.value
-            // Runs in the handler's own fiber: that fiber is the task's runner from here on.
-            return Effect.withFiberRuntime<void>((fiber) => {
-              // Its span (telemetry on) names the task it became.
-              const span = fiber.currentSpan
-              if (span?._tag === "Span" && span.name === runSpanName(tool.name)) {
-                span.attribute("mcp.task.id", record.taskId)
-              }
-              task.record = record
-              task.base = origin.context
-              tasks.running(record.taskId, {
-                owner: record.owner,
-                routes: [],
-                known: task.known,
-                wake: Deferred.unsafeMake(FiberId.none),
-                fiber
-              })
-              const { notifySession } = origin.context
-              if (notifySession !== undefined) {
-                tasks.sessions.set(record.taskId, notifySession.bind(origin.context))
-              }
-              return Deferred.succeed(detached, record)
-            })
-          })
-        })))
+    const detached = task.became!
+    const detach = detachOf(tasks, tool, args, task, requestedTtlMs)
     task.detachEffect = detach
-    const service: McpTask.Service = {
-      taskId: Effect.sync(() => Option.fromNullable(task.record?.taskId)),
-      detach,
-      status: (message) => task.setStatus(message)
-    }
-    const handler = (tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args))
-      .pipe(Effect.onExit(settled))
+    const handler = tool.task!.start === "immediately" ? Effect.zipRight(detach, tool.run(args)) : tool.run(args)
     // Until it detaches, a plain request: interrupted with it, its outcome the request's. With
     // spans on, it runs in a span of its own, a child of the request's, that lasts as long as it.
     const { spans } = yield* Telemetry.enabled
@@ -290,7 +313,7 @@ const launch = (
     // a task yet). Only the wait is interruptible.
     const first = yield* Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
-        const fiber = fork(tasks, run, task, service)
+        const fiber = fork(tasks, run, task)
         return restore(Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
           Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))

@@ -10,6 +10,8 @@ import type { JsonRpc } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as McpRequest from "../McpRequest.js"
@@ -18,6 +20,7 @@ import type * as Ask from "./ask.js"
 import type { Sink } from "./request.js"
 import { kept, Request } from "./request.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
+import type { Local } from "./taskState.js"
 
 type TaskRecord = TaskStore.TaskRecord
 
@@ -48,47 +51,93 @@ export interface TaskRuntime {
  * for what a task does differently once it is one (before, with `start: "onDetach"`, it is that
  * request). As its sink: its progress becomes the task's status message, a 2026-07-28 task sends
  * no logs, its stream is no longer the request's. As its asker: its asks become the task's input
- * requests.
+ * requests. Once a task, it is also the task's local state (`Local`): a working task is its
+ * record, this, its `McpRequest` and its handler's fiber, nothing else (no Deferred, no copy of
+ * its request or of its session: what its asks need is made when one asks).
  */
-export class TaskPart implements Ask.Asker, Sink {
+export class TaskPart implements Ask.Asker, Sink, Local {
   record: TaskRecord | undefined = undefined
+  /** `McpTask.detach`: nothing once it is a task. */
   detachEffect: Effect.Effect<void> = Effect.void
+  /** The handler's fiber, once it is a task. */
+  fiber!: Fiber.RuntimeFiber<unknown, unknown>
+  routes: Array<Route> | undefined = undefined
+  wake: Deferred.Deferred<void> | undefined = undefined
+  /** The `McpRequest` the task's handler runs with: what the request that made it knows, on this part. */
+  readonly request: Request
+  /** The request that made it, until it is a task. */
+  base: Request | undefined
+  /** Where its asks go, and what it causes: its request's, then (a task) what the task keeps of them. */
+  asker: Ask.Asker
+  sink: Sink
   /**
    * Its requestor referred to the task here (`tasks/get`, `tasks/result`, `tasks/cancel`,
    * `tasks/list`): it knows the task. A 2025-11-25 ask waits for that (tagged with a task its
    * requestor has not taken in yet, an ask cannot be told whose it is: ext-tasks refuses it).
    */
-  readonly known: Deferred.Deferred<void> = Deferred.unsafeMake(FiberId.none)
-  /** The `McpRequest` the task's handler runs with: what the request that made it knows, on this part. */
-  readonly request: Request
+  private known = false
+  /** What an ask waiting for `known` waits on (made when one waits). */
+  private knownWaiter: Deferred.Deferred<void> | undefined = undefined
   /** 2025-11-25: asks open now (the task is `input_required` while any is). */
   private asking = 0
   /** 2026-07-28: every key the task asked under (a key is never reused; only this runner mints them). */
-  private readonly keys = new Set<string>()
+  private keys: Set<string> | undefined = undefined
 
   constructor(
-    /** The request that made it; once it is a task, what it keeps of that request (`forTask`). */
-    public base: Request,
+    base: Request,
     readonly runtime: TaskRuntime,
-    /** The record, once the request became a task (or why it could not). */
-    readonly became: Deferred.Deferred<TaskRecord, McpError.McpError>
+    /** The record, once the request became a task (or why it could not); let go of once it did. */
+    public became: Deferred.Deferred<TaskRecord, McpError.McpError> | undefined
   ) {
+    this.base = base
+    this.asker = base.asker
+    this.sink = base.sink
     this.request = new Request(kept(base.request, base.meta), base.client, this, this, base.auth, base.meta)
+  }
+
+  /** It became a task: from here on it keeps of its request what `kept` says, and runs in `fiber`. */
+  becameTask(
+    record: TaskRecord,
+    kept: { readonly asker: Ask.Asker; readonly sink: Sink },
+    fiber: Fiber.RuntimeFiber<unknown, unknown>
+  ) {
+    this.record = record
+    this.asker = kept.asker
+    this.sink = kept.sink
+    this.fiber = fiber
+    this.base = undefined
+    this.became = undefined
+    this.detachEffect = Effect.void
+  }
+
+  know(): void {
+    this.known = true
+    const waiter = this.knownWaiter
+    if (waiter === undefined) return
+    this.knownWaiter = undefined
+    Deferred.unsafeDone(waiter, Exit.void)
+  }
+
+  /** Done once its requestor knows the task. */
+  private get knowing(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      this.known ? Effect.void : Deferred.await(this.knownWaiter ??= Deferred.unsafeMake(FiberId.none))
+    )
   }
 
   // ---------------------------------------------------------------- the sink
 
   notify(method: string, params: unknown): Effect.Effect<void> {
-    return this.base.sink.notify(method, params)
+    return this.sink.notify(method, params)
   }
   get closeStream() {
-    return this.record === undefined ? this.base.sink.closeStream : Effect.void
+    return this.record === undefined ? this.sink.closeStream : Effect.void
   }
   get elicitationComplete() {
-    return this.base.sink.elicitationComplete
+    return this.sink.elicitationComplete
   }
   get notifySession() {
-    return this.base.sink.notifySession
+    return this.sink.notifySession
   }
   get status() {
     return this.record === undefined ? undefined : (message: string) => this.setStatus(message)
@@ -99,7 +148,7 @@ export class TaskPart implements Ask.Asker, Sink {
   }
   /** The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide. */
   get mute() {
-    return this.record !== undefined && this.base.era === "stateless"
+    return this.record !== undefined && this.request.era === "stateless"
   }
 
   setStatus(message: string): Effect.Effect<void> {
@@ -116,16 +165,16 @@ export class TaskPart implements Ask.Asker, Sink {
   // ---------------------------------------------------------------- the asker
 
   get client() {
-    return this.record === undefined ? this.base.asker.client : Effect.succeed(this.base.client)
+    return this.record === undefined ? this.asker.client : Effect.succeed(this.request.client)
   }
   get roots() {
-    return this.record === undefined ? this.base.asker.roots : undefined
+    return this.record === undefined ? this.asker.roots : undefined
   }
   get inputResponse() {
-    return this.base.asker.inputResponse
+    return this.asker.inputResponse
   }
   get requestState() {
-    return this.base.asker.requestState
+    return this.asker.requestState
   }
 
   /**
@@ -134,10 +183,10 @@ export class TaskPart implements Ask.Asker, Sink {
    * client tagged with the task. Either way the task is `input_required` until it is answered.
    */
   carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    if (this.record === undefined) return this.base.asker.carry(ask)
+    if (this.record === undefined) return this.asker.carry(ask)
     const timeout = ask.options?.timeout
     const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
-    return this.base.era === "handshake" && this.base.carryLive !== undefined
+    return this.request.era === "handshake" && this.asker.carryLive !== undefined
       ? this.carryTagged(ask, bounded)
       : this.carryStored(ask, bounded)
   }
@@ -168,7 +217,7 @@ export class TaskPart implements Ask.Asker, Sink {
     ask: Ask.Ask,
     bounded: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E | McpError.InternalError>
   ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    const base = this.base
+    const asker = this.asker
     const taskId = this.record!.taskId
     const open = () => this.asking++
     const close = () => --this.asking
@@ -185,7 +234,7 @@ export class TaskPart implements Ask.Asker, Sink {
         return route.via.carryRelated(tagged, route.id)
       }
       return Effect.flatMap(
-        base.carryLive!(tagged),
+        asker.carryLive!(tagged),
         (sent) =>
           Option.isSome(sent)
             ? Effect.succeed(sent.value)
@@ -201,7 +250,7 @@ export class TaskPart implements Ask.Asker, Sink {
         bounded(Effect.zipRight(
           // Once its requestor knows the task, or (it polls another instance, or not at all) a
           // few poll intervals after the task asked.
-          Effect.ignore(Effect.timeout(Deferred.await(this.known), grace)),
+          Effect.ignore(Effect.timeout(this.knowing, grace)),
           deliver
         )),
       () =>
@@ -224,12 +273,13 @@ export class TaskPart implements Ask.Asker, Sink {
     const taskId = this.record!.taskId
     const inputRequest = ask.input
     const key = ask.key
+    const keys = this.keys ??= new Set()
     let wireKey = key
-    for (let n = 2; this.keys.has(wireKey); n++) wireKey = `${key}-${n}`
-    if (this.keys.size >= maxKeys) {
+    for (let n = 2; keys.has(wireKey); n++) wireKey = `${key}-${n}`
+    if (keys.size >= maxKeys) {
       return Effect.fail(new McpError.InternalError({ message: `A task may ask at most ${maxKeys} times` }))
     }
-    this.keys.add(wireKey)
+    keys.add(wireKey)
     const asked = this.mark((r) => ({
       status: "input_required",
       inputRequests: { ...r.inputRequests, [wireKey]: inputRequest }

@@ -14,6 +14,12 @@ import * as Shape from "./shape.js"
 
 type TaskRecord = TaskStore.TaskRecord
 
+/**
+ * No input requests, or no answers: one object for every record that has none (read-only, as
+ * every record's are: a change makes new ones), rather than two empty objects a task.
+ */
+export const noInput: Readonly<Record<string, unknown>> = Object.freeze({})
+
 /** Has the task ended (completed, failed or cancelled)? */
 export const isTerminal = (status: TaskStore.Status): boolean =>
   status === "completed" || status === "failed" || status === "cancelled"

@@ -15,6 +15,7 @@ import type * as EffectRuntime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type * as TaskStore from "../TaskStore.js"
 import * as Holders from "./holders.js"
+import type { Sink } from "./request.js"
 import type { RequestContext } from "./serving.js"
 import type { Route, TaskRuntime } from "./taskRequest.js"
 import { unavailable, unknownTask } from "./taskShapes.js"
@@ -42,6 +43,9 @@ export interface Options {
 export const ownerOf = (request: RequestContext): string =>
   Option.isSome(request.auth) ? `auth:${AuthInfo.holder(request.auth.value)}` : request.taskOwner
 
+/** What a task says when it is created (working, no message, no input requests): see `told`. */
+export const createdSays = "working\u0000\u0000"
+
 /** A deferred already done. */
 const done = (): Deferred.Deferred<void> => {
   const deferred = Deferred.unsafeMake<void>(FiberId.none)
@@ -50,20 +54,20 @@ const done = (): Deferred.Deferred<void> => {
 }
 
 /**
- * Local state of a task this instance runs: the streams its 2025-11-25 asks may go to (the
- * `tasks/result` requests waiting on it).
+ * Local state of a task this instance runs (its `TaskPart`: nothing but it): its handler's
+ * fiber, and what its 2025-11-25 asks need (made only when one asks or waits).
  */
 export interface Local {
-  readonly owner: string
-  /** Each waiting `tasks/result`: its id, and its request (its session carries the ask). */
-  readonly routes: Array<Route>
-  /** Its requestor referred to it (`TaskPart.known`). */
-  readonly known: Deferred.Deferred<void>
+  /** Each waiting `tasks/result`: its id, and its request (its session carries the ask); made when the first comes. */
+  routes: Array<Route> | undefined
   /**
-   * Done (and replaced) when a 2025-11-25 ask of it that found no way to the client may find one
-   * now: a `tasks/result` came to wait, or its requestor referred to the task.
+   * Done (and cleared) when a 2025-11-25 ask of it that found no way to the client may find one
+   * now: a `tasks/result` came to wait, or its requestor referred to the task. Made when an ask
+   * first looks for it (`wakeOf`).
    */
-  wake: Deferred.Deferred<void>
+  wake: Deferred.Deferred<void> | undefined
+  /** Its requestor referred to it (`TaskPart.known`). */
+  know(): void
   /** The handler's fiber: what a cancel, or the task's removal, interrupts. */
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
@@ -75,8 +79,11 @@ export interface Local {
 export class TaskState implements TaskRuntime {
   readonly locals = new Map<string, Local>()
   /** The sessions of this instance's 2025-11-25 tasks: where `notifications/tasks/status` go. */
-  readonly sessions = new Map<string, (method: string, params: object) => Effect.Effect<void>>()
-  /** What each task was last told as (status and message): a change of neither (a lease) is not news. */
+  readonly sessions = new Map<string, Sink>()
+  /**
+   * What each task was last told as (status, message, open input requests), where that is not
+   * what it was created as (`createdSays`): a change of none of them (a lease) is not news.
+   */
   readonly told = new Map<string, string>()
   /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
   private settled: Deferred.Deferred<void> = done()
@@ -126,7 +133,8 @@ export class TaskState implements TaskRuntime {
   /** An ask of the task waiting for a way to the client looks again. */
   readonly wake = (local: Local) => {
     const woken = local.wake
-    local.wake = Deferred.unsafeMake(FiberId.none)
+    if (woken === undefined) return
+    local.wake = undefined
     Deferred.unsafeDone(woken, Exit.void)
   }
 
@@ -134,7 +142,7 @@ export class TaskState implements TaskRuntime {
   readonly knows = (taskId: string) => {
     const local = this.locals.get(taskId)
     if (local === undefined) return
-    Deferred.unsafeDone(local.known, Exit.void)
+    local.know()
     this.wake(local)
   }
 
@@ -169,6 +177,10 @@ export class TaskState implements TaskRuntime {
    */
   readonly idle: Effect.Effect<void> = Effect.suspend(() => Deferred.await(this.settled))
 
-  readonly route = (taskId: string): Route | undefined => this.locals.get(taskId)?.routes[0]
-  readonly wakeOf = (taskId: string): Deferred.Deferred<void> | undefined => this.locals.get(taskId)?.wake
+  readonly route = (taskId: string): Route | undefined => this.locals.get(taskId)?.routes?.[0]
+  readonly wakeOf = (taskId: string): Deferred.Deferred<void> | undefined => {
+    const local = this.locals.get(taskId)
+    if (local === undefined) return undefined
+    return local.wake ??= Deferred.unsafeMake(FiberId.none)
+  }
 }

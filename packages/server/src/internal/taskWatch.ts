@@ -10,6 +10,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { detailed, isTerminal, task20251125 } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
+import { createdSays } from "./taskState.js"
 
 /**
  * Tells of every change of status (or message, or open input requests), for the runtime's
@@ -43,15 +44,12 @@ export const watch = (
         Object.keys(record.inputRequests).join(",")
       }`
       // Its creation is the answer to its request, not news; a change that says nothing new is none.
-      if (record.version === 0 || tasks.told.get(record.taskId) === said) {
-        tasks.told.set(record.taskId, said)
-        return Effect.void
-      }
-      const notify = tasks.sessions.get(record.taskId)
-      if (isTerminal(record.status)) {
-        tasks.told.delete(record.taskId)
-        tasks.sessions.delete(record.taskId)
-      } else tasks.told.set(record.taskId, said)
+      // (What a task was created as is not kept for each: most say nothing else until they end.)
+      if (record.version === 0 || (tasks.told.get(record.taskId) ?? createdSays) === said) return Effect.void
+      const notify = tasks.sessions.get(record.taskId)?.notifySession
+      if (isTerminal(record.status) || said === createdSays) tasks.told.delete(record.taskId)
+      else tasks.told.set(record.taskId, said)
+      if (isTerminal(record.status)) tasks.sessions.delete(record.taskId)
       const f = Revision.features(record.revision as Revision.Revision)
       if (f.tasks === "extension") {
         extension(record.taskId, record.owner, detailed(record))

@@ -142,7 +142,10 @@ export const make = (
       Context.omit(Tracer.ParentSpan)(built.context)
     )
     yield* TaskWatch.renewLeases(tasks)
-    // The tasks this instance runs stop with it (as any interrupted handler, each ends cancelled).
-    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(tasks.locals.values(), (local) => local.fiber)))
+    // The tasks this instance runs stop with it (as any interrupted handler, each ends cancelled,
+    // settled once its fiber is done: `idle` waits for that).
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(Fiber.interruptAll(Array.from(tasks.locals.values(), (local) => local.fiber)), tasks.idle)
+    )
     return tasks
   })

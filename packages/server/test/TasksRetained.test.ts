@@ -1,0 +1,97 @@
+/**
+ * Issue 42, item 1: a working task holds its record, its decoded arguments, its `McpRequest` and
+ * its handler's fiber, and nothing else. What made it a task witnesses the rest: `McpTask.detach`
+ * as it was before the handler detached, held here by a `WeakRef` and checked after forced
+ * collections (`--expose-gc`, set in this process) while the task is working, over the in-memory
+ * wire (JSON text in and out), both revisions. It used to be kept by the task's `McpTask` for as
+ * long as the task ran, and with it the Deferred its request was answered through and the context
+ * of the launch's closures (the three Deferreds of a task, the closures over its request's part,
+ * its settling frames on the handler's stack: 6 KB of 12 a task; see the closing note of issue 42).
+ *
+ * A structural test rather than a heap figure: whether an object is reachable does not depend on
+ * the machine's load or the collector's timing once it ran, where bytes per task do (the bench,
+ * `bench/src/tasks.ts`, prints those).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as v8 from "node:v8"
+import * as vm from "node:vm"
+import * as McpServer from "../src/McpServer.js"
+import * as McpTask from "../src/McpTask.js"
+import * as TaskStore from "../src/TaskStore.js"
+import * as Tool from "../src/Tool.js"
+import { attach, clientInfo, meta } from "./utils/TestClient.js"
+
+v8.setFlagsFromString("--expose-gc")
+const gc: () => void = vm.runInNewContext("gc")
+
+/** Full collections, a turn apart (a `WeakRef`'s target is kept until the turn that made it ends). */
+const collect = Effect.promise(async () => {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((resolve) => setImmediate(resolve))
+    gc()
+  }
+})
+
+const TASKS = "io.modelcontextprotocol/tasks"
+const p = (params: Record<string, unknown>) => ({
+  ...params,
+  _meta: meta({ "io.modelcontextprotocol/clientInfo": clientInfo }, { extensions: { [TASKS]: {} } })
+})
+
+/** What the last call of `hold` let this test see, weakly. */
+const seen: { detach?: WeakRef<object> } = {}
+
+/** Detaches, then works until cancelled. */
+const Hold = Tool.make("hold", { task: { support: "optional", start: "onDetach" } }, () =>
+  Effect.gen(function*() {
+    const task = Option.getOrThrow(yield* Effect.serviceOption(McpTask.McpTask))
+    seen.detach = new WeakRef(task.detach)
+    yield* task.detach
+    return yield* Effect.never
+  }))
+
+const server = Effect.gen(function*() {
+  const made = yield* McpServer.make({
+    serverInfo: { name: "tasks-retained", version: "1.0.0" },
+    revisions: ["2025-11-25", "2026-07-28"] as const,
+    tools: [Hold]
+  }).pipe(Effect.provideService(TaskStore.TaskStore, yield* TaskStore.makeMemory({})))
+  return yield* attach(made)
+})
+
+/** The witnesses are gone while the task works. */
+const released = Effect.gen(function*() {
+  yield* collect
+  assert.isDefined(seen.detach)
+  assert.isUndefined(seen.detach!.deref(), "a working task keeps what made it one (McpTask.detach as it was)")
+})
+
+describe("what a working task keeps (issue 42, item 1)", () => {
+  it.scoped("2026-07-28: not what made it a task", () =>
+    Effect.gen(function*() {
+      const client = yield* server
+      const created = yield* client.result("tools/call", p({ name: "hold", arguments: {} }))
+      assert.strictEqual(created.resultType, "task")
+      yield* released
+      // Working all the while, and still stopped by a cancel.
+      assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "working")
+      yield* client.result("tasks/cancel", p({ taskId: created.taskId }))
+      assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "cancelled")
+    }))
+
+  it.scoped("2025-11-25: not what made it a task", () =>
+    Effect.gen(function*() {
+      const client = yield* server
+      yield* client.initialize("2025-11-25", {})
+      const created = yield* client.result("tools/call", { name: "hold", arguments: {}, task: {} })
+      assert.strictEqual(created.task.status, "working")
+      yield* released
+      assert.strictEqual((yield* client.result("tasks/get", { taskId: created.task.taskId })).status, "working")
+      yield* client.result("tasks/cancel", { taskId: created.task.taskId })
+      // (Its session is told of the cancel too: `notifications/tasks/status`.)
+      const { response } = yield* client.exchange("tasks/get", { taskId: created.task.taskId })
+      assert.strictEqual(response.result.status, "cancelled")
+    }))
+})
