@@ -39,6 +39,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { createHash, randomBytes } from "node:crypto"
 
 /**
@@ -92,117 +93,160 @@ const keyOf = (kind: string, params: unknown) =>
   `${kind}-${createHash("sha256").update(JSON.stringify(params ?? null)).digest("base64url").slice(0, 16)}`
 
 /**
+ * Options of the relay.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RelayOptions {
+  /**
+   * The roots told to the upstream when it asks (`roots/list`) with no request of a client in
+   * flight, as a server does when it starts. Default: the roots a client gave last (the upstream
+   * asked for them before), else none (an empty list).
+   */
+  readonly roots?: ReadonlyArray<McpSchema.Roots.Root>
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */
-export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
-  const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
+  Effect.gen(function*() {
+    const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+    /** The roots a client gave last, for an ask of nobody's request. */
+    const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
 
-  const ask = (
-    kind: string,
-    params: unknown,
-    run: Ask["run"]
-  ): Effect.Effect<unknown, McpError.McpError> =>
-    Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
-      // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
-      // (a handshake upstream over stdio): with one in flight it is that one; with several,
-      // guessing could hand one client's prompt to another: refused.
-      const mine = all.find((entry) => entry === caller)
-      if (mine === undefined && all.length !== 1) {
-        return Effect.fail(
-          new McpError.InternalError({
-            message: all.length === 0
-              ? `proxy: no request of a client is in flight to ask (${kind})`
-              : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
-          })
-        )
-      }
-      const target = mine ?? all[0]!
-      return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
-        target.replies.add(reply)
-        return Effect.zipRight(
-          Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
-          Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
-        )
-      })
-    })
-
-  const handlers: McpClient.Handlers = {
-    sampling: (params) =>
-      ask("sampling", params, (request, key) => request.sample(key, params)) as Effect.Effect<
-        McpSchema.Sampling.CreateMessageResult,
-        McpError.McpError
-      >,
-    elicitation: (params) =>
-      ask("elicitation", params, (request, key) => request.elicit(key, params as never)) as Effect.Effect<
-        McpSchema.Elicitation.ElicitResult,
-        McpError.McpError
-      >,
-    roots: ask("roots", {}, (request, key) => request.roots(key)) as Effect.Effect<
-      ReadonlyArray<McpSchema.Roots.Root>,
-      McpError.McpError
-    >
-  }
-
-  /**
-   * Serves the asks meant for this request while `call` runs. The asks that arrive together are
-   * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
-   * with every such signal of the batch, so one round carries them all.
-   */
-  const serveAsks = (entry: Inflight): Effect.Effect<never> =>
-    Effect.forever(
-      Effect.gen(function*() {
-        const first = yield* Queue.take(entry.asks)
-        const rest = yield* Queue.takeAll(entry.asks)
-        const batch = [first, ...rest]
-        const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
-          concurrency: "unbounded"
-        })
-        const stopped: Array<Cause.Cause<never>> = []
-        yield* Effect.forEach(batch, (a, i) => {
-          const exit = exits[i]!
-          if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
-          const failure = Cause.failureOption(exit.cause)
-          if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
-          // Asked of a stateless client as input_required: the retry asks again, and is answered.
-          stopped.push(exit.cause as Cause.Cause<never>)
-          return Deferred.fail(
-            a.reply,
-            new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+    const ask = (
+      kind: string,
+      params: unknown,
+      run: Ask["run"],
+      unasked?: Effect.Effect<unknown>
+    ): Effect.Effect<unknown, McpError.McpError> =>
+      Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
+        // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
+        // (a handshake upstream over stdio): with one in flight it is that one; with several,
+        // guessing could hand one client's prompt to another: refused. With none, an ask that has
+        // an answer of its own (roots) gets it.
+        const mine = all.find((entry) => entry === caller)
+        if (mine === undefined && all.length === 0 && unasked !== undefined) return unasked
+        if (mine === undefined && all.length !== 1) {
+          return Effect.fail(
+            new McpError.InternalError({
+              message: all.length === 0
+                ? `proxy: no request of a client is in flight to ask (${kind})`
+                : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
+            })
           )
-        }, { discard: true })
-        if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+        }
+        const target = mine ?? all[0]!
+        return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
+          target.replies.add(reply)
+          return Effect.zipRight(
+            Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
+            Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
+          )
+        })
       })
-    )
 
-  const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
-    Effect.gen(function*() {
-      const request = yield* McpRequest.McpRequest
-      const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
-      yield* Ref.update(inflight, (all) => [...all, entry])
-      // Whatever ends the request, nothing the upstream asked of it is left waiting.
-      const ended = Effect.suspend(() =>
-        Effect.forEach(
-          Array.from(entry.replies),
-          (reply) =>
-            Deferred.fail(reply, new McpError.InternalError({ message: "proxy: the request it was asked for ended" })),
-          { discard: true }
+    const handlers: McpClient.Handlers = {
+      sampling: (params) =>
+        ask("sampling", params, (request, key) => request.sample(key, params)) as Effect.Effect<
+          McpSchema.Sampling.CreateMessageResult,
+          McpError.McpError
+        >,
+      elicitation: (params) =>
+        ask("elicitation", params, (request, key) => request.elicit(key, params as never)) as Effect.Effect<
+          McpSchema.Elicitation.ElicitResult,
+          McpError.McpError
+        >,
+      roots: ask(
+        "roots",
+        {},
+        (request, key) => Effect.tap(request.roots(key), (roots) => Ref.set(lastRoots, roots)),
+        Effect.tap(
+          options.roots !== undefined ? Effect.succeed(options.roots) : Ref.get(lastRoots),
+          (roots) =>
+            Effect.logInfo(
+              `mcp proxy: the upstream asked for roots with no client's request in flight; told it ${roots.length} ` +
+                `root(s) (${options.roots !== undefined ? "configured" : "a client's last"})`
+            )
         )
-      )
-      // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
-      return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
-        Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
-      )
-    })
+      ) as Effect.Effect<
+        ReadonlyArray<McpSchema.Roots.Root>,
+        McpError.McpError
+      >
+    }
 
-  return { handlers, forward }
-})
+    /**
+     * Serves the asks meant for this request while `call` runs. The asks that arrive together are
+     * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
+     * with every such signal of the batch, so one round carries them all.
+     */
+    const serveAsks = (entry: Inflight): Effect.Effect<never> =>
+      Effect.forever(
+        Effect.gen(function*() {
+          const first = yield* Queue.take(entry.asks)
+          const rest = yield* Queue.takeAll(entry.asks)
+          const batch = [first, ...rest]
+          const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
+            concurrency: "unbounded"
+          })
+          const stopped: Array<Cause.Cause<never>> = []
+          yield* Effect.forEach(batch, (a, i) => {
+            const exit = exits[i]!
+            if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
+            const failure = Cause.failureOption(exit.cause)
+            if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+            // Asked of a stateless client as input_required: the retry asks again, and is answered.
+            stopped.push(exit.cause as Cause.Cause<never>)
+            return Deferred.fail(
+              a.reply,
+              new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+            )
+          }, { discard: true })
+          if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+        })
+      )
+
+    const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
+      Effect.gen(function*() {
+        const request = yield* McpRequest.McpRequest
+        const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
+        yield* Ref.update(inflight, (all) => [...all, entry])
+        // Whatever ends the request, nothing the upstream asked of it is left waiting.
+        const ended = Effect.suspend(() =>
+          Effect.forEach(
+            Array.from(entry.replies),
+            (reply) =>
+              Deferred.fail(
+                reply,
+                new McpError.InternalError({ message: "proxy: the request it was asked for ended" })
+              ),
+            { discard: true }
+          )
+        )
+        // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
+        return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
+          Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
+        )
+      })
+
+    return { handlers, forward }
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeRelay: Effect.Effect<Relay> = makeRelayWith({})
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layerRelay: Layer.Layer<ProxyRelay> = Layer.effect(ProxyRelay, makeRelay)
+export const layerRelay = (options: RelayOptions = {}): Layer.Layer<ProxyRelay> =>
+  Layer.effect(ProxyRelay, makeRelayWith(options))
 
 /** The progress of an upstream call, as the downstream request's. */
 const progressOf = (request: McpRequest.Service) => ({
@@ -303,12 +347,12 @@ const templateOf = (
   }, (_variables, uri) => read(client, relay, uri))
 
 /**
- * Options of the proxy's server.
+ * Options of the proxy: its server's, and its relay's (`layerFrom`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends RelayOptions {
   /** What the proxy serves (default: the handshake era's revisions, as `McpServer`). */
   readonly revisions?: ReadonlyArray<Revision.Revision>
   /**
@@ -316,6 +360,11 @@ export interface Options {
    * random key of this process, which is enough for one proxy).
    */
   readonly requestStateKey?: Redacted.Redacted<string>
+  /**
+   * The most URIs subscribed upstream that the upstream does not list (default 1,000): URIs of its
+   * templates, which a client subscribed to. Past it, the oldest is no longer followed.
+   */
+  readonly maxUnlistedSubscriptions?: number
 }
 
 /**
@@ -335,18 +384,7 @@ export const layer = (
       const relay = yield* ProxyRelay
       const caps = client.serverCapabilities
       const completes = caps.completions !== undefined
-      const server = yield* McpServer.make({
-        serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
-        ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
-        ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
-        requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
-        capabilities: {
-          tools: caps.tools !== undefined,
-          prompts: caps.prompts !== undefined,
-          resources: caps.resources !== undefined,
-          completions: completes
-        }
-      })
+      const subscribes = caps.resources?.subscribe === true
 
       /** What is mirrored now, by kind: each name, URI or URI template, with its definition as JSON. */
       const mirrored = yield* Ref.make({
@@ -354,6 +392,48 @@ export const layer = (
         prompts: new Map<string, string>(),
         resources: new Map<string, string>(),
         templates: new Map<string, string>()
+      })
+      /** The URIs clients subscribed to that no list names (a template's), oldest first. */
+      const unlisted = yield* Ref.make<ReadonlyArray<string>>([])
+      const maxUnlisted = options.maxUnlistedSubscriptions ?? 1_000
+      /** The URIs the upstream subscription covers now. */
+      const covered = yield* SubscriptionRef.make<ReadonlySet<string>>(new Set())
+      /** Wakes the follower when a URI is to be subscribed upstream. */
+      const wake = yield* Queue.sliding<void>(1)
+
+      /**
+       * A client subscribed to `uri`: a URI the upstream does not list is subscribed upstream too
+       * (the follower subscribes again), and the client is acknowledged once it is (or after a
+       * few seconds: an upstream that is not followed never will), so no update after it is missed.
+       */
+      const onResourceSubscribe = (uri: string): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          if (!subscribes || (yield* Ref.get(mirrored)).resources.has(uri)) return
+          const added = yield* Ref.modify(
+            unlisted,
+            (uris) => uris.includes(uri) ? [false, uris] : [true, [...uris, uri].slice(-maxUnlisted)]
+          )
+          if (added) yield* Queue.offer(wake, void 0)
+          yield* covered.changes.pipe(
+            Stream.takeUntil((uris) => uris.has(uri)),
+            Stream.runDrain,
+            Effect.timeout("5 seconds"),
+            Effect.ignore
+          )
+        })
+
+      const server = yield* McpServer.make({
+        serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
+        ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
+        ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
+        requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
+        onResourceSubscribe,
+        capabilities: {
+          tools: caps.tools !== undefined,
+          prompts: caps.prompts !== undefined,
+          resources: caps.resources !== undefined,
+          completions: completes
+        }
       })
 
       /**
@@ -435,14 +515,14 @@ export const layer = (
         caps.resources !== undefined ? syncResources : Effect.void
       ], { discard: true })
       const subscribedUris = Effect.map(
-        Ref.get(mirrored),
-        (m) => caps.resources?.subscribe === true ? Array.from(m.resources.keys()) : []
+        Effect.zip(Ref.get(mirrored), Ref.get(unlisted)),
+        ([m, more]) => subscribes ? [...m.resources.keys(), ...more.filter((uri) => !m.resources.has(uri))] : []
       )
 
       /**
        * Follows the upstream: list changes are listed again, resource updates passed on. It
        * subscribes first and then lists everything again, so that nothing changed in between is
-       * missed; a change of the subscribed URIs subscribes again.
+       * missed; a change of the subscribed URIs (listed anew, or a client's) subscribes again.
        */
       const once = Effect.gen(function*() {
         const uris = yield* subscribedUris
@@ -452,10 +532,12 @@ export const layer = (
           ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
           ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
         })
+        yield* SubscriptionRef.set(covered, new Set(uris))
+        yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
         yield* syncAll
         const same = (now: ReadonlyArray<string>) =>
           now.length === uris.length && now.every((uri) => uris.includes(uri))
-        yield* subscription.notifications.pipe(
+        const followed = subscription.notifications.pipe(
           Stream.mapEffect((n) => {
             switch (n.method) {
               case "notifications/tools/list_changed":
@@ -471,10 +553,13 @@ export const layer = (
               default:
                 return Effect.succeed(true)
             }
-          }),
-          Stream.takeWhile((goOn) => goOn),
-          Stream.runDrain
+          })
         )
+        yield* Stream.merge(followed, Stream.mapEffect(Stream.fromQueue(wake), () => Effect.map(subscribedUris, same)))
+          .pipe(
+            Stream.takeWhile((goOn) => goOn),
+            Stream.runDrain
+          )
       })
 
       // Subscribed again after an end or a failure (the upstream may be restarting); not once
@@ -495,7 +580,7 @@ export const layer = (
         })
       )
       const followed = caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
-        caps.resources?.listChanged === true || caps.resources?.subscribe === true
+        caps.resources?.listChanged === true || subscribes
       if (followed) yield* Effect.forkScoped(follow)
       return server
     })
@@ -518,5 +603,5 @@ export const layerFrom = (
         Effect.map(ProxyRelay, (relay) => McpClient.layer({ ...clientOptions, handlers: relay.handlers }))
       )
     ),
-    Layer.provideMerge(layerRelay)
+    Layer.provideMerge(layerRelay(options))
   )

@@ -24,7 +24,7 @@
  *   mcp skills pull <target> <dir> [--skill <uri or name>]…
  *                                     skills verified (every file's size and digest, the
  *                                     frontmatter), then written under <dir>/<skill path>/
- *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
+ *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless] [--root URI]…
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
  *
@@ -582,7 +582,11 @@ const proxy = Command.make("proxy", {
     Options.withDescription("serve Streamable HTTP on this port (default: serve stdio)")
   ),
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
-  path: Options.text("path").pipe(Options.withDefault("/mcp"))
+  path: Options.text("path").pipe(Options.withDefault("/mcp")),
+  root: Options.text("root").pipe(
+    Options.repeated,
+    Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
+  )
 }, (o) =>
   Effect.flatMap(Target.transport(o.target, authOf(o)), (transport) => {
     const revisions = o.serve === "stateless"
@@ -595,7 +599,8 @@ const proxy = Command.make("proxy", {
     const key = process.env.MCP_REQUEST_STATE_KEY
     const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
       revisions,
-      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {})
+      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+      ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     }).pipe(Layer.provide(transport))
     const serving = Option.match(o.port, {
       // Nothing but protocol bytes on stdout: logs go to stderr.
