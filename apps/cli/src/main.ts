@@ -25,6 +25,7 @@
  *                                     skills verified (every file's size and digest, the
  *                                     frontmatter), then written under <dir>/<skill path>/
  *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless] [--root URI]…
+ *   mcp gateway --config FILE [--port N …]  the upstreams of FILE ({"mcpServers": …}) as one server
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
  *
@@ -53,6 +54,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { quote } from "shell-quote"
 import * as Conformance from "./Conformance.js"
+import * as GatewayCommand from "./GatewayCommand.js"
 import * as Proxy from "./Proxy.js"
 import * as Skills from "./Skills.js"
 import * as Target from "./Target.js"
@@ -732,6 +734,7 @@ const mcp = Command.make("mcp").pipe(
     tasks,
     skills,
     proxy,
+    GatewayCommand.command,
     login,
     logout
   ])
