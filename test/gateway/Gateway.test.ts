@@ -173,4 +173,42 @@ describe("mcp gateway: server-everything, server-filesystem and our demo behind 
       }),
     { timeout: 90_000 }
   )
+
+  it.scopedLive(
+    "policy per upstream: exclude, rename, fixed arguments, descriptions, read-only mode",
+    () =>
+      Effect.gen(function*() {
+        const demo = { command: process.execPath, args: [demoMain, "stdio"] }
+        const { file } = configOf({
+          calc: {
+            ...demo,
+            tools: {
+              exclude: ["echo"],
+              rename: { add: "plus100" },
+              fixed: { add: { b: 100 } },
+              descriptions: { add: "Adds 100" }
+            }
+          },
+          ro: { ...demo, tools: { readOnly: true } }
+        })
+        const client = yield* gatewayClient(file)
+        const tools = yield* client.listTools
+        const names = tools.map((t) => t.name)
+        assert.include(names, "calc_plus100")
+        assert.notInclude(names, "calc_add")
+        assert.notInclude(names, "calc_echo")
+        assert.include(names, "calc_longRunning")
+        const plus = tools.find((t) => t.name === "calc_plus100")!
+        assert.strictEqual(plus.description, "Adds 100")
+        assert.deepStrictEqual(Object.keys((plus.inputSchema as any).properties), ["a"])
+        assert.deepStrictEqual((plus.inputSchema as any).required, ["a"])
+        assert.deepStrictEqual((yield* client.callTool("calc_plus100", { a: 1, b: 5 })).structuredContent, { sum: 101 })
+        // Read-only: only the tools annotated readOnlyHint.
+        const readOnly = tools.filter((t) => t.name.startsWith("ro_"))
+        assert.include(readOnly.map((t) => t.name), "ro_add")
+        assert.isTrue(readOnly.every((t) => t.annotations?.readOnlyHint === true))
+        assert.notInclude(names, "ro_longRunning")
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -10,6 +10,9 @@
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
  *   answered from `roots` (or the roots a client gave last). Cancellation and progress follow the
  *   request, as through the proxy.
+ * - **Policy**, per upstream (`"tools"` beside its command or URL): tools included or excluded by
+ *   name or annotation (`excludeHints`), read-only mode (only tools annotated `readOnlyHint`),
+ *   renamed, described anew, arguments fixed or given defaults (see `ToolPolicy`).
  * - **Isolation**: each upstream lives in a fiber of its own. One that fails to start, exits or
  *   stops answering a ping loses only its own entries (the clients are told the lists changed) and
  *   is started again after a backoff that doubles up to `maxBackoff`; a call to its tools
@@ -41,6 +44,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as Mirror from "./internal/mirror.js"
+import * as Policy from "./internal/policy.js"
 import * as Proxy from "./Proxy.js"
 
 /**
@@ -53,7 +57,8 @@ import * as Proxy from "./Proxy.js"
 export const StdioUpstream = Schema.Struct({
   command: Schema.String,
   args: Schema.optional(Schema.Array(Schema.String)),
-  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  tools: Schema.optional(Policy.ToolPolicy)
 })
 
 /**
@@ -64,8 +69,19 @@ export const StdioUpstream = Schema.Struct({
  */
 export const HttpUpstream = Schema.Struct({
   url: Schema.String,
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  tools: Schema.optional(Policy.ToolPolicy)
 })
+
+/**
+ * What of an upstream's tools is served, and how: `include` / `exclude` (names), `excludeHints`
+ * (annotations), `readOnly`, `rename`, `descriptions`, `fixed` and `defaults` (arguments, by tool).
+ * Names are the upstream's own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ToolPolicy = Policy.ToolPolicy
 
 /**
  * The configuration file: the upstreams by name (each name a `Mount` prefix: a letter, then
@@ -209,7 +225,7 @@ export const make = (options: Options) =>
           McpClient.layer({ clientInfo, handlers: relay.handlers }).pipe(Layer.provide(transportOf(name, upstream)))
         )
         const client = Context.get(context, McpClient.McpClient)
-        const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}` })
+        const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}`, tools: upstream.tools })
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
         yield* Effect.addFinalizer(() =>
           Ref.update(hooks, (all) => {

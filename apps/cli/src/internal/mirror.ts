@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
+import * as Policy from "./policy.js"
 
 /**
  * An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. An upstream
@@ -37,8 +38,13 @@ const progressOf = (request: McpRequest.Service) => ({
     request.progress(p.progress, p.total, p.message)
 })
 
-const toolOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Tool.Tool) => {
-  const { inputSchema, name, outputSchema, ...rest } = definition
+const toolOf = (
+  client: McpClient.Service,
+  relay: Relay,
+  upstream: McpSchema.Tool.Tool,
+  policy: Policy.ToolPolicy | undefined
+) => {
+  const { inputSchema, name, outputSchema, ...rest } = Policy.served(policy, upstream)
   return Tool.make(
     name,
     {
@@ -49,7 +55,9 @@ const toolOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.T
     (args) =>
       Effect.flatMap(McpRequest.McpRequest, (request) =>
         relay.forward(
-          client.callTool(name, args, progressOf(request)).pipe(Effect.mapError(toMcpError))
+          client.callTool(upstream.name, Policy.argsOf(policy, upstream.name, args) as never, progressOf(request)).pipe(
+            Effect.mapError(toMcpError)
+          )
         ))
   )
 }
@@ -133,6 +141,8 @@ const templateOf = (
 export interface Options {
   /** The most URIs subscribed upstream that the upstream does not list (default 1,000). */
   readonly maxUnlistedSubscriptions?: number | undefined
+  /** What of the upstream's tools is served, and how (default: all, as they are). */
+  readonly tools?: Policy.ToolPolicy | undefined
   /** How its logs begin (default `mcp proxy`). */
   readonly label?: string | undefined
 }
@@ -338,7 +348,13 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
         const syncTools = Effect.flatMap(
           list("tools", client.listTools),
           (listed) =>
-            sync("tools", listed, (t) => t.name, (t) => server.addTool(toolOf(client, relay, t)), server.removeTool)
+            sync(
+              "tools",
+              listed.filter((t) => Policy.admits(options.tools, t)),
+              (t) => Policy.served(options.tools, t).name,
+              (t) => server.addTool(toolOf(client, relay, t, options.tools)),
+              server.removeTool
+            )
         )
         const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>
           sync(
