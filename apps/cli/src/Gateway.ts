@@ -121,6 +121,11 @@ export interface Status {
 export interface Service {
   /** Each upstream's status, in the configuration's order. */
   readonly status: Effect.Effect<ReadonlyArray<Status>>
+  /**
+   * A readiness check per upstream, `upstream:<name>`, true while it is up (for `readyChecks` of
+   * the HTTP transport: `/readyz` names each upstream that is down).
+   */
+  readonly readyChecks: ReadonlyArray<readonly [string, Effect.Effect<boolean>]>
 }
 
 /**
@@ -285,7 +290,10 @@ export const make = (options: Options) =>
       Effect.ignore
     )
     const gateway: Service = {
-      status: Effect.map(Ref.get(statuses), (all) => names.map((name) => all.get(name)!))
+      status: Effect.map(Ref.get(statuses), (all) => names.map((name) => all.get(name)!)),
+      readyChecks: names.map((name) =>
+        [`upstream:${name}`, Effect.map(Ref.get(statuses), (all) => all.get(name)?.state === "up")] as const
+      )
     }
     return { server, gateway }
   })

@@ -1,6 +1,7 @@
 /**
  * `mcp gateway --config FILE [--port N]`: the upstreams of a configuration file (`Gateway`) served
- * as one server over stdio, or over Streamable HTTP at `/mcp` with `--port`, in both eras.
+ * as one server over stdio, or over Streamable HTTP at `/mcp` with `--port`, in both eras (with
+ * `/healthz`, and `/readyz` naming each upstream that is down).
  *
  * @since 0.1.0
  */
@@ -72,7 +73,16 @@ export const command = Command.make("gateway", {
         Layer.launch(
           Layer.effectDiscard(
             Effect.sync(() => process.stderr.write(`mcp gateway: serving at http://${o.host}:${port}${o.path}\n`))
-          ).pipe(Layer.provideMerge(NodeMcpServer.layerHttp({ port, host: o.host, path: o.path as `/${string}` })))
+          ).pipe(Layer.provideMerge(Layer.unwrapEffect(Effect.map(Gateway.McpGateway, (gateway) =>
+            // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
+            NodeMcpServer.layerHttp({
+              port,
+              host: o.host,
+              path: o.path as `/${string}`,
+              healthPath: "/healthz",
+              readyPath: "/readyz",
+              readyChecks: gateway.readyChecks
+            })))))
         )
     })
     return serving.pipe(Effect.provide(gateway), Effect.provide(NodeMcpServer.layerStderrLogger))
