@@ -150,6 +150,17 @@ export interface Options {
   readonly requestStateKey?: Redacted.Redacted<string>
   /** The roots told to an upstream that asks with no client's request in flight (see `Proxy.RelayOptions`). */
   readonly roots?: ReadonlyArray<McpSchema.Roots.Root>
+  /**
+   * How long a request to an upstream may take (default 60 seconds, restarted by its progress, as
+   * `McpClient`'s `timeout`): one it never answers (its answer too long to take, say) is then
+   * answered with an error.
+   */
+  readonly timeout?: Duration.DurationInput
+  /**
+   * The longest message taken from a stdio upstream, in characters (default 32 Mi): a longer line
+   * is dropped as it comes, never held.
+   */
+  readonly maxMessageLength?: number
   /** The first wait before an upstream is started again (default 500 millis), doubled each time. */
   readonly backoff?: Duration.DurationInput
   /** The longest wait before an upstream is started again (default 30 seconds). */
@@ -173,11 +184,12 @@ const reasonOf = (error: unknown): string =>
     : String(error)).split("\n")[0]!
 
 /** The transport of one upstream. */
-const transportOf = (name: string, upstream: Config["mcpServers"][string]) =>
+const transportOf = (name: string, upstream: Config["mcpServers"][string], options: Options) =>
   "command" in upstream
     ? NodeMcpClient.layerStdio({
       command: upstream.command,
       args: upstream.args ?? [],
+      ...(options.maxMessageLength !== undefined ? { maxMessageLength: options.maxMessageLength } : {}),
       ...(upstream.env !== undefined ? { env: { ...process.env, ...upstream.env } } : {}),
       // Its stderr is the operator's: on ours, each line named.
       stderr: (line) => process.stderr.write(`mcp gateway: ${name}: ${line}\n`)
@@ -227,7 +239,11 @@ export const make = (options: Options) =>
       Effect.scoped(Effect.gen(function*() {
         const relay = yield* Proxy.makeRelayWith(options.roots !== undefined ? { roots: options.roots } : {})
         const context = yield* Layer.build(
-          McpClient.layer({ clientInfo, handlers: relay.handlers }).pipe(Layer.provide(transportOf(name, upstream)))
+          McpClient.layer({
+            clientInfo,
+            handlers: relay.handlers,
+            ...(options.timeout !== undefined ? { timeout: options.timeout } : {})
+          }).pipe(Layer.provide(transportOf(name, upstream, options)))
         )
         const client = Context.get(context, McpClient.McpClient)
         const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}`, tools: upstream.tools })

@@ -8,6 +8,7 @@
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { Command, Options } from "@effect/cli"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -48,6 +49,10 @@ export const command = Command.make("gateway", {
   ),
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
   path: Options.text("path").pipe(Options.withDefault("/mcp")),
+  timeout: Options.integer("timeout").pipe(
+    Options.withDefault(60),
+    Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
+  ),
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
@@ -63,6 +68,7 @@ export const command = Command.make("gateway", {
     const gateway = Gateway.layer({
       config,
       revisions,
+      timeout: Duration.seconds(o.timeout),
       ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
       ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     })
