@@ -102,6 +102,19 @@ describe("mcp gateway: server-everything, server-filesystem and our demo behind 
           "gateway-model"
         )
         assert.include(text(yield* client.callTool("demo_test_elicitation", { message: "Who?" })), "ada")
+        // Progress reaches the call it belongs to; a call cancelled downstream leaves the gateway serving.
+        const progress: Array<number> = []
+        yield* client.callTool("demo_longRunning", { duration: 0.2, steps: 4 }, {
+          onProgress: (p) => Effect.sync(() => progress.push(p.progress))
+        })
+        assert.deepStrictEqual(progress, [1, 2, 3, 4])
+        const running = yield* Deferred.make<void>()
+        const long = yield* Effect.fork(client.callTool("demo_longRunning", { duration: 30, steps: 300 }, {
+          onProgress: () => Deferred.succeed(running, void 0)
+        }))
+        yield* Deferred.await(running)
+        yield* Fiber.interrupt(long)
+        assert.deepStrictEqual((yield* client.callTool("demo_add", { a: 1, b: 1 })).structuredContent, { sum: 2 })
 
         const resources = (yield* client.listResources).map((r) => r.uri)
         const document = resources.find((uri) => uri.startsWith("everything+demo://resource/static/document/"))

@@ -74,15 +74,28 @@ describe("mcp gateway over HTTP", () => {
 
       const stateless = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
         const context = yield* Layer.build(
-          McpClient.layer({ clientInfo: { name: "ours", version: "1.0.0" }, era: "stateless" }).pipe(
+          McpClient.layer({
+            clientInfo: { name: "ours", version: "1.0.0" },
+            era: "stateless",
+            handlers: {
+              elicitation: () =>
+                Effect.succeed({ action: "accept" as const, content: { username: "ada", email: "a@b.c" } })
+            }
+          }).pipe(
             Layer.provide(McpClientTransport.layerHttp({ url: `${base}/mcp` })),
             Layer.provide(FetchHttpClient.layer)
           )
         )
         const client = Context.get(context, McpClient.McpClient)
-        return [client.revision, (yield* client.callTool("demo_add", { a: 20, b: 22 })).structuredContent] as const
+        // The upstream's elicitation, asked of this client as an input_required round.
+        const elicited = yield* client.callTool("demo_test_elicitation", { message: "Who?" })
+        return [
+          client.revision,
+          (yield* client.callTool("demo_add", { a: 20, b: 22 })).structuredContent,
+          JSON.stringify(elicited.content).includes("ada")
+        ] as const
       })))
-      assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }])
+      assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }, true])
     } finally {
       gateway.kill()
     }
