@@ -23,9 +23,9 @@
  *
  * @since 0.1.0
  */
-import { type ClientError, McpClient } from "@effect-mcp/client"
+import { McpClient } from "@effect-mcp/client"
 import { McpError, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
-import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { McpRequest, McpServer } from "@effect-mcp/server"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -37,23 +37,9 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import { createHash, randomBytes } from "node:crypto"
-
-/**
- * An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. An upstream
- * that went away is said without its reason: how a stdio upstream ended carries the last lines of its
- * stderr, which are the operator's to read, not the clients'.
- */
-const toMcpError = (error: ClientError.ClientError | McpRequest.ClientRequestError): McpError.McpError =>
-  McpError.isMcpError(error) ? error : new McpError.InternalError({
-    message: `proxy: ${
-      error._tag === "TransportClosed"
-        ? `the upstream server closed before ${error.method} was answered`
-        : error.message
-    }`
-  })
+import * as Mirror from "./internal/mirror.js"
+import { toMcpError } from "./internal/mirror.js"
 
 /** One ask of the upstream, handed to the downstream request it is asked of. */
 interface Ask {
@@ -92,223 +78,168 @@ const keyOf = (kind: string, params: unknown) =>
   `${kind}-${createHash("sha256").update(JSON.stringify(params ?? null)).digest("base64url").slice(0, 16)}`
 
 /**
+ * Options of the relay.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RelayOptions {
+  /**
+   * The roots told to the upstream when it asks (`roots/list`) with no request of a client in
+   * flight, as a server does when it starts. Default: the roots a client gave last (the upstream
+   * asked for them before), else none (an empty list).
+   */
+  readonly roots?: ReadonlyArray<McpSchema.Roots.Root>
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */
-export const makeRelay: Effect.Effect<Relay> = Effect.gen(function*() {
-  const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
+  Effect.gen(function*() {
+    const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+    /** The roots a client gave last, for an ask of nobody's request. */
+    const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
 
-  const ask = (
-    kind: string,
-    params: unknown,
-    run: Ask["run"]
-  ): Effect.Effect<unknown, McpError.McpError> =>
-    Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
-      // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
-      // (a handshake upstream over stdio): with one in flight it is that one; with several,
-      // guessing could hand one client's prompt to another: refused.
-      const mine = all.find((entry) => entry === caller)
-      if (mine === undefined && all.length !== 1) {
-        return Effect.fail(
-          new McpError.InternalError({
-            message: all.length === 0
-              ? `proxy: no request of a client is in flight to ask (${kind})`
-              : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
-          })
-        )
-      }
-      const target = mine ?? all[0]!
-      return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
-        target.replies.add(reply)
-        return Effect.zipRight(
-          Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
-          Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
-        )
-      })
-    })
-
-  const handlers: McpClient.Handlers = {
-    sampling: (params) =>
-      ask("sampling", params, (request, key) => request.sample(key, params)) as Effect.Effect<
-        McpSchema.Sampling.CreateMessageResult,
-        McpError.McpError
-      >,
-    elicitation: (params) =>
-      ask("elicitation", params, (request, key) => request.elicit(key, params as never)) as Effect.Effect<
-        McpSchema.Elicitation.ElicitResult,
-        McpError.McpError
-      >,
-    roots: ask("roots", {}, (request, key) => request.roots(key)) as Effect.Effect<
-      ReadonlyArray<McpSchema.Roots.Root>,
-      McpError.McpError
-    >
-  }
-
-  /**
-   * Serves the asks meant for this request while `call` runs. The asks that arrive together are
-   * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
-   * with every such signal of the batch, so one round carries them all.
-   */
-  const serveAsks = (entry: Inflight): Effect.Effect<never> =>
-    Effect.forever(
-      Effect.gen(function*() {
-        const first = yield* Queue.take(entry.asks)
-        const rest = yield* Queue.takeAll(entry.asks)
-        const batch = [first, ...rest]
-        const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
-          concurrency: "unbounded"
-        })
-        const stopped: Array<Cause.Cause<never>> = []
-        yield* Effect.forEach(batch, (a, i) => {
-          const exit = exits[i]!
-          if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
-          const failure = Cause.failureOption(exit.cause)
-          if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
-          // Asked of a stateless client as input_required: the retry asks again, and is answered.
-          stopped.push(exit.cause as Cause.Cause<never>)
-          return Deferred.fail(
-            a.reply,
-            new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+    const ask = (
+      kind: string,
+      params: unknown,
+      run: Ask["run"],
+      unasked?: Effect.Effect<unknown>
+    ): Effect.Effect<unknown, McpError.McpError> =>
+      Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
+        // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
+        // (a handshake upstream over stdio): with one in flight it is that one; with several,
+        // guessing could hand one client's prompt to another: refused. With none, an ask that has
+        // an answer of its own (roots) gets it.
+        const mine = all.find((entry) => entry === caller)
+        if (mine === undefined && all.length === 0 && unasked !== undefined) return unasked
+        if (mine === undefined && all.length !== 1) {
+          return Effect.fail(
+            new McpError.InternalError({
+              message: all.length === 0
+                ? `proxy: no request of a client is in flight to ask (${kind})`
+                : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
+            })
           )
-        }, { discard: true })
-        if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+        }
+        const target = mine ?? all[0]!
+        return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
+          target.replies.add(reply)
+          return Effect.zipRight(
+            Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
+            Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
+          )
+        })
       })
-    )
 
-  const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
-    Effect.gen(function*() {
-      const request = yield* McpRequest.McpRequest
-      const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
-      yield* Ref.update(inflight, (all) => [...all, entry])
-      // Whatever ends the request, nothing the upstream asked of it is left waiting.
-      const ended = Effect.suspend(() =>
-        Effect.forEach(
-          Array.from(entry.replies),
-          (reply) =>
-            Deferred.fail(reply, new McpError.InternalError({ message: "proxy: the request it was asked for ended" })),
-          { discard: true }
+    const handlers: McpClient.Handlers = {
+      sampling: (params) =>
+        ask("sampling", params, (request, key) => request.sample(key, params)) as Effect.Effect<
+          McpSchema.Sampling.CreateMessageResult,
+          McpError.McpError
+        >,
+      elicitation: (params) =>
+        ask("elicitation", params, (request, key) => request.elicit(key, params as never)) as Effect.Effect<
+          McpSchema.Elicitation.ElicitResult,
+          McpError.McpError
+        >,
+      roots: ask(
+        "roots",
+        {},
+        (request, key) => Effect.tap(request.roots(key), (roots) => Ref.set(lastRoots, roots)),
+        Effect.tap(
+          options.roots !== undefined ? Effect.succeed(options.roots) : Ref.get(lastRoots),
+          (roots) =>
+            Effect.logInfo(
+              `mcp proxy: the upstream asked for roots with no client's request in flight; told it ${roots.length} ` +
+                `root(s) (${options.roots !== undefined ? "configured" : "a client's last"})`
+            )
         )
-      )
-      // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
-      return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
-        Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
-      )
-    })
+      ) as Effect.Effect<
+        ReadonlyArray<McpSchema.Roots.Root>,
+        McpError.McpError
+      >
+    }
 
-  return { handlers, forward }
-})
+    /**
+     * Serves the asks meant for this request while `call` runs. The asks that arrive together are
+     * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
+     * with every such signal of the batch, so one round carries them all.
+     */
+    const serveAsks = (entry: Inflight): Effect.Effect<never> =>
+      Effect.forever(
+        Effect.gen(function*() {
+          const first = yield* Queue.take(entry.asks)
+          const rest = yield* Queue.takeAll(entry.asks)
+          const batch = [first, ...rest]
+          const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
+            concurrency: "unbounded"
+          })
+          const stopped: Array<Cause.Cause<never>> = []
+          yield* Effect.forEach(batch, (a, i) => {
+            const exit = exits[i]!
+            if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
+            const failure = Cause.failureOption(exit.cause)
+            if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+            // Asked of a stateless client as input_required: the retry asks again, and is answered.
+            stopped.push(exit.cause as Cause.Cause<never>)
+            return Deferred.fail(
+              a.reply,
+              new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+            )
+          }, { discard: true })
+          if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+        })
+      )
+
+    const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
+      Effect.gen(function*() {
+        const request = yield* McpRequest.McpRequest
+        const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
+        yield* Ref.update(inflight, (all) => [...all, entry])
+        // Whatever ends the request, nothing the upstream asked of it is left waiting.
+        const ended = Effect.suspend(() =>
+          Effect.forEach(
+            Array.from(entry.replies),
+            (reply) =>
+              Deferred.fail(
+                reply,
+                new McpError.InternalError({ message: "proxy: the request it was asked for ended" })
+              ),
+            { discard: true }
+          )
+        )
+        // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
+        return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
+          Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
+        )
+      })
+
+    return { handlers, forward }
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeRelay: Effect.Effect<Relay> = makeRelayWith({})
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layerRelay: Layer.Layer<ProxyRelay> = Layer.effect(ProxyRelay, makeRelay)
-
-/** The progress of an upstream call, as the downstream request's. */
-const progressOf = (request: McpRequest.Service) => ({
-  onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
-    request.progress(p.progress, p.total, p.message)
-})
-
-const toolOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Tool.Tool) => {
-  const { inputSchema, name, outputSchema, ...rest } = definition
-  return Tool.make(
-    name,
-    {
-      ...rest,
-      inputSchema,
-      ...(outputSchema !== undefined ? { outputSchema } : {})
-    } as Tool.Options<undefined, undefined, undefined, typeof inputSchema>,
-    (args) =>
-      Effect.flatMap(McpRequest.McpRequest, (request) =>
-        relay.forward(
-          client.callTool(name, args, progressOf(request)).pipe(Effect.mapError(toMcpError))
-        ))
-  )
-}
-
-/** Completions of one argument or variable, asked upstream. */
-const completer = (
-  client: McpClient.Service,
-  ref: McpSchema.Completion.CompleteRequestParams["ref"],
-  argument: string
-) =>
-(value: string, context: Readonly<Record<string, string>>) =>
-  client.complete({
-    ref,
-    argument: { name: argument, value },
-    ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {})
-  }).pipe(
-    Effect.map((result) => result.completion.values),
-    Effect.orElseSucceed((): ReadonlyArray<string> => [])
-  )
-
-const promptOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Prompt.Prompt, complete: boolean) => {
-  const args = definition.arguments ?? []
-  const fields = Object.fromEntries(args.map((a) => {
-    const base = a.description !== undefined ? Schema.String.annotations({ description: a.description }) : Schema.String
-    return [a.name, a.required === true ? base : Schema.optional(base)] as const
-  })) as Schema.Struct.Fields
-  return Prompt.make<McpRequest.McpRequest, McpError.McpError, Schema.Struct.Fields>(definition.name, {
-    ...(definition.title !== undefined ? { title: definition.title } : {}),
-    ...(definition.description !== undefined ? { description: definition.description } : {}),
-    ...(definition.icons !== undefined ? { icons: definition.icons } : {}),
-    arguments: Schema.Struct(fields),
-    ...(complete
-      ? {
-        complete: Object.fromEntries(
-          args.map((a) => [a.name, completer(client, { type: "ref/prompt", name: definition.name }, a.name)])
-        )
-      }
-      : {})
-  }, (given) =>
-    Effect.flatMap(McpRequest.McpRequest, (request) =>
-      relay.forward(
-        client.getPrompt(definition.name, given as Record<string, string>, progressOf(request)).pipe(
-          Effect.mapError(toMcpError)
-        )
-      )))
-}
-
-const read = (client: McpClient.Service, relay: Relay, uri: string) =>
-  Effect.flatMap(
-    McpRequest.McpRequest,
-    (request) => relay.forward(client.readResource(uri, progressOf(request)).pipe(Effect.mapError(toMcpError)))
-  )
-
-/** The variables of a URI template (`{name}`, `{+name}`, `{?a,b}`, …). */
-const variablesOf = (uriTemplate: string) =>
-  Array.from(uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)).flatMap((m) =>
-    m[1]!.split(",").map((v) => v.replace(/[*]|:\d+$/g, ""))
-  )
-
-const templateOf = (
-  client: McpClient.Service,
-  relay: Relay,
-  definition: McpSchema.Resource.ResourceTemplate,
-  complete: boolean
-) =>
-  Resource.template(definition.uriTemplate, {
-    ...definition,
-    ...(complete
-      ? {
-        complete: Object.fromEntries(
-          variablesOf(definition.uriTemplate).map((v) => [
-            v,
-            completer(client, { type: "ref/resource", uri: definition.uriTemplate }, v)
-          ])
-        )
-      }
-      : {})
-  }, (_variables, uri) => read(client, relay, uri))
+export const layerRelay = (options: RelayOptions = {}): Layer.Layer<ProxyRelay> =>
+  Layer.effect(ProxyRelay, makeRelayWith(options))
 
 /**
- * Options of the proxy's server.
+ * Options of the proxy: its server's, and its relay's (`layerFrom`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends RelayOptions {
   /** What the proxy serves (default: the handshake era's revisions, as `McpServer`). */
   readonly revisions?: ReadonlyArray<Revision.Revision>
   /**
@@ -316,6 +247,11 @@ export interface Options {
    * random key of this process, which is enough for one proxy).
    */
   readonly requestStateKey?: Redacted.Redacted<string>
+  /**
+   * The most URIs subscribed upstream that the upstream does not list (default 1,000): URIs of its
+   * templates, which a client subscribed to. Past it, the oldest is no longer followed.
+   */
+  readonly maxUnlistedSubscriptions?: number
 }
 
 /**
@@ -334,169 +270,21 @@ export const layer = (
       const client = yield* McpClient.McpClient
       const relay = yield* ProxyRelay
       const caps = client.serverCapabilities
-      const completes = caps.completions !== undefined
+      const mirror = yield* Mirror.make(client, relay, { maxUnlistedSubscriptions: options.maxUnlistedSubscriptions })
       const server = yield* McpServer.make({
         serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
         ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
         ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
         requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
+        onResourceSubscribe: mirror.onResourceSubscribe,
         capabilities: {
           tools: caps.tools !== undefined,
           prompts: caps.prompts !== undefined,
           resources: caps.resources !== undefined,
-          completions: completes
+          completions: caps.completions !== undefined
         }
       })
-
-      /** What is mirrored now, by kind: each name, URI or URI template, with its definition as JSON. */
-      const mirrored = yield* Ref.make({
-        tools: new Map<string, string>(),
-        prompts: new Map<string, string>(),
-        resources: new Map<string, string>(),
-        templates: new Map<string, string>()
-      })
-
-      /**
-       * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
-       * is one change downstream); a definition that cannot be served is skipped with a warning.
-       */
-      const sync = <D>(
-        kind: "tools" | "prompts" | "resources" | "templates",
-        listed: ReadonlyArray<D>,
-        keyOf: (d: D) => string,
-        add: (d: D) => Effect.Effect<void>,
-        remove: (key: string) => Effect.Effect<boolean>
-      ) =>
-        Effect.gen(function*() {
-          const before = (yield* Ref.get(mirrored))[kind]
-          const now = new Map<string, string>()
-          for (const d of listed) {
-            const key = keyOf(d)
-            const json = JSON.stringify(d)
-            if (before.get(key) === json) {
-              now.set(key, json)
-              continue
-            }
-            const added = yield* Effect.either(Effect.try(() => add(d)).pipe(Effect.flatten))
-            if (added._tag === "Left") {
-              yield* Effect.logWarning(`mcp proxy: ${kind} ${key} is not served: ${added.left.message}`)
-            } else now.set(key, json)
-          }
-          for (const key of before.keys()) if (!now.has(key)) yield* remove(key)
-          yield* Ref.update(mirrored, (m) => ({ ...m, [kind]: now }))
-        })
-
-      const list = <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, ClientError.ClientError>) =>
-        effect.pipe(
-          Effect.tapError((error) => Effect.logWarning(`mcp proxy: listing ${what} failed: ${error.message}`)),
-          Effect.orElseSucceed((): ReadonlyArray<A> => [])
-        )
-
-      const syncTools = Effect.flatMap(
-        list("tools", client.listTools),
-        (listed) =>
-          sync("tools", listed, (t) => t.name, (t) => server.addTool(toolOf(client, relay, t)), server.removeTool)
-      )
-      const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>
-        sync(
-          "prompts",
-          listed,
-          (p) => p.name,
-          (p) => server.addPrompt(promptOf(client, relay, p, completes)),
-          server.removePrompt
-        ))
-      const syncResources = Effect.gen(function*() {
-        const listed = yield* list("resources", client.listResources)
-        yield* sync(
-          "resources",
-          listed,
-          (r) => r.uri,
-          (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri))),
-          server.removeResource
-        )
-        const templates = yield* list("resource templates", client.listResourceTemplates)
-        yield* sync(
-          "templates",
-          templates,
-          (t) => t.uriTemplate,
-          (t) => server.addResource(templateOf(client, relay, t, completes)),
-          server.removeResource
-        )
-      })
-
-      if (caps.tools !== undefined) yield* syncTools
-      if (caps.prompts !== undefined) yield* syncPrompts
-      if (caps.resources !== undefined) yield* syncResources
-
-      /** Everything listed again, as the capabilities allow. */
-      const syncAll = Effect.all([
-        caps.tools !== undefined ? syncTools : Effect.void,
-        caps.prompts !== undefined ? syncPrompts : Effect.void,
-        caps.resources !== undefined ? syncResources : Effect.void
-      ], { discard: true })
-      const subscribedUris = Effect.map(
-        Ref.get(mirrored),
-        (m) => caps.resources?.subscribe === true ? Array.from(m.resources.keys()) : []
-      )
-
-      /**
-       * Follows the upstream: list changes are listed again, resource updates passed on. It
-       * subscribes first and then lists everything again, so that nothing changed in between is
-       * missed; a change of the subscribed URIs subscribes again.
-       */
-      const once = Effect.gen(function*() {
-        const uris = yield* subscribedUris
-        const subscription = yield* client.subscribe({
-          ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-          ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
-          ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
-          ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
-        })
-        yield* syncAll
-        const same = (now: ReadonlyArray<string>) =>
-          now.length === uris.length && now.every((uri) => uris.includes(uri))
-        yield* subscription.notifications.pipe(
-          Stream.mapEffect((n) => {
-            switch (n.method) {
-              case "notifications/tools/list_changed":
-                return Effect.as(syncTools, true)
-              case "notifications/prompts/list_changed":
-                return Effect.as(syncPrompts, true)
-              case "notifications/resources/list_changed":
-                return Effect.zipRight(syncResources, Effect.map(subscribedUris, same))
-              case "notifications/resources/updated": {
-                const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
-                return Effect.as(typeof uri === "string" ? server.resourceUpdated(uri) : Effect.void, true)
-              }
-              default:
-                return Effect.succeed(true)
-            }
-          }),
-          Stream.takeWhile((goOn) => goOn),
-          Stream.runDrain
-        )
-      })
-
-      // Subscribed again after an end or a failure (the upstream may be restarting); not once
-      // the upstream is gone.
-      const follow: Effect.Effect<void> = Effect.suspend(() =>
-        Effect.matchEffect(Effect.scoped(once), {
-          onFailure: (error) =>
-            error._tag === "TransportClosed"
-              ? Effect.logWarning(`mcp proxy: the upstream closed; no longer following it: ${error.message}`)
-              // Nothing it raises could arrive (a GET answered 405): said once, not tried again.
-              : error._tag === "NoEventStream"
-              ? Effect.logWarning(`mcp proxy: the upstream's changes are not followed: ${error.message}`)
-              : Effect.zipRight(
-                Effect.logWarning(`mcp proxy: following the upstream: ${error.message}`),
-                Effect.zipRight(Effect.sleep("5 seconds"), follow)
-              ),
-          onSuccess: () => Effect.zipRight(Effect.sleep("100 millis"), follow)
-        })
-      )
-      const followed = caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
-        caps.resources?.listChanged === true || caps.resources?.subscribe === true
-      if (followed) yield* Effect.forkScoped(follow)
+      yield* mirror.start(server)
       return server
     })
   )
@@ -518,5 +306,5 @@ export const layerFrom = (
         Effect.map(ProxyRelay, (relay) => McpClient.layer({ ...clientOptions, handlers: relay.handlers }))
       )
     ),
-    Layer.provideMerge(layerRelay)
+    Layer.provideMerge(layerRelay(options))
   )

@@ -29,9 +29,10 @@
  *                                     127.0.0.1: the page's URL is the first line on stdout, then
  *                                     what the view says (ui/message, model context, links, logs),
  *                                     a JSON line each; until interrupted
- *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless]
+ *   mcp proxy <target> [--port N [--host H] [--path /mcp]] [--serve dual|handshake|stateless] [--root URI]…
  *                                     the target's features served over stdio (or HTTP with --port);
  *                                     MCP_REQUEST_STATE_KEY: the requestState key proxies share
+ *   mcp gateway --config FILE [--port N …]  the upstreams of FILE ({"mcpServers": …}) as one server
  *   mcp agent --prompt <text> <target>… [--model M]
  *                                     an OpenAI-compatible model (OPENAI_BASE_URL, OPENAI_API_KEY,
  *                                     OPENAI_MODEL) with the servers' tools: calls on stderr, answer on stdout
@@ -64,6 +65,7 @@ import { quote } from "shell-quote"
 import * as AgentCommand from "./AgentCommand.js"
 import * as AppHost from "./AppHost.js"
 import * as Conformance from "./Conformance.js"
+import * as GatewayCommand from "./GatewayCommand.js"
 import * as Proxy from "./Proxy.js"
 import * as Skills from "./Skills.js"
 import * as Target from "./Target.js"
@@ -638,7 +640,11 @@ const proxy = Command.make("proxy", {
     Options.withDescription("serve Streamable HTTP on this port (default: serve stdio)")
   ),
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
-  path: Options.text("path").pipe(Options.withDefault("/mcp"))
+  path: Options.text("path").pipe(Options.withDefault("/mcp")),
+  root: Options.text("root").pipe(
+    Options.repeated,
+    Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
+  )
 }, (o) =>
   Effect.flatMap(Target.transport(o.target, authOf(o)), (transport) => {
     const revisions = o.serve === "stateless"
@@ -651,7 +657,8 @@ const proxy = Command.make("proxy", {
     const key = process.env.MCP_REQUEST_STATE_KEY
     const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
       revisions,
-      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {})
+      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+      ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     }).pipe(Layer.provide(transport))
     const serving = Option.match(o.port, {
       // Nothing but protocol bytes on stdout: logs go to stderr.
@@ -784,6 +791,7 @@ const mcp = Command.make("mcp").pipe(
     tasks,
     skills,
     proxy,
+    GatewayCommand.command,
     login,
     logout,
     AgentCommand.command

@@ -154,6 +154,11 @@ export interface Options {
    */
   readonly readyPath?: `/${string}`
   /**
+   * More checks of readiness, by name, asked with the stores' (each within a second): a failing one
+   * is named in the 503's `failing` (a gateway names each upstream that is down).
+   */
+  readonly readyChecks?: ReadonlyArray<readonly [name: string, ready: Effect.Effect<boolean>]>
+  /**
    * Authorization: the endpoints become an OAuth 2.1 resource server (see {@link AuthOptions}).
    * Off by default: an HTTP server that serves user data should turn it on.
    */

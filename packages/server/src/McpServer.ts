@@ -148,6 +148,14 @@ export interface Options<R> {
    * not a state the client must send back. A positive integer, or the server fails when it is built.
    */
   readonly requestStateMaxLength?: number
+  /**
+   * Told of each resource URI a client subscribes to, before the subscription is acknowledged: a
+   * handshake session's `resources/subscribe`, each URI of a 2026-07-28 listen's
+   * `resourceSubscriptions` (default: nothing). For a server whose resources live elsewhere, such
+   * as a proxy, which subscribes upstream to what its clients asked for (a URI of a template,
+   * which no list names). Unsubscribes are not told. It should be quick: the client waits on it.
+   */
+  readonly onResourceSubscribe?: (uri: string) => Effect.Effect<void>
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /**

@@ -156,3 +156,10 @@ export {
    */
   Schema as McpSchema
 } from "@effect-mcp/core"
+
+/**
+ * Mounting: one server built from parts, each under a prefix (`prefix_name`, `prefix+uri`).
+ *
+ * @since 0.1.0
+ */
+export * as Mount from "./Mount.js"

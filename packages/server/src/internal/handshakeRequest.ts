@@ -251,12 +251,14 @@ export class SessionPart implements Client, Sink {
         )
       }
     }
-    return persist(this.host, this.session, (s) => {
+    const kept = persist(this.host, this.session, (s) => {
       const subscriptions = new Set(s.subscriptions)
       if (add) subscriptions.add(uri)
       else subscriptions.delete(uri)
       return { ...s, subscriptions }
     })
+    const told = this.server.config.onResourceSubscribe
+    return add && told !== undefined ? Effect.zipRight(kept, told(uri)) : kept
   }
 }
 

@@ -385,7 +385,8 @@ const build = Effect.fn("McpServer.make")(function*(
     capabilities: options.capabilities ?? {},
     listChangedWindow: options.listChangedWindow ?? "10 millis",
     extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
-    tasks
+    tasks,
+    onResourceSubscribe: options.onResourceSubscribe
   }
   // The bus of the server's context, if given (shared with other servers), else its own.
   const bus = yield* Effect.catchTag(

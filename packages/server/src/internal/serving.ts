@@ -51,6 +51,8 @@ export interface Config {
   readonly extensions: ReadonlyArray<Extension>
   /** The tasks runtime: tools with a task policy run as tasks when the client can take one. */
   readonly tasks: Tasks.Runtime
+  /** Told of each resource URI a client subscribes to, before it is acknowledged (`McpServer.Options`). */
+  readonly onResourceSubscribe: ((uri: string) => Effect.Effect<void>) | undefined
 }
 
 /**

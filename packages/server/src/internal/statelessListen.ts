@@ -50,7 +50,9 @@ export const listenOf = (
     ) as McpSchema.Subscription.SubscriptionsListenResult
     // Held open with no fiber once acknowledged (`Peer.hold`): `result` answers it when the server
     // closes it; what this effect returns is then not sent.
-    return Effect.as(
+    const told = config.onResourceSubscribe
+    const uris = filter.resourceSubscriptions ?? []
+    const served = Effect.as(
       subscriptions.serve({
         client: channel.client,
         id,
@@ -71,6 +73,9 @@ export const listenOf = (
       }),
       result
     )
+    return told === undefined || uris.length === 0
+      ? served
+      : Effect.zipRight(Effect.forEach(uris, told, { discard: true }), served)
   }
 
   return listen

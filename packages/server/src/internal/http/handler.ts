@@ -135,6 +135,7 @@ const probesOf = (
       add("events", store)
       add("tasks", Option.getOrUndefined(yield* Effect.serviceOption(TaskStore.TaskStore)))
       add("notifications", Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus)))
+      for (const [name, ready] of options.readyChecks ?? []) checks.push([name, ready])
       probes.set(options.readyPath, () =>
         Effect.map(
           Effect.forEach(checks, ([name, ready]) =>

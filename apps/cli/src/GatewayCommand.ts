@@ -1,0 +1,97 @@
+/**
+ * `mcp gateway --config FILE [--port N]`: the upstreams of a configuration file (`Gateway`) served
+ * as one server over stdio, or over Streamable HTTP at `/mcp` with `--port`, in both eras (with
+ * `/healthz`, and `/readyz` naming each upstream that is down).
+ *
+ * @since 0.1.0
+ */
+import { Revision } from "@effect-mcp/core"
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { Command, Options } from "@effect/cli"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { readFileSync } from "node:fs"
+import * as Gateway from "./Gateway.js"
+
+/** The configuration file, read and checked: one line saying what is wrong with it. */
+const configOf = (file: string) =>
+  Effect.try({
+    try: () => JSON.parse(readFileSync(file, "utf8")) as unknown,
+    catch: (error) => new Error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`)
+  }).pipe(
+    Effect.flatMap((json) =>
+      Effect.mapError(
+        Schema.decodeUnknown(Gateway.Config)(json),
+        (error) => new Error(`${file} is not a gateway configuration: ${error.message.split("\n").join(" ")}`)
+      )
+    )
+  )
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("gateway", {
+  config: Options.file("config", { exists: "yes" }).pipe(
+    Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
+  ),
+  serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
+    Options.withDefault("dual" as const),
+    Options.withDescription("the era(s) served to the gateway's clients")
+  ),
+  port: Options.integer("port").pipe(
+    Options.optional,
+    Options.withDescription("serve Streamable HTTP on this port (default: serve stdio)")
+  ),
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
+  path: Options.text("path").pipe(Options.withDefault("/mcp")),
+  timeout: Options.integer("timeout").pipe(
+    Options.withDefault(60),
+    Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
+  ),
+  root: Options.text("root").pipe(
+    Options.repeated,
+    Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
+  )
+}, (o) =>
+  Effect.flatMap(configOf(o.config), (config) => {
+    const revisions = o.serve === "stateless"
+      ? Revision.stateless
+      : o.serve === "handshake"
+      ? Revision.handshake
+      : [...Revision.handshake, ...Revision.stateless]
+    const key = process.env.MCP_REQUEST_STATE_KEY
+    const gateway = Gateway.layer({
+      config,
+      revisions,
+      timeout: Duration.seconds(o.timeout),
+      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+      ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
+    })
+    const serving = Option.match(o.port, {
+      // Nothing but protocol bytes on stdout: logs go to stderr.
+      onNone: () => NodeMcpServer.serveStdio,
+      onSome: (port) =>
+        Layer.launch(
+          Layer.effectDiscard(
+            Effect.sync(() => process.stderr.write(`mcp gateway: serving at http://${o.host}:${port}${o.path}\n`))
+          ).pipe(Layer.provideMerge(Layer.unwrapEffect(Effect.map(Gateway.McpGateway, (gateway) =>
+            // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
+            NodeMcpServer.layerHttp({
+              port,
+              host: o.host,
+              path: o.path as `/${string}`,
+              healthPath: "/healthz",
+              readyPath: "/readyz",
+              readyChecks: gateway.readyChecks
+            })))))
+        )
+    })
+    return serving.pipe(Effect.provide(gateway), Effect.provide(NodeMcpServer.layerStderrLogger))
+  })).pipe(
+    Command.withDescription("Serves the upstreams of a configuration file as one server, each under its name")
+  )

@@ -1,0 +1,419 @@
+/**
+ * The mirror of one upstream on a server: its tools, prompts, resources and templates registered as
+ * they are listed (definitions verbatim), forwarded through the relay, kept in step with the
+ * upstream's list changes and resource updates; what it registered is removed when its scope ends
+ * (an upstream gone loses only its own entries). `Proxy` mirrors onto a server of its own;
+ * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
+ */
+import { type ClientError, McpClient } from "@effect-mcp/client"
+import { McpError, type Schema as McpSchema } from "@effect-mcp/core"
+import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type { Relay } from "../Proxy.js"
+import * as Policy from "./policy.js"
+
+/**
+ * An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. An upstream
+ * that went away is said without its reason: how a stdio upstream ended carries the last lines of its
+ * stderr, which are the operator's to read, not the clients'.
+ */
+export const toMcpError = (error: ClientError.ClientError | McpRequest.ClientRequestError): McpError.McpError =>
+  McpError.isMcpError(error) ? error : new McpError.InternalError({
+    message: `proxy: ${
+      error._tag === "TransportClosed"
+        ? `the upstream server closed before ${error.method} was answered`
+        : error.message
+    }`
+  })
+
+/** The progress of an upstream call, as the downstream request's. */
+const progressOf = (request: McpRequest.Service) => ({
+  onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
+    request.progress(p.progress, p.total, p.message)
+})
+
+const toolOf = (
+  client: McpClient.Service,
+  relay: Relay,
+  upstream: McpSchema.Tool.Tool,
+  policy: Policy.ToolPolicy | undefined
+) => {
+  const { inputSchema, name, outputSchema, ...rest } = Policy.served(policy, upstream)
+  return Tool.make(
+    name,
+    {
+      ...rest,
+      inputSchema,
+      ...(outputSchema !== undefined ? { outputSchema } : {})
+    } as Tool.Options<undefined, undefined, undefined, typeof inputSchema>,
+    (args) =>
+      Effect.flatMap(McpRequest.McpRequest, (request) =>
+        relay.forward(
+          client.callTool(upstream.name, Policy.argsOf(policy, upstream.name, args) as never, progressOf(request)).pipe(
+            Effect.mapError(toMcpError)
+          )
+        ))
+  )
+}
+
+/** Completions of one argument or variable, asked upstream. */
+const completer = (
+  client: McpClient.Service,
+  ref: McpSchema.Completion.CompleteRequestParams["ref"],
+  argument: string
+) =>
+(value: string, context: Readonly<Record<string, string>>) =>
+  client.complete({
+    ref,
+    argument: { name: argument, value },
+    ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {})
+  }).pipe(
+    Effect.map((result) => result.completion.values),
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
+  )
+
+const promptOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Prompt.Prompt, complete: boolean) => {
+  const args = definition.arguments ?? []
+  const fields = Object.fromEntries(args.map((a) => {
+    const base = a.description !== undefined ? Schema.String.annotations({ description: a.description }) : Schema.String
+    return [a.name, a.required === true ? base : Schema.optional(base)] as const
+  })) as Schema.Struct.Fields
+  return Prompt.make<McpRequest.McpRequest, McpError.McpError, Schema.Struct.Fields>(definition.name, {
+    ...(definition.title !== undefined ? { title: definition.title } : {}),
+    ...(definition.description !== undefined ? { description: definition.description } : {}),
+    ...(definition.icons !== undefined ? { icons: definition.icons } : {}),
+    arguments: Schema.Struct(fields),
+    ...(complete
+      ? {
+        complete: Object.fromEntries(
+          args.map((a) => [a.name, completer(client, { type: "ref/prompt", name: definition.name }, a.name)])
+        )
+      }
+      : {})
+  }, (given) =>
+    Effect.flatMap(McpRequest.McpRequest, (request) =>
+      relay.forward(
+        client.getPrompt(definition.name, given as Record<string, string>, progressOf(request)).pipe(
+          Effect.mapError(toMcpError)
+        )
+      )))
+}
+
+const read = (client: McpClient.Service, relay: Relay, uri: string) =>
+  Effect.flatMap(
+    McpRequest.McpRequest,
+    (request) => relay.forward(client.readResource(uri, progressOf(request)).pipe(Effect.mapError(toMcpError)))
+  )
+
+/** The variables of a URI template (`{name}`, `{+name}`, `{?a,b}`, …). */
+const variablesOf = (uriTemplate: string) =>
+  Array.from(uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)).flatMap((m) =>
+    m[1]!.split(",").map((v) => v.replace(/[*]|:\d+$/g, ""))
+  )
+
+const templateOf = (
+  client: McpClient.Service,
+  relay: Relay,
+  definition: McpSchema.Resource.ResourceTemplate,
+  complete: boolean
+) =>
+  Resource.template(definition.uriTemplate, {
+    ...definition,
+    ...(complete
+      ? {
+        complete: Object.fromEntries(
+          variablesOf(definition.uriTemplate).map((v) => [
+            v,
+            completer(client, { type: "ref/resource", uri: definition.uriTemplate }, v)
+          ])
+        )
+      }
+      : {})
+  }, (_variables, uri) => read(client, relay, uri))
+
+/** Options of a mirror. */
+export interface Options {
+  /** The most URIs subscribed upstream that the upstream does not list (default 1,000). */
+  readonly maxUnlistedSubscriptions?: number | undefined
+  /** What of the upstream's tools is served, and how (default: all, as they are). */
+  readonly tools?: Policy.ToolPolicy | undefined
+  /** How its logs begin (default `mcp proxy`). */
+  readonly label?: string | undefined
+}
+
+/** One upstream's mirror: its hook for the server's subscriptions, and what mirrors it onto a server. */
+export interface Mirror {
+  /** For the server's `onResourceSubscribe`, with the upstream's own URI. */
+  readonly onResourceSubscribe: (uri: string) => Effect.Effect<void>
+  /**
+   * Mirrors the upstream onto `server` until the scope ends; then, with `removeAtEnd`, removes
+   * what it registered (the server's clients are told the lists changed).
+   */
+  readonly start: (server: McpServer.Service, removeAtEnd?: boolean) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** What is mirrored now, by kind: each name, URI or URI template, with its definition as JSON. */
+type Mirrored = Ref.Ref<{
+  readonly tools: Map<string, string>
+  readonly prompts: Map<string, string>
+  readonly resources: Map<string, string>
+  readonly templates: Map<string, string>
+}>
+
+/**
+ * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
+ * is one change downstream); a definition that cannot be served is skipped with a warning.
+ */
+const syncOf = (mirrored: Mirrored, label: string) =>
+<D>(
+  kind: "tools" | "prompts" | "resources" | "templates",
+  listed: ReadonlyArray<D>,
+  keyOf: (d: D) => string,
+  add: (d: D) => Effect.Effect<void>,
+  remove: (key: string) => Effect.Effect<boolean>
+) =>
+  Effect.gen(function*() {
+    const before = (yield* Ref.get(mirrored))[kind]
+    const now = new Map<string, string>()
+    for (const d of listed) {
+      const key = keyOf(d)
+      const json = JSON.stringify(d)
+      if (before.get(key) === json) {
+        now.set(key, json)
+        continue
+      }
+      const added = yield* Effect.either(Effect.try(() => add(d)).pipe(Effect.flatten))
+      if (added._tag === "Left") {
+        yield* Effect.logWarning(`${label}: ${kind} ${key} is not served: ${added.left.message}`)
+      } else now.set(key, json)
+    }
+    for (const key of before.keys()) if (!now.has(key)) yield* remove(key)
+    yield* Ref.update(mirrored, (m) => ({ ...m, [kind]: now }))
+  })
+
+const listOf = (label: string) => <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, ClientError.ClientError>) =>
+  effect.pipe(
+    Effect.tapError((error) => Effect.logWarning(`${label}: listing ${what} failed: ${error.message}`)),
+    Effect.orElseSucceed((): ReadonlyArray<A> => [])
+  )
+
+/** What following the upstream needs of its mirror. */
+interface Following {
+  readonly client: McpClient.Service
+  readonly server: McpServer.Service
+  readonly label: string
+  readonly covered: SubscriptionRef.SubscriptionRef<ReadonlySet<string>>
+  readonly wake: Queue.Queue<void>
+  readonly subscribedUris: Effect.Effect<ReadonlyArray<string>>
+  readonly syncTools: Effect.Effect<void>
+  readonly syncPrompts: Effect.Effect<void>
+  readonly syncResources: Effect.Effect<void>
+  readonly syncAll: Effect.Effect<void>
+}
+
+const followOf = (
+  { client, covered, label, server, subscribedUris, syncAll, syncPrompts, syncResources, syncTools, wake }: Following
+): Effect.Effect<void> => {
+  const caps = client.serverCapabilities
+  /**
+   * Follows the upstream: list changes are listed again, resource updates passed on. It
+   * subscribes first and then lists everything again, so that nothing changed in between is
+   * missed; a change of the subscribed URIs (listed anew, or a client's) subscribes again.
+   */
+  const once = Effect.gen(function*() {
+    const uris = yield* subscribedUris
+    const subscription = yield* client.subscribe({
+      ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+      ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
+    })
+    yield* SubscriptionRef.set(covered, new Set(uris))
+    yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
+    yield* syncAll
+    const same = (now: ReadonlyArray<string>) => now.length === uris.length && now.every((uri) => uris.includes(uri))
+    const followed = subscription.notifications.pipe(
+      Stream.mapEffect((n) => {
+        switch (n.method) {
+          case "notifications/tools/list_changed":
+            return Effect.as(syncTools, true)
+          case "notifications/prompts/list_changed":
+            return Effect.as(syncPrompts, true)
+          case "notifications/resources/list_changed":
+            return Effect.zipRight(syncResources, Effect.map(subscribedUris, same))
+          case "notifications/resources/updated": {
+            const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
+            return Effect.as(typeof uri === "string" ? server.resourceUpdated(uri) : Effect.void, true)
+          }
+          default:
+            return Effect.succeed(true)
+        }
+      })
+    )
+    yield* Stream.merge(
+      followed,
+      Stream.mapEffect(Stream.fromQueue(wake), () => Effect.map(subscribedUris, same))
+    )
+      .pipe(
+        Stream.takeWhile((goOn) => goOn),
+        Stream.runDrain
+      )
+  })
+
+  // Subscribed again after an end or a failure (the upstream may be restarting); not once
+  // the upstream is gone.
+  const follow: Effect.Effect<void> = Effect.suspend(() =>
+    Effect.matchEffect(Effect.scoped(once), {
+      onFailure: (error) =>
+        error._tag === "TransportClosed"
+          ? Effect.logWarning(`${label}: the upstream closed; no longer following it: ${error.message}`)
+          // Nothing it raises could arrive (a GET answered 405): said once, not tried again.
+          : error._tag === "NoEventStream"
+          ? Effect.logWarning(`${label}: the upstream's changes are not followed: ${error.message}`)
+          : Effect.zipRight(
+            Effect.logWarning(`${label}: following the upstream: ${error.message}`),
+            Effect.zipRight(Effect.sleep("5 seconds"), follow)
+          ),
+      onSuccess: () => Effect.zipRight(Effect.sleep("100 millis"), follow)
+    })
+  )
+  return follow
+}
+
+/** The mirror of the upstream `client` reaches, its calls forwarded through `relay`. */
+export const make = (client: McpClient.Service, relay: Relay, options: Options = {}): Effect.Effect<Mirror> =>
+  Effect.gen(function*() {
+    const label = options.label ?? "mcp proxy"
+    const caps = client.serverCapabilities
+    const completes = caps.completions !== undefined
+    const subscribes = caps.resources?.subscribe === true
+
+    const mirrored: Mirrored = yield* Ref.make({
+      tools: new Map<string, string>(),
+      prompts: new Map<string, string>(),
+      resources: new Map<string, string>(),
+      templates: new Map<string, string>()
+    })
+    /** The URIs clients subscribed to that no list names (a template's), oldest first. */
+    const unlisted = yield* Ref.make<ReadonlyArray<string>>([])
+    const maxUnlisted = options.maxUnlistedSubscriptions ?? 1_000
+    /** The URIs the upstream subscription covers now. */
+    const covered = yield* SubscriptionRef.make<ReadonlySet<string>>(new Set())
+    /** Wakes the follower when a URI is to be subscribed upstream. */
+    const wake = yield* Queue.sliding<void>(1)
+
+    /**
+     * A client subscribed to `uri`: a URI the upstream does not list is subscribed upstream too
+     * (the follower subscribes again), and the client is acknowledged once it is (or after a
+     * few seconds: an upstream that is not followed never will), so no update after it is missed.
+     */
+    const onResourceSubscribe = (uri: string): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        if (!subscribes || (yield* Ref.get(mirrored)).resources.has(uri)) return
+        const added = yield* Ref.modify(
+          unlisted,
+          (uris) => uris.includes(uri) ? [false, uris] : [true, [...uris, uri].slice(-maxUnlisted)]
+        )
+        if (added) yield* Queue.offer(wake, void 0)
+        yield* covered.changes.pipe(
+          Stream.takeUntil((uris) => uris.has(uri)),
+          Stream.runDrain,
+          Effect.timeout("5 seconds"),
+          Effect.ignore
+        )
+      })
+
+    const start = (server: McpServer.Service, removeAtEnd = false): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.gen(function*() {
+        // What it registered goes with it (an upstream gone loses only its own entries).
+        if (removeAtEnd) {
+          yield* Effect.addFinalizer(() =>
+            Effect.flatMap(Ref.get(mirrored), (m) =>
+              Effect.all([
+                Effect.forEach(m.tools.keys(), server.removeTool),
+                Effect.forEach(m.prompts.keys(), server.removePrompt),
+                Effect.forEach([...m.resources.keys(), ...m.templates.keys()], server.removeResource)
+              ], { discard: true }))
+          )
+        }
+
+        const sync = syncOf(mirrored, label)
+        const list = listOf(label)
+        const syncTools = Effect.flatMap(
+          list("tools", client.listTools),
+          (listed) =>
+            sync(
+              "tools",
+              listed.filter((t) => Policy.admits(options.tools, t)),
+              (t) => Policy.served(options.tools, t).name,
+              (t) => server.addTool(toolOf(client, relay, t, options.tools)),
+              server.removeTool
+            )
+        )
+        const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>
+          sync(
+            "prompts",
+            listed,
+            (p) => p.name,
+            (p) => server.addPrompt(promptOf(client, relay, p, completes)),
+            server.removePrompt
+          ))
+        const syncResources = Effect.gen(function*() {
+          const listed = yield* list("resources", client.listResources)
+          yield* sync(
+            "resources",
+            listed,
+            (r) => r.uri,
+            (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri))),
+            server.removeResource
+          )
+          const templates = yield* list("resource templates", client.listResourceTemplates)
+          yield* sync(
+            "templates",
+            templates,
+            (t) => t.uriTemplate,
+            (t) => server.addResource(templateOf(client, relay, t, completes)),
+            server.removeResource
+          )
+        })
+
+        if (caps.tools !== undefined) yield* syncTools
+        if (caps.prompts !== undefined) yield* syncPrompts
+        if (caps.resources !== undefined) yield* syncResources
+
+        /** Everything listed again, as the capabilities allow. */
+        const syncAll = Effect.all([
+          caps.tools !== undefined ? syncTools : Effect.void,
+          caps.prompts !== undefined ? syncPrompts : Effect.void,
+          caps.resources !== undefined ? syncResources : Effect.void
+        ], { discard: true })
+        const subscribedUris = Effect.map(
+          Effect.zip(Ref.get(mirrored), Ref.get(unlisted)),
+          ([m, more]) => subscribes ? [...m.resources.keys(), ...more.filter((uri) => !m.resources.has(uri))] : []
+        )
+
+        const follow = followOf({
+          client,
+          server,
+          label,
+          covered,
+          wake,
+          subscribedUris,
+          syncTools,
+          syncPrompts,
+          syncResources,
+          syncAll
+        })
+        const followed = caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
+          caps.resources?.listChanged === true || subscribes
+        if (followed) yield* Effect.forkScoped(follow)
+      })
+
+    return { onResourceSubscribe, start }
+  })

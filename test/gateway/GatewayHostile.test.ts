@@ -1,0 +1,93 @@
+/**
+ * A hostile upstream behind `mcp gateway` (a hand-written server, test/gateway/fixtures): 100 MB
+ * answers (three), junk lines, a line that never ends. The gateway runs under a 96 MB heap (a
+ * 100 MB string would not fit): it keeps none of it (an over-long line is dropped as it comes,
+ * past `maxMessageLength`, 32 Mi characters), the call so answered is an error once `--timeout`
+ * passes, and the other upstream (the demo) answers all along.
+ */
+import { McpClient } from "@effect-mcp/client"
+import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const demoMain = path.join(root, "apps/everything/dist/main.js")
+
+/** The peak resident memory of a process, in MiB (Linux). */
+const peakMiB = (pid: number) => {
+  const line = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return Number(line![1]) / 1024
+}
+
+describe("mcp gateway in front of a hostile upstream", () => {
+  it.scopedLive(
+    "a 100 MB answer, junk lines, an endless line: memory bounded, the other upstream unaffected",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-hostile-"))
+        const file = path.join(dir, "gateway.json")
+        const pidFile = path.join(dir, "pid")
+        writeFileSync(
+          file,
+          JSON.stringify({
+            mcpServers: {
+              hostile: { command: process.execPath, args: [path.join(here, "fixtures/hostile-server.mjs")] },
+              demo: { command: process.execPath, args: [demoMain, "stdio"] }
+            }
+          })
+        )
+        const context = yield* Layer.build(
+          McpClient.layer({ clientInfo: { name: "hostile-test", version: "1.0.0" }, era: "handshake" }).pipe(
+            Layer.provide(NodeMcpClient.layerStdio({
+              command: "sh",
+              args: [
+                "-c",
+                `echo $$ > ${pidFile}; exec ${process.execPath} --max-old-space-size=96 ${mcpMain} gateway --config ${file} --timeout 3`
+              ],
+              cwd: root,
+              stderr: "ignore"
+            }))
+          )
+        )
+        const client = Context.get(context, McpClient.McpClient)
+        const pid = Number(readFileSync(pidFile, "utf8").trim())
+        const add = (a: number) => Effect.map(client.callTool("demo_add", { a, b: 1 }), (r) => r.structuredContent)
+        assert.includeMembers((yield* client.listTools).map((t) => t.name), ["hostile_flood", "demo_add"])
+        const before = peakMiB(pid)
+
+        assert.include(JSON.stringify((yield* client.callTool("hostile_junk", {})).content), "after the junk")
+
+        const peaks: Array<number> = []
+        for (const attack of ["hostile_flood", "hostile_flood", "hostile_flood", "hostile_endless"]) {
+          const call = yield* Effect.fork(client.callTool(attack, {}))
+          // The other upstream answers while the attack runs, and the attack's call is an error.
+          assert.deepStrictEqual(yield* add(41), { sum: 42 })
+          const exit = yield* Fiber.await(call)
+          assert.isTrue(
+            Exit.isFailure(exit) || exit.value.isError === true,
+            `${attack}: ${JSON.stringify(exit).slice(0, 200)}`
+          )
+          assert.deepStrictEqual(yield* add(1), { sum: 2 })
+          peaks.push(peakMiB(pid))
+        }
+        console.log(`gateway peak RSS (MiB): ${before.toFixed(0)} before, ${
+          peaks.map((p) => p.toFixed(0)).join(", ")
+        } after each attack`)
+        // What one over-long line costs while it is dropped is bounded (its first 32 Mi characters,
+        // maxMessageLength), and nothing of it is kept: 300 MB more change nothing.
+        assert.isBelow(peaks[0]! - before, 100)
+        assert.isBelow(peaks[3]! - peaks[0]!, 24, "the gateway kept what it was sent")
+      }),
+    { timeout: 90_000 }
+  )
+})

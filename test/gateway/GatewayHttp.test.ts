@@ -1,0 +1,103 @@
+/**
+ * `mcp gateway --config FILE --port N`: Streamable HTTP at `/mcp`, both eras, with `/healthz` and a
+ * `/readyz` that names each upstream that is down (one here never starts: its command does not
+ * exist). The official SDK client (2.x, handshake era) and ours in the 2026-07-28 era, through it.
+ */
+import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const demoMain = path.join(root, "apps/everything/dist/main.js")
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+describe("mcp gateway over HTTP", () => {
+  it("serves both eras at /mcp; /healthz is ok, /readyz names the upstream that is down", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-http-"))
+    const file = path.join(dir, "gateway.json")
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          demo: { command: process.execPath, args: [demoMain, "stdio"] },
+          broken: { command: path.join(dir, "no-such-command") }
+        }
+      })
+    )
+    const port = await freePort()
+    const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let seen = ""
+        gateway.stderr.on("data", (chunk) => {
+          seen += chunk
+          if (seen.includes("mcp gateway: serving at")) resolve()
+        })
+        gateway.on("exit", () => reject(new Error(`the gateway exited: ${seen}`)))
+      })
+      const base = `http://127.0.0.1:${port}`
+      const health = await fetch(`${base}/healthz`)
+      assert.strictEqual(health.status, 200)
+      const ready = await fetch(`${base}/readyz`)
+      assert.strictEqual(ready.status, 503)
+      assert.deepStrictEqual(await ready.json(), { status: "unavailable", failing: ["upstream:broken"] })
+
+      const sdk = new Client({ name: "sdk", version: "1.0.0" })
+      await sdk.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
+      const { tools } = await sdk.listTools()
+      assert.include(tools.map((t) => t.name), "demo_add")
+      assert.isFalse(tools.some((t) => t.name.startsWith("broken_")))
+      const sum = await sdk.callTool({ name: "demo_add", arguments: { a: 2, b: 3 } })
+      assert.deepStrictEqual(sum.structuredContent, { sum: 5 })
+      await sdk.close()
+
+      const stateless = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(
+          McpClient.layer({
+            clientInfo: { name: "ours", version: "1.0.0" },
+            era: "stateless",
+            handlers: {
+              elicitation: () =>
+                Effect.succeed({ action: "accept" as const, content: { username: "ada", email: "a@b.c" } })
+            }
+          }).pipe(
+            Layer.provide(McpClientTransport.layerHttp({ url: `${base}/mcp` })),
+            Layer.provide(FetchHttpClient.layer)
+          )
+        )
+        const client = Context.get(context, McpClient.McpClient)
+        // The upstream's elicitation, asked of this client as an input_required round.
+        const elicited = yield* client.callTool("demo_test_elicitation", { message: "Who?" })
+        return [
+          client.revision,
+          (yield* client.callTool("demo_add", { a: 20, b: 22 })).structuredContent,
+          JSON.stringify(elicited.content).includes("ada")
+        ] as const
+      })))
+      assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }, true])
+    } finally {
+      gateway.kill()
+    }
+  }, 60_000)
+})
