@@ -5,17 +5,14 @@
  *
  * @since 0.1.0
  */
-import { Revision } from "@effect-mcp/core"
-import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { Command, Options } from "@effect/cli"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
+import { revisionsOf, serveOptions, serving } from "./internal/cli.js"
 
 /** The configuration file, read and checked: one line saying what is wrong with it. */
 const configOf = (file: string) =>
@@ -39,16 +36,7 @@ export const command = Command.make("gateway", {
   config: Options.file("config", { exists: "yes" }).pipe(
     Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
   ),
-  serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
-    Options.withDefault("dual" as const),
-    Options.withDescription("the era(s) served to the gateway's clients")
-  ),
-  port: Options.integer("port").pipe(
-    Options.optional,
-    Options.withDescription("serve Streamable HTTP on this port (default: serve stdio)")
-  ),
-  host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
-  path: Options.text("path").pipe(Options.withDefault("/mcp")),
+  ...serveOptions,
   timeout: Options.integer("timeout").pipe(
     Options.withDefault(60),
     Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
@@ -59,39 +47,25 @@ export const command = Command.make("gateway", {
   )
 }, (o) =>
   Effect.flatMap(configOf(o.config), (config) => {
-    const revisions = o.serve === "stateless"
-      ? Revision.stateless
-      : o.serve === "handshake"
-      ? Revision.handshake
-      : [...Revision.handshake, ...Revision.stateless]
     const key = process.env.MCP_REQUEST_STATE_KEY
     const gateway = Gateway.layer({
       config,
-      revisions,
+      revisions: revisionsOf(o.serve),
       timeout: Duration.seconds(o.timeout),
       ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
       ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     })
-    const serving = Option.match(o.port, {
-      // Nothing but protocol bytes on stdout: logs go to stderr.
-      onNone: () => NodeMcpServer.serveStdio,
-      onSome: (port) =>
-        Layer.launch(
-          Layer.effectDiscard(
-            Effect.sync(() => process.stderr.write(`mcp gateway: serving at http://${o.host}:${port}${o.path}\n`))
-          ).pipe(Layer.provideMerge(Layer.unwrapEffect(Effect.map(Gateway.McpGateway, (gateway) =>
-            // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
-            NodeMcpServer.layerHttp({
-              port,
-              host: o.host,
-              path: o.path as `/${string}`,
-              healthPath: "/healthz",
-              readyPath: "/readyz",
-              readyChecks: gateway.readyChecks
-            })))))
-        )
-    })
-    return serving.pipe(Effect.provide(gateway), Effect.provide(NodeMcpServer.layerStderrLogger))
+    // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
+    return serving(
+      "mcp gateway: serving",
+      o,
+      gateway,
+      Effect.map(Gateway.McpGateway, (gateway) => ({
+        healthPath: "/healthz",
+        readyPath: "/readyz",
+        readyChecks: gateway.readyChecks
+      }))
+    )
   })).pipe(
     Command.withDescription("Serves the upstreams of a configuration file as one server, each under its name")
   )
