@@ -20,10 +20,10 @@
  * `--otlp <url>`: spans and metrics exported over OTLP/HTTP (protobuf) to `<url>/v1/traces` and
  * `<url>/v1/metrics` through `NodeTelemetry.layer` (spans in batches of 512 or every second,
  * metrics every `BENCH_OTLP_METRICS_MILLIS`, default 1000 ms), OTLP/JSON with `--otlp-json`, one
- * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`):
- * what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
+ * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`), spans alone
+ * (no metrics) with `--otlp-no-metrics`: what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r]]`
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r] [--otlp-no-metrics]]`
  */
 import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
@@ -79,7 +79,7 @@ const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
     interval: Duration.seconds(1),
     sampler: { name: "parentbased_traceidratio", ratio }
   },
-  metrics: {
+  metrics: process.argv.includes("--otlp-no-metrics") ? undefined : {
     url: `${otlp}/v1/metrics`,
     protocol,
     headers: {},
