@@ -8,6 +8,7 @@
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Tool } from "@effect-mcp/server"
+import { HttpWire, Services } from "@effect-mcp/test-support"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { assert, describe, it } from "@effect/vitest"
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
@@ -17,14 +18,6 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as net from "node:net"
-
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 const parameters = Schema.Struct({ a: Schema.Number, b: Schema.Number })
 const success = Schema.Struct({ sum: Schema.Number })
@@ -47,13 +40,7 @@ const call = (port: number, id: number, name: string) =>
   Effect.promise(() =>
     fetch(`http://127.0.0.1:${port}/mcp`, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name
-      },
+      headers: HttpWire.statelessHeaders("tools/call", name),
       body: JSON.stringify({
         jsonrpc: "2.0",
         id,
@@ -85,7 +72,7 @@ describe("Telemetry: a request answered at once is recorded as one served in a f
       spanProcessor: new SimpleSpanProcessor(exporter)
     }))
     return Effect.gen(function*() {
-      const port = yield* freePort
+      const port = yield* Services.freePort
       yield* Layer.build(
         NodeMcpServer.layerHttp({ port }).pipe(
           Layer.provide(McpServer.layer({
