@@ -528,7 +528,8 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   const recording: Recording = { config, limit, clock, switches, labelsOf }
 
   const served: Telemetry["served"] = (client, request) => {
-    const started = performance.now()
+    // Read for the histogram only.
+    const started = switches.metrics ? performance.now() : 0
     const { method } = request
     const params = isObject(request.params) ? request.params : undefined
     const described = servedDescription(method, params)
@@ -548,7 +549,8 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   }
 
   const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
-    const started = performance.now()
+    // Read for the histogram only.
+    const started = switches.metrics ? performance.now() : 0
     const described = sentDescription(method, isObject(params) ? params : undefined)
     if (!switches.spans) {
       return { active: new Request(recording, undefined, Config.clientOperationDuration, described, started), params }
