@@ -5,7 +5,7 @@
  * ones) is summed up by the last line it printed. Exits 1 if any benchmark failed.
  *
  * `BENCH_ONLY=stdio,http` runs a subset (names: core, server, stdio, stdio-stateless, http,
- * http-stateless, auth, memory, listen, client, tasks, redis, telemetry, runtimes).
+ * http-stateless, auth, memory, listen, client, tasks, redis, telemetry, telemetry-path, runtimes).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -52,7 +52,12 @@ const benches: ReadonlyArray<Bench> = [
   {
     name: "telemetry",
     file: "telemetry.js",
-    what: "HTTP with telemetry off vs on (OTLP) vs the commit before it, both eras"
+    what: "HTTP with telemetry off vs on (OTLP) vs the OpenTelemetry SDK's floor vs the commit before it, both eras"
+  },
+  {
+    name: "telemetry-path",
+    file: "telemetry-path.js",
+    what: "telemetry on the request path in process vs the OpenTelemetry SDK's own span and histogram"
   },
   {
     name: "runtimes",

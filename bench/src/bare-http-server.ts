@@ -16,13 +16,11 @@
  * `node dist/bare-http-server.js --port N`
  */
 import { createServer, type ServerResponse } from "node:http"
+import { answer, headersOf } from "./bare-answer.js"
 import { port, ready } from "./control.js"
 
 /** The open listen streams, with their subscription ids. */
 const listens = new Map<ServerResponse, unknown>()
-
-/** What a 2026-07-28 result carries in `_meta`: the server's identity (here, the bench's `add` server's). */
-const statelessMeta = { "io.modelcontextprotocol/serverInfo": { name: "bench-add", version: "1.0.0" } }
 
 const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
@@ -46,30 +44,8 @@ const server = createServer((request, response) => {
       response.on("close", () => listens.delete(response))
       return
     }
-    let result: unknown = {}
-    if (message.method === "tools/call") {
-      // The JSON the MCP servers answer: the structured value, and its text; in the stateless
-      // revision (2026-07-28, named in the request's `_meta`) also `resultType` and the server's
-      // identity in `_meta`, as the revision has every result carry them.
-      const structuredContent = { sum: message.params.arguments.a + message.params.arguments.b }
-      const content = [{ type: "text", text: JSON.stringify(structuredContent) }]
-      result = message.params._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28"
-        ? { content, structuredContent, resultType: "complete", _meta: statelessMeta }
-        : { content, structuredContent }
-    } else if (message.method === "initialize") {
-      result = {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: "bare", version: "1.0.0" }
-      }
-    }
-    const text = JSON.stringify({ jsonrpc: "2.0", id: message.id, result })
-    const headers: Record<string, string | number> = {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(text)
-    }
-    if (message.method === "initialize") headers["mcp-session-id"] = "bare"
-    response.writeHead(200, headers).end(text)
+    const text = answer(message)
+    response.writeHead(200, headersOf(message, text)).end(text)
   })
 })
 

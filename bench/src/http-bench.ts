@@ -204,6 +204,8 @@ export interface Measured {
   readonly connections: number
   readonly best: Run
   readonly medianRps: number
+  /** Every round's run, in order (round r of each server measured a few seconds apart). */
+  readonly rounds: ReadonlyArray<Run>
 }
 
 /**
@@ -380,7 +382,8 @@ export const run = async (bench: Bench): Promise<Map<string, Array<Measured>>> =
     connectionCounts.map((connections, c) => ({
       connections,
       best: best[s][c],
-      medianRps: median(results[s][c].map((x) => x.rps))
+      medianRps: median(results[s][c].map((x) => x.rps)),
+      rounds: results[s][c]
     }))
   ]))
 }

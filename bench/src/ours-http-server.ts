@@ -20,10 +20,10 @@
  * `--otlp <url>`: spans and metrics exported over OTLP/HTTP (protobuf) to `<url>/v1/traces` and
  * `<url>/v1/metrics` through `NodeTelemetry.layer` (spans in batches of 512 or every second,
  * metrics every `BENCH_OTLP_METRICS_MILLIS`, default 1000 ms), OTLP/JSON with `--otlp-json`, one
- * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`):
- * what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
+ * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`), spans alone
+ * (no metrics recorded nor exported) with `--otlp-no-metrics`: what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r]]`
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r] [--otlp-no-metrics]]`
  */
 import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
@@ -69,6 +69,7 @@ const otlp = otlpAt > 0 ? process.argv[otlpAt + 1] : undefined
 const protocol = process.argv.includes("--otlp-json") ? "http/json" : "http/protobuf"
 const ratioAt = process.argv.indexOf("--otlp-ratio")
 const ratio = ratioAt > 0 ? Number(process.argv[ratioAt + 1]) : 1
+const noMetrics = process.argv.includes("--otlp-no-metrics")
 
 /** Provided outside the server, as the README has it: the tracer must be in place when the server is built. */
 const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
@@ -79,7 +80,7 @@ const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
     interval: Duration.seconds(1),
     sampler: { name: "parentbased_traceidratio", ratio }
   },
-  metrics: {
+  metrics: noMetrics ? undefined : {
     url: `${otlp}/v1/metrics`,
     protocol,
     headers: {},
@@ -87,7 +88,8 @@ const Telemetry = otlp === undefined ? Layer.empty : NodeTelemetry.layer({
   },
   resource: { serviceName: "bench-add", attributes: {} },
   warnings: []
-})
+  // Spans alone: no histograms recorded either (exported or not, "auto" would record them).
+}, noMetrics ? { metrics: false } : {})
 
 /** Tool `extra-<n>`, added by the `addTool` command. */
 const extra = (n: number) => Tool.make(`extra-${n}`, { description: "Added while running" }, () => Effect.succeed("ok"))

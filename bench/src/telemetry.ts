@@ -2,26 +2,32 @@
  * What telemetry costs: `tools/call add` over Streamable HTTP through `NodeMcpServer.layerHttp`
  * (`ours-http-server.ts`), in the handshake era (one session per connection) and in the stateless
  * 2026-07-28 revision, against servers in child processes (the engine, rounds and ratios:
- * `http-bench.ts`), three servers in alternating rounds:
+ * `http-bench.ts`), servers in alternating rounds:
  *
  * - `off`: this tree, no telemetry layer (Effect's default tracer: nothing recorded);
- * - `on`: this tree with `--otlp`: every request's SERVER span and the operation histogram
- *   exported over OTLP/HTTP protobuf, the default of the standard variables (`NodeTelemetry.layer`,
- *   spans in batches of 512 or every second, metrics every second) to a sink in this process that
- *   reads each batch, counts its spans and answers 200;
- * - `on-json`: the same over OTLP/JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`);
- * - `sampled`: `on` with one trace in ten recorded (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`,
- *   `OTEL_TRACES_SAMPLER_ARG=0.1`), the histograms still of every request: shown, no target;
+ * - `on-spans`: this tree with `--otlp --otlp-no-metrics`: every request's SERVER span exported
+ *   over OTLP/HTTP protobuf (`NodeTelemetry.layer`, spans in batches of 512 or every second) to a
+ *   sink in this process that reads each batch, counts its spans and answers 200;
+ * - `on`: the same with the operation histogram too (metrics every second);
+ * - `floor-off`, `floor-spans`, `floor`: the OpenTelemetry SDK's own cost, the floor
+ *   (`otel-floor-http-server.ts`): a bare `node:http` server answering the same JSON, with no
+ *   telemetry, with one SDK span per request (the same name, attributes, sampler, limits,
+ *   `BatchSpanProcessor` and protobuf exporter, to the same sink), and with the SDK's histogram too;
+ * - `on-json` (opt-in): `on` over OTLP/JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`);
+ * - `sampled` (opt-in): `on` with one trace in ten recorded (`parentbased_traceidratio`, 0.1),
+ *   the histograms still of every request: shown, no target;
  * - `today`: the same server built from the commit before telemetry (`BENCH_TELEMETRY_BASELINE`,
  *   default d960d16; `baseline.ts` builds it once, or `BENCH_BASELINE=<dir>` names a built tree).
  *
- * Targets (the median of per-round ratios): off ≥ 98% of today (telemetry off costs nothing), on
- * ≥ 85% of off. The sink's counts show the spans were exported, not dropped: spans received per
- * second of the whole run, and per request answered.
+ * Targets (medians of per-round ratios): off ≥ 98% of today (telemetry off costs nothing); the CPU
+ * per request telemetry adds to ours (`on-spans` − `off`, `on` − `off`) ÷ what it adds to the
+ * floor (`floor-spans` − `floor-off`, `floor` − `floor-off`) ≤ 1.2, spans alone and spans +
+ * metrics. The sink's counts show the spans were exported, not dropped: spans received per second
+ * of the whole run, and per request answered.
  *
  * Environment: BENCH_ROUNDS (4), BENCH_HTTP_MILLIS (1500), BENCH_TELEMETRY_ERAS ("handshake,stateless"),
- * BENCH_HTTP_SERVERS (keys: off, on, on-json, sampled, today), and those of `http-bench.ts` (BENCH_PROFILE=<dir> for CPU
- * profiles of the measured runs).
+ * BENCH_HTTP_SERVERS (keys: off, on-spans, on, floor-off, floor-spans, floor, on-json, sampled, today), and
+ * those of `http-bench.ts` (BENCH_PROFILE=<dir> for CPU profiles of the measured runs).
  *
  * A benchmark, not a test.
  */
@@ -30,9 +36,9 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { baseline } from "./baseline.js"
 import { type Envelope, handshakeEra, stateless } from "./envelope.js"
-import { run } from "./http-bench.js"
-import { BenchFailure, here, num } from "./proc.js"
-import { record } from "./summary.js"
+import { type Measured, run } from "./http-bench.js"
+import { BenchFailure, here, median, num, table } from "./proc.js"
+import { record, type Row } from "./summary.js"
 
 /** Reads a protobuf varint at `at`: its value and where the next field starts. */
 const varint = (bytes: Uint8Array, at: number): [number, number] => {
@@ -140,12 +146,81 @@ const eras: ReadonlyArray<{ readonly key: string; readonly title: string; readon
   { key: "stateless", title: "2026-07-28, stateless: one POST per call", envelope: stateless }
 ]
 
+/** The added CPU per request of telemetry: ours (`on` − `off`) over the floor's (`floor` − `floor-off`). */
+const added: ReadonlyArray<{
+  readonly key: string
+  readonly label: string
+  readonly ours: readonly [string, string]
+  readonly floor: readonly [string, string]
+}> = [
+  { key: "spans", label: "spans", ours: ["on-spans", "off"], floor: ["floor-spans", "floor-off"] },
+  { key: "spans+metrics", label: "spans + metrics", ours: ["on", "off"], floor: ["floor", "floor-off"] }
+]
+
+/** The largest ratio of added CPU per request (ours ÷ the floor's) the target allows. */
+const addedTarget = 1.2
+
+/**
+ * Prints and records, for each connection count, the CPU per request each telemetry adds, ours and
+ * the floor's, and their ratio: per round (the four servers of a round measured a few seconds
+ * apart), the median of the rounds' ratios judged against the target.
+ */
+const addedCpu = (section: string, measured: Map<string, Array<Measured>>): void => {
+  const rows = [["added CPU/req (median of rounds)", "conns", "ours", "floor", "ours ÷ floor", "per round", "target"]]
+  const summary: Array<Row> = []
+  for (const { floor, label, ours } of added) {
+    const servers = [...ours, ...floor].map((key) => measured.get(key))
+    if (servers.some((server) => server === undefined)) continue
+    const [on, off, floorOn, floorOff] = servers as Array<Array<Measured>>
+    on.forEach((_, c) => {
+      const cpu = (server: Array<Measured>, r: number) => server[c].rounds[r].serverCpuPerRequest
+      const rounds = on[c].rounds.map((_, r) => r)
+      const oursAdded = rounds.map((r) => cpu(on, r) - cpu(off, r))
+      const floorAdded = rounds.map((r) => cpu(floorOn, r) - cpu(floorOff, r))
+      const ratios = rounds.map((r) => oursAdded[r] / floorAdded[r])
+      const value = median(ratios)
+      const met = value <= addedTarget
+      rows.push([
+        label,
+        String(on[c].connections),
+        `${median(oursAdded).toFixed(1)} µs`,
+        `${median(floorAdded).toFixed(1)} µs`,
+        `${value.toFixed(2)}${met ? "" : " (!)"}`,
+        ratios.map((x) => x.toFixed(2)).join(", "),
+        `≤ ${addedTarget}${met ? " met" : " NOT MET"}`
+      ])
+      summary.push({
+        section,
+        label: `added CPU/req, ${label}, ours ÷ OpenTelemetry SDK floor (${on[c].connections} conns)`,
+        value: `${value.toFixed(2)} (ours +${median(oursAdded).toFixed(1)} µs, floor +${
+          median(floorAdded).toFixed(1)
+        } µs; rounds ${ratios.map((x) => x.toFixed(2)).join(", ")})`,
+        target: `≤ ${addedTarget}`,
+        met
+      })
+    })
+  }
+  if (summary.length === 0) return
+  process.stdout.write(
+    [
+      ...table(rows),
+      "added CPU/req: a server's CPU time per request with telemetry on minus without it, in the same round; " +
+      "ours: on-spans / on − off, the floor's: floor-spans / floor − floor-off."
+    ].join("\n") + "\n"
+  )
+  record(summary)
+}
+
 const main = async () => {
   const commit = process.env.BENCH_TELEMETRY_BASELINE ?? "d960d16"
   const wanted = (process.env.BENCH_TELEMETRY_ERAS ?? "handshake,stateless").split(",")
   const chosen = eras.filter((era) => wanted.includes(era.key))
   if (chosen.length === 0) throw new BenchFailure(`BENCH_TELEMETRY_ERAS=${wanted.join(",")}: handshake, stateless`)
-  const today = join(baseline(commit), "bench/dist/ours-http-server.js")
+  const servers = process.env.BENCH_HTTP_SERVERS?.split(",")
+  // Built (once) only when it is measured.
+  const today = servers !== undefined && !servers.includes("today")
+    ? ""
+    : join(baseline(commit), "bench/dist/ours-http-server.js")
   const sink = await startSink()
   try {
     for (const era of chosen) {
@@ -153,36 +228,54 @@ const main = async () => {
       const before = { ...sink.counts }
       const started = performance.now()
       const section = era.key === "handshake" ? "telemetry" : "telemetry-stateless"
-      await run({
+      const ours = here("./ours-http-server.js")
+      const floor = here("./otel-floor-http-server.js")
+      const measured = await run({
         section,
-        title: `HTTP tools/call add, telemetry off / on / before it (${era.title})`,
+        title: `HTTP tools/call add, telemetry off / on / before it / the OpenTelemetry SDK's floor (${era.title})`,
         envelope: era.envelope,
         rounds: Number(process.env.BENCH_ROUNDS ?? 4),
         millis: Number(process.env.BENCH_HTTP_MILLIS ?? 1_500),
         servers: [
+          { key: "off", name: "effect-mcp layerHttp, telemetry off", file: ours, args: revisions },
           {
-            key: "off",
-            name: "effect-mcp layerHttp, telemetry off",
-            file: here("./ours-http-server.js"),
-            args: revisions
+            key: "on-spans",
+            name: "effect-mcp layerHttp, spans, OTLP protobuf",
+            file: ours,
+            args: [...revisions, "--otlp", sink.url, "--otlp-no-metrics"]
           },
           {
             key: "on",
             name: "effect-mcp layerHttp, spans + metrics, OTLP protobuf",
-            file: here("./ours-http-server.js"),
+            file: ours,
             args: [...revisions, "--otlp", sink.url]
+          },
+          { key: "floor-off", name: "node:http, no telemetry (floor off)", file: floor, args: [] },
+          {
+            key: "floor-spans",
+            name: "node:http + OpenTelemetry SDK span, OTLP protobuf",
+            file: floor,
+            args: ["--otlp", sink.url]
+          },
+          {
+            key: "floor",
+            name: "node:http + OpenTelemetry SDK span + histogram, OTLP protobuf",
+            file: floor,
+            args: ["--otlp", sink.url, "--otlp-metrics"]
           },
           {
             key: "on-json",
             name: "effect-mcp layerHttp, spans + metrics, OTLP JSON",
-            file: here("./ours-http-server.js"),
-            args: [...revisions, "--otlp", sink.url, "--otlp-json"]
+            file: ours,
+            args: [...revisions, "--otlp", sink.url, "--otlp-json"],
+            optIn: true
           },
           {
             key: "sampled",
             name: "effect-mcp layerHttp, 1 trace in 10 + metrics, OTLP protobuf",
-            file: here("./ours-http-server.js"),
-            args: [...revisions, "--otlp", sink.url, "--otlp-ratio", "0.1"]
+            file: ours,
+            args: [...revisions, "--otlp", sink.url, "--otlp-ratio", "0.1"],
+            optIn: true
           },
           { key: "today", name: `effect-mcp layerHttp at ${commit} (before telemetry)`, file: today, args: revisions }
         ],
@@ -195,29 +288,20 @@ const main = async () => {
             fine: true,
             target: { threshold: 0.98, shown: "98%" }
           },
-          {
-            a: "on",
-            b: "off",
-            label: "on (protobuf) / off",
-            unit: "%",
-            fine: true,
-            target: { threshold: 0.85, shown: "85%" }
-          },
-          {
-            a: "on-json",
-            b: "off",
-            label: "on (JSON) / off",
-            unit: "%",
-            fine: true,
-            target: { threshold: 0.85, shown: "85%" }
-          },
+          { a: "on-spans", b: "off", label: "on (spans) / off", unit: "%", fine: true },
+          { a: "on", b: "off", label: "on (protobuf) / off", unit: "%", fine: true },
+          { a: "floor", b: "floor-off", label: "floor on / floor off", unit: "%", fine: true },
+          { a: "on-json", b: "off", label: "on (JSON) / off", unit: "%", fine: true },
           { a: "sampled", b: "off", label: "1 trace in 10 / off", unit: "%", fine: true }
         ],
         notes: [
-          "on, on-json: NodeTelemetry.layer, OTLP/HTTP (protobuf, JSON) to a sink in the benchmark's process " +
-          "that counts each batch's spans and answers 200 with an empty body."
+          "on-spans, on, on-json: NodeTelemetry.layer, OTLP/HTTP (protobuf, JSON) to a sink in the benchmark's " +
+          "process that counts each batch's spans and answers 200 with an empty body; floor-spans, floor: " +
+          "otel-floor-http-server.ts, the OpenTelemetry SDK alone (BatchSpanProcessor, OTLPTraceExporter; " +
+          "MeterProvider, OTLPMetricExporter) to the same sink."
         ]
       })
+      addedCpu(section, measured)
       const seconds = (performance.now() - started) / 1000
       // Spans of the "on" servers and a tenth of the "sampled" one's.
       const spans = sink.counts.spans - before.spans

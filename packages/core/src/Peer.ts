@@ -365,6 +365,15 @@ export interface Requests<R> {
    * request whose answer is there at once may be answered by its caller without being served here.
    */
   readonly records: boolean
+  /**
+   * Records a request its caller answers at once, without serving it here (its `response` there
+   * already: a handler that completed synchronously), answered in `revision`: its span and
+   * histogram sample, begun and ended now, with no fiber. Undefined when serving a request records
+   * more than that (its Debug line): serve it then. Nothing recorded, it does nothing.
+   */
+  readonly answeredAtOnce:
+    | ((request: JsonRpc.Request, response: JsonRpc.Response, revision: string) => void)
+    | undefined
   /** Interrupts every request being served (nothing is sent for them) and waits for them to end. */
   readonly interruptAll: Effect.Effect<void>
 }
@@ -431,10 +440,17 @@ export const requests = <R = never>(options: RequestsOptions<R>): Effect.Effect<
       call.start(effect, context)
       return call
     }
+    const answeredAtOnce: Requests<R>["answeredAtOnce"] = serving.logRequests
+      ? undefined
+      : telemetry === undefined
+      ? () => {}
+      : (request, response, revision) =>
+        telemetry.served(undefined, request).end(Telemetry.outcomeOfResponse(request.method, response), revision)
     return {
       serve,
       size: () => open.size,
       records: telemetry !== undefined || serving.logRequests,
+      answeredAtOnce,
       interruptAll: Effect.suspend(() => Serving.interruptAll(open))
     }
   })

@@ -118,41 +118,43 @@ const cut = (text: string, limit: number): string => {
   return JSON.parse(JSON.stringify(text.slice(0, end)))
 }
 
-/** What a request is about: its span's name and attributes (cut to the limit) and its metric labels. */
+/**
+ * What a request is about: its span's name and attributes (cut to the limit) and its metric labels.
+ * The same for every request of one method and name (all but a resource's URI): kept, and shared.
+ */
 interface Described {
   readonly spanName: string
   readonly method: string
   readonly tool: string | undefined
   readonly prompt: string | undefined
   readonly uri: string | undefined
-  readonly params: Record<string, unknown> | undefined
   /** `mcp.method.name` in the labels: a method of the protocol, or `_OTHER`. */
   readonly methodLabel: string
   /** `gen_ai.tool.name` / `gen_ai.prompt.name` in the labels: a name known and within the limit, or `_OTHER`. */
   readonly toolLabel: string | undefined
   readonly promptLabel: string | undefined
+  /** The label sets of its successful outcomes by revision, bound once each (see `labelSetsOf`). */
+  readonly ok: Map<string | undefined, ReadonlyArray<MetricLabel.MetricLabel>>
 }
 
 const isResourceMethod = (method: string) =>
   method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe"
 
 /**
- * What `method` and `params` say of a request, read once. `known` says which tool and prompt names
- * may be labels (a server's own); without it, any name within the limit may (at most
- * `maxLabelSets` of them).
+ * What `method` and `params` say of a request. `known` says which tool and prompt names may be
+ * labels (a server's own); without it, any name within the limit may (at most `maxLabelSets` of
+ * them).
  */
 const describe = (
   method: string,
-  params: unknown,
+  name: string | undefined,
+  uri: string | undefined,
   options: Config.Options,
   limit: number,
   known: Config.Known | undefined
 ): Described => {
-  const p = isObject(params) ? params : undefined
-  const name = p?.name
-  const tool = method === "tools/call" && typeof name === "string" ? name : undefined
-  const prompt = method === "prompts/get" && typeof name === "string" ? name : undefined
-  const uri = isResourceMethod(method) && typeof p?.uri === "string" ? p.uri : undefined
+  const tool = method === "tools/call" ? name : undefined
+  const prompt = method === "prompts/get" ? name : undefined
   const target = tool ?? prompt ?? (options.resourceUriInName === true ? uri : undefined)
   const label = (value: string | undefined, has: ((name: string) => boolean) | undefined) =>
     value === undefined
@@ -166,20 +168,74 @@ const describe = (
     tool: tool === undefined ? undefined : cut(tool, limit),
     prompt: prompt === undefined ? undefined : cut(prompt, limit),
     uri: uri === undefined ? undefined : cut(uri, limit),
-    params: p,
     methodLabel: Method.definition(method) === undefined ? other : method,
     toolLabel: label(tool, known?.tool),
-    promptLabel: label(prompt, known?.prompt)
+    promptLabel: label(prompt, known?.prompt),
+    ok: new Map()
+  }
+}
+
+/**
+ * The most descriptions one engine keeps (one per method, and per tool or prompt name): past it, a
+ * request is described anew (its label sets bounded by `maxLabelSets` all the same).
+ */
+const maxDescribed = 1_000
+
+/**
+ * `describe`, read once per request and kept per method and name: a request of a method and name
+ * seen before (and for a server, a name it still has) costs two map lookups. Resource requests,
+ * named by their URI, are described each time.
+ */
+const describer = (options: Config.Options, limit: number, known: Config.Known | undefined) => {
+  const kept = new Map<string, Described | Map<string, Described>>()
+  let size = 0
+  return (method: string, params: Record<string, unknown> | undefined): Described => {
+    if (isResourceMethod(method)) {
+      const uri = params?.uri
+      return describe(method, undefined, typeof uri === "string" ? uri : undefined, options, limit, known)
+    }
+    const named = method === "tools/call" || method === "prompts/get"
+    const value = named ? params?.name : undefined
+    const name = typeof value === "string" ? value : undefined
+    const entry = kept.get(method)
+    if (name === undefined) {
+      if (entry !== undefined && !(entry instanceof Map)) return entry
+      const described = describe(method, undefined, undefined, options, limit, known)
+      if (entry === undefined && size < maxDescribed) {
+        size++
+        kept.set(method, described)
+      }
+      return described
+    }
+    // A name the server no longer has is `_OTHER` in the labels: described anew, not kept.
+    const has = method === "tools/call" ? known?.tool : known?.prompt
+    if (has !== undefined && !has(name)) return describe(method, name, undefined, options, limit, known)
+    const byName = entry instanceof Map ? entry : undefined
+    const seen = byName?.get(name)
+    if (seen !== undefined) return seen
+    const described = describe(method, name, undefined, options, limit, known)
+    if (size < maxDescribed && (entry === undefined || byName !== undefined)) {
+      size++
+      if (byName === undefined) kept.set(method, new Map([[name, described]]))
+      else byName.set(name, described)
+    }
+    return described
   }
 }
 
 /** `described`'s attributes on `span`. */
-const annotate = (span: Tracer.Span, described: Described, options: Config.Options, limit: number) => {
+const annotate = (
+  span: Tracer.Span,
+  described: Described,
+  params: Record<string, unknown> | undefined,
+  options: Config.Options,
+  limit: number
+) => {
   span.attribute(Config.attributes.methodName, described.method)
   if (described.tool !== undefined) {
     span.attribute(Config.attributes.toolName, described.tool)
     span.attribute(Config.attributes.operationName, "execute_tool")
-    const args = described.params?.arguments
+    const args = params?.arguments
     if (options.toolCallContent === true && args !== undefined) {
       span.attribute(Config.attributes.toolCallArguments, safeJson(args, limit))
     }
@@ -320,7 +376,7 @@ export interface MakeOptions {
  */
 const labelSetsOf = (base: ReadonlyArray<MetricLabel.MetricLabel>, limit: number) => {
   const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  return (
+  const of = (
     described: Described,
     version: string | undefined,
     outcome: Outcome
@@ -361,6 +417,20 @@ const labelSetsOf = (base: ReadonlyArray<MetricLabel.MetricLabel>, limit: number
     labelSets.set(key, labels)
     return labels
   }
+  // A success: its set bound to its description, by revision (kept among the `maxLabelSets`).
+  return (
+    described: Described,
+    version: string | undefined,
+    outcome: Outcome
+  ): ReadonlyArray<MetricLabel.MetricLabel> => {
+    if (outcome._tag !== "Ok") return of(described, version, outcome)
+    const bound = described.ok.get(version)
+    if (bound !== undefined) return bound
+    const labels = of(described, version, outcome)
+    // A few revisions each (a peer's odd versions are not kept past them).
+    if (described.ok.size < 8) described.ok.set(version, labels)
+    return labels
+  }
 }
 
 /** A span's request id and transport attributes (the session, and for a client the server it calls). */
@@ -384,6 +454,60 @@ const decorate = (
   }
 }
 
+/** What every request of one engine is recorded with. */
+interface Recording {
+  readonly config: Config.Options
+  readonly limit: number
+  readonly clock: Clock.Clock
+  readonly switches: Switches
+  readonly labelsOf: ReturnType<typeof labelSetsOf>
+}
+
+/** One request being served or sent (`Active`): its span, if spans are on, and its histogram sample. */
+class Request implements Active {
+  private ended = false
+  constructor(
+    readonly recording: Recording,
+    readonly span: Tracer.Span | undefined,
+    readonly histogram: Metric.Metric.Histogram<number>,
+    readonly described: Described,
+    readonly started: number
+  ) {}
+
+  end(outcome: Outcome, version: string | undefined): void {
+    if (this.ended) return
+    this.ended = true
+    const { clock, config, labelsOf, limit, switches } = this.recording
+    const span = this.span
+    if (version !== undefined) version = cut(version, limit)
+    if (version !== undefined) span?.attribute(Config.attributes.protocolVersion, version)
+    if (switches.metrics) {
+      this.histogram.unsafeUpdate(
+        (performance.now() - this.started) / 1000,
+        labelsOf(this.described, version, outcome)
+      )
+    }
+    if (span === undefined) return
+    const now = clock.unsafeCurrentTimeNanos()
+    switch (outcome._tag) {
+      case "Ok":
+        if (config.toolCallContent === true && span.attributes.has(Config.attributes.toolName)) {
+          span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result, limit))
+        }
+        return span.end(now, Exit.void)
+      case "Interrupted":
+        return span.end(now, Exit.interrupt(Option.none() as never))
+      case "Error": {
+        const type = cut(outcome.type, limit)
+        span.attribute(Config.attributes.errorType, type)
+        if (outcome.code !== undefined) span.attribute(Config.attributes.statusCode, cut(outcome.code, limit))
+        // Its message is the span's status and its exception event (which the SDK's limits do not cut).
+        return span.end(now, Exit.fail(new Failed(type, cut(outcome.message, limit))))
+      }
+    }
+  }
+}
+
 /** The engine's telemetry, or `undefined` when nothing records. */
 export const make = (options: MakeOptions): Telemetry | undefined => {
   const { clock, config, known, switches, tracer, transport } = options
@@ -398,50 +522,18 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
   }
 
   const labelsOf = labelSetsOf(base, limit)
-
-  const finish = (
-    span: Tracer.Span | undefined,
-    histogram: Metric.Metric.Histogram<number>,
-    described: Described,
-    started: number
-  ) => {
-    let ended = false
-    return (outcome: Outcome, version: string | undefined) => {
-      if (ended) return
-      ended = true
-      if (version !== undefined) version = cut(version, limit)
-      if (version !== undefined) span?.attribute(Config.attributes.protocolVersion, version)
-      if (switches.metrics) {
-        histogram.unsafeUpdate((performance.now() - started) / 1000, labelsOf(described, version, outcome))
-      }
-      if (span === undefined) return
-      const now = clock.unsafeCurrentTimeNanos()
-      switch (outcome._tag) {
-        case "Ok":
-          if (config.toolCallContent === true && span.attributes.has(Config.attributes.toolName)) {
-            span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result, limit))
-          }
-          return span.end(now, Exit.void)
-        case "Interrupted":
-          return span.end(now, Exit.interrupt(Option.none() as never))
-        case "Error": {
-          const type = cut(outcome.type, limit)
-          span.attribute(Config.attributes.errorType, type)
-          if (outcome.code !== undefined) span.attribute(Config.attributes.statusCode, cut(outcome.code, limit))
-          // Its message is the span's status and its exception event (which the SDK's limits do not cut).
-          return span.end(now, Exit.fail(new Failed(type, cut(outcome.message, limit))))
-        }
-      }
-    }
-  }
+  const servedDescription = describer(config, limit, known)
+  // What we call: any name (a server may offer many), within the limit and `maxLabelSets`.
+  const sentDescription = describer(config, limit, undefined)
+  const recording: Recording = { config, limit, clock, switches, labelsOf }
 
   const served: Telemetry["served"] = (client, request) => {
-    const started = performance.now()
-    const { method, params } = request
-    const described = describe(method, params, config, limit, known)
-    if (!switches.spans) {
-      return { span: undefined, end: finish(undefined, Config.serverOperationDuration, described, started) }
-    }
+    // Read for the histogram only.
+    const started = switches.metrics ? performance.now() : 0
+    const { method } = request
+    const params = isObject(request.params) ? request.params : undefined
+    const described = servedDescription(method, params)
+    if (!switches.spans) return new Request(recording, undefined, Config.serverOperationDuration, described, started)
     const parent = extract(params)
     const span = tracer.span(
       described.spanName,
@@ -451,20 +543,17 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "server"
     )
-    annotate(span, described, config, limit)
+    annotate(span, described, params, config, limit)
     decorate(span, transport, limit, client, request.id, "server")
-    return { span, end: finish(span, Config.serverOperationDuration, described, started) }
+    return new Request(recording, span, Config.serverOperationDuration, described, started)
   }
 
   const sent: Telemetry["sent"] = (client, id, method, params, parent, links) => {
-    const started = performance.now()
-    // What we call: any name (a server may offer many), within the limit and `maxLabelSets`.
-    const described = describe(method, params, config, limit, undefined)
+    // Read for the histogram only.
+    const started = switches.metrics ? performance.now() : 0
+    const described = sentDescription(method, isObject(params) ? params : undefined)
     if (!switches.spans) {
-      return {
-        active: { span: undefined, end: finish(undefined, Config.clientOperationDuration, described, started) },
-        params
-      }
+      return { active: new Request(recording, undefined, Config.clientOperationDuration, described, started), params }
     }
     const span = tracer.span(
       described.spanName,
@@ -474,10 +563,10 @@ export const make = (options: MakeOptions): Telemetry | undefined => {
       clock.unsafeCurrentTimeNanos(),
       "client"
     )
-    annotate(span, described, config, limit)
+    annotate(span, described, isObject(params) ? params : undefined, config, limit)
     decorate(span, transport, limit, client, id, "client")
     return {
-      active: { span, end: finish(span, Config.clientOperationDuration, described, started) },
+      active: new Request(recording, span, Config.clientOperationDuration, described, started),
       params: inject(params, span)
     }
   }

@@ -382,10 +382,12 @@ export const isStatelessRequest = (request: JsonRpc.Request): boolean => {
 }
 
 /** The revision a stateless request's errors are rendered for. */
-export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revision => {
-  const version = Option.getOrUndefined(Meta.getProtocolVersion(Meta.of(request?.params)))
-  return Revision.isRevision(version) && Revision.isStateless(version) ? version : Revision.latest
-}
+export const revisionOf = (request: JsonRpc.Request | undefined): Revision.Revision =>
+  revisionOfVersion(Option.getOrUndefined(Meta.getProtocolVersion(Meta.of(request?.params))))
+
+/** The revision a request naming `version` in its `_meta` is answered in (`revisionOf`, its `_meta` read already). */
+export const revisionOfVersion = (version: unknown): Revision.Revision =>
+  Revision.isRevision(version) && Revision.isStateless(version) ? version : Revision.latest
 
 /**
  * A request prepared: its effect (an `Exit` when its answer is there at once), and its context
@@ -505,10 +507,13 @@ export interface Direct {
   /** Serves a request prepared on its channel, on the server's runtime. */
   readonly requests: Peer.Requests<never>
   /**
-   * May a request done at once be answered without `requests`? Only when nothing would be recorded
-   * of it: no span, no metric, no Debug line.
+   * Records a request done at once that its caller answers without `requests` (its span and
+   * histogram sample, when they are on); undefined when it may not be (its Debug line is logged):
+   * `requests.answeredAtOnce`.
    */
-  readonly answersAtOnce: boolean
+  readonly answeredAtOnce:
+    | ((request: JsonRpc.Request, response: JsonRpc.Response, revision: string) => void)
+    | undefined
 }
 
 /**
@@ -531,7 +536,7 @@ export const direct = (
           prompt: (name) => server.registry.unsafeEntries().prompts.has(name)
         }
       })
-      return { server, requests, answersAtOnce: !requests.records }
+      return { server, requests, answeredAtOnce: requests.answeredAtOnce }
     }),
     (outer: Context.Context<never>) => Context.merge(context, outer)
   )

@@ -255,18 +255,30 @@ class Post implements Transport.Sink, Channel {
 
 /**
  * Answers on its own response a request whose answer is there already (its handling an `Exit`): a
- * result, or a protocol error rendered for the request's revision. Anything else (a fiber to run, a
+ * result, or a protocol error rendered for the request's revision (that its `_meta` names as
+ * `version`); recorded (its span and
+ * histogram sample, when they are on) by `record`, with no fiber. Anything else (a fiber to run, a
  * defect to log) is served on its POST: false.
  */
-const answerAtOnce = (post: Post, request: JsonRpc.Request, preparation: Era.Preparation): boolean => {
+const answerAtOnce = (
+  post: Post,
+  request: JsonRpc.Request,
+  preparation: Era.Preparation,
+  version: unknown,
+  record: NonNullable<Era.Direct["answeredAtOnce"]>
+): boolean => {
   const effect = preparation.effect
   if (!Exit.isExit(effect)) return false
-  if (Exit.isSuccess(effect)) post.last(JsonRpc.success(request.id, effect.value))
+  const revision = Era.revisionOfVersion(version)
+  let response: JsonRpc.Response
+  if (Exit.isSuccess(effect)) response = JsonRpc.success(request.id, effect.value)
   else {
     const error = Cause.failureOption(effect.cause)
     if (error._tag === "None" || !McpError.isMcpError(error.value)) return false
-    post.last(JsonRpc.failure(request.id, error.value.toWire(Era.revisionOf(request))))
+    response = JsonRpc.failure(request.id, error.value.toWire(revision))
   }
+  record(request, response, revision)
+  post.last(response)
   return true
 }
 
@@ -376,7 +388,8 @@ export class Posts {
     const post = new Post(this, request.id, exchange, request.method === "subscriptions/listen")
     const { direct } = this
     const preparation = Era.prepare(direct.server, post, request, meta, received, tool)
-    if (direct.answersAtOnce && answerAtOnce(post, request, preparation)) return
+    const record = direct.answeredAtOnce
+    if (record !== undefined && answerAtOnce(post, request, preparation, version, record)) return
     post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
     if (post.listen && this.config.ownKeepAlive !== undefined) keepItAlive(post, this.config.ownKeepAlive)
