@@ -85,6 +85,62 @@ export class ProxyRelay extends Context.Tag("mcp/Proxy/Relay")<ProxyRelay, Relay
 const keyOf = (kind: string, params: unknown) =>
   `${kind}-${createHash("sha256").update(JSON.stringify(params ?? null)).digest("base64url").slice(0, 16)}`
 
+/** A session's request is asked at once, on a fiber of its own that ends with the request. */
+const askNow = (target: Inflight, key: string, run: Ask["run"]): Effect.Effect<unknown, McpError.McpError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDaemon(Effect.provide(run(target.request, key), target.context)), (fiber) => {
+      target.running.add(fiber)
+      return restore(Fiber.await(fiber)).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.ensuring(Effect.sync(() => target.running.delete(fiber))),
+        Effect.flatMap((exit): Effect.Effect<unknown, McpError.McpError> => {
+          if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+          const failure = Cause.failureOption(exit.cause)
+          return Effect.fail(
+            Option.isSome(failure)
+              ? toMcpError(failure.value)
+              : new McpError.InternalError({
+                message: Cause.isInterruptedOnly(exit.cause)
+                  ? "proxy: the request it was asked for ended"
+                  : "proxy: asking the client failed"
+              })
+          )
+        })
+      )
+    })
+  )
+
+/**
+ * Serves the asks meant for this request while `call` runs. The asks that arrive together are
+ * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
+ * with every such signal of the batch, so one round carries them all.
+ */
+const serveAsks = (entry: Inflight, asks: Queue.Queue<Ask>): Effect.Effect<never> =>
+  Effect.forever(
+    Effect.gen(function*() {
+      const first = yield* Queue.take(asks)
+      const rest = yield* Queue.takeAll(asks)
+      const batch = [first, ...rest]
+      const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
+        concurrency: "unbounded"
+      })
+      const stopped: Array<Cause.Cause<never>> = []
+      yield* Effect.forEach(batch, (a, i) => {
+        const exit = exits[i]!
+        if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+        // Asked of a stateless client as input_required: the retry asks again, and is answered.
+        stopped.push(exit.cause as Cause.Cause<never>)
+        return Deferred.fail(
+          a.reply,
+          new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+        )
+      }, { discard: true })
+      if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+    })
+  )
+
 /**
  * Options of the relay.
  *
@@ -110,31 +166,6 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
     const inflight = new Set<Inflight>()
     /** The roots a client gave last, for an ask of nobody's request. */
     const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
-
-    /** A session's request is asked at once, on a fiber of its own that ends with the request. */
-    const askNow = (target: Inflight, key: string, run: Ask["run"]): Effect.Effect<unknown, McpError.McpError> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Effect.forkDaemon(Effect.provide(run(target.request, key), target.context)), (fiber) => {
-          target.running.add(fiber)
-          return restore(Fiber.await(fiber)).pipe(
-            Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-            Effect.ensuring(Effect.sync(() => target.running.delete(fiber))),
-            Effect.flatMap((exit): Effect.Effect<unknown, McpError.McpError> => {
-              if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
-              const failure = Cause.failureOption(exit.cause)
-              return Effect.fail(
-                Option.isSome(failure)
-                  ? toMcpError(failure.value)
-                  : new McpError.InternalError({
-                    message: Cause.isInterruptedOnly(exit.cause)
-                      ? "proxy: the request it was asked for ended"
-                      : "proxy: asking the client failed"
-                  })
-              )
-            })
-          )
-        })
-      )
 
     const ask = (
       kind: string,
@@ -199,37 +230,6 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         McpError.McpError
       >
     }
-
-    /**
-     * Serves the asks meant for this request while `call` runs. The asks that arrive together are
-     * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
-     * with every such signal of the batch, so one round carries them all.
-     */
-    const serveAsks = (entry: Inflight, asks: Queue.Queue<Ask>): Effect.Effect<never> =>
-      Effect.forever(
-        Effect.gen(function*() {
-          const first = yield* Queue.take(asks)
-          const rest = yield* Queue.takeAll(asks)
-          const batch = [first, ...rest]
-          const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
-            concurrency: "unbounded"
-          })
-          const stopped: Array<Cause.Cause<never>> = []
-          yield* Effect.forEach(batch, (a, i) => {
-            const exit = exits[i]!
-            if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
-            const failure = Cause.failureOption(exit.cause)
-            if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
-            // Asked of a stateless client as input_required: the retry asks again, and is answered.
-            stopped.push(exit.cause as Cause.Cause<never>)
-            return Deferred.fail(
-              a.reply,
-              new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
-            )
-          }, { discard: true })
-          if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
-        })
-      )
 
     /**
      * The call, run as this request's: its asks are routed to it (see `McpClient.currentCaller`).
