@@ -31,6 +31,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -48,11 +49,18 @@ interface Ask {
   readonly reply: Deferred.Deferred<unknown, McpError.McpError>
 }
 
-/** A downstream request in flight, the asks waiting for it, and every reply still owed upstream. */
+/**
+ * A downstream request in flight. A session's request (handshake era) is asked at once, on a fiber of
+ * its own with the request's context, set up only when an ask comes (`running`); a 2026-07-28
+ * request's asks stop its call (an `input_required` round), so its call runs beside a server of its
+ * asks (`asks`, every reply still owed upstream in `replies`).
+ */
 interface Inflight {
   readonly request: McpRequest.Service
-  readonly asks: Queue.Queue<Ask>
+  readonly context: Context.Context<never>
+  readonly asks: Queue.Queue<Ask> | undefined
   readonly replies: Set<Deferred.Deferred<unknown, McpError.McpError>>
+  readonly running: Set<Fiber.RuntimeFiber<unknown, McpRequest.ClientRequestError>>
 }
 
 /**
@@ -77,6 +85,62 @@ export class ProxyRelay extends Context.Tag("mcp/Proxy/Relay")<ProxyRelay, Relay
 const keyOf = (kind: string, params: unknown) =>
   `${kind}-${createHash("sha256").update(JSON.stringify(params ?? null)).digest("base64url").slice(0, 16)}`
 
+/** A session's request is asked at once, on a fiber of its own that ends with the request. */
+const askNow = (target: Inflight, key: string, run: Ask["run"]): Effect.Effect<unknown, McpError.McpError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDaemon(Effect.provide(run(target.request, key), target.context)), (fiber) => {
+      target.running.add(fiber)
+      return restore(Fiber.await(fiber)).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.ensuring(Effect.sync(() => target.running.delete(fiber))),
+        Effect.flatMap((exit): Effect.Effect<unknown, McpError.McpError> => {
+          if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+          const failure = Cause.failureOption(exit.cause)
+          return Effect.fail(
+            Option.isSome(failure)
+              ? toMcpError(failure.value)
+              : new McpError.InternalError({
+                message: Cause.isInterruptedOnly(exit.cause)
+                  ? "proxy: the request it was asked for ended"
+                  : "proxy: asking the client failed"
+              })
+          )
+        })
+      )
+    })
+  )
+
+/**
+ * Serves the asks meant for this request while `call` runs. The asks that arrive together are
+ * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
+ * with every such signal of the batch, so one round carries them all.
+ */
+const serveAsks = (entry: Inflight, asks: Queue.Queue<Ask>): Effect.Effect<never> =>
+  Effect.forever(
+    Effect.gen(function*() {
+      const first = yield* Queue.take(asks)
+      const rest = yield* Queue.takeAll(asks)
+      const batch = [first, ...rest]
+      const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
+        concurrency: "unbounded"
+      })
+      const stopped: Array<Cause.Cause<never>> = []
+      yield* Effect.forEach(batch, (a, i) => {
+        const exit = exits[i]!
+        if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
+        // Asked of a stateless client as input_required: the retry asks again, and is answered.
+        stopped.push(exit.cause as Cause.Cause<never>)
+        return Deferred.fail(
+          a.reply,
+          new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
+        )
+      }, { discard: true })
+      if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
+    })
+  )
+
 /**
  * Options of the relay.
  *
@@ -98,7 +162,8 @@ export interface RelayOptions {
  */
 export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
   Effect.gen(function*() {
-    const inflight = yield* Ref.make<ReadonlyArray<Inflight>>([])
+    /** The downstream requests in flight, oldest first (a set of this relay's, changed in place). */
+    const inflight = new Set<Inflight>()
     /** The roots a client gave last, for an ask of nobody's request. */
     const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
 
@@ -108,27 +173,30 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
       run: Ask["run"],
       unasked?: Effect.Effect<unknown>
     ): Effect.Effect<unknown, McpError.McpError> =>
-      Effect.flatMap(Effect.zip(FiberRef.get(McpClient.currentCaller), Ref.get(inflight)), ([caller, all]) => {
+      Effect.flatMap(FiberRef.get(McpClient.currentCaller), (caller) => {
         // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
         // (a handshake upstream over stdio): with one in flight it is that one; with several,
         // guessing could hand one client's prompt to another: refused. With none, an ask that has
         // an answer of its own (roots) gets it.
-        const mine = all.find((entry) => entry === caller)
-        if (mine === undefined && all.length === 0 && unasked !== undefined) return unasked
-        if (mine === undefined && all.length !== 1) {
+        const mine = inflight.has(caller as Inflight) ? caller as Inflight : undefined
+        if (mine === undefined && inflight.size === 0 && unasked !== undefined) return unasked
+        if (mine === undefined && inflight.size !== 1) {
           return Effect.fail(
             new McpError.InternalError({
-              message: all.length === 0
+              message: inflight.size === 0
                 ? `proxy: no request of a client is in flight to ask (${kind})`
-                : `proxy: ${all.length} requests are in flight; the upstream's ${kind} cannot be told apart`
+                : `proxy: ${inflight.size} requests are in flight; the upstream's ${kind} cannot be told apart`
             })
           )
         }
-        const target = mine ?? all[0]!
+        const target = mine ?? inflight.values().next().value!
+        const key = keyOf(kind, params)
+        const asks = target.asks
+        if (asks === undefined) return askNow(target, key, run)
         return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
           target.replies.add(reply)
           return Effect.zipRight(
-            Queue.offer(target.asks, { key: keyOf(kind, params), run, reply }),
+            Queue.offer(asks, { key, run, reply }),
             Effect.ensuring(Deferred.await(reply), Effect.sync(() => target.replies.delete(reply)))
           )
         })
@@ -164,57 +232,43 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
     }
 
     /**
-     * Serves the asks meant for this request while `call` runs. The asks that arrive together are
-     * asked together; an ask that stops the handler (a 2026-07-28 `input_required`) stops `call`
-     * with every such signal of the batch, so one round carries them all.
+     * The call, run as this request's: its asks are routed to it (see `McpClient.currentCaller`).
+     * Whatever ends the request, nothing the upstream asked of it is left waiting.
      */
-    const serveAsks = (entry: Inflight): Effect.Effect<never> =>
-      Effect.forever(
-        Effect.gen(function*() {
-          const first = yield* Queue.take(entry.asks)
-          const rest = yield* Queue.takeAll(entry.asks)
-          const batch = [first, ...rest]
-          const exits = yield* Effect.forEach(batch, (a) => Effect.exit(a.run(entry.request, a.key)), {
-            concurrency: "unbounded"
-          })
-          const stopped: Array<Cause.Cause<never>> = []
-          yield* Effect.forEach(batch, (a, i) => {
-            const exit = exits[i]!
-            if (Exit.isSuccess(exit)) return Deferred.succeed(a.reply, exit.value)
-            const failure = Cause.failureOption(exit.cause)
-            if (Option.isSome(failure)) return Deferred.fail(a.reply, toMcpError(failure.value))
-            // Asked of a stateless client as input_required: the retry asks again, and is answered.
-            stopped.push(exit.cause as Cause.Cause<never>)
-            return Deferred.fail(
-              a.reply,
-              new McpError.InternalError({ message: "proxy: asked of the client as input_required; its retry answers" })
-            )
-          }, { discard: true })
-          if (stopped.length > 0) return yield* Effect.failCause(stopped.reduce(Cause.parallel))
-        })
-      )
-
     const forward = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E, McpRequest.McpRequest> =>
-      Effect.gen(function*() {
-        const request = yield* McpRequest.McpRequest
-        const entry: Inflight = { request, asks: yield* Queue.unbounded<Ask>(), replies: new Set() }
-        yield* Ref.update(inflight, (all) => [...all, entry])
-        // Whatever ends the request, nothing the upstream asked of it is left waiting.
-        const ended = Effect.suspend(() =>
-          Effect.forEach(
-            Array.from(entry.replies),
-            (reply) =>
-              Deferred.fail(
-                reply,
-                new McpError.InternalError({ message: "proxy: the request it was asked for ended" })
-              ),
-            { discard: true }
+      Effect.flatMap(Effect.context<McpRequest.McpRequest>(), (context) => {
+        const request = Context.get(context, McpRequest.McpRequest)
+        if (request.era !== "stateless") {
+          // A session's request: nothing is set up until the upstream asks.
+          const entry: Inflight = { request, context, asks: undefined, replies: new Set(), running: new Set() }
+          inflight.add(entry)
+          return Effect.ensuring(
+            Effect.locally(call, McpClient.currentCaller, entry),
+            Effect.suspend(() => {
+              inflight.delete(entry)
+              return entry.running.size === 0 ? Effect.void : Fiber.interruptAll(entry.running)
+            })
           )
-        )
-        // The call runs as this request's: its asks are routed to it (see `McpClient.currentCaller`).
-        return yield* Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry)).pipe(
-          Effect.ensuring(Effect.zipRight(Ref.update(inflight, (all) => all.filter((e) => e !== entry)), ended))
-        )
+        }
+        return Effect.flatMap(Queue.unbounded<Ask>(), (asks) => {
+          const entry: Inflight = { request, context, asks, replies: new Set(), running: new Set() }
+          inflight.add(entry)
+          const ended = Effect.suspend(() => {
+            inflight.delete(entry)
+            return Effect.forEach(
+              Array.from(entry.replies),
+              (reply) =>
+                Deferred.fail(
+                  reply,
+                  new McpError.InternalError({ message: "proxy: the request it was asked for ended" })
+                ),
+              { discard: true }
+            )
+          })
+          return Effect.raceFirst(Effect.locally(call, McpClient.currentCaller, entry), serveAsks(entry, asks)).pipe(
+            Effect.ensuring(ended)
+          )
+        })
       })
 
     return { handlers, forward }

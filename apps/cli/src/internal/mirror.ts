@@ -9,6 +9,7 @@ import { type ClientError, McpClient } from "@effect-mcp/client"
 import { McpError, type Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -32,11 +33,15 @@ export const toMcpError = (error: ClientError.ClientError | McpRequest.ClientReq
     }`
   })
 
-/** The progress of an upstream call, as the downstream request's. */
-const progressOf = (request: McpRequest.Service) => ({
-  onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
-    request.progress(p.progress, p.total, p.message)
-})
+/**
+ * The progress of an upstream call, as the downstream request's; asked upstream only when the
+ * downstream request asked for it (a progress token makes many servers answer on a stream).
+ */
+const progressOf = (request: McpRequest.Service) =>
+  Option.isNone(request.progressToken) ? undefined : {
+    onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
+      request.progress(p.progress, p.total, p.message)
+  }
 
 const toolOf = (
   client: McpClient.Service,
