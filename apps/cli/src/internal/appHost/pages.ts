@@ -283,7 +283,7 @@ export const sandboxPage = (hostOrigin: string, allow: string) =>
         return
       }
       if (message && typeof message.method === "string" && message.method.startsWith("ui/notifications/sandbox-")) return
-      inner.contentWindow.postMessage(message, "*")
+      inner.contentWindow.postMessage(message, own)
     } else if (event.source === inner.contentWindow) {
       if (event.origin !== own) return
       const message = event.data
