@@ -308,6 +308,36 @@ describe("mcp app: the demo's counter view in chromium", () => {
   })
 })
 
+describe("mcp app: the host page's server answers its page alone", () => {
+  it("another site's request gets nothing but the page (fetch metadata, Origin); the page cannot be framed", async () => {
+    const app = mcpApp(stdio, "show_counter")
+    try {
+      const url = new URL(await app.line(0))
+      const get = (at: string, headers: Record<string, string>) =>
+        new Promise<{ readonly status: number; readonly csp: string }>((resolve, reject) => {
+          const request = http.get(new URL(at, url), { headers, agent: false }, (response) => {
+            response.destroy()
+            resolve({ status: response.statusCode!, csp: String(response.headers["content-security-policy"] ?? "") })
+          })
+          request.on("error", reject)
+        })
+      const page = await get("/", { "sec-fetch-site": "cross-site" })
+      assert.strictEqual(page.status, 200)
+      assert.match(page.csp, /frame-ancestors 'none'/)
+      for (const at of ["/events", "/session", "/result", "/host.js"]) {
+        const crossSite = await get(at, { "sec-fetch-site": "cross-site", origin: "http://elsewhere.example" })
+        assert.strictEqual(crossSite.status, 403, at)
+        assert.strictEqual((await get(at, {})).status, 403, at)
+      }
+      assert.strictEqual((await get("/session", { "sec-fetch-site": "same-origin" })).status, 200)
+      assert.strictEqual((await get("/session", { origin: url.origin })).status, 200)
+    } finally {
+      app.stop()
+      await app.exited
+    }
+  })
+})
+
 describe("mcp app: a server nobody here wrote (@modelcontextprotocol/server-basic-vanillajs, its view the official App)", () => {
   const basic = path.join(root, "test/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
 
