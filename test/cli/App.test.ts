@@ -472,7 +472,45 @@ describe("mcp app: a view made with the official App class, served by our server
       await textIs(view, "#mode", "inline")
       await contextHas({ displayMode: "inline", containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
       assert.strictEqual((await page.locator("#sandbox").boundingBox())!.x, 16)
-      // A file the view offers: saved by the browser under its name, what was offered said on stdout.
+      // A file the view offers: the user asked first; refused, nothing saved and the view told isError.
+      const asked: Array<string> = []
+      page.once("dialog", (dialog) => {
+        asked.push(dialog.message())
+        void dialog.dismiss()
+      })
+      await view.click("#download")
+      await textIs(view, "#downloaded", "failed")
+      assert.deepStrictEqual(asked, ["The view offers file:///notes.txt. Download?"])
+      // More than 16 items (or 8 MiB) in a request: refused unasked.
+      const many = await view.evaluate(() =>
+        new Promise<unknown>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 1003) resolve(event.data.result ?? event.data.error)
+          })
+          const contents = Array.from({ length: 17 }, (_, i) => ({
+            type: "resource",
+            resource: { uri: `file:///${i}.txt`, mimeType: "text/plain", text: "x" }
+          }))
+          window.parent.postMessage({ jsonrpc: "2.0", id: 1003, method: "ui/download-file", params: { contents } }, "*")
+        })
+      )
+      assert.deepStrictEqual(many, { isError: true })
+      const big = await view.evaluate(() =>
+        new Promise<unknown>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 1004) resolve(event.data.result ?? event.data.error)
+          })
+          const contents = [{
+            type: "resource",
+            resource: { uri: "file:///big.txt", text: "x".repeat(9 * 1024 * 1024) }
+          }]
+          window.parent.postMessage({ jsonrpc: "2.0", id: 1004, method: "ui/download-file", params: { contents } }, "*")
+        })
+      )
+      assert.deepStrictEqual(big, { isError: true })
+      assert.deepStrictEqual(asked.length, 1)
+      // Accepted: saved by the browser under its name, what was offered said on stdout.
+      page.once("dialog", (dialog) => void dialog.accept())
       const [download] = await Promise.all([page.waitForEvent("download"), view.click("#download")])
       assert.strictEqual(download.suggestedFilename(), "notes.txt")
       const saved = await download.createReadStream()
