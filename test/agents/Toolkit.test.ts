@@ -267,4 +267,27 @@ describe("McpToolkit: several servers, cancellation", () => {
       60_000
     )
   }
+
+  it.scopedLive("names that collide once made safe are suffixed, none replaced", () =>
+    Effect.gen(function*() {
+      const named = (name: string) => Tool.make(name, { description: name }, () => Effect.succeed(name))
+      // `read` is on both: prefixed `fs_read` and `other_read`; other's own `fs_read` then collides with the first,
+      // and `a.b` becomes `a_b` as does `a_b`.
+      const fs = yield* memoryClient("fs", [named("read"), named("a.b")], "handshake")
+      const other = yield* memoryClient("other", [named("read"), named("fs_read"), named("a_b")], "handshake")
+      const tools = yield* McpToolkit.make([fs, other])
+      const entries = yield* tools.entries
+      assert.deepStrictEqual(entries.map((e) => [e.name, e.server, e.tool.name]).sort(), [
+        ["a_b", "fs", "a.b"],
+        ["a_b_2", "other", "a_b"],
+        ["fs_read", "fs", "read"],
+        ["fs_read_2", "other", "fs_read"],
+        ["other_read", "other", "read"]
+      ])
+      const model = yield* ScriptedModel.make([ScriptedModel.openAi.calls({ name: "fs_read_2", arguments: {} })])
+      const answer = yield* LanguageModel.generateText({ prompt: "read", toolkit: tools.toolkit }).pipe(
+        Effect.provide(openAi(model.url))
+      )
+      assert.strictEqual(answer.toolResults[0]?.result, "fs_read")
+    }), 60_000)
 })

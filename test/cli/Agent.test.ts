@@ -61,6 +61,24 @@ describe("mcp agent", () => {
       ])
       assert.strictEqual(model.received[0]!.body.model, "gpt-scripted")
       assert.strictEqual(model.received[0]!.path, "/responses")
+      // The sampling request's maxTokens (100) bounds the model's answer.
+      assert.strictEqual(model.received[1]!.body.max_output_tokens, 100)
+    } finally {
+      await model.close()
+    }
+  })
+
+  it("a sampling request asking for more than --max-sampling-tokens is refused, the model not asked", async () => {
+    const model = await ScriptedModel.start([
+      ScriptedModel.openAi.calls({ name: "test_sampling", arguments: { prompt: "Say hi" } }),
+      ScriptedModel.openAi.text("Refused.")
+    ])
+    try {
+      const result = await agent(environment(model), "--prompt", "Sample", "--max-sampling-tokens", "50", everything)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout, "Refused.\n")
+      assert.match(result.stderr, /^✗ test_sampling .*/m)
+      assert.strictEqual(model.received.length, 2)
     } finally {
       await model.close()
     }

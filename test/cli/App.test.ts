@@ -308,6 +308,36 @@ describe("mcp app: the demo's counter view in chromium", () => {
   })
 })
 
+describe("mcp app: the host page's server answers its page alone", () => {
+  it("another site's request gets nothing but the page (fetch metadata, Origin); the page cannot be framed", async () => {
+    const app = mcpApp(stdio, "show_counter")
+    try {
+      const url = new URL(await app.line(0))
+      const get = (at: string, headers: Record<string, string>) =>
+        new Promise<{ readonly status: number; readonly csp: string }>((resolve, reject) => {
+          const request = http.get(new URL(at, url), { headers, agent: false }, (response) => {
+            response.destroy()
+            resolve({ status: response.statusCode!, csp: String(response.headers["content-security-policy"] ?? "") })
+          })
+          request.on("error", reject)
+        })
+      const page = await get("/", { "sec-fetch-site": "cross-site" })
+      assert.strictEqual(page.status, 200)
+      assert.match(page.csp, /frame-ancestors 'none'/)
+      for (const at of ["/events", "/session", "/result", "/host.js"]) {
+        const crossSite = await get(at, { "sec-fetch-site": "cross-site", origin: "http://elsewhere.example" })
+        assert.strictEqual(crossSite.status, 403, at)
+        assert.strictEqual((await get(at, {})).status, 403, at)
+      }
+      assert.strictEqual((await get("/session", { "sec-fetch-site": "same-origin" })).status, 200)
+      assert.strictEqual((await get("/session", { origin: url.origin })).status, 200)
+    } finally {
+      app.stop()
+      await app.exited
+    }
+  })
+})
+
 describe("mcp app: a server nobody here wrote (@modelcontextprotocol/server-basic-vanillajs, its view the official App)", () => {
   const basic = path.join(root, "test/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
 
@@ -442,7 +472,45 @@ describe("mcp app: a view made with the official App class, served by our server
       await textIs(view, "#mode", "inline")
       await contextHas({ displayMode: "inline", containerDimensions: { maxWidth: 568, maxHeight: 2000 } })
       assert.strictEqual((await page.locator("#sandbox").boundingBox())!.x, 16)
-      // A file the view offers: saved by the browser under its name, what was offered said on stdout.
+      // A file the view offers: the user asked first; refused, nothing saved and the view told isError.
+      const asked: Array<string> = []
+      page.once("dialog", (dialog) => {
+        asked.push(dialog.message())
+        void dialog.dismiss()
+      })
+      await view.click("#download")
+      await textIs(view, "#downloaded", "failed")
+      assert.deepStrictEqual(asked, ["The view offers file:///notes.txt. Download?"])
+      // More than 16 items (or 8 MiB) in a request: refused unasked.
+      const many = await view.evaluate(() =>
+        new Promise<unknown>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 1003) resolve(event.data.result ?? event.data.error)
+          })
+          const contents = Array.from({ length: 17 }, (_, i) => ({
+            type: "resource",
+            resource: { uri: `file:///${i}.txt`, mimeType: "text/plain", text: "x" }
+          }))
+          window.parent.postMessage({ jsonrpc: "2.0", id: 1003, method: "ui/download-file", params: { contents } }, "*")
+        })
+      )
+      assert.deepStrictEqual(many, { isError: true })
+      const big = await view.evaluate(() =>
+        new Promise<unknown>((resolve) => {
+          window.addEventListener("message", (event) => {
+            if (event.data?.id === 1004) resolve(event.data.result ?? event.data.error)
+          })
+          const contents = [{
+            type: "resource",
+            resource: { uri: "file:///big.txt", text: "x".repeat(9 * 1024 * 1024) }
+          }]
+          window.parent.postMessage({ jsonrpc: "2.0", id: 1004, method: "ui/download-file", params: { contents } }, "*")
+        })
+      )
+      assert.deepStrictEqual(big, { isError: true })
+      assert.deepStrictEqual(asked.length, 1)
+      // Accepted: saved by the browser under its name, what was offered said on stdout.
+      page.once("dialog", (dialog) => void dialog.accept())
       const [download] = await Promise.all([page.waitForEvent("download"), view.click("#download")])
       assert.strictEqual(download.suggestedFilename(), "notes.txt")
       const saved = await download.createReadStream()

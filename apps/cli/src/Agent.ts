@@ -40,6 +40,8 @@ export interface Options {
   readonly timeout: number
   /** The most turns of the model. */
   readonly maxTurns: number
+  /** The most tokens a server's sampling request may ask for (more is refused); its own ask is the model's bound. */
+  readonly maxSamplingTokens: number
   readonly auth: Target.Auth
 }
 
@@ -74,6 +76,7 @@ export const run = (options: Options): Effect.Effect<void, Error> =>
       return yield* Effect.fail(new Error("no model: give --model or set OPENAI_MODEL"))
     }
     if (options.timeout < 1) return yield* Effect.fail(new Error(`--timeout is in whole seconds, at least 1`))
+    if (options.maxSamplingTokens < 1) return yield* Effect.fail(new Error(`--max-sampling-tokens is at least 1`))
     const key = process.env.OPENAI_API_KEY
     const Model = OpenAiLanguageModel.layer({ model, config: { strict: false } }).pipe(
       Layer.provide(OpenAiClient.layer({
@@ -94,7 +97,14 @@ export const run = (options: Options): Effect.Effect<void, Error> =>
             clientInfo: { name: "mcp agent", version: "0.1.0" },
             era: options.era,
             timeout: Duration.seconds(options.timeout),
-            handlers: { sampling: AiSampling.handler({ model }) }
+            handlers: {
+              sampling: AiSampling.handler({
+                model,
+                maxTokens: options.maxSamplingTokens,
+                configure: (settings) =>
+                  OpenAiLanguageModel.withConfigOverride({ max_output_tokens: settings.maxTokens })
+              })
+            }
           }).pipe(Layer.provide(transport), Layer.provide(Layer.succeedContext(language)))
         )
         return Context.get(context, McpClient.McpClient)

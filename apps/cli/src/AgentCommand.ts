@@ -31,6 +31,10 @@ export const command = Command.make("agent", {
     Options.withDefault(20),
     Options.withDescription("the most turns of the model")
   ),
+  maxSamplingTokens: Options.integer("max-sampling-tokens").pipe(
+    Options.withDefault(4096),
+    Options.withDescription("the most tokens a server's sampling request may ask for (more is refused)")
+  ),
   targets: Args.text({ name: "target" }).pipe(
     Args.atLeast(1),
     Args.withDescription("servers: stdio:<command> <args…> (quoted) or http(s):// URLs")
@@ -44,6 +48,7 @@ export const command = Command.make("agent", {
       era: o.era,
       timeout: o.timeout,
       maxTurns: o.maxTurns,
+      maxSamplingTokens: o.maxSamplingTokens,
       auth: Target.withEnvironment({})
     }))).pipe(
     Command.withDescription(

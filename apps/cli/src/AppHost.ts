@@ -203,6 +203,8 @@ export const serve = (
       Effect.mapError(describe),
       Effect.exit,
       Effect.flatMap((exit) => Deferred.done(result, exit)),
+      // Closed before the tool answered: the page asking for the result is told so, not left waiting.
+      Effect.onInterrupt(() => Deferred.fail(result, "cancelled: the host closed before the tool answered")),
       Effect.forkScoped
     )
     const maxPending = options.maxPending ?? 16

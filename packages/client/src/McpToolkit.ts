@@ -3,7 +3,8 @@
  * `LanguageModel` to call: `LanguageModel.generateText({ prompt, toolkit: tools.toolkit })`.
  *
  * - Each tool keeps its name (prefixed with its server's name where two servers offer the same
- *   one), its description, and its annotations (`Title`, `Readonly`, `Destructive`,
+ *   one; made safe for providers, `[A-Za-z0-9_-]`, 64 at most; a name still taken then is suffixed
+ *   `_2`, `_3`..., in the order of the servers and their lists), its description, and its annotations (`Title`, `Readonly`, `Destructive`,
  *   `Idempotent`, `OpenWorld`, and `McpTool`: the server and the tool as listed, `infoOf`).
  * - The provider receives the server's `inputSchema` as the tool's parameters, as it is (`$defs`,
  *   `$ref`s, enums and all): the parameters are an Effect Schema of any object carrying the

@@ -96,10 +96,17 @@ const entriesOf = (
   const seen = new Map<string, number>()
   for (const tools of kept) for (const tool of tools) seen.set(tool.name, (seen.get(tool.name) ?? 0) + 1)
   const entries = new Map<string, McpToolkit.Entry>()
+  // The collision that matters is on the final (safe) name: `a.b` and `a_b`, or a prefixed `fs_read` and another
+  // server's own `fs_read`; a later one is suffixed `_2`, `_3`... in the order of the servers and their lists.
+  const unique = (name: string): string => {
+    let candidate = name
+    for (let n = 2; entries.has(candidate); n++) candidate = `${name.slice(0, 64 - `_${n}`.length)}_${n}`
+    return candidate
+  }
   kept.forEach((tools, index) => {
     const source = sources[index]!
     for (const tool of tools) {
-      const name = safe(seen.get(tool.name)! > 1 ? `${source.name}_${tool.name}` : tool.name)
+      const name = unique(safe(seen.get(tool.name)! > 1 ? `${source.name}_${tool.name}` : tool.name))
       entries.set(name, {
         name,
         server: source.name,

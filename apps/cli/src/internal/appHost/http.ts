@@ -3,7 +3,7 @@
  * host's runtime.
  */
 import * as Effect from "effect/Effect"
-import * as Runtime from "effect/Runtime"
+import * as FiberSet from "effect/FiberSet"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 
@@ -28,10 +28,9 @@ export const listen = (port: number) =>
       })
   )
 
-/** `server`'s requests handled by `handler`, each a fiber of the current runtime. */
+/** `server`'s requests handled by `handler`, each a fiber of the scope's `FiberSet` (interrupted when it closes). */
 export const handle = (server: Http.Server, handler: Handler) =>
-  Effect.map(Effect.runtime<never>(), (runtime) => {
-    const run = Runtime.runFork(runtime)
+  Effect.map(FiberSet.makeRuntime<never>(), (run) => {
     server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
       run(handler(request, response))
     })

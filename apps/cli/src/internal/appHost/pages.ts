@@ -94,27 +94,46 @@ try {
   bridge.onopenlink = (params) => ask("ui/open-link", params)
   bridge.onloggingmessage = (params) => tell("notifications/message", params)
   bridge.onping = () => tell("ping", {})
-  // ui/download-file: each embedded file saved by the browser (a download of this page, named after its URI),
-  // each http(s) link opened; what was offered told to the host (stdout), without the files' bytes.
+  // ui/download-file: at most 16 items and 8 MiB of files a request (more refused, isError), confirmed by the user
+  // (refused: isError); then each embedded file saved by the browser (a download of this page, named after its
+  // URI), each http(s) link opened; what was offered told to the host (stdout), without the files' bytes.
   bridge.ondownloadfile = async ({ contents }) => {
-    const offered = []
-    for (const item of contents ?? []) {
-      const a = document.createElement("a")
+    const items = contents ?? []
+    if (items.length > 16) return { isError: true }
+    const offers = []
+    let total = 0
+    for (const item of items) {
       if (item.type === "resource") {
         const r = item.resource
+        // Bounded before decoding: base64 gives 3 bytes in 4 characters, UTF-8 at least a byte a character.
+        const most = typeof r.blob === "string" ? Math.floor(r.blob.length * 3 / 4) : (r.text ?? "").length
+        if (total + most > 8 * 1024 * 1024) return { isError: true }
         const bytes = typeof r.blob === "string"
           ? Uint8Array.from(atob(r.blob), (c) => c.charCodeAt(0))
           : new TextEncoder().encode(r.text ?? "")
+        total += bytes.length
+        if (total > 8 * 1024 * 1024) return { isError: true }
+        offers.push({ item, bytes })
+      } else if (item.type === "resource_link" && /^https?:/.test(item.uri)) {
+        offers.push({ item })
+      }
+    }
+    if (offers.length === 0) return {}
+    const names = offers.map(({ item }) => item.type === "resource" ? item.resource.uri : item.uri)
+    if (!confirm("The view offers " + names.join(", ") + ". Download?")) return { isError: true }
+    const offered = []
+    for (const { item, bytes } of offers) {
+      const a = document.createElement("a")
+      if (item.type === "resource") {
+        const r = item.resource
         a.href = URL.createObjectURL(new Blob([bytes], { type: r.mimeType ?? "application/octet-stream" }))
         a.download = r.uri.split("/").pop() || "download"
         offered.push({ type: "resource", uri: r.uri, mimeType: r.mimeType, bytes: bytes.length })
-      } else if (item.type === "resource_link" && /^https?:/.test(item.uri)) {
+      } else {
         a.href = item.uri
         a.target = "_blank"
         a.rel = "noopener noreferrer"
         offered.push({ type: "resource_link", uri: item.uri, name: item.name })
-      } else {
-        continue
       }
       a.click()
       setTimeout(() => URL.revokeObjectURL(a.href), 60000)
@@ -283,7 +302,7 @@ export const sandboxPage = (hostOrigin: string, allow: string) =>
         return
       }
       if (message && typeof message.method === "string" && message.method.startsWith("ui/notifications/sandbox-")) return
-      inner.contentWindow.postMessage(message, "*")
+      inner.contentWindow.postMessage(message, own)
     } else if (event.source === inner.contentWindow) {
       if (event.origin !== own) return
       const message = event.data

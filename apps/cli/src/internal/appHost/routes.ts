@@ -90,11 +90,15 @@ export const hostPageServer = (host: Host): Handler => {
     ui: host.view.ui
   })
   const pageCsp = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; " +
-    `frame-src ${host.sandboxOrigin}`
+    `frame-src ${host.sandboxOrigin}; frame-ancestors 'none'`
   const plainScript = Effect.sync(() => Zlib.gunzipSync(host.script))
   return (request, response) => {
     if (request.headers.host !== authority) return send(response, 421, "text/plain", "wrong host")
     const route = `${request.method} ${pathOf(request)}`
+    // Another page of the same browser (another site) gets nothing but the page itself: what the page asks
+    // for is same-origin (`sec-fetch-site`, or its Origin where a browser sends no fetch metadata).
+    const sameOrigin = request.headers["sec-fetch-site"] === "same-origin" || request.headers.origin === host.hostOrigin
+    if (route !== "GET /" && !sameOrigin) return send(response, 403, "text/plain", "not the host page")
     switch (route) {
       case "GET /":
         return text(response, "text/html", page, { "content-security-policy": pageCsp })
