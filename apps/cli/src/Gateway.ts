@@ -245,11 +245,26 @@ export const make = (options: Options) =>
     if (typeof bad === "string") return yield* Effect.dieMessage(bad.replace(/^Mount: prefix/, "mcp gateway: name"))
     /** Each upstream's hook for the server's subscriptions, while it is up. */
     const hooks = yield* Ref.make(new Map<string, (uri: string) => Effect.Effect<void>>())
+    /** The log level a client set last (handshake era), and each upstream's client while it is up. */
+    const logLevel = yield* Ref.make<McpSchema.Base.LoggingLevel | undefined>(undefined)
+    const clients = yield* Ref.make(new Map<string, McpClient.Service>())
+    /** Passes `level` on to an upstream (one in the 2026-07-28 era has no session level: nothing to tell). */
+    const tellLevel = (client: McpClient.Service, level: McpSchema.Base.LoggingLevel | undefined) =>
+      level === undefined || client.revision === "2026-07-28" ? Effect.void : Effect.ignore(client.setLogLevel(level))
     const server = yield* McpServer.make({
       serverInfo: options.serverInfo ?? clientInfo,
       ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
       requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
       capabilities: { tools: true, prompts: true, resources: true, completions: true },
+      // A client's log level, passed on to every upstream that is up (and to each as it comes up).
+      onLogLevel: (level) =>
+        Effect.zipRight(
+          Ref.set(logLevel, level),
+          Effect.flatMap(
+            Ref.get(clients),
+            (all) => Effect.forEach(all.values(), (client) => tellLevel(client, level), { discard: true })
+          )
+        ),
       onResourceSubscribe: (uri) =>
         Effect.flatMap(Ref.get(hooks), (all) => {
           for (const [name, hook] of all) {
@@ -280,13 +295,22 @@ export const make = (options: Options) =>
         const client = Context.get(context, McpClient.McpClient)
         const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}`, tools: upstream.tools })
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
+        yield* Ref.update(clients, (all) => new Map(all).set(name, client))
         yield* Effect.addFinalizer(() =>
-          Ref.update(hooks, (all) => {
-            const left = new Map(all)
-            left.delete(name)
-            return left
-          })
+          Effect.zipRight(
+            Ref.update(hooks, (all) => {
+              const left = new Map(all)
+              left.delete(name)
+              return left
+            }),
+            Ref.update(clients, (all) => {
+              const left = new Map(all)
+              left.delete(name)
+              return left
+            })
+          )
         )
+        yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
         // Its entries under its name, removed when this connection ends.
         yield* mirror.start(Mount.under(server, name), true)
         yield* setStatus(name, (s) => ({ ...s, state: "up", error: undefined }))
