@@ -5,7 +5,8 @@
  *
  * - **Upstreams** come from the configuration hosts already use: `{"mcpServers": {"name":
  *   {"command", "args", "env"} | {"url", "headers"}}}`, each connected with our client in the era
- *   it speaks (over stdio, or Streamable HTTP / legacy SSE as `McpClient` finds).
+ *   it speaks (over stdio, or Streamable HTTP / legacy SSE as `McpClient` finds); an HTTP upstream
+ *   that asks for authorization is authorized with `McpAuth`, its tokens in the token file (`auth`).
  * - **Asks** (sampling, elicitation, roots) go to the downstream client whose request caused them,
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
  *   answered from `roots` (or the roots a client gave last). Cancellation and progress follow the
@@ -28,7 +29,7 @@
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import type { Revision, Schema as McpSchema } from "@effect-mcp/core"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { NodeMcpClient, type NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Mount } from "@effect-mcp/server"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -46,6 +47,7 @@ import { randomBytes } from "node:crypto"
 import * as Mirror from "./internal/mirror.js"
 import * as Policy from "./internal/policy.js"
 import * as Proxy from "./Proxy.js"
+import * as Target from "./Target.js"
 
 /**
  * An upstream over stdio: the command spawned, its arguments and environment (added to the
@@ -62,7 +64,29 @@ export const StdioUpstream = Schema.Struct({
 })
 
 /**
- * An upstream over HTTP: its URL and the headers sent with every request.
+ * How an HTTP upstream that asks for authorization is authorized (OAuth, as `mcp` authorizes its
+ * HTTP targets), all optional: the client registered beforehand (`clientId`, `clientSecret`), or
+ * named by the URL of its metadata document (`clientMetadataUrl`), else registered dynamically;
+ * `clientCredentials` for the client credentials grant (no user: `clientId` and `clientSecret` are
+ * the gateway's own); the token file (`tokenStore`, default `MCP_TOKEN_STORE`, else the file of
+ * `mcp login`). Without tokens, and without `clientCredentials`, a user is asked to authorize: the
+ * URL to open is said on stderr (`mcp gateway: <name>: to authorize, open <url>`), and the upstream
+ * is up once they did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const UpstreamAuth = Schema.Struct({
+  clientId: Schema.optional(Schema.String),
+  clientSecret: Schema.optional(Schema.Redacted(Schema.String)),
+  clientMetadataUrl: Schema.optional(Schema.String),
+  clientCredentials: Schema.optional(Schema.Boolean),
+  tokenStore: Schema.optional(Schema.String)
+})
+
+/**
+ * An upstream over HTTP: its URL, the headers sent with every request, and how it is authorized
+ * where it asks (`auth`, see `UpstreamAuth`).
  *
  * @since 0.1.0
  * @category models
@@ -70,6 +94,7 @@ export const StdioUpstream = Schema.Struct({
 export const HttpUpstream = Schema.Struct({
   url: Schema.String,
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  auth: Schema.optional(UpstreamAuth),
   tools: Schema.optional(Policy.ToolPolicy)
 })
 
@@ -184,7 +209,11 @@ const reasonOf = (error: unknown): string =>
     : String(error)).split("\n")[0]!
 
 /** The transport of one upstream. */
-const transportOf = (name: string, upstream: Config["mcpServers"][string], options: Options) =>
+const transportOf = (
+  name: string,
+  upstream: Config["mcpServers"][string],
+  options: Options
+): Layer.Layer<McpClientTransport.McpClientTransport, NodeMcpClient.SpawnError | NodeMcpServer.ListenError> =>
   "command" in upstream
     ? NodeMcpClient.layerStdio({
       command: upstream.command,
@@ -197,7 +226,10 @@ const transportOf = (name: string, upstream: Config["mcpServers"][string], optio
     : McpClientTransport.layerHttp({
       url: upstream.url,
       ...(upstream.headers !== undefined ? { headers: upstream.headers } : {})
-    }).pipe(Layer.provide(NodeMcpClient.layerHttpClient))
+    }).pipe(Layer.provide(Target.httpClient(
+      { ...upstream.auth, timeout: options.timeout ?? "60 seconds" },
+      `mcp gateway: ${name}`
+    )))
 
 /**
  * Makes the gateway: its server (every upstream's entries under its name) and its upstreams'
@@ -213,11 +245,26 @@ export const make = (options: Options) =>
     if (typeof bad === "string") return yield* Effect.dieMessage(bad.replace(/^Mount: prefix/, "mcp gateway: name"))
     /** Each upstream's hook for the server's subscriptions, while it is up. */
     const hooks = yield* Ref.make(new Map<string, (uri: string) => Effect.Effect<void>>())
+    /** The log level a client set last (handshake era), and each upstream's client while it is up. */
+    const logLevel = yield* Ref.make<McpSchema.Base.LoggingLevel | undefined>(undefined)
+    const clients = yield* Ref.make(new Map<string, McpClient.Service>())
+    /** Passes `level` on to an upstream (one in the 2026-07-28 era has no session level: nothing to tell). */
+    const tellLevel = (client: McpClient.Service, level: McpSchema.Base.LoggingLevel | undefined) =>
+      level === undefined || client.revision === "2026-07-28" ? Effect.void : Effect.ignore(client.setLogLevel(level))
     const server = yield* McpServer.make({
       serverInfo: options.serverInfo ?? clientInfo,
       ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
       requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
       capabilities: { tools: true, prompts: true, resources: true, completions: true },
+      // A client's log level, passed on to every upstream that is up (and to each as it comes up).
+      onLogLevel: (level) =>
+        Effect.zipRight(
+          Ref.set(logLevel, level),
+          Effect.flatMap(
+            Ref.get(clients),
+            (all) => Effect.forEach(all.values(), (client) => tellLevel(client, level), { discard: true })
+          )
+        ),
       onResourceSubscribe: (uri) =>
         Effect.flatMap(Ref.get(hooks), (all) => {
           for (const [name, hook] of all) {
@@ -248,13 +295,22 @@ export const make = (options: Options) =>
         const client = Context.get(context, McpClient.McpClient)
         const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}`, tools: upstream.tools })
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
+        yield* Ref.update(clients, (all) => new Map(all).set(name, client))
         yield* Effect.addFinalizer(() =>
-          Ref.update(hooks, (all) => {
-            const left = new Map(all)
-            left.delete(name)
-            return left
-          })
+          Effect.zipRight(
+            Ref.update(hooks, (all) => {
+              const left = new Map(all)
+              left.delete(name)
+              return left
+            }),
+            Ref.update(clients, (all) => {
+              const left = new Map(all)
+              left.delete(name)
+              return left
+            })
+          )
         )
+        yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
         // Its entries under its name, removed when this connection ends.
         yield* mirror.start(Mount.under(server, name), true)
         yield* setStatus(name, (s) => ({ ...s, state: "up", error: undefined }))

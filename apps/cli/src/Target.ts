@@ -64,18 +64,19 @@ const optionsOf = (auth: Auth): McpAuth.Options => ({
 })
 
 /**
- * The HTTP client of an HTTP target: authorized with `auth`, its tokens in the token file.
+ * The HTTP client of an HTTP target: authorized with `auth`, its tokens in the token file (the
+ * authorization URL a user opens is said on stderr, after `label`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const httpClient = (auth: Auth) =>
+export const httpClient = (auth: Auth, label = "mcp") =>
   McpAuth.layer(optionsOf(auth)).pipe(
     Layer.provide(FetchHttpClient.layer),
     Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth), tokenStoreOptions)),
     Layer.provide(NodeOAuth.layerLoopback({
       openBrowser: auth.openBrowser === true,
-      onUrl: (url) => Effect.sync(() => process.stderr.write(`mcp: to authorize, open ${url}\n`))
+      onUrl: (url) => Effect.sync(() => process.stderr.write(`${label}: to authorize, open ${url}\n`))
     }))
   )
 

@@ -156,6 +156,12 @@ export interface Options<R> {
    * which no list names). Unsubscribes are not told. It should be quick: the client waits on it.
    */
   readonly onResourceSubscribe?: (uri: string) => Effect.Effect<void>
+  /**
+   * Told of each `logging/setLevel` of a handshake session, before it is acknowledged (default:
+   * nothing). For a server whose logs come from elsewhere, such as a gateway, which passes the
+   * level on to its upstreams. It should be quick: the client waits on it.
+   */
+  readonly onLogLevel?: (level: McpSchema.Base.LoggingLevel) => Effect.Effect<void>
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /**

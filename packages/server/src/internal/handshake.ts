@@ -69,7 +69,10 @@ export const makeServer = (
     initialize: (params, request) => request.client.initialize(params),
     "logging/setLevel": (params, request) =>
       Effect.as(
-        persist(request.client.host, request.client.session, (s) => ({ ...s, logLevel: Option.some(params.level) })),
+        Effect.zipRight(
+          persist(request.client.host, request.client.session, (s) => ({ ...s, logLevel: Option.some(params.level) })),
+          config.onLogLevel === undefined ? Effect.void : config.onLogLevel(params.level)
+        ),
         {}
       ),
     "resources/subscribe": (params, request) => Effect.as(request.client.subscribe(params.uri, true), {}),

@@ -386,7 +386,8 @@ const build = Effect.fn("McpServer.make")(function*(
     listChangedWindow: options.listChangedWindow ?? "10 millis",
     extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
     tasks,
-    onResourceSubscribe: options.onResourceSubscribe
+    onResourceSubscribe: options.onResourceSubscribe,
+    onLogLevel: options.onLogLevel
   }
   // The bus of the server's context, if given (shared with other servers), else its own.
   const bus = yield* Effect.catchTag(

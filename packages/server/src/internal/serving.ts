@@ -53,6 +53,8 @@ export interface Config {
   readonly tasks: Tasks.Runtime
   /** Told of each resource URI a client subscribes to, before it is acknowledged (`McpServer.Options`). */
   readonly onResourceSubscribe: ((uri: string) => Effect.Effect<void>) | undefined
+  /** Told of each handshake session's `logging/setLevel`, before it is acknowledged (`McpServer.Options`). */
+  readonly onLogLevel?: ((level: McpSchema.Base.LoggingLevel) => Effect.Effect<void>) | undefined
 }
 
 /**
