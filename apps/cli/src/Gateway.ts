@@ -48,8 +48,8 @@ import * as Policy from "./internal/policy.js"
 import * as Proxy from "./Proxy.js"
 
 /**
- * An upstream over stdio: the command spawned, its arguments and environment (added to the
- * gateway's own).
+ * An upstream over stdio: the command spawned, its arguments and environment (added to the few
+ * variables of the gateway's own that a program needs, `defaultEnvironment`: never its secrets).
  *
  * @since 0.1.0
  * @category models
@@ -183,6 +183,42 @@ const reasonOf = (error: unknown): string =>
     ? String((error as { readonly message: unknown }).message)
     : String(error)).split("\n")[0]!
 
+/** The variables of the gateway's environment an upstream inherits (those of the official SDK). */
+const inherited = process.platform === "win32"
+  ? [
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES"
+  ]
+  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+
+/**
+ * What a stdio upstream inherits of the gateway's environment: `HOME`, `LOGNAME`, `PATH`, `SHELL`,
+ * `TERM` and `USER` (on Windows `APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`, `USERPROFILE`, …), as the
+ * official SDK's `getDefaultEnvironment`; nothing else (no token, no `MCP_REQUEST_STATE_KEY`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultEnvironment = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const key of inherited) {
+    const value = process.env[key]
+    // A shell function exported as a variable is not passed on (a security risk, says the SDK).
+    if (value !== undefined && !value.startsWith("()")) env[key] = value
+  }
+  return env
+}
+
 /** The transport of one upstream. */
 const transportOf = (name: string, upstream: Config["mcpServers"][string], options: Options) =>
   "command" in upstream
@@ -190,7 +226,7 @@ const transportOf = (name: string, upstream: Config["mcpServers"][string], optio
       command: upstream.command,
       args: upstream.args ?? [],
       ...(options.maxMessageLength !== undefined ? { maxMessageLength: options.maxMessageLength } : {}),
-      ...(upstream.env !== undefined ? { env: { ...process.env, ...upstream.env } } : {}),
+      env: { ...defaultEnvironment(), ...upstream.env },
       // Its stderr is the operator's: on ours, each line named.
       stderr: (line) => process.stderr.write(`mcp gateway: ${name}: ${line}\n`)
     })
