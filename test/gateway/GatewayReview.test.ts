@@ -2,7 +2,9 @@
  * `mcp gateway` (apps/cli, built), a review's findings:
  *
  * - a stdio upstream inherits only what a program needs of the gateway's environment (`PATH`,
- *   `HOME`, …) and its own `env`: not the gateway's tokens, nor its `MCP_REQUEST_STATE_KEY`.
+ *   `HOME`, …) and its own `env`: not the gateway's tokens, nor its `MCP_REQUEST_STATE_KEY`;
+ * - a configuration it cannot serve (a bad name, a short `MCP_REQUEST_STATE_KEY`) is one line on
+ *   stderr and exit 1, not a silent exit 1.
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
@@ -10,6 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -27,7 +30,33 @@ const configOf = (servers: Record<string, unknown>) => {
   return { dir, file }
 }
 
+/** `mcp gateway ...args` run to its end (it ends at once when it refuses), with `env` added. */
+const refused = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const run = spawnSync(process.execPath, [mcpMain, "gateway", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    input: "",
+    encoding: "utf8",
+    timeout: 30_000
+  })
+  return { status: run.status, stderr: run.stderr }
+}
+
 describe("mcp gateway: a review's findings", () => {
+  it("a bad upstream name, a short MCP_REQUEST_STATE_KEY: one line on stderr, exit 1", () => {
+    const demo = { command: process.execPath, args: [demoMain, "stdio"] }
+    const bad = configOf({ "1demo": demo })
+    assert.deepStrictEqual(refused(["--config", bad.file]), {
+      status: 1,
+      stderr: `mcp: ${bad.file}: name "1demo" is not a letter followed by letters, digits, '-' or '.'\n`
+    })
+    const good = configOf({ demo })
+    assert.deepStrictEqual(refused(["--config", good.file], { MCP_REQUEST_STATE_KEY: "short" }), {
+      status: 1,
+      stderr: "mcp: MCP_REQUEST_STATE_KEY must be at least 32 bytes (got 5): make one with openssl rand -base64 32\n"
+    })
+  }, 60_000)
+
   it.scopedLive(
     "a stdio upstream gets PATH, HOME and its own env, not the gateway's secrets",
     () =>
