@@ -3,7 +3,7 @@
  *
  * - a stdio upstream inherits only what a program needs of the gateway's environment (`PATH`,
  *   `HOME`, …) and its own `env`: not the gateway's tokens, nor its `MCP_REQUEST_STATE_KEY`;
- * - a configuration it cannot serve (a bad name, a short `MCP_REQUEST_STATE_KEY`) is one line on
+ * - a configuration it cannot serve (a bad name, a short `MCP_REQUEST_STATE_KEY`, `--timeout 0`) is one line on
  *   stderr and exit 1, not a silent exit 1.
  */
 import { McpClient } from "@effect-mcp/client"
@@ -43,7 +43,7 @@ const refused = (args: ReadonlyArray<string>, env: Record<string, string> = {}) 
 }
 
 describe("mcp gateway: a review's findings", () => {
-  it("a bad upstream name, a short MCP_REQUEST_STATE_KEY: one line on stderr, exit 1", () => {
+  it("a bad upstream name, a short MCP_REQUEST_STATE_KEY, --timeout 0: one line on stderr, exit 1", () => {
     const demo = { command: process.execPath, args: [demoMain, "stdio"] }
     const bad = configOf({ "1demo": demo })
     assert.deepStrictEqual(refused(["--config", bad.file]), {
@@ -54,6 +54,10 @@ describe("mcp gateway: a review's findings", () => {
     assert.deepStrictEqual(refused(["--config", good.file], { MCP_REQUEST_STATE_KEY: "short" }), {
       status: 1,
       stderr: "mcp: MCP_REQUEST_STATE_KEY must be at least 32 bytes (got 5): make one with openssl rand -base64 32\n"
+    })
+    assert.deepStrictEqual(refused(["--config", good.file, "--timeout", "0"]), {
+      status: 1,
+      stderr: "mcp: --timeout is in whole seconds, at least 1 (got 0)\n"
     })
   }, 60_000)
 

@@ -65,6 +65,7 @@ export const command = Command.make("gateway", {
         )
       )
     }
+    if (o.timeout < 1) return Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
     const gateway = Gateway.layer({
       config,
       revisions: revisionsOf(o.serve),
