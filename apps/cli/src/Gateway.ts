@@ -311,25 +311,27 @@ export const make = (options: Options) =>
     const longest = Duration.decode(options.maxBackoff ?? "30 seconds")
 
     /** An upstream, started again after each end, with a backoff (reset once it stayed up that long). */
-    const supervise = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) => {
-      const run = (wait: Duration.Duration): Effect.Effect<never> =>
-        Effect.gen(function*() {
-          const began = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(connection(name, upstream, first))
-          const reason = Exit.isFailure(exit) ? reasonOf(Cause.squash(exit.cause)) : "it ended"
-          yield* setStatus(name, (s) => ({ ...s, state: "down", error: reason }))
-          yield* Deferred.succeed(first, void 0)
-          const upFor = (yield* Clock.currentTimeMillis) - began
-          const next = upFor > Duration.toMillis(longest) ? initial : wait
-          yield* Effect.logWarning(
-            `mcp gateway: ${name} is down (${reason}); started again in ${Duration.format(next)}`
-          )
-          yield* Effect.sleep(next)
-          yield* setStatus(name, (s) => ({ ...s, restarts: s.restarts + 1 }))
-          return yield* run(Duration.min(Duration.times(next, 2), longest))
-        })
-      return run(initial)
-    }
+    const supervise = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) =>
+      // A loop, not a recursion: no frame kept per restart, however many.
+      Effect.iterate(initial, {
+        while: () => true,
+        body: (wait) =>
+          Effect.gen(function*() {
+            const began = yield* Clock.currentTimeMillis
+            const exit = yield* Effect.exit(connection(name, upstream, first))
+            const reason = Exit.isFailure(exit) ? reasonOf(Cause.squash(exit.cause)) : "it ended"
+            yield* setStatus(name, (s) => ({ ...s, state: "down", error: reason }))
+            yield* Deferred.succeed(first, void 0)
+            const upFor = (yield* Clock.currentTimeMillis) - began
+            const next = upFor > Duration.toMillis(longest) ? initial : wait
+            yield* Effect.logWarning(
+              `mcp gateway: ${name} is down (${reason}); started again in ${Duration.format(next)}`
+            )
+            yield* Effect.sleep(next)
+            yield* setStatus(name, (s) => ({ ...s, restarts: s.restarts + 1 }))
+            return Duration.min(Duration.times(next, 2), longest)
+          })
+      }).pipe(Effect.zipRight(Effect.never))
 
     const firsts = yield* Effect.forEach(names, () => Deferred.make<void>())
     yield* Effect.forEach(
