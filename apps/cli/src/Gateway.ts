@@ -8,7 +8,7 @@
  *   it speaks (over stdio, or Streamable HTTP / legacy SSE as `McpClient` finds).
  * - **Asks** (sampling, elicitation, roots) go to the downstream client whose request caused them,
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
- *   answered from `roots` (or the roots a client gave last). Cancellation and progress follow the
+ *   answered from `roots` (default: none; never another client's). Cancellation and progress follow the
  *   request, as through the proxy.
  * - **Policy**, per upstream (`"tools"` beside its command or URL): tools included or excluded by
  *   name or annotation (`excludeHints`), read-only mode (only tools annotated `readOnlyHint`),
@@ -148,7 +148,10 @@ export interface Options {
   readonly revisions?: ReadonlyArray<Revision.Revision>
   /** The key sealing 2026-07-28 `requestState` (default: a random key of this process). */
   readonly requestStateKey?: Redacted.Redacted<string>
-  /** The roots told to an upstream that asks with no client's request in flight (see `Proxy.RelayOptions`). */
+  /**
+   * The roots told to an upstream that asks with no client's request in flight (default: none: the
+   * roots a client gave last would tell it another client's).
+   */
   readonly roots?: ReadonlyArray<McpSchema.Roots.Root>
   /**
    * How long a request to an upstream may take (default 60 seconds, restarted by its progress, as
@@ -273,7 +276,7 @@ export const make = (options: Options) =>
     /** One connection of an upstream, until it ends (it exits, or stops answering). */
     const connection = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) =>
       Effect.scoped(Effect.gen(function*() {
-        const relay = yield* Proxy.makeRelayWith(options.roots !== undefined ? { roots: options.roots } : {})
+        const relay = yield* Proxy.makeRelayWith({ roots: options.roots ?? [] })
         const context = yield* Layer.build(
           McpClient.layer({
             clientInfo,
