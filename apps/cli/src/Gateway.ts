@@ -9,7 +9,7 @@
  *   that asks for authorization is authorized with `McpAuth`, its tokens in the token file (`auth`).
  * - **Asks** (sampling, elicitation, roots) go to the downstream client whose request caused them,
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
- *   answered from `roots` (or the roots a client gave last). Cancellation and progress follow the
+ *   answered from `roots` (default: none; never another client's). Cancellation and progress follow the
  *   request, as through the proxy.
  * - **Policy**, per upstream (`"tools"` beside its command or URL): tools included or excluded by
  *   name or annotation (`excludeHints`), read-only mode (only tools annotated `readOnlyHint`),
@@ -50,8 +50,8 @@ import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
 
 /**
- * An upstream over stdio: the command spawned, its arguments and environment (added to the
- * gateway's own).
+ * An upstream over stdio: the command spawned, its arguments and environment (added to the few
+ * variables of the gateway's own that a program needs, `defaultEnvironment`: never its secrets).
  *
  * @since 0.1.0
  * @category models
@@ -173,7 +173,10 @@ export interface Options {
   readonly revisions?: ReadonlyArray<Revision.Revision>
   /** The key sealing 2026-07-28 `requestState` (default: a random key of this process). */
   readonly requestStateKey?: Redacted.Redacted<string>
-  /** The roots told to an upstream that asks with no client's request in flight (see `Proxy.RelayOptions`). */
+  /**
+   * The roots told to an upstream that asks with no client's request in flight (default: none: the
+   * roots a client gave last would tell it another client's).
+   */
   readonly roots?: ReadonlyArray<McpSchema.Roots.Root>
   /**
    * How long a request to an upstream may take (default 60 seconds, restarted by its progress, as
@@ -208,6 +211,42 @@ const reasonOf = (error: unknown): string =>
     ? String((error as { readonly message: unknown }).message)
     : String(error)).split("\n")[0]!
 
+/** The variables of the gateway's environment an upstream inherits (those of the official SDK). */
+const inherited = process.platform === "win32"
+  ? [
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES"
+  ]
+  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+
+/**
+ * What a stdio upstream inherits of the gateway's environment: `HOME`, `LOGNAME`, `PATH`, `SHELL`,
+ * `TERM` and `USER` (on Windows `APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`, `USERPROFILE`, …), as the
+ * official SDK's `getDefaultEnvironment`; nothing else (no token, no `MCP_REQUEST_STATE_KEY`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultEnvironment = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const key of inherited) {
+    const value = process.env[key]
+    // A shell function exported as a variable is not passed on (a security risk, says the SDK).
+    if (value !== undefined && !value.startsWith("()")) env[key] = value
+  }
+  return env
+}
+
 /** The transport of one upstream. */
 const transportOf = (
   name: string,
@@ -219,7 +258,7 @@ const transportOf = (
       command: upstream.command,
       args: upstream.args ?? [],
       ...(options.maxMessageLength !== undefined ? { maxMessageLength: options.maxMessageLength } : {}),
-      ...(upstream.env !== undefined ? { env: { ...process.env, ...upstream.env } } : {}),
+      env: { ...defaultEnvironment(), ...upstream.env },
       // Its stderr is the operator's: on ours, each line named.
       stderr: (line) => process.stderr.write(`mcp gateway: ${name}: ${line}\n`)
     })
@@ -284,7 +323,7 @@ export const make = (options: Options) =>
     /** One connection of an upstream, until it ends (it exits, or stops answering). */
     const connection = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) =>
       Effect.scoped(Effect.gen(function*() {
-        const relay = yield* Proxy.makeRelayWith(options.roots !== undefined ? { roots: options.roots } : {})
+        const relay = yield* Proxy.makeRelayWith({ roots: options.roots ?? [] })
         const context = yield* Layer.build(
           McpClient.layer({
             clientInfo,
@@ -331,25 +370,27 @@ export const make = (options: Options) =>
     const longest = Duration.decode(options.maxBackoff ?? "30 seconds")
 
     /** An upstream, started again after each end, with a backoff (reset once it stayed up that long). */
-    const supervise = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) => {
-      const run = (wait: Duration.Duration): Effect.Effect<never> =>
-        Effect.gen(function*() {
-          const began = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(connection(name, upstream, first))
-          const reason = Exit.isFailure(exit) ? reasonOf(Cause.squash(exit.cause)) : "it ended"
-          yield* setStatus(name, (s) => ({ ...s, state: "down", error: reason }))
-          yield* Deferred.succeed(first, void 0)
-          const upFor = (yield* Clock.currentTimeMillis) - began
-          const next = upFor > Duration.toMillis(longest) ? initial : wait
-          yield* Effect.logWarning(
-            `mcp gateway: ${name} is down (${reason}); started again in ${Duration.format(next)}`
-          )
-          yield* Effect.sleep(next)
-          yield* setStatus(name, (s) => ({ ...s, restarts: s.restarts + 1 }))
-          return yield* run(Duration.min(Duration.times(next, 2), longest))
-        })
-      return run(initial)
-    }
+    const supervise = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) =>
+      // A loop, not a recursion: no frame kept per restart, however many.
+      Effect.iterate(initial, {
+        while: () => true,
+        body: (wait) =>
+          Effect.gen(function*() {
+            const began = yield* Clock.currentTimeMillis
+            const exit = yield* Effect.exit(connection(name, upstream, first))
+            const reason = Exit.isFailure(exit) ? reasonOf(Cause.squash(exit.cause)) : "it ended"
+            yield* setStatus(name, (s) => ({ ...s, state: "down", error: reason }))
+            yield* Deferred.succeed(first, void 0)
+            const upFor = (yield* Clock.currentTimeMillis) - began
+            const next = upFor > Duration.toMillis(longest) ? initial : wait
+            yield* Effect.logWarning(
+              `mcp gateway: ${name} is down (${reason}); started again in ${Duration.format(next)}`
+            )
+            yield* Effect.sleep(next)
+            yield* setStatus(name, (s) => ({ ...s, restarts: s.restarts + 1 }))
+            return Duration.min(Duration.times(next, 2), longest)
+          })
+      }).pipe(Effect.zipRight(Effect.never))
 
     const firsts = yield* Effect.forEach(names, () => Deferred.make<void>())
     yield* Effect.forEach(

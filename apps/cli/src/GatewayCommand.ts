@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Mount } from "@effect-mcp/server"
 import { Command, Options } from "@effect/cli"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,7 +26,14 @@ const configOf = (file: string) =>
         Schema.decodeUnknown(Gateway.Config)(json),
         (error) => new Error(`${file} is not a gateway configuration: ${error.message.split("\n").join(" ")}`)
       )
-    )
+    ),
+    // Each name is a prefix (a letter, then letters, digits, '-' or '.'), given once: one line if not.
+    Effect.tap((config) => {
+      const bad = Mount.entries(Object.keys(config.mcpServers).map((prefix) => ({ prefix })))
+      return typeof bad === "string"
+        ? Effect.fail(new Error(`${file}: ${bad.replace(/^Mount: prefix/, "name")}`))
+        : Effect.void
+    })
   )
 
 /**
@@ -48,6 +56,16 @@ export const command = Command.make("gateway", {
 }, (o) =>
   Effect.flatMap(configOf(o.config), (config) => {
     const key = process.env.MCP_REQUEST_STATE_KEY
+    // As the server would refuse it (a defect, when it is built): one line, before anything starts.
+    if (key !== undefined && Buffer.byteLength(key) < 32) {
+      return Effect.fail(
+        new Error(
+          `MCP_REQUEST_STATE_KEY must be at least 32 bytes (got ${Buffer.byteLength(key)}): ` +
+            "make one with openssl rand -base64 32"
+        )
+      )
+    }
+    if (o.timeout < 1) return Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
     const gateway = Gateway.layer({
       config,
       revisions: revisionsOf(o.serve),

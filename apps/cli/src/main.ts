@@ -127,6 +127,13 @@ program.pipe(
         process.exitCode = 1
       })
   ),
+  // A defect (a bug, or a check that dies) is said too, in one line: never a silent exit 1.
+  Effect.catchAllDefect((defect) =>
+    Effect.sync(() => {
+      process.stderr.write(`mcp: ${describe(defect).split("\n")[0]}\n`)
+      process.exitCode = 1
+    })
+  ),
   // OTLP export when the environment asks for it (OTEL_EXPORTER_OTLP_ENDPOINT, …), flushed on exit.
   Effect.provide(NodeTelemetry.layerFromEnv({ serviceName: "mcp", serviceVersion: "0.1.0" })),
   Effect.provide(NodeContext.layer),

@@ -324,16 +324,22 @@ export const layer = <const P extends ReadonlyArray<Part<any>>>(
  * A part's view of the whole server: what it adds or removes (by its own names and URIs) is
  * prefixed, a resource it says changed is the whole's mounted URI; the whole's clients hear of
  * each change as of any. Adding under a name another part holds replaces it, as `addTool` does.
+ * `own` says which URIs are the part's (its resources' and templates'): its tools' and prompts'
+ * links to them are rewritten to the mounted URIs (default: none is).
  *
  * @since 0.1.0
  * @category combinators
  */
-export const under = (server: McpServer.Service, prefix: string): McpServer.Service => ({
+export const under = (
+  server: McpServer.Service,
+  prefix: string,
+  own: (uri: string) => boolean = () => false
+): McpServer.Service => ({
   serverInfo: server.serverInfo,
   revisions: server.revisions,
-  addTool: (t) => server.addTool(tool(prefix, t)),
+  addTool: (t) => server.addTool(tool(prefix, t, own)),
   removeTool: (name) => server.removeTool(mountName(prefix, name)),
-  addPrompt: (p) => server.addPrompt(prompt(prefix, p)),
+  addPrompt: (p) => server.addPrompt(prompt(prefix, p, own)),
   removePrompt: (name) => server.removePrompt(mountName(prefix, name)),
   addResource: (r) => server.addResource(resource(prefix, r)),
   removeResource: (uri) => server.removeResource(mountUri(prefix, uri)),

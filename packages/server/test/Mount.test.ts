@@ -175,4 +175,19 @@ describe("Mount", () => {
       const { tools } = yield* client.result("tools/list")
       assert.deepStrictEqual(tools.map((t: any) => t.name), ["notes_add", "weather_link", "weather_radar"])
     }))
+
+  it.scoped("a part's view rewrites the links of what it adds to its own resources", () =>
+    Effect.gen(function*() {
+      const whole = yield* Mount.make({ serverInfo, parts })
+      const client = yield* attach(whole)
+      yield* client.initialize("2025-11-25", {})
+      yield* Mount.under(whole, "weather", (uri) => uri.startsWith("weather://")).addTool(
+        Tool.make("pointer", {}, () =>
+          Effect.succeed([{ type: "resource_link" as const, uri: "weather://today", name: "today" }]))
+      )
+      const result = yield* client.result("tools/call", { name: "weather_pointer" })
+      assert.deepStrictEqual(result.content, [
+        { type: "resource_link", uri: "weather+weather://today", name: "today" }
+      ])
+    }))
 })

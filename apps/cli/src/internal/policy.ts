@@ -30,6 +30,10 @@ export const ToolPolicy = Schema.Struct({
 
 export type ToolPolicy = typeof ToolPolicy.Type
 
+/** `record[key]` if it is the record's own (not `constructor`, `toString`… of every object). */
+const own = <A>(record: Readonly<Record<string, A>> | undefined, key: string): A | undefined =>
+  record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined
+
 /** Is the upstream's tool served? */
 export const admits = (policy: ToolPolicy | undefined, tool: McpSchema.Tool.Tool): boolean => {
   if (policy === undefined) return true
@@ -43,23 +47,23 @@ export const admits = (policy: ToolPolicy | undefined, tool: McpSchema.Tool.Tool
 /** The upstream's tool as it is served: its name, description and input schema as the policy says. */
 export const served = (policy: ToolPolicy | undefined, tool: McpSchema.Tool.Tool): McpSchema.Tool.Tool => {
   if (policy === undefined) return tool
-  const fixed = policy.fixed?.[tool.name] ?? {}
-  const defaults = policy.defaults?.[tool.name] ?? {}
+  const fixed = own(policy.fixed, tool.name) ?? {}
+  const defaults = own(policy.defaults, tool.name) ?? {}
   const schema = tool.inputSchema as {
     readonly properties?: Readonly<Record<string, object>>
     readonly required?: ReadonlyArray<string>
   }
   const properties = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).filter(([key]) => !(key in fixed)).map((
+    Object.entries(schema.properties ?? {}).filter(([key]) => !Object.hasOwn(fixed, key)).map((
       [key, property]
-    ) => [key, key in defaults ? { ...property, default: defaults[key] } : property])
+    ) => [key, Object.hasOwn(defaults, key) ? { ...property, default: defaults[key] } : property])
   )
-  const required = (schema.required ?? []).filter((key) => !(key in fixed) && !(key in defaults))
-  const description = policy.descriptions?.[tool.name]
+  const required = (schema.required ?? []).filter((key) => !Object.hasOwn(fixed, key) && !Object.hasOwn(defaults, key))
+  const description = own(policy.descriptions, tool.name)
   const { required: _, ...inputSchema } = tool.inputSchema as Record<string, unknown>
   return {
     ...tool,
-    name: policy.rename?.[tool.name] ?? tool.name,
+    name: own(policy.rename, tool.name) ?? tool.name,
     ...(description !== undefined ? { description } : {}),
     inputSchema: {
       ...inputSchema,
@@ -72,7 +76,7 @@ export const served = (policy: ToolPolicy | undefined, tool: McpSchema.Tool.Tool
 /** A call's arguments as sent upstream: the defaults under the caller's, the fixed ones over them. */
 export const argsOf = (policy: ToolPolicy | undefined, name: string, args: unknown): unknown =>
   policy === undefined ? args : {
-    ...policy.defaults?.[name],
+    ...own(policy.defaults, name),
     ...(typeof args === "object" && args !== null ? args : {}),
-    ...policy.fixed?.[name]
+    ...own(policy.fixed, name)
   }
