@@ -130,6 +130,14 @@ describe("mcp gateway: server-everything, server-filesystem and our demo behind 
         assert.deepStrictEqual(completed.completion.values, ["7"])
         const instance = yield* client.readResource("everything+demo://resource/dynamic/text/7")
         assert.strictEqual(instance.contents[0]!.uri, "everything+demo://resource/dynamic/text/7")
+        // The links of an upstream's results are under its name, and read through the gateway.
+        const linked = (yield* client.callTool("everything_get-resource-links", { count: 2 })).content
+          .flatMap((block) => block.type === "resource_link" ? [block.uri] : [])
+        assert.deepStrictEqual(linked, [
+          "everything+demo://resource/dynamic/blob/1",
+          "everything+demo://resource/dynamic/text/2"
+        ])
+        assert.strictEqual((yield* client.readResource(linked[1]!)).contents[0]!.uri, linked[1])
         const prompts = (yield* client.listPrompts).map((p) => p.name)
         assert.includeMembers(prompts, ["everything_simple-prompt"])
         const prompt = yield* client.getPrompt("everything_simple-prompt", {})

@@ -350,8 +350,9 @@ export const make = (options: Options) =>
           )
         )
         yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
-        // Its entries under its name, removed when this connection ends.
-        yield* mirror.start(Mount.under(server, name), true)
+        // Its entries under its name, removed when this connection ends. Every link or embedded
+        // resource in its results is its own (a client reads it through the gateway, under its name).
+        yield* mirror.start(Mount.under(server, name, () => true), true)
         yield* setStatus(name, (s) => ({ ...s, state: "up", error: undefined }))
         yield* Deferred.succeed(first, void 0)
         yield* Effect.logInfo(`mcp gateway: ${name} is up (${client.revision})`)
