@@ -36,7 +36,10 @@ describe("mcp gateway: telemetry", () => {
       writeFileSync(
         file,
         JSON.stringify({
-          mcpServers: { demo: { command: process.execPath, args: [everything, "stdio", "--era", "handshake"] } }
+          mcpServers: {
+            // An upstream gets only an allow-listed environment: its telemetry is configured here.
+            demo: { command: process.execPath, args: [everything, "stdio", "--era", "handshake"], env: exportTo(url) }
+          }
         })
       )
       const port = yield* Services.freePort
