@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { McpClient } from "@effect-mcp/client"
 import { Args, Command, Options } from "@effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -26,6 +27,32 @@ import {
   timeout,
   withClient
 } from "./internal/cli.js"
+
+/** A listing of named entries (tools, prompts): each its name and a line of its description. */
+const named = <E extends Error>(
+  feature: "tools" | "prompts",
+  list: (
+    client: McpClient.Service
+  ) => Effect.Effect<ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>, E>
+) =>
+  Command.make(
+    feature,
+    { target: lastTarget, json, era, timeout, ...auth },
+    ({ era, json, target, timeout, ...o }) =>
+      withClient(target, { era, timeout, auth: authOf(o) }, (client) =>
+        listing(
+          client,
+          feature,
+          json,
+          [],
+          Effect.flatMap(list(client), (listed) =>
+            print(
+              json,
+              listed,
+              () => columns(listed.map((e) => [e.name, oneLine(e.description)] as const)) || `(no ${feature})`
+            ))
+        ))
+  )
 
 /**
  * @since 0.1.0
@@ -58,28 +85,7 @@ export const discover = Command.make(
  * @since 0.1.0
  * @category commands
  */
-export const tools = Command.make(
-  "tools",
-  { target: lastTarget, json, era, timeout, ...auth },
-  ({ era, json, target, timeout, ...o }) =>
-    withClient(
-      target,
-      { era, timeout, auth: authOf(o) },
-      (client) =>
-        listing(
-          client,
-          "tools",
-          json,
-          [],
-          Effect.flatMap(client.listTools, (listed) =>
-            print(
-              json,
-              listed,
-              () => columns(listed.map((tool) => [tool.name, oneLine(tool.description)] as const)) || "(no tools)"
-            ))
-        )
-    )
-).pipe(Command.withDescription("The server's tools"))
+export const tools = named("tools", (client) => client.listTools).pipe(Command.withDescription("The server's tools"))
 
 /**
  * @since 0.1.0
@@ -133,28 +139,9 @@ export const read = Command.make(
  * @since 0.1.0
  * @category commands
  */
-export const prompts = Command.make(
-  "prompts",
-  { target: lastTarget, json, era, timeout, ...auth },
-  ({ era, json, target, timeout, ...o }) =>
-    withClient(
-      target,
-      { era, timeout, auth: authOf(o) },
-      (client) =>
-        listing(
-          client,
-          "prompts",
-          json,
-          [],
-          Effect.flatMap(client.listPrompts, (listed) =>
-            print(
-              json,
-              listed,
-              () => columns(listed.map((p) => [p.name, oneLine(p.description)] as const)) || "(no prompts)"
-            ))
-        )
-    )
-).pipe(Command.withDescription("The server's prompts"))
+export const prompts = named("prompts", (client) => client.listPrompts).pipe(
+  Command.withDescription("The server's prompts")
+)
 
 /**
  * @since 0.1.0
