@@ -1,19 +1,28 @@
 /**
- * `tools/call add` through `mcp gateway` (apps/cli, built) vs directly to its upstream (the demo,
- * `apps/everything`), in the same run, over stdio and over HTTP:
+ * `tools/call add` through `mcp gateway` (apps/cli, built) vs directly to its upstream, and vs a
+ * floor (`gateway-floor.ts`: a bare pass-through process, plain Node, no Effect), in the same run,
+ * over stdio and over HTTP, to two upstreams: our demo (`apps/everything`) and the official SDK's
+ * server (`sdk-add-server.ts` over stdio, `sdk-http-server.ts --json` over HTTP), whose own cost
+ * per call is larger, as most servers' is:
  *
- * - stdio: the client spawns the demo (`… stdio`) or the gateway (`mcp gateway --config F`, whose
- *   one upstream is the demo over stdio), does the handshake, then keeps `BENCH_IN_FLIGHT` calls
- *   in flight for `BENCH_REQUESTS` calls; rounds alternate (direct, gateway, direct, …);
- * - HTTP: the demo on a port (`… http --port P --era handshake`) vs the gateway on a port
- *   (`--port Q --serve handshake`) whose upstream is that same demo over HTTP; `BENCH_SESSIONS`
- *   sessions keep one call in flight each for `BENCH_MILLIS`;
+ * - stdio: the client spawns the upstream (direct), the floor or the gateway (`mcp gateway
+ *   --config F`, whose one upstream is spawned over stdio), does the handshake, then keeps
+ *   `BENCH_IN_FLIGHT` calls in flight for `BENCH_REQUESTS` calls; rounds alternate (direct, floor,
+ *   ours, direct, …);
+ * - HTTP: the upstream on a port vs the floor and the gateway on ports of their own, whose upstream
+ *   is that same server over HTTP; `BENCH_SESSIONS` sessions keep one call in flight each for
+ *   `BENCH_MILLIS`;
+ * - CPU per call of each process (client, gateway, upstream), read from `/proc` over the measured
+ *   calls: wall-clock figures on a loaded machine are noisy, CPU time much less so;
  * - memory: the gateway's RSS with 1 upstream and with 9 (the demo over stdio each), once idle:
  *   the difference over 8 is what one upstream connection costs the gateway.
  *
- * Targets (issue 41): through the gateway ≥ 80% of the direct throughput, and p50 at most 0.3 ms
- * more. Ratios are the medians of per-round ratios. A benchmark, not a test: it prints, and exits 1
- * on a wrong answer.
+ * Every process shares the machine's cores (2 here: client, gateway and upstream compete). The
+ * floor shows what any gateway process costs on them. Targets (issue 41): ours ≥ 80% of the
+ * direct throughput, and p50 at most 0.3 ms more. Ratios are the medians of per-round ratios.
+ * `BENCH_PARTS` picks parts (`stdio-demo,stdio-sdk,http-demo,http-sdk,memory`, the default).
+ * `BENCH_GATEWAY_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) are given to the floor's and
+ * the gateway's processes. A benchmark, not a test: it prints, and exits 1 on a wrong answer.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -23,26 +32,73 @@ import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Envelope from "./envelope.js"
 import { load, openSessions } from "./http-driver.js"
+import { cpuMillis, freePort, rssKiB } from "./proc.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
+const floorMain = path.join(root, "bench/dist/gateway-floor.js")
+const sdkStdio = path.join(root, "bench/dist/sdk-add-server.js")
+const sdkHttp = path.join(root, "bench/dist/sdk-http-server.js")
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000)
 const window = Number(process.env.BENCH_IN_FLIGHT ?? 16)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 16)
 const millis = Number(process.env.BENCH_MILLIS ?? 5_000)
+/** Which parts run (default all): `stdio-demo,stdio-sdk,http-demo,http-sdk,memory`. */
+const parts = (process.env.BENCH_PARTS ?? "stdio-demo,stdio-sdk,http-demo,http-sdk,memory").split(",")
+const gatewayFlags = (process.env.BENCH_GATEWAY_FLAGS ?? "").split(" ").filter((f) => f.length > 0)
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "bench-gateway-"))
+let configs = 0
 const configOf = (servers: Record<string, unknown>) => {
-  const file = path.join(dir, `gateway-${Object.keys(servers).length}-${Date.now()}.json`)
+  const file = path.join(dir, `gateway-${configs++}.json`)
   writeFileSync(file, JSON.stringify({ mcpServers: servers }))
   return file
 }
-const demoStdio = { command: process.execPath, args: [demoMain, "stdio", "--era", "handshake"] }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
+/** The children of a process (its upstream, for a gateway). */
+const childrenOf = (pid: number): Array<number> => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1").trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** Three ways to the same upstream: directly, through the floor, through ours. */
+type Route = "direct" | "floor" | "ours"
+const routes: ReadonlyArray<Route> = ["direct", "floor", "ours"]
+
+interface Stats {
+  readonly rps: number
+  readonly p50: number
+  /** CPU µs per call: the client (this process), the gateway (none direct), the upstream. */
+  readonly client: number
+  readonly gateway: number
+  readonly upstream: number
+}
+
+/** CPU of the processes given (and of this one) over `run`, per call. */
+const measured = async (
+  pids: { readonly gateway: number | undefined; readonly upstream: number | undefined },
+  run: () => Promise<{ readonly rps: number; readonly p50: number; readonly calls: number }>
+): Promise<Stats> => {
+  const own = process.cpuUsage()
+  const gateway = pids.gateway === undefined ? 0 : cpuMillis(pids.gateway)
+  const upstream = pids.upstream === undefined ? 0 : cpuMillis(pids.upstream)
+  const result = await run()
+  const ownUsed = process.cpuUsage(own)
+  const per = (ms: number) => (ms * 1000) / result.calls
+  return {
+    rps: result.rps,
+    p50: result.p50,
+    client: (ownUsed.user + ownUsed.system) / result.calls,
+    gateway: pids.gateway === undefined ? Number.NaN : per(cpuMillis(pids.gateway) - gateway),
+    upstream: pids.upstream === undefined ? Number.NaN : per(cpuMillis(pids.upstream) - upstream)
+  }
+}
 
 /** A child over stdio, its lines read one by one. */
 const child = (args: ReadonlyArray<string>) => {
@@ -63,17 +119,26 @@ const child = (args: ReadonlyArray<string>) => {
   return { proc, next, send: (line: string) => proc.stdin!.write(line + "\n") }
 }
 
-interface Stats {
-  readonly rps: number
-  readonly p50: number
+/** An upstream over stdio: how it is spawned. */
+interface StdioUpstream {
+  readonly label: string
+  readonly args: ReadonlyArray<string>
 }
 
-const stdioRound = async (args: ReadonlyArray<string>, tool: string): Promise<Stats> => {
-  const c = child(args)
+const stdioArgs = (route: Route, upstream: StdioUpstream, config: string): ReadonlyArray<string> =>
+  route === "direct"
+    ? upstream.args
+    : route === "floor"
+    ? [...gatewayFlags, floorMain, "stdio", "up", process.execPath, ...upstream.args]
+    : [...gatewayFlags, mcpMain, "gateway", "--config", config, "--serve", "handshake"]
+
+const stdioRound = async (route: Route, upstream: StdioUpstream, config: string): Promise<Stats> => {
+  const c = child(stdioArgs(route, upstream, config))
   const envelope = Envelope.handshakeEra
   c.send(envelope.handshake!.initialize)
   while (!(await c.next()).includes("\"id\":0")) { /* a notification before the answer */ }
   c.send(envelope.handshake!.initialized)
+  const tool = route === "direct" ? "add" : "up_add"
   const call = (id: number) => envelope.addCall(id).replace("\"name\":\"add\"", `"name":"${tool}"`)
   const run = async (count: number, first: number) => {
     const sentAt = new Float64Array(count)
@@ -87,100 +152,168 @@ const stdioRound = async (args: ReadonlyArray<string>, tool: string): Promise<St
     for (let i = 0; i < Math.min(window, count); i++) send()
     for (let done = 0; done < count; done++) {
       const line = await c.next()
-      const id = Number(line.slice(22, line.indexOf(",", 22)))
+      const id = Number(/"id":(\d+)/.exec(line)?.[1])
       if (!Envelope.isGoodAdd(line, id)) throw new Error(`bad answer: ${line.slice(0, 200)}`)
       latency.push(performance.now() - sentAt[id - first]!)
       if (next < count) send()
     }
-    return { rps: count / ((performance.now() - start) / 1000), p50: median(latency) }
+    return { rps: count / ((performance.now() - start) / 1000), p50: median(latency), calls: count }
   }
   await run(Math.min(5_000, requests), 1)
-  const stats = await run(requests, 1_000_000)
+  const pid = c.proc.pid!
+  const stats = await measured(
+    route === "direct" ? { gateway: undefined, upstream: pid } : { gateway: pid, upstream: childrenOf(pid)[0] },
+    () => run(requests, 1_000_000)
+  )
   c.proc.kill()
   return stats
 }
 
-/** `node args…` until killed, once its stderr says `ready`. */
+/** `node args…` until killed, once its stderr (or stdout) says `ready`. */
 const serving = (args: ReadonlyArray<string>, ready: string) =>
   new Promise<ChildProcess>((resolve) => {
-    const proc = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+    const proc = spawn(process.execPath, args, { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
     let seen = ""
-    proc.stderr!.on("data", (chunk) => {
+    const look = (chunk: Buffer) => {
       seen += chunk
       if (seen.includes(ready)) resolve(proc)
-    })
+    }
+    proc.stderr!.on("data", look)
+    proc.stdout!.on("data", look)
   })
 
-const httpRound = async (port: number, tool: string): Promise<Stats> => {
+const httpRound = async (
+  port: number,
+  tool: string,
+  pids: { readonly gateway: number | undefined; readonly upstream: number }
+): Promise<Stats> => {
   const envelope = {
     ...Envelope.handshakeEra,
     addCall: (id: number) => Envelope.handshakeEra.addCall(id).replace("\"name\":\"add\"", `"name":"${tool}"`)
   }
   const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
   await load(opened, envelope, 1_000, 1)
-  const stats = await load(opened, envelope, millis, 10_000_000)
-  if (stats.bad > 0) throw new Error(`bad answers: ${stats.firstBad}`)
+  const stats = await measured(pids, async () => {
+    const s = await load(opened, envelope, millis, 10_000_000)
+    if (s.bad > 0) throw new Error(`bad answers: ${s.firstBad}`)
+    return { rps: s.rps, p50: s.p50, calls: s.requests }
+  })
   for (const s of opened) s.connection.close()
-  return { rps: stats.rps, p50: stats.p50 }
+  return stats
 }
 
-const compare = (label: string, direct: ReadonlyArray<Stats>, gateway: ReadonlyArray<Stats>) => {
-  const ratios = direct.map((d, i) => gateway[i]!.rps / d.rps)
-  const added = direct.map((d, i) => gateway[i]!.p50 - d.p50)
-  const fmt = (s: ReadonlyArray<Stats>) =>
-    s.map((x) => `${Math.round(x.rps)} req/s p50 ${x.p50.toFixed(3)} ms`).join("; ")
-  console.log(`${label} direct:  ${fmt(direct)}`)
-  console.log(`${label} gateway: ${fmt(gateway)}`)
+const us = (n: number) => Number.isFinite(n) ? n.toFixed(1) : "-"
+const pct = (n: number) => `${(n * 100).toFixed(0)}%`
+
+/** Each route's rounds, and the ratios of the same rounds. */
+const compare = (label: string, by: Readonly<Record<Route, ReadonlyArray<Stats>>>) => {
+  for (const route of routes) {
+    const s = by[route]
+    console.log(
+      `${label} ${route.padEnd(6)}: ${s.map((x) => `${Math.round(x.rps)}/s p50 ${x.p50.toFixed(3)}`).join("; ")}` +
+        ` | CPU µs/call (median) client ${us(median(s.map((x) => x.client)))}, gateway ${
+          us(median(s.map((x) => x.gateway)))
+        }, upstream ${us(median(s.map((x) => x.upstream)))}`
+    )
+  }
+  const ratio = (a: Route, b: Route) => median(by[a].map((x, i) => x.rps / by[b][i]!.rps))
+  const added = (a: Route, b: Route) => median(by[a].map((x, i) => x.p50 - by[b][i]!.p50))
   console.log(
-    `${label}: gateway/direct throughput ${(median(ratios) * 100).toFixed(0)}% (target ≥ 80%), ` +
-      `added p50 ${median(added).toFixed(3)} ms (target ≤ 0.3 ms)`
+    `${label}: throughput ours/direct ${pct(ratio("ours", "direct"))} (target ≥ 80%), floor/direct ${
+      pct(ratio("floor", "direct"))
+    }, ours/floor ${pct(ratio("ours", "floor"))}; added p50 ours ${added("ours", "direct").toFixed(3)} ms ` +
+      `(target ≤ 0.3), floor ${added("floor", "direct").toFixed(3)} ms, ours − floor ${
+        added("ours", "floor").toFixed(3)
+      } ms`
   )
+}
+
+const stdioBench = async (upstream: StdioUpstream) => {
+  const config = configOf({ up: { command: process.execPath, args: upstream.args } })
+  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [] }
+  for (let r = 0; r < rounds; r++) {
+    for (const route of routes) by[route].push(await stdioRound(route, upstream, config))
+  }
+  compare(`stdio, ${upstream.label}`, by)
+}
+
+const httpBench = async (
+  label: string,
+  upstreamArgs: (port: number) => ReadonlyArray<string>,
+  ready: (port: number) => string
+) => {
+  const upstreamPort = await freePort()
+  const upstream = await serving(upstreamArgs(upstreamPort), ready(upstreamPort))
+  const url = `http://127.0.0.1:${upstreamPort}/mcp`
+  const floorPort = await freePort()
+  const floor = await serving([...gatewayFlags, floorMain, "http", "up", String(floorPort), url], "ready")
+  const oursPort = await freePort()
+  const ours = await serving(
+    [
+      ...gatewayFlags,
+      mcpMain,
+      "gateway",
+      "--config",
+      configOf({ up: { url } }),
+      "--port",
+      String(oursPort),
+      "--serve",
+      "handshake"
+    ],
+    "serving at"
+  )
+  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [] }
+  const target = { direct: upstreamPort, floor: floorPort, ours: oursPort }
+  const gateways = { direct: undefined, floor: floor.pid, ours: ours.pid }
+  for (let r = 0; r < rounds; r++) {
+    for (const route of routes) {
+      by[route].push(
+        await httpRound(target[route], route === "direct" ? "add" : "up_add", {
+          gateway: gateways[route],
+          upstream: upstream.pid!
+        })
+      )
+    }
+  }
+  compare(`http, ${label}`, by)
+  // SIGINT: a profiled gateway writes its profile as it exits.
+  for (const proc of [ours, floor, upstream]) proc.kill("SIGINT")
 }
 
 const main = async () => {
   console.log(`load: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} CPUs`)
-  const stdioConfig = configOf({ demo: demoStdio })
-  const direct: Array<Stats> = []
-  const through: Array<Stats> = []
-  for (let r = 0; r < rounds; r++) {
-    direct.push(await stdioRound([demoMain, "stdio", "--era", "handshake"], "add"))
-    through.push(await stdioRound([mcpMain, "gateway", "--config", stdioConfig, "--serve", "handshake"], "demo_add"))
+  const demo = { label: "our demo", args: [demoMain, "stdio", "--era", "handshake"] }
+  if (parts.includes("stdio-demo")) await stdioBench(demo)
+  if (parts.includes("stdio-sdk")) await stdioBench({ label: "SDK server", args: [sdkStdio] })
+  if (parts.includes("http-demo")) {
+    await httpBench(
+      "our demo",
+      (port) => [demoMain, "http", "--port", String(port), "--era", "handshake"],
+      (port) => `:${port}`
+    )
   }
-  compare("stdio", direct, through)
-
-  const demoPort = 20_000 + Math.floor(Math.random() * 20_000)
-  const gatewayPort = demoPort + 1
-  const demo = await serving([demoMain, "http", "--port", String(demoPort), "--era", "handshake"], `:${demoPort}`)
-  const httpConfig = configOf({ demo: { url: `http://127.0.0.1:${demoPort}/mcp` } })
-  const gateway = await serving(
-    [mcpMain, "gateway", "--config", httpConfig, "--port", String(gatewayPort), "--serve", "handshake"],
-    "serving at"
-  )
-  const hDirect: Array<Stats> = []
-  const hThrough: Array<Stats> = []
-  for (let r = 0; r < rounds; r++) {
-    hDirect.push(await httpRound(demoPort, "add"))
-    hThrough.push(await httpRound(gatewayPort, "demo_add"))
+  if (parts.includes("http-sdk")) {
+    await httpBench("SDK server", (port) => [sdkHttp, "--port", String(port), "--json"], () => "ready")
   }
-  compare("http", hDirect, hThrough)
-  gateway.kill()
-  demo.kill()
+  if (!parts.includes("memory")) return
 
   const idle = async (servers: Record<string, unknown>) => {
     const c = child([mcpMain, "gateway", "--config", configOf(servers), "--serve", "handshake"])
     c.send(Envelope.handshakeEra.handshake!.initialize)
     await c.next()
     await new Promise((resolve) => setTimeout(resolve, 1_000))
-    const rss = rssMiB(c.proc.pid!)
+    const rss = rssKiB(c.proc.pid!) / 1024
     c.proc.kill()
     return rss
   }
+  const demoStdio = { command: process.execPath, args: demo.args }
   const one = await idle({ u0: demoStdio })
   const nine = await idle(Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`u${i}`, demoStdio])))
   console.log(
     `memory: gateway RSS ${one.toFixed(1)} MiB with 1 upstream, ${nine.toFixed(1)} MiB with 9: ` +
       `${((nine - one) / 8).toFixed(2)} MiB per upstream connection`
   )
+  console.log(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`)
 }
 
 main().then(() => process.exit(0), (error) => {

@@ -5,7 +5,7 @@
  *
  * - `effect runtime`: the `effect` package (fibers, the scheduler, Context, Schema, …);
  * - `@effect/platform`: `@effect/platform` and `@effect/platform-node(-shared)`;
- * - `effect-mcp core` / `server` / `platform-node`: our packages (their `dist/` or `src/`);
+ * - `effect-mcp core` / `server` / `client` / `platform-node` / `cli`: our packages (their `dist/` or `src/`);
  * - `node http` / `node streams+net` / `node other`: Node's own JavaScript (`node:internal/…`);
  * - `native`: builtins and C++ entered from JavaScript (`(program)`, JSON, crypto, …);
  * - `gc`, `idle`.
@@ -52,8 +52,9 @@ const partOf = (frame: CallFrame): string => {
   if (url === "") return "native"
   if (/\/effect\/(dist|src)\//.test(url) || url.includes("/node_modules/effect/")) return "effect runtime"
   if (url.includes("@effect/platform") || url.includes("@effect+platform")) return "@effect/platform"
-  const ours = /\/packages\/(core|server|platform-node)\/(dist|src)\//.exec(url)
+  const ours = /\/packages\/(core|server|client|platform-node)\/(dist|src)\//.exec(url)
   if (ours !== null) return `effect-mcp ${ours[1]}`
+  if (/\/apps\/cli\/(dist|src)\//.test(url)) return "effect-mcp cli"
   if (url.includes("@modelcontextprotocol")) return "MCP SDK"
   if (url.includes("/zod/") || url.includes("/zod@")) return "zod"
   if (url.startsWith("node:internal/http") || url.startsWith("node:_http") || url === "node:http") return "node http"
