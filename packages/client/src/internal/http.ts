@@ -29,7 +29,7 @@
  * resumption (`http/events.ts`), the session's own stream (`http/standalone.ts`), the legacy
  * fallback (`http/fallback.ts`); here, one POST and its answer, and the protocol.
  */
-import { HttpHeaders, type JsonRpc, type Schema as McpSchema, type Transport, Wire } from "@effect-mcp/core"
+import { HttpHeaders, type JsonRpc, type Schema as McpSchema, Telemetry, type Transport, Wire } from "@effect-mcp/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Deferred from "effect/Deferred"
@@ -243,7 +243,10 @@ export const make = (options: Options): Effect.Effect<
   HttpClient.HttpClient | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
+    // Without spans recorded, @effect/platform's span per request (and its headers) buys nothing.
+    const client = (yield* Telemetry.enabled).spans
+      ? yield* HttpClient.HttpClient
+      : HttpClient.withTracerDisabledWhen(yield* HttpClient.HttpClient, () => true)
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
     const receiver = yield* Deferred.make<Transport.Receiver<Failure>>()
     const connection: Session.Connection = {
