@@ -9,7 +9,6 @@
  */
 import { McpAuth, McpClientTransport } from "@effect-mcp/client"
 import { NodeMcpClient, NodeMcpServer, NodeOAuth, NodeTokenStore } from "@effect-mcp/platform-node"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -72,7 +71,9 @@ const optionsOf = (auth: Auth): McpAuth.Options => ({
  */
 export const httpClient = (auth: Auth, label = "mcp") =>
   McpAuth.layer(optionsOf(auth)).pipe(
-    Layer.provide(FetchHttpClient.layer),
+    // On undici's keep-alive pool, not Node's `fetch` (a gateway's calls to an HTTP upstream cost
+    // several times the CPU through `fetch`).
+    Layer.provide(NodeMcpClient.layerHttpClient),
     Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth), tokenStoreOptions)),
     Layer.provide(NodeOAuth.layerLoopback({
       openBrowser: auth.openBrowser === true,
