@@ -68,8 +68,19 @@ const childrenOf = (pid: number): Array<number> => {
 }
 
 /** Three ways to the same upstream: directly, through the floor, through ours. */
-type Route = "direct" | "floor" | "ours"
-const routes: ReadonlyArray<Route> = ["direct", "floor", "ours"]
+type Route = "direct" | "floor" | "ours" | "before"
+/**
+ * `BENCH_BEFORE`: the `main.js` of another build of `mcp` (a copy of `apps/cli/dist` inside
+ * `apps/cli`, say, so that its imports resolve), run as a fourth route in the same rounds.
+ */
+const beforeMain = process.env.BENCH_BEFORE
+const routes: ReadonlyArray<Route> = [
+  "direct",
+  "floor",
+  "ours",
+  ...(beforeMain !== undefined ? ["before" as const] : [])
+]
+const mainOf = (route: Route) => route === "before" ? beforeMain! : mcpMain
 
 interface Stats {
   readonly rps: number
@@ -130,7 +141,7 @@ const stdioArgs = (route: Route, upstream: StdioUpstream, config: string): Reado
     ? upstream.args
     : route === "floor"
     ? [...gatewayFlags, floorMain, "stdio", "up", process.execPath, ...upstream.args]
-    : [...gatewayFlags, mcpMain, "gateway", "--config", config, "--serve", "handshake"]
+    : [...gatewayFlags, mainOf(route), "gateway", "--config", config, "--serve", "handshake"]
 
 const stdioRound = async (route: Route, upstream: StdioUpstream, config: string): Promise<Stats> => {
   const c = child(stdioArgs(route, upstream, config))
@@ -224,13 +235,18 @@ const compare = (label: string, by: Readonly<Record<Route, ReadonlyArray<Stats>>
     }, ours/floor ${pct(ratio("ours", "floor"))}; added p50 ours ${added("ours", "direct").toFixed(3)} ms ` +
       `(target ≤ 0.3), floor ${added("floor", "direct").toFixed(3)} ms, ours − floor ${
         added("ours", "floor").toFixed(3)
-      } ms`
+      } ms` +
+      (beforeMain === undefined ?
+        "" :
+        `; ours/before ${pct(ratio("ours", "before"))}, CPU per call of the gateway ${
+          us(median(by.ours.map((x) => x.gateway)))
+        } µs vs ${us(median(by.before.map((x) => x.gateway)))} µs before`)
   )
 }
 
 const stdioBench = async (upstream: StdioUpstream) => {
   const config = configOf({ up: { command: process.execPath, args: upstream.args } })
-  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [] }
+  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [], before: [] }
   for (let r = 0; r < rounds; r++) {
     for (const route of routes) by[route].push(await stdioRound(route, upstream, config))
   }
@@ -247,24 +263,17 @@ const httpBench = async (
   const url = `http://127.0.0.1:${upstreamPort}/mcp`
   const floorPort = await freePort()
   const floor = await serving([...gatewayFlags, floorMain, "http", "up", String(floorPort), url], "ready")
-  const oursPort = await freePort()
-  const ours = await serving(
-    [
-      ...gatewayFlags,
-      mcpMain,
-      "gateway",
-      "--config",
-      configOf({ up: { url } }),
-      "--port",
-      String(oursPort),
-      "--serve",
-      "handshake"
-    ],
-    "serving at"
-  )
-  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [] }
-  const target = { direct: upstreamPort, floor: floorPort, ours: oursPort }
-  const gateways = { direct: undefined, floor: floor.pid, ours: ours.pid }
+  const gateway = async (route: Route) => {
+    const port = await freePort()
+    const config = configOf({ up: { url } })
+    const args = ["gateway", "--config", config, "--port", String(port), "--serve", "handshake"]
+    return { port, proc: await serving([...gatewayFlags, mainOf(route), ...args], "serving at") }
+  }
+  const ours = await gateway("ours")
+  const before = beforeMain === undefined ? undefined : await gateway("before")
+  const by: Record<Route, Array<Stats>> = { direct: [], floor: [], ours: [], before: [] }
+  const target = { direct: upstreamPort, floor: floorPort, ours: ours.port, before: before?.port ?? 0 }
+  const gateways = { direct: undefined, floor: floor.pid, ours: ours.proc.pid, before: before?.proc.pid }
   for (let r = 0; r < rounds; r++) {
     for (const route of routes) {
       by[route].push(
@@ -277,7 +286,7 @@ const httpBench = async (
   }
   compare(`http, ${label}`, by)
   // SIGINT: a profiled gateway writes its profile as it exits.
-  for (const proc of [ours, floor, upstream]) proc.kill("SIGINT")
+  for (const proc of [ours.proc, before?.proc, floor, upstream]) proc?.kill("SIGINT")
 }
 
 const main = async () => {
