@@ -43,31 +43,27 @@ const splitLines = (left: string, chunk: string, onLine: (line: string) => void)
   return text.slice(from)
 }
 
+/** Lines sent in one tick, written together on the next (one write for the lot, as ours). */
+const coalesced = (write: (text: string) => void) => {
+  let pending = ""
+  const flush = () => {
+    const text = pending
+    pending = ""
+    write(text)
+  }
+  return (line: string) => {
+    if (pending === "") process.nextTick(flush)
+    pending += line + "\n"
+  }
+}
+
 const stdio = () => {
   const [command, ...args] = rest
   const upstream = spawn(command!, args, { stdio: ["pipe", "pipe", "inherit"] })
   const ids = new Map<number, string | number | null>()
   let next = 0
-  let pending = ""
-  const flush = () => {
-    const text = pending
-    pending = ""
-    process.stdout.write(text)
-  }
-  const down = (line: string) => {
-    if (pending === "") process.nextTick(flush)
-    pending += line + "\n"
-  }
-  let upPending = ""
-  const upFlush = () => {
-    const text = upPending
-    upPending = ""
-    upstream.stdin.write(text)
-  }
-  const up = (line: string) => {
-    if (upPending === "") process.nextTick(upFlush)
-    upPending += line + "\n"
-  }
+  const down = coalesced((text) => process.stdout.write(text))
+  const up = coalesced((text) => upstream.stdin.write(text))
   let fromClient = ""
   process.stdin.setEncoding("utf8")
   process.stdin.on("data", (chunk: string) => {
