@@ -129,6 +129,18 @@ const throughput = (runtime: Runtime): Bench => {
   }
 }
 
+const coldHeader = [
+  "runtime",
+  "server",
+  "bundle",
+  "listening",
+  "first answer",
+  "total (median)",
+  "CPU listening",
+  "CPU total",
+  "runs (total)"
+]
+
 /** A fresh process to its first answered call. */
 interface Cold {
   readonly listening: number
@@ -170,6 +182,32 @@ const inV8 = (kind: Kind): { readonly evaluate: number; readonly first: number }
   })
   if (run.status !== 0) throw new BenchFailure(`${kind} bundle in V8: ${run.stderr}`)
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!)
+}
+
+/** Part v8: each Worker bundle in a fresh Node process, alternating; the table's rows and the summary's. */
+const v8Part = (coldKinds: ReadonlyArray<Kind>, summary: Array<Row>): Array<Array<string>> => {
+  const rows = [["server", "evaluate", "first answer", "total (median)", "runs (total)"]]
+  const runs = new Map<Kind, Array<{ readonly evaluate: number; readonly first: number }>>()
+  for (let i = 0; i < coldRuns; i++) {
+    for (const kind of coldKinds) runs.set(kind, [...(runs.get(kind) ?? []), inV8(kind)])
+  }
+  const total = (kind: Kind) => median(runs.get(kind)!.map((run) => run.evaluate + run.first))
+  for (const kind of coldKinds) {
+    const of = runs.get(kind)!
+    rows.push([
+      serverName("workerd", kind),
+      `${median(of.map((run) => run.evaluate)).toFixed(1)} ms`,
+      `${median(of.map((run) => run.first)).toFixed(1)} ms`,
+      `${total(kind).toFixed(1)} ms`,
+      of.map((run) => (run.evaluate + run.first).toFixed(0)).join(", ")
+    ])
+  }
+  summary.push({
+    section: "runtimes-workerd",
+    label: "Worker bundle in V8, CPU to first answer, ours vs SDK",
+    value: `${total("ours").toFixed(0)} vs ${total("sdk").toFixed(0)} ms (${ratio(total("ours") / total("sdk"))})`
+  })
+  return rows
 }
 
 /** `total` calls over 10 connections, each call checked. */
@@ -239,17 +277,7 @@ const main = async () => {
   }
 
   const summary: Array<Row> = []
-  const coldRows = [[
-    "runtime",
-    "server",
-    "bundle",
-    "listening",
-    "first answer",
-    "total (median)",
-    "CPU listening",
-    "CPU total",
-    "runs (total)"
-  ]]
+  const coldRows = [[...coldHeader]]
   const memoryRows = [["runtime", "server", "RSS idle", `RSS after ${memoryRequests.toLocaleString("en-US")}`, "heap"]]
   const constructRows = [[
     "runtime",
@@ -302,29 +330,9 @@ const main = async () => {
         : { section: `runtimes-${runtime}`, label: "cold start to first answer, ours vs SDK", value: coldShown }
     )
   }
-  const v8Rows = [["server", "evaluate", "first answer", "total (median)", "runs (total)"]]
-  if (parts.includes("v8") && runtimes.includes("workerd") && process.env.BENCH_WORKER_SPLIT !== "1") {
-    const runs = new Map<Kind, Array<{ readonly evaluate: number; readonly first: number }>>()
-    for (let i = 0; i < coldRuns; i++) {
-      for (const kind of coldKinds) runs.set(kind, [...(runs.get(kind) ?? []), inV8(kind)])
-    }
-    const total = (kind: Kind) => median(runs.get(kind)!.map((run) => run.evaluate + run.first))
-    for (const kind of coldKinds) {
-      const of = runs.get(kind)!
-      v8Rows.push([
-        serverName("workerd", kind),
-        `${median(of.map((run) => run.evaluate)).toFixed(1)} ms`,
-        `${median(of.map((run) => run.first)).toFixed(1)} ms`,
-        `${total(kind).toFixed(1)} ms`,
-        of.map((run) => (run.evaluate + run.first).toFixed(0)).join(", ")
-      ])
-    }
-    summary.push({
-      section: "runtimes-workerd",
-      label: "Worker bundle in V8, CPU to first answer, ours vs SDK",
-      value: `${total("ours").toFixed(0)} vs ${total("sdk").toFixed(0)} ms (${ratio(total("ours") / total("sdk"))})`
-    })
-  }
+  const v8Rows = parts.includes("v8") && runtimes.includes("workerd") && process.env.BENCH_WORKER_SPLIT !== "1"
+    ? v8Part([...kinds, ...floors], summary)
+    : []
   for (const runtime of parts.includes("memory") ? runtimes : []) {
     const memories = new Map<Kind, Memory>()
     for (const kind of kinds) memories.set(kind, await memory(runtime, kind))
@@ -374,7 +382,7 @@ const main = async () => {
       ...table(coldRows, 2)
     )
   }
-  if (v8Rows.length > 1) {
+  if (v8Rows.length > 0) {
     out.push(
       "",
       `The Worker bundles in V8 alone (Node ${process.version}, no workerd): a fresh process evaluates a bundle and ` +
