@@ -53,7 +53,8 @@ export const install = (runtime: Runtime): void => {
   if (npm.status !== 0) throw new BenchFailure(`npm install of ${runtime}@${versions[runtime]} failed`)
 }
 
-const bundleFile = (runtime: Runtime, kind: Kind) =>
+/** The bundle of a server for a runtime (one file; with BENCH_WORKER_SPLIT=1 the Worker's entry chunk). */
+export const bundleFile = (runtime: Runtime, kind: Kind) =>
   join(dist, `${kind}-${runtime === "workerd" ? "worker" : "serve"}.mjs`)
 
 /**

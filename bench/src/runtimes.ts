@@ -18,7 +18,13 @@
  *    (issue 38), on Bun and Deno: ours ≥ 5x the SDK's req/s and ≥ 50% of bare's. On workerd one
  *    isolate (workerd serves a Worker from one isolate): ours vs the SDK's, no target.
  * 2. Cold start: a fresh process to its first answered call (spawn → listening → the first
- *    `tools/call` answered), median of BENCH_COLD_RUNS; target on workerd: ours ≤ the SDK's.
+ *    `tools/call` answered), median of BENCH_COLD_RUNS, wall time and the server process's CPU time
+ *    (`/proc`: load disturbs it less; on workerd the Worker's module is evaluated before it listens,
+ *    so most of it is there); target on workerd: ours ≤ the SDK's.
+ * 2b. The Worker's cold start in V8 alone (part `v8`, with workerd): each Worker bundle evaluated by a
+ *    fresh Node process (`worker-eval.ts`), which answers one call through its `fetch`: the process's
+ *    CPU time evaluating the bundle and answering the first call (building our server), median of
+ *    BENCH_COLD_RUNS. No runtime in the way: what the bundle itself costs.
  * 3. Memory: a fresh process per server, 10,000 calls over 10 connections, then RSS (and the heap
  *    after a full collection where the runtime has one: Bun, Deno; workerd shows none).
  * 4. Construction, on Bun and Deno, in the processes of part 3: what the SDK's factory costs (a new
@@ -28,16 +34,30 @@
  *
  * Environment: BENCH_RUNTIMES (bun,deno,workerd), BENCH_ROUNDS (3), BENCH_RUNTIME_MILLIS (1000),
  * BENCH_RUNTIME_CONNECTIONS (10), BENCH_COLD_RUNS (5), BENCH_MEMORY_REQUESTS (10000), BENCH_PIN=0,
- * BENCH_RUNTIME_PARTS (throughput,cold,memory: the parts to run; part 4 runs with memory), and those
+ * BENCH_RUNTIME_PARTS (throughput,cold,v8,memory: the parts to run; part 4 runs with memory), and those
  * of `http-bench.ts` (warm-up bounds).
  *
  * A benchmark, not a test.
  */
+import { spawnSync } from "node:child_process"
 import { stateless } from "./envelope.js"
 import { type Bench, type Measured, type Pair, run } from "./http-bench.js"
 import { callAdd, Connection, openSession, openSessions, Refused, type Target } from "./http-driver.js"
-import { BenchFailure, command, markLoad, median, memoryOf, mib, otherLoadNote, ratio, rssKiB, table } from "./proc.js"
-import { bundle, install, type Kind, type Runtime, start, version } from "./runtime-servers.js"
+import {
+  BenchFailure,
+  command,
+  cpuMillis,
+  here,
+  markLoad,
+  median,
+  memoryOf,
+  mib,
+  otherLoadNote,
+  ratio,
+  rssKiB,
+  table
+} from "./proc.js"
+import { bundle, bundleFile, install, type Kind, type Runtime, start, version } from "./runtime-servers.js"
 import { record, type Row, targetRow } from "./summary.js"
 
 const runtimes = (process.env.BENCH_RUNTIMES ?? "bun,deno,workerd").split(",") as Array<Runtime>
@@ -55,7 +75,7 @@ const floors = (["platform", "effect"] as const).filter((kind) =>
   process.env.BENCH_HTTP_SERVERS?.split(",").includes(kind) === true
 )
 
-const parts = (process.env.BENCH_RUNTIME_PARTS ?? "throughput,cold,memory").split(",")
+const parts = (process.env.BENCH_RUNTIME_PARTS ?? "throughput,cold,v8,memory").split(",")
 
 const names: Record<Runtime, string> = { bun: "Bun", deno: "Deno", workerd: "workerd" }
 
@@ -109,23 +129,42 @@ const throughput = (runtime: Runtime): Bench => {
   }
 }
 
+const coldHeader = [
+  "runtime",
+  "server",
+  "bundle",
+  "listening",
+  "first answer",
+  "total (median)",
+  "CPU listening",
+  "CPU total",
+  "runs (total)"
+]
+
 /** A fresh process to its first answered call. */
 interface Cold {
   readonly listening: number
   readonly firstAnswer: number
   readonly total: number
+  /** The server process's CPU time (ms) once it listened, and once it answered. */
+  readonly cpuListening: number
+  readonly cpu: number
 }
 
 const coldStart = async (runtime: Runtime, kind: Kind): Promise<Cold> => {
   const started = await start(runtime, kind)
   try {
+    const cpuListening = cpuMillis(started.child.pid)
     const connection = await Connection.open({ port: started.port, path: "/mcp" })
     const session = await openSession(connection, stateless)
     if (session instanceof Refused) throw new BenchFailure(`${kind} on ${runtime} refused: ${session.body}`)
     await callAdd(session, stateless, 1)
     const answeredAt = performance.now()
+    const cpu = cpuMillis(started.child.pid)
     connection.close()
     return {
+      cpuListening,
+      cpu,
       listening: started.listeningAt - started.spawnedAt,
       firstAnswer: answeredAt - started.listeningAt,
       total: answeredAt - started.spawnedAt
@@ -133,6 +172,42 @@ const coldStart = async (runtime: Runtime, kind: Kind): Promise<Cold> => {
   } finally {
     await started.child.stop()
   }
+}
+
+/** A Worker bundle evaluated by a fresh Node process, its first call answered: CPU ms (`worker-eval.ts`). */
+const inV8 = (kind: Kind): { readonly evaluate: number; readonly first: number } => {
+  const run = spawnSync(process.execPath, [here("./worker-eval.js"), bundleFile("workerd", kind)], {
+    encoding: "utf8",
+    timeout: 60_000
+  })
+  if (run.status !== 0) throw new BenchFailure(`${kind} bundle in V8: ${run.stderr}`)
+  return JSON.parse(run.stdout.trim().split("\n").at(-1)!)
+}
+
+/** Part v8: each Worker bundle in a fresh Node process, alternating; the table's rows and the summary's. */
+const v8Part = (coldKinds: ReadonlyArray<Kind>, summary: Array<Row>): Array<Array<string>> => {
+  const rows = [["server", "evaluate", "first answer", "total (median)", "runs (total)"]]
+  const runs = new Map<Kind, Array<{ readonly evaluate: number; readonly first: number }>>()
+  for (let i = 0; i < coldRuns; i++) {
+    for (const kind of coldKinds) runs.set(kind, [...(runs.get(kind) ?? []), inV8(kind)])
+  }
+  const total = (kind: Kind) => median(runs.get(kind)!.map((run) => run.evaluate + run.first))
+  for (const kind of coldKinds) {
+    const of = runs.get(kind)!
+    rows.push([
+      serverName("workerd", kind),
+      `${median(of.map((run) => run.evaluate)).toFixed(1)} ms`,
+      `${median(of.map((run) => run.first)).toFixed(1)} ms`,
+      `${total(kind).toFixed(1)} ms`,
+      of.map((run) => (run.evaluate + run.first).toFixed(0)).join(", ")
+    ])
+  }
+  summary.push({
+    section: "runtimes-workerd",
+    label: "Worker bundle in V8, CPU to first answer, ours vs SDK",
+    value: `${total("ours").toFixed(0)} vs ${total("sdk").toFixed(0)} ms (${ratio(total("ours") / total("sdk"))})`
+  })
+  return rows
 }
 
 /** `total` calls over 10 connections, each call checked. */
@@ -202,7 +277,7 @@ const main = async () => {
   }
 
   const summary: Array<Row> = []
-  const coldRows = [["runtime", "server", "bundle", "listening", "first answer", "total (median)", "runs (total)"]]
+  const coldRows = [[...coldHeader]]
   const memoryRows = [["runtime", "server", "RSS idle", `RSS after ${memoryRequests.toLocaleString("en-US")}`, "heap"]]
   const constructRows = [[
     "runtime",
@@ -229,11 +304,18 @@ const main = async () => {
         `${median(runs.map((cold) => cold.listening)).toFixed(0)} ms`,
         `${median(runs.map((cold) => cold.firstAnswer)).toFixed(0)} ms`,
         `${medians.get(kind)!.toFixed(0)} ms`,
+        `${median(runs.map((cold) => cold.cpuListening)).toFixed(0)} ms`,
+        `${median(runs.map((cold) => cold.cpu)).toFixed(0)} ms`,
         runs.map((cold) => cold.total.toFixed(0)).join(", ")
       ])
     }
     const coldRatio = medians.get("ours")! / medians.get("sdk")!
-    const coldShown = `${medians.get("ours")!.toFixed(0)} vs ${medians.get("sdk")!.toFixed(0)} ms (${ratio(coldRatio)})`
+    const cpuOfKind = (kind: Kind) => median(colds.get(kind)!.map((cold) => cold.cpu))
+    const coldShown = `${medians.get("ours")!.toFixed(0)} vs ${medians.get("sdk")!.toFixed(0)} ms (${
+      ratio(coldRatio)
+    }); CPU ${cpuOfKind("ours").toFixed(0)} vs ${cpuOfKind("sdk").toFixed(0)} ms (${
+      ratio(cpuOfKind("ours") / cpuOfKind("sdk"))
+    })`
     summary.push(
       runtime === "workerd"
         ? targetRow(
@@ -248,6 +330,9 @@ const main = async () => {
         : { section: `runtimes-${runtime}`, label: "cold start to first answer, ours vs SDK", value: coldShown }
     )
   }
+  const v8Rows = parts.includes("v8") && runtimes.includes("workerd") && process.env.BENCH_WORKER_SPLIT !== "1"
+    ? v8Part([...kinds, ...floors], summary)
+    : []
   for (const runtime of parts.includes("memory") ? runtimes : []) {
     const memories = new Map<Kind, Memory>()
     for (const kind of kinds) memories.set(kind, await memory(runtime, kind))
@@ -292,8 +377,17 @@ const main = async () => {
       "",
       `Cold start: a fresh process (workerd: one Worker) to its first answered tools/call; median of ${coldRuns} ` +
         "alternating runs (listening: spawn to listening; first answer: from then, the first call's round trip, " +
-        "which builds our server)",
+        "which builds our server; CPU: the server process's, from /proc, once listening and once answered; on " +
+        "workerd the Worker's module is evaluated before it listens)",
       ...table(coldRows, 2)
+    )
+  }
+  if (v8Rows.length > 0) {
+    out.push(
+      "",
+      `The Worker bundles in V8 alone (Node ${process.version}, no workerd): a fresh process evaluates a bundle and ` +
+        `answers one call through its fetch; that process's CPU time; median of ${coldRuns} alternating runs`,
+      ...table(v8Rows, 1)
     )
   }
   if (memoryRows.length > 1) {

@@ -8,6 +8,7 @@
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Implementation, LoggingLevel, parseOptions, ProgressToken, RequestId } from "./Schema/Base.js"
 import type { MetaObject } from "./Schema/Base.js"
@@ -107,10 +108,11 @@ export const toolFailure = "dev.effect-mcp/failure" as const
 export const traceKeys = ["traceparent", "tracestate", "baggage"] as const
 
 const readWith = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(schema, parseOptions)
+  // Compiled on first use: importing this module compiles no parser.
+  let decode: ((u: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
   return (meta: MetaObject | undefined, key: string): Option.Option<A> => {
     if (meta === undefined || !Object.hasOwn(meta, key)) return Option.none()
-    return Either.getRight(decode(meta[key]))
+    return Either.getRight((decode ??= Schema.decodeUnknownEither(schema, parseOptions))(meta[key]))
   }
 }
 

@@ -13,13 +13,13 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Issues from "./internal/issues.js"
+import { modern, modernCacheable, modernNotification, modernOwn, modernRetryable, union } from "./internal/shapes.js"
 import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Completion from "./Schema/Completion.js"
 import * as Discovery from "./Schema/Discovery.js"
 import * as Elicitation from "./Schema/Elicitation.js"
-import * as InputRequired from "./Schema/InputRequired.js"
 import * as Lifecycle from "./Schema/Lifecycle.js"
 import * as Logging from "./Schema/Logging.js"
 import * as Prompt from "./Schema/Prompt.js"
@@ -152,11 +152,16 @@ const define = <
   name,
   kind,
   direction,
-  shapes: shapes.map((s) => ({
+  // Getters: a shape's schemas are read (and the derived ones built) only when the method is first used.
+  shapes: shapes.map((s): Shape => ({
     revisions: s.revisions,
-    params: s.params,
+    get params() {
+      return s.params
+    },
     paramsOptional: s.paramsOptional ?? false,
-    result: s.result
+    get result() {
+      return s.result
+    }
   })),
   typedShapes: shapes,
   revisions: Revision.all.filter((r) => shapes.some((s) => s.revisions.includes(r))),
@@ -175,42 +180,6 @@ const handshake = Revision.handshake
 const stateless = Revision.stateless
 const since = (r: Revision.Revision) => Revision.range(r, Revision.latestHandshake)
 const only = (r: Revision.Revision): ReadonlyArray<Revision.Revision> => [r]
-
-/** A 2026-07-28 request: `_meta` required; results tagged `complete`. */
-const modern = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
-  params: Schema.Struct<P>,
-  result: Schema.Struct<A>
-) => ({ revisions: stateless, params: Stateless.params(params), result: Stateless.result(result) })
-
-/** A 2026-07-28 request whose result type exists only in 2026 (it carries its own `resultType`). */
-const modernOwn = <P extends Schema.Struct.Fields, A, I>(params: Schema.Struct<P>, result: Schema.Schema<A, I>) => ({
-  revisions: stateless,
-  params: Stateless.params(params),
-  result
-})
-
-/** A 2026-07-28 cacheable request. */
-const modernCacheable = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
-  params: Schema.Struct<P>,
-  result: Schema.Struct<A>
-) => ({ revisions: stateless, params: Stateless.params(params), result: Stateless.cacheableResult(result) })
-
-/** A 2026-07-28 request that may answer `input_required`. */
-const modernRetryable = <P extends Schema.Struct.Fields, Members extends ReadonlyArray<Schema.Schema<any, any>>>(
-  params: Schema.Struct<P>,
-  ...complete: Members
-) => ({
-  revisions: stateless,
-  params: InputRequired.withInputResponses(Stateless.params(params)),
-  result: Schema.Union(...complete, InputRequired.InputRequiredResult)
-})
-
-/** A 2026-07-28 notification. */
-const modernNotification = <P extends Schema.Struct.Fields>(params: Schema.Struct<P>, paramsOptional = false) => ({
-  revisions: stateless,
-  params: Stateless.notificationParams(params),
-  paramsOptional
-})
 
 const serverCap = (key: string): Capability => ({ side: "server", key })
 const clientCap = (key: string): Capability => ({ side: "client", key })
@@ -249,7 +218,7 @@ export const catalog = {
   ]),
   "notifications/progress": define("notifications/progress", "notification", "both", { beforeInitialized: true }, [
     { revisions: handshake, params: Lifecycle.ProgressNotificationParams },
-    { ...modernNotification(Lifecycle.ProgressNotificationParams), revisions: stateless }
+    modernNotification(Lifecycle.ProgressNotificationParams)
   ]),
 
   // ---------------------------------------------------------------- tools
@@ -280,12 +249,11 @@ export const catalog = {
     { revisions: only("2024-11-05"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20241105 },
     { revisions: only("2025-03-26"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250326 },
     { revisions: only("2025-06-18"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250618 },
-    {
-      revisions: only("2025-11-25"),
-      params: Tool.CallToolRequestParams,
-      result: Schema.Union(Tool.CallToolResult20250618, Tasks.CreateTaskResult)
-    },
-    modernRetryable(Tool.CallToolRequestParams, Stateless.result(Tool.CallToolResult), TasksExtension.CreateTaskResult)
+    union(only("2025-11-25"), Tool.CallToolRequestParams, Tool.CallToolResult20250618, Tasks.CreateTaskResult),
+    modernRetryable(
+      Tool.CallToolRequestParams,
+      () => [Stateless.result(Tool.CallToolResult), TasksExtension.CreateTaskResult] as const
+    )
   ]),
   "notifications/tools/list_changed": define(
     "notifications/tools/list_changed",
@@ -334,7 +302,10 @@ export const catalog = {
     related: ["notifications/resources/updated"]
   }, [
     { revisions: handshake, params: Resource.ReadResourceRequestParams, result: Resource.ReadResourceResult },
-    modernRetryable(Resource.ReadResourceRequestParams, Stateless.cacheableResult(Resource.ReadResourceResult))
+    modernRetryable(
+      Resource.ReadResourceRequestParams,
+      () => [Stateless.cacheableResult(Resource.ReadResourceResult)] as const
+    )
   ]),
   "resources/subscribe": define("resources/subscribe", "request", "client", {
     capability: serverCap("resources"),
@@ -414,7 +385,7 @@ export const catalog = {
     { revisions: only("2024-11-05"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20241105 },
     { revisions: only("2025-03-26"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20250326 },
     { revisions: since("2025-06-18"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult },
-    modernRetryable(Prompt.GetPromptRequestParams, Stateless.result(Prompt.GetPromptResult))
+    modernRetryable(Prompt.GetPromptRequestParams, () => [Stateless.result(Prompt.GetPromptResult)] as const)
   ]),
   "notifications/prompts/list_changed": define(
     "notifications/prompts/list_changed",
@@ -432,7 +403,7 @@ export const catalog = {
     capability: serverCap("completions")
   }, [
     { revisions: handshake, params: Completion.CompleteRequestParams, result: Completion.CompleteResult },
-    modern(Completion.CompleteRequestParams, Completion.CompleteResult)
+    modern(Completion.CompleteRequestParams, () => Completion.CompleteResult)
   ]),
 
   // ---------------------------------------------------------------- logging
@@ -464,11 +435,12 @@ export const catalog = {
       params: Sampling.CreateMessageRequestParams20250326,
       result: Sampling.CreateMessageResult20250326
     },
-    {
-      revisions: only("2025-11-25"),
-      params: Sampling.CreateMessageRequestParams20251125,
-      result: Schema.Union(Sampling.CreateMessageResult20251125, Tasks.CreateTaskResult)
-    }
+    union(
+      only("2025-11-25"),
+      Sampling.CreateMessageRequestParams20251125,
+      Sampling.CreateMessageResult20251125,
+      Tasks.CreateTaskResult
+    )
   ]),
 
   // ---------------------------------------------------------------- roots (server → client; 2026: input request)
@@ -495,11 +467,7 @@ export const catalog = {
       params: Elicitation.ElicitRequestParams20250618,
       result: Elicitation.ElicitResult20250618
     },
-    {
-      revisions: only("2025-11-25"),
-      params: Elicitation.ElicitRequestParams20251125,
-      result: Schema.Union(Elicitation.ElicitResult, Tasks.CreateTaskResult)
-    }
+    union(only("2025-11-25"), Elicitation.ElicitRequestParams20251125, Elicitation.ElicitResult, Tasks.CreateTaskResult)
   ]),
   "notifications/elicitation/complete": define(
     "notifications/elicitation/complete",
@@ -582,7 +550,7 @@ export const catalog = {
     // The extension does not require the caching hints: our servers write them, a peer may not.
     modern(
       Skills.ReadResourceDirectoryRequestParams,
-      Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
+      () => Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
     )
   ])
 } as const
@@ -699,7 +667,8 @@ const makeEntry = (definition: Definition, shape: Shape): Entry => {
   const decode = lazily(() => Base.codec(shape.params, "decode", Base.parseOptions))
   const optional = shape.paramsOptional
   const name = definition.name
-  const result = shape.result
+  // A request has a result schema, a notification none: read (and built) on first use.
+  const request = definition.kind === "request"
   return {
     definition,
     shape,
@@ -713,8 +682,8 @@ const makeEntry = (definition: Definition, shape: Shape): Entry => {
         )
     },
     encodeParams: lazily(() => Base.codec(shape.params, "encode", Base.parseOptions)),
-    encodeResult: result && lazily(() => Base.codec(result, "encode", Base.parseOptions)),
-    decodeResult: result && lazily(() => Base.codec(result, "decode", Base.parseOptions))
+    encodeResult: request ? lazily(() => Base.codec(shape.result!, "encode", Base.parseOptions)) : undefined,
+    decodeResult: request ? lazily(() => Base.codec(shape.result!, "decode", Base.parseOptions)) : undefined
   }
 }
 

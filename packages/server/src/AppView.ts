@@ -135,8 +135,14 @@ export type Html<E = never, R = never> = string | Effect.Effect<string, E, R>
 const toEffect = <E, R>(html: Html<E, R>): Effect.Effect<string, E, R> =>
   typeof html === "string" ? Effect.succeed(html) : html
 
-const decodeUi = Schema.decodeUnknownSync(Apps.ResourceMeta, { onExcessProperty: "error" })
-const encodeUi = Schema.encodeSync(Apps.ResourceMeta)
+/** Made on first use: importing this module compiles no parser. */
+const once = <A>(make: () => A): () => A => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
+
+const decodeUi = once(() => Schema.decodeUnknownSync(Apps.ResourceMeta, { onExcessProperty: "error" }))
+const encodeUi = once(() => Schema.encodeSync(Apps.ResourceMeta))
 
 /**
  * Declares a view at a `ui://` URI, its HTML from `html`, its `_meta.ui` from `options`.
@@ -169,7 +175,7 @@ export const make = <E = never, R = never>(uri: string, options: Options, html: 
   const { description, name, scopes, title, ...given } = options
   let ui: Ui
   try {
-    ui = encodeUi(decodeUi(given))
+    ui = encodeUi()(decodeUi()(given))
   } catch (error) {
     throw new Error(`View ${uri}: its _meta.ui is not the specification's: ${(error as Error).message}`)
   }

@@ -113,7 +113,15 @@ export type Event = typeof Event.Type
  * @since 0.1.0
  * @category codecs
  */
-export const encode: (event: Event) => typeof Event.Encoded = Schema.encodeSync(Event)
+export const encode: (event: Event) => typeof Event.Encoded = (event) => codecs().encode(event)
+
+/** Compiled on first use: importing this module compiles no parser. */
+const codecs = (() => {
+  let compiled:
+    | { readonly encode: (event: Event) => typeof Event.Encoded; readonly decode: (u: unknown) => Event }
+    | undefined
+  return () => compiled ??= { encode: Schema.encodeSync(Event), decode: Schema.decodeUnknownSync(Event) }
+})()
 
 /**
  * An event from JSON-parsed data; throws on anything else (for a bus across processes).
@@ -121,7 +129,7 @@ export const encode: (event: Event) => typeof Event.Encoded = Schema.encodeSync(
  * @since 0.1.0
  * @category codecs
  */
-export const decode: (u: unknown) => Event = Schema.decodeUnknownSync(Event)
+export const decode: (u: unknown) => Event = (u) => codecs().decode(u)
 
 /**
  * A list changed (without an origin: every server on the bus hears of it).
