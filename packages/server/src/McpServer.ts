@@ -151,9 +151,11 @@ export interface Options<R> {
   /**
    * Told of each resource URI a client subscribes to, before the subscription is acknowledged: a
    * handshake session's `resources/subscribe`, each URI of a 2026-07-28 listen's
-   * `resourceSubscriptions` (default: nothing). For a server whose resources live elsewhere, such
-   * as a proxy, which subscribes upstream to what its clients asked for (a URI of a template,
-   * which no list names). Unsubscribes are not told. It should be quick: the client waits on it.
+   * `resourceSubscriptions` (default: nothing), once the subscription is within the server's limits
+   * (one refused tells it nothing); a listen's URIs are told together, at most 32 at a time. For a
+   * server whose resources live elsewhere, such as a proxy, which subscribes upstream to what its
+   * clients asked for (a URI of a template, which no list names). Unsubscribes are not told. It
+   * should be quick: the client waits on it.
    */
   readonly onResourceSubscribe?: (uri: string) => Effect.Effect<void>
   /**

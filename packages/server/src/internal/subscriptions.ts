@@ -43,7 +43,16 @@ import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import type { Delivery, Limits, Listen, Live } from "./subscriptionBook.js"
-import { Book, defaultLimits, deliveriesOf, each, liveOf, merge, oversized } from "./subscriptionBook.js"
+import {
+  Book,
+  defaultLimits,
+  deliveriesOf,
+  each,
+  liveOf,
+  maxConcurrentHooks,
+  merge,
+  oversized
+} from "./subscriptionBook.js"
 import * as Timer from "./timer.js"
 
 export type { Limits, Listen } from "./subscriptionBook.js"
@@ -220,6 +229,15 @@ export const make = (
 
     const { forget, kick, offer } = senders(fork, remove)
 
+    /** The server's hook on each URI of a listen, a bounded number at once. */
+    const hooks = (listen: Listen): Effect.Effect<void> => {
+      const told = listen.onResourceSubscribe
+      const uris = listen.filter.resourceSubscriptions ?? []
+      return told === undefined || uris.length === 0
+        ? Effect.void
+        : Effect.forEach(uris, told, { concurrency: maxConcurrentHooks, discard: true })
+    }
+
     const serve = (listen: Listen): Effect.Effect<void, McpError.McpError> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
         const handle = `sub-${n}` as Subscription.Handle
@@ -228,12 +246,16 @@ export const make = (
           Effect.flatMap(register(listen, handle), (live) =>
             Effect.onInterrupt(
               restore(
-                // First: nothing of this subscription may precede its acknowledgement.
+                // First: nothing of this subscription may precede its acknowledgement, which waits
+                // for the hooks (admitted first: a listen past the limits is refused before any runs).
                 Effect.zipRight(
-                  listen.notify("notifications/subscriptions/acknowledged", {
-                    notifications: live.info.acknowledged,
-                    _meta: { [Meta.subscriptionId]: listen.id }
-                  }),
+                  Effect.zipRight(
+                    hooks(listen),
+                    listen.notify("notifications/subscriptions/acknowledged", {
+                      notifications: live.info.acknowledged,
+                      _meta: { [Meta.subscriptionId]: listen.id }
+                    })
+                  ),
                   Effect.sync(() => {
                     const answer = listen.hold(() => forget(live))
                     if (answer === undefined) return forget(live)
