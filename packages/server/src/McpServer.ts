@@ -56,6 +56,14 @@ export interface Service {
    * a resource changed (`notifications/resources/updated`).
    */
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
+  /**
+   * A log message outside any request (`notifications/message`), to every handshake session of
+   * every transport whose level admits it (`logging/setLevel`; a session that set none hears
+   * every level), such as the logs of a server's own work, or those a gateway's upstreams send.
+   * A 2026-07-28 client hears none: that era has no session, and its logs travel only on the
+   * stream of the request that asked for them (`McpRequest.log`).
+   */
+  readonly log: (level: McpSchema.Base.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
   /** The tool registered under `name` right now. */
   readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
   /**
