@@ -11,6 +11,10 @@
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
  *   answered from `roots` (default: none; never another client's). Cancellation and progress follow the
  *   request, as through the proxy.
+ * - **Tasks**: a task call of an upstream's task tool is a task of the gateway's own once the
+ *   upstream made one, followed there (status messages, asks, result or error, cancel): clients
+ *   see only the gateway's ids, each reached by its own owner alone, as any task of a server's; an
+ *   upstream gone loses its tasks with -32603 saying so (see `internal/upstreamTasks.ts`).
  * - **Logs**: an upstream's `notifications/message` reaches every handshake session whose level
  *   admits it, its logger under the upstream's name (`name`, or `name/logger`); the upstreams are
  *   told the most verbose level any client set (`logging/setLevel`). A 2026-07-28 client hears
@@ -299,7 +303,8 @@ export const make = (options: Options) =>
       serverInfo: options.serverInfo ?? clientInfo,
       ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
       requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
-      capabilities: { tools: true, prompts: true, resources: true, completions: true },
+      // Tasks up front: an upstream's task tools may come after a client's handshake.
+      capabilities: { tools: true, prompts: true, resources: true, completions: true, tasks: true },
       // The most verbose level a client set, passed on to every upstream that is up (and to each as
       // it comes up); each session hears of their messages what its own level admits.
       onLogLevel: (level) =>
