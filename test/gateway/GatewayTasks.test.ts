@@ -20,6 +20,7 @@ import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -110,10 +111,21 @@ describe("mcp gateway: tasks", () => {
 
         // server-everything's task tool: its stages' status messages come through, then its report.
         // (Four stages of a second each, polled upstream every second and here every half: some are seen.)
+        // Its status notifications (2025-11-25 `notifications/tasks/status`) name the gateway's task.
+        const told = yield* Effect.fork(Stream.runCollect(Stream.takeUntil(
+          Stream.filter(client.notifications, (n) => n.method === "notifications/tasks/status"),
+          (n) => (n.params as { readonly status?: string }).status === "completed"
+        )))
         const research = yield* client.callTool("evr_simulate-research-query", { topic: "gateways" }, { task: true })
         const [researched, statuses] = yield* Effect.all([research.result, Stream.runCollect(research.status)], {
           concurrency: 2
         })
+        const notified = Chunk.toReadonlyArray(yield* Fiber.join(told).pipe(Effect.timeout("10 seconds")))
+        assert.isAbove(notified.length, 0)
+        assert.deepStrictEqual(
+          notified.map((n) => (n.params as { readonly taskId?: string }).taskId),
+          notified.map(() => Option.getOrThrow(research.taskId))
+        )
         assert.include(text(researched), "# Research Report: gateways")
         const seen = Chunk.toReadonlyArray(statuses)
         assert.strictEqual(seen[seen.length - 1]!.status, "completed")

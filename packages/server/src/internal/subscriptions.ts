@@ -172,6 +172,28 @@ const senders = (fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
   return { forget, kick, offer }
 }
 
+/** The server's hook on each URI of a listen, a bounded number at once. */
+const hooks = (listen: Listen): Effect.Effect<void> => {
+  const told = listen.onResourceSubscribe
+  const uris = listen.filter.resourceSubscriptions ?? []
+  return told === undefined || uris.length === 0
+    ? Effect.void
+    : Effect.forEach(uris, told, { concurrency: maxConcurrentHooks, discard: true })
+}
+
+/**
+ * A listen's hooks, then its acknowledgement. It was admitted first: a listen past the limits is
+ * refused before any hook runs.
+ */
+const acknowledge = (listen: Listen, live: Live): Effect.Effect<void> =>
+  Effect.zipRight(
+    hooks(listen),
+    listen.notify("notifications/subscriptions/acknowledged", {
+      notifications: live.info.acknowledged,
+      _meta: { [Meta.subscriptionId]: listen.id }
+    })
+  )
+
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
 
@@ -229,15 +251,6 @@ export const make = (
 
     const { forget, kick, offer } = senders(fork, remove)
 
-    /** The server's hook on each URI of a listen, a bounded number at once. */
-    const hooks = (listen: Listen): Effect.Effect<void> => {
-      const told = listen.onResourceSubscribe
-      const uris = listen.filter.resourceSubscriptions ?? []
-      return told === undefined || uris.length === 0
-        ? Effect.void
-        : Effect.forEach(uris, told, { concurrency: maxConcurrentHooks, discard: true })
-    }
-
     const serve = (listen: Listen): Effect.Effect<void, McpError.McpError> =>
       Effect.flatMap(Ref.updateAndGet(counter, (n) => n + 1), (n) => {
         const handle = `sub-${n}` as Subscription.Handle
@@ -246,16 +259,9 @@ export const make = (
           Effect.flatMap(register(listen, handle), (live) =>
             Effect.onInterrupt(
               restore(
-                // First: nothing of this subscription may precede its acknowledgement, which waits
-                // for the hooks (admitted first: a listen past the limits is refused before any runs).
+                // First: nothing of this subscription may precede its acknowledgement.
                 Effect.zipRight(
-                  Effect.zipRight(
-                    hooks(listen),
-                    listen.notify("notifications/subscriptions/acknowledged", {
-                      notifications: live.info.acknowledged,
-                      _meta: { [Meta.subscriptionId]: listen.id }
-                    })
-                  ),
+                  acknowledge(listen, live),
                   Effect.sync(() => {
                     const answer = listen.hold(() => forget(live))
                     if (answer === undefined) return forget(live)
