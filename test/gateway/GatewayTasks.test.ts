@@ -11,7 +11,6 @@
  * tools ran no task (a task call was answered at once, `tasks/get` knew no task).
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
@@ -24,16 +23,12 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { overHttp, overStdio, root } from "./gatewayProcess.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
 const require = createRequire(import.meta.url)
 const everythingMain = path.join(
@@ -61,31 +56,13 @@ const configOf = () => {
 const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
   (result.content as ReadonlyArray<{ readonly text?: string }>).map((c) => c.text ?? "").join("")
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
 describe("mcp gateway: tasks", () => {
   it.scopedLive(
     "over stdio (2025-11-25): created upstream, ids of the gateway's own, status, result, cancel, an upstream gone",
     () =>
       Effect.gen(function*() {
         const config = configOf()
-        const context = yield* Layer.build(
-          McpClient.layer({ clientInfo: { name: "gateway-tasks-test", version: "1.0.0" }, era: "handshake" }).pipe(
-            Layer.provide(NodeMcpClient.layerStdio({
-              command: process.execPath,
-              args: [mcpMain, "gateway", "--config", config.file],
-              cwd: root,
-              stderr: "ignore"
-            }))
-          )
-        )
-        const client = Context.get(context, McpClient.McpClient)
+        const client = yield* overStdio(config.file, "gateway-tasks-test")
         assert.strictEqual(client.revision, "2025-11-25")
         assert.deepStrictEqual(client.serverCapabilities.tasks?.requests?.tools?.call, {})
         const tools = new Map((yield* client.listTools).map((t) => [t.name, t]))
@@ -167,21 +144,9 @@ describe("mcp gateway: tasks", () => {
     "over HTTP: ours in 2026-07-28 (the tasks extension); two raw 2025-11-25 sessions, one guessing the other's id; the SDK with ext-tasks, a task that asks",
     async () => {
       const config = configOf()
-      const port = await freePort()
-      const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", config.file, "--port", String(port)], {
-        cwd: root,
-        stdio: ["ignore", "ignore", "pipe"]
-      })
+      const gateway = await overHttp(config.file)
       try {
-        await new Promise<void>((resolve, reject) => {
-          let seen = ""
-          gateway.stderr.on("data", (chunk) => {
-            seen += chunk
-            if (seen.includes("mcp gateway: serving at")) resolve()
-          })
-          gateway.on("exit", () => reject(new Error(`the gateway exited: ${seen}`)))
-        })
-        const url = `http://127.0.0.1:${port}/mcp`
+        const url = gateway.url
 
         // Ours, stateless: the call is a task (the extension declared), followed to its result.
         const computed = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
@@ -280,7 +245,7 @@ describe("mcp gateway: tasks", () => {
           await sdk.close()
         }
       } finally {
-        gateway.kill()
+        gateway.stop()
       }
     },
     90_000

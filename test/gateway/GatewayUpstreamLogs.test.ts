@@ -1,32 +1,24 @@
 /**
  * `mcp gateway --config FILE` (apps/cli, built) passes its upstreams' log messages on: an upstream's
- * `notifications/message`, sent outside any request (test/gateway/fixtures/log-server.mjs logs
+ * `notifications/message`, sent outside any request (test/gateway/fixtures/level-server.mjs logs
  * after it answered its tool `emit`), reaches each downstream session whose `logging/setLevel`
  * admits it, its logger under the upstream's name. Over stdio with our client, and over HTTP with
  * two sessions of the official SDK 2.x client at different levels (the upstream is told the more
  * verbose). Failed before: no upstream log reached any client (the server had no way to log
  * outside a request).
  */
-import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import * as Chunk from "effect/Chunk"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { overHttp, overStdio, root } from "./gatewayProcess.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const logServer = path.join(root, "test/gateway/fixtures/log-server.mjs")
+const logServer = path.join(root, "test/gateway/fixtures/level-server.mjs")
 
 const configFile = () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-upstream-logs-"))
@@ -36,30 +28,12 @@ const configFile = () => {
   return file
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
 describe("mcp gateway: upstream logs", () => {
   it.scopedLive(
     "over stdio: a message the client's level admits, under the upstream's name; not one it does not",
     () =>
       Effect.gen(function*() {
-        const context = yield* Layer.build(
-          McpClient.layer({ clientInfo: { name: "gateway-logs-test", version: "1.0.0" }, era: "handshake" }).pipe(
-            Layer.provide(NodeMcpClient.layerStdio({
-              command: process.execPath,
-              args: [mcpMain, "gateway", "--config", configFile()],
-              cwd: root,
-              stderr: "ignore"
-            }))
-          )
-        )
-        const client = Context.get(context, McpClient.McpClient)
+        const client = yield* overStdio(configFile(), "gateway-logs-test")
         // Listening from its first step (the fiber subscribes at the first wait of this one, long
         // before the first call's answer can come from a child process).
         const messages = yield* Effect.fork(Stream.runCollect(Stream.take(
@@ -80,22 +54,10 @@ describe("mcp gateway: upstream logs", () => {
   )
 
   it("over HTTP: each session hears what its own level admits (two SDK clients)", async () => {
-    const port = await freePort()
-    const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", configFile(), "--port", String(port)], {
-      cwd: root,
-      stdio: ["ignore", "ignore", "pipe"]
-    })
+    const gateway = await overHttp(configFile())
     const clients: Array<Client> = []
     try {
-      await new Promise<void>((resolve, reject) => {
-        let seen = ""
-        gateway.stderr.on("data", (chunk) => {
-          seen += chunk
-          if (seen.includes("mcp gateway: serving at")) resolve()
-        })
-        gateway.on("exit", () => reject(new Error(`the gateway exited: ${seen}`)))
-      })
-      const url = new URL(`http://127.0.0.1:${port}/mcp`)
+      const url = new URL(gateway.url)
       /** A session of the SDK's client at `level`; its log messages, and a promise of the first `n`. */
       const session = async (level: "debug" | "error", n: number) => {
         const client = new Client({ name: `sdk-${level}`, version: "1.0.0" })
@@ -126,7 +88,7 @@ describe("mcp gateway: upstream logs", () => {
       assert.deepStrictEqual(await terse.enough, [{ level: "critical", logger: "two/inner", data: "down" }])
     } finally {
       await Promise.all(clients.map((c) => c.close()))
-      gateway.kill()
+      gateway.stop()
     }
   }, 60_000)
 })
