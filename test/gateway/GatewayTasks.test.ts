@@ -5,7 +5,8 @@
  * status messages, result and errors come through; cancelling cancels; an upstream gone loses its
  * tasks with a clear error, at once. Upstreams: our demo (its `slow_compute`, `protocol_error_job`)
  * and `@modelcontextprotocol/server-everything` (`simulate-research-query`, a task only); clients:
- * ours over stdio (2025-11-25), ours over HTTP (2026-07-28, the tasks extension), the official SDK
+ * ours over stdio (2025-11-25), ours over HTTP (2026-07-28, the tasks extension; a task that elicits,
+ * answered with its handler through `tasks/update`), the official SDK
  * 2.x client with `@modelcontextprotocol/ext-tasks` (a task that elicits, answered downstream), and two raw
  * 2025-11-25 sessions over HTTP, one guessing the other's task id. Failed before: the gateway's
  * tools ran no task (a task call was answered at once, `tasks/get` knew no task).
@@ -148,10 +149,15 @@ describe("mcp gateway: tasks", () => {
       try {
         const url = gateway.url
 
-        // Ours, stateless: the call is a task (the extension declared), followed to its result.
-        const computed = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        // Ours, stateless: the call is a task (the extension declared), followed to its result; a
+        // task that asks is answered with the client's handler (its input requests, `tasks/update`).
+        const [computed, confirmed] = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
           const context = yield* Layer.build(
-            McpClient.layer({ clientInfo: { name: "ours", version: "1.0.0" }, era: "stateless" }).pipe(
+            McpClient.layer({
+              clientInfo: { name: "ours", version: "1.0.0" },
+              era: "stateless",
+              handlers: { elicitation: () => Effect.succeed({ action: "accept" as const, content: { confirm: true } }) }
+            }).pipe(
               Layer.provide(McpClientTransport.layerHttp({ url })),
               Layer.provide(FetchHttpClient.layer)
             )
@@ -160,9 +166,12 @@ describe("mcp gateway: tasks", () => {
           assert.strictEqual(client.revision, "2026-07-28")
           const task = yield* client.callTool("demo_slow_compute", { seconds: 0.1, label: "stateless" }, { task: true })
           assert.isTrue(Option.isSome(task.taskId))
-          return text(yield* task.result)
+          const asks = yield* client.callTool("demo_confirm_delete", { filename: "a.txt" }, { task: true })
+          assert.isTrue(Option.isSome(asks.taskId))
+          return [text(yield* task.result), text(yield* asks.result)] as const
         })))
         assert.strictEqual(computed, "Computed stateless in 0.1s")
+        assert.strictEqual(confirmed, "Deleted a.txt")
 
         // Two sessions of the handshake era, on the wire.
         const session = async () => {
