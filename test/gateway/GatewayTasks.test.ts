@@ -141,6 +141,35 @@ describe("mcp gateway: tasks", () => {
     120_000
   )
 
+  it.scopedLive(
+    "ids mapped: the client sees the gateway's id, not the upstream's; its cancel reaches the upstream's task",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-task-ids-"))
+        const file = path.join(dir, "gateway.json")
+        const upstream = { command: process.execPath, args: [path.join(root, "test/gateway/fixtures/task-server.mjs")] }
+        writeFileSync(file, JSON.stringify({ mcpServers: { a: upstream, b: upstream } }))
+        const client = yield* overStdio(file, "gateway-task-ids-test")
+        const first = yield* client.callTool("a_job", {}, { task: true })
+        const second = yield* client.callTool("b_job", {}, { task: true })
+        const ids = [first, second].map((t) => Option.getOrThrow(t.taskId))
+        // Each upstream named its task up-1: the client sees two ids of the gateway's, neither of them.
+        assert.notInclude(ids, "up-1")
+        assert.notStrictEqual(ids[0], ids[1])
+        yield* first.cancel
+        assert.strictEqual((yield* client.tasks.get(ids[0]!)).status, "cancelled")
+        // The cancel reached a's task, and only it; b's works on.
+        const cancelledOf = (tool: string) => Effect.map(client.callTool(tool, {}), text)
+        assert.strictEqual(
+          yield* cancelledOf("a_cancelled").pipe(Effect.repeat({ until: (cancelled) => cancelled !== "" })),
+          "up-1"
+        )
+        assert.strictEqual(yield* cancelledOf("b_cancelled"), "")
+        assert.strictEqual((yield* client.tasks.get(ids[1]!)).status, "working")
+      }),
+    60_000
+  )
+
   it(
     "over HTTP: ours in 2026-07-28 (the tasks extension); two raw 2025-11-25 sessions, one guessing the other's id; the SDK with ext-tasks, a task that asks",
     async () => {
