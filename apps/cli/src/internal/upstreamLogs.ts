@@ -21,14 +21,20 @@ const isLevel = (level: unknown): level is LoggingLevel =>
 export const lowest = (a: LoggingLevel | undefined, b: LoggingLevel): LoggingLevel =>
   a === undefined || McpSchema.Logging.isAtLeast(a, b) ? b : a
 
+/** The most log messages of one upstream waiting for the clients. */
+export const maxBehind = 256
+
 /**
  * Follows the upstream's log messages for the lifetime of the scope, logging each on `part` (its
  * view of the gateway's server). A message that is not one (no known level) is dropped.
  */
 export const follow = (client: McpClient.Service, part: McpServer.Service): Effect.Effect<void, never, Scope.Scope> =>
   client.notifications.pipe(
+    Stream.filter((n) => n.method === "notifications/message"),
+    // Taken at once from the client's queue: while the clients are slower than the upstream logs,
+    // at most `maxBehind` wait here, the oldest dropped first.
+    Stream.buffer({ capacity: maxBehind, strategy: "sliding" }),
     Stream.runForEach((n) => {
-      if (n.method !== "notifications/message") return Effect.void
       const params = n.params as { readonly level?: unknown; readonly data?: unknown; readonly logger?: unknown }
       if (params === undefined || !isLevel(params.level)) return Effect.void
       return part.log(params.level, params.data, typeof params.logger === "string" ? params.logger : undefined)
