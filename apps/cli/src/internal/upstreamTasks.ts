@@ -19,8 +19,7 @@
  */
 import type { ClientError, McpClient } from "@effect-mcp/client"
 import { McpError, Schema as McpSchema } from "@effect-mcp/core"
-import { McpTask } from "@effect-mcp/server"
-import type { McpRequest } from "@effect-mcp/server"
+import { McpRequest, McpTask } from "@effect-mcp/server"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -87,21 +86,29 @@ export const orTask = (
     E | McpError.McpError,
     McpRequest.McpRequest
   > =>
-    Option.isNone(mayBe) ? plain : relay.forward(
-      Effect.gen(function*() {
-        const task = yield* client.callTool(name, args, { task: true, cancelOnInterrupt: true })
-        // Answered at once upstream: at once here too.
-        if (Option.isNone(task.taskId)) return yield* task.result
-        yield* McpTask.detach
-        // Its status message is ours, as it changes.
-        const status = yield* Effect.fork(
-          task.status.pipe(
-            Stream.runForEach((info) =>
-              info.statusMessage === undefined ? Effect.void : McpTask.status(info.statusMessage)
-            ),
-            Effect.ignore
+    Option.isNone(mayBe) ? plain : Effect.flatMap(McpRequest.McpRequest, (request) =>
+      relay.forward(
+        Effect.gen(function*() {
+          // Its progress is the request's (once detached, the task's status message).
+          const task = yield* client.callTool(name, args, {
+            task: true,
+            cancelOnInterrupt: true,
+            ...(Option.isSome(request.progressToken)
+              ? { onProgress: (p) => request.progress(p.progress, p.total, p.message) }
+              : {})
+          })
+          // Answered at once upstream: at once here too.
+          if (Option.isNone(task.taskId)) return yield* task.result
+          yield* McpTask.detach
+          // Its status message is ours, as it changes.
+          const status = yield* Effect.fork(
+            task.status.pipe(
+              Stream.runForEach((info) =>
+                info.statusMessage === undefined ? Effect.void : McpTask.status(info.statusMessage)
+              ),
+              Effect.ignore
+            )
           )
-        )
-        return yield* Effect.ensuring(task.result, Fiber.interrupt(status))
-      }).pipe(Effect.mapError(errorOf))
-    ))
+          return yield* Effect.ensuring(task.result, Fiber.interrupt(status))
+        }).pipe(Effect.mapError(errorOf))
+      )))
