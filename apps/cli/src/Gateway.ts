@@ -11,6 +11,14 @@
  *   through the upstream's own relay; an upstream's `roots/list` with no request in flight is
  *   answered from `roots` (default: none; never another client's). Cancellation and progress follow the
  *   request, as through the proxy.
+ * - **Tasks**: a task call of an upstream's task tool is a task of the gateway's own once the
+ *   upstream made one, followed there (status messages, asks, result or error, cancel): clients
+ *   see only the gateway's ids, each reached by its own owner alone, as any task of a server's; an
+ *   upstream gone loses its tasks with -32603 saying so (see `internal/upstreamTasks.ts`).
+ * - **Logs**: an upstream's `notifications/message` reaches every handshake session whose level
+ *   admits it, its logger under the upstream's name (`name`, or `name/logger`); the upstreams are
+ *   told the most verbose level any client set (`logging/setLevel`). A 2026-07-28 client hears
+ *   none of them: that era's logs belong to a request.
  * - **Policy**, per upstream (`"tools"` beside its command or URL): tools included or excluded by
  *   name or annotation (`excludeHints`), read-only mode (only tools annotated `readOnlyHint`),
  *   renamed, described anew, arguments fixed or given defaults (see `ToolPolicy`).
@@ -46,6 +54,7 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as Mirror from "./internal/mirror.js"
 import * as Policy from "./internal/policy.js"
+import * as UpstreamLogs from "./internal/upstreamLogs.js"
 import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
 
@@ -284,7 +293,7 @@ export const make = (options: Options) =>
     if (typeof bad === "string") return yield* Effect.dieMessage(bad.replace(/^Mount: prefix/, "mcp gateway: name"))
     /** Each upstream's hook for the server's subscriptions, while it is up. */
     const hooks = yield* Ref.make(new Map<string, (uri: string) => Effect.Effect<void>>())
-    /** The log level a client set last (handshake era), and each upstream's client while it is up. */
+    /** The most verbose log level a client set (handshake era), and each upstream's client while it is up. */
     const logLevel = yield* Ref.make<McpSchema.Base.LoggingLevel | undefined>(undefined)
     const clients = yield* Ref.make(new Map<string, McpClient.Service>())
     /** Passes `level` on to an upstream (one in the 2026-07-28 era has no session level: nothing to tell). */
@@ -294,15 +303,21 @@ export const make = (options: Options) =>
       serverInfo: options.serverInfo ?? clientInfo,
       ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
       requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
-      capabilities: { tools: true, prompts: true, resources: true, completions: true },
-      // A client's log level, passed on to every upstream that is up (and to each as it comes up).
+      // Tasks up front: an upstream's task tools may come after a client's handshake.
+      capabilities: { tools: true, prompts: true, resources: true, completions: true, tasks: true },
+      // The most verbose level a client set, passed on to every upstream that is up (and to each as
+      // it comes up); each session hears of their messages what its own level admits.
       onLogLevel: (level) =>
-        Effect.zipRight(
-          Ref.set(logLevel, level),
-          Effect.flatMap(
-            Ref.get(clients),
-            (all) => Effect.forEach(all.values(), (client) => tellLevel(client, level), { discard: true })
-          )
+        Effect.flatMap(
+          Ref.modify(logLevel, (before) => {
+            const now = UpstreamLogs.lowest(before, level)
+            return [now === before ? undefined : now, now]
+          }),
+          (changed) =>
+            changed === undefined ? Effect.void : Effect.flatMap(
+              Ref.get(clients),
+              (all) => Effect.forEach(all.values(), (client) => tellLevel(client, changed), { discard: true })
+            )
         ),
       onResourceSubscribe: (uri) =>
         Effect.flatMap(Ref.get(hooks), (all) => {
@@ -352,7 +367,10 @@ export const make = (options: Options) =>
         yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
         // Its entries under its name, removed when this connection ends. Every link or embedded
         // resource in its results is its own (a client reads it through the gateway, under its name).
-        yield* mirror.start(Mount.under(server, name, () => true), true)
+        const part = Mount.under(server, name, () => true)
+        // Its log messages, under its name, to the clients whose level admits them.
+        yield* UpstreamLogs.follow(client, part)
+        yield* mirror.start(part, true)
         yield* setStatus(name, (s) => ({ ...s, state: "up", error: undefined }))
         yield* Deferred.succeed(first, void 0)
         yield* Effect.logInfo(`mcp gateway: ${name} is up (${client.revision})`)

@@ -56,6 +56,14 @@ export interface Service {
    * a resource changed (`notifications/resources/updated`).
    */
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
+  /**
+   * A log message outside any request (`notifications/message`), to every handshake session of
+   * every transport whose level admits it (`logging/setLevel`; a session that set none hears
+   * every level), such as the logs of a server's own work, or those a gateway's upstreams send.
+   * A 2026-07-28 client hears none: that era has no session, and its logs travel only on the
+   * stream of the request that asked for them (`McpRequest.log`).
+   */
+  readonly log: (level: McpSchema.Base.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
   /** The tool registered under `name` right now. */
   readonly tool: (name: string) => Effect.Effect<Option.Option<Tool.Tool>>
   /**
@@ -151,9 +159,11 @@ export interface Options<R> {
   /**
    * Told of each resource URI a client subscribes to, before the subscription is acknowledged: a
    * handshake session's `resources/subscribe`, each URI of a 2026-07-28 listen's
-   * `resourceSubscriptions` (default: nothing). For a server whose resources live elsewhere, such
-   * as a proxy, which subscribes upstream to what its clients asked for (a URI of a template,
-   * which no list names). Unsubscribes are not told. It should be quick: the client waits on it.
+   * `resourceSubscriptions` (default: nothing), once the subscription is within the server's limits
+   * (one refused tells it nothing); a listen's URIs are told together, at most 32 at a time. For a
+   * server whose resources live elsewhere, such as a proxy, which subscribes upstream to what its
+   * clients asked for (a URI of a template, which no list names). Unsubscribes are not told. It
+   * should be quick: the client waits on it.
    */
   readonly onResourceSubscribe?: (uri: string) => Effect.Effect<void>
   /**

@@ -323,7 +323,8 @@ export const layer = <const P extends ReadonlyArray<Part<any>>>(
 /**
  * A part's view of the whole server: what it adds or removes (by its own names and URIs) is
  * prefixed, a resource it says changed is the whole's mounted URI; the whole's clients hear of
- * each change as of any. Adding under a name another part holds replaces it, as `addTool` does.
+ * each change as of any; its log messages (`log`) are under its prefix (logger `prefix`, or
+ * `prefix/logger`). Adding under a name another part holds replaces it, as `addTool` does.
  * `own` says which URIs are the part's (its resources' and templates'): its tools' and prompts'
  * links to them are rewritten to the mounted URIs (default: none is).
  *
@@ -344,6 +345,7 @@ export const under = (
   addResource: (r) => server.addResource(resource(prefix, r)),
   removeResource: (uri) => server.removeResource(mountUri(prefix, uri)),
   resourceUpdated: (uri) => server.resourceUpdated(mountUri(prefix, uri)),
+  log: (level, data, logger) => server.log(level, data, logger === undefined ? prefix : `${prefix}/${logger}`),
   tool: (name) => server.tool(mountName(prefix, name)),
   serve: server.serve,
   activeSubscriptions: server.activeSubscriptions,

@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
 import * as Policy from "./policy.js"
+import * as UpstreamTasks from "./upstreamTasks.js"
 
 /**
  * An upstream failure as the downstream client sees it: the upstream's own error, or a -32603. An upstream
@@ -50,12 +51,14 @@ const toolOf = (
   policy: Policy.ToolPolicy | undefined
 ) => {
   const { inputSchema, name, outputSchema, ...rest } = Policy.served(policy, upstream)
+  const task = UpstreamTasks.supportOf(client, upstream)
   return Tool.make(
     name,
     {
       ...rest,
       inputSchema,
-      ...(outputSchema !== undefined ? { outputSchema } : {})
+      ...(outputSchema !== undefined ? { outputSchema } : {}),
+      ...(task !== undefined ? { task } : {})
     } as Tool.Options<undefined, undefined, undefined, typeof inputSchema>,
     (args) =>
       Effect.flatMap(McpRequest.McpRequest, (request) =>
@@ -63,7 +66,10 @@ const toolOf = (
           client.callTool(upstream.name, Policy.argsOf(policy, upstream.name, args) as never, progressOf(request)).pipe(
             Effect.mapError(toMcpError)
           )
-        ))
+        )).pipe(
+          // A task upstream when the client can take one here (see `UpstreamTasks`).
+          UpstreamTasks.orTask(client, relay, upstream.name, Policy.argsOf(policy, upstream.name, args) as never)
+        )
   )
 }
 

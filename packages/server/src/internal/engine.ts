@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
+import type * as Logs from "./logs.js"
 import type { Registry } from "./registry.js"
 import * as Shared from "./sharedSessions.js"
 import * as Stateless from "./stateless.js"
@@ -21,6 +22,8 @@ import * as Stateless from "./stateless.js"
 /** The eras a server speaks (at least one). */
 export interface Eras {
   readonly registry: Registry
+  /** The server's log messages outside any request (`McpServer.log`). */
+  readonly logs: Logs.Logs
   readonly handshake: Handshake.Server | undefined
   readonly stateless: Stateless.Server | undefined
 }
@@ -79,7 +82,10 @@ export const serve = (
     // Shared sessions: their transport may need the era before any message comes (a GET stream held here).
     handshake?.attach()
 
-    if (handshake !== undefined) yield* eras.registry.listen(handshake.fanOut)
+    if (handshake !== undefined) {
+      yield* eras.registry.listen(handshake.fanOut)
+      yield* eras.logs.listen(handshake.log)
+    }
     // Run before the engine's own finalizer (which interrupts every request in flight).
     if (eras.stateless !== undefined) {
       const { subscriptions } = eras.stateless

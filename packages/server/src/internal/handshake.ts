@@ -35,6 +35,7 @@ import {
   type Table,
   update
 } from "./handshakeRequest.js"
+import type * as Logs from "./logs.js"
 import type { Changes, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
@@ -216,6 +217,25 @@ const fanOut = (host: Host, sessions: ReadonlyMap<Transport.ClientId, Session>, 
     { discard: true }
   )
 
+/** A log message of the server's, outside any request: to every ready session whose level admits it. */
+const logTo = (host: Host, sessions: ReadonlyMap<Transport.ClientId, Session>, message: Logs.Message) =>
+  Effect.forEach(
+    sessions.values(),
+    (session) =>
+      Effect.flatMap(Ref.get(session.state), (s) => {
+        if (s.phase !== "ready") return Effect.void
+        // As a request's log: everything until the client sets a level.
+        if (Option.isSome(s.logLevel) && !McpSchema.Logging.isAtLeast(message.level, s.logLevel.value)) {
+          return Effect.void
+        }
+        // Shared: the instance holding the session's stream tells it.
+        const shared = Shared.of(host.protocol)
+        if (shared !== undefined && !shared.holdsStandalone(session.client)) return Effect.void
+        return Effect.ignore(host.peer.notify(session.client, "notifications/message", message))
+      }),
+    { discard: true }
+  )
+
 /**
  * The client of a session is gone from the engine: its duration measured (`measured`: the session,
  * metrics on), and its tasks (those it owns, not a token's holder's), which can no longer be
@@ -250,6 +270,8 @@ export interface OnEngine {
   readonly batching: (client: Transport.ClientId) => Effect.Effect<boolean>
   /** Change notifications for the era's clients. */
   readonly fanOut: (changes: Changes) => Effect.Effect<void>
+  /** A log message of the server's, outside any request, for the era's clients. */
+  readonly log: (message: Logs.Message) => Effect.Effect<void>
   /** Tells the transport's shared sessions of this era, once the engine's host is set. */
   readonly attach: () => void
 }
@@ -370,6 +392,7 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     // first requests (each item still goes through its phase's table; initialize is never batched).
     batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision)),
     fanOut: (changes) => fanOut(host(), sessions, changes),
+    log: (message) => logTo(host(), sessions, message),
     attach
   }
 }

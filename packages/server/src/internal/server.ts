@@ -29,6 +29,7 @@ import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
+import * as Logs from "./logs.js"
 import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
 import type * as Serving from "./serving.js"
@@ -325,6 +326,7 @@ const serviceOf = (
             (e) => ({ ...e, templates: Registry.remove(e.templates, uri) })
           )),
     resourceUpdated: registry.updated,
+    log: (level, data, logger) => eras.logs.log(logger === undefined ? { level, data } : { level, data, logger }),
     tool: (name) => Effect.map(Ref.get(registry.entries), (entries) => Option.fromNullable(entries.tools.get(name))),
     [toolLookup]: (name) => registry.unsafeEntries().tools.get(name),
     [entriesLookup]: registry.unsafeEntries,
@@ -430,6 +432,7 @@ const build = Effect.fn("McpServer.make")(function*(
   const sealer = yield* sealerOf(options, statelessRevisions.length > 0)
   const eras: Engine.Eras = {
     registry,
+    logs: yield* Logs.make,
     handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
     stateless: statelessRevisions.length > 0
       ? Stateless.makeServer(registry, config, {

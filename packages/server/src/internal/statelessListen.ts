@@ -50,9 +50,7 @@ export const listenOf = (
     ) as McpSchema.Subscription.SubscriptionsListenResult
     // Held open with no fiber once acknowledged (`Peer.hold`): `result` answers it when the server
     // closes it; what this effect returns is then not sent.
-    const told = config.onResourceSubscribe
-    const uris = filter.resourceSubscriptions ?? []
-    const served = Effect.as(
+    return Effect.as(
       subscriptions.serve({
         client: channel.client,
         id,
@@ -69,13 +67,11 @@ export const listenOf = (
         result,
         expiresAt: Option.isSome(request.auth) ? AuthInfo.expiresAtMillis(request.auth.value) : undefined,
         taskOwner: Tasks.ownerOf(request),
-        holder: Holders.holderOf(request.auth, request.client.address)
+        holder: Holders.holderOf(request.auth, request.client.address),
+        onResourceSubscribe: config.onResourceSubscribe
       }),
       result
     )
-    return told === undefined || uris.length === 0
-      ? served
-      : Effect.zipRight(Effect.forEach(uris, told, { discard: true }), served)
   }
 
   return listen

@@ -90,7 +90,15 @@ export interface Listen {
    * client (an HTTP platform that gives no address).
    */
   readonly holder?: string | undefined
+  /**
+   * Told of each URI of its `resourceSubscriptions` once it is admitted (within the limits), before it
+   * is acknowledged (`McpServer.Options.onResourceSubscribe`), at most `maxConcurrentHooks` at a time.
+   */
+  readonly onResourceSubscribe?: ((uri: string) => Effect.Effect<void>) | undefined
 }
+
+/** How many `onResourceSubscribe` hooks of one listen run at once. */
+export const maxConcurrentHooks = 32
 
 /** How much the server's subscriptions may hold (see `McpServer.Options`). */
 export interface Limits {

@@ -43,7 +43,16 @@ import type { Changes, ListKind, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
 import type { Delivery, Limits, Listen, Live } from "./subscriptionBook.js"
-import { Book, defaultLimits, deliveriesOf, each, liveOf, merge, oversized } from "./subscriptionBook.js"
+import {
+  Book,
+  defaultLimits,
+  deliveriesOf,
+  each,
+  liveOf,
+  maxConcurrentHooks,
+  merge,
+  oversized
+} from "./subscriptionBook.js"
 import * as Timer from "./timer.js"
 
 export type { Limits, Listen } from "./subscriptionBook.js"
@@ -163,6 +172,28 @@ const senders = (fork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
   return { forget, kick, offer }
 }
 
+/** The server's hook on each URI of a listen, a bounded number at once. */
+const hooks = (listen: Listen): Effect.Effect<void> => {
+  const told = listen.onResourceSubscribe
+  const uris = listen.filter.resourceSubscriptions ?? []
+  return told === undefined || uris.length === 0
+    ? Effect.void
+    : Effect.forEach(uris, told, { concurrency: maxConcurrentHooks, discard: true })
+}
+
+/**
+ * A listen's hooks, then its acknowledgement. It was admitted first: a listen past the limits is
+ * refused before any hook runs.
+ */
+const acknowledge = (listen: Listen, live: Live): Effect.Effect<void> =>
+  Effect.zipRight(
+    hooks(listen),
+    listen.notify("notifications/subscriptions/acknowledged", {
+      notifications: live.info.acknowledged,
+      _meta: { [Meta.subscriptionId]: listen.id }
+    })
+  )
+
 /** How long the end of an engine or of the server waits for subscriptions to be answered. */
 const grace = "1 second"
 
@@ -230,10 +261,7 @@ export const make = (
               restore(
                 // First: nothing of this subscription may precede its acknowledgement.
                 Effect.zipRight(
-                  listen.notify("notifications/subscriptions/acknowledged", {
-                    notifications: live.info.acknowledged,
-                    _meta: { [Meta.subscriptionId]: listen.id }
-                  }),
+                  acknowledge(listen, live),
                   Effect.sync(() => {
                     const answer = listen.hold(() => forget(live))
                     if (answer === undefined) return forget(live)
