@@ -211,24 +211,6 @@ const reasonOf = (error: unknown): string =>
     ? String((error as { readonly message: unknown }).message)
     : String(error)).split("\n")[0]!
 
-/** The variables of the gateway's environment an upstream inherits (those of the official SDK). */
-const inherited = process.platform === "win32"
-  ? [
-    "APPDATA",
-    "HOMEDRIVE",
-    "HOMEPATH",
-    "LOCALAPPDATA",
-    "PATH",
-    "PROCESSOR_ARCHITECTURE",
-    "SYSTEMDRIVE",
-    "SYSTEMROOT",
-    "TEMP",
-    "USERNAME",
-    "USERPROFILE",
-    "PROGRAMFILES"
-  ]
-  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
-
 /**
  * What a stdio upstream inherits of the gateway's environment: `HOME`, `LOGNAME`, `PATH`, `SHELL`,
  * `TERM` and `USER` (on Windows `APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`, `USERPROFILE`, …), as the
@@ -237,15 +219,7 @@ const inherited = process.platform === "win32"
  * @since 0.1.0
  * @category constructors
  */
-export const defaultEnvironment = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const key of inherited) {
-    const value = process.env[key]
-    // A shell function exported as a variable is not passed on (a security risk, says the SDK).
-    if (value !== undefined && !value.startsWith("()")) env[key] = value
-  }
-  return env
-}
+export const defaultEnvironment: () => Record<string, string> = Target.defaultEnvironment
 
 /** The transport of one upstream. */
 const transportOf = (

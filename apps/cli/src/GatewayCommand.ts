@@ -13,7 +13,8 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
-import { revisionsOf, serveOptions, serving } from "./internal/cli.js"
+import { env, revisionsOf, serveOptions, serving } from "./internal/cli.js"
+import * as Target from "./Target.js"
 
 /** The configuration file, read and checked: one line saying what is wrong with it. */
 const configOf = (file: string) =>
@@ -36,6 +37,16 @@ const configOf = (file: string) =>
     })
   )
 
+/** `--env`'s variables given to every stdio upstream, under its own `env` (which names them for it alone). */
+const withEnvironment = (config: Gateway.Config, given: Record<string, string>): Gateway.Config =>
+  Object.keys(given).length === 0 ? config : {
+    mcpServers: Object.fromEntries(
+      Object.entries(config.mcpServers).map((
+        [name, upstream]
+      ) => [name, "command" in upstream ? { ...upstream, env: { ...given, ...upstream.env } } : upstream])
+    )
+  }
+
 /**
  * @since 0.1.0
  * @category commands
@@ -45,6 +56,7 @@ export const command = Command.make("gateway", {
     Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
   ),
   ...serveOptions,
+  env,
   timeout: Options.integer("timeout").pipe(
     Options.withDefault(60),
     Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
@@ -54,7 +66,7 @@ export const command = Command.make("gateway", {
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
   )
 }, (o) =>
-  Effect.flatMap(configOf(o.config), (config) => {
+  Effect.flatMap(Effect.zip(configOf(o.config), Target.environmentOf(o.env)), ([config, given]) => {
     const key = process.env.MCP_REQUEST_STATE_KEY
     // As the server would refuse it (a defect, when it is built): one line, before anything starts.
     if (key !== undefined && Buffer.byteLength(key) < 32) {
@@ -67,7 +79,7 @@ export const command = Command.make("gateway", {
     }
     if (o.timeout < 1) return Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
     const gateway = Gateway.layer({
-      config,
+      config: withEnvironment(config, given),
       revisions: revisionsOf(o.serve),
       timeout: Duration.seconds(o.timeout),
       ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),

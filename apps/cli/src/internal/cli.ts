@@ -214,6 +214,18 @@ export const progressMeter = (tool: string) => {
   return { update, done }
 }
 
+/**
+ * `--env`: what a server spawned by a proxy or a gateway is given beyond the few variables a program
+ * needs (`Target.defaultEnvironment`).
+ */
+export const env = Options.text("env").pipe(
+  Options.repeated,
+  Options.withDescription(
+    "KEY=VALUE, or KEY to pass on its value here: a variable given to a stdio server, which inherits only " +
+      "HOME, LOGNAME, PATH, SHELL, TERM and USER of this environment (repeatable)"
+  )
+)
+
 /** `--serve`, `--port`, `--host`, `--path`: how a proxy or a gateway serves its clients. */
 export const serveOptions = {
   serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
