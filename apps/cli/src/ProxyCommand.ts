@@ -5,10 +5,20 @@
  */
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { auth, authOf, env, era, revisionsOf, serveOptions, serving, target } from "./internal/cli.js"
+import {
+  auth,
+  authOf,
+  env,
+  era,
+  maxMessageBytes,
+  maxMessageBytesOf,
+  revisionsOf,
+  serveOptions,
+  serving,
+  target
+} from "./internal/cli.js"
 import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
 
@@ -22,6 +32,7 @@ export const proxy = Command.make("proxy", {
   ...auth,
   ...serveOptions,
   env,
+  maxMessageBytes,
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
@@ -29,9 +40,13 @@ export const proxy = Command.make("proxy", {
 }, (o) =>
   Effect.flatMap(
     // A stdio target inherits only what a program needs of this environment, and what --env gives.
-    Either.flatMap(
-      Target.environmentOf(o.env),
-      (given) => Target.transport(o.target, authOf(o), { env: { ...Target.defaultEnvironment(), ...given } })
+    Effect.flatMap(
+      Effect.zip(Target.environmentOf(o.env), maxMessageBytesOf(o.maxMessageBytes)),
+      ([given, bytes]) =>
+        Target.transport(o.target, authOf(o), {
+          env: { ...Target.defaultEnvironment(), ...given },
+          maxMessageBytes: bytes
+        })
     ),
     (transport) => {
       // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even

@@ -189,13 +189,16 @@ export const environmentOf = (given: ReadonlyArray<string>): Either.Either<Recor
 }
 
 /**
- * How a `stdio:` target is run: its environment (default: this process's, whole).
+ * How a target is reached: a `stdio:` target's environment (default: this process's, whole), and
+ * the largest message taken from it, in bytes (default the client's: 32 MiB over stdio, 16 MiB over
+ * HTTP).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Spawn {
+export interface Reach {
   readonly env?: Readonly<Record<string, string>> | undefined
+  readonly maxMessageBytes?: number | undefined
 }
 
 /**
@@ -207,7 +210,7 @@ export interface Spawn {
 export const transport = (
   target: string,
   auth: Auth = {},
-  spawn: Spawn = {}
+  reach: Reach = {}
 ): Either.Either<
   Layer.Layer<McpClientTransport.McpClientTransport, NodeMcpClient.SpawnError | NodeMcpServer.ListenError>,
   InvalidTarget
@@ -222,12 +225,18 @@ export const transport = (
             command,
             args,
             stderr: "ignore",
-            ...(spawn.env !== undefined ? { env: spawn.env } : {})
+            ...(reach.env !== undefined ? { env: reach.env } : {}),
+            ...(reach.maxMessageBytes !== undefined ? { maxMessageLength: reach.maxMessageBytes } : {})
           }))
     )
   }
   if (/^https?:\/\//.test(target)) {
-    return Either.right(McpClientTransport.layerHttp({ url: target }).pipe(Layer.provide(httpClient(auth))))
+    return Either.right(
+      McpClientTransport.layerHttp({
+        url: target,
+        ...(reach.maxMessageBytes !== undefined ? { maxMessageSize: reach.maxMessageBytes } : {})
+      }).pipe(Layer.provide(httpClient(auth)))
+    )
   }
   return Either.left(new InvalidTarget({ target }))
 }

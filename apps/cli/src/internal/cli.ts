@@ -226,6 +226,25 @@ export const env = Options.text("env").pipe(
   )
 )
 
+/** `--max-message-bytes`: the largest message a proxy or a gateway takes from a server it reaches. */
+export const maxMessageBytes = Options.integer("max-message-bytes").pipe(
+  Options.optional,
+  Options.withDescription(
+    "the largest message taken from an upstream, in bytes (a stdio line, an HTTP body or event): a larger one " +
+      "fails its request, unread (default: the gateway 16 MiB; the proxy 32 MiB over stdio, 16 MiB over HTTP)"
+  )
+)
+
+/** `--max-message-bytes`, checked: at least 1 KiB (a smaller bound refuses the handshake's own answer). */
+export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<number | undefined, Error> =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (bytes) =>
+      bytes >= 1024
+        ? Effect.succeed(bytes)
+        : Effect.fail(new Error(`--max-message-bytes is at least 1024 (got ${bytes})`))
+  })
+
 /** `--serve`, `--port`, `--host`, `--path`: how a proxy or a gateway serves its clients. */
 export const serveOptions = {
   serve: Options.choice("serve", ["dual", "handshake", "stateless"]).pipe(
