@@ -13,7 +13,17 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
-import { env, maxMessageBytes, maxMessageBytesOf, revisionsOf, serveOptions, serving } from "./internal/cli.js"
+import {
+  env,
+  maxMessageBytes,
+  maxMessageBytesOf,
+  redis,
+  redisOf,
+  revisionsOf,
+  serveOptions,
+  serving,
+  withSharedState
+} from "./internal/cli.js"
 import * as Target from "./Target.js"
 
 /** The configuration file, read and checked: one line saying what is wrong with it. */
@@ -51,62 +61,65 @@ const withEnvironment = (config: Gateway.Config, given: Record<string, string>):
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "gateway",
-  {
-    config: Options.file("config", { exists: "yes" }).pipe(
-      Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
-    ),
-    ...serveOptions,
-    env,
-    maxMessageBytes,
-    timeout: Options.integer("timeout").pipe(
-      Options.withDefault(60),
-      Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
-    ),
-    root: Options.text("root").pipe(
-      Options.repeated,
-      Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
-    )
-  },
-  (o) =>
-    Effect.flatMap(
-      Effect.all([configOf(o.config), Target.environmentOf(o.env), maxMessageBytesOf(o.maxMessageBytes)]),
-      (
-        [config, given, bytes]
-      ) => {
-        const key = process.env.MCP_REQUEST_STATE_KEY
-        // As the server would refuse it (a defect, when it is built): one line, before anything starts.
-        if (key !== undefined && Buffer.byteLength(key) < 32) {
-          return Effect.fail(
-            new Error(
-              `MCP_REQUEST_STATE_KEY must be at least 32 bytes (got ${Buffer.byteLength(key)}): ` +
-                "make one with openssl rand -base64 32"
-            )
-          )
-        }
-        if (o.timeout < 1) return Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
-        const gateway = Gateway.layer({
-          config: withEnvironment(config, given),
-          revisions: revisionsOf(o.serve),
-          timeout: Duration.seconds(o.timeout),
-          ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
-          ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
-          ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
-        })
-        // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
-        return serving(
-          "mcp gateway: serving",
-          o,
-          gateway,
-          Effect.map(Gateway.McpGateway, (gateway) => ({
-            healthPath: "/healthz",
-            readyPath: "/readyz",
-            readyChecks: gateway.readyChecks
-          }))
+export const command = Command.make("gateway", {
+  config: Options.file("config", { exists: "yes" }).pipe(
+    Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
+  ),
+  ...serveOptions,
+  env,
+  maxMessageBytes,
+  redis,
+  timeout: Options.integer("timeout").pipe(
+    Options.withDefault(60),
+    Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
+  ),
+  root: Options.text("root").pipe(
+    Options.repeated,
+    Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
+  )
+}, (o) =>
+  Effect.gen(function*() {
+    const config = yield* configOf(o.config)
+    const given = yield* Target.environmentOf(o.env)
+    const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const redisUrl = yield* redisOf(o.redis)
+    const key = process.env.MCP_REQUEST_STATE_KEY
+    // As the server would refuse it (a defect, when it is built): one line, before anything starts.
+    if (key !== undefined && Buffer.byteLength(key) < 32) {
+      return yield* Effect.fail(
+        new Error(
+          `MCP_REQUEST_STATE_KEY must be at least 32 bytes (got ${Buffer.byteLength(key)}): ` +
+            "make one with openssl rand -base64 32"
         )
-      }
+      )
+    }
+    if (o.timeout < 1) {
+      return yield* Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
+    }
+    // With --redis, instances share what crosses them (sessions, event streams, tasks,
+    // notifications); each has its own upstream connections.
+    const gateway = withSharedState(
+      redisUrl,
+      Gateway.layer({
+        config: withEnvironment(config, given),
+        revisions: revisionsOf(o.serve),
+        timeout: Duration.seconds(o.timeout),
+        ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
+        ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+        ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
+      })
     )
-).pipe(
-  Command.withDescription("Serves the upstreams of a configuration file as one server, each under its name")
-)
+    // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
+    return yield* serving(
+      "mcp gateway: serving",
+      o,
+      gateway,
+      Effect.map(Gateway.McpGateway, (gateway) => ({
+        healthPath: "/healthz",
+        readyPath: "/readyz",
+        readyChecks: gateway.readyChecks
+      }))
+    )
+  })).pipe(
+    Command.withDescription("Serves the upstreams of a configuration file as one server, each under its name")
+  )

@@ -14,10 +14,13 @@ import {
   era,
   maxMessageBytes,
   maxMessageBytesOf,
+  redis,
+  redisOf,
   revisionsOf,
   serveOptions,
   serving,
-  target
+  target,
+  withSharedState
 } from "./internal/cli.js"
 import * as Proxy from "./Proxy.js"
 import * as Target from "./Target.js"
@@ -33,30 +36,28 @@ export const proxy = Command.make("proxy", {
   ...serveOptions,
   env,
   maxMessageBytes,
+  redis,
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
   )
 }, (o) =>
-  Effect.flatMap(
+  Effect.gen(function*() {
+    const given = yield* Target.environmentOf(o.env)
+    const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const redisUrl = yield* redisOf(o.redis)
     // A stdio target inherits only what a program needs of this environment, and what --env gives.
-    Effect.flatMap(
-      Effect.zip(Target.environmentOf(o.env), maxMessageBytesOf(o.maxMessageBytes)),
-      ([given, bytes]) =>
-        Target.transport(o.target, authOf(o), {
-          env: { ...Target.defaultEnvironment(), ...given },
-          maxMessageBytes: bytes
-        })
-    ),
-    (transport) => {
-      // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even
-      // empty, goes to the server, which refuses one too short).
-      const key = process.env.MCP_REQUEST_STATE_KEY
-      const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
-        revisions: revisionsOf(o.serve),
-        ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
-        ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
-      }).pipe(Layer.provide(transport))
-      return serving(`mcp proxy: serving ${o.target}`, o, server)
-    }
-  )).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))
+    const transport = yield* Target.transport(o.target, authOf(o), {
+      env: { ...Target.defaultEnvironment(), ...given },
+      maxMessageBytes: bytes
+    })
+    // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even
+    // empty, goes to the server, which refuses one too short), and with --redis what crosses them.
+    const key = process.env.MCP_REQUEST_STATE_KEY
+    const server = Proxy.layerFrom({ clientInfo: { name: "mcp-proxy", version: "0.1.0" }, era: o.era }, {
+      revisions: revisionsOf(o.serve),
+      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+      ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
+    }).pipe(Layer.provide(transport))
+    return yield* serving(`mcp proxy: serving ${o.target}`, o, withSharedState(redisUrl, server))
+  })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))

@@ -4,6 +4,7 @@
 import { AppView, McpClient } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
+import type { RedisUnavailable } from "@effect-mcp/redis/RedisConnection"
 import type { McpServer } from "@effect-mcp/server"
 import { Args, Options } from "@effect/cli"
 import * as Console from "effect/Console"
@@ -244,6 +245,38 @@ export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<n
         ? Effect.succeed(bytes)
         : Effect.fail(new Error(`--max-message-bytes is at least 1024 (got ${bytes})`))
   })
+
+/** `--redis`: the Redis that instances of a proxy or a gateway share (else `MCP_REDIS_URL`). */
+export const redis = Options.text("redis").pipe(
+  Options.optional,
+  Options.withDescription(
+    "redis://[user:password@]host:port[/db] (else MCP_REDIS_URL): instances behind one load balancer share their " +
+      "handshake sessions, event streams, tasks and notifications there (with one MCP_REQUEST_STATE_KEY)"
+  )
+)
+
+/** The URL of `--redis`, else `MCP_REDIS_URL`, checked: undefined without one, one line if it is not redis://. */
+export const redisOf = (given: Option.Option<string>): Effect.Effect<string | undefined, Error> => {
+  const url = Option.getOrUndefined(given) ?? (process.env.MCP_REDIS_URL || undefined)
+  if (url === undefined) return Effect.succeed(undefined)
+  const where = Option.isSome(given) ? "--redis" : "MCP_REDIS_URL"
+  return URL.canParse(url) && /^rediss?:$/.test(new URL(url).protocol)
+    ? Effect.succeed(url)
+    : Effect.fail(new Error(`${where} must be a redis:// or rediss:// URL, not ${JSON.stringify(url)}`))
+}
+
+/**
+ * `layer` with every part that crosses instances on the Redis at `url` (the notification bus, the
+ * event store, handshake sessions, tasks), under it and beside it (the HTTP layer takes its own
+ * from there); the Redis client loaded only then. `layer` itself without a URL.
+ */
+export const withSharedState = <A, E, R>(
+  url: string | undefined,
+  layer: Layer.Layer<A, E, R>
+): Layer.Layer<A, E | RedisUnavailable, R> =>
+  url === undefined ? layer : layer.pipe(Layer.provideMerge(Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => import("@effect-mcp/redis")), ({ RedisState }) => RedisState.layer({ url }))
+  )))
 
 /** `--serve`, `--port`, `--host`, `--path`: how a proxy or a gateway serves its clients. */
 export const serveOptions = {
