@@ -15,12 +15,16 @@ const headLength = 1024
 /** Held pieces past this many are joined (a line trickled in tiny chunks costs no object per byte). */
 const maxPieces = 1024
 
-const newline = 10
 const carriageReturn = 13
 
-/** A reader of lines pushed as bytes (`push` takes any slice of the input, in order). */
+/**
+ * A reader of lines given as bytes, by whoever found their ends: `line` a line that ends at `end`
+ * (its newline, not included), `rest` the start of one whose newline has not come, `end` the end
+ * of input (what is held is a last line).
+ */
 export interface Reader {
-  readonly push: (bytes: Buffer) => void
+  readonly line: (bytes: Buffer, start: number, end: number) => void
+  readonly rest: (bytes: Buffer, start: number, end: number) => void
   readonly end: () => void
 }
 
@@ -37,9 +41,8 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: Ndjson.Re
   let heldBytes = 0
   /** The unfinished line is over `max`: said once, the rest of it skipped until its newline. */
   let dropping = false
-  const line = (bytes: Buffer) => {
-    const end = bytes.length > 0 && bytes[bytes.length - 1] === carriageReturn ? bytes.length - 1 : bytes.length
-    const text = bytes.toString("utf8", 0, end)
+  const decode = (bytes: Buffer, start: number, end: number) => {
+    const text = bytes.toString("utf8", start, end > start && bytes[end - 1] === carriageReturn ? end - 1 : end)
     if (/\S/.test(text)) emit(WireCodec.decode(text, decodeOptions))
   }
   /** The first `headLength` bytes of what is held and `rest`, as text. */
@@ -66,21 +69,20 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: Ndjson.Re
     })
   }
   return {
-    push: (bytes) => {
-      let start = 0
-      let at = bytes.indexOf(newline)
-      while (at >= 0) {
-        const piece = bytes.subarray(start, at)
-        if (dropping) dropping = false
-        else if (heldBytes + piece.length > max) tooLong(piece)
-        else line(held.length === 0 ? piece : Buffer.concat([...held, piece], heldBytes + piece.length))
-        held = []
-        heldBytes = 0
-        start = at + 1
-        at = bytes.indexOf(newline, start)
+    line: (bytes, start, end) => {
+      if (dropping) dropping = false
+      else if (heldBytes + end - start > max) tooLong(bytes.subarray(start, end))
+      else if (heldBytes === 0) decode(bytes, start, end)
+      else {
+        const whole = Buffer.concat([...held, bytes.subarray(start, end)], heldBytes + end - start)
+        decode(whole, 0, whole.length)
       }
-      if (dropping || start === bytes.length) return
-      const rest = start === 0 ? bytes : bytes.subarray(start)
+      held = []
+      heldBytes = 0
+    },
+    rest: (bytes, start, end) => {
+      if (dropping || start === end) return
+      const rest = start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)
       if (heldBytes + rest.length > max) {
         tooLong(rest)
         dropping = true
@@ -91,7 +93,10 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: Ndjson.Re
       if (held.length > maxPieces) held = [Buffer.concat(held, heldBytes)]
     },
     end: () => {
-      if (!dropping && heldBytes > 0) line(Buffer.concat(held, heldBytes))
+      if (!dropping && heldBytes > 0) {
+        const whole = Buffer.concat(held, heldBytes)
+        decode(whole, 0, whole.length)
+      }
       held = []
       heldBytes = 0
       dropping = false

@@ -335,9 +335,13 @@ const read = (
       while (offset < chunk.length) {
         if (parked !== undefined || !open()) return pause()
         const newline = chunk.indexOf(10, offset)
-        const end = newline < 0 ? chunk.length : newline + 1
-        lines.push(offset === 0 && end === chunk.length ? chunk : chunk.subarray(offset, end))
-        offset = end
+        if (newline < 0) {
+          lines.rest(chunk, offset, chunk.length)
+          offset = chunk.length
+        } else {
+          lines.line(chunk, offset, newline)
+          offset = newline + 1
+        }
       }
       chunk = empty
       offset = 0
