@@ -6,7 +6,6 @@
  * prompts/list), each an Inspector run whose JSON on stdout is checked. It passed on the gateway
  * as it was: the Inspector needed nothing new of it.
  */
-import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
@@ -14,11 +13,9 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { demoMain, mcpMain, root, serving } from "./support.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
 const inspector = path.join(here, "../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-inspector-"))
@@ -32,7 +29,12 @@ const inspectorConfig = path.join(dir, "inspector.json")
 writeFileSync(
   inspectorConfig,
   JSON.stringify({
-    mcpServers: { gateway: { command: process.execPath, args: [mcpMain, "gateway", "--config", gatewayConfig] } }
+    mcpServers: {
+      gateway: {
+        command: process.execPath,
+        args: [mcpMain, "gateway", "--config", gatewayConfig, "--start-timeout", "60"]
+      }
+    }
   })
 )
 
@@ -102,29 +104,7 @@ describe("the MCP Inspector's CLI through mcp gateway", () => {
 
   it.scopedLive("over Streamable HTTP", () =>
     Effect.gen(function*() {
-      const port = yield* Services.freePort
-      const gateway = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          spawn(process.execPath, [mcpMain, "gateway", "--config", gatewayConfig, "--port", String(port)], {
-            cwd: root,
-            stdio: ["ignore", "ignore", "pipe"]
-          })
-        ),
-        (child) =>
-          Effect.async<void>((resume) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-            child.once("exit", () => resume(Effect.void))
-            child.kill("SIGTERM")
-          })
-      )
-      yield* Effect.async<void, Error>((resume) => {
-        let stderr = ""
-        gateway.stderr!.on("data", (chunk) => {
-          stderr += chunk
-          if (stderr.includes("mcp gateway: serving")) resume(Effect.void)
-        })
-        gateway.once("exit", (code) => resume(Effect.fail(new Error(`the gateway exited ${code}: ${stderr}`))))
-      })
-      yield* methods([`http://127.0.0.1:${port}/mcp`], true)
+      const url = yield* serving(["gateway", "--config", gatewayConfig, "--start-timeout", "60"])
+      yield* methods([url], true)
     }), { timeout: 120_000 })
 })

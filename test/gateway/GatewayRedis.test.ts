@@ -9,15 +9,10 @@
 import { HttpWire, Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+import { demoMain, serving } from "./support.js"
 
 /** The waits below bound events (an instance's start, a stream's event), never the time they take. */
 const guard = 30_000
@@ -33,40 +28,9 @@ const within = <A>(promise: Promise<A>, what: string): Promise<A> => {
   ]).finally(() => clearTimeout(timer))
 }
 
-/** An instance of `mcp ...command --port N --redis redis`: its endpoint, once it said it serves. */
+/** An instance of `mcp ...command --redis redis` sharing one `MCP_REQUEST_STATE_KEY`: its endpoint. */
 const instance = (command: ReadonlyArray<string>, redis: string) =>
-  Effect.gen(function*() {
-    const port = yield* Services.freePort
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [mcpMain, ...command, "--port", String(port), "--redis", redis], {
-          cwd: root,
-          env: { ...process.env, MCP_REQUEST_STATE_KEY: "k".repeat(48) },
-          stdio: ["ignore", "ignore", "pipe"]
-        })
-      ),
-      (child) =>
-        Effect.async<void>((resume) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-          child.once("exit", () => resume(Effect.void))
-          child.kill("SIGTERM")
-        })
-    )
-    yield* Effect.promise(() =>
-      within(
-        new Promise<void>((resolve, reject) => {
-          let stderr = ""
-          child.stderr!.on("data", (chunk) => {
-            stderr += chunk
-            if (/^mcp (gateway|proxy): serving/m.test(stderr)) resolve()
-          })
-          child.once("exit", (code) => reject(new Error(`mcp ${command[0]} exited ${code}: ${stderr}`)))
-        }),
-        `mcp ${command[0]}'s start`
-      )
-    )
-    return `http://127.0.0.1:${port}/mcp`
-  })
+  serving([...command, "--redis", redis], { MCP_REQUEST_STATE_KEY: "k".repeat(48) })
 
 /** Two instances sharing one redis-server, each in front of its own demo. */
 const twoInstances = Effect.gen(function*() {
@@ -76,7 +40,8 @@ const twoInstances = Effect.gen(function*() {
     config,
     JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [demoMain, "stdio"] } } })
   )
-  const gateway = ["gateway", "--config", config]
+  // Served once its upstream is up (or a minute passed: a loaded machine starts the demo when it can).
+  const gateway = ["gateway", "--config", config, "--start-timeout", "60"]
   return yield* Effect.all([instance(gateway, redis.url), instance(gateway, redis.url)], { concurrency: 2 })
 })
 

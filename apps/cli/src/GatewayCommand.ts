@@ -73,6 +73,13 @@ export const command = Command.make("gateway", {
     Options.withDefault(60),
     Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
   ),
+  startTimeout: Options.integer("start-timeout").pipe(
+    Options.withDefault(10),
+    Options.withDescription(
+      "seconds the gateway waits for its upstreams' first connections before it serves (one not up by then " +
+        "comes later, its entries with a list change)"
+    )
+  ),
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
@@ -96,6 +103,9 @@ export const command = Command.make("gateway", {
     if (o.timeout < 1) {
       return yield* Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
     }
+    if (o.startTimeout < 0) {
+      return yield* Effect.fail(new Error(`--start-timeout is in whole seconds, at least 0 (got ${o.startTimeout})`))
+    }
     // With --redis, instances share what crosses them (sessions, event streams, tasks,
     // notifications); each has its own upstream connections.
     const gateway = withSharedState(
@@ -104,6 +114,7 @@ export const command = Command.make("gateway", {
         config: withEnvironment(config, given),
         revisions: revisionsOf(o.serve),
         timeout: Duration.seconds(o.timeout),
+        startTimeout: Duration.seconds(o.startTimeout),
         ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
         ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
         ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
