@@ -5,8 +5,8 @@
  * bound, 16 MiB, and let go as it passes it, the rest skipped undecoded), the call so answered is
  * an error, and the other upstream (the demo) answers all along. Before the byte reader (a 32
  * Mi-character line held as strings while it grew) the gateway died of this under 64 MiB (it needed
- * 80 on Node 20, 192 on Node 26); it now lives under 40 MiB on Node 20 and 48 on Node 26, where its
- * own start is the floor (under 32 MiB it does not start).
+ * 80 on Node 20, 192 on Node 26); it now lives under 40 MiB on Node 20 and 26, where its own start
+ * is the floor (under 32 MiB it does not start).
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
