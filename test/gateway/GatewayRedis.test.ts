@@ -67,55 +67,6 @@ const notify = (url: string, session: string, method: string, params?: object) =
     body: JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) })
   }).then((response) => response.status)
 
-/** An SSE stream read as it comes: `next` waits for the next message (priming events too) that `until` takes. */
-const stream = (response: Response) => {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  const received: Array<{ readonly id: string | undefined; readonly message: any }> = []
-  let wake = () => {}
-  let over = false
-  const ended = (async () => {
-    let buffer = ""
-    try {
-      while (true) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffer += decoder.decode(value, { stream: true })
-        let at: number
-        while ((at = buffer.indexOf("\n\n")) >= 0) {
-          const lines = buffer.slice(0, at).split("\n")
-          buffer = buffer.slice(at + 2)
-          const id = lines.find((line) => line.startsWith("id:"))?.slice(3).trim()
-          const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n")
-          if (id === undefined && data === "") continue
-          received.push({ id, message: data === "" ? undefined : JSON.parse(data) })
-          wake()
-        }
-      }
-    } catch {
-      // The connection went.
-    }
-    over = true
-    wake()
-  })()
-  let taken = 0
-  const next = (until: (event: (typeof received)[number]) => boolean, what: string) =>
-    within(
-      new Promise<(typeof received)[number]>((resolve, reject) => {
-        wake = () => {
-          while (taken < received.length) {
-            const event = received[taken++]!
-            if (until(event)) return resolve(event)
-          }
-          if (over) reject(new Error(`${what}: the stream ended first`))
-        }
-        wake()
-      }),
-      what
-    )
-  return { next, ended, received, cancel: () => reader.cancel().catch(() => {}) }
-}
-
 /** A 2026-07-28 request to `url`: its answer. */
 const stateless = async (url: string, method: string, params: Record<string, unknown>, name?: string) => {
   const id = ++ids
@@ -173,7 +124,7 @@ describe("mcp gateway --redis: two instances, one set of clients", () => {
           )
 
           // The session's GET stream is held by a; the subscription is made on b, and so is the change.
-          const get = stream(
+          const get = HttpWire.sse(
             await fetch(a, {
               method: "GET",
               headers: {
@@ -197,7 +148,7 @@ describe("mcp gateway --redis: two instances, one set of clients", () => {
 
           // A call on a, cancelled through b: its stream ends with no result.
           const id = ++ids
-          const running = stream(
+          const running = HttpWire.sse(
             await fetch(a, {
               method: "POST",
               headers: HttpWire.handshakeHeaders(session),
