@@ -66,7 +66,7 @@ const cluster = (args: ReadonlyArray<string> = []): Promise<Cluster> =>
 const using = <A>(args: ReadonlyArray<string>, f: (c: Cluster) => Promise<A>): Promise<A> =>
   cluster(args).then((c) => f(c).finally(() => c.stop()))
 
-const { events, handshakeHeaders } = HttpWire
+const { events, handshakeHeaders, sse } = HttpWire
 
 const post = (url: string, body: unknown, session?: string) =>
   fetch(url, { method: "POST", headers: handshakeHeaders(session), body: JSON.stringify(body) })
@@ -147,73 +147,6 @@ const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
       timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
     })
   ]).finally(() => clearTimeout(timer))
-}
-
-/** One SSE event as it came: a priming event has an id and no message. */
-interface SseEvent {
-  readonly id: string | undefined
-  readonly message: any
-}
-
-/**
- * An SSE response read as it comes, priming events too: `next` waits for the next event that
- * satisfies `until` (those before it are passed over), `ended` for the end of the response (its
- * connection closed: a killed instance's, say).
- */
-const sse = (response: Response) => {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  const received: Array<SseEvent> = []
-  let taken = 0
-  let over = false
-  let wake = () => {}
-  const ended = (async () => {
-    let buffer = ""
-    try {
-      while (true) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffer += decoder.decode(value, { stream: true })
-        let at: number
-        while ((at = buffer.indexOf("\n\n")) >= 0) {
-          const lines = buffer.slice(0, at).split("\n")
-          buffer = buffer.slice(at + 2)
-          const id = lines.find((line) => line.startsWith("id:"))?.slice(3).trim()
-          const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n")
-          if (id === undefined && data === "") continue
-          received.push({ id, message: data === "" ? undefined : JSON.parse(data) })
-          wake()
-        }
-      }
-    } catch {
-      // The connection went.
-    }
-    over = true
-    wake()
-  })()
-  const next = (until: (event: SseEvent) => boolean, what: string, ms = eventGuard) =>
-    within(
-      new Promise<SseEvent>((resolve, reject) => {
-        // Events are taken only while someone waits: what comes after is the next wait's.
-        wake = () => {
-          while (taken < received.length) {
-            const event = received[taken++]
-            if (until(event)) {
-              wake = () => {}
-              return resolve(event)
-            }
-          }
-          if (over) {
-            wake = () => {}
-            reject(new Error(`${what}: the stream ended first`))
-          }
-        }
-        wake()
-      }),
-      ms,
-      what
-    )
-  return { next, ended, cancel: () => reader.cancel().catch(() => {}) }
 }
 
 /** The instances' Redis, to see what they hold there. */

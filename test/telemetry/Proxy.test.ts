@@ -34,7 +34,17 @@ describe("Telemetry across processes", () => {
       const port = yield* Services.freePort
       const upstream = `stdio:${process.execPath} ${everything} stdio --era handshake`
       const proxy = yield* start(
-        [mcpMain, "proxy", upstream, "--port", String(port), "--serve", "stateless"],
+        // Its stdio target inherits none of the proxy's OTEL_* unless --env passes them on.
+        [
+          mcpMain,
+          "proxy",
+          upstream,
+          "--port",
+          String(port),
+          "--serve",
+          "stateless",
+          ...Object.keys(env).filter((key) => key.startsWith("OTEL_")).flatMap((key) => ["--env", key])
+        ],
         env,
         "mcp proxy: serving"
       )

@@ -194,8 +194,9 @@ export interface Options {
    */
   readonly timeout?: Duration.DurationInput
   /**
-   * The longest message taken from a stdio upstream, in characters (default 32 Mi): a longer line
-   * is dropped as it comes, never held.
+   * The largest message taken from an upstream, in bytes (default {@link defaultMaxMessageLength},
+   * 16 MiB): a longer stdio line is let go as it passes the bound, never decoded, and an HTTP body
+   * or event is not read; the request it answers fails.
    */
   readonly maxMessageLength?: number
   /** The first wait before an upstream is started again (default 500 millis), doubled each time. */
@@ -220,24 +221,6 @@ const reasonOf = (error: unknown): string =>
     ? String((error as { readonly message: unknown }).message)
     : String(error)).split("\n")[0]!
 
-/** The variables of the gateway's environment an upstream inherits (those of the official SDK). */
-const inherited = process.platform === "win32"
-  ? [
-    "APPDATA",
-    "HOMEDRIVE",
-    "HOMEPATH",
-    "LOCALAPPDATA",
-    "PATH",
-    "PROCESSOR_ARCHITECTURE",
-    "SYSTEMDRIVE",
-    "SYSTEMROOT",
-    "TEMP",
-    "USERNAME",
-    "USERPROFILE",
-    "PROGRAMFILES"
-  ]
-  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
-
 /**
  * What a stdio upstream inherits of the gateway's environment: `HOME`, `LOGNAME`, `PATH`, `SHELL`,
  * `TERM` and `USER` (on Windows `APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`, `USERPROFILE`, …), as the
@@ -246,15 +229,19 @@ const inherited = process.platform === "win32"
  * @since 0.1.0
  * @category constructors
  */
-export const defaultEnvironment = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const key of inherited) {
-    const value = process.env[key]
-    // A shell function exported as a variable is not passed on (a security risk, says the SDK).
-    if (value !== undefined && !value.startsWith("()")) env[key] = value
-  }
-  return env
-}
+export const defaultEnvironment: () => Record<string, string> = Target.defaultEnvironment
+
+/**
+ * The largest message taken from an upstream by default: 16 MiB, what our client takes over HTTP
+ * (`maxMessageSize`), so one bound whatever the transport (a stdio server's client takes 32 MiB). An
+ * unfinished stdio line is held as bytes outside the heap, so a gateway of n upstreams holds at most
+ * n × 16 MiB of them; a message within the bound is decoded and encoded again on its way, several
+ * times its size in the heap for a moment.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxMessageLength = 16 * 1024 * 1024
 
 /** The transport of one upstream. */
 const transportOf = (
@@ -266,13 +253,14 @@ const transportOf = (
     ? NodeMcpClient.layerStdio({
       command: upstream.command,
       args: upstream.args ?? [],
-      ...(options.maxMessageLength !== undefined ? { maxMessageLength: options.maxMessageLength } : {}),
+      maxMessageLength: options.maxMessageLength ?? defaultMaxMessageLength,
       env: { ...defaultEnvironment(), ...upstream.env },
       // Its stderr is the operator's: on ours, each line named.
       stderr: (line) => process.stderr.write(`mcp gateway: ${name}: ${line}\n`)
     })
     : McpClientTransport.layerHttp({
       url: upstream.url,
+      maxMessageSize: options.maxMessageLength ?? defaultMaxMessageLength,
       ...(upstream.headers !== undefined ? { headers: upstream.headers } : {})
     }).pipe(Layer.provide(Target.httpClient(
       { ...upstream.auth, timeout: options.timeout ?? "60 seconds" },

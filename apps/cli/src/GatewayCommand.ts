@@ -13,7 +13,18 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
-import { revisionsOf, serveOptions, serving } from "./internal/cli.js"
+import {
+  env,
+  maxMessageBytes,
+  maxMessageBytesOf,
+  redis,
+  redisOf,
+  revisionsOf,
+  serveOptions,
+  serving,
+  withSharedState
+} from "./internal/cli.js"
+import * as Target from "./Target.js"
 
 /** The configuration file, read and checked: one line saying what is wrong with it. */
 const configOf = (file: string) =>
@@ -36,6 +47,16 @@ const configOf = (file: string) =>
     })
   )
 
+/** `--env`'s variables given to every stdio upstream, under its own `env` (which names them for it alone). */
+const withEnvironment = (config: Gateway.Config, given: Record<string, string>): Gateway.Config =>
+  Object.keys(given).length === 0 ? config : {
+    mcpServers: Object.fromEntries(
+      Object.entries(config.mcpServers).map((
+        [name, upstream]
+      ) => [name, "command" in upstream ? { ...upstream, env: { ...given, ...upstream.env } } : upstream])
+    )
+  }
+
 /**
  * @since 0.1.0
  * @category commands
@@ -45,36 +66,62 @@ export const command = Command.make("gateway", {
     Options.withDescription("the upstreams: {\"mcpServers\": {name: {command, args, env} | {url, headers}}}")
   ),
   ...serveOptions,
+  env,
+  maxMessageBytes,
+  redis,
   timeout: Options.integer("timeout").pipe(
     Options.withDefault(60),
     Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
+  ),
+  startTimeout: Options.integer("start-timeout").pipe(
+    Options.withDefault(10),
+    Options.withDescription(
+      "seconds the gateway waits for its upstreams' first connections before it serves (one not up by then " +
+        "comes later, its entries with a list change)"
+    )
   ),
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
   )
 }, (o) =>
-  Effect.flatMap(configOf(o.config), (config) => {
+  Effect.gen(function*() {
+    const config = yield* configOf(o.config)
+    const given = yield* Target.environmentOf(o.env)
+    const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const redisUrl = yield* redisOf(o.redis)
     const key = process.env.MCP_REQUEST_STATE_KEY
     // As the server would refuse it (a defect, when it is built): one line, before anything starts.
     if (key !== undefined && Buffer.byteLength(key) < 32) {
-      return Effect.fail(
+      return yield* Effect.fail(
         new Error(
           `MCP_REQUEST_STATE_KEY must be at least 32 bytes (got ${Buffer.byteLength(key)}): ` +
             "make one with openssl rand -base64 32"
         )
       )
     }
-    if (o.timeout < 1) return Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
-    const gateway = Gateway.layer({
-      config,
-      revisions: revisionsOf(o.serve),
-      timeout: Duration.seconds(o.timeout),
-      ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
-      ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
-    })
+    if (o.timeout < 1) {
+      return yield* Effect.fail(new Error(`--timeout is in whole seconds, at least 1 (got ${o.timeout})`))
+    }
+    if (o.startTimeout < 0) {
+      return yield* Effect.fail(new Error(`--start-timeout is in whole seconds, at least 0 (got ${o.startTimeout})`))
+    }
+    // With --redis, instances share what crosses them (sessions, event streams, tasks,
+    // notifications); each has its own upstream connections.
+    const gateway = withSharedState(
+      redisUrl,
+      Gateway.layer({
+        config: withEnvironment(config, given),
+        revisions: revisionsOf(o.serve),
+        timeout: Duration.seconds(o.timeout),
+        startTimeout: Duration.seconds(o.startTimeout),
+        ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
+        ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
+        ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
+      })
+    )
     // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
-    return serving(
+    return yield* serving(
       "mcp gateway: serving",
       o,
       gateway,

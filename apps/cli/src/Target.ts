@@ -132,6 +132,76 @@ const words = (target: string, command: string): Either.Either<ReadonlyArray<str
   return Either.right(out)
 }
 
+/** The variables of this process's environment a spawned server inherits (those of the official SDK). */
+const inherited = process.platform === "win32"
+  ? [
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES"
+  ]
+  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+
+/**
+ * What a server spawned by `mcp proxy` or `mcp gateway` inherits of their environment: `HOME`,
+ * `LOGNAME`, `PATH`, `SHELL`, `TERM` and `USER` (on Windows `APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`,
+ * `USERPROFILE`, …), as the official SDK's `getDefaultEnvironment`; nothing else (no token, no
+ * `MCP_REQUEST_STATE_KEY`): what else it needs is given by name (`--env`, or an upstream's `env`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultEnvironment = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const key of inherited) {
+    const value = process.env[key]
+    // A shell function exported as a variable is not passed on (a security risk, says the SDK).
+    if (value !== undefined && !value.startsWith("()")) env[key] = value
+  }
+  return env
+}
+
+/**
+ * The variables of `--env`, each `KEY=VALUE` (that value) or `KEY` (its value in this process's
+ * environment); one line saying which is wrong (a `KEY` not set here, an empty name).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const environmentOf = (given: ReadonlyArray<string>): Either.Either<Record<string, string>, Error> => {
+  const env: Record<string, string> = {}
+  for (const entry of given) {
+    const equals = entry.indexOf("=")
+    const key = equals < 0 ? entry : entry.slice(0, equals)
+    if (key.length === 0) return Either.left(new Error(`--env ${entry}: give KEY=VALUE, or KEY to pass on its value`))
+    const value = equals < 0 ? process.env[key] : entry.slice(equals + 1)
+    if (value === undefined) return Either.left(new Error(`--env ${key}: ${key} is not set in this environment`))
+    env[key] = value
+  }
+  return Either.right(env)
+}
+
+/**
+ * How a target is reached: a `stdio:` target's environment (default: this process's, whole), and
+ * the largest message taken from it, in bytes (default the client's: 32 MiB over stdio, 16 MiB over
+ * HTTP).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reach {
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly maxMessageBytes?: number | undefined
+}
+
 /**
  * The client transport of a target.
  *
@@ -140,7 +210,8 @@ const words = (target: string, command: string): Either.Either<ReadonlyArray<str
  */
 export const transport = (
   target: string,
-  auth: Auth = {}
+  auth: Auth = {},
+  reach: Reach = {}
 ): Either.Either<
   Layer.Layer<McpClientTransport.McpClientTransport, NodeMcpClient.SpawnError | NodeMcpServer.ListenError>,
   InvalidTarget
@@ -151,11 +222,22 @@ export const transport = (
       ([command, ...args]) =>
         command === undefined || command.length === 0
           ? Either.left(new InvalidTarget({ target }))
-          : Either.right(NodeMcpClient.layerStdio({ command, args, stderr: "ignore" }))
+          : Either.right(NodeMcpClient.layerStdio({
+            command,
+            args,
+            stderr: "ignore",
+            ...(reach.env !== undefined ? { env: reach.env } : {}),
+            ...(reach.maxMessageBytes !== undefined ? { maxMessageLength: reach.maxMessageBytes } : {})
+          }))
     )
   }
   if (/^https?:\/\//.test(target)) {
-    return Either.right(McpClientTransport.layerHttp({ url: target }).pipe(Layer.provide(httpClient(auth))))
+    return Either.right(
+      McpClientTransport.layerHttp({
+        url: target,
+        ...(reach.maxMessageBytes !== undefined ? { maxMessageSize: reach.maxMessageBytes } : {})
+      }).pipe(Layer.provide(httpClient(auth)))
+    )
   }
   return Either.left(new InvalidTarget({ target }))
 }

@@ -270,12 +270,17 @@ export class ConnectionFailed extends Data.TaggedError("ConnectionFailed")<{
 export class MessageTooLarge extends Data.TaggedError("MessageTooLarge")<{
   readonly method: string
   readonly limit: number
-  /** What `limit` counts: bytes (HTTP: `maxMessageSize`), or characters (stdio: `maxMessageLength`). */
+  /** What `limit` counts: bytes (the default), or characters. */
   readonly unit?: "characters" | undefined
+  /**
+   * The client's option that sets `limit` (default `maxMessageSize`, HTTP's; `maxMessageLength` for
+   * characters; Node's stdio says `maxMessageLength`, in bytes).
+   */
+  readonly option?: string | undefined
 }> {
   override get message(): string {
     const unit = this.unit ?? "bytes"
-    const option = this.unit === "characters" ? "maxMessageLength" : "maxMessageSize"
+    const option = this.option ?? (this.unit === "characters" ? "maxMessageLength" : "maxMessageSize")
     return `${this.method}: the server's answer is larger than ${this.limit} ${unit} (the client's ${option}); it was not read`
   }
 }

@@ -106,8 +106,11 @@ export interface StdioOptions {
    */
   readonly startTimeout?: Duration.DurationInput
   /**
-   * The longest message taken from the server, in characters (default 32 Mi: a result may carry a
-   * large resource). A longer line is dropped as it comes, never held.
+   * The longest message taken from the server, in bytes of UTF-8 (default 32 MiB: a result may
+   * carry a large resource). A line is counted as its bytes arrive and held as they came, outside the
+   * JavaScript heap; a longer one is let go once it passes the bound and the rest of it skipped
+   * until its newline, never decoded (the request it answers, its id read from its first bytes,
+   * fails with `MessageTooLarge`).
    */
   readonly maxMessageLength?: number
   /**
@@ -117,7 +120,7 @@ export interface StdioOptions {
   readonly maxDepth?: number
 }
 
-/** The longest message taken from a server by default, in characters. */
+/** The longest message taken from a server by default, in bytes. */
 const defaultMaxMessageLength = 32 * 1024 * 1024
 
 /** How long after its spawn a child that has written nothing counts as started, by default. */
@@ -192,7 +195,7 @@ const childProtocol = (
       if (id === undefined || method === undefined || current === undefined) {
         return runFork(
           Effect.logWarning(
-            `effect-mcp client: ${command} sent a line of more than ${maxLineLength} characters; dropped`
+            `effect-mcp client: ${command} sent a line of more than ${maxLineLength} bytes; dropped`
           )
         )
       }
@@ -200,7 +203,7 @@ const childProtocol = (
       current.fail(
         Ndjson.client,
         id,
-        new ClientError.MessageTooLarge({ method, limit: maxLineLength, unit: "characters" })
+        new ClientError.MessageTooLarge({ method, limit: maxLineLength, option: "maxMessageLength" })
       )
     }
   })

@@ -72,6 +72,11 @@ export const lineSender: (output: Writable, options?: SenderOptions) => Transpor
  */
 export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {
   /**
+   * The longest line held, in bytes of UTF-8 (default `Ndjson.defaultMaxLineLength`, 4 Mi): a longer
+   * one is let go as it passes this, never decoded.
+   */
+  readonly maxLineLength?: number
+  /**
    * When the input ends, how long the requests still running may take to be answered (default
    * {@link defaultEndOfInputGrace}, 1.5 seconds; 0: none). Those still running after it are
    * cancelled, and a line on stderr says which; then `run` ends. Held requests (a 2026-07-28
@@ -122,9 +127,11 @@ export const defaultMaxRequestsInFlight: number = Stdio.defaultMaxRequestsInFlig
 
 /**
  * Newline-delimited JSON over a readable and a writable stream: one client. Lines are split and
- * decoded as Node delivers chunks, straight into the engine. A line longer than `maxLineLength`
- * characters (default `Ndjson.defaultMaxLineLength`, 4 Mi) is never held: it is one -32600
- * `Message too large`, and the next line is read as usual.
+ * decoded as Node delivers chunks, straight into the engine. A line is counted in bytes as they
+ * arrive and held as they came (outside the JavaScript heap) until its newline; one longer than
+ * `maxLineLength` bytes (default `Ndjson.defaultMaxLineLength`, 4 Mi) is let go as it passes the
+ * bound, the rest of it skipped undecoded: it is one -32600 `Message too large`, and the next line
+ * is read as usual.
  *
  * Lines are read one at a time while the output holds at most `maxBufferedBytes`, and a line of
  * requests starts while fewer than `maxRequestsInFlight` run; otherwise it and the rest of the chunk

@@ -81,7 +81,7 @@ describe("Stdio: a server in a child process", () => {
         yield* server.send({ jsonrpc: "2.0", id: "first", method: "ping" })
         assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "first", result: {} })
         const before = yield* server.rss
-        // 128 MiB with no newline (4 Mi characters are the most a line may have).
+        // 128 MiB with no newline (4 MiB are the most a line may have).
         const chunk = "x".repeat(1024 * 1024)
         for (let i = 0; i < 128; i++) yield* server.write(chunk)
         yield* server.sendText("\n")
@@ -89,7 +89,7 @@ describe("Stdio: a server in a child process", () => {
         assert.deepStrictEqual(refused, {
           jsonrpc: "2.0",
           id: null,
-          error: { code: -32600, message: "Message too large: a line of more than 4194304 characters" }
+          error: { code: -32600, message: "Message too large: a line of more than 4194304 bytes" }
         })
         yield* server.send({ jsonrpc: "2.0", id: "after", method: "ping" })
         assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "after", result: {} })

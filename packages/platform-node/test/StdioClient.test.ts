@@ -152,11 +152,11 @@ describe("NodeMcpClient.layerStdio: maxMessageLength", () => {
       )))
       assert.deepStrictEqual(
         error,
-        new ClientError.MessageTooLarge({ method: "initialize", limit: 1000, unit: "characters" })
+        new ClientError.MessageTooLarge({ method: "initialize", limit: 1000, option: "maxMessageLength" })
       )
       assert.strictEqual(
         error.message,
-        "initialize: the server's answer is larger than 1000 characters (the client's maxMessageLength); it was not read"
+        "initialize: the server's answer is larger than 1000 bytes (the client's maxMessageLength); it was not read"
       )
     }))
 })

@@ -86,3 +86,66 @@ export const events = async (
     clearTimeout(timer)
   }
 }
+
+/**
+ * An SSE response read as it comes, priming events too (an id and no message): `next` waits for
+ * the next event that satisfies `until` (those before it are passed over; a failure saying `what`
+ * did not come if the stream ends first, or within `ms`), `ended` for the end of the response (its
+ * connection closed), `received` what came so far.
+ *
+ * @since 0.2.0
+ */
+export const sse = (response: Response) => {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  const received: Array<Received> = []
+  let taken = 0
+  let over = false
+  let wake = () => {}
+  const ended = (async () => {
+    let buffer = ""
+    try {
+      while (true) {
+        const { done, value } = await reader.read()
+        if (done) break
+        buffer += decoder.decode(value, { stream: true })
+        let at: number
+        while ((at = buffer.indexOf("\n\n")) >= 0) {
+          const lines = buffer.slice(0, at).split("\n")
+          buffer = buffer.slice(at + 2)
+          const id = lines.find((line) => line.startsWith("id:"))?.slice(3).trim()
+          const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n")
+          if (id === undefined && data === "") continue
+          received.push({ id, message: data === "" ? undefined : JSON.parse(data) })
+          wake()
+        }
+      }
+    } catch {
+      // The connection went.
+    }
+    over = true
+    wake()
+  })()
+  const next = (until: (event: Received) => boolean, what: string, ms = 30_000) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    return new Promise<Received>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
+      // Events are taken only while someone waits: what comes after is the next wait's.
+      wake = () => {
+        while (taken < received.length) {
+          const event = received[taken++]!
+          if (until(event)) {
+            wake = () => {}
+            return resolve(event)
+          }
+        }
+        if (over) {
+          wake = () => {}
+          reject(new Error(`${what}: the stream ended first`))
+        }
+      }
+      wake()
+    }).finally(() => clearTimeout(timer))
+  }
+  return { next, ended, received: received as ReadonlyArray<Received>, cancel: () => reader.cancel().catch(() => {}) }
+}

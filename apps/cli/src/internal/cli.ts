@@ -4,6 +4,7 @@
 import { AppView, McpClient } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
+import type { RedisUnavailable } from "@effect-mcp/redis/RedisConnection"
 import type { McpServer } from "@effect-mcp/server"
 import { Args, Options } from "@effect/cli"
 import * as Console from "effect/Console"
@@ -213,6 +214,69 @@ export const progressMeter = (tool: string) => {
   })
   return { update, done }
 }
+
+/**
+ * `--env`: what a server spawned by a proxy or a gateway is given beyond the few variables a program
+ * needs (`Target.defaultEnvironment`).
+ */
+export const env = Options.text("env").pipe(
+  Options.repeated,
+  Options.withDescription(
+    "KEY=VALUE, or KEY to pass on its value here: a variable given to a stdio server, which inherits only " +
+      "HOME, LOGNAME, PATH, SHELL, TERM and USER of this environment (repeatable)"
+  )
+)
+
+/** `--max-message-bytes`: the largest message a proxy or a gateway takes from a server it reaches. */
+export const maxMessageBytes = Options.integer("max-message-bytes").pipe(
+  Options.optional,
+  Options.withDescription(
+    "the largest message taken from an upstream, in bytes (a stdio line, an HTTP body or event): a larger one " +
+      "fails its request, unread (default: the gateway 16 MiB; the proxy 32 MiB over stdio, 16 MiB over HTTP)"
+  )
+)
+
+/** `--max-message-bytes`, checked: at least 1 KiB (a smaller bound refuses the handshake's own answer). */
+export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<number | undefined, Error> =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (bytes) =>
+      bytes >= 1024
+        ? Effect.succeed(bytes)
+        : Effect.fail(new Error(`--max-message-bytes is at least 1024 (got ${bytes})`))
+  })
+
+/** `--redis`: the Redis that instances of a proxy or a gateway share (else `MCP_REDIS_URL`). */
+export const redis = Options.text("redis").pipe(
+  Options.optional,
+  Options.withDescription(
+    "redis://[user:password@]host:port[/db] (else MCP_REDIS_URL): instances behind one load balancer share their " +
+      "handshake sessions, event streams, tasks and notifications there (with one MCP_REQUEST_STATE_KEY)"
+  )
+)
+
+/** The URL of `--redis`, else `MCP_REDIS_URL`, checked: undefined without one, one line if it is not redis://. */
+export const redisOf = (given: Option.Option<string>): Effect.Effect<string | undefined, Error> => {
+  const url = Option.getOrUndefined(given) ?? (process.env.MCP_REDIS_URL || undefined)
+  if (url === undefined) return Effect.succeed(undefined)
+  const where = Option.isSome(given) ? "--redis" : "MCP_REDIS_URL"
+  return URL.canParse(url) && /^rediss?:$/.test(new URL(url).protocol)
+    ? Effect.succeed(url)
+    : Effect.fail(new Error(`${where} must be a redis:// or rediss:// URL, not ${JSON.stringify(url)}`))
+}
+
+/**
+ * `layer` with every part that crosses instances on the Redis at `url` (the notification bus, the
+ * event store, handshake sessions, tasks), under it and beside it (the HTTP layer takes its own
+ * from there); the Redis client loaded only then. `layer` itself without a URL.
+ */
+export const withSharedState = <A, E, R>(
+  url: string | undefined,
+  layer: Layer.Layer<A, E, R>
+): Layer.Layer<A, E | RedisUnavailable, R> =>
+  url === undefined ? layer : layer.pipe(Layer.provideMerge(Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => import("@effect-mcp/redis")), ({ RedisState }) => RedisState.layer({ url }))
+  )))
 
 /** `--serve`, `--port`, `--host`, `--path`: how a proxy or a gateway serves its clients. */
 export const serveOptions = {

@@ -14,7 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { Readable, Writable } from "node:stream"
-import { StringDecoder } from "node:string_decoder"
+import * as Lines from "./lines.js"
 
 /** How lines are written (see `NodeMcpServer.SenderOptions`). */
 export interface SenderOptions {
@@ -273,6 +273,8 @@ export class Output {
     })
 }
 
+const empty = Buffer.alloc(0)
+
 /** Where the reader is reached from outside: set while it reads, called when it may go on. */
 interface Gate {
   deliver: (() => void) | undefined
@@ -293,8 +295,7 @@ const read = (
   deliver: (inbound: Wire.Inbound) => void
 ): Effect.Effect<void, Transport.TransportError> =>
   Effect.async<void, Transport.TransportError>((resume) => {
-    const decoder = new StringDecoder("utf8")
-    let chunk = ""
+    let chunk: Buffer = empty
     let offset = 0
     let paused = false
     let inputEnded = false
@@ -306,14 +307,14 @@ const read = (
       requests.received(inbound)
       deliver(inbound)
     }
-    const lines = Ndjson.reader((inbound) => {
+    // Counted and held as bytes: a line over the bound is let go as it passes it (see `Lines`).
+    const lines = Lines.reader((inbound) => {
       if (!inputEnded && requests.full() && startsRequests(inbound)) parked = inbound
       else dispatch(inbound)
     }, options)
     const finish = () => {
       if (done) return
       done = true
-      lines.push(decoder.end())
       lines.end()
       resume(Effect.void)
     }
@@ -333,12 +334,16 @@ const read = (
       }
       while (offset < chunk.length) {
         if (parked !== undefined || !open()) return pause()
-        const newline = chunk.indexOf("\n", offset)
-        const end = newline < 0 ? chunk.length : newline + 1
-        lines.push(offset === 0 && end === chunk.length ? chunk : chunk.slice(offset, end))
-        offset = end
+        const newline = chunk.indexOf(10, offset)
+        if (newline < 0) {
+          lines.rest(chunk, offset, chunk.length)
+          offset = chunk.length
+        } else {
+          lines.line(chunk, offset, newline)
+          offset = newline + 1
+        }
       }
-      chunk = ""
+      chunk = empty
       offset = 0
       if (parked !== undefined) return
       if (inputEnded) finish()
@@ -359,9 +364,9 @@ const read = (
       }
     }
     const onData = (data: Buffer | string) => {
-      const text = typeof data === "string" ? data : decoder.write(data)
+      const bytes = typeof data === "string" ? Buffer.from(data) : data
       // Only a chunk already on its way when the input was paused finds one unread.
-      chunk = offset < chunk.length ? chunk.slice(offset) + text : text
+      chunk = offset < chunk.length ? Buffer.concat([chunk.subarray(offset), bytes]) : bytes
       offset = 0
       gate.deliver?.()
     }

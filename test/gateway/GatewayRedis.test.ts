@@ -1,0 +1,219 @@
+/**
+ * Two `mcp gateway --port N --redis URL` instances (apps/cli, built) on one real redis-server, in
+ * front of our demo, at the wire, a client alternating between them (no affinity): a handshake
+ * session initialized on one and served by both (lists, a call, a subscription made on one whose
+ * update reaches the session's GET stream held by the other, a call cancelled through the other),
+ * and 2026-07-28 requests on both. Each instance has its own upstream (its own demo process).
+ * Before `--redis` the second instance knew no session of the first (this failed: 404).
+ */
+import { HttpWire, Services } from "@effect-mcp/test-support"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { demoMain, serving } from "./support.js"
+
+/** The waits below bound events (an instance's start, a stream's event), never the time they take. */
+const guard = 30_000
+
+/** `promise`, or a failure saying `what` did not happen within the guard. */
+const within = <A>(promise: Promise<A>, what: string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: not within ${guard} ms`)), guard)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+/** An instance of `mcp ...command --redis redis` sharing one `MCP_REQUEST_STATE_KEY`: its endpoint. */
+const instance = (command: ReadonlyArray<string>, redis: string) =>
+  serving([...command, "--redis", redis], { MCP_REQUEST_STATE_KEY: "k".repeat(48) })
+
+/** Two instances sharing one redis-server, each in front of its own demo. */
+const twoInstances = Effect.gen(function*() {
+  const redis = yield* Services.redisServer()
+  const config = path.join(mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-redis-")), "gateway.json")
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [demoMain, "stdio"] } } })
+  )
+  // Served once its upstream is up (or a minute passed: a loaded machine starts the demo when it can).
+  const gateway = ["gateway", "--config", config, "--start-timeout", "60"]
+  return yield* Effect.all([instance(gateway, redis.url), instance(gateway, redis.url)], { concurrency: 2 })
+})
+
+let ids = 0
+
+/** A handshake-era POST of session `session`: its status and the answer (of a JSON body or a stream). */
+const post = async (url: string, session: string | undefined, method: string, params?: object) => {
+  const id = ++ids
+  const response = await fetch(url, {
+    method: "POST",
+    headers: HttpWire.handshakeHeaders(session),
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
+  })
+  if (response.status !== 200) return { status: response.status, session: undefined, message: await response.text() }
+  const got = await HttpWire.events(response, (m) => m.id === id && !("method" in m), guard)
+  return { status: 200, session: response.headers.get("mcp-session-id") ?? undefined, message: got.at(-1)?.message }
+}
+
+const notify = (url: string, session: string, method: string, params?: object) =>
+  fetch(url, {
+    method: "POST",
+    headers: HttpWire.handshakeHeaders(session),
+    body: JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) })
+  }).then((response) => response.status)
+
+/** A 2026-07-28 request to `url`: its answer. */
+const stateless = async (url: string, method: string, params: Record<string, unknown>, name?: string) => {
+  const id = ++ids
+  const response = await fetch(url, {
+    method: "POST",
+    headers: HttpWire.statelessHeaders(method, name),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": { name: "redis-test", version: "1" }
+        }
+      }
+    })
+  })
+  assert.strictEqual(response.status, 200, `${method} on ${url}`)
+  return (await HttpWire.events(response, (m) => m.id === id && !("method" in m), guard)).at(-1)!.message
+}
+
+describe("mcp gateway --redis: two instances, one set of clients", () => {
+  it.scopedLive(
+    "a handshake session served by both (lists, a call, an update across instances, a cancellation); 2026-07-28 on both",
+    () =>
+      Effect.gen(function*() {
+        const [a, b] = yield* twoInstances
+        yield* Effect.promise(async () => {
+          const init = await post(a, undefined, "initialize", {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "redis-test", version: "1" }
+          })
+          assert.strictEqual(init.status, 200)
+          const session = init.session!
+          assert.strictEqual(await notify(b, session, "notifications/initialized"), 202)
+
+          // Lists and a call, each on the other instance.
+          const tools = await post(b, session, "tools/list")
+          assert.strictEqual(tools.status, 200, JSON.stringify(tools.message))
+          assert.includeMembers(tools.message.result.tools.map((t: { name: string }) => t.name), [
+            "demo_add",
+            "demo_longRunning",
+            "demo_updateWatchedResource"
+          ])
+          const sum = await post(a, session, "tools/call", { name: "demo_add", arguments: { a: 40, b: 2 } })
+          assert.deepStrictEqual(sum.message.result.structuredContent, { sum: 42 })
+          const resources = await post(a, session, "resources/list")
+          assert.include(
+            resources.message.result.resources.map((r: { uri: string }) => r.uri),
+            "demo+test://watched-resource"
+          )
+
+          // The session's GET stream is held by a; the subscription is made on b, and so is the change.
+          const get = HttpWire.sse(
+            await fetch(a, {
+              method: "GET",
+              headers: {
+                accept: "text/event-stream",
+                "mcp-session-id": session,
+                "mcp-protocol-version": "2025-11-25"
+              }
+            })
+          )
+          await get.next((e) => e.id !== undefined && e.message === undefined, "the GET stream's priming event")
+          const subscribed = await post(b, session, "resources/subscribe", { uri: "demo+test://watched-resource" })
+          assert.deepStrictEqual(subscribed.message.result, {})
+          const changed = await post(b, session, "tools/call", { name: "demo_updateWatchedResource", arguments: {} })
+          assert.include(JSON.stringify(changed.message.result.content), "now at version")
+          const updated = await get.next(
+            (e) => e.message?.method === "notifications/resources/updated",
+            "the update on a's GET stream"
+          )
+          assert.strictEqual(updated.message.params.uri, "demo+test://watched-resource")
+          await get.cancel()
+
+          // A call on a, cancelled through b: its stream ends with no result.
+          const id = ++ids
+          const running = HttpWire.sse(
+            await fetch(a, {
+              method: "POST",
+              headers: HttpWire.handshakeHeaders(session),
+              body: JSON.stringify({
+                jsonrpc: "2.0",
+                id,
+                method: "tools/call",
+                params: {
+                  name: "demo_longRunning",
+                  arguments: { duration: 60, steps: 60 },
+                  _meta: { progressToken: "p" }
+                }
+              })
+            })
+          )
+          await running.next((e) => e.message?.method === "notifications/progress", "the call's first progress")
+          assert.strictEqual(
+            await notify(b, session, "notifications/cancelled", { requestId: id, reason: "test" }),
+            202
+          )
+          await within(running.ended, "the cancelled call's stream to end")
+          assert.isUndefined(
+            running.received.find((e) => e.message?.id === id && "result" in e.message),
+            "the cancelled call was answered"
+          )
+        })
+        // 2026-07-28 requests, on either instance.
+        yield* Effect.promise(async () => {
+          for (const url of [a, b]) {
+            const tools = await stateless(url, "tools/list", {})
+            assert.include(tools.result.tools.map((t: { name: string }) => t.name), "demo_add")
+            const sum = await stateless(url, "tools/call", { name: "demo_add", arguments: { a: 1, b: 2 } }, "demo_add")
+            assert.deepStrictEqual(sum.result.structuredContent, { sum: 3 })
+            const read = await stateless(
+              url,
+              "resources/read",
+              { uri: "demo+test://watched-resource" },
+              "demo+test://watched-resource"
+            )
+            assert.strictEqual(read.result.contents[0].uri, "demo+test://watched-resource")
+          }
+        })
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.scopedLive(
+    "mcp proxy --redis: a handshake session initialized on one proxy is served by the other",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* Services.redisServer()
+        const proxy = ["proxy", `stdio:${process.execPath} ${demoMain} stdio`]
+        const [a, b] = yield* Effect.all([instance(proxy, redis.url), instance(proxy, redis.url)], { concurrency: 2 })
+        yield* Effect.promise(async () => {
+          const init = await post(a, undefined, "initialize", {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "redis-test", version: "1" }
+          })
+          const session = init.session!
+          assert.strictEqual(await notify(b, session, "notifications/initialized"), 202)
+          const sum = await post(b, session, "tools/call", { name: "add", arguments: { a: 40, b: 2 } })
+          assert.deepStrictEqual(sum.message.result.structuredContent, { sum: 42 })
+        })
+      }),
+    { timeout: 120_000 }
+  )
+})
