@@ -4,7 +4,8 @@
  * SDK (`TelemetryTracer`, an Effect tracer on the OpenTelemetry API, over `@effect/opentelemetry`'s
  * tracer provider, a `BatchSpanProcessor` with a bounded queue and the OTLP trace exporters);
  * metrics through `@effect/opentelemetry`'s OTLP metrics exporter. With no endpoint in the
- * environment the layer is empty and none of these (optional peer dependencies) is loaded, so a server that provides it costs nothing until someone points it at a collector.
+ * environment the layer is empty and none of these (optional peer dependencies) is loaded, so a
+ * server that provides it costs nothing until someone points it at a collector.
  * Install them with the ranges of this Effect line (`-otlp-http` instead of `-otlp-proto` for
  * OTLP/JSON); without ranges npm picks `@effect/opentelemetry` 4.x, which wants Effect 4:
  *
@@ -397,6 +398,9 @@ const loading = <A>(
  * are closed, and no timer of theirs keeps a process that ends by itself waiting (the span
  * exporter's own retries, up to its 10-second timeout, included).
  *
+ * Metrics that are not exported are not recorded either (traces exported and metrics not: no
+ * histogram is kept), unless `telemetry` asks for them (`metrics: true`, for a reader of your own).
+ *
  * With neither signal exported this is an empty layer, and none of the optional peer dependencies
  * (`@effect/opentelemetry`; for spans `@opentelemetry/sdk-trace-base`, `-sdk-trace-node`,
  * `-resources` and the exporter of the protocol) is loaded.
@@ -536,7 +540,8 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
       ...telemetry,
       attributeValueLengthLimit,
       spans: traces === undefined ? telemetry.spans : telemetry.spans ?? true,
-      metrics: metrics === undefined ? telemetry.metrics : telemetry.metrics ?? true
+      // Metrics not exported are not recorded unless asked for: "auto" would find our own tracer in place.
+      metrics: metrics === undefined ? telemetry.metrics ?? false : telemetry.metrics ?? true
     })
   )
 }
