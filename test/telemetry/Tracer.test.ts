@@ -19,13 +19,21 @@ import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { SpanKind } from "@opentelemetry/api"
+import { context, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+
+/**
+ * The span OpenTelemetry's context had active in each run of the `work` handler (the handler's own,
+ * for instrumentation beneath it): a context manager is registered, as `NodeSDK` or `register()` do.
+ */
+const active: Array<string | undefined> = []
+new NodeTracerProvider().register()
 
 const Work = Tool.make("work", {
   parameters: Schema.Struct({ a: Schema.Number }),
@@ -34,6 +42,7 @@ const Work = Tool.make("work", {
   Effect.gen(function*() {
     yield* Effect.annotateCurrentSpan("user.size", a)
     yield* Effect.logInfo("working")
+    active.push(trace.getActiveSpan()?.spanContext().spanId)
     return { twice: a * 2 }
   }).pipe(Effect.withSpan("user work", { attributes: { "user.kind": "doubling" } })))
 
@@ -149,7 +158,8 @@ const record = (through: Through) => {
     const handshake = yield* serve(["2025-11-25"], sent)
     yield* Effect.withSpan(handshake.client.callTool("ask"), "asking")
     return { spans: exporter.getFinishedSpans(), sent }
-  }).pipe(Effect.provide(sdk(through, exporter)))
+    // Its servers and clients closed before the other tracer's run.
+  }).pipe(Effect.provide(sdk(through, exporter)), Effect.scoped)
 }
 
 /** A span as compared: ids and times left out, parents and links named by the span they point to. */
@@ -206,8 +216,14 @@ const shapes = (spans: ReadonlyArray<ReadableSpan>, sent: ReadonlyArray<Sent>) =
 describe("TelemetryTracer: the spans of @effect/opentelemetry's tracer, on the OpenTelemetry API", () => {
   it.scopedLive("the same calls through each tracer export the same spans and send the same trace context", () =>
     Effect.gen(function*() {
-      const theirs = yield* record("@effect/opentelemetry")
-      const ours = yield* record("TelemetryTracer")
+      // Each run from the root context: a span one run left active in the async context its fiber resumes
+      // in would be the parent of the next run's first spans (with either tracer: Effect runs a fiber with
+      // no span of its own in the context it was resumed in).
+      const fresh = (through: Through) =>
+        Effect.promise(() => context.with(ROOT_CONTEXT, () => Effect.runPromise(record(through))))
+      const theirs = yield* fresh("@effect/opentelemetry")
+      const activeInTheirs = active.splice(0)
+      const ours = yield* fresh("TelemetryTracer")
       const expected = shapes(theirs.spans, theirs.sent)
       const got = shapes(ours.spans, ours.sent)
       assert.deepStrictEqual(got.spans, expected.spans)
@@ -228,6 +244,11 @@ describe("TelemetryTracer: the spans of @effect/opentelemetry's tracer, on the O
       assert.strictEqual(work.spanContext().traceId, caller.spanContext().traceId)
       assert.deepStrictEqual(work.attributes, { "user.kind": "doubling", "user.size": 21 })
       assert.deepStrictEqual(work.events.map((event) => event.name), ["working"])
+      // Active in OpenTelemetry's context while the handler runs: its own span, with either tracer.
+      const works = (spans: ReadonlyArray<ReadableSpan>) =>
+        spans.filter((span) => span.name === "user work").map((span) => span.spanContext().spanId).sort()
+      assert.deepStrictEqual([...active].sort(), works(ours.spans))
+      assert.deepStrictEqual(activeInTheirs.sort(), works(theirs.spans))
       assert.deepStrictEqual(caller.links.map((link) => link.context.spanId), [
         idOf(find("linked", SpanKind.INTERNAL)[0]!)
       ])
