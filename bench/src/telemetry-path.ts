@@ -12,9 +12,9 @@
  * - `at once`: `Peer.requests(...).answeredAtOnce` (what the stateless HTTP back end records a
  *   request done at once with): our description of the request, the span through the bridge and
  *   the histogram when metrics are on;
- * - `at once, direct span`: the same with the span made on the OpenTelemetry API directly instead of
- *   through the bridge (a minimal Effect `Tracer` here: the SDK's span, its attributes set on it
- *   alone, the SDK's own clock): what the alternative to the bridge would cost;
+ * - `at once, TelemetryTracer`: the same through the library's own tracer on the OpenTelemetry API
+ *   (`@effect-mcp/platform-node/TelemetryTracer`, what `NodeTelemetry.layer` sets) instead of the
+ *   bridge; `… + histogram`: and the histogram;
  * - `in a fiber`: `Peer.requests(...).serve` of the same request (its span, then a fiber that
  *   answers it): the path such a request took with telemetry on before `answeredAtOnce`.
  *
@@ -26,6 +26,7 @@
  * A benchmark, not a test.
  */
 import { type JsonRpc, Peer, Telemetry } from "@effect-mcp/core"
+import * as TelemetryTracer from "@effect-mcp/platform-node/TelemetryTracer"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import * as Api from "@opentelemetry/api"
 import { resourceFromAttributes } from "@opentelemetry/resources"
@@ -35,7 +36,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
 import { median, table } from "./proc.js"
 import { record } from "./summary.js"
 
@@ -74,66 +74,8 @@ const otel = provider.getTracer("bench")
 const tracer = Effect.runSync(Effect.provideService(OtelTracer.make, OtelTracer.OtelTracer, otel))
 const clock = Effect.runSync(Effect.clock)
 
-const kinds: Record<Tracer.SpanKind, Api.SpanKind> = {
-  internal: Api.SpanKind.INTERNAL,
-  server: Api.SpanKind.SERVER,
-  client: Api.SpanKind.CLIENT,
-  producer: Api.SpanKind.PRODUCER,
-  consumer: Api.SpanKind.CONSUMER
-}
-const noAttributes: ReadonlyMap<string, unknown> = new Map()
-
-/**
- * The alternative to the bridge, as small as Effect's `Tracer.Span` allows: the SDK's span made
- * with the OpenTelemetry API, its attributes set on it alone (not kept twice), ended on the SDK's
- * clock. Enough for this benchmark (no events, links or test clock).
- */
-class DirectSpan implements Tracer.Span {
-  readonly _tag = "Span"
-  readonly span: Api.Span
-  readonly spanId: string
-  readonly traceId: string
-  readonly sampled: boolean
-  readonly attributes = noAttributes
-  readonly links: ReadonlyArray<Tracer.SpanLink> = []
-  status: Tracer.SpanStatus
-  constructor(
-    readonly name: string,
-    readonly parent: Option.Option<Tracer.AnySpan>,
-    readonly context: Context.Context<never>,
-    readonly kind: Tracer.SpanKind,
-    startTime: bigint
-  ) {
-    const remote = parent._tag === "Some"
-      ? Api.trace.setSpanContext(Api.ROOT_CONTEXT, {
-        traceId: parent.value.traceId,
-        spanId: parent.value.spanId,
-        traceFlags: parent.value.sampled ? 1 : 0,
-        isRemote: parent.value._tag === "ExternalSpan"
-      })
-      : Api.ROOT_CONTEXT
-    this.span = otel.startSpan(name, { kind: kinds[kind] }, remote)
-    const spanContext = this.span.spanContext()
-    this.spanId = spanContext.spanId
-    this.traceId = spanContext.traceId
-    this.sampled = (spanContext.traceFlags & 1) === 1
-    this.status = { _tag: "Started", startTime }
-  }
-  attribute(key: string, value: unknown) {
-    this.span.setAttribute(key, value as Api.AttributeValue)
-  }
-  end(endTime: bigint, exit: Exit.Exit<unknown, unknown>) {
-    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
-    this.span.setStatus({ code: Exit.isSuccess(exit) ? Api.SpanStatusCode.OK : Api.SpanStatusCode.ERROR })
-    this.span.end()
-  }
-  event() {}
-  addLinks() {}
-}
-const direct = Tracer.make({
-  span: (name, parent, context, _links, startTime, kind) => new DirectSpan(name, parent, context, kind, startTime),
-  context: (execution) => execution()
-})
+/** The library's tracer on the OpenTelemetry API (what `NodeTelemetry.layer` sets), over the same SDK tracer. */
+const direct = TelemetryTracer.fromOtel(otel)
 
 /** Our engine's serving of requests on channels of their own, spans (and metrics) on. */
 const requests = (metrics: boolean, through = tracer) =>
@@ -147,6 +89,7 @@ const requests = (metrics: boolean, through = tracer) =>
 const spansOnly = requests(false)
 const withMetrics = requests(true)
 const directSpans = requests(false, direct)
+const directWithMetrics = requests(true, direct)
 
 const request = (id: number): JsonRpc.Request => ({
   jsonrpc: "2.0",
@@ -235,7 +178,8 @@ const cases: ReadonlyArray<readonly [string, (id: number) => void]> = [
   }],
   ["at once: Peer.requests answeredAtOnce, spans", atOnce(spansOnly)],
   ["at once: spans + histogram", atOnce(withMetrics)],
-  ["at once, direct span: the span on the OpenTelemetry API", atOnce(directSpans)],
+  ["at once, TelemetryTracer: spans", atOnce(directSpans)],
+  ["at once, TelemetryTracer: spans + histogram", atOnce(directWithMetrics)],
   ["in a fiber: Peer.requests serve, spans", (id) => {
     spansOnly.serve(request(id), sink, () => Exit.succeed(result))
   }],
@@ -296,8 +240,13 @@ const main = async () => {
     { section: "telemetry-path", label: "bridge ÷ SDK span", value: ratio(3, floor) },
     { section: "telemetry-path", label: "at once, spans ÷ SDK span", value: ratio(4, floor) },
     { section: "telemetry-path", label: "at once, spans + histogram ÷ SDK's", value: ratio(5, floorMetrics) },
-    { section: "telemetry-path", label: "at once, direct span ÷ SDK span", value: ratio(6, floor) },
-    { section: "telemetry-path", label: "in a fiber, spans ÷ SDK span", value: ratio(7, floor) }
+    { section: "telemetry-path", label: "at once, TelemetryTracer, spans ÷ SDK span", value: ratio(6, floor) },
+    {
+      section: "telemetry-path",
+      label: "at once, TelemetryTracer, spans + histogram ÷ SDK's",
+      value: ratio(7, floorMetrics)
+    },
+    { section: "telemetry-path", label: "in a fiber, spans ÷ SDK span", value: ratio(8, floor) }
   ])
   await provider.shutdown()
   await meters.shutdown()

@@ -1,10 +1,11 @@
 /**
  * OpenTelemetry export configured the standard way, from `OTEL_*` environment variables:
  * traces and metrics sent as OTLP over HTTP (protobuf or JSON). Spans go through the OpenTelemetry
- * SDK (`@effect/opentelemetry`'s tracer over a `BatchSpanProcessor` with a bounded queue and the
- * OTLP trace exporters); metrics through `@effect/opentelemetry`'s OTLP metrics exporter. With no
- * endpoint in the environment the layer is empty and none of these (optional peer dependencies)
- * is loaded, so a server that provides it costs nothing until someone points it at a collector.
+ * SDK (`TelemetryTracer`, an Effect tracer on the OpenTelemetry API, over `@effect/opentelemetry`'s
+ * tracer provider, a `BatchSpanProcessor` with a bounded queue and the OTLP trace exporters);
+ * metrics through `@effect/opentelemetry`'s OTLP metrics exporter. With no endpoint in the
+ * environment the layer is empty and none of these (optional peer dependencies) is loaded, so a
+ * server that provides it costs nothing until someone points it at a collector.
  * Install them with the ranges of this Effect line (`-otlp-http` instead of `-otlp-proto` for
  * OTLP/JSON); without ranges npm picks `@effect/opentelemetry` 4.x, which wants Effect 4:
  *
@@ -378,7 +379,9 @@ const loading = <A>(
  * Exports what `settings` asks for (see {@link settingsFromEnv}) and switches on the spans and
  * metrics of effect-mcp for the signals exported.
  *
- * - Spans: `@effect/opentelemetry`'s tracer over the OpenTelemetry SDK, a `BatchSpanProcessor`
+ * - Spans: `TelemetryTracer` (the spans `@effect/opentelemetry`'s tracer makes, on the
+ *   OpenTelemetry API directly) over `@effect/opentelemetry`'s tracer provider, a
+ *   `BatchSpanProcessor`
  *   (at most `maxQueueSize` spans waiting; past that new ones are dropped) and
  *   `@opentelemetry/exporter-trace-otlp-proto` or `-http` (JSON), on `node:http`; the SDK's
  *   `spanLimits.attributeValueLengthLimit` is the attribute length limit (`telemetry`'s, else the
@@ -394,6 +397,9 @@ const loading = <A>(
  * the time is up is abandoned. Nothing of the exporters outlives the layer: their connections
  * are closed, and no timer of theirs keeps a process that ends by itself waiting (the span
  * exporter's own retries, up to its 10-second timeout, included).
+ *
+ * Metrics that are not exported are not recorded either (traces exported and metrics not: no
+ * histogram is kept), unless `telemetry` asks for them (`metrics: true`, for a reader of your own).
  *
  * With neither signal exported this is an empty layer, and none of the optional peer dependencies
  * (`@effect/opentelemetry`; for spans `@opentelemetry/sdk-trace-base`, `-sdk-trace-node`,
@@ -427,6 +433,7 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
     ], () =>
       Promise.all([
         import("@effect/opentelemetry/Tracer"),
+        import("./TelemetryTracer.js"),
         import("@effect/opentelemetry/NodeSdk"),
         import("@effect/opentelemetry/Resource"),
         import("@opentelemetry/sdk-trace-base"),
@@ -434,7 +441,7 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
           ? import("@opentelemetry/exporter-trace-otlp-http")
           : import("@opentelemetry/exporter-trace-otlp-proto")
       ])),
-    ([Tracer, NodeSdk, Resource, TraceBase, Exporter]) =>
+    ([Tracer, TelemetryTracer, NodeSdk, Resource, TraceBase, Exporter]) =>
       Effect.gen(function*() {
         // Closed last, once the provider has flushed (or had its time): see internal/exportAgent.
         const tlsWarnings: Array<string> = []
@@ -457,7 +464,9 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
           : sampler.name.endsWith("traceidratio")
           ? new TraceBase.TraceIdRatioBasedSampler(sampler.ratio)
           : new TraceBase.AlwaysOnSampler()
-        const tracer = Tracer.layer.pipe(
+        // Our tracer on the OpenTelemetry API (TelemetryTracer), over @effect/opentelemetry's SDK setup.
+        const tracer = TelemetryTracer.layer.pipe(
+          Layer.provideMerge(Tracer.layerTracer),
           Layer.provide(NodeSdk.layerTracerProvider(processor, {
             sampler: sampler.name.startsWith("parentbased_") ? new TraceBase.ParentBasedSampler({ root }) : root,
             // Also what the handlers' own spans carry (`Effect.annotateCurrentSpan`) is cut.
@@ -531,7 +540,8 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
       ...telemetry,
       attributeValueLengthLimit,
       spans: traces === undefined ? telemetry.spans : telemetry.spans ?? true,
-      metrics: metrics === undefined ? telemetry.metrics : telemetry.metrics ?? true
+      // Metrics not exported are not recorded unless asked for: "auto" would find our own tracer in place.
+      metrics: metrics === undefined ? telemetry.metrics ?? false : telemetry.metrics ?? true
     })
   )
 }

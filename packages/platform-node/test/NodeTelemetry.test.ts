@@ -212,6 +212,28 @@ describe("NodeTelemetry.layer", () => {
       expect(enabled).toEqual({ spans: false, metrics: false })
     }))
 
+  it.scopedLive("records only the signals it exports: spans with metrics not exported, metrics with spans not", () =>
+    Effect.gen(function*() {
+      const { url } = yield* receiver
+      const only = (exporter: "OTEL_TRACES_EXPORTER" | "OTEL_METRICS_EXPORTER") =>
+        Telemetry.enabled.pipe(
+          Effect.provide(NodeTelemetry.layerFromEnv({
+            env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", [exporter]: "none" }
+          }))
+        )
+      expect(yield* only("OTEL_TRACES_EXPORTER")).toEqual({ spans: false, metrics: true })
+      // Histograms nobody exports are not recorded (before: recorded, as "auto" found a tracer in place).
+      expect(yield* only("OTEL_METRICS_EXPORTER")).toEqual({ spans: true, metrics: false })
+      // Asked for, they are recorded all the same (for a reader of the user's own).
+      const forced = yield* Telemetry.enabled.pipe(
+        Effect.provide(NodeTelemetry.layerFromEnv({
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_METRICS_EXPORTER: "none" },
+          telemetry: { metrics: true }
+        }))
+      )
+      expect(forced).toEqual({ spans: true, metrics: true })
+    }))
+
   it.scopedLive("exports spans and metrics as OTLP/JSON, flushing when released", () =>
     Effect.gen(function*() {
       const { received, url } = yield* receiver

@@ -491,7 +491,7 @@ class Request implements Active {
     const now = clock.unsafeCurrentTimeNanos()
     switch (outcome._tag) {
       case "Ok":
-        if (config.toolCallContent === true && span.attributes.has(Config.attributes.toolName)) {
+        if (config.toolCallContent === true && this.described.tool !== undefined) {
           span.attribute(Config.attributes.toolCallResult, safeJson(outcome.result, limit))
         }
         return span.end(now, Exit.void)
