@@ -2,8 +2,9 @@
  * The control side of the HTTP server children: `--port N` from the command line, `ready` on
  * stdout once listening, and stdin lines from the benchmark:
  *
- * - `memory` → `memory {"rss":…,"heapUsed":…}` after full garbage collections (the child runs with
- *   `--expose-gc`; without it, the figures are taken without a collection);
+ * - `memory` → `memory {"rss":…,"heapUsed":…,"code":…}` after full garbage collections (the child
+ *   runs with `--expose-gc`; without it, the figures are taken without a collection); `code`: the
+ *   bytes of the heap's code spaces (compiled code, part of `heapUsed`);
  * - `profile-start [µs]` → `profiling`: starts V8's CPU profiler in this process (`node:inspector`;
  *   sampling every 1000 µs unless given); `profile-stop <file>` → `profiled <file>`: stops it and
  *   writes the profile there (read it with `profile.ts`), so a profile holds the measured calls
@@ -19,7 +20,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector"
 import { dirname } from "node:path"
 import { createInterface } from "node:readline"
-import { writeHeapSnapshot } from "node:v8"
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8"
 
 export const port = (): number => {
   const at = process.argv.indexOf("--port")
@@ -43,6 +44,13 @@ export const arg = (name: string): string => {
 }
 
 export const flag = (name: string): boolean => process.argv.includes(`--${name}`)
+
+/** The bytes used in V8's code spaces: compiled code, which `heapUsed` counts too. */
+const codeBytes = () =>
+  getHeapSpaceStatistics().reduce(
+    (sum, space) => space.space_name.includes("code") ? sum + space.space_used_size : sum,
+    0
+  )
 
 const collect = async () => {
   const gc = (globalThis as { gc?: () => void }).gc
@@ -97,7 +105,9 @@ export const ready = (commands: Readonly<Record<string, Command>> = {}): void =>
         (error) => process.stdout.write(`failed ${name}: ${String(error)}\n`)
       )
     if (name === "memory") {
-      void collect().then(() => process.stdout.write(`memory ${JSON.stringify(process.memoryUsage())}\n`))
+      void collect().then(() =>
+        process.stdout.write(`memory ${JSON.stringify({ ...process.memoryUsage(), code: codeBytes() })}\n`)
+      )
     } else if (name === "profile-start" || name.startsWith("profile-start ")) {
       void answer(profileStart(Number(name.slice("profile-start".length).trim() || 1000)))
     } else if (name.startsWith("heap-snapshot ")) {

@@ -333,6 +333,8 @@ export interface Memory {
   readonly heapTotal: number
   readonly external: number
   readonly arrayBuffers: number
+  /** Of `heapUsed`, V8's code spaces (compiled code), when the child says (`control.ts`). */
+  readonly code?: number
 }
 
 /** Asks a child run with `--expose-gc` for `process.memoryUsage()` after a full collection. */

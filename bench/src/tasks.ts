@@ -17,7 +17,9 @@
  *    completed `tasks/get` carries the result), `BENCH_TASKS_OVERHEAD_CALLS` of each over the
  *    connections, in `BENCH_ROUNDS` alternating rounds: latency per call (p50), the server's CPU
  *    time per call (`/proc`), and their ratios, task round / plain call.
- * 2. 1,000 concurrent tasks (`BENCH_TASKS`): after a warm-up, the floor: the heap per handler of
+ * 2. 1,000 concurrent tasks (`BENCH_TASKS`): after a warm-up (and as many tasks made as they will be,
+ *    working 300 ms: the code a server compiles the first time it holds that many is not counted
+ *    per task), the floor: the heap per handler of
  *    as many handlers run alone, none of a task around them (`floor-start` / `floor-stop` of each
  *    server: ours, fibers of the server's runtime running the tool's own `run`; the SDK's, the
  *    timer its `createTask` sets), so that what being a task costs beyond its handler is printed
@@ -25,7 +27,9 @@
  *    tasks with `ms` = `BENCH_TASKS_HOLD_MILLIS` (all working at once), each followed at once by
  *    a `tasks/get` on the same connection: create-to-first-status latency (from sending the
  *    create until the `tasks/get` showing it `working`), p50 and p99; heap after gc again, while
- *    all are working (checked: the first one made still is): the heap per working task. Then
+ *    all are working (checked: the first one made still is): the heap per working task (every
+ *    heap figure leaves V8's code spaces out: the code compiled as the server gets busy is no
+ *    task's; printed apart, per task). Then
  *    each task's result is read and checked.
  * 3. Sweep: a server whose `taskTtl` is `BENCH_TASKS_SWEEP_TTL` (the 2025-11-25 clients ask for
  *    it too, `params.task.ttl`); after a warm-up whose tasks are swept, heap after gc (the
@@ -48,7 +52,7 @@
  * BENCH_ROUNDS (3), BENCH_TASKS_SERVERS (keys: ours, ours-2026, sdk; default all),
  * BENCH_TASKS_PHASES (overhead,concurrent,sweep: a subset), BENCH_HEAP_SNAPSHOTS=<dir> (a heap
  * snapshot of the child at each memory measurement, `<dir>/tasks-<server>-<name>.heapsnapshot`,
- * names before, working, baseline, finished, swept: compare two with `heap.ts --per N`),
+ * names floor-before, floor (the handlers alone), before, working, baseline, finished, swept: compare two with `heap.ts --per N`),
  * BENCH_PROFILE=<dir> (a CPU profile of each server over the making of the concurrent tasks,
  * sampled every 100 µs, `<dir>/tasks-<server>-concurrent.cpuprofile`: read it with `profile.ts`;
  * profiled figures are not comparable), BENCH_PIN=0.
@@ -402,6 +406,25 @@ const warmUp = async (peers: ReadonlyArray<Peer>, ttl: number) => {
   await spread(peers, warmupCalls, (peer) => peer.round(0, ttl))
 }
 
+/** How long the tasks of the concurrent phase's warm-up work. */
+const warmHoldMillis = 300
+
+/**
+ * The concurrent phase's own warm-up: as many tasks as it measures, made as it makes them (each
+ * followed by a `tasks/get`), working a moment, then read. The code the server compiles the first
+ * time it holds that many (V8's optimized code, half a megabyte) is then not counted per task.
+ */
+const warmConcurrent = async (peers: ReadonlyArray<Peer>) => {
+  const made: Array<Made> = new Array(concurrentTasks)
+  await spread(peers, concurrentTasks, async (peer, k) => {
+    const task = await peer.create(warmHoldMillis, longTtl)
+    await peer.status(task.taskId)
+    made[k] = { peer, taskId: task.taskId }
+  })
+  await sleep(warmHoldMillis + 200)
+  await each(made, (task) => task.peer.finished(task.taskId))
+}
+
 // ---------------------------------------------------------------------------- the phases
 
 interface Batch {
@@ -477,10 +500,13 @@ interface Concurrent {
 const concurrent = (server: Server): Promise<Concurrent> =>
   withServer(server, longTtl, "concurrent", async (child, peers) => {
     await warmUp(peers, longTtl)
+    await warmConcurrent(peers)
     // The floor: the same number of handlers, running alone (none of a task around them).
     const floorBefore = await memoryOf(child)
+    await snapshot(child, server, "floor-before")
     await command(child, "floor-start", "floor")
     const floor = await memoryOf(child)
+    await snapshot(child, server, "floor")
     await command(child, "floor-stop", "floored")
     const before = await memoryOf(child)
     await snapshot(child, server, "before")
@@ -590,8 +616,11 @@ interface Result {
 
 const kb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(2)} KB` : "-")
 const us = (millis: number) => (Number.isFinite(millis) ? `${(millis * 1000).toFixed(0)} µs` : "-")
-const heap = (m: Memory) => m.heapUsed
-const live = (m: Memory) => m.heapUsed + m.external
+/** The heap but its code spaces: the code V8 compiles as a server gets busy is no task's. */
+const heap = (m: Memory) => m.heapUsed - (m.code ?? 0)
+const live = (m: Memory) => heap(m) + m.external
+/** What the code spaces grew by while the tasks were made, per task (left out of the heap's figures). */
+const codePerTask = (c: Concurrent) => ((c.working.code ?? 0) - (c.before.code ?? 0)) / concurrentTasks
 
 const perWorking = (c: Concurrent, f: (m: Memory) => number) => (f(c.working) - f(c.before)) / concurrentTasks
 /** The handler alone, per task (the floor). */
@@ -647,6 +676,70 @@ const versus = (
   return rows.map(([label, f]) => [label, mine.map(f)])
 }
 
+/** The concurrent phase's table, and its lines of the summary. */
+const reportConcurrent = (
+  concurrents: ReadonlyArray<{ readonly server: Server; readonly value: Concurrent }>,
+  out: Array<string>,
+  summary: Array<Row>
+) => {
+  out.push(
+    `${num(concurrentTasks)} concurrent tasks (sleep ${holdMillis / 1000} s, all working at the measurement): ` +
+      `create → first tasks/get showing it working; CPU/task: the server's CPU time while they were made, per task`,
+    ...table([
+      [
+        "server",
+        "made in",
+        "CPU/task",
+        "create p50",
+        "first status p50",
+        "p99",
+        "heap before",
+        "heap working",
+        "heap/task",
+        "heap+ext/task",
+        "handler alone",
+        "beyond it",
+        "code/task"
+      ],
+      ...concurrents.map(({ server, value: c }) => [
+        server.name,
+        `${c.createSeconds.toFixed(2)} s`,
+        us(c.createCpu),
+        ms(percentile(c.create, 0.5)),
+        ms(firstP50(c)),
+        ms(firstP99(c)),
+        mib(heap(c.before) / 1024),
+        mib(heap(c.working) / 1024),
+        kb(perWorking(c, heap)),
+        kb(perWorking(c, live)),
+        kb(perHandler(c)),
+        kb(perBeyond(c)),
+        kb(codePerTask(c))
+      ])
+    ]),
+    `heap: after gc, V8's code spaces left out (code/task: what they grew by, per task, while the tasks were ` +
+      `made: compiled code, no task's); handler alone: the heap per handler of ${
+        num(concurrentTasks)
+      } run alone in the same child before the ` +
+      `tasks (ours: a fiber of the server's runtime running the tool's run of sleep; the SDK: the timer its ` +
+      `createTask sets); beyond it: heap/task minus that, what being a task costs`
+  )
+  for (const { server, value: c } of concurrents) {
+    summary.push(
+      {
+        section: "tasks",
+        label: `${server.name}: heap per working task (its handler alone, beyond it)`,
+        value: `${kb(perWorking(c, heap))} (${kb(perHandler(c))}, ${kb(perBeyond(c))})`
+      },
+      {
+        section: "tasks",
+        label: `${server.name}: create → first status p50 / p99`,
+        value: `${ms(firstP50(c))} / ${ms(firstP99(c))}`
+      }
+    )
+  }
+}
+
 const main = async () => {
   const note = pinningNote()
   const loadMark = markLoad()
@@ -694,59 +787,7 @@ const main = async () => {
     }
   }
   const concurrents = having(results, "concurrent")
-  if (concurrents.length > 0) {
-    out.push(
-      `${num(concurrentTasks)} concurrent tasks (sleep ${holdMillis / 1000} s, all working at the measurement): ` +
-        `create → first tasks/get showing it working; CPU/task: the server's CPU time while they were made, per task`,
-      ...table([
-        [
-          "server",
-          "made in",
-          "CPU/task",
-          "create p50",
-          "first status p50",
-          "p99",
-          "heap before",
-          "heap working",
-          "heap/task",
-          "heap+ext/task",
-          "handler alone",
-          "beyond it"
-        ],
-        ...concurrents.map(({ server, value: c }) => [
-          server.name,
-          `${c.createSeconds.toFixed(2)} s`,
-          us(c.createCpu),
-          ms(percentile(c.create, 0.5)),
-          ms(firstP50(c)),
-          ms(firstP99(c)),
-          mib(heap(c.before) / 1024),
-          mib(heap(c.working) / 1024),
-          kb(perWorking(c, heap)),
-          kb(perWorking(c, live)),
-          kb(perHandler(c)),
-          kb(perBeyond(c))
-        ])
-      ]),
-      `handler alone: the heap per handler of ${num(concurrentTasks)} run alone in the same child before the ` +
-        `tasks (ours: a fiber of the server's runtime running the tool's run of sleep; the SDK: the timer its ` +
-        `createTask sets); beyond it: heap/task minus that, what being a task costs`
-    )
-    for (const { server, value: c } of concurrents) {
-      summary.push(
-        {
-          section: "tasks",
-          label: `${server.name}: heap per working task (its handler alone, beyond it)`,
-          value: `${kb(perWorking(c, heap))} (${kb(perHandler(c))}, ${kb(perBeyond(c))})`
-        },
-        {
-          section: "tasks",
-          label: `${server.name}: create → first status p50 / p99`,
-          value: `${ms(firstP50(c))} / ${ms(firstP99(c))}`
-        }
-      )
-    }
-  }
+  if (concurrents.length > 0) reportConcurrent(concurrents, out, summary)
   const sweeps = having(results, "sweep")
   if (sweeps.length > 0) {
     out.push(

@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import * as McpRequest from "../src/McpRequest.js"
 import * as McpServer from "../src/McpServer.js"
 import * as McpTask from "../src/McpTask.js"
 import * as TaskStore from "../src/TaskStore.js"
@@ -52,11 +53,22 @@ const Hold = Tool.make("hold", { task: { support: "optional", start: "onDetach" 
     return yield* Effect.never
   }))
 
+/** The `_meta` each call of `metas` ran with. */
+const metas: Array<unknown> = []
+
+/** Notes the `_meta` its task runs with, detaches, then works until cancelled. */
+const Metas = Tool.make("metas", { task: { support: "optional", start: "onDetach" } }, () =>
+  Effect.gen(function*() {
+    metas.push((yield* McpRequest.McpRequest).meta)
+    yield* Option.getOrThrow(yield* Effect.serviceOption(McpTask.McpTask)).detach
+    return yield* Effect.never
+  }))
+
 const server = Effect.gen(function*() {
   const made = yield* McpServer.make({
     serverInfo: { name: "tasks-retained", version: "1.0.0" },
     revisions: ["2025-11-25", "2026-07-28"] as const,
-    tools: [Hold]
+    tools: [Hold, Metas]
   }).pipe(Effect.provideService(TaskStore.TaskStore, yield* TaskStore.makeMemory({})))
   return yield* attach(made)
 })
@@ -79,6 +91,23 @@ describe("what a working task keeps (issue 42, item 1)", () => {
       assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "working")
       yield* client.result("tasks/cancel", p({ taskId: created.taskId }))
       assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "cancelled")
+    }))
+
+  // A 2026-07-28 request carries its client's capabilities and info in its `_meta`, and a task
+  // keeps its request's: the tasks of one client keep one (frozen), not a copy each (0.2 KB a task).
+  it.scoped("2026-07-28: the tasks of one client keep one _meta", () =>
+    Effect.gen(function*() {
+      const client = yield* server
+      metas.length = 0
+      const first = yield* client.result("tools/call", p({ name: "metas", arguments: {} }))
+      const second = yield* client.result("tools/call", p({ name: "metas", arguments: {} }))
+      assert.strictEqual(first.resultType, "task")
+      assert.strictEqual(second.resultType, "task")
+      assert.strictEqual(metas.length, 2)
+      assert.deepStrictEqual(metas[0], p({})._meta)
+      assert.strictEqual(metas[0], metas[1], "each task keeps a copy of its request's _meta")
+      assert.isTrue(Object.isFrozen(metas[0]))
+      for (const { taskId } of [first, second]) yield* client.result("tasks/cancel", p({ taskId }))
     }))
 
   it.scoped("2025-11-25: not what made it a task", () =>

@@ -38,6 +38,8 @@ export interface Client {
    * address, else its connection, else `Holders.anyone` (nothing names the client).
    */
   readonly taskOwner: string
+  /** The same client, but read from `meta` (a request's own `_meta` is what it knows: 2026-07-28). */
+  readonly onMeta?: ((meta: McpSchema.Base.MetaObject) => Client) | undefined
 }
 
 /** Where what a request causes goes. */
@@ -58,12 +60,14 @@ export interface Sink {
   readonly detached: Sink
 }
 
-/** The message a task keeps of its request: its id, method and `_meta` (its params may be megabytes). */
-export const kept = (message: JsonRpc.Request, meta: McpSchema.Base.MetaObject | undefined): JsonRpc.Request => ({
+/**
+ * The message a task keeps of its request: its id and method (its params may be megabytes; its
+ * `_meta` is the task's `Request.meta`).
+ */
+export const kept = (message: JsonRpc.Request): JsonRpc.Request => ({
   jsonrpc: "2.0",
   id: message.id,
-  method: message.method,
-  ...(meta !== undefined ? { params: { _meta: meta } } : {})
+  method: message.method
 })
 
 /**

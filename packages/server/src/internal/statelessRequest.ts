@@ -10,6 +10,7 @@ import { Meta, Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import type * as McpRequest from "../McpRequest.js"
 import type * as Ask from "./ask.js"
 import type { Host } from "./handshake.js"
@@ -125,6 +126,19 @@ export class StatelessClient implements Client {
   get clientInfo() {
     return Meta.getClientInfo(this.meta)
   }
+  /** The same client, read from `meta` (the same `_meta`, shared: `TaskRuntime.sharedMeta`). */
+  onMeta(meta: McpSchema.Base.MetaObject): StatelessClient {
+    const capabilities = meta[Meta.clientCapabilities]
+    return new StatelessClient(
+      this.revision,
+      meta,
+      Predicate.isObject(capabilities) ? capabilities as ClientCapabilities : this.clientCapabilities,
+      this.level,
+      this.address,
+      this.anonymous,
+      this.connection
+    )
+  }
   get logLevel() {
     return Effect.succeed(this.level)
   }
@@ -147,6 +161,9 @@ export class StatelessClient implements Client {
   }
 }
 
+const noAnswers: Readonly<Record<string, unknown>> = Object.freeze({})
+const noKeys: ReadonlySet<string> = new Set()
+
 /**
  * How a stateless request asks: the answer when this retry carries it, otherwise the handler
  * stops with an input-required signal (`stateless.ts` turns it into the result).
@@ -154,11 +171,12 @@ export class StatelessClient implements Client {
 export class Answers implements Ask.Asker {
   /**
    * Answers by key: earlier rounds' (from the sealed state) and, of the retry's own
-   * `inputResponses`, only those to what the last round asked.
+   * `inputResponses`, only those to what the last round asked. (Replaced, never changed in place:
+   * none shares one empty object.)
    */
-  answers: Readonly<Record<string, unknown>> = {}
-  /** The keys of the answers this run read: only those ride on in the sealed state. */
-  readonly consumed = new Set<string>()
+  answers: Readonly<Record<string, unknown>> = noAnswers
+  /** The keys of the answers this run read (none read: undefined): only those ride on in the sealed state. */
+  private read: Set<string> | undefined = undefined
   userState: Option.Option<string> = Option.none()
 
   constructor(readonly revision: Revision.Revision, readonly clientCapabilities: ClientCapabilities) {}
@@ -167,17 +185,25 @@ export class Answers implements Ask.Asker {
     return Effect.succeed(this)
   }
 
+  /** The keys of the answers this run read. */
+  get consumed(): ReadonlySet<string> {
+    return this.read ?? noKeys
+  }
+  private consume(key: string): void {
+    ;(this.read ??= new Set()).add(key)
+  }
+
   carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
     const key = ask.key
     if (!Object.hasOwn(this.answers, key)) return InputRequired.signal({ [key]: ask.input })
-    this.consumed.add(key)
+    this.consume(key)
     return Effect.succeed({ value: this.answers[key], key })
   }
 
   get inputResponse() {
     return (key: string): Option.Option<unknown> => {
       if (!Object.hasOwn(this.answers, key)) return Option.none()
-      this.consumed.add(key)
+      this.consume(key)
       return Option.some(this.answers[key])
     }
   }
@@ -198,8 +224,10 @@ export class Answers implements Ask.Asker {
   /** What a task keeps: of the answers this retry brought, those the run read, and the handler's state. */
   forTask() {
     const asker = new Answers(this.revision, this.clientCapabilities)
-    asker.answers = Object.fromEntries(Array.from(this.consumed).map((key) => [key, this.answers[key]]))
-    for (const key of this.consumed) asker.consumed.add(key)
+    if (this.read !== undefined) {
+      asker.answers = Object.fromEntries(Array.from(this.read, (key) => [key, this.answers[key]]))
+      asker.read = new Set(this.read)
+    }
     asker.userState = this.userState
     return {
       asker,

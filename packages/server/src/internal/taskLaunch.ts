@@ -39,12 +39,26 @@ export class Created {
 /** Is this tools/call outcome a task? */
 export const isCreated = (u: unknown): u is Created => u instanceof Created
 
-/** A high-entropy task id: 128 random bits, base64url. */
+const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/**
+ * A high-entropy task id: 128 random bits, base64url (22 characters), made as one flat string (the
+ * slices and replacements of `btoa`'s output leave a sliced string over its parent, 72 bytes a task).
+ */
 const newId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
-  let s = ""
-  for (const b of bytes) s += String.fromCharCode(b)
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+  const codes = new Array<number>(22)
+  let at = 0
+  for (let i = 0; i < 15; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
+    codes[at++] = base64url.charCodeAt(n >> 18)
+    codes[at++] = base64url.charCodeAt((n >> 12) & 63)
+    codes[at++] = base64url.charCodeAt((n >> 6) & 63)
+    codes[at++] = base64url.charCodeAt(n & 63)
+  }
+  codes[at++] = base64url.charCodeAt(bytes[15] >> 2)
+  codes[at] = base64url.charCodeAt((bytes[15] & 3) << 4)
+  return String.fromCharCode(...codes)
 }
 
 /**
@@ -137,7 +151,7 @@ const create = (
     const taskId = newId()
     const record: TaskRecord = {
       taskId,
-      owner: Holders.keptOwner(owner, taskId),
+      owner: Holders.keptOwner(tasks.sharedOwner(owner), taskId),
       revision,
       method: "tools/call",
       name: tool.name,
@@ -168,7 +182,7 @@ const create = (
 class TaskService implements McpTask.Service {
   constructor(private readonly task: TaskPart) {}
   get taskId() {
-    return Effect.sync(() => Option.fromNullable(this.task.record?.taskId))
+    return Effect.sync(() => Option.fromNullable(this.task.taskId))
   }
   get detach() {
     return this.task.detachEffect
@@ -197,7 +211,7 @@ const fork = (
         McpTask.McpTask,
         new TaskService(task)
       ),
-      fiberRefs: tasks.built.fiberRefs,
+      fiberRefs: tasks.fiberRefs,
       runtimeFlags: tasks.built.runtimeFlags
     }),
     run,
@@ -213,19 +227,19 @@ const fork = (
  * Made apart: the closure lives as long as the handler, and sees the task and the runtime only.
  */
 const settleOf = (tasks: TaskState, task: TaskPart) => (exit: Exit.Exit<Tool.Result, McpError.McpError>) => {
-  const record = task.record
-  if (record === undefined) return
+  const taskId = task.taskId
+  if (taskId === undefined) return
   const settle = Effect.zipRight(
-    finish(tasks, record.taskId, exit),
+    finish(tasks, taskId, exit),
     Effect.flatMap(
-      Effect.orElseSucceed(tasks.store.get(record.taskId), () => Option.none()),
+      Effect.orElseSucceed(tasks.store.get(taskId), () => Option.none()),
       (after) =>
         Effect.sync(() => {
-          tasks.forget(record.taskId)
+          tasks.forget(taskId)
           // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
           if (Option.isNone(after) || !isTerminal(after.value.status)) {
-            tasks.told.delete(record.taskId)
-            tasks.sessions.delete(record.taskId)
+            tasks.told.delete(taskId)
+            tasks.sessions.delete(taskId)
           }
         })
     )
@@ -280,6 +294,18 @@ const detachOf = (
   }))
 
 /**
+ * The handler's exit, once it ends: `Fiber.await` without its two messages to the fiber (to watch
+ * it, then to stop), each a turn of the scheduler for the handler's fiber. The watch is let go of
+ * once the request is answered.
+ */
+const ended = <A, E>(fiber: Fiber.RuntimeFiber<A, E>): Effect.Effect<Exit.Exit<A, E>> =>
+  Effect.async<Exit.Exit<A, E>>((resume) => {
+    const observer = (exit: Exit.Exit<A, E>) => resume(Effect.succeed(exit))
+    fiber.addObserver(observer)
+    return Effect.sync(() => fiber.removeObserver(observer))
+  })
+
+/**
  * Runs a call as a task. Nothing here holds the request but the task's part until it detaches
  * (the closures the handler keeps are made apart, `settleOf` and `detachOf`: they must not see
  * the request).
@@ -316,7 +342,7 @@ const launch = (
         const fiber = fork(tasks, run, task)
         return restore(Effect.raceFirst(
           Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
-          Effect.map(Fiber.await(fiber), (exit) => ({ _tag: "Done" as const, exit }))
+          Effect.map(ended(fiber), (exit) => ({ _tag: "Done" as const, exit }))
         )).pipe(
           Effect.onExit((exit) =>
             // Interrupted before it detached, or it could not: the handler goes with the request (a

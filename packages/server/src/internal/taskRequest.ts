@@ -6,7 +6,7 @@
  * `tasks/result`, else on the session's own if the client listens there now, else later).
  */
 import { McpError, Meta } from "@effect-mcp/core"
-import type { JsonRpc } from "@effect-mcp/core"
+import type { JsonRpc, Schema as McpSchema } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -44,6 +44,8 @@ export interface TaskRuntime {
   readonly route: (taskId: string) => Route | undefined
   /** What is done when an ask of the task that found no way to the client may find one now (`Local.wake`). */
   readonly wakeOf: (taskId: string) => Deferred.Deferred<void> | undefined
+  /** One `_meta` for the tasks whose requests carried the same (`TaskState.sharedMeta`). */
+  readonly sharedMeta: (meta: McpSchema.Base.MetaObject) => McpSchema.Base.MetaObject
 }
 
 /**
@@ -56,7 +58,13 @@ export interface TaskRuntime {
  * its request or of its session: what its asks need is made when one asks).
  */
 export class TaskPart implements Ask.Asker, Sink, Local {
-  record: TaskRecord | undefined = undefined
+  /**
+   * Its task's id, once it is one (undefined: not yet). Not the record: the store has it, and a
+   * record kept here would be a second copy once the store's changes (a status, a lease).
+   */
+  taskId: string | undefined = undefined
+  /** How long its 2025-11-25 asks wait for its requestor to know the task (`knownGrace`), once it is one. */
+  private grace = 0
   /** `McpTask.detach`: nothing once it is a task. */
   detachEffect: Effect.Effect<void> = Effect.void
   /** The handler's fiber, once it is a task. */
@@ -92,7 +100,11 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     this.base = base
     this.asker = base.asker
     this.sink = base.sink
-    this.request = new Request(kept(base.request, base.meta), base.client, this, this, base.auth, base.meta)
+    // Its `_meta` shared with the tasks whose requests carried the same (2026-07-28: every request
+    // carries its client's capabilities and info, about 0.2 KB a task).
+    const meta = base.meta === undefined ? undefined : runtime.sharedMeta(base.meta)
+    const client = meta === undefined || base.client.onMeta === undefined ? base.client : base.client.onMeta(meta)
+    this.request = new Request(kept(base.request), client, this, this, base.auth, meta)
   }
 
   /** It became a task: from here on it keeps of its request what `kept` says, and runs in `fiber`. */
@@ -101,7 +113,8 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     kept: { readonly asker: Ask.Asker; readonly sink: Sink },
     fiber: Fiber.RuntimeFiber<unknown, unknown>
   ) {
-    this.record = record
+    this.taskId = record.taskId
+    this.grace = knownGrace(record)
     this.asker = kept.asker
     this.sink = kept.sink
     this.fiber = fiber
@@ -131,7 +144,7 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     return this.sink.notify(method, params)
   }
   get closeStream() {
-    return this.record === undefined ? this.sink.closeStream : Effect.void
+    return this.taskId === undefined ? this.sink.closeStream : Effect.void
   }
   get elicitationComplete() {
     return this.sink.elicitationComplete
@@ -140,7 +153,7 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     return this.sink.notifySession
   }
   get status() {
-    return this.record === undefined ? undefined : (message: string) => this.setStatus(message)
+    return this.taskId === undefined ? undefined : (message: string) => this.setStatus(message)
   }
   /** A task's request is never made a task again: what it keeps is itself. */
   get detached(): this {
@@ -148,15 +161,15 @@ export class TaskPart implements Ask.Asker, Sink, Local {
   }
   /** The extension carries no logs for tasks; a 2025-11-25 session's log is session-wide. */
   get mute() {
-    return this.record !== undefined && this.request.era === "stateless"
+    return this.taskId !== undefined && this.request.era === "stateless"
   }
 
   setStatus(message: string): Effect.Effect<void> {
-    const record = this.record
-    if (record === undefined) return Effect.void
+    const taskId = this.taskId
+    if (taskId === undefined) return Effect.void
     return Effect.ignore(
       this.runtime.modify(
-        record.taskId,
+        taskId,
         (r) => isTerminal(r.status) || r.statusMessage === message ? undefined : { statusMessage: message }
       )
     )
@@ -165,10 +178,10 @@ export class TaskPart implements Ask.Asker, Sink, Local {
   // ---------------------------------------------------------------- the asker
 
   get client() {
-    return this.record === undefined ? this.asker.client : Effect.succeed(this.request.client)
+    return this.taskId === undefined ? this.asker.client : Effect.succeed(this.request.client)
   }
   get roots() {
-    return this.record === undefined ? this.asker.roots : undefined
+    return this.taskId === undefined ? this.asker.roots : undefined
   }
   get inputResponse() {
     return this.asker.inputResponse
@@ -183,7 +196,7 @@ export class TaskPart implements Ask.Asker, Sink, Local {
    * client tagged with the task. Either way the task is `input_required` until it is answered.
    */
   carry(ask: Ask.Ask): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    if (this.record === undefined) return this.asker.carry(ask)
+    if (this.taskId === undefined) return this.asker.carry(ask)
     const timeout = ask.options?.timeout
     const bounded = <X, E>(effect: Effect.Effect<X, E>) => timeout === undefined ? effect : withTimeout(effect, timeout)
     return this.request.era === "handshake" && this.asker.carryLive !== undefined
@@ -194,7 +207,7 @@ export class TaskPart implements Ask.Asker, Sink, Local {
   /** Marks the task waiting for input (or working again), with its open requests. */
   private mark(f: (record: TaskRecord) => Partial<TaskRecord> | undefined) {
     return Effect.mapError(
-      this.runtime.modify(this.record!.taskId, (r) => isTerminal(r.status) ? undefined : f(r)),
+      this.runtime.modify(this.taskId!, (r) => isTerminal(r.status) ? undefined : f(r)),
       unavailable
     )
   }
@@ -218,14 +231,14 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     bounded: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E | McpError.InternalError>
   ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
     const asker = this.asker
-    const taskId = this.record!.taskId
+    const taskId = this.taskId!
     const open = () => this.asking++
     const close = () => --this.asking
     const meta = { [Meta.relatedTask]: { taskId } }
     const params = ask.params as { _meta?: object }
     // The whole wait is bounded by the caller: the request itself has no timeout of its own.
     const tagged: Ask.Ask = { ...ask, params: { ...params, _meta: { ...params._meta, ...meta } }, options: undefined }
-    const grace = knownGrace(this.record!)
+    const grace = this.grace
     const deliver: Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> = Effect.suspend(() => {
       // Taken before looking: a wake that comes while it looks is not missed.
       const woken = this.runtime.wakeOf(taskId)
@@ -270,7 +283,7 @@ export class TaskPart implements Ask.Asker, Sink, Local {
     ask: Ask.Ask,
     bounded: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E | McpError.InternalError>
   ): Effect.Effect<Ask.Answer, McpRequest.ClientRequestError> {
-    const taskId = this.record!.taskId
+    const taskId = this.taskId!
     const inputRequest = ask.input
     const key = ask.key
     const keys = this.keys ??= new Set()

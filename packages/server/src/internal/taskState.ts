@@ -4,12 +4,14 @@
  * changes, and the compare-and-set every change of a record goes through.
  */
 import { AuthInfo } from "@effect-mcp/core"
+import type { Schema as McpSchema } from "@effect-mcp/core"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import type * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import type * as EffectRuntime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
@@ -53,6 +55,18 @@ const done = (): Deferred.Deferred<void> => {
   return deferred
 }
 
+/** Most `_meta` objects tasks share (`TaskState.sharedMeta`), and the longest, in JSON characters. */
+const maxShared = 256
+const maxSharedLength = 4_096
+
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}
+
 /**
  * Local state of a task this instance runs (its `TaskPart`: nothing but it): its handler's
  * fiber, and what its 2025-11-25 asks need (made only when one asks or waits).
@@ -85,6 +99,13 @@ export class TaskState implements TaskRuntime {
    * what it was created as (`createdSays`): a change of none of them (a lease) is not news.
    */
   readonly told = new Map<string, string>()
+  /**
+   * The `_meta` tasks share, by their JSON text (`sharedMeta`): at most `maxShared` of at most
+   * `maxSharedLength` characters (1 Mi in all), emptied when full.
+   */
+  private readonly metas = new Map<string, McpSchema.Base.MetaObject>()
+  /** The owners' names tasks share (`sharedOwner`), bounded as `metas`. */
+  private readonly owners = new Map<string, string>()
   /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
   private settled: Deferred.Deferred<void> = done()
 
@@ -100,7 +121,9 @@ export class TaskState implements TaskRuntime {
      * forked from its request would keep the whole message, megabytes the tool never sees.
      */
     readonly built: EffectRuntime.Runtime<never>,
-    readonly serverContext: Context.Context<never>
+    readonly serverContext: Context.Context<never>,
+    /** The fiber refs a task's handler starts with: `built`'s, with `sharedRunner`'s scheduler. */
+    readonly fiberRefs: FiberRefs.FiberRefs
   ) {}
 
   /**
@@ -176,6 +199,39 @@ export class TaskState implements TaskRuntime {
    * request alive with (`ctx.waitUntil`), since a Worker's timers end with their request.
    */
   readonly idle: Effect.Effect<void> = Effect.suspend(() => Deferred.await(this.settled))
+
+  /**
+   * One `_meta` for the tasks whose requests carried the same: a frozen copy, made once (a task
+   * keeps its request's `_meta`, and a 2026-07-28 request carries its client's capabilities and
+   * info in every one).
+   */
+  readonly sharedMeta = (meta: McpSchema.Base.MetaObject): McpSchema.Base.MetaObject => {
+    let text: string
+    try {
+      text = JSON.stringify(meta)
+    } catch {
+      return meta
+    }
+    // One too long to be worth sharing is kept as it is (what is shared is bounded in bytes).
+    if (text.length > maxSharedLength) return meta
+    let shared = this.metas.get(text)
+    if (shared === undefined) {
+      if (this.metas.size >= maxShared) this.metas.clear()
+      shared = deepFreeze(JSON.parse(text) as McpSchema.Base.MetaObject)
+      this.metas.set(text, shared)
+    }
+    return shared
+  }
+
+  /** One string for an owner's every task (its name is made anew for each request: about 60 bytes a task). */
+  readonly sharedOwner = (owner: string): string => {
+    if (owner.length > maxSharedLength) return owner
+    const shared = this.owners.get(owner)
+    if (shared !== undefined) return shared
+    if (this.owners.size >= maxShared) this.owners.clear()
+    this.owners.set(owner, owner)
+    return owner
+  }
 
   readonly route = (taskId: string): Route | undefined => this.locals.get(taskId)?.routes?.[0]
   readonly wakeOf = (taskId: string): Deferred.Deferred<void> | undefined => {
