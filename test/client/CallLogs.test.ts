@@ -9,6 +9,7 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { type Peer, Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -18,14 +19,6 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as net from "node:net"
-
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 /** Logs `tag` at info and at debug while it runs. */
 const Chatty = Tool.make(
@@ -42,7 +35,7 @@ const Chatty = Tool.make(
 /** A server speaking `revisions` on a free port, and our client of it. */
 const connect = (revisions: ReadonlyArray<Revision.Revision>) =>
   Effect.gen(function*() {
-    const port = yield* freePort
+    const port = yield* Services.freePort
     yield* Layer.build(
       NodeMcpServer.layerHttp({ port }).pipe(
         Layer.provideMerge(

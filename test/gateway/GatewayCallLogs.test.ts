@@ -18,12 +18,12 @@
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import { events, handshakeHeaders, statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -36,19 +36,9 @@ const Chatty = Tool.make("chatty", { description: "Logs while it runs" }, () =>
     return "done"
   }))
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
-
 /** One of our servers over HTTP speaking `revisions`, with `chatty`; its URL. */
 const upstream = async (revisions: ReadonlyArray<Revision.Revision>) => {
-  const port = await freePort()
+  const port = await Effect.runPromise(Services.freePort)
   const runtime = ManagedRuntime.make(
     NodeMcpServer.layerHttp({ port }).pipe(
       Layer.provideMerge(
