@@ -15,10 +15,13 @@
  *   upstream made one, followed there (status messages, asks, result or error, cancel): clients
  *   see only the gateway's ids, each reached by its own owner alone, as any task of a server's; an
  *   upstream gone loses its tasks with -32603 saying so (see `internal/upstreamTasks.ts`).
- * - **Logs**: an upstream's `notifications/message` reaches every handshake session whose level
- *   admits it, its logger under the upstream's name (`name`, or `name/logger`); the upstreams are
- *   told the most verbose level any client set (`logging/setLevel`). A 2026-07-28 client hears
- *   none of them: that era's logs belong to a request.
+ * - **Logs**: an upstream's `notifications/message` outside any call reaches every handshake
+ *   session whose level admits it, its logger under the upstream's name (`name`, or `name/logger`);
+ *   the upstreams are told the most verbose level any client set (`logging/setLevel`). One that
+ *   comes on a call's own stream (an upstream over Streamable HTTP) belongs to the downstream
+ *   request that caused the call: it is logged on that request alone (its stream; a 2026-07-28
+ *   client hears it when its request asked for logs, at its level), once. A 2026-07-28 upstream is
+ *   asked, per call, for the downstream request's level.
  * - **Policy**, per upstream (`"tools"` beside its command or URL): tools included or excluded by
  *   name or annotation (`excludeHints`), read-only mode (only tools annotated `readOnlyHint`),
  *   renamed, described anew, arguments fixed or given defaults (see `ToolPolicy`).
@@ -335,7 +338,11 @@ export const make = (options: Options) =>
           }).pipe(Layer.provide(transportOf(name, upstream, options)))
         )
         const client = Context.get(context, McpClient.McpClient)
-        const mirror = yield* Mirror.make(client, relay, { label: `mcp gateway: ${name}`, tools: upstream.tools })
+        const mirror = yield* Mirror.make(client, relay, {
+          label: `mcp gateway: ${name}`,
+          tools: upstream.tools,
+          logPrefix: name
+        })
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
         yield* Ref.update(clients, (all) => new Map(all).set(name, client))
         yield* Effect.addFinalizer(() =>

@@ -120,6 +120,17 @@ export interface Options<R = never> {
 export interface CallOptions {
   /** Receives the call's progress (and asks the server for it). */
   readonly onProgress?: (progress: Peer.Progress) => Effect.Effect<void>
+  /**
+   * Receives the log messages the server sends on this call's own response stream (Streamable
+   * HTTP, either era), which then are not published on `notifications`. Over stdio a log message
+   * is not told apart by call: it is published on `notifications`.
+   */
+  readonly onLog?: (message: Peer.LogMessage) => Effect.Effect<void>
+  /**
+   * 2026-07-28: the log level asked of the server for this call (`_meta`), instead of the
+   * client's `logLevel`. A handshake server logs at the session's level (`setLogLevel`).
+   */
+  readonly logLevel?: LoggingLevel
   readonly timeout?: Duration.DurationInput
 }
 

@@ -82,6 +82,14 @@ export {
 export type Progress = Outbound.Progress
 
 /**
+ * The params of a log message that came on a request's own channel, as handed to `onLog`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LogMessage = Outbound.LogMessage
+
+/**
  * Options of one outbound request.
  *
  * @since 0.1.0

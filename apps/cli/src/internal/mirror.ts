@@ -6,9 +6,12 @@
  * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
  */
 import { type ClientError, McpClient } from "@effect-mcp/client"
-import { McpError, type Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
@@ -34,21 +37,75 @@ export const toMcpError = (error: ClientError.ClientError | McpRequest.ClientReq
     }`
   })
 
+/** The most log messages of one upstream call not yet logged downstream (more are dropped). */
+const maxCallLogs = 256
+
+const isLevel = (level: string): level is McpSchema.Base.LoggingLevel =>
+  (McpSchema.Logging.levels as ReadonlyArray<string>).includes(level)
+
 /**
- * The progress of an upstream call, as the downstream request's; asked upstream only when the
- * downstream request asked for it (a progress token makes many servers answer on a stream).
+ * Makes an upstream call for the downstream request, through the relay: with its progress, asked
+ * upstream only when the downstream request asked for it (a progress token makes many servers
+ * answer on a stream); with its log level (a 2026-07-28 upstream logs for a call only at the level
+ * the call asks; a handshake one at its session's); and with the log messages the upstream sends
+ * on the call's own stream logged on the downstream request (its own stream too; the logger under
+ * `prefix`), in order, the last of them before the call's answer is handed on. They reach no other
+ * client, and none twice (the client takes them off its `notifications`).
  */
-const progressOf = (request: McpRequest.Service) =>
-  Option.isNone(request.progressToken) ? undefined : {
-    onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
-      request.progress(p.progress, p.total, p.message)
-  }
+const forwarded = <A>(
+  relay: Relay,
+  prefix: string | undefined,
+  call: (options: McpClient.CallOptions) => Effect.Effect<A, ClientError.ClientError>
+): Effect.Effect<A, McpError.McpError, McpRequest.McpRequest> =>
+  Effect.flatMap(McpRequest.McpRequest, (request) =>
+    Effect.flatMap(request.logLevel, (level) => {
+      // The last message's turn (each waits for the one before it), and how many are waiting.
+      let last: Deferred.Deferred<void> | undefined
+      let waiting = 0
+      const onLog = (message: Peer.LogMessage) =>
+        Effect.suspend(() => {
+          if (!isLevel(message.level) || waiting >= maxCallLogs) return Effect.void
+          waiting++
+          const before = last
+          const mine = (last = Deferred.unsafeMake<void>(FiberId.none))
+          const logger = typeof message.logger === "string" ? message.logger : undefined
+          const logged = request.log(
+            message.level,
+            message.data,
+            prefix === undefined ? logger : logger === undefined ? prefix : `${prefix}/${logger}`
+          )
+          return Effect.ensuring(
+            before === undefined ? logged : Effect.zipRight(Deferred.await(before), logged),
+            Effect.sync(() => {
+              waiting--
+              Deferred.unsafeDone(mine, Exit.void)
+            })
+          )
+        })
+      const options: McpClient.CallOptions = {
+        onLog,
+        ...(Option.isSome(level) ? { logLevel: level.value } : {}),
+        ...(Option.isNone(request.progressToken) ? {} : {
+          onProgress: (p: { readonly progress: number; readonly total?: number; readonly message?: string }) =>
+            request.progress(p.progress, p.total, p.message)
+        })
+      }
+      // Told as they came (the client hands them on before the answer): each logged before the answer.
+      const settled = Effect.suspend(() => last === undefined ? Effect.void : Deferred.await(last))
+      return relay.forward(
+        call(options).pipe(
+          Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : settled),
+          Effect.mapError(toMcpError)
+        )
+      )
+    }))
 
 const toolOf = (
   client: McpClient.Service,
   relay: Relay,
   upstream: McpSchema.Tool.Tool,
-  policy: Policy.ToolPolicy | undefined
+  policy: Policy.ToolPolicy | undefined,
+  prefix: string | undefined
 ) => {
   const { inputSchema, name, outputSchema, ...rest } = Policy.served(policy, upstream)
   const task = UpstreamTasks.supportOf(client, upstream)
@@ -61,15 +118,14 @@ const toolOf = (
       ...(task !== undefined ? { task } : {})
     } as Tool.Options<undefined, undefined, undefined, typeof inputSchema>,
     (args) =>
-      Effect.flatMap(McpRequest.McpRequest, (request) =>
-        relay.forward(
-          client.callTool(upstream.name, Policy.argsOf(policy, upstream.name, args) as never, progressOf(request)).pipe(
-            Effect.mapError(toMcpError)
-          )
-        )).pipe(
-          // A task upstream when the client can take one here (see `UpstreamTasks`).
-          UpstreamTasks.orTask(client, relay, upstream.name, Policy.argsOf(policy, upstream.name, args) as never)
-        )
+      forwarded(
+        relay,
+        prefix,
+        (call) => client.callTool(upstream.name, Policy.argsOf(policy, upstream.name, args) as never, call)
+      ).pipe(
+        // A task upstream when the client can take one here (see `UpstreamTasks`).
+        UpstreamTasks.orTask(client, relay, upstream.name, Policy.argsOf(policy, upstream.name, args) as never)
+      )
   )
 }
 
@@ -89,12 +145,20 @@ const completer = (
     Effect.orElseSucceed((): ReadonlyArray<string> => [])
   )
 
-const promptOf = (client: McpClient.Service, relay: Relay, definition: McpSchema.Prompt.Prompt, complete: boolean) => {
+const promptOf = (
+  client: McpClient.Service,
+  relay: Relay,
+  definition: McpSchema.Prompt.Prompt,
+  complete: boolean,
+  prefix: string | undefined
+) => {
   const args = definition.arguments ?? []
   const fields = Object.fromEntries(args.map((a) => {
     const base = a.description !== undefined ? Schema.String.annotations({ description: a.description }) : Schema.String
     return [a.name, a.required === true ? base : Schema.optional(base)] as const
   })) as Schema.Struct.Fields
+  const get = (given: Record<string, string>) =>
+    forwarded(relay, prefix, (call) => client.getPrompt(definition.name, given, call))
   return Prompt.make<McpRequest.McpRequest, McpError.McpError, Schema.Struct.Fields>(definition.name, {
     ...(definition.title !== undefined ? { title: definition.title } : {}),
     ...(definition.description !== undefined ? { description: definition.description } : {}),
@@ -107,20 +171,11 @@ const promptOf = (client: McpClient.Service, relay: Relay, definition: McpSchema
         )
       }
       : {})
-  }, (given) =>
-    Effect.flatMap(McpRequest.McpRequest, (request) =>
-      relay.forward(
-        client.getPrompt(definition.name, given as Record<string, string>, progressOf(request)).pipe(
-          Effect.mapError(toMcpError)
-        )
-      )))
+  }, (given) => get(given as Record<string, string>))
 }
 
-const read = (client: McpClient.Service, relay: Relay, uri: string) =>
-  Effect.flatMap(
-    McpRequest.McpRequest,
-    (request) => relay.forward(client.readResource(uri, progressOf(request)).pipe(Effect.mapError(toMcpError)))
-  )
+const read = (client: McpClient.Service, relay: Relay, uri: string, prefix: string | undefined) =>
+  forwarded(relay, prefix, (call) => client.readResource(uri, call))
 
 /** The variables of a URI template (`{name}`, `{+name}`, `{?a,b}`, …). */
 const variablesOf = (uriTemplate: string) =>
@@ -132,7 +187,8 @@ const templateOf = (
   client: McpClient.Service,
   relay: Relay,
   definition: McpSchema.Resource.ResourceTemplate,
-  complete: boolean
+  complete: boolean,
+  prefix: string | undefined
 ) =>
   Resource.template(definition.uriTemplate, {
     ...definition,
@@ -146,7 +202,7 @@ const templateOf = (
         )
       }
       : {})
-  }, (_variables, uri) => read(client, relay, uri))
+  }, (_variables, uri) => read(client, relay, uri, prefix))
 
 /** Options of a mirror. */
 export interface Options {
@@ -156,6 +212,8 @@ export interface Options {
   readonly tools?: Policy.ToolPolicy | undefined
   /** How its logs begin (default `mcp proxy`). */
   readonly label?: string | undefined
+  /** The logger the upstream's log messages for a call are under (`prefix/logger`; default: theirs as they are). */
+  readonly logPrefix?: string | undefined
 }
 
 /** One upstream's mirror: its hook for the server's subscriptions, and what mirrors it onto a server. */
@@ -301,6 +359,7 @@ const followOf = (
 export const make = (client: McpClient.Service, relay: Relay, options: Options = {}): Effect.Effect<Mirror> =>
   Effect.gen(function*() {
     const label = options.label ?? "mcp proxy"
+    const prefix = options.logPrefix
     const caps = client.serverCapabilities
     const completes = caps.completions !== undefined
     const subscribes = caps.resources?.subscribe === true
@@ -363,7 +422,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
               "tools",
               listed.filter((t) => Policy.admits(options.tools, t)),
               (t) => Policy.served(options.tools, t).name,
-              (t) => server.addTool(toolOf(client, relay, t, options.tools)),
+              (t) => server.addTool(toolOf(client, relay, t, options.tools, prefix)),
               server.removeTool
             )
         )
@@ -372,7 +431,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
             "prompts",
             listed,
             (p) => p.name,
-            (p) => server.addPrompt(promptOf(client, relay, p, completes)),
+            (p) => server.addPrompt(promptOf(client, relay, p, completes, prefix)),
             server.removePrompt
           ))
         const syncResources = Effect.gen(function*() {
@@ -381,7 +440,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
             "resources",
             listed,
             (r) => r.uri,
-            (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri))),
+            (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri, prefix))),
             server.removeResource
           )
           const templates = yield* list("resource templates", client.listResourceTemplates)
@@ -389,7 +448,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
             "templates",
             templates,
             (t) => t.uriTemplate,
-            (t) => server.addResource(templateOf(client, relay, t, completes)),
+            (t) => server.addResource(templateOf(client, relay, t, completes, prefix)),
             server.removeResource
           )
         })

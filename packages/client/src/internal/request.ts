@@ -19,10 +19,12 @@ export const isObject = (u: unknown): u is Record<string, unknown> =>
 
 /**
  * Progress is asked for (a progressToken) only by a caller that listens; then it also restarts
- * the timeout, up to `maxTimeout`. Without a token no progress comes, and nothing is raced.
+ * the timeout, up to `maxTimeout`. Without a token no progress comes, and nothing is raced. The
+ * log messages on the call's own stream go to a caller that takes them.
  */
 export const engineOptions = (call: CallOptions | undefined): Peer.RequestOptions => ({
   ...(call?.onProgress !== undefined ? { onProgress: call.onProgress, resetTimeoutOnProgress: true } : {}),
+  ...(call?.onLog !== undefined ? { onLog: call.onLog } : {}),
   ...(call?.timeout !== undefined ? { timeout: call.timeout } : {})
 })
 

@@ -36,7 +36,8 @@ export interface Stateless {
   /**
    * One request, its rounds driven until the result is complete; the wire result, unchecked.
    * `firstRound` is told a result that came without a multi-round trip (only those may be cached);
-   * `meta` replaces the client's own (a task call's declares the tasks extension).
+   * `meta` replaces the client's own (a task call's declares the tasks extension); a call's
+   * `logLevel` replaces the client's.
    */
   readonly request: (
     method: string,
@@ -112,7 +113,9 @@ export const make = (options: Options): Stateless => {
       { concurrency: 8 }
     )
 
-  const request: Stateless["request"] = (method, params, call, firstRound, own = meta) => {
+  const request: Stateless["request"] = (method, params, call, firstRound, given = meta) => {
+    // The call's own log level, if it set one, instead of the client's.
+    const own = call?.logLevel === undefined ? given : { ...given, [Meta.logLevel]: call.logLevel }
     // With spans on: the first round's span, which each later one links, and the latest one's.
     let first: Tracer.Span | undefined
     let latest: Tracer.Span | undefined

@@ -40,6 +40,16 @@ export interface Progress {
   readonly message?: string
 }
 
+/**
+ * The params of a `notifications/message` that came on a request's own channel, as handed to
+ * `onLog` (a level the revision does not name is handed on as it came: the caller checks it).
+ */
+export interface LogMessage {
+  readonly level: string
+  readonly data: unknown
+  readonly logger?: string
+}
+
 /** Options of one outbound request. */
 export interface RequestOptions {
   /** Time to wait for the answer (default: the peer's `timeout`). */
@@ -50,6 +60,12 @@ export interface RequestOptions {
   readonly maxTimeout?: Duration.DurationInput
   /** Receives this request's progress; asks for progress by adding a `progressToken` to `_meta`. */
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+  /**
+   * Receives the log messages that come on this request's own channel while it waits (Streamable
+   * HTTP: its response stream), instead of the engine's `onNotification`. Where no channel is the
+   * request's (stdio), its logs are not told apart: they reach `onNotification`.
+   */
+  readonly onLog?: (message: LogMessage) => Effect.Effect<void>
   /** The inbound request this one is made on behalf of (routing on per-request transports). */
   readonly related?: JsonRpc.RequestId
   /**
@@ -79,6 +95,7 @@ interface Pending<F> extends Transport.Reply<F> {
   done: Answer | undefined
   readonly related: JsonRpc.RequestId | undefined
   readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
+  readonly onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined
   /** Restarted by progress (when asked), never past `hardDeadline`. */
   readonly timeout: Duration.Duration
   readonly reset: boolean
@@ -148,6 +165,7 @@ const settle = <F>(call: Pending<F>, answer: Answer) => {
 interface Book<F> {
   readonly pending: Map<number, Pending<F>>
   readonly receive: Options<F>["receive"]
+  readonly fork: Options<F>["fork"]
 }
 
 /** Is `call` still waiting for its answer? */
@@ -183,8 +201,16 @@ const onMessage = <F>(book: Book<F>, call: Pending<F>, item: Wire.Single, whole:
     return answered(book, call, message)
   }
   if (whole) return unexpected(book, call, describe(message))
+  if (call.onLog !== undefined && isLog(message) && waiting(book, call)) {
+    return book.fork(call.onLog(message.params as LogMessage))
+  }
   book.receive(call.client, item, { related: call.id })
 }
+
+/** A `notifications/message` with params (what `onLog` is handed). */
+const isLog = (message: JsonRpc.Message): message is JsonRpc.Notification =>
+  "method" in message && !("id" in message) && message.method === "notifications/message" &&
+  typeof message.params === "object" && message.params !== null
 
 const holds = <F>(call: Pending<F>, batch: Wire.Batch) =>
   batch.items.some((item) => item._tag === "Single" && !("method" in item.message) && item.message.id === call.id)
@@ -225,6 +251,7 @@ class Call<F> implements Pending<F> {
     readonly method: string,
     readonly related: JsonRpc.RequestId | undefined,
     readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined,
+    readonly onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined,
     readonly timeout: Duration.Duration,
     readonly reset: boolean,
     readonly maxTimeout: Duration.Duration
@@ -244,6 +271,10 @@ class Call<F> implements Pending<F> {
 
 const closedError = (method: string, reason: Transport.TransportError | undefined) =>
   new TransportClosed(reason === undefined ? { method } : { method, reason })
+
+/** A call ends with the connection: `TransportClosed` (carrying `reason`, when known). */
+const fail = <F>(call: Pending<F>, reason: Transport.TransportError | undefined) =>
+  settle(call, Exit.fail(closedError(call.method, reason)))
 
 /** Waits for a call's answer: an async with no allocation beyond its own (no Deferred). */
 const answerOf = <F>(call: Pending<F>): Effect.Effect<unknown, unknown> =>
@@ -347,7 +378,7 @@ const notifying = (send: Options["send"]): Outbound["notify"] => (client, method
 
 export const make = <F = never>(options: Options<F>): Outbound<F> => {
   const pending = new Map<number, Pending<F>>()
-  const book: Book<F> = { pending, receive: options.receive }
+  const book: Book<F> = { pending, receive: options.receive, fork: options.fork }
   let nextId = options.firstId
   let closed = false
   /** Why the transport ended, when it said: what later requests fail with. */
@@ -358,9 +389,6 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
       options.send(client, frame, { related }),
       (error) => Effect.logDebug("effect-mcp: could not send", error)
     )
-
-  const fail = (call: Pending<F>, reason: Transport.TransportError | undefined) =>
-    settle(call, Exit.fail(closedError(call.method, reason)))
 
   /** Tells the peer a call of ours is cancelled (only a method that may be). */
   const cancel = (call: Pending<F>, reason: string) =>
@@ -416,6 +444,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
           method,
           requestOptions.related,
           requestOptions.onProgress,
+          requestOptions.onLog,
           timeout,
           reset,
           maxTimeout

@@ -1,0 +1,160 @@
+/**
+ * `mcp gateway --config FILE --port N` (apps/cli, built) passes on the log messages an upstream
+ * sends on a call's own stream to the downstream request that caused the call, on that request's
+ * own stream, once. Upstreams: two of our servers over Streamable HTTP in this process, one of
+ * 2026-07-28 (`new`), one of the handshake era (`old`), whose tool `chatty` logs "step one" (info)
+ * and "detail" (debug) while it runs; and the stdio fixture level-server.mjs (`lvl`), whose `emit`
+ * logs outside any request (a marker). On the raw wire:
+ *
+ * - a 2026-07-28 request that asks for logs at `info` hears, before its result, the `info` message
+ *   of the call it caused, in either upstream's era (the 2026-07-28 upstream asked at that level);
+ *   one that asks for none hears none;
+ * - a handshake session at `info` hears the messages of its own call on its POST's stream, once,
+ *   and none of them on its GET stream (where the broadcast of the marker comes).
+ *
+ * Failed before: a 2026-07-28 request heard no log at all, and a handshake session heard its
+ * call's messages as a broadcast on its GET stream, not on its request's stream.
+ */
+import { Revision } from "@effect-mcp/core"
+import { NodeMcpServer } from "@effect-mcp/platform-node"
+import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
+import { events, handshakeHeaders, statelessHeaders } from "@effect-mcp/test-support/HttpWire"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { overHttp, root } from "./gatewayProcess.js"
+
+const Chatty = Tool.make("chatty", { description: "Logs while it runs" }, () =>
+  Effect.gen(function*() {
+    yield* McpRequest.log("info", "step one", "work")
+    yield* McpRequest.log("debug", "detail", "work")
+    return "done"
+  }))
+
+/** One of our servers over HTTP speaking `revisions`, with `chatty`; its URL. */
+const upstream = async (revisions: ReadonlyArray<Revision.Revision>) => {
+  const port = await Effect.runPromise(Services.freePort)
+  const runtime = ManagedRuntime.make(
+    NodeMcpServer.layerHttp({ port }).pipe(
+      Layer.provideMerge(
+        McpServer.layer({ serverInfo: { name: "chatty", version: "1.0.0" }, revisions, tools: [Chatty] })
+      )
+    )
+  )
+  await runtime.runPromise(McpServer.McpServer)
+  return { url: `http://127.0.0.1:${port}/mcp`, runtime }
+}
+
+const runtimes: Array<ManagedRuntime.ManagedRuntime<McpServer.McpServer, unknown>> = []
+let gateway: { readonly url: string; readonly stop: () => void } | undefined
+
+beforeAll(async () => {
+  const fresh = await upstream(["2026-07-28"])
+  const old = await upstream(Revision.handshake)
+  runtimes.push(fresh.runtime, old.runtime)
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-call-logs-"))
+  const file = path.join(dir, "gateway.json")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: {
+        new: { url: fresh.url },
+        old: { url: old.url },
+        lvl: { command: process.execPath, args: [path.join(root, "test/gateway/fixtures/level-server.mjs")] }
+      }
+    })
+  )
+  gateway = await overHttp(file)
+}, 60_000)
+
+afterAll(async () => {
+  gateway?.stop()
+  await Promise.all(runtimes.map((runtime) => runtime.dispose()))
+})
+
+const isAnswer = (id: number) => (message: any) => message.id === id && !("method" in message)
+
+/** A 2026-07-28 `tools/call` of `name`, asking for logs at `level` (if given): what its response carries. */
+const statelessCall = async (id: number, name: string, level?: string) => {
+  const response = await fetch(gateway!.url, {
+    method: "POST",
+    headers: statelessHeaders("tools/call", name),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          ...(level === undefined ? {} : { "io.modelcontextprotocol/logLevel": level })
+        }
+      }
+    })
+  })
+  return (await events(response, isAnswer(id))).map((e) => e.message)
+}
+
+describe("mcp gateway: an upstream call's logs, on the downstream request's own stream", () => {
+  it("2026-07-28: a request that asks for logs hears those of its call at its level, from either era", async () => {
+    for (const [id, name, logger] of [[1, "new_chatty", "new/work"], [2, "old_chatty", "old/work"]] as const) {
+      const heard = await statelessCall(id, name, "info")
+      assert.deepStrictEqual(heard.map((m) => m.method === undefined ? "answer" : m.params), [
+        { level: "info", logger, data: "step one" },
+        "answer"
+      ], name)
+      assert.deepStrictEqual(heard[1].result.content, [{ type: "text", text: "done" }])
+    }
+    // Asking for none: none.
+    const quiet = await statelessCall(3, "new_chatty")
+    assert.deepStrictEqual(quiet.map((m) => m.method), [undefined])
+  }, 30_000)
+
+  it("handshake: a session hears its call's logs on the call's stream, once; none on its GET stream", async () => {
+    let session: string | undefined
+    let next = 10
+    const post = async (method: string, params: object, notification = false) => {
+      const id = next++
+      const response = await fetch(gateway!.url, {
+        method: "POST",
+        headers: handshakeHeaders(session),
+        body: JSON.stringify({ jsonrpc: "2.0", ...(notification ? {} : { id }), method, params })
+      })
+      session ??= response.headers.get("mcp-session-id") ?? undefined
+      if (notification) return void (await response.text())
+      return (await events(response, isAnswer(id))).map((e) => e.message)
+    }
+    await post("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1.0.0" }
+    })
+    await post("notifications/initialized", {}, true)
+    await post("logging/setLevel", { level: "info" })
+    const stream = await fetch(gateway!.url, {
+      headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": session! }
+    })
+    assert.strictEqual(stream.status, 200)
+    const broadcast = events(stream, (m) => m.params?.data === "marker", 20_000)
+
+    for (const [name, logger] of [["old_chatty", "old/work"], ["new_chatty", "new/work"]] as const) {
+      const heard = (await post("tools/call", { name, arguments: {} }))!
+      assert.deepStrictEqual(heard.map((m) => m.method === undefined ? "answer" : m.params), [
+        { level: "info", logger, data: "step one" },
+        "answer"
+      ], name)
+    }
+    // A log outside any call reaches the session on its GET stream: the only message there.
+    await post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "marker" } })
+    assert.deepStrictEqual((await broadcast).map((e) => e.message.params), [
+      { level: "error", logger: "lvl/inner", data: "marker" }
+    ])
+  }, 30_000)
+})
