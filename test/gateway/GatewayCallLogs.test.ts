@@ -13,7 +13,8 @@
  *   and none of them on its GET stream (where the broadcast of the marker comes).
  *
  * Failed before: a 2026-07-28 request heard no log at all, and a handshake session heard its
- * call's messages as a broadcast on its GET stream, not on its request's stream.
+ * call's messages as a broadcast on its GET stream, not on its request's stream. And a handshake
+ * session read the 2026-07-28 upstream's `serverInfo` in the `_meta` of the gateway's result.
  */
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
@@ -111,6 +112,8 @@ describe("mcp gateway: an upstream call's logs, on the downstream request's own 
         "answer"
       ], name)
       assert.deepStrictEqual(heard[1].result.content, [{ type: "text", text: "done" }])
+      // The gateway names itself on its results, not the upstream (`chatty`).
+      assert.strictEqual(heard[1].result._meta["io.modelcontextprotocol/serverInfo"].name, "mcp-gateway", name)
     }
     // Asking for none: none.
     const quiet = await statelessCall(3, "new_chatty")
@@ -150,6 +153,8 @@ describe("mcp gateway: an upstream call's logs, on the downstream request's own 
         { level: "info", logger, data: "step one" },
         "answer"
       ], name)
+      // No upstream's name on a handshake result (the 2026-07-28 upstream put its own there).
+      assert.isUndefined(heard[1].result._meta?.["io.modelcontextprotocol/serverInfo"], name)
     }
     // A log outside any call reaches the session on its GET stream: the only message there.
     await post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "marker" } })

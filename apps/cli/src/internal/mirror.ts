@@ -6,7 +6,7 @@
  * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
  */
 import { type ClientError, McpClient } from "@effect-mcp/client"
-import { McpError, type Peer, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -42,6 +42,21 @@ const maxCallLogs = 256
 
 const isLevel = (level: string): level is McpSchema.Base.LoggingLevel =>
   (McpSchema.Logging.levels as ReadonlyArray<string>).includes(level)
+
+/**
+ * An upstream's result as the gateway's own: without the upstream's `serverInfo` in its `_meta`
+ * (a 2026-07-28 upstream names itself on every result; the server serving it names itself, and a
+ * handshake client must not read the upstream's name as the gateway's). Other `_meta` passes on.
+ */
+const asOwn = <A>(result: A): A => {
+  const meta = (result as { readonly _meta?: Record<string, unknown> })._meta
+  if (meta === undefined || !(Meta.serverInfo in meta)) return result
+  const { [Meta.serverInfo]: _upstream, ...rest } = meta
+  const own: Record<string, unknown> = Object.assign({}, result)
+  if (Object.keys(rest).length === 0) delete own._meta
+  else own._meta = rest
+  return own as A
+}
 
 /**
  * Makes an upstream call for the downstream request, through the relay: with its progress, asked
@@ -94,6 +109,7 @@ const forwarded = <A>(
       const settled = Effect.suspend(() => last === undefined ? Effect.void : Deferred.await(last))
       return relay.forward(
         call(options).pipe(
+          Effect.map(asOwn),
           Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : settled),
           Effect.mapError(toMcpError)
         )
