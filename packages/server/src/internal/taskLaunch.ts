@@ -211,7 +211,7 @@ const fork = (
         McpTask.McpTask,
         new TaskService(task)
       ),
-      fiberRefs: tasks.fiberRefs,
+      fiberRefs: tasks.built.fiberRefs,
       runtimeFlags: tasks.built.runtimeFlags
     }),
     run,

@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import type * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import type * as EffectRuntime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
@@ -121,9 +120,7 @@ export class TaskState implements TaskRuntime {
      * forked from its request would keep the whole message, megabytes the tool never sees.
      */
     readonly built: EffectRuntime.Runtime<never>,
-    readonly serverContext: Context.Context<never>,
-    /** The fiber refs a task's handler starts with: `built`'s, with `sharedRunner`'s scheduler. */
-    readonly fiberRefs: FiberRefs.FiberRefs
+    readonly serverContext: Context.Context<never>
   ) {}
 
   /**

@@ -31,10 +31,6 @@ import type { McpError } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
-import * as FiberRefs from "effect/FiberRefs"
-import type * as Scheduler from "effect/Scheduler"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type * as TaskStore from "../TaskStore.js"
@@ -128,17 +124,6 @@ class Tasks extends TaskState implements Runtime {
   readonly watch: Runtime["watch"] = (extension) => TaskWatch.watch(this, extension)
 }
 
-/**
- * The scheduler of tasks' handlers: `scheduler`, with the work of every handler in its one shared
- * runner. Effect's own (3.20+) gives each fiber it runs a runner of its own, kept as long as the
- * fiber lives (in a `WeakMap` on it: about 0.3 KB), and a task's handler is a fiber that lives as
- * long as its task works.
- */
-const sharedRunner = (scheduler: Scheduler.Scheduler): Scheduler.Scheduler => ({
-  shouldYield: (fiber) => scheduler.shouldYield(fiber),
-  scheduleTask: (task, priority) => scheduler.scheduleTask(task, priority)
-})
-
 /** The tasks runtime, for the lifetime of the scope: its tasks stop with it. */
 export const make = (
   store: TaskStore.Service,
@@ -154,12 +139,10 @@ export const make = (
       scope,
       () => clock.unsafeCurrentTimeMillis(),
       built,
-      Context.omit(Tracer.ParentSpan)(built.context),
-      FiberRefs.updateAs(built.fiberRefs, {
-        fiberId: FiberId.none,
-        fiberRef: FiberRef.currentScheduler,
-        value: sharedRunner(FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentScheduler))
-      })
+      // Not a scheduler of tasks' own: Effect's (3.20+) gives each fiber a runner of its own (about
+      // 0.3 KB while a task works), which keeps each handler's AsyncLocalStorage context its own; a
+      // shared runner ran one handler's steps in another's (a client's context seen by another's).
+      Context.omit(Tracer.ParentSpan)(built.context)
     )
     yield* TaskWatch.renewLeases(tasks)
     // The tasks this instance runs stop with it (as any interrupted handler, each ends cancelled,
