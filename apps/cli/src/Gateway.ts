@@ -287,6 +287,7 @@ export const make = (options: Options) =>
     /** The most verbose log level a client set (handshake era), and each upstream's client while it is up. */
     const logLevel = yield* Ref.make<McpSchema.Base.LoggingLevel | undefined>(undefined)
     const clients = yield* Ref.make(new Map<string, McpClient.Service>())
+    const levelLock = yield* Effect.makeSemaphore(1)
     /** Passes `level` on to an upstream (one in the 2026-07-28 era has no session level: nothing to tell). */
     const tellLevel = (client: McpClient.Service, level: McpSchema.Base.LoggingLevel | undefined) =>
       level === undefined || client.revision === "2026-07-28" ? Effect.void : Effect.ignore(client.setLogLevel(level))
@@ -298,8 +299,10 @@ export const make = (options: Options) =>
       capabilities: { tools: true, prompts: true, resources: true, completions: true, tasks: true },
       // The most verbose level a client set, passed on to every upstream that is up (and to each as
       // it comes up); each session hears of their messages what its own level admits.
+      // One change at a time, told before the next: two clients' levels told at once could reach an
+      // upstream in the wrong order (left at `info` where the gateway holds `debug`).
       onLogLevel: (level) =>
-        Effect.flatMap(
+        levelLock.withPermits(1)(Effect.flatMap(
           Ref.modify(logLevel, (before) => {
             const now = UpstreamLogs.lowest(before, level)
             return [now === before ? undefined : now, now]
@@ -309,7 +312,7 @@ export const make = (options: Options) =>
               Ref.get(clients),
               (all) => Effect.forEach(all.values(), (client) => tellLevel(client, changed), { discard: true })
             )
-        ),
+        )),
       onResourceSubscribe: (uri) =>
         Effect.flatMap(Ref.get(hooks), (all) => {
           for (const [name, hook] of all) {
