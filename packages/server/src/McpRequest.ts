@@ -61,7 +61,10 @@ export interface Service {
    * authorization (stdio, an HTTP transport without `auth`).
    */
   readonly auth: Option.Option<AuthInfo.AuthInfo>
-  /** The request's `_meta`, verbatim. */
+  /**
+   * The request's `_meta`, verbatim. A task's handler gets it frozen (a client's tasks share one
+   * copy of an equal `_meta`): read it, never write to it.
+   */
   readonly meta: McpSchema.Base.MetaObject | undefined
   /** The level at or above which `log` sends (the session's, or the request's in 2026); none: nothing is sent. */
   readonly logLevel: Effect.Effect<Option.Option<LoggingLevel>>
