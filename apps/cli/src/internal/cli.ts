@@ -251,7 +251,8 @@ export const redis = Options.text("redis").pipe(
   Options.optional,
   Options.withDescription(
     "redis://[user:password@]host:port[/db] (else MCP_REDIS_URL): instances behind one load balancer share their " +
-      "handshake sessions, event streams, tasks and notifications there (with one MCP_REQUEST_STATE_KEY)"
+      "handshake sessions, event streams, tasks and notifications there (MCP_REQUEST_STATE_KEY required, the same on each; " +
+      "a URL with a password is best in MCP_REDIS_URL, which ps does not show)"
   )
 )
 
