@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { PassThrough } from "node:stream"
+import * as Lines from "../src/internal/lines.js"
 
 /** What the reader makes of `chunks` (bytes), with `maxLineLength` 64: each line, summarised. */
 const read = (chunks: ReadonlyArray<Buffer>) =>
@@ -78,4 +79,41 @@ describe("the stdio reader's bound, in bytes", () => {
         `{"jsonrpc":"2.0","method":"last"}`
       ])
     }))
+
+  it("a 2 MiB line trickled a byte at a time is read whole, each byte copied at most three times", () => {
+    // Before, every 1,024 pieces all that was held so far was joined again: 2 MiB a byte at a
+    // time copied about 2 GiB (this test failed, as the time it took grew with the square of the line).
+    const line = lineOf(2 * 1024 * 1024, "€")
+    const got: Array<Wire.Inbound> = []
+    const lines = Lines.reader((inbound) => got.push(inbound), { maxLineLength: 4 * 1024 * 1024 })
+    for (let i = 0; i < line.length; i++) lines.rest(line, i, i + 1)
+    lines.line(Buffer.from("\n"), 0, 0)
+    const next = Buffer.from(`{"jsonrpc":"2.0","method":"next"}`)
+    for (let i = 0; i < next.length; i++) lines.rest(next, i, i + 1)
+    lines.end()
+    assert.strictEqual(got.length, 2)
+    const first = got[0]
+    assert(first._tag === "Single" && "method" in first.message && first.message.method === "x")
+    assert.strictEqual(JSON.stringify(first.message), line.toString("utf8"))
+    const second = got[1]
+    assert(second._tag === "Single" && "method" in second.message && second.message.method === "next")
+    assert.isAtMost(lines.copied(), 3 * (line.length + next.length))
+  })
+
+  it("a line trickled a byte at a time past the bound is one refusal, its head told; the next line is read", () => {
+    const heads: Array<string> = []
+    const got: Array<Wire.Inbound> = []
+    const lines = Lines.reader((inbound) => got.push(inbound), {
+      maxLineLength: 4096,
+      onTooLong: (head) => heads.push(head)
+    })
+    const over = Buffer.from("€".repeat(2000))
+    for (let i = 0; i < over.length; i++) lines.rest(over, i, i + 1)
+    lines.line(over, 0, 3)
+    lines.line(Buffer.from(`{"jsonrpc":"2.0","method":"next"}`), 0, 33)
+    lines.end()
+    assert.deepStrictEqual(heads.map((head) => head.length <= 1024 && head.startsWith("€€€")), [true])
+    assert.strictEqual(got.length, 1)
+    assert(got[0]._tag === "Single" && "method" in got[0].message && got[0].message.method === "next")
+  })
 })

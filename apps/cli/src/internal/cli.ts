@@ -251,18 +251,42 @@ export const redis = Options.text("redis").pipe(
   Options.optional,
   Options.withDescription(
     "redis://[user:password@]host:port[/db] (else MCP_REDIS_URL): instances behind one load balancer share their " +
-      "handshake sessions, event streams, tasks and notifications there (with one MCP_REQUEST_STATE_KEY)"
+      "handshake sessions, event streams, tasks and notifications there (MCP_REQUEST_STATE_KEY required, the same on each; " +
+      "a URL with a password is best in MCP_REDIS_URL, which ps does not show)"
   )
 )
 
-/** The URL of `--redis`, else `MCP_REDIS_URL`, checked: undefined without one, one line if it is not redis://. */
+/**
+ * `url` with what comes before its host's `@` (a user and a password, or a password alone, as Redis
+ * URLs have them) as `***`: what may be shown of a URL given.
+ */
+const masked = (url: string): string => {
+  const at = url.lastIndexOf("@")
+  if (at < 0) return url
+  const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(url)?.[0] ?? ""
+  return at < scheme.length ? url : `${scheme}***${url.slice(at)}`
+}
+
+/**
+ * The URL of `--redis`, else `MCP_REDIS_URL`, checked: undefined without one, one line if it is not
+ * redis:// (the URL shown without its password), or if `MCP_REQUEST_STATE_KEY` is not set (each
+ * instance would seal 2026-07-28 `requestState` with a random key of its own, which no other opens).
+ */
 export const redisOf = (given: Option.Option<string>): Effect.Effect<string | undefined, Error> => {
   const url = Option.getOrUndefined(given) ?? (process.env.MCP_REDIS_URL || undefined)
   if (url === undefined) return Effect.succeed(undefined)
   const where = Option.isSome(given) ? "--redis" : "MCP_REDIS_URL"
-  return URL.canParse(url) && /^rediss?:$/.test(new URL(url).protocol)
-    ? Effect.succeed(url)
-    : Effect.fail(new Error(`${where} must be a redis:// or rediss:// URL, not ${JSON.stringify(url)}`))
+  if (!(URL.canParse(url) && /^rediss?:$/.test(new URL(url).protocol))) {
+    return Effect.fail(new Error(`${where} must be a redis:// or rediss:// URL, not ${JSON.stringify(masked(url))}`))
+  }
+  return process.env.MCP_REQUEST_STATE_KEY === undefined
+    ? Effect.fail(
+      new Error(
+        `${where} needs MCP_REQUEST_STATE_KEY, the same on every instance (else a requestState sealed by one ` +
+          "cannot be opened by another): make one with openssl rand -base64 32"
+      )
+    )
+    : Effect.succeed(url)
 }
 
 /**
