@@ -17,6 +17,9 @@
  *   hears only the marker session A's later `lvl_emit` logs (failed before: B heard A's log, "alice's
  *   file /home/alice/secret.txt", as a broadcast on its GET stream, before the marker).
  *
+ * - an upstream log whose `data` is over 64 KiB of JSON reaches a session as a short note (failed
+ *   before: the whole of it, each of up to 256 such waiting in the gateway's buffer).
+ *
  * Failed before: a 2026-07-28 request heard no log at all, and a handshake session heard its
  * call's messages as a broadcast on its GET stream, not on its request's stream. And a handshake
  * session read the 2026-07-28 upstream's `serverInfo` in the `_meta` of the gateway's result.
@@ -169,6 +172,21 @@ describe("mcp gateway: an upstream call's logs, on the downstream request's own 
     await alice.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "bob's marker" } })
     assert.deepStrictEqual((await heardByBob).map((e) => e.message.params), [
       { level: "error", logger: "lvl/inner", data: "bob's marker" }
+    ])
+  }, 30_000)
+
+  it("handshake: an upstream log whose data is over 64 KiB of JSON reaches the sessions as a short note", async () => {
+    const carol = await handshakeSession("debug", 300)
+    const heard = events(carol.stream, (m) => m.params?.data === "carol's marker", 20_000)
+    await carol.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "x".repeat(70_000) } })
+    await carol.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "carol's marker" } })
+    assert.deepStrictEqual((await heard).map((e) => e.message.params), [
+      {
+        level: "error",
+        logger: "lvl/inner",
+        data: "[log data dropped by the gateway: 70002 bytes of JSON, over 65536]"
+      },
+      { level: "error", logger: "lvl/inner", data: "carol's marker" }
     ])
   }, 30_000)
 
