@@ -3,7 +3,9 @@
  * sends on a call's own response stream reach that call's `onLog`, in order, and are not published
  * on `notifications` (a call without `onLog` still has them published there); a 2026-07-28 call
  * asks for the level it was given (`logLevel` in its `_meta`), a handshake one is logged at the
- * session's level. Failed before: `onLog` was never called, and `logLevel` was not sent.
+ * session's level. `notificationsReceived` tells such a published message with the request it came
+ * on (`related`). Failed before: `onLog` was never called, and `logLevel` was not sent (and
+ * `notificationsReceived` did not exist).
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { type Peer, Revision } from "@effect-mcp/core"
@@ -63,6 +65,9 @@ describe("McpClient: a call's log messages to its onLog", () => {
         const published = yield* Effect.fork(Stream.runHead(
           Stream.filter(client.notifications, (n) => n.method === "notifications/message")
         ))
+        const received = yield* Effect.fork(Stream.runHead(
+          Stream.filter(client.notificationsReceived, (r) => r.notification.method === "notifications/message")
+        ))
         const heard = yield* Ref.make<ReadonlyArray<Peer.LogMessage>>([])
         const onLog = (message: Peer.LogMessage) => Ref.update(heard, (all) => [...all, message])
         yield* client.callTool("chatty", { tag: "first" }, { onLog, logLevel: "debug" })
@@ -74,6 +79,10 @@ describe("McpClient: a call's log messages to its onLog", () => {
         yield* client.callTool("chatty", { tag: "second" }, { logLevel: "info" })
         const first = Option.getOrThrow(yield* Fiber.join(published))
         assert.deepStrictEqual(first.params, { level: "info", logger: "work", data: "second: step one" })
+        // Told with the request it came on (a gateway broadcasts none of these to other clients).
+        const told = Option.getOrThrow(yield* Fiber.join(received))
+        assert.strictEqual(told.notification, first)
+        assert.isDefined(told.related)
       }))
   }
 })

@@ -12,18 +12,27 @@
  * - a handshake session at `info` hears the messages of its own call on its POST's stream, once,
  *   and none of them on its GET stream (where the broadcast of the marker comes).
  *
+ * - a log an upstream sends on the stream of a request that took none (a completion's, whose
+ *   completer logs, the upstream `old`'s prompt `file`) is not broadcast: session B, at `debug`,
+ *   hears only the marker session A's later `lvl_emit` logs (failed before: B heard A's log, "alice's
+ *   file /home/alice/secret.txt", as a broadcast on its GET stream, before the marker).
+ *
+ * - an upstream log whose `data` is over 64 KiB of JSON reaches a session as a short note (failed
+ *   before: the whole of it, each of up to 256 such waiting in the gateway's buffer).
+ *
  * Failed before: a 2026-07-28 request heard no log at all, and a handshake session heard its
  * call's messages as a broadcast on its GET stream, not on its request's stream. And a handshake
  * session read the 2026-07-28 upstream's `serverInfo` in the `_meta` of the gateway's result.
  */
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
-import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { McpRequest, McpServer, Prompt, Tool } from "@effect-mcp/server"
 import { Services } from "@effect-mcp/test-support"
 import { events, handshakeHeaders, statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -37,13 +46,30 @@ const Chatty = Tool.make("chatty", { description: "Logs while it runs" }, () =>
     return "done"
   }))
 
+/** A prompt whose completer logs, on the completion's own stream, what it looked at. */
+const File = Prompt.make<McpRequest.McpRequest, never, { path: typeof Schema.String }>("file", {
+  description: "Reads a file",
+  arguments: Schema.Struct({ path: Schema.String }),
+  complete: {
+    path: (typed) =>
+      Effect.as(McpRequest.log("error", `alice's file /home/alice/secret.txt (${typed})`, "files"), [
+        "/home/alice/secret.txt"
+      ])
+  }
+}, ({ path }) => Effect.succeed(`the file ${path}`))
+
 /** One of our servers over HTTP speaking `revisions`, with `chatty`; its URL. */
 const upstream = async (revisions: ReadonlyArray<Revision.Revision>) => {
   const port = await Effect.runPromise(Services.freePort)
   const runtime = ManagedRuntime.make(
     NodeMcpServer.layerHttp({ port }).pipe(
       Layer.provideMerge(
-        McpServer.layer({ serverInfo: { name: "chatty", version: "1.0.0" }, revisions, tools: [Chatty] })
+        McpServer.layer({
+          serverInfo: { name: "chatty", version: "1.0.0" },
+          revisions,
+          tools: [Chatty],
+          prompts: [File]
+        })
       )
     )
   )
@@ -103,7 +129,67 @@ const statelessCall = async (id: number, name: string, level?: string) => {
   return (await events(response, isAnswer(id))).map((e) => e.message)
 }
 
+/** A raw handshake session on the gateway at `level`: its POST, and its GET stream. */
+const handshakeSession = async (level: string, first: number) => {
+  let session: string | undefined
+  let next = first
+  const post = async (method: string, params: object, notification = false) => {
+    const id = next++
+    const response = await fetch(gateway!.url, {
+      method: "POST",
+      headers: handshakeHeaders(session),
+      body: JSON.stringify({ jsonrpc: "2.0", ...(notification ? {} : { id }), method, params })
+    })
+    session ??= response.headers.get("mcp-session-id") ?? undefined
+    if (notification) return void (await response.text())
+    return (await events(response, isAnswer(id))).map((e) => e.message)
+  }
+  await post("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "1.0.0" }
+  })
+  await post("notifications/initialized", {}, true)
+  await post("logging/setLevel", { level })
+  const stream = await fetch(gateway!.url, {
+    headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": session! }
+  })
+  assert.strictEqual(stream.status, 200)
+  return { post, stream }
+}
+
 describe("mcp gateway: an upstream call's logs, on the downstream request's own stream", () => {
+  it("handshake: a log on the stream of another session's request that took none is not broadcast", async () => {
+    const alice = await handshakeSession("debug", 100)
+    const bob = await handshakeSession("debug", 200)
+    const heardByBob = events(bob.stream, (m) => m.params?.data === "bob's marker", 20_000)
+    const completed = (await alice.post("completion/complete", {
+      ref: { type: "ref/prompt", name: "old_file" },
+      argument: { name: "path", value: "/home/alice/" }
+    }))!
+    assert.deepStrictEqual(completed.at(-1).result.completion.values, ["/home/alice/secret.txt"])
+    // Logged outside any request, after the completion: by then bob would have heard alice's log.
+    await alice.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "bob's marker" } })
+    assert.deepStrictEqual((await heardByBob).map((e) => e.message.params), [
+      { level: "error", logger: "lvl/inner", data: "bob's marker" }
+    ])
+  }, 30_000)
+
+  it("handshake: an upstream log whose data is over 64 KiB of JSON reaches the sessions as a short note", async () => {
+    const carol = await handshakeSession("debug", 300)
+    const heard = events(carol.stream, (m) => m.params?.data === "carol's marker", 20_000)
+    await carol.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "x".repeat(70_000) } })
+    await carol.post("tools/call", { name: "lvl_emit", arguments: { level: "error", text: "carol's marker" } })
+    assert.deepStrictEqual((await heard).map((e) => e.message.params), [
+      {
+        level: "error",
+        logger: "lvl/inner",
+        data: "[log data dropped by the gateway: 70002 bytes of JSON, over 65536]"
+      },
+      { level: "error", logger: "lvl/inner", data: "carol's marker" }
+    ])
+  }, 30_000)
+
   it("2026-07-28: a request that asks for logs hears those of its call at its level, from either era", async () => {
     for (const [id, name, logger] of [[1, "new_chatty", "new/work"], [2, "old_chatty", "old/work"]] as const) {
       const heard = await statelessCall(id, name, "info")

@@ -112,6 +112,19 @@ export interface Options<R = never> {
 }
 
 /**
+ * A notification the server sent, and the request of ours it came related to (on that request's
+ * response stream, Streamable HTTP), if any: a log sent for one request is that request's caller's,
+ * not the session's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReceivedNotification {
+  readonly notification: JsonRpc.Notification
+  readonly related: JsonRpc.RequestId | undefined
+}
+
+/**
  * Options of one call.
  *
  * @since 0.1.0
@@ -403,6 +416,13 @@ export interface Service {
   readonly setLogLevel: (level: LoggingLevel) => Effect.Effect<void, ClientError.ClientError>
   /** Every notification the server sends from now on (list changes, logs, resource updates, ...). */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /**
+   * The same notifications as `notifications`, each with the request of ours it came related to:
+   * one the server sent on that request's response stream (Streamable HTTP) after the request's
+   * `onLog`, if any, did not take it, or after its answer. `related` is undefined for one sent
+   * outside any request (a session's stream, stdio).
+   */
+  readonly notificationsReceived: Stream.Stream<ReceivedNotification>
   /**
    * Tells the server the roots changed (`notifications/roots/list_changed`; handshake era, where
    * it may keep the roots it asked for; a stateless server asks in each request that needs them).

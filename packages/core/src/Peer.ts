@@ -125,10 +125,15 @@ export interface Options<R, F = never> {
     request: JsonRpc.Request,
     context: Transport.ReceiveContext | undefined
   ) => Handling<R>
-  /** Handles one inbound notification (other than cancellation and progress of our own calls). */
+  /**
+   * Handles one inbound notification (other than cancellation and progress of our own calls).
+   * `context` says where it came from when the transport knows: `related` is the request of ours
+   * on whose channel it came (see `Transport.ReceiveContext`).
+   */
   readonly onNotification?: (
     client: Transport.ClientId,
-    notification: JsonRpc.Notification
+    notification: JsonRpc.Notification,
+    context: Transport.ReceiveContext | undefined
   ) => Effect.Effect<void, never, R>
   /** A client is gone: drop what is kept for it. */
   readonly onDisconnect?: (client: Transport.ClientId) => void

@@ -54,10 +54,14 @@ const errorOf = (error: ClientError.ClientError | ClientError.TaskError): McpErr
   switch (error._tag) {
     case "TaskFailed":
       return error.error
+    // Neither names the upstream's task id: the gateway's clients never see it (the gateway's own
+    // task id stands for it).
     case "TaskCancelled":
-      return new McpError.InternalError({ message: `proxy: the upstream cancelled task ${error.taskId}` })
+      return new McpError.InternalError({ message: `proxy: the upstream cancelled the task` })
     case "TaskExpired":
-      return new McpError.InternalError({ message: `proxy: ${error.message} upstream` })
+      return new McpError.InternalError({
+        message: `proxy: the upstream task did not end within its time to live (${error.ttlMs} ms)`
+      })
     case "TransportClosed":
       return new McpError.InternalError({
         message: `proxy: the upstream went away; its task is lost (it keeps none across a restart)`

@@ -75,7 +75,8 @@ const engine = <R>(
   store: ResponseCache.Store | undefined,
   notifications: PubSub.PubSub<JsonRpc.Notification>,
   connection: Connection,
-  callers: Map<JsonRpc.RequestId, unknown>
+  callers: Map<JsonRpc.RequestId, unknown>,
+  relatedOf: WeakMap<JsonRpc.Notification, JsonRpc.RequestId>
 ) =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) => {
     const runFork = Runtime.runFork(runtime)
@@ -93,7 +94,9 @@ const engine = <R>(
         const caller = received?.related === undefined ? undefined : callers.get(received.related)
         return caller === undefined ? served : Effect.locally(served, currentCaller, caller)
       },
-      onNotification: (_client, notification) => {
+      onNotification: (_client, notification, received) => {
+        // Came on the stream of one of our requests: told with it (`notificationsReceived`).
+        if (received?.related !== undefined) relatedOf.set(notification, received.related)
         // What it makes stale is dropped before anyone hears of it.
         const stale = store === undefined
           ? undefined
@@ -256,7 +259,9 @@ export const make = <R>(
     const connection: Connection = { spoken: Revision.latestHandshake, era: undefined }
     /** The callers (`currentCaller`) of the session's requests in flight that set one, by id. */
     const callers = new Map<JsonRpc.RequestId, unknown>()
-    const peer = yield* engine(options, transport, asks, store, notifications, connection, callers)
+    /** The request each published notification came related to, if any (`notificationsReceived`). */
+    const relatedOf = new WeakMap<JsonRpc.Notification, JsonRpc.RequestId>()
+    const peer = yield* engine(options, transport, asks, store, notifications, connection, callers, relatedOf)
 
     const stateless = Stateless.make({
       peer,
@@ -369,6 +374,10 @@ export const make = <R>(
       complete: (params) => request("completion/complete", params),
       setLogLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
       notifications: Stream.fromPubSub(notifications),
+      notificationsReceived: Stream.map(
+        Stream.fromPubSub(notifications),
+        (notification) => ({ notification, related: relatedOf.get(notification) })
+      ),
       cacheStats: cache.stats,
       rootsChanged: era === "handshake" ? peer.notify(server, "notifications/roots/list_changed", {}) : Effect.void,
       subscribe: (filter) =>

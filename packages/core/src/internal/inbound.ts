@@ -44,7 +44,8 @@ export interface Options<R> {
   ) => Handling<R>
   readonly onNotification: (
     client: Transport.ClientId,
-    notification: JsonRpc.Notification
+    notification: JsonRpc.Notification,
+    context: Transport.ReceiveContext | undefined
   ) => Effect.Effect<void, never, R>
   /** The revision errors of `client` are rendered for (`request`: the one being answered, if any). */
   readonly revision: (
@@ -213,7 +214,11 @@ class Engine<R> implements Inbound, Owner {
     }
   }
 
-  private notification(client: Transport.ClientId, message: JsonRpc.Notification) {
+  private notification(
+    client: Transport.ClientId,
+    message: JsonRpc.Notification,
+    received: Transport.ReceiveContext | undefined
+  ) {
     switch (message.method) {
       case "notifications/cancelled": {
         const id = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
@@ -224,13 +229,13 @@ class Engine<R> implements Inbound, Owner {
         if (this.options.outbound.progress(client, message.params)) return
     }
     // Started at once, like a request: what a notification changes is seen by the next message.
-    this.fork(this.options.onNotification(client, message))
+    this.fork(this.options.onNotification(client, message, received))
   }
 
   private single(client: Transport.ClientId, message: JsonRpc.Message, received?: Transport.ReceiveContext) {
     if (!("method" in message)) this.options.outbound.response(client, message)
     else if ("id" in message) this.request(client, message as JsonRpc.Request, received)
-    else this.notification(client, message)
+    else this.notification(client, message, received)
   }
 
   private invalid(client: Transport.ClientId, item: Wire.Invalid): Effect.Effect<JsonRpc.Failure, never, R> {
