@@ -9,6 +9,7 @@ import type { Schema as McpSchema } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as Listeners from "./listeners.js"
 
 /** One `notifications/message`'s params. */
 export interface Message {
@@ -29,16 +30,7 @@ export interface Logs {
 export const make: Effect.Effect<Logs> = Effect.map(
   Ref.make<ReadonlySet<Listener>>(new Set()),
   (listeners) => ({
-    listen: (listener) =>
-      Effect.acquireRelease(
-        Ref.update(listeners, (all) => new Set(all).add(listener)),
-        () =>
-          Ref.update(listeners, (all) => {
-            const next = new Set(all)
-            next.delete(listener)
-            return next
-          })
-      ),
+    listen: (listener) => Listeners.listen(listeners, listener),
     log: (message) =>
       Effect.flatMap(
         Ref.get(listeners),

@@ -27,6 +27,7 @@ import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
+import * as Listeners from "./listeners.js"
 import * as Workers from "./workers.js"
 
 export interface Entries {
@@ -148,16 +149,7 @@ export const make = (initial: {
         ),
       updated: (uri) => local(NotificationBus.resourceUpdated(uri)),
       version: Ref.get(version),
-      listen: (listener) =>
-        Effect.acquireRelease(
-          Ref.update(listeners, (all) => new Set(all).add(listener)),
-          () =>
-            Ref.update(listeners, (all) => {
-              const next = new Set(all)
-              next.delete(listener)
-              return next
-            })
-        )
+      listen: (listener) => Listeners.listen(listeners, listener)
     }
   })
 
