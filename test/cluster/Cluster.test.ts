@@ -138,16 +138,7 @@ const eventGuard = 30_000
 /** Each test: a cluster started and stopped, and the waits of its steps. */
 const testGuard = 120_000
 
-/** `promise`, or a failure saying `what` did not happen within `ms`. */
-const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-    })
-  ]).finally(() => clearTimeout(timer))
-}
+const within = Services.within
 
 /** The instances' Redis, to see what they hold there. */
 const redisOf = async (url: string) => {

@@ -18,15 +18,7 @@ import { demoMain, serving } from "./support.js"
 const guard = 30_000
 
 /** `promise`, or a failure saying `what` did not happen within the guard. */
-const within = <A>(promise: Promise<A>, what: string): Promise<A> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: not within ${guard} ms`)), guard)
-    })
-  ]).finally(() => clearTimeout(timer))
-}
+const within = <A>(promise: Promise<A>, what: string): Promise<A> => Services.within(promise, guard, what)
 
 /** An instance of `mcp ...command --redis redis` sharing one `MCP_REQUEST_STATE_KEY`: its endpoint. */
 const instance = (command: ReadonlyArray<string>, redis: string) =>

@@ -161,3 +161,20 @@ export const redisServer = (options: { readonly persist?: boolean } = {}): Effec
       resume: signal("SIGCONT")
     }
   })
+
+/**
+ * `promise`, or a failure saying `what` did not happen within `ms`: a guard on an event a test
+ * waits for (an instance's start, a stream's event), never a measure of the time it takes.
+ *
+ * @since 0.2.0
+ * @category waiting
+ */
+export const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
