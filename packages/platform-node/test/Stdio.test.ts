@@ -93,8 +93,9 @@ describe("Stdio: a server in a child process", () => {
         })
         yield* server.send({ jsonrpc: "2.0", id: "after", method: "ping" })
         assert.deepStrictEqual(yield* server.next, { jsonrpc: "2.0", id: "after", result: {} })
-        // Holding the line would have cost 128 MiB at least.
-        assert.isBelow((yield* server.rss) - before, 64 * 1024 * 1024)
+        // Holding the line would have cost 128 MiB at least. (RSS also keeps the pages the 128 MiB
+        // passed through, uncollected: Node 24 once grew by 72 MiB with nothing held.)
+        assert.isBelow((yield* server.rss) - before, 96 * 1024 * 1024)
       }),
     60_000
   )
