@@ -41,6 +41,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+// `#http-modules`: loaded on first use on Node, linked statically in a Worker's bundle (modules.ts).
+import * as Modules from "#http-modules"
 import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
@@ -298,7 +300,7 @@ export interface Handler {
 }
 
 /** The HTTP handler's modules, loaded when first used. */
-const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(() => import("./internal/http/handler.js"))
+const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(Modules.handler)
 
 /**
  * The handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
@@ -315,7 +317,7 @@ export const make = (options?: Options): Effect.Effect<Handler, never, McpServer
   Effect.flatMap(handlerModule, (internal) => internal.make(options))
 
 /** The @effect/platform adapter, loaded when first used. */
-const platform = Effect.promise(() => import("./internal/http/platform.js"))
+const platform = Effect.promise(Modules.platform)
 
 /**
  * The handler as an @effect/platform route handler (for a router of your own).
@@ -342,7 +344,7 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, HttpLaye
   Layer.unwrapEffect(Effect.map(platform, (adapter) => adapter.layer(options)))
 
 /** The Web-standard adapter, loaded when first used. */
-const web = Effect.promise(() => import("./internal/http/web.js"))
+const web = Effect.promise(Modules.web)
 
 /**
  * A Web-standard fetch handler and what disposes of it: the MCP endpoints of one server for
@@ -408,7 +410,7 @@ export const toWebHandler = <E>(
   options: Options & { readonly memoMap?: Layer.MemoMap | undefined } = {}
 ): WebHandler => {
   let built: WebHandler | undefined
-  const load = import("./internal/http/web.js").then((adapter) => built = adapter.toWebHandler(server, options))
+  const load = Modules.web().then((adapter) => built = adapter.toWebHandler(server, options))
   return {
     handler: (request) =>
       built !== undefined ? built.handler(request) : load.then((adapter) => adapter.handler(request)),
@@ -506,7 +508,7 @@ export const toWorkerHandler = <E>(
   let built: Promise<WebAdapter> | undefined
   return {
     fetch: (request, env, ctx) => {
-      built ??= import("./internal/http/web.js").then((adapter) =>
+      built ??= Modules.web().then((adapter) =>
         adapter.toWebHandler(
           Layer.provide(server, Layer.setConfigProvider(configOf(env))),
           typeof options === "function" ? options(env) : options
