@@ -42,11 +42,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 // `#http-modules`: loaded on first use on Node, linked statically in a Worker's bundle (modules.ts).
-import * as Modules from "#http-modules"
+import * as Loaders from "#http-modules"
 import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import type * as Internal from "./internal/http/handler.js"
+import type * as Lazy from "./internal/http/modules.js"
 import type { McpServer } from "./McpServer.js"
 import type * as TokenVerifier from "./TokenVerifier.js"
 
@@ -298,6 +299,12 @@ export interface Handler {
   /** Sessions open right now. */
   readonly sessions: () => number
 }
+
+/**
+ * The loaders, typed by the sources: a compile that resolves the package's `imports` to `dist/`
+ * while it reads this file from `src/` (docgen's examples) sees the same types as the build.
+ */
+const Modules = Loaders as unknown as typeof Lazy
 
 /** The HTTP handler's modules, loaded when first used. */
 const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(Modules.handler)
