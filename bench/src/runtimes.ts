@@ -24,7 +24,10 @@
  * 2b. The Worker's cold start in V8 alone (part `v8`, with workerd): each Worker bundle evaluated by a
  *    fresh Node process (`worker-eval.ts`), which answers one call through its `fetch`: the process's
  *    CPU time evaluating the bundle and answering the first call (building our server), median of
- *    BENCH_COLD_RUNS. No runtime in the way: what the bundle itself costs.
+ *    BENCH_COLD_RUNS. No runtime in the way: what the bundle itself costs. With
+ *    BENCH_COLD_INSTRUCTIONS=1 (valgrind installed), also the instructions each run executes under
+ *    callgrind, less the bare Worker's (Node's own startup): one run each, deterministic to about
+ *    0.5%, so a loaded machine cannot blur them as it does CPU time (about 20x slower).
  * 3. Memory: a fresh process per server, 10,000 calls over 10 connections, then RSS (and the heap
  *    after a full collection where the runtime has one: Bun, Deno; workerd shows none).
  * 4. Construction, on Bun and Deno, in the processes of part 3: what the SDK's factory costs (a new
@@ -33,9 +36,9 @@
  *    ms, paid once per process or isolate).
  *
  * Environment: BENCH_RUNTIMES (bun,deno,workerd), BENCH_ROUNDS (3), BENCH_RUNTIME_MILLIS (1000),
- * BENCH_RUNTIME_CONNECTIONS (10), BENCH_COLD_RUNS (5), BENCH_MEMORY_REQUESTS (10000), BENCH_PIN=0,
- * BENCH_RUNTIME_PARTS (throughput,cold,v8,memory: the parts to run; part 4 runs with memory), and those
- * of `http-bench.ts` (warm-up bounds).
+ * BENCH_RUNTIME_CONNECTIONS (10), BENCH_COLD_RUNS (5), BENCH_COLD_INSTRUCTIONS=1 (part v8),
+ * BENCH_MEMORY_REQUESTS (10000), BENCH_PIN=0, BENCH_RUNTIME_PARTS (throughput,cold,v8,memory: the
+ * parts to run; part 4 runs with memory), and those of `http-bench.ts` (warm-up bounds).
  *
  * A benchmark, not a test.
  */
@@ -184,6 +187,22 @@ const inV8 = (kind: Kind): { readonly evaluate: number; readonly first: number }
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!)
 }
 
+/** Millions of instructions a Worker bundle's evaluation and first answer execute (`inV8` under callgrind). */
+const instructionsInV8 = (kind: Kind): number => {
+  const run = spawnSync("valgrind", [
+    "--tool=callgrind",
+    "--callgrind-out-file=/dev/null",
+    // V8 writes the code it runs.
+    "--smc-check=all-non-file",
+    process.execPath,
+    here("./worker-eval.js"),
+    bundleFile("workerd", kind)
+  ], { encoding: "utf8", timeout: 600_000 })
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr ?? "")
+  if (run.status !== 0 || refs === null) throw new BenchFailure(`${kind} bundle under callgrind: ${run.stderr}`)
+  return Number(refs[1]!.replaceAll(",", "")) / 1e6
+}
+
 /** Part v8: each Worker bundle in a fresh Node process, alternating; the table's rows and the summary's. */
 const v8Part = (coldKinds: ReadonlyArray<Kind>, summary: Array<Row>): Array<Array<string>> => {
   const rows = [["server", "evaluate", "first answer", "total (median)", "runs (total)"]]
@@ -207,6 +226,17 @@ const v8Part = (coldKinds: ReadonlyArray<Kind>, summary: Array<Row>): Array<Arra
     label: "Worker bundle in V8, CPU to first answer, ours vs SDK",
     value: `${total("ours").toFixed(0)} vs ${total("sdk").toFixed(0)} ms (${ratio(total("ours") / total("sdk"))})`
   })
+  if (process.env.BENCH_COLD_INSTRUCTIONS === "1") {
+    const counted = new Map(coldKinds.map((kind) => [kind, instructionsInV8(kind)]))
+    const above = (kind: Kind) => counted.get(kind)! - counted.get("bare")!
+    rows.push(["instructions above the bare Worker's (callgrind, one run each)", "", "", "", ""])
+    for (const kind of coldKinds) rows.push([serverName("workerd", kind), "", "", `${above(kind).toFixed(0)} M`, ""])
+    summary.push({
+      section: "runtimes-workerd",
+      label: "Worker bundle in V8, instructions to first answer, ours vs SDK",
+      value: `${above("ours").toFixed(0)} vs ${above("sdk").toFixed(0)} M (${ratio(above("ours") / above("sdk"))})`
+    })
+  }
   return rows
 }
 
