@@ -7,8 +7,9 @@
  * input ends, and the modules it resolved are read: none of the client's transports, undici,
  * oauth4webapi, @effect/platform's HTTP client, the HTTP handler, or `node:http` (on Node 22 and
  * later, importing it loads undici); nor the 2026-07-28 era's code (a server that does not speak
- * it), the skills extension's (a server given no skills), or the token verifiers' (a server that
- * verifies no tokens).
+ * it), the skills extension's (a server given no skills), the token verifiers' (a server that
+ * verifies no tokens), the OAuth loopback's and the client's authorization flow (`NodeOAuth`), or
+ * telemetry's export (`NodeTelemetry`, telemetry off).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -32,7 +33,10 @@ const notLoaded: ReadonlyArray<readonly [string, RegExp]> = [
   ["the 2026-07-28 era", /\/packages\/server\/(src|dist)\/internal\/stateless(Request|Listen)?\.(ts|js)$/],
   ["the skills extension", /\/packages\/server\/(src|dist)\/internal\/skills\.(ts|js)$/],
   ["the token verifiers", /\/packages\/server\/(src|dist)\/internal\/(tokenVerifier|issuer|verified)\.(ts|js)$/],
-  ["effect/Cache", /\/effect\/dist\/esm\/Cache\.js$/]
+  ["effect/Cache", /\/effect\/dist\/esm\/Cache\.js$/],
+  ["the OAuth loopback", /\/packages\/platform-node\/(src|dist)\/internal\/loopback\.(ts|js)$/],
+  ["the client's authorization code flow", /\/packages\/client\/(src|dist)\/AuthorizationCode\.(ts|js)$/],
+  ["the telemetry export", /\/packages\/platform-node\/(src|dist)\/internal\/(exportAgent|metricUnits)\.(ts|js)$/]
 ]
 
 /** Runs the fixture: initialize, a tools/call answered, end of input; the modules it resolved. */
@@ -91,7 +95,7 @@ const loadedBy = (): Promise<{ readonly modules: ReadonlyArray<string>; readonly
 
 describe("startup of a server over stdio", () => {
   it(
-    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, node:http, unspoken era, skills or token verifiers",
+    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, node:http, unspoken era, skills, token verifiers, OAuth loopback or telemetry export",
     async () => {
       const { lines, modules } = await loadedBy()
       assert.deepStrictEqual(JSON.parse(lines.find((line) => line.includes("\"id\":1"))!).result.content, [
