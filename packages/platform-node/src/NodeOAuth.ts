@@ -6,12 +6,12 @@
  *
  * @since 0.1.0
  */
-import * as AuthorizationCode from "@effect-mcp/client/AuthorizationCode"
+import type * as AuthorizationCode from "@effect-mcp/client/AuthorizationCode"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/loopback.js"
+import type * as Loopback from "./internal/loopback.js"
 import type * as NodeMcpServer from "./NodeMcpServer.js"
 
 /**
@@ -57,7 +57,11 @@ export interface LoopbackOptions {
  */
 export const makeLoopback: (
   options?: LoopbackOptions
-) => Effect.Effect<AuthorizationCode.Service, NodeMcpServer.ListenError, Scope.Scope> = internal.make
+) => Effect.Effect<AuthorizationCode.Service, NodeMcpServer.ListenError, Scope.Scope> = (options) =>
+  Effect.flatMap(loopback, (internal) => internal.make(options))
+
+/** The loopback listener's code (and the client's authorization flow), loaded when one is first made. */
+const loopback: Effect.Effect<typeof Loopback> = Effect.promise(() => import("./internal/loopback.js"))
 
 /**
  * {@link makeLoopback} as a layer: the listener is closed when the layer's scope ends. Fails with
@@ -75,4 +79,9 @@ export const makeLoopback: (
 export const layerLoopback = (
   options?: LoopbackOptions
 ): Layer.Layer<AuthorizationCode.AuthorizationCode, NodeMcpServer.ListenError> =>
-  Layer.scoped(AuthorizationCode.AuthorizationCode, internal.make(options))
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(() => import("@effect-mcp/client/AuthorizationCode")),
+      (AuthorizationCode) => Layer.scoped(AuthorizationCode.AuthorizationCode, makeLoopback(options))
+    )
+  )

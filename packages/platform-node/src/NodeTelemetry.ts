@@ -34,8 +34,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import * as ExportAgent from "./internal/exportAgent.js"
-import * as MetricUnits from "./internal/metricUnits.js"
 
 /**
  * The wire format of one signal: OTLP over HTTP as protobuf (the default) or as JSON.
@@ -445,6 +443,7 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
       Effect.gen(function*() {
         // Closed last, once the provider has flushed (or had its time): see internal/exportAgent.
         const tlsWarnings: Array<string> = []
+        const ExportAgent = yield* Effect.promise(() => import("./internal/exportAgent.js"))
         const agent = yield* ExportAgent.make(tlsWarnings)
         for (const warning of tlsWarnings) process.stderr.write(`opentelemetry: ${warning}\n`)
         const exporter = new Exporter.OTLPTraceExporter({
@@ -488,11 +487,12 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
   ))
   const measuring = metrics === undefined ? Layer.empty : Layer.unwrapEffect(
     loading("metrics", ["@effect/opentelemetry"], async () => {
-      const [OtlpMetrics, OtlpSerialization, HttpClient, FetchHttpClient] = await Promise.all([
+      const [OtlpMetrics, OtlpSerialization, HttpClient, FetchHttpClient, MetricUnits] = await Promise.all([
         import("@effect/opentelemetry/OtlpMetrics"),
         import("@effect/opentelemetry/OtlpSerialization"),
         import("@effect/platform/HttpClient"),
-        import("@effect/platform/FetchHttpClient")
+        import("@effect/platform/FetchHttpClient"),
+        import("./internal/metricUnits.js")
       ])
       return Layer.scopedDiscard(Effect.gen(function*() {
         // Set as the release begins: the exporter's last export then gets one try (it would try

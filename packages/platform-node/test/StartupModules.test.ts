@@ -2,10 +2,14 @@
  * What a server over stdio loads as it starts (issue 42, startup of compiled output): the
  * packages' entry points load what a transport, the client, authorization or telemetry needs
  * when it is first needed, not when `@effect-mcp/platform-node` or `@effect-mcp/server` is
- * imported. The server (`fixtures/stdio-server.ts`, the tools `add`, `boom`, `sleep`) answers
- * `initialize` and a `tools/call` over stdio, its input ends, and the modules it resolved are
- * read: none of the client's transports, undici, oauth4webapi, @effect/platform's HTTP client,
- * the HTTP handler, or `node:http` (on Node 22 and later, importing it loads undici).
+ * imported. The server (`fixtures/stdio-server.ts --handshake-only`, the tools `add`, `boom`,
+ * `sleep`, the handshake revisions alone) answers `initialize` and a `tools/call` over stdio, its
+ * input ends, and the modules it resolved are read: none of the client's transports, undici,
+ * oauth4webapi, @effect/platform's HTTP client, the HTTP handler, or `node:http` (on Node 22 and
+ * later, importing it loads undici); nor the 2026-07-28 era's code (a server that does not speak
+ * it), the skills extension's (a server given no skills), the token verifiers' (a server that
+ * verifies no tokens), the OAuth loopback's and the client's authorization flow (`NodeOAuth`), or
+ * telemetry's export (`NodeTelemetry`, telemetry off).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -25,7 +29,14 @@ const notLoaded: ReadonlyArray<readonly [string, RegExp]> = [
   ["oauth4webapi", /\/oauth4webapi\//],
   ["@effect/platform's HTTP client", /@effect\/platform\/dist\/esm\/(HttpClient|FetchHttpClient)\.js$/],
   ["the HTTP handler", /\/packages\/server\/(src|dist)\/internal\/http\/handler\.(ts|js)$/],
-  ["node:http", /^node:http$/]
+  ["node:http", /^node:http$/],
+  ["the 2026-07-28 era", /\/packages\/server\/(src|dist)\/internal\/stateless(Request|Listen)?\.(ts|js)$/],
+  ["the skills extension", /\/packages\/server\/(src|dist)\/internal\/skills\.(ts|js)$/],
+  ["the token verifiers", /\/packages\/server\/(src|dist)\/internal\/(tokenVerifier|issuer|verified)\.(ts|js)$/],
+  ["effect/Cache", /\/effect\/dist\/esm\/Cache\.js$/],
+  ["the OAuth loopback", /\/packages\/platform-node\/(src|dist)\/internal\/loopback\.(ts|js)$/],
+  ["the client's authorization code flow", /\/packages\/client\/(src|dist)\/AuthorizationCode\.(ts|js)$/],
+  ["the telemetry export", /\/packages\/platform-node\/(src|dist)\/internal\/(exportAgent|metricUnits)\.(ts|js)$/]
 ]
 
 /** Runs the fixture: initialize, a tools/call answered, end of input; the modules it resolved. */
@@ -38,7 +49,8 @@ const loadedBy = (): Promise<{ readonly modules: ReadonlyArray<string>; readonly
       "tsx",
       "--import",
       path.join(here, "fixtures", "loaded-modules.mjs"),
-      path.join(here, "fixtures", "stdio-server.ts")
+      path.join(here, "fixtures", "stdio-server.ts"),
+      "--handshake-only"
     ], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LOADED_MODULES_FILE: file } })
     const lines: Array<string> = []
     let pending = ""
@@ -83,7 +95,7 @@ const loadedBy = (): Promise<{ readonly modules: ReadonlyArray<string>; readonly
 
 describe("startup of a server over stdio", () => {
   it(
-    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, nor node:http",
+    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, node:http, unspoken era, skills, token verifiers, OAuth loopback or telemetry export",
     async () => {
       const { lines, modules } = await loadedBy()
       assert.deepStrictEqual(JSON.parse(lines.find((line) => line.includes("\"id\":1"))!).result.content, [

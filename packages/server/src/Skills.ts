@@ -33,7 +33,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as internal from "./internal/skills.js"
+import type * as SkillsInternal from "./internal/skills.js"
 
 /**
  * One file of a served skill: its path (relative to the skills' root), resource URI, size and
@@ -208,8 +208,12 @@ export const make: (files: Files, options?: Options) => Effect.Effect<Service, S
     if (bytes.has(path)) return yield* new SkillsError({ path, reason: "the path is given twice" })
     bytes.set(path, typeof content === "string" ? encoder.encode(content) : content)
   }
+  const internal = yield* loadInternal
   return yield* Effect.mapError(internal.build(bytes, options ?? {}, defaultLimits), (p) => new SkillsError(p))
 })
+
+/** The skills extension's code, loaded when skills are first made (a server without skills never loads it). */
+const loadInternal: Effect.Effect<typeof SkillsInternal> = Effect.promise(() => import("./internal/skills.js"))
 
 /**
  * The `Skills` of files in memory, as a layer (see `make`).

@@ -38,11 +38,12 @@ import type { AuthInfo } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/tokenVerifier.js"
+import * as Claims from "./internal/claims.js"
+import type * as Verifiers from "./internal/tokenVerifier.js"
 
 /**
  * What the transport expects of every token: set by its `auth` option.
@@ -141,7 +142,7 @@ export const layer = (verify: Service["verify"]): Layer.Layer<TokenVerifier> =>
 export const authInfoOf: (
   token: string,
   claims: Record<string, unknown>
-) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected> = internal.authInfoOf
+) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected> = Claims.authInfoOf
 
 /**
  * The audiences a token for `resource` may name: it, and it with or without a trailing slash.
@@ -149,7 +150,7 @@ export const authInfoOf: (
  * @since 0.1.0
  * @category utils
  */
-export const audiencesFor: (resource: string) => ReadonlyArray<string> = internal.audiencesFor
+export const audiencesFor: (resource: string) => ReadonlyArray<string> = Claims.audiencesFor
 
 // ---------------------------------------------------------------------------- options
 
@@ -261,7 +262,8 @@ export interface JwtOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> => internal.jwt(options)
+export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.flatMap(verifiers, (internal) => internal.jwt(options))
 
 /**
  * @since 0.1.0
@@ -315,7 +317,10 @@ export interface IntrospectionOptions {
  * @category constructors
  */
 export const introspection = (options: IntrospectionOptions): Effect.Effect<Service, never, Scope.Scope> =>
-  internal.introspection(options)
+  Effect.flatMap(verifiers, (internal) => internal.introspection(options))
+
+/** The verifiers' code, loaded when a verifier is first made (a server without one never loads it). */
+const verifiers: Effect.Effect<typeof Verifiers> = Effect.promise(() => import("./internal/tokenVerifier.js"))
 
 /**
  * @since 0.1.0

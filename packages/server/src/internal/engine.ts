@@ -17,7 +17,7 @@ import * as Handshake from "./handshake.js"
 import type * as Logs from "./logs.js"
 import type { Registry } from "./registry.js"
 import * as Shared from "./sharedSessions.js"
-import * as Stateless from "./stateless.js"
+import type * as Stateless from "./stateless.js"
 
 /** The eras a server speaks (at least one). */
 export interface Eras {
@@ -25,8 +25,20 @@ export interface Eras {
   /** The server's log messages outside any request (`McpServer.log`). */
   readonly logs: Logs.Logs
   readonly handshake: Handshake.Server | undefined
-  readonly stateless: Stateless.Server | undefined
+  readonly stateless: StatelessEra | undefined
 }
+
+/**
+ * The 2026-07-28 era: its server, and its module, which only a server that speaks the era loads
+ * (`load`): a handshake-only server never loads it.
+ */
+export interface StatelessEra {
+  readonly server: Stateless.Server
+  readonly module: typeof Stateless
+}
+
+/** The 2026-07-28 era's module, loaded on first use. */
+export const load: Effect.Effect<typeof Stateless> = Effect.promise(() => import("./stateless.js"))
 
 /**
  * Serves every client of `protocol` until the transport ends. Request fibers are forked from the
@@ -41,9 +53,10 @@ export const serve = (
     const hostOf = () => host!
     const { metrics } = yield* Telemetry.enabled
     const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
-    const stateless = eras.stateless && Stateless.era(eras.stateless, hostOf)
+    const statelessEra = eras.stateless
+    const stateless = statelessEra && statelessEra.module.era(statelessEra.server, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
-      stateless !== undefined && (handshake === undefined || Stateless.isStatelessRequest(request))
+      stateless !== undefined && (handshake === undefined || statelessEra!.module.isStatelessRequest(request))
 
     const peer = yield* Peer.make({
       protocol,
@@ -58,7 +71,7 @@ export const serve = (
       onDisconnect: (client) => handshake?.onDisconnect(client),
       revision: (client, request) =>
         request !== undefined && isStateless(request)
-          ? Effect.succeed(Stateless.revisionOf(request))
+          ? Effect.succeed(statelessEra!.module.revisionOf(request))
           : handshake === undefined
           ? Effect.succeed(Revision.latest)
           : handshake.revision(client),
@@ -87,8 +100,8 @@ export const serve = (
       yield* eras.logs.listen(handshake.log)
     }
     // Run before the engine's own finalizer (which interrupts every request in flight).
-    if (eras.stateless !== undefined) {
-      const { subscriptions } = eras.stateless
+    if (statelessEra !== undefined) {
+      const { subscriptions } = statelessEra.server
       yield* Effect.addFinalizer(() => subscriptions.closeOwned(engine))
     }
     yield* peer.closed

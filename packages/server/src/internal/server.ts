@@ -33,8 +33,7 @@ import * as Logs from "./logs.js"
 import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
 import type * as Serving from "./serving.js"
-import * as SkillsExtension from "./skills.js"
-import * as Stateless from "./stateless.js"
+import type * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 
@@ -332,7 +331,9 @@ const serviceOf = (
     [entriesLookup]: registry.unsafeEntries,
     [tasksIdle]: tasks.idle,
     [directLookup]: (transport) =>
-      eras.stateless === undefined ? undefined : Stateless.direct(eras.stateless, context, transport),
+      eras.stateless === undefined
+        ? undefined
+        : eras.stateless.module.direct(eras.stateless.server, context, transport),
     serve: (protocol: Transport.Protocol, serveOptions?: McpServer.ServeOptions) =>
       Effect.mapInputContext(
         Engine.serve(only(eras, serveOptions?.era), protocol),
@@ -378,6 +379,8 @@ const build = Effect.fn("McpServer.make")(function*(
   })
   // The skills of the server's context, if given (the skills extension is served with them).
   const skills = Option.getOrUndefined(yield* Effect.serviceOption(Skills.Skills))
+  // The skills extension's code is loaded only by a server given skills.
+  const SkillsExtension = skills === undefined ? undefined : yield* Effect.promise(() => import("./skills.js"))
   const config: Serving.Config = {
     serverInfo: options.serverInfo,
     instructions: options.instructions,
@@ -386,7 +389,7 @@ const build = Effect.fn("McpServer.make")(function*(
     hideUnauthorized: options.hideUnauthorized ?? false,
     capabilities: options.capabilities ?? {},
     listChangedWindow: options.listChangedWindow ?? "10 millis",
-    extensions: skills === undefined ? [] : [SkillsExtension.extension(skills)],
+    extensions: skills === undefined ? [] : [SkillsExtension!.extension(skills)],
     tasks,
     onResourceSubscribe: options.onResourceSubscribe,
     onLogLevel: options.onLogLevel
@@ -411,7 +414,7 @@ const build = Effect.fn("McpServer.make")(function*(
     prompts,
     resources: [
       ...resources.filter((r): r is Resource.Resource => r._tag === "Resource"),
-      ...(skills === undefined ? [] : SkillsExtension.resources(skills))
+      ...(skills === undefined ? [] : SkillsExtension!.resources(skills))
     ],
     templates: resources.filter((r): r is Resource.Template => r._tag === "Template"),
     window: config.listChangedWindow,
@@ -430,20 +433,25 @@ const build = Effect.fn("McpServer.make")(function*(
     )
   }
   const sealer = yield* sealerOf(options, statelessRevisions.length > 0)
+  // The 2026-07-28 era's module is loaded only by a server that speaks it.
+  const Stateless = statelessRevisions.length > 0 ? yield* Engine.load : undefined
   const eras: Engine.Eras = {
     registry,
     logs: yield* Logs.make,
     handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
-    stateless: statelessRevisions.length > 0
-      ? Stateless.makeServer(registry, config, {
-        revisions: statelessRevisions,
-        supportedVersions: revisions,
-        cachePolicy: Apps.cachePolicy(
-          options.cachePolicy ?? {},
-          resources.some((r) => r._tag === "Resource" && Apps.isView(r.definition))
-        ),
-        sealer
-      }, subscriptions)
+    stateless: Stateless !== undefined
+      ? {
+        server: Stateless.makeServer(registry, config, {
+          revisions: statelessRevisions,
+          supportedVersions: revisions,
+          cachePolicy: Apps.cachePolicy(
+            options.cachePolicy ?? {},
+            resources.some((r) => r._tag === "Resource" && Apps.isView(r.definition))
+          ),
+          sealer
+        }, subscriptions),
+        module: Stateless
+      }
       : undefined
   }
 

@@ -11,7 +11,6 @@
  * Every time (an entry's age, a token's `exp` and `nbf`, jose's own checks) is read from the
  * verifier's `Clock`.
  */
-import { AuthInfo } from "@effect-mcp/core"
 import * as Cache from "effect/Cache"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -30,52 +29,9 @@ import {
   TokenRejected,
   VerifierUnavailable
 } from "../TokenVerifier.js"
+import { authInfoOf, strings } from "./claims.js"
 import * as Issuer from "./issuer.js"
 import * as Verified from "./verified.js"
-
-// ---------------------------------------------------------------------------- claims
-
-const strings = (u: unknown): ReadonlyArray<string> =>
-  typeof u === "string" ? [u] : Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : []
-
-/** `scope` (a space-separated string, RFC 9068 / 7662), or `scp` (a string or an array: Entra, Okta). */
-const scopesOf = (claims: Record<string, unknown>): ReadonlyArray<string> => {
-  const scope = claims.scope ?? claims.scp
-  if (typeof scope === "string") return scope.split(" ").filter((s) => s !== "")
-  return strings(scope)
-}
-
-/** `TokenVerifier.authInfoOf`. */
-export const authInfoOf = (
-  token: string,
-  claims: Record<string, unknown>
-): Effect.Effect<AuthInfo.AuthInfo, TokenRejected> => {
-  const subject = claims.sub
-  if (typeof subject !== "string" || subject === "") {
-    return Effect.fail(new TokenRejected({ reason: "the token has no subject (sub)" }))
-  }
-  const clientId = typeof claims.client_id === "string"
-    ? claims.client_id
-    : typeof claims.azp === "string"
-    ? claims.azp
-    : undefined
-  return Effect.succeed(
-    new AuthInfo.AuthInfo({
-      subject,
-      clientId: Option.fromNullable(clientId),
-      scopes: scopesOf(claims),
-      expiresAt: typeof claims.exp === "number" ? Option.some(new Date(claims.exp * 1000)) : Option.none(),
-      audience: strings(claims.aud),
-      issuer: typeof claims.iss === "string" ? Option.some(claims.iss) : Option.none(),
-      claims,
-      token: Redacted.make(token)
-    })
-  )
-}
-
-/** `TokenVerifier.audiencesFor`. */
-export const audiencesFor = (resource: string): ReadonlyArray<string> =>
-  resource.endsWith("/") ? [resource, resource.slice(0, -1)] : [resource, `${resource}/`]
 
 // ---------------------------------------------------------------------------- discovery
 
