@@ -41,13 +41,11 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-// `#http-modules`: loaded on first use on Node, linked statically in a Worker's bundle (modules.ts).
-import * as Loaders from "#http-modules"
 import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import type * as Internal from "./internal/http/handler.js"
-import type * as Lazy from "./internal/http/modules.js"
+import { modules as Modules } from "./internal/lazy.js"
 import type { McpServer } from "./McpServer.js"
 import type * as TokenVerifier from "./TokenVerifier.js"
 
@@ -300,14 +298,8 @@ export interface Handler {
   readonly sessions: () => number
 }
 
-/**
- * The loaders, typed by the sources: a compile that resolves the package's `imports` to `dist/`
- * while it reads this file from `src/` (docgen's examples) sees the same types as the build.
- */
-const Modules = Loaders as unknown as typeof Lazy
-
 /** The HTTP handler's modules, loaded when first used. */
-const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(Modules.handler)
+const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(() => Modules.handler())
 
 /**
  * The handler of the MCP endpoints for the `McpServer` in context, for the lifetime of the
@@ -324,7 +316,7 @@ export const make = (options?: Options): Effect.Effect<Handler, never, McpServer
   Effect.flatMap(handlerModule, (internal) => internal.make(options))
 
 /** The @effect/platform adapter, loaded when first used. */
-const platform = Effect.promise(Modules.platform)
+const platform = Effect.promise(() => Modules.platform())
 
 /**
  * The handler as an @effect/platform route handler (for a router of your own).
@@ -351,7 +343,7 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, HttpLaye
   Layer.unwrapEffect(Effect.map(platform, (adapter) => adapter.layer(options)))
 
 /** The Web-standard adapter, loaded when first used. */
-const web = Effect.promise(Modules.web)
+const web = Effect.promise(() => Modules.web())
 
 /**
  * A Web-standard fetch handler and what disposes of it: the MCP endpoints of one server for

@@ -33,6 +33,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { modules } from "./internal/lazy.js"
 import type * as SkillsInternal from "./internal/skills.js"
 
 /**
@@ -213,7 +214,7 @@ export const make: (files: Files, options?: Options) => Effect.Effect<Service, S
 })
 
 /** The skills extension's code, loaded when skills are first made (a server without skills never loads it). */
-const loadInternal: Effect.Effect<typeof SkillsInternal> = Effect.promise(() => import("./internal/skills.js"))
+const loadInternal: Effect.Effect<typeof SkillsInternal> = Effect.promise(() => modules.skills())
 
 /**
  * The `Skills` of files in memory, as a layer (see `make`).

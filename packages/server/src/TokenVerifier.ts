@@ -43,6 +43,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Claims from "./internal/claims.js"
+import { modules } from "./internal/lazy.js"
 import type * as Verifiers from "./internal/tokenVerifier.js"
 
 /**
@@ -320,7 +321,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
   Effect.flatMap(verifiers, (internal) => internal.introspection(options))
 
 /** The verifiers' code, loaded when a verifier is first made (a server without one never loads it). */
-const verifiers: Effect.Effect<typeof Verifiers> = Effect.promise(() => import("./internal/tokenVerifier.js"))
+const verifiers: Effect.Effect<typeof Verifiers> = Effect.promise(() => modules.tokenVerifier())
 
 /**
  * @since 0.1.0

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
+import { modules } from "./lazy.js"
 import type * as Logs from "./logs.js"
 import type { Registry } from "./registry.js"
 import * as Shared from "./sharedSessions.js"
@@ -38,7 +39,7 @@ export interface StatelessEra {
 }
 
 /** The 2026-07-28 era's module, loaded on first use. */
-export const load: Effect.Effect<typeof Stateless> = Effect.promise(() => import("./stateless.js"))
+export const load: Effect.Effect<typeof Stateless> = Effect.promise(() => modules.stateless())
 
 /**
  * Serves every client of `protocol` until the transport ends. Request fibers are forked from the

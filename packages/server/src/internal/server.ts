@@ -29,6 +29,7 @@ import * as Engine from "./engine.js"
 import * as Handshake from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
+import { modules } from "./lazy.js"
 import * as Logs from "./logs.js"
 import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
@@ -380,7 +381,7 @@ const build = Effect.fn("McpServer.make")(function*(
   // The skills of the server's context, if given (the skills extension is served with them).
   const skills = Option.getOrUndefined(yield* Effect.serviceOption(Skills.Skills))
   // The skills extension's code is loaded only by a server given skills.
-  const SkillsExtension = skills === undefined ? undefined : yield* Effect.promise(() => import("./skills.js"))
+  const SkillsExtension = skills === undefined ? undefined : yield* Effect.promise(() => modules.skills())
   const config: Serving.Config = {
     serverInfo: options.serverInfo,
     instructions: options.instructions,

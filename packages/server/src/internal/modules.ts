@@ -1,0 +1,27 @@
+/**
+ * The server's modules that are loaded when first used (imported through the package's
+ * `#modules`): the HTTP transport (a Node server over stdio never loads it), the 2026-07-28 era
+ * (a handshake-only server never loads it), the skills extension and the token verifiers (loaded
+ * only by a server given skills or a verifier). A Worker's bundle gets `modulesBundled.ts` instead
+ * (the `workerd`, `worker` and `edge-light` conditions): there a dynamic `import()` of a module
+ * sharing Effect with the rest makes esbuild (wrangler) wrap every module of the bundle in a lazy
+ * initialiser, parsed twice and never tree-shaken.
+ */
+
+/** The platform-neutral handler of the MCP endpoints. */
+export const handler = () => import("./http/handler.js")
+
+/** The @effect/platform adapter. */
+export const platform = () => import("./http/platform.js")
+
+/** The Web-standard adapter. */
+export const web = () => import("./http/web.js")
+
+/** The 2026-07-28 era. */
+export const stateless = () => import("./stateless.js")
+
+/** The skills extension. */
+export const skills = () => import("./skills.js")
+
+/** The token verifiers. */
+export const tokenVerifier = () => import("./tokenVerifier.js")

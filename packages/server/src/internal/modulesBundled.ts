@@ -1,0 +1,30 @@
+/**
+ * The server's lazily loaded modules for a Worker's bundle (`#modules` under the `workerd`,
+ * `worker` and `edge-light` conditions), imported statically: the bundle evaluates them at once,
+ * and esbuild links every module in one scope (no lazy initialisers, unused code left out). The
+ * same exports as `modules.ts`, which Node loads.
+ */
+import * as Handler from "./http/handler.js"
+import * as Platform from "./http/platform.js"
+import * as Web from "./http/web.js"
+import * as Skills from "./skills.js"
+import * as Stateless from "./stateless.js"
+import * as TokenVerifier from "./tokenVerifier.js"
+
+/** The platform-neutral handler of the MCP endpoints. */
+export const handler = (): Promise<typeof Handler> => Promise.resolve(Handler)
+
+/** The @effect/platform adapter. */
+export const platform = (): Promise<typeof Platform> => Promise.resolve(Platform)
+
+/** The Web-standard adapter. */
+export const web = (): Promise<typeof Web> => Promise.resolve(Web)
+
+/** The 2026-07-28 era. */
+export const stateless = (): Promise<typeof Stateless> => Promise.resolve(Stateless)
+
+/** The skills extension. */
+export const skills = (): Promise<typeof Skills> => Promise.resolve(Skills)
+
+/** The token verifiers. */
+export const tokenVerifier = (): Promise<typeof TokenVerifier> => Promise.resolve(TokenVerifier)
