@@ -1,0 +1,57 @@
+/**
+ * An upstream that floods notifications while the gateway's follower of it waits (on a listing the
+ * upstream never answers): the gateway, under a 64 MiB heap, keeps none of them. Before, the
+ * follower's subscription held every notification published while it waited (up to 10,000 of any
+ * size, the client's bound in count only): 64 of 1 MiB ended the gateway (out of memory). Now the
+ * follower takes them as they come into what is to be done (lists to sync, subscribed URIs
+ * updated), and the rest is let go at once.
+ */
+import { McpClient } from "@effect-mcp/client"
+import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+
+describe("mcp gateway in front of an upstream flooding notifications", () => {
+  it.scopedLive(
+    "64 notifications of 1 MiB while its follower waits: none kept, the gateway answers on",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-flood-"))
+        const file = path.join(dir, "gateway.json")
+        writeFileSync(
+          file,
+          JSON.stringify({
+            mcpServers: {
+              flooding: { command: process.execPath, args: [path.join(here, "fixtures/flooding-server.mjs")] }
+            }
+          })
+        )
+        const context = yield* Layer.build(
+          McpClient.layer({ clientInfo: { name: "flood-test", version: "1.0.0" }, era: "handshake" }).pipe(
+            Layer.provide(NodeMcpClient.layerStdio({
+              command: process.execPath,
+              args: ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
+              cwd: root,
+              stderr: "ignore"
+            }))
+          )
+        )
+        const client = Context.get(context, McpClient.McpClient)
+        const text = (name: string) =>
+          Effect.map(client.callTool(name, {}), (r) => (r.content[0] as { readonly text: string }).text)
+        assert.strictEqual(yield* text("flooding_flood"), "flooded")
+        assert.strictEqual(yield* text("flooding_ok"), "ok")
+      }),
+    { timeout: 60_000 }
+  )
+})
