@@ -5,6 +5,10 @@
  * size, the client's bound in count only): 64 of 1 MiB ended the gateway (out of memory). Now the
  * follower takes them as they come into what is to be done (lists to sync, subscribed URIs
  * updated), and the rest is let go at once.
+ *
+ * And a client subscribing to template instances one after another: each costs one request
+ * upstream. Before, each new URI ended the upstream subscription and made it anew, every URI
+ * unsubscribed and subscribed again: 40 instances cost 1,600 requests upstream (n²).
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
@@ -21,36 +25,53 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
 
+/** Our client (handshake era) of the gateway, under a 64 MiB heap, in front of the fixture. */
+const gateway = Effect.gen(function*() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-flood-"))
+  const file = path.join(dir, "gateway.json")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: { flooding: { command: process.execPath, args: [path.join(here, "fixtures/flooding-server.mjs")] } }
+    })
+  )
+  const context = yield* Layer.build(
+    McpClient.layer({ clientInfo: { name: "flood-test", version: "1.0.0" }, era: "handshake" }).pipe(
+      Layer.provide(NodeMcpClient.layerStdio({
+        command: process.execPath,
+        args: ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
+        cwd: root,
+        stderr: "ignore"
+      }))
+    )
+  )
+  const client = Context.get(context, McpClient.McpClient)
+  const text = (name: string) =>
+    Effect.map(client.callTool(name, {}), (r) => (r.content[0] as { readonly text: string }).text)
+  return { client, text }
+})
+
 describe("mcp gateway in front of an upstream flooding notifications", () => {
   it.scopedLive(
     "64 notifications of 1 MiB while its follower waits: none kept, the gateway answers on",
     () =>
       Effect.gen(function*() {
-        const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-flood-"))
-        const file = path.join(dir, "gateway.json")
-        writeFileSync(
-          file,
-          JSON.stringify({
-            mcpServers: {
-              flooding: { command: process.execPath, args: [path.join(here, "fixtures/flooding-server.mjs")] }
-            }
-          })
-        )
-        const context = yield* Layer.build(
-          McpClient.layer({ clientInfo: { name: "flood-test", version: "1.0.0" }, era: "handshake" }).pipe(
-            Layer.provide(NodeMcpClient.layerStdio({
-              command: process.execPath,
-              args: ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
-              cwd: root,
-              stderr: "ignore"
-            }))
-          )
-        )
-        const client = Context.get(context, McpClient.McpClient)
-        const text = (name: string) =>
-          Effect.map(client.callTool(name, {}), (r) => (r.content[0] as { readonly text: string }).text)
+        const { text } = yield* gateway
         assert.strictEqual(yield* text("flooding_flood"), "flooded")
         assert.strictEqual(yield* text("flooding_ok"), "ok")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "40 template instances subscribed one after another: 40 requests upstream, not 40²",
+    () =>
+      Effect.gen(function*() {
+        const { client, text } = yield* gateway
+        for (let n = 0; n < 40; n++) {
+          yield* client.request("resources/subscribe", { uri: `flooding+flooding://item/${n}` })
+        }
+        assert.strictEqual(yield* text("flooding_toggles"), "40")
       }),
     { timeout: 60_000 }
   )

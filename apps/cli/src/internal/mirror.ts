@@ -323,13 +323,49 @@ const followOf = (
     })
     yield* SubscriptionRef.set(covered, new Set(uris))
     yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
-    const same = (now: ReadonlyArray<string>) => now.length === uris.length && now.every((uri) => uris.includes(uri))
+    /** The URIs subscribed: those of the subscription, and in a session those added after it (`later`). */
+    const covers = new Set(uris)
+    /**
+     * In a session, a URI a client subscribed to later is subscribed upstream alone (one request),
+     * not with every URI again (two per URI each time: a client subscribing to n template
+     * instances cost n² upstream requests); its updates come on the client's notifications.
+     */
+    const later = new Set<string>()
+    const session = client.era === "handshake"
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(later, (uri) => client.request("resources/unsubscribe", { uri }), { discard: true }).pipe(
+        Effect.interruptible,
+        Effect.timeout("2 seconds"),
+        Effect.ignore
+      )
+    )
+    /** Goes on with the URIs to subscribe now (false: subscribed anew, some are no longer). */
+    const grow = (now: ReadonlyArray<string>): Effect.Effect<boolean, ClientError.ClientError> => {
+      const wanted = new Set(now)
+      for (const uri of covers) if (!wanted.has(uri)) return Effect.succeed(false)
+      const added = now.filter((uri) => !covers.has(uri))
+      if (added.length === 0) return Effect.succeed(true)
+      if (!session) return Effect.succeed(false)
+      return Effect.as(
+        Effect.zipRight(
+          Effect.forEach(added, (uri) =>
+            Effect.zipRight(
+              client.request("resources/subscribe", { uri }),
+              Effect.sync(() => {
+                covers.add(uri)
+                later.add(uri)
+              })
+            ), { discard: true }),
+          Effect.suspend(() => SubscriptionRef.set(covered, new Set(covers)))
+        ),
+        true
+      )
+    }
     // Taken from the subscription as they come, into what is to be done (lists to sync, URIs
     // updated: at most those subscribed): an upstream that floods while a sync waits on it, or
     // while an update waits on a slow client, is held to that, not to its notifications.
     const due = { tools: false, prompts: false, resources: false, updated: new Set<string>() }
     const ready = yield* Queue.sliding<void>(1)
-    const covers = new Set(uris)
     const note = (n: JsonRpc.Notification): Effect.Effect<unknown> => {
       switch (n.method) {
         case "notifications/tools/list_changed":
@@ -359,18 +395,26 @@ const followOf = (
       due.updated.clear()
       if (tools) yield* syncTools
       if (prompts) yield* syncPrompts
-      const goOn = resources ? yield* Effect.zipRight(syncResources, Effect.map(subscribedUris, same)) : true
+      const goOn = resources ? yield* Effect.zipRight(syncResources, Effect.flatMap(subscribedUris, grow)) : true
       yield* Effect.forEach(updated, server.resourceUpdated, { discard: true })
       return goOn
     })
     // The subscription drained from the start; everything listed again, then what comes is done.
     yield* Stream.mergeAll([
       Stream.drain(Stream.mapEffect(subscription.notifications, note)),
+      // The updates of the URIs added later (the subscription's own filter has not got them).
+      session
+        ? Stream.drain(Stream.mapEffect(client.notifications, (n) =>
+          n.method === "notifications/resources/updated" &&
+            later.has((n.params as { readonly uri?: unknown } | undefined)?.uri as string)
+            ? note(n)
+            : Effect.void))
+        : Stream.empty,
       Stream.concat(
         Stream.fromEffect(Effect.as(syncAll, true)),
         Stream.repeatEffect(Effect.zipRight(Queue.take(ready), work))
       ),
-      Stream.mapEffect(Stream.fromQueue(wake), () => Effect.map(subscribedUris, same))
+      Stream.mapEffect(Stream.fromQueue(wake), () => Effect.flatMap(subscribedUris, grow))
     ], { concurrency: "unbounded" })
       .pipe(
         Stream.takeWhile((goOn) => goOn),
