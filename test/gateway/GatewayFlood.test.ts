@@ -9,6 +9,10 @@
  * And a client subscribing to template instances one after another: each costs one request
  * upstream. Before, each new URI ended the upstream subscription and made it anew, every URI
  * unsubscribed and subscribed again: 40 instances cost 1,600 requests upstream (n²).
+ *
+ * And an upstream that asks the client to sample, then answers its call without waiting: the call
+ * is answered at once, the ask let go. Before, the ask's fiber was uninterruptible (forked in a
+ * masked region): the answer waited for the client's, or for the ask's time to run out (60 s).
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
@@ -26,30 +30,32 @@ const root = path.resolve(here, "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
 
 /** Our client (handshake era) of the gateway, under a 64 MiB heap, in front of the fixture. */
-const gateway = Effect.gen(function*() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-flood-"))
-  const file = path.join(dir, "gateway.json")
-  writeFileSync(
-    file,
-    JSON.stringify({
-      mcpServers: { flooding: { command: process.execPath, args: [path.join(here, "fixtures/flooding-server.mjs")] } }
-    })
-  )
-  const context = yield* Layer.build(
-    McpClient.layer({ clientInfo: { name: "flood-test", version: "1.0.0" }, era: "handshake" }).pipe(
-      Layer.provide(NodeMcpClient.layerStdio({
-        command: process.execPath,
-        args: ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
-        cwd: root,
-        stderr: "ignore"
-      }))
+const gatewayWith = (handlers: McpClient.Handlers) =>
+  Effect.gen(function*() {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-flood-"))
+    const file = path.join(dir, "gateway.json")
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { flooding: { command: process.execPath, args: [path.join(here, "fixtures/flooding-server.mjs")] } }
+      })
     )
-  )
-  const client = Context.get(context, McpClient.McpClient)
-  const text = (name: string) =>
-    Effect.map(client.callTool(name, {}), (r) => (r.content[0] as { readonly text: string }).text)
-  return { client, text }
-})
+    const context = yield* Layer.build(
+      McpClient.layer({ clientInfo: { name: "flood-test", version: "1.0.0" }, era: "handshake", handlers }).pipe(
+        Layer.provide(NodeMcpClient.layerStdio({
+          command: process.execPath,
+          args: ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
+          cwd: root,
+          stderr: "ignore"
+        }))
+      )
+    )
+    const client = Context.get(context, McpClient.McpClient)
+    const text = (name: string) =>
+      Effect.map(client.callTool(name, {}), (r) => (r.content[0] as { readonly text: string }).text)
+    return { client, text }
+  })
+const gateway = gatewayWith({})
 
 describe("mcp gateway in front of an upstream flooding notifications", () => {
   it.scopedLive(
@@ -72,6 +78,21 @@ describe("mcp gateway in front of an upstream flooding notifications", () => {
           yield* client.request("resources/subscribe", { uri: `flooding+flooding://item/${n}` })
         }
         assert.strictEqual(yield* text("flooding_toggles"), "40")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "an upstream that answers its call while its ask is unanswered: the call is answered at once",
+    () =>
+      Effect.gen(function*() {
+        const { text } = yield* gatewayWith({ sampling: () => Effect.never })
+        const answered = yield* Effect.timeoutTo(text("flooding_asks"), {
+          duration: "20 seconds",
+          onSuccess: (t) => t,
+          onTimeout: () => "still waiting after 20 seconds"
+        })
+        assert.strictEqual(answered, "asked")
       }),
     { timeout: 60_000 }
   )
