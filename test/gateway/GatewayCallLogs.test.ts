@@ -18,7 +18,9 @@
  *   file /home/alice/secret.txt", as a broadcast on its GET stream, before the marker).
  *
  * - an upstream log whose `data` is over 64 KiB of JSON reaches a session as a short note (failed
- *   before: the whole of it, each of up to 256 such waiting in the gateway's buffer).
+ *   before: the whole of it, each of up to 256 such waiting in the gateway's buffer); so does one
+ *   on a call's own stream, in either era (failed before: the whole of it, up to 256 waiting per
+ *   call, each as large as an upstream message may be, 16 MiB).
  *
  * Failed before: a 2026-07-28 request heard no log at all, and a handshake session heard its
  * call's messages as a broadcast on its GET stream, not on its request's stream. And a handshake
@@ -46,6 +48,13 @@ const Chatty = Tool.make("chatty", { description: "Logs while it runs" }, () =>
     return "done"
   }))
 
+/** Logs 70,000 characters (over the gateway's 64 KiB of a log's `data`) while it runs. */
+const Loud = Tool.make(
+  "loud",
+  { description: "Logs a lot while it runs" },
+  () => Effect.as(McpRequest.log("info", "x".repeat(70_000), "work"), "done")
+)
+
 /** A prompt whose completer logs, on the completion's own stream, what it looked at. */
 const File = Prompt.make<McpRequest.McpRequest, never, { path: typeof Schema.String }>("file", {
   description: "Reads a file",
@@ -67,7 +76,7 @@ const upstream = async (revisions: ReadonlyArray<Revision.Revision>) => {
         McpServer.layer({
           serverInfo: { name: "chatty", version: "1.0.0" },
           revisions,
-          tools: [Chatty],
+          tools: [Chatty, Loud],
           prompts: [File]
         })
       )
@@ -188,6 +197,24 @@ describe("mcp gateway: an upstream call's logs, on the downstream request's own 
       },
       { level: "error", logger: "lvl/inner", data: "carol's marker" }
     ])
+  }, 30_000)
+
+  it("a call's upstream log whose data is over 64 KiB of JSON reaches its request as a short note", async () => {
+    const note = "[log data dropped by the gateway: 70002 bytes of JSON, over 65536]"
+    for (const [id, name, logger] of [[4, "new_loud", "new/work"], [5, "old_loud", "old/work"]] as const) {
+      const heard = await statelessCall(id, name, "info")
+      assert.deepStrictEqual(heard.map((m) => m.method === undefined ? "answer" : m.params), [
+        { level: "info", logger, data: note },
+        "answer"
+      ], name)
+    }
+    const dave = await handshakeSession("info", 400)
+    const heard = (await dave.post("tools/call", { name: "old_loud", arguments: {} }))!
+    assert.deepStrictEqual(heard.map((m) => m.method === undefined ? "answer" : m.params), [
+      { level: "info", logger: "old/work", data: note },
+      "answer"
+    ])
+    dave.stream.body?.cancel()
   }, 30_000)
 
   it("2026-07-28: a request that asks for logs hears those of its call at its level, from either era", async () => {

@@ -192,7 +192,9 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         const target = mine ?? inflight.values().next().value!
         const key = keyOf(kind, params)
         const asks = target.asks
-        if (asks === undefined) return askNow(target, key, run)
+        // Interruptible: forked in `askNow`'s masked region, it would not be, and an ask the client
+        // never answers would hold the request's end until its time ran out.
+        if (asks === undefined) return askNow(target, key, (request, k) => Effect.interruptible(run(request, k)))
         return Effect.flatMap(Deferred.make<unknown, McpError.McpError>(), (reply) => {
           target.replies.add(reply)
           return Effect.zipRight(

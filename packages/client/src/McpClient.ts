@@ -97,6 +97,12 @@ export interface Options<R = never> {
    */
   readonly maxQueuedNotifications?: number
   /**
+   * The server's requests (its asks: sampling, elicitation, roots; pings) answered at once (default
+   * 100): one past it is refused at once with a JSON-RPC error (-32603) carrying its id, so a
+   * server that asks without end, or asks what a handler never answers, holds no more than this.
+   */
+  readonly maxServerRequests?: number
+  /**
    * The response cache (2026-07-28): `false` turns it off; a `Store` replaces the in-memory one.
    * Results are kept only as long as their `ttlMs` says (the server's default 0: not at all).
    */

@@ -6,7 +6,7 @@
  * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
  */
 import { type ClientError, McpClient } from "@effect-mcp/client"
-import { McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
+import { type JsonRpc, McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
 import * as Policy from "./policy.js"
+import * as UpstreamLogs from "./upstreamLogs.js"
 import * as UpstreamTasks from "./upstreamTasks.js"
 
 /**
@@ -84,9 +85,10 @@ const forwarded = <A>(
           const before = last
           const mine = (last = Deferred.unsafeMake<void>(FiberId.none))
           const logger = typeof message.logger === "string" ? message.logger : undefined
+          // Each at most 64 KiB of JSON while it waits (as an upstream's broadcast logs).
           const logged = request.log(
             message.level,
-            message.data,
+            UpstreamLogs.capped(message.data),
             prefix === undefined ? logger : logger === undefined ? prefix : `${prefix}/${logger}`
           )
           return Effect.ensuring(
@@ -321,30 +323,99 @@ const followOf = (
     })
     yield* SubscriptionRef.set(covered, new Set(uris))
     yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
-    yield* syncAll
-    const same = (now: ReadonlyArray<string>) => now.length === uris.length && now.every((uri) => uris.includes(uri))
-    const followed = subscription.notifications.pipe(
-      Stream.mapEffect((n) => {
-        switch (n.method) {
-          case "notifications/tools/list_changed":
-            return Effect.as(syncTools, true)
-          case "notifications/prompts/list_changed":
-            return Effect.as(syncPrompts, true)
-          case "notifications/resources/list_changed":
-            return Effect.zipRight(syncResources, Effect.map(subscribedUris, same))
-          case "notifications/resources/updated": {
-            const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
-            return Effect.as(typeof uri === "string" ? server.resourceUpdated(uri) : Effect.void, true)
-          }
-          default:
-            return Effect.succeed(true)
+    /** The URIs subscribed: those of the subscription, and in a session those added after it (`later`). */
+    const covers = new Set(uris)
+    /**
+     * In a session, a URI a client subscribed to later is subscribed upstream alone (one request),
+     * not with every URI again (two per URI each time: a client subscribing to n template
+     * instances cost n² upstream requests); its updates come on the client's notifications.
+     */
+    const later = new Set<string>()
+    const session = client.era === "handshake"
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(later, (uri) => client.request("resources/unsubscribe", { uri }), { discard: true }).pipe(
+        Effect.interruptible,
+        Effect.timeout("2 seconds"),
+        Effect.ignore
+      )
+    )
+    /** Goes on with the URIs to subscribe now (false: subscribed anew, some are no longer). */
+    const grow = (now: ReadonlyArray<string>): Effect.Effect<boolean, ClientError.ClientError> => {
+      const wanted = new Set(now)
+      for (const uri of covers) if (!wanted.has(uri)) return Effect.succeed(false)
+      const added = now.filter((uri) => !covers.has(uri))
+      if (added.length === 0) return Effect.succeed(true)
+      if (!session) return Effect.succeed(false)
+      return Effect.as(
+        Effect.zipRight(
+          Effect.forEach(added, (uri) =>
+            Effect.zipRight(
+              client.request("resources/subscribe", { uri }),
+              Effect.sync(() => {
+                covers.add(uri)
+                later.add(uri)
+              })
+            ), { discard: true }),
+          Effect.suspend(() => SubscriptionRef.set(covered, new Set(covers)))
+        ),
+        true
+      )
+    }
+    // Taken from the subscription as they come, into what is to be done (lists to sync, URIs
+    // updated: at most those subscribed): an upstream that floods while a sync waits on it, or
+    // while an update waits on a slow client, is held to that, not to its notifications.
+    const due = { tools: false, prompts: false, resources: false, updated: new Set<string>() }
+    const ready = yield* Queue.sliding<void>(1)
+    const note = (n: JsonRpc.Notification): Effect.Effect<unknown> => {
+      switch (n.method) {
+        case "notifications/tools/list_changed":
+          due.tools = true
+          break
+        case "notifications/prompts/list_changed":
+          due.prompts = true
+          break
+        case "notifications/resources/list_changed":
+          due.resources = true
+          break
+        case "notifications/resources/updated": {
+          const uri = (n.params as { readonly uri?: unknown } | undefined)?.uri
+          if (typeof uri !== "string" || !covers.has(uri)) return Effect.void
+          due.updated.add(uri)
+          break
         }
-      })
-    )
-    yield* Stream.merge(
-      followed,
-      Stream.mapEffect(Stream.fromQueue(wake), () => Effect.map(subscribedUris, same))
-    )
+        default:
+          return Effect.void
+      }
+      return Queue.offer(ready, void 0)
+    }
+    const work = Effect.gen(function*() {
+      const { prompts, resources, tools } = due
+      const updated = Array.from(due.updated)
+      due.tools = due.prompts = due.resources = false
+      due.updated.clear()
+      if (tools) yield* syncTools
+      if (prompts) yield* syncPrompts
+      const goOn = resources ? yield* Effect.zipRight(syncResources, Effect.flatMap(subscribedUris, grow)) : true
+      yield* Effect.forEach(updated, server.resourceUpdated, { discard: true })
+      return goOn
+    })
+    // The subscription drained from the start; everything listed again, then what comes is done.
+    yield* Stream.mergeAll([
+      Stream.drain(Stream.mapEffect(subscription.notifications, note)),
+      // The updates of the URIs added later (the subscription's own filter has not got them).
+      session
+        ? Stream.drain(Stream.mapEffect(client.notifications, (n) =>
+          n.method === "notifications/resources/updated" &&
+            later.has((n.params as { readonly uri?: unknown } | undefined)?.uri as string)
+            ? note(n)
+            : Effect.void))
+        : Stream.empty,
+      Stream.concat(
+        Stream.fromEffect(Effect.as(syncAll, true)),
+        Stream.repeatEffect(Effect.zipRight(Queue.take(ready), work))
+      ),
+      Stream.mapEffect(Stream.fromQueue(wake), () => Effect.flatMap(subscribedUris, grow))
+    ], { concurrency: "unbounded" })
       .pipe(
         Stream.takeWhile((goOn) => goOn),
         Stream.runDrain

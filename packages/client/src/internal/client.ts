@@ -3,7 +3,16 @@
  * request path (the stateless driver behind the response cache, or the session), and every named
  * call derived from the one typed `request`.
  */
-import { type JsonRpc, Meta, Peer, Revision, type Schema as McpSchema, Telemetry, type Wire } from "@effect-mcp/core"
+import {
+  type JsonRpc,
+  McpError,
+  Meta,
+  Peer,
+  Revision,
+  type Schema as McpSchema,
+  Telemetry,
+  type Wire
+} from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -82,6 +91,10 @@ const engine = <R>(
     const runFork = Runtime.runFork(runtime)
     const dropped = (what: string) =>
       void runFork(Effect.logWarning(`effect-mcp client: the server sent ${what}; dropped`))
+    /** The server's requests being answered now, at most `maxServerRequests`. */
+    const maxServing = options.maxServerRequests ?? 100
+    let serving = 0
+    const done = Effect.sync(() => void serving--)
     return Peer.make<never, ClientError.TransportFailure>({
       protocol: transport.protocol,
       keep: (inbound) => kept(inbound, connection.era === "stateless", dropped),
@@ -89,7 +102,20 @@ const engine = <R>(
       ...(options.maxTimeout !== undefined ? { maxTimeout: options.maxTimeout } : {}),
       revision: () => Effect.succeed(connection.spoken),
       onRequest: (_client, request, received) => {
-        const served = asks.serve(connection.spoken, request.method, request.params)
+        // Counted while it runs: past the bound, refused at once (its id answered with the error).
+        const served = Effect.suspend(() => {
+          // A ping is answered at once and holds nothing: never refused.
+          if (serving >= maxServing && request.method !== "ping") {
+            return Effect.fail(
+              new McpError.InternalError({
+                message: `the client answers ${maxServing} of the server's requests already (maxServerRequests); ` +
+                  `${request.method} refused`
+              })
+            )
+          }
+          serving++
+          return Effect.ensuring(asks.serve(connection.spoken, request.method, request.params), done)
+        })
         // Raised on the stream of one of our requests: its handler sees that request's caller.
         const caller = received?.related === undefined ? undefined : callers.get(received.related)
         return caller === undefined ? served : Effect.locally(served, currentCaller, caller)

@@ -94,8 +94,8 @@ interface Pending<F> extends Transport.Reply<F> {
   resume: ((answer: Answer) => void) | undefined
   done: Answer | undefined
   readonly related: JsonRpc.RequestId | undefined
-  readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
-  readonly onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined
+  readonly onProgress: HandOff<Progress> | undefined
+  readonly onLog: HandOff<LogMessage> | undefined
   /** Restarted by progress (when asked), never past `hardDeadline`. */
   readonly timeout: Duration.Duration
   readonly reset: boolean
@@ -104,6 +104,46 @@ interface Pending<F> extends Transport.Reply<F> {
   hardDeadline: number
   readonly maxTimeout: Duration.Duration
 }
+
+/**
+ * What a call hands to its caller's callback (`onProgress`, `onLog`), so that a peer sending faster
+ * than the callback takes them grows no fibers without end:
+ *
+ * - `serial` (progress): one at a time, in order; while one runs, at most `max` wait, the oldest
+ *   dropped past it (each progress says what those before it did);
+ * - else (logs): each started at once, as it comes (a caller that orders them sees them in order),
+ *   at most `max` running; more are dropped until one ends.
+ */
+export class HandOff<A> {
+  private running = 0
+  private readonly waiting: Array<A> = []
+  constructor(
+    private readonly callback: (a: A) => Effect.Effect<void>,
+    private readonly max: number,
+    private readonly serial: boolean,
+    private readonly fork: (effect: Effect.Effect<void>) => void
+  ) {}
+  push(a: A): void {
+    if (this.serial ? this.running === 0 : this.running < this.max) return this.run(a)
+    if (!this.serial) return
+    if (this.waiting.length >= this.max) this.waiting.shift()
+    this.waiting.push(a)
+  }
+  private run(a: A): void {
+    this.running++
+    this.fork(Effect.ensuring(this.callback(a), Effect.sync(this.next)))
+  }
+  private readonly next = (): void => {
+    this.running--
+    if (this.waiting.length > 0) this.run(this.waiting.shift()!)
+  }
+}
+
+/** The most progress notifications of one call waiting while its `onProgress` runs. */
+const maxProgressWaiting = 16
+
+/** The most `onLog`s of one call running at once. */
+const maxLogsRunning = 256
 
 /** What a message is, said in an error: `a ping request`, `a notifications/x notification`, `the answer to id 7`. */
 const describe = (message: JsonRpc.Message): string =>
@@ -202,7 +242,7 @@ const onMessage = <F>(book: Book<F>, call: Pending<F>, item: Wire.Single, whole:
   }
   if (whole) return unexpected(book, call, describe(message))
   if (call.onLog !== undefined && isLog(message) && waiting(book, call)) {
-    return book.fork(call.onLog(message.params as LogMessage))
+    return call.onLog.push(message.params as LogMessage)
   }
   book.receive(call.client, item, { related: call.id })
 }
@@ -244,18 +284,25 @@ class Call<F> implements Pending<F> {
   done: Answer | undefined = undefined
   deadline = Infinity
   hardDeadline = Infinity
+  readonly onProgress: HandOff<Progress> | undefined
+  readonly onLog: HandOff<LogMessage> | undefined
   constructor(
     readonly book: Book<F>,
     readonly id: number,
     readonly client: Transport.ClientId,
     readonly method: string,
     readonly related: JsonRpc.RequestId | undefined,
-    readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined,
-    readonly onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined,
+    onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined,
+    onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined,
     readonly timeout: Duration.Duration,
     readonly reset: boolean,
     readonly maxTimeout: Duration.Duration
-  ) {}
+  ) {
+    this.onProgress = onProgress === undefined
+      ? undefined
+      : new HandOff(onProgress, maxProgressWaiting, true, book.fork)
+    this.onLog = onLog === undefined ? undefined : new HandOff(onLog, maxLogsRunning, false, book.fork)
+  }
   receive(inbound: Wire.Inbound): boolean {
     return onChannel(this.book, this, inbound, false)
   }
@@ -354,7 +401,7 @@ const progress = <F>(
   const call = typeof token === "number" ? pending.get(token) : undefined
   if (call === undefined || call.client !== client) return false
   if (call.reset) call.deadline = options.clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
-  if (call.onProgress !== undefined) options.fork(call.onProgress(params as Progress))
+  call.onProgress?.push(params as Progress)
   return true
 }
 
