@@ -15,14 +15,14 @@ import { fileURLToPath } from "node:url"
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const mcpMain = path.join(root, "apps/cli/dist/main.js")
 
-/** Our client (handshake era) of `mcp gateway --config FILE` over stdio, for the scope. */
-export const overStdio = (file: string, name: string) =>
+/** Our client (handshake era) of `mcp gateway --config FILE ...args` over stdio, for the scope. */
+export const overStdio = (file: string, name: string, args: ReadonlyArray<string> = []) =>
   Effect.map(
     Layer.build(
       McpClient.layer({ clientInfo: { name, version: "1.0.0" }, era: "handshake" }).pipe(
         Layer.provide(NodeMcpClient.layerStdio({
           command: process.execPath,
-          args: [mcpMain, "gateway", "--config", file],
+          args: [mcpMain, "gateway", "--config", file, ...args],
           cwd: root,
           stderr: "ignore"
         }))

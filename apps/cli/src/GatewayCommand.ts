@@ -15,6 +15,8 @@ import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
 import {
   env,
+  maxConnections,
+  maxConnectionsOf,
   maxMessageBytes,
   maxMessageBytesOf,
   redis,
@@ -68,6 +70,7 @@ export const command = Command.make("gateway", {
   ...serveOptions,
   env,
   maxMessageBytes,
+  maxConnections,
   redis,
   timeout: Options.integer("timeout").pipe(
     Options.withDefault(60),
@@ -89,6 +92,7 @@ export const command = Command.make("gateway", {
     const config = yield* configOf(o.config)
     const given = yield* Target.environmentOf(o.env)
     const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const connections = yield* maxConnectionsOf(o.maxConnections)
     const redisUrl = yield* redisOf(o.redis)
     const key = process.env.MCP_REQUEST_STATE_KEY
     // As the server would refuse it (a defect, when it is built): one line, before anything starts.
@@ -116,6 +120,7 @@ export const command = Command.make("gateway", {
         timeout: Duration.seconds(o.timeout),
         startTimeout: Duration.seconds(o.startTimeout),
         ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
+        ...(connections !== undefined ? { connections } : {}),
         ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
         ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
       })

@@ -12,6 +12,8 @@ import {
   authOf,
   env,
   era,
+  maxConnections,
+  maxConnectionsOf,
   maxMessageBytes,
   maxMessageBytesOf,
   redis,
@@ -36,6 +38,7 @@ export const proxy = Command.make("proxy", {
   ...serveOptions,
   env,
   maxMessageBytes,
+  maxConnections,
   redis,
   root: Options.text("root").pipe(
     Options.repeated,
@@ -45,11 +48,13 @@ export const proxy = Command.make("proxy", {
   Effect.gen(function*() {
     const given = yield* Target.environmentOf(o.env)
     const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const connections = yield* maxConnectionsOf(o.maxConnections)
     const redisUrl = yield* redisOf(o.redis)
     // A stdio target inherits only what a program needs of this environment, and what --env gives.
     const transport = yield* Target.transport(o.target, authOf(o), {
       env: { ...Target.defaultEnvironment(), ...given },
-      maxMessageBytes: bytes
+      maxMessageBytes: bytes,
+      connections
     })
     // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even
     // empty, goes to the server, which refuses one too short), and with --redis what crosses them.

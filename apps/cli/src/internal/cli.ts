@@ -246,6 +246,22 @@ export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<n
         : Effect.fail(new Error(`--max-message-bytes is at least 1024 (got ${bytes})`))
   })
 
+/** `--max-connections`: the most connections a proxy or a gateway opens to one HTTP server it reaches. */
+export const maxConnections = Options.integer("max-connections").pipe(
+  Options.optional,
+  Options.withDescription(
+    "the most connections open at once to an HTTP upstream (per upstream, per origin): requests beyond them " +
+      "wait for one to be free (default 64)"
+  )
+)
+
+/** `--max-connections`, checked: a whole number, at least 1. */
+export const maxConnectionsOf = (given: Option.Option<number>): Effect.Effect<number | undefined, Error> =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (n) => n >= 1 ? Effect.succeed(n) : Effect.fail(new Error(`--max-connections is at least 1 (got ${n})`))
+  })
+
 /** `--redis`: the Redis that instances of a proxy or a gateway share (else `MCP_REDIS_URL`). */
 export const redis = Options.text("redis").pipe(
   Options.optional,
