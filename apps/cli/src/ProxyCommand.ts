@@ -18,6 +18,8 @@ import {
   maxMessageBytesOf,
   redis,
   redisOf,
+  redisPrefix,
+  redisPrefixOf,
   revisionsOf,
   serveOptions,
   serving,
@@ -40,6 +42,7 @@ export const proxy = Command.make("proxy", {
   maxMessageBytes,
   maxConnections,
   redis,
+  redisPrefix,
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
@@ -50,6 +53,7 @@ export const proxy = Command.make("proxy", {
     const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
     const connections = yield* maxConnectionsOf(o.maxConnections)
     const redisUrl = yield* redisOf(o.redis)
+    const prefix = yield* redisPrefixOf(o.redisPrefix, redisUrl)
     // A stdio target inherits only what a program needs of this environment, and what --env gives.
     const transport = yield* Target.transport(o.target, authOf(o), {
       env: { ...Target.defaultEnvironment(), ...given },
@@ -64,5 +68,5 @@ export const proxy = Command.make("proxy", {
       ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
       ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     }).pipe(Layer.provide(transport))
-    return yield* serving(`mcp proxy: serving ${o.target}`, o, withSharedState(redisUrl, server))
+    return yield* serving(`mcp proxy: serving ${o.target}`, o, withSharedState(redisUrl, server, prefix))
   })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))
