@@ -76,7 +76,8 @@ const engine = <R>(
   notifications: PubSub.PubSub<JsonRpc.Notification>,
   connection: Connection,
   callers: Map<JsonRpc.RequestId, unknown>,
-  relatedOf: WeakMap<JsonRpc.Notification, JsonRpc.RequestId>
+  relatedOf: WeakMap<JsonRpc.Notification, JsonRpc.RequestId>,
+  taskProgress: Tasks.TaskProgress
 ) =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) => {
     const runFork = Runtime.runFork(runtime)
@@ -95,6 +96,11 @@ const engine = <R>(
         return caller === undefined ? served : Effect.locally(served, currentCaller, caller)
       },
       onNotification: (_client, notification, received) => {
+        // The progress of a 2025-11-25 task call, past its answer: told to that call's handler.
+        const told = notification.method === "notifications/progress"
+          ? taskProgress.told(notification.params)
+          : undefined
+        if (told !== undefined) return told
         // Came on the stream of one of our requests: told with it (`notificationsReceived`).
         if (received?.related !== undefined) relatedOf.set(notification, received.related)
         // What it makes stale is dropped before anyone hears of it.
@@ -261,7 +267,19 @@ export const make = <R>(
     const callers = new Map<JsonRpc.RequestId, unknown>()
     /** The request each published notification came related to, if any (`notificationsReceived`). */
     const relatedOf = new WeakMap<JsonRpc.Notification, JsonRpc.RequestId>()
-    const peer = yield* engine(options, transport, asks, store, notifications, connection, callers, relatedOf)
+    /** The progress handlers of 2025-11-25 task calls, for their tasks' lives. */
+    const taskProgress = new Tasks.TaskProgress()
+    const peer = yield* engine(
+      options,
+      transport,
+      asks,
+      store,
+      notifications,
+      connection,
+      callers,
+      relatedOf,
+      taskProgress
+    )
 
     const stateless = Stateless.make({
       peer,
@@ -334,6 +352,7 @@ export const make = <R>(
       asks,
       notifications,
       maxPages,
+      taskProgress,
       // The tasks methods (and a task call): in the stateless era declaring the extension, past the cache.
       send: (method, params, call) => {
         const other = eraOf(method, era)
