@@ -18,7 +18,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { overStdio } from "./gatewayProcess.js"
+import { overStdio } from "./support.js"
 
 const calls = 12
 const bound = 4

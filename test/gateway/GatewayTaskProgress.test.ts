@@ -22,7 +22,7 @@ import * as Queue from "effect/Queue"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { overHttp, overStdio, root } from "./gatewayProcess.js"
+import { overHttp, overStdio, root } from "./support.js"
 
 const fixture = path.join(root, "test/gateway/fixtures/progress-task-server.mjs")
 
