@@ -10,25 +10,19 @@
  *   list change and come back with another once it is started again.
  */
 import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { demoMain, mcpOverStdio } from "./support.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
 const require = createRequire(import.meta.url)
 const mainOf = (pkg: string, main: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), main)
 const everythingMain = mainOf("@modelcontextprotocol/server-everything", "dist/index.js")
@@ -44,19 +38,7 @@ const configOf = (servers: Record<string, unknown>) => {
 
 /** Our client of `mcp gateway --config FILE ...extra` over stdio (the gateway is its child process). */
 const gatewayClient = (file: string, extra: ReadonlyArray<string> = [], handlers: McpClient.Options["handlers"] = {}) =>
-  Effect.map(
-    Layer.build(
-      McpClient.layer({ clientInfo: { name: "gateway-test", version: "1.0.0" }, era: "handshake", handlers }).pipe(
-        Layer.provide(NodeMcpClient.layerStdio({
-          command: process.execPath,
-          args: [mcpMain, "gateway", "--config", file, ...extra],
-          cwd: root,
-          stderr: "ignore"
-        }))
-      )
-    ),
-    (context) => Context.get(context, McpClient.McpClient)
-  )
+  mcpOverStdio(["gateway", "--config", file, ...extra], { handlers })
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) => JSON.stringify(result.content)
 

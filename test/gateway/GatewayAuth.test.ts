@@ -8,22 +8,17 @@
  * with no user at all.
  */
 import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Auth from "../auth/support.js"
+import { mcpOverStdio } from "./support.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const authorizeLine = /^mcp gateway: secure: to authorize, open (\S+)$/
 
 /** The environment of a gateway: a home of its own, no `MCP_*` of the user's. */
@@ -40,26 +35,17 @@ const envOf = (home: string): Record<string, string> => {
  * stderr are kept in `urls` as they come, the first completing `first`.
  */
 const gatewayClient = (file: string, home: string, urls: Array<string>, first: Deferred.Deferred<string>) =>
-  Effect.map(
-    Layer.build(
-      McpClient.layer({ clientInfo: { name: "gateway-auth-test", version: "1.0.0" }, era: "handshake" }).pipe(
-        Layer.provide(NodeMcpClient.layerStdio({
-          command: process.execPath,
-          args: [mcpMain, "gateway", "--config", file],
-          cwd: root,
-          env: envOf(home),
-          stderr: (line) => {
-            const match = authorizeLine.exec(line)
-            if (match !== null) {
-              urls.push(match[1]!)
-              Deferred.unsafeDone(first, Exit.succeed(match[1]!))
-            }
-          }
-        }))
-      )
-    ),
-    (context) => Context.get(context, McpClient.McpClient)
-  )
+  mcpOverStdio(["gateway", "--config", file], {
+    name: "gateway-auth-test",
+    env: envOf(home),
+    stderr: (line) => {
+      const match = authorizeLine.exec(line)
+      if (match !== null) {
+        urls.push(match[1]!)
+        Deferred.unsafeDone(first, Exit.succeed(match[1]!))
+      }
+    }
+  })
 
 /** The gateway's tool names once `name` is among them (it comes with a list change if it was late). */
 const untilTool = (client: McpClient.Service, name: string) =>

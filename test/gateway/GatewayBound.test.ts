@@ -4,36 +4,18 @@
  * is over a bound of 64 KiB: that call fails, naming the bound, and the next, within it, is
  * answered. A bound under 1 KiB is one line. Before, neither command had the flag (this failed).
  */
-import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+import { demoMain, mcpMain, mcpOverStdio, root } from "./support.js"
 
 /** A client of `mcp ...args` over stdio: the echo over the bound fails, one within it does not. */
 const bounded = (args: ReadonlyArray<string>, echo: string) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(
-      McpClient.layer({ clientInfo: { name: "bound-test", version: "1.0.0" }, era: "handshake" }).pipe(
-        Layer.provide(NodeMcpClient.layerStdio({
-          command: process.execPath,
-          args: [mcpMain, ...args, "--max-message-bytes", "65536"],
-          cwd: root,
-          stderr: "ignore"
-        }))
-      )
-    )
-    const client = Context.get(context, McpClient.McpClient)
+    const client = yield* mcpOverStdio([...args, "--max-message-bytes", "65536"], { name: "bound-test" })
     const error = yield* Effect.flip(client.callTool(echo, { message: "é".repeat(40_000) }))
     assert.include(error.message, "larger than 65536 bytes")
     const small = yield* client.callTool(echo, { message: "é".repeat(1000) })

@@ -39,7 +39,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { overHttp, root } from "./gatewayProcess.js"
+import { overHttp, root } from "./support.js"
 
 const Chatty = Tool.make("chatty", { description: "Logs while it runs" }, () =>
   Effect.gen(function*() {
@@ -87,7 +87,7 @@ const upstream = async (revisions: ReadonlyArray<Revision.Revision>) => {
 }
 
 const runtimes: Array<ManagedRuntime.ManagedRuntime<McpServer.McpServer, unknown>> = []
-let gateway: { readonly url: string; readonly stop: () => void } | undefined
+let gateway: { readonly url: string; readonly stop: () => Promise<void> } | undefined
 
 beforeAll(async () => {
   const fresh = await upstream(["2026-07-28"])
@@ -109,7 +109,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  gateway?.stop()
+  await gateway?.stop()
   await Promise.all(runtimes.map((runtime) => runtime.dispose()))
 })
 

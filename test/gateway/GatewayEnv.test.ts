@@ -5,21 +5,13 @@
  * reach the target. Before `--env` the proxy's target inherited the whole environment (this test
  * failed: the secret reached it).
  */
-import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+import { demoMain, mcpMain, mcpOverStdio, root } from "./support.js"
 
 /** The secrets of the proxy's environment, and a variable passed on by name. */
 const environment = {
@@ -44,18 +36,8 @@ const variables = (file: string) =>
 /** A client of `mcp ...args` over stdio, run with `environment`: once it lists the demo's tools. */
 const listed = (args: ReadonlyArray<string>, expected: string) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(
-      McpClient.layer({ clientInfo: { name: "env-test", version: "1.0.0" }, era: "handshake" }).pipe(
-        Layer.provide(NodeMcpClient.layerStdio({
-          command: process.execPath,
-          args: [mcpMain, ...args],
-          cwd: root,
-          env: environment,
-          stderr: "ignore"
-        }))
-      )
-    )
-    assert.include((yield* Context.get(context, McpClient.McpClient).listTools).map((t) => t.name), expected)
+    const client = yield* mcpOverStdio(args, { name: "env-test", env: environment })
+    assert.include((yield* client.listTools).map((t) => t.name), expected)
   })
 
 /** What the target of each test was given. */

@@ -10,24 +10,10 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+import { demoMain, overHttp } from "./support.js"
 
 describe("mcp gateway over HTTP", () => {
   it("serves both eras at /mcp; /healthz is ok, /readyz names the upstream that is down", async () => {
@@ -42,21 +28,9 @@ describe("mcp gateway over HTTP", () => {
         }
       })
     )
-    const port = await freePort()
-    const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
-      cwd: root,
-      stdio: ["ignore", "ignore", "pipe"]
-    })
+    const gateway = await overHttp(file)
     try {
-      await new Promise<void>((resolve, reject) => {
-        let seen = ""
-        gateway.stderr.on("data", (chunk) => {
-          seen += chunk
-          if (seen.includes("mcp gateway: serving at")) resolve()
-        })
-        gateway.on("exit", () => reject(new Error(`the gateway exited: ${seen}`)))
-      })
-      const base = `http://127.0.0.1:${port}`
+      const base = gateway.url.slice(0, -"/mcp".length)
       const health = await fetch(`${base}/healthz`)
       assert.strictEqual(health.status, 200)
       const ready = await fetch(`${base}/readyz`)
@@ -97,7 +71,7 @@ describe("mcp gateway over HTTP", () => {
       })))
       assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }, true])
     } finally {
-      gateway.kill()
+      await gateway.stop()
     }
   }, 60_000)
 })

@@ -3,19 +3,13 @@
  * upstream: two upstreams written by hand (test/gateway/fixtures/level-server.mjs) that answer their
  * tool `level` with the level their client set last; our client through the gateway over stdio.
  */
-import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { overStdio, root } from "./support.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const levelServer = path.join(root, "test/gateway/fixtures/level-server.mjs")
 
 describe("mcp gateway: logging", () => {
@@ -25,17 +19,7 @@ describe("mcp gateway: logging", () => {
       const file = path.join(dir, "gateway.json")
       const upstream = { command: process.execPath, args: [levelServer] }
       writeFileSync(file, JSON.stringify({ mcpServers: { one: upstream, two: upstream } }))
-      const context = yield* Layer.build(
-        McpClient.layer({ clientInfo: { name: "gateway-logging-test", version: "1.0.0" }, era: "handshake" }).pipe(
-          Layer.provide(NodeMcpClient.layerStdio({
-            command: process.execPath,
-            args: [mcpMain, "gateway", "--config", file],
-            cwd: root,
-            stderr: "ignore"
-          }))
-        )
-      )
-      const client = Context.get(context, McpClient.McpClient)
+      const client = yield* overStdio(file, "gateway-logging-test")
       const level = (tool: string) => Effect.map(client.callTool(tool, {}), (result) => JSON.stringify(result.content))
       assert.strictEqual(yield* level("one_level"), JSON.stringify([{ type: "text", text: "none" }]))
       yield* client.setLogLevel("error")

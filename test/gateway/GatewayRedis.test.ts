@@ -6,6 +6,7 @@
  * and 2026-07-28 requests on both. Each instance has its own upstream (its own demo process).
  * Before `--redis` the second instance knew no session of the first (this failed: 404).
  */
+import { RedisConnection } from "@effect-mcp/redis"
 import { HttpWire, Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -24,18 +25,37 @@ const within = <A>(promise: Promise<A>, what: string): Promise<A> => Services.wi
 const instance = (command: ReadonlyArray<string>, redis: string) =>
   serving([...command, "--redis", redis], { MCP_REQUEST_STATE_KEY: "k".repeat(48) })
 
-/** Two instances sharing one redis-server, each in front of its own demo. */
-const twoInstances = Effect.gen(function*() {
-  const redis = yield* Services.redisServer()
+/** `mcp gateway` in front of our demo (served once its upstream is up, or a minute passed). */
+const gatewayOfDemo = () => {
   const config = path.join(mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-redis-")), "gateway.json")
   writeFileSync(
     config,
     JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [demoMain, "stdio"] } } })
   )
-  // Served once its upstream is up (or a minute passed: a loaded machine starts the demo when it can).
-  const gateway = ["gateway", "--config", config, "--start-timeout", "60"]
+  // A minute: a loaded machine starts the demo when it can.
+  return ["gateway", "--config", config, "--start-timeout", "60"]
+}
+
+/** Two instances sharing one redis-server, each in front of its own demo. */
+const twoInstances = Effect.gen(function*() {
+  const redis = yield* Services.redisServer()
+  const gateway = gatewayOfDemo()
   return yield* Effect.all([instance(gateway, redis.url), instance(gateway, redis.url)], { concurrency: 2 })
 })
+
+/** Every key of the Redis at `url` (SCAN, all of it). */
+const keysOf = (url: string) =>
+  Effect.flatMap(RedisConnection.make({ url }), (connection) =>
+    Effect.promise(async () => {
+      const keys: Array<string> = []
+      let cursor = "0"
+      do {
+        const [next, some] = await connection.redis.scan(cursor, "COUNT", 1000)
+        keys.push(...some)
+        cursor = next
+      } while (cursor !== "0")
+      return keys
+    }))
 
 let ids = 0
 
@@ -183,6 +203,45 @@ describe("mcp gateway --redis: two instances, one set of clients", () => {
             assert.strictEqual(read.result.contents[0].uri, "demo+test://watched-resource")
           }
         })
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.scopedLive(
+    "--redis-prefix: two gateways on one Redis under prefixes of their own know nothing of each other's sessions",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* Services.redisServer()
+        const gateway = gatewayOfDemo()
+        const [a, b] = yield* Effect.all([
+          instance([...gateway, "--redis-prefix", "one:"], redis.url),
+          instance([...gateway, "--redis-prefix", "two:"], redis.url)
+        ], { concurrency: 2 })
+        const sessions = yield* Effect.promise(async () => {
+          const initialize = (url: string) =>
+            post(url, undefined, "initialize", {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "redis-prefix-test", version: "1" }
+            })
+          const [one, two] = [(await initialize(a)).session!, (await initialize(b)).session!]
+          // Each deployment serves its own session, and knows nothing of the other's.
+          assert.strictEqual(await notify(a, one, "notifications/initialized"), 202)
+          assert.strictEqual(await notify(b, two, "notifications/initialized"), 202)
+          assert.strictEqual(await notify(b, one, "notifications/initialized"), 404)
+          assert.strictEqual(await notify(a, two, "notifications/initialized"), 404)
+          const sum = await post(a, one, "tools/call", { name: "demo_add", arguments: { a: 40, b: 2 } })
+          assert.deepStrictEqual(sum.message.result.structuredContent, { sum: 42 })
+          assert.strictEqual((await post(b, one, "tools/list")).status, 404)
+          return [one, two] as const
+        })
+        // Every key either deployment wrote is under its prefix (none under the default, `mcp:`),
+        // each session's record under its own.
+        const keys = yield* keysOf(redis.url)
+        assert.isNotEmpty(keys)
+        assert.deepStrictEqual(keys.filter((key) => !key.startsWith("one:") && !key.startsWith("two:")), [])
+        assert.isTrue(keys.some((key) => key.startsWith("one:") && key.includes(sessions[0])), keys.join(" "))
+        assert.isTrue(keys.some((key) => key.startsWith("two:") && key.includes(sessions[1])), keys.join(" "))
       }),
     { timeout: 120_000 }
   )

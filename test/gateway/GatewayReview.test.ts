@@ -6,21 +6,13 @@
  * - a configuration it cannot serve (a bad name, a short `MCP_REQUEST_STATE_KEY`, `--timeout 0`) is one line on
  *   stderr and exit 1, not a silent exit 1.
  */
-import { McpClient } from "@effect-mcp/client"
-import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+import { demoMain, mcpMain, mcpOverStdio, root } from "./support.js"
 
 /** A configuration file of `servers` in a new directory: its path, and the directory. */
 const configOf = (servers: Record<string, unknown>) => {
@@ -75,22 +67,10 @@ describe("mcp gateway: a review's findings", () => {
             env: { UPSTREAM_OWN: "given" }
           }
         })
-        const context = yield* Layer.build(
-          McpClient.layer({ clientInfo: { name: "env-test", version: "1.0.0" }, era: "handshake" }).pipe(
-            Layer.provide(NodeMcpClient.layerStdio({
-              command: process.execPath,
-              args: [mcpMain, "gateway", "--config", file],
-              cwd: root,
-              env: {
-                ...process.env,
-                GITHUB_TOKEN: "gateway-secret",
-                MCP_REQUEST_STATE_KEY: "k".repeat(48)
-              },
-              stderr: "ignore"
-            }))
-          )
-        )
-        const client = Context.get(context, McpClient.McpClient)
+        const client = yield* mcpOverStdio(["gateway", "--config", file], {
+          name: "env-test",
+          env: { ...process.env, GITHUB_TOKEN: "gateway-secret", MCP_REQUEST_STATE_KEY: "k".repeat(48) }
+        })
         assert.include((yield* client.listTools).map((t) => t.name), "demo_add")
         const env = new Map(
           readFileSync(envFile, "utf8").split("\n").map((

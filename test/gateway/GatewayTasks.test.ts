@@ -28,7 +28,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { overHttp, overStdio, root } from "./gatewayProcess.js"
+import { overHttp, overStdio, root } from "./support.js"
 
 const demoMain = path.join(root, "apps/everything/dist/main.js")
 const require = createRequire(import.meta.url)
@@ -283,7 +283,7 @@ describe("mcp gateway: tasks", () => {
           await sdk.close()
         }
       } finally {
-        gateway.stop()
+        await gateway.stop()
       }
     },
     90_000

@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { overHttp, overStdio, root } from "./gatewayProcess.js"
+import { overHttp, overStdio, root } from "./support.js"
 
 const logServer = path.join(root, "test/gateway/fixtures/level-server.mjs")
 
@@ -88,7 +88,7 @@ describe("mcp gateway: upstream logs", () => {
       assert.deepStrictEqual(await terse.enough, [{ level: "critical", logger: "two/inner", data: "down" }])
     } finally {
       await Promise.all(clients.map((c) => c.close()))
-      gateway.stop()
+      await gateway.stop()
     }
   }, 60_000)
 })

@@ -1,8 +1,16 @@
 /**
- * What the gateway's tests share: `mcp` (apps/cli, built) serving over HTTP in a child process.
+ * How the gateway's tests start `mcp` (apps/cli, built) in a child process: serving over HTTP
+ * (`serving`, scoped; `overHttp`, for a test written with promises), or over stdio with our client
+ * (`overStdio`).
  */
+import { McpClient } from "@effect-mcp/client"
+import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { Services } from "@effect-mcp/test-support"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -46,3 +54,55 @@ export const serving = (args: ReadonlyArray<string>, env: Record<string, string>
     )
     return `http://127.0.0.1:${port}/mcp`
   })
+
+/**
+ * `mcp gateway --config FILE ...args --port N` (`serving`), for a test written with promises: its
+ * endpoint's URL once it serves, and how to stop it (resolved once it exited).
+ */
+export const overHttp = async (
+  file: string,
+  args: ReadonlyArray<string> = []
+): Promise<{ readonly url: string; readonly stop: () => Promise<void> }> => {
+  const scope = Effect.runSync(Scope.make())
+  const stop = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  try {
+    const url = await Effect.runPromise(Scope.extend(serving(["gateway", "--config", file, ...args]), scope))
+    return { url, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/** How `mcpOverStdio` runs `mcp`: its client's name and handlers, its environment, its stderr (default not shown). */
+export interface StdioOptions {
+  readonly name?: string
+  readonly handlers?: McpClient.Options["handlers"]
+  readonly env?: NodeJS.ProcessEnv
+  readonly stderr?: "ignore" | ((line: string) => void)
+}
+
+/** Our client (handshake era) of `mcp ...args` over stdio (`mcp` its child process), for the scope. */
+export const mcpOverStdio = (args: ReadonlyArray<string>, options: StdioOptions = {}) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({
+        clientInfo: { name: options.name ?? "gateway-test", version: "1.0.0" },
+        era: "handshake",
+        ...(options.handlers !== undefined ? { handlers: options.handlers } : {})
+      }).pipe(
+        Layer.provide(NodeMcpClient.layerStdio({
+          command: process.execPath,
+          args: [mcpMain, ...args],
+          cwd: root,
+          ...(options.env !== undefined ? { env: options.env } : {}),
+          stderr: options.stderr ?? "ignore"
+        }))
+      )
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+/** Our client (handshake era) of `mcp gateway --config FILE ...args` over stdio, for the scope. */
+export const overStdio = (file: string, name: string, args: ReadonlyArray<string> = []) =>
+  mcpOverStdio(["gateway", "--config", file, ...args], { name })

@@ -9,7 +9,7 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { Revision, Telemetry } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import * as TelemetryTracer from "@effect-mcp/platform-node/TelemetryTracer"
-import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { McpServer, Tool } from "@effect-mcp/server"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as net from "node:net"
 import { PassThrough } from "node:stream"
+import { Ask, Broken } from "./tools.js"
 
 const freePort = Effect.async<number>((resume) => {
   const probe = net.createServer().listen(0, "127.0.0.1", () => {
@@ -38,18 +39,6 @@ const Add = Tool.make("add", {
   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
   success: Schema.Struct({ sum: Schema.Number })
 }, ({ a, b }) => Effect.withSpan(Effect.succeed({ sum: a + b }), "adding"))
-
-const Broken = Tool.make("broken", { failure: Schema.String }, () => Effect.fail("the disk is full"))
-
-const Ask = Tool.make("ask", { failure: Schema.String }, () =>
-  Effect.map(
-    McpRequest.elicit("name", {
-      mode: "form",
-      message: "Name?",
-      requestedSchema: { type: "object", properties: { name: { type: "string" } } }
-    }).pipe(Effect.mapError((e) => e.message)),
-    (answer) => `hello ${answer.content?.name}`
-  ))
 
 const Build = Tool.make(
   "build",

@@ -12,7 +12,7 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import type { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import * as TelemetryTracer from "@effect-mcp/platform-node/TelemetryTracer"
-import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { McpServer, Tool } from "@effect-mcp/server"
 import { HttpWire, Services } from "@effect-mcp/test-support"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as Resource from "@effect/opentelemetry/Resource"
@@ -27,6 +27,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { Ask, Broken } from "./tools.js"
 
 /**
  * The span OpenTelemetry's context had active in each run of the `work` handler (the handler's own,
@@ -45,18 +46,6 @@ const Work = Tool.make("work", {
     active.push(trace.getActiveSpan()?.spanContext().spanId)
     return { twice: a * 2 }
   }).pipe(Effect.withSpan("user work", { attributes: { "user.kind": "doubling" } })))
-
-const Broken = Tool.make("broken", { failure: Schema.String }, () => Effect.fail("the disk is full"))
-
-const Ask = Tool.make("ask", { failure: Schema.String }, () =>
-  Effect.map(
-    McpRequest.elicit("name", {
-      mode: "form",
-      message: "Name?",
-      requestedSchema: { type: "object", properties: { name: { type: "string" } } }
-    }).pipe(Effect.mapError((e) => e.message)),
-    (answer) => `hello ${answer.content?.name}`
-  ))
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
 const callerId = "00f067aa0ba902b7"

@@ -202,6 +202,13 @@ export interface Options {
    * or event is not read; the request it answers fails.
    */
   readonly maxMessageLength?: number
+  /**
+   * The most connections open at once to one HTTP upstream (default
+   * `NodeMcpClient.defaultConnections`, 64): its requests beyond them wait for one to be free. A
+   * call answered over a stream holds its connection until its answer; the upstream's GET stream
+   * holds one while the upstream is up.
+   */
+  readonly connections?: number
   /** The first wait before an upstream is started again (default 500 millis), doubled each time. */
   readonly backoff?: Duration.DurationInput
   /** The longest wait before an upstream is started again (default 30 seconds). */
@@ -267,7 +274,8 @@ const transportOf = (
       ...(upstream.headers !== undefined ? { headers: upstream.headers } : {})
     }).pipe(Layer.provide(Target.httpClient(
       { ...upstream.auth, timeout: options.timeout ?? "60 seconds" },
-      `mcp gateway: ${name}`
+      `mcp gateway: ${name}`,
+      options.connections
     )))
 
 /**

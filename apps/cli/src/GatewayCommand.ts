@@ -15,10 +15,14 @@ import { readFileSync } from "node:fs"
 import * as Gateway from "./Gateway.js"
 import {
   env,
+  maxConnections,
+  maxConnectionsOf,
   maxMessageBytes,
   maxMessageBytesOf,
   redis,
   redisOf,
+  redisPrefix,
+  redisPrefixOf,
   revisionsOf,
   serveOptions,
   serving,
@@ -68,7 +72,9 @@ export const command = Command.make("gateway", {
   ...serveOptions,
   env,
   maxMessageBytes,
+  maxConnections,
   redis,
+  redisPrefix,
   timeout: Options.integer("timeout").pipe(
     Options.withDefault(60),
     Options.withDescription("seconds an upstream may take to answer a request (restarted by its progress)")
@@ -89,7 +95,9 @@ export const command = Command.make("gateway", {
     const config = yield* configOf(o.config)
     const given = yield* Target.environmentOf(o.env)
     const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const connections = yield* maxConnectionsOf(o.maxConnections)
     const redisUrl = yield* redisOf(o.redis)
+    const prefix = yield* redisPrefixOf(o.redisPrefix, redisUrl)
     const key = process.env.MCP_REQUEST_STATE_KEY
     // As the server would refuse it (a defect, when it is built): one line, before anything starts.
     if (key !== undefined && Buffer.byteLength(key) < 32) {
@@ -107,7 +115,7 @@ export const command = Command.make("gateway", {
       return yield* Effect.fail(new Error(`--start-timeout is in whole seconds, at least 0 (got ${o.startTimeout})`))
     }
     // With --redis, instances share what crosses them (sessions, event streams, tasks,
-    // notifications); each has its own upstream connections.
+    // notifications), under --redis-prefix; each has its own upstream connections.
     const gateway = withSharedState(
       redisUrl,
       Gateway.layer({
@@ -116,9 +124,11 @@ export const command = Command.make("gateway", {
         timeout: Duration.seconds(o.timeout),
         startTimeout: Duration.seconds(o.startTimeout),
         ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
+        ...(connections !== undefined ? { connections } : {}),
         ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
         ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
-      })
+      }),
+      prefix
     )
     // Liveness at /healthz; readiness at /readyz, naming each upstream that is down.
     return yield* serving(

@@ -12,10 +12,14 @@ import {
   authOf,
   env,
   era,
+  maxConnections,
+  maxConnectionsOf,
   maxMessageBytes,
   maxMessageBytesOf,
   redis,
   redisOf,
+  redisPrefix,
+  redisPrefixOf,
   revisionsOf,
   serveOptions,
   serving,
@@ -36,7 +40,9 @@ export const proxy = Command.make("proxy", {
   ...serveOptions,
   env,
   maxMessageBytes,
+  maxConnections,
   redis,
+  redisPrefix,
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to the target when it asks with no client's request in flight")
@@ -45,11 +51,14 @@ export const proxy = Command.make("proxy", {
   Effect.gen(function*() {
     const given = yield* Target.environmentOf(o.env)
     const bytes = yield* maxMessageBytesOf(o.maxMessageBytes)
+    const connections = yield* maxConnectionsOf(o.maxConnections)
     const redisUrl = yield* redisOf(o.redis)
+    const prefix = yield* redisPrefixOf(o.redisPrefix, redisUrl)
     // A stdio target inherits only what a program needs of this environment, and what --env gives.
     const transport = yield* Target.transport(o.target, authOf(o), {
       env: { ...Target.defaultEnvironment(), ...given },
-      maxMessageBytes: bytes
+      maxMessageBytes: bytes,
+      connections
     })
     // Proxies behind one balancer share the key that seals 2026-07-28 requestState (a set one, even
     // empty, goes to the server, which refuses one too short), and with --redis what crosses them.
@@ -59,5 +68,5 @@ export const proxy = Command.make("proxy", {
       ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
       ...(o.root.length > 0 ? { roots: o.root.map((uri) => ({ uri })) } : {})
     }).pipe(Layer.provide(transport))
-    return yield* serving(`mcp proxy: serving ${o.target}`, o, withSharedState(redisUrl, server))
+    return yield* serving(`mcp proxy: serving ${o.target}`, o, withSharedState(redisUrl, server, prefix))
   })).pipe(Command.withDescription("Serves the target's features to clients of either era, over stdio or HTTP"))

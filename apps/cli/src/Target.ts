@@ -64,16 +64,17 @@ const optionsOf = (auth: Auth): McpAuth.Options => ({
 
 /**
  * The HTTP client of an HTTP target: authorized with `auth`, its tokens in the token file (the
- * authorization URL a user opens is said on stderr, after `label`).
+ * authorization URL a user opens is said on stderr, after `label`), on a pool of at most
+ * `connections` connections per origin (default `NodeMcpClient.defaultConnections`, 64).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const httpClient = (auth: Auth, label = "mcp") =>
+export const httpClient = (auth: Auth, label = "mcp", connections?: number) =>
   McpAuth.layer(optionsOf(auth)).pipe(
     // On undici's keep-alive pool, not Node's `fetch` (a gateway's calls to an HTTP upstream cost
-    // several times the CPU through `fetch`).
-    Layer.provide(NodeMcpClient.layerHttpClient),
+    // several times the CPU through `fetch`), bounded per origin.
+    Layer.provide(NodeMcpClient.layerHttpClientWith({ connections })),
     Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth), tokenStoreOptions)),
     Layer.provide(NodeOAuth.layerLoopback({
       openBrowser: auth.openBrowser === true,
@@ -190,9 +191,10 @@ export const environmentOf = (given: ReadonlyArray<string>): Either.Either<Recor
 }
 
 /**
- * How a target is reached: a `stdio:` target's environment (default: this process's, whole), and
- * the largest message taken from it, in bytes (default the client's: 32 MiB over stdio, 16 MiB over
- * HTTP).
+ * How a target is reached: a `stdio:` target's environment (default: this process's, whole), the
+ * largest message taken from it, in bytes (default the client's: 32 MiB over stdio, 16 MiB over
+ * HTTP), and the most connections open at once to an HTTP target (default
+ * `NodeMcpClient.defaultConnections`, 64; requests beyond them wait for one).
  *
  * @since 0.1.0
  * @category models
@@ -200,6 +202,7 @@ export const environmentOf = (given: ReadonlyArray<string>): Either.Either<Recor
 export interface Reach {
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly maxMessageBytes?: number | undefined
+  readonly connections?: number | undefined
 }
 
 /**
@@ -236,7 +239,7 @@ export const transport = (
       McpClientTransport.layerHttp({
         url: target,
         ...(reach.maxMessageBytes !== undefined ? { maxMessageSize: reach.maxMessageBytes } : {})
-      }).pipe(Layer.provide(httpClient(auth)))
+      }).pipe(Layer.provide(httpClient(auth, "mcp", reach.connections)))
     )
   }
   return Either.left(new InvalidTarget({ target }))

@@ -33,7 +33,8 @@ modes:
   stdio   serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes
   http [--port N] [--host H] [--max-sessions N] [--idle-timeout SECONDS] [--max-request SECONDS]
        [--trusted-proxies N]
-       [--auth-issuer URL --resource URL [--token-type at+jwt]] [--redis URL] [--task-lease SECONDS]
+       [--auth-issuer URL --resource URL [--token-type at+jwt]] [--redis URL [--redis-prefix P]]
+       [--task-lease SECONDS]
           Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
@@ -52,7 +53,9 @@ modes:
           instances lives in that Redis (change notifications, handshake sessions and their
           events, tasks), so that N instances behind a load balancer serve one set of
           clients with no sticky sessions (give them one MCP_REQUEST_STATE_KEY); a task
-          whose instance died fails once its lease lapses, --task-lease seconds (default 30)
+          whose instance died fails once its lease lapses, --task-lease seconds (default 30);
+          every key and channel begins with --redis-prefix (default mcp:), so deployments
+          with prefixes of their own share one Redis without seeing each other's sessions
           Liveness at /healthz, readiness at /readyz (503 while a shared store is down).
 
 --era (both modes):
@@ -71,6 +74,7 @@ environment:
   MCP_AUTH_ISSUER        http: --auth-issuer, when the flag is not given
   MCP_RESOURCE           http: --resource, when the flag is not given
   MCP_REDIS_URL          http: --redis, when the flag is not given
+  MCP_REDIS_PREFIX       http: --redis-prefix, when the flag is not given
   OTEL_EXPORTER_OTLP_ENDPOINT  traces and metrics as OTLP over HTTP to this collector (both
                          modes; also OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf|http/json,
                          OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES,
@@ -93,6 +97,7 @@ const flags = {
     "resource",
     "token-type",
     "redis",
+    "redis-prefix",
     "task-lease"
   ]
 } as const
@@ -218,15 +223,33 @@ const redisUrl = (values: Partial<Record<string, string>>, env: NodeJS.ProcessEn
 }
 
 /**
- * Every shared part on the Redis at `url` (loaded only then: a server without it never loads the
- * Redis client); nothing without one.
+ * `--redis-prefix` (else `MCP_REDIS_PREFIX`): what every key and channel begins with on the Redis
+ * (undefined: the Redis layer's own, `mcp:`), or what is wrong with it.
  */
-const sharedState = (url: URL | undefined) =>
+const redisPrefix = (
+  values: Partial<Record<string, string>>,
+  env: NodeJS.ProcessEnv,
+  url: URL | string | undefined
+): { readonly prefix: string | undefined } | string => {
+  const prefix = values["redis-prefix"] ?? env.MCP_REDIS_PREFIX
+  const where = values["redis-prefix"] !== undefined ? "--redis-prefix" : "MCP_REDIS_PREFIX"
+  if (prefix === undefined) return { prefix }
+  if (prefix === "") return `${where} is empty: give a prefix, such as app1:`
+  return url === undefined && values["redis-prefix"] !== undefined
+    ? "--redis-prefix needs --redis (or MCP_REDIS_URL)"
+    : { prefix }
+}
+
+/**
+ * Every shared part on the Redis at `url`, under `prefix` (loaded only then: a server without it
+ * never loads the Redis client); nothing without one.
+ */
+const sharedState = (url: URL | undefined, prefix: string | undefined) =>
   url === undefined
     ? Layer.empty
     : Layer.unwrapEffect(
       Effect.map(Effect.promise(() => import("@effect-mcp/redis")), ({ RedisState }) =>
-        RedisState.layer({ url: url.href }))
+        RedisState.layer({ url: url.href, ...(prefix !== undefined ? { prefix } : {}) }))
     )
 
 const refuse = (why: string | undefined) => {
@@ -315,6 +338,7 @@ if (!("values" in line)) {
   const auth = authorization(line.values, process.env)
   const type = tokenType(line.values, auth)
   const redis = redisUrl(line.values, process.env)
+  const prefix = redisPrefix(line.values, process.env, redis)
   const lease = count("task-lease", line.values["task-lease"], 30, 1)
   const wrong = [
     port,
@@ -324,6 +348,7 @@ if (!("values" in line)) {
     trustedProxies,
     auth,
     redis,
+    prefix,
     lease,
     typeof type === "object" ? type.error : 0
   ]
@@ -358,7 +383,7 @@ if (!("values" in line)) {
         )
       ),
       // Under both the server and its HTTP layer: each takes the shared parts from its context.
-      Layer.provide(sharedState(redis as URL | undefined)),
+      Layer.provide(sharedState(redis as URL | undefined, (prefix as { readonly prefix: string | undefined }).prefix)),
       // The verifier the HTTP layer takes from its context (else its default, any `typ`).
       Layer.provide(typeof type === "string" ? TokenVerifier.layerJwt({ type }) : Layer.empty),
       Layer.provide(telemetry),

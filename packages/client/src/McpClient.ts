@@ -137,7 +137,11 @@ export interface ReceivedNotification {
  * @category models
  */
 export interface CallOptions {
-  /** Receives the call's progress (and asks the server for it). */
+  /**
+   * Receives the call's progress (and asks the server for it). Of a 2025-11-25 task call, the
+   * task's progress for its whole life (the revision keeps the token valid until the task ends),
+   * until its handle's `result` ends.
+   */
   readonly onProgress?: (progress: Peer.Progress) => Effect.Effect<void>
   /**
    * Receives the log messages the server sends on this call's own response stream (Streamable

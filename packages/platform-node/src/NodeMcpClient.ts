@@ -368,27 +368,95 @@ const stdio = (options: StdioOptions) =>
   })
 
 /**
- * @effect/platform's `HttpClient` on undici's connection pool (`NodeHttpClient.layerUndici`): a
- * keep-alive pool per origin, without the per-request overhead of Node's `fetch` (the
- * `FetchHttpClient` every platform has). What `layerHttp` runs on.
+ * The most connections `layerHttpClient` opens to one origin at once, by default: 64. A request
+ * beyond them waits for one to be free (in undici's queue), then goes; none is refused. A held
+ * stream (a session's GET stream, a call answered over a stream until its answer) holds its
+ * connection while it lasts.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultConnections = 64
+
+/**
+ * How long an idle connection of `layerHttpClient` is kept open for the next request, by default
+ * (when the server does not say, in `Keep-Alive: timeout=…`): 4 seconds, under Node's own server's
+ * 5, so the client lets a connection go before the server closes it under a request.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultKeepAliveTimeout: Duration.Duration = Duration.seconds(4)
+
+/**
+ * The bounds of `layerHttpClient`'s pool: connections per origin (default
+ * {@link defaultConnections}) and the keep-alive of an idle one (default
+ * {@link defaultKeepAliveTimeout}). One request at a time on a connection (no pipelining).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PoolOptions {
+  /** The most connections open to one origin at once (a whole number, at least 1). */
+  readonly connections?: number | undefined
+  /** How long an idle connection is kept for the next request. */
+  readonly keepAliveTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * @effect/platform's `HttpClient` on undici's connection pool (`NodeHttpClient.layerUndici`'s
+ * client, on an `Agent` of its own): a keep-alive pool per origin, without the per-request overhead
+ * of Node's `fetch` (the `FetchHttpClient` every platform has), bounded: at most `connections` per
+ * origin (default {@link defaultConnections}; the requests beyond them wait their turn), idle ones
+ * closed after `keepAliveTimeout` (default {@link defaultKeepAliveTimeout}), no pipelining. The pool
+ * is closed with the layer.
  *
  * **When to use:** give it to `McpClientTransport.layerHttp` / `layerSse` yourself when you build
- * the transport by hand; `layerHttp` does it for you.
+ * the transport by hand (`layerHttpClient`, the default bounds); `layerHttp` does it for you.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
-  // undici is loaded when this layer is first built, not when this module is imported.
-  Effect.map(
-    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
-    (NodeHttpClient) => NodeHttpClient.layerUndici
+export const layerHttpClientWith = (options: PoolOptions = {}): Layer.Layer<HttpClient.HttpClient> => {
+  const connections = options.connections ?? defaultConnections
+  if (!Number.isInteger(connections) || connections < 1) {
+    return Layer.die(
+      new RangeError(`NodeMcpClient: connections must be a whole number, at least 1 (got ${connections})`)
+    )
+  }
+  const keepAliveTimeout = Math.max(1, Duration.toMillis(options.keepAliveTimeout ?? defaultKeepAliveTimeout))
+  return Layer.unwrapEffect(
+    // undici is loaded when this layer is first built, not when this module is imported.
+    Effect.map(
+      Effect.promise(() =>
+        Promise.all([import("@effect/platform-node/NodeHttpClient"), import("@effect/platform-node/Undici")])
+      ),
+      ([NodeHttpClient, Undici]) =>
+        NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(Layer.scoped(
+          NodeHttpClient.Dispatcher,
+          Effect.acquireRelease(
+            Effect.sync(() => new Undici.Agent({ connections, keepAliveTimeout, pipelining: 1 })),
+            (agent) => Effect.promise(() => agent.destroy())
+          )
+        )))
+    )
   )
-)
+}
 
 /**
- * The client's Streamable HTTP transport (`McpClientTransport.layerHttp`, both eras) on Node's
- * keep-alive connection pool (`layerHttpClient`): over HTTP, Node's `fetch` is the client's limit.
+ * `layerHttpClientWith` with its default bounds: at most {@link defaultConnections} connections
+ * per origin, idle ones kept {@link defaultKeepAliveTimeout}. What `layerHttp` runs on.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = layerHttpClientWith()
+
+/**
+ * The client's Streamable HTTP transport (`McpClientTransport.layerHttp`, both eras) on undici's
+ * keep-alive connection pool (`layerHttpClientWith(pool)`, bounded: by default at most
+ * {@link defaultConnections} connections to the server at once): over HTTP, Node's `fetch` is the
+ * client's limit.
  *
  * ```ts
  * import { McpClient } from "@effect-mcp/client"
@@ -404,8 +472,9 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapE
  * @category layers
  */
 export const layerHttp = (
-  options: McpClientTransport.HttpOptions
+  options: McpClientTransport.HttpOptions,
+  pool?: PoolOptions
 ): Layer.Layer<McpClientTransport.McpClientTransport> =>
   Layer.unwrapEffect(Effect.map(transports, (McpClientTransport) => McpClientTransport.layerHttp(options))).pipe(
-    Layer.provide(layerHttpClient)
+    Layer.provide(pool === undefined ? layerHttpClient : layerHttpClientWith(pool))
   )

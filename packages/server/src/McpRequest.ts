@@ -68,7 +68,11 @@ export interface Service {
   readonly meta: McpSchema.Base.MetaObject | undefined
   /** The level at or above which `log` sends (the session's, or the request's in 2026); none: nothing is sent. */
   readonly logLevel: Effect.Effect<Option.Option<LoggingLevel>>
-  /** Sends `notifications/progress` for this request, when it asked for progress. */
+  /**
+   * Sends `notifications/progress` for this request, when it asked for progress. In a task it is
+   * the task's status message, and (2025-11-25, where the call's progress token stays valid for
+   * the task's life) also the notification, on the requestor's session, tagged with the task.
+   */
   readonly progress: (progress: number, total?: number, message?: string) => Effect.Effect<void>
   /** Sends `notifications/message` for this request, when `level` is at or above the log level. */
   readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>

@@ -246,6 +246,22 @@ export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<n
         : Effect.fail(new Error(`--max-message-bytes is at least 1024 (got ${bytes})`))
   })
 
+/** `--max-connections`: the most connections a proxy or a gateway opens to one HTTP server it reaches. */
+export const maxConnections = Options.integer("max-connections").pipe(
+  Options.optional,
+  Options.withDescription(
+    "the most connections open at once to an HTTP upstream (per upstream, per origin): requests beyond them " +
+      "wait for one to be free (default 64)"
+  )
+)
+
+/** `--max-connections`, checked: a whole number, at least 1. */
+export const maxConnectionsOf = (given: Option.Option<number>): Effect.Effect<number | undefined, Error> =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (n) => n >= 1 ? Effect.succeed(n) : Effect.fail(new Error(`--max-connections is at least 1 (got ${n})`))
+  })
+
 /** `--redis`: the Redis that instances of a proxy or a gateway share (else `MCP_REDIS_URL`). */
 export const redis = Options.text("redis").pipe(
   Options.optional,
@@ -255,6 +271,32 @@ export const redis = Options.text("redis").pipe(
       "a URL with a password is best in MCP_REDIS_URL, which ps does not show)"
   )
 )
+
+/** `--redis-prefix`: what the keys and channels of these instances begin with on that Redis (else `MCP_REDIS_PREFIX`). */
+export const redisPrefix = Options.text("redis-prefix").pipe(
+  Options.optional,
+  Options.withDescription(
+    "what every key and channel of these instances begins with on the Redis of --redis (else MCP_REDIS_PREFIX; " +
+      "default mcp:): deployments with prefixes of their own share one Redis and never see each other's sessions"
+  )
+)
+
+/**
+ * The prefix of `--redis-prefix`, else `MCP_REDIS_PREFIX`: undefined without one (the Redis
+ * layer's own, `mcp:`), one line if it is empty, or given without a Redis to put it on.
+ */
+export const redisPrefixOf = (
+  given: Option.Option<string>,
+  url: string | undefined
+): Effect.Effect<string | undefined, Error> => {
+  const prefix = Option.getOrUndefined(given) ?? process.env.MCP_REDIS_PREFIX
+  if (prefix === undefined) return Effect.succeed(undefined)
+  const where = Option.isSome(given) ? "--redis-prefix" : "MCP_REDIS_PREFIX"
+  if (prefix.length === 0) return Effect.fail(new Error(`${where} is empty: give a prefix, such as app1:`))
+  return url === undefined && Option.isSome(given)
+    ? Effect.fail(new Error("--redis-prefix needs --redis (or MCP_REDIS_URL)"))
+    : Effect.succeed(prefix)
+}
 
 /**
  * `url` with what comes before its host's `@` (a user and a password, or a password alone, as Redis
@@ -291,15 +333,20 @@ export const redisOf = (given: Option.Option<string>): Effect.Effect<string | un
 
 /**
  * `layer` with every part that crosses instances on the Redis at `url` (the notification bus, the
- * event store, handshake sessions, tasks), under it and beside it (the HTTP layer takes its own
- * from there); the Redis client loaded only then. `layer` itself without a URL.
+ * event store, handshake sessions, tasks), their keys and channels under `prefix` (default the
+ * Redis layer's, `mcp:`), under it and beside it (the HTTP layer takes its own from there); the
+ * Redis client loaded only then. `layer` itself without a URL.
  */
 export const withSharedState = <A, E, R>(
   url: string | undefined,
-  layer: Layer.Layer<A, E, R>
+  layer: Layer.Layer<A, E, R>,
+  prefix?: string | undefined
 ): Layer.Layer<A, E | RedisUnavailable, R> =>
   url === undefined ? layer : layer.pipe(Layer.provideMerge(Layer.unwrapEffect(
-    Effect.map(Effect.promise(() => import("@effect-mcp/redis")), ({ RedisState }) => RedisState.layer({ url }))
+    Effect.map(
+      Effect.promise(() => import("@effect-mcp/redis")),
+      ({ RedisState }) => RedisState.layer({ url, ...(prefix !== undefined ? { prefix } : {}) })
+    )
   )))
 
 /** `--serve`, `--port`, `--host`, `--path`: how a proxy or a gateway serves its clients. */

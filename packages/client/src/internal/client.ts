@@ -76,6 +76,27 @@ interface Connection {
   era: Revision.Era | undefined
 }
 
+/**
+ * What the engine tells apart: the callers (`currentCaller`) of the session's requests in flight
+ * that set one, by id; the request each published notification came related to, if any
+ * (`notificationsReceived`); the progress handlers of 2025-11-25 task calls, for their tasks' lives.
+ */
+interface Told {
+  readonly callers: Map<JsonRpc.RequestId, unknown>
+  readonly relatedOf: WeakMap<JsonRpc.Notification, JsonRpc.RequestId>
+  readonly taskProgress: Tasks.TaskProgress
+}
+
+/**
+ * Every notification the server sends, bounded: a subscriber that falls this far behind loses the
+ * oldest (a flooding server cannot grow a slow reader's backlog without end).
+ */
+const notificationsOf = <R>(options: Options<R>) =>
+  Effect.acquireRelease(
+    PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
+    PubSub.shutdown
+  )
+
 /** The engine on the transport, what it takes filtered (`kept`): the server's asks served by the handlers, its notifications published. */
 const engine = <R>(
   options: Options<R>,
@@ -84,8 +105,7 @@ const engine = <R>(
   store: ResponseCache.Store | undefined,
   notifications: PubSub.PubSub<JsonRpc.Notification>,
   connection: Connection,
-  callers: Map<JsonRpc.RequestId, unknown>,
-  relatedOf: WeakMap<JsonRpc.Notification, JsonRpc.RequestId>
+  { callers, relatedOf, taskProgress }: Told
 ) =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) => {
     const runFork = Runtime.runFork(runtime)
@@ -121,6 +141,11 @@ const engine = <R>(
         return caller === undefined ? served : Effect.locally(served, currentCaller, caller)
       },
       onNotification: (_client, notification, received) => {
+        // The progress of a 2025-11-25 task call, past its answer: told to that call's handler.
+        const told = notification.method === "notifications/progress"
+          ? taskProgress.told(notification.params)
+          : undefined
+        if (told !== undefined) return told
         // Came on the stream of one of our requests: told with it (`notificationsReceived`).
         if (received?.related !== undefined) relatedOf.set(notification, received.related)
         // What it makes stale is dropped before anyone hears of it.
@@ -274,20 +299,13 @@ export const make = <R>(
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
     const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
     const maxPages = options.maxPages ?? 100
-    // Bounded: a subscriber that falls this far behind loses the oldest (a flooding server
-    // cannot grow a slow reader's backlog without end).
-    const notifications = yield* Effect.acquireRelease(
-      PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
-      PubSub.shutdown
-    )
+    const notifications = yield* notificationsOf(options)
     const store = yield* storeOf(options.cache)
     /** The connection as it stands: the revision spoken (server requests are decoded with it). */
     const connection: Connection = { spoken: Revision.latestHandshake, era: undefined }
-    /** The callers (`currentCaller`) of the session's requests in flight that set one, by id. */
-    const callers = new Map<JsonRpc.RequestId, unknown>()
-    /** The request each published notification came related to, if any (`notificationsReceived`). */
-    const relatedOf = new WeakMap<JsonRpc.Notification, JsonRpc.RequestId>()
-    const peer = yield* engine(options, transport, asks, store, notifications, connection, callers, relatedOf)
+    const told: Told = { callers: new Map(), relatedOf: new WeakMap(), taskProgress: new Tasks.TaskProgress() }
+    const { callers, relatedOf, taskProgress } = told
+    const peer = yield* engine(options, transport, asks, store, notifications, connection, told)
 
     const stateless = Stateless.make({
       peer,
@@ -360,6 +378,7 @@ export const make = <R>(
       asks,
       notifications,
       maxPages,
+      taskProgress,
       // The tasks methods (and a task call): in the stateless era declaring the extension, past the cache.
       send: (method, params, call) => {
         const other = eraOf(method, era)

@@ -12,11 +12,17 @@
  *   answered with the handlers and sent with `tasks/update`, each key once; `result` is the
  *   status followed to its end.
  *
+ * 2025-11-25: a task call's `onProgress` hears the task's progress for its whole life (the
+ * revision keeps the call's `progressToken` valid until the task ends), not only until the
+ * server made the task: the call is sent with a token of this client's (`TaskProgress`), told
+ * apart from the engine's own (numbers), which keeps its handler until the handle's `result`
+ * ends.
+ *
  * A hostile server cannot make the client spin or hoard: the poll interval is held between 50 ms
  * and 60 s, everything waits at most the task's time to live, and at most 10,000 input requests
  * of one handle are answered.
  */
-import { type JsonRpc, McpError, type Method, type Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { type JsonRpc, McpError, type Method, type Peer, type Revision, Schema as McpSchema } from "@effect-mcp/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -51,6 +57,34 @@ const defaultPollInterval = 1_000
 /** The input requests one handle answers at most. */
 export const maxAnsweredKeys = 10_000
 
+/** The 2025-11-25 task calls whose progress one client hears at most at once: past it, the oldest's is let go. */
+export const maxTaskProgress = 1_000
+
+/**
+ * The `onProgress` of a client's 2025-11-25 task calls, by the progress token each was sent with
+ * (a string: the engine's own tokens, its request ids, are numbers). Bounded by `maxTaskProgress`.
+ */
+export class TaskProgress {
+  private readonly handlers = new Map<string, (progress: Peer.Progress) => Effect.Effect<void>>()
+  private last = 0
+  /** A token for `onProgress`, heard until `remove`. */
+  add(onProgress: (progress: Peer.Progress) => Effect.Effect<void>): string {
+    const token = `task-progress-${++this.last}`
+    if (this.handlers.size >= maxTaskProgress) this.handlers.delete(this.handlers.keys().next().value!)
+    this.handlers.set(token, onProgress)
+    return token
+  }
+  remove(token: string): void {
+    this.handlers.delete(token)
+  }
+  /** What telling a progress notification's handler is, when it is one of these calls'. */
+  told(params: unknown): Effect.Effect<void> | undefined {
+    const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
+    const handler = typeof token === "string" ? this.handlers.get(token) : undefined
+    return handler === undefined ? undefined : handler(params as Peer.Progress)
+  }
+}
+
 export interface Options {
   readonly era: Revision.Era
   readonly revision: Revision.Revision
@@ -71,6 +105,8 @@ export interface Options {
     filter: McpSchema.Subscription.SubscriptionFilter
   ) => Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope>
   readonly maxPages: number
+  /** The progress handlers of 2025-11-25 task calls (the engine tells them what it hears). */
+  readonly taskProgress: TaskProgress
 }
 
 export const isTerminal = (status: Status): boolean =>
@@ -348,11 +384,12 @@ export const make = (options: Options): {
 
   const env: HandleEnv = { options, stateless, listens, get }
 
-  /** A handle on a task first seen as `first`. */
+  /** A handle on a task first seen as `first` (`ended`: what is done once its `result` is). */
   const handle = (
     first: TaskInfo,
     created: Option.Option<TaskInfo>,
-    handleOptions: TaskHandleOptions | undefined
+    handleOptions: TaskHandleOptions | undefined,
+    ended: Effect.Effect<void> = Effect.void
   ): Effect.Effect<Task> =>
     Effect.map(Clock.currentTimeMillis, (seenAt) => {
       const { taskId, ttlMs } = first
@@ -368,7 +405,7 @@ export const make = (options: Options): {
         )
       const waitResult = waitResultOf(env, taskId, ttlMs)
       const status: Task["status"] = bounded(statusOf(heardOf(env, taskId, waitResult), answererOf(env, taskId)))
-      const waiting = stateless ? followedOf(revision, status) : waitResult
+      const waiting = Effect.ensuring(stateless ? followedOf(revision, status) : waitResult, ended)
       return {
         taskId: Option.some(taskId),
         created,
@@ -399,19 +436,36 @@ export const make = (options: Options): {
     const interrupting = { cancelOnInterrupt: cancelOnInterrupt === true }
     // 2025-11-25: only a server that runs tool calls as tasks is asked to.
     const asks2025 = options.serverCapabilities.tasks?.requests?.tools?.call !== undefined
-    const params = stateless || !asks2025
-      ? base
-      : { ...base, task: ttl === undefined ? {} : { ttl: Duration.toMillis(ttl) } }
-    return Effect.flatMap(
-      send("tools/call", params, rest),
+    if (stateless || !asks2025) return made(send("tools/call", base, rest), interrupting, Effect.void)
+    const task = { ...base, task: ttl === undefined ? {} : { ttl: Duration.toMillis(ttl) } }
+    const { onProgress, ...others } = rest
+    if (onProgress === undefined) return made(send("tools/call", task, others), interrupting, Effect.void)
+    // Its progress heard for the task's life, under a token of ours (see the module's notes).
+    return Effect.suspend(() => {
+      const token = options.taskProgress.add(onProgress)
+      const ended = Effect.sync(() => options.taskProgress.remove(token))
+      return Effect.onExit(
+        made(send("tools/call", { ...task, _meta: { progressToken: token } }, others), interrupting, ended),
+        (exit) => exit._tag === "Success" && Option.isSome(exit.value.taskId) ? Effect.void : ended
+      )
+    })
+  }
+
+  /** The handle of a task call's answer (`ended`: done once the task's result is). */
+  const made = (
+    sent: Effect.Effect<unknown, ClientError.ClientError>,
+    interrupting: TaskHandleOptions,
+    ended: Effect.Effect<void>
+  ): Effect.Effect<Task, ClientError.ClientError> =>
+    Effect.flatMap(
+      sent,
       (raw) =>
         Effect.flatMap(checked(revision, "tools/call", raw), (result): Effect.Effect<Task, ClientError.ClientError> => {
           const created = createdOf(result)
-          if (created !== undefined) return handle(created, Option.some(created), interrupting)
+          if (created !== undefined) return handle(created, Option.some(created), interrupting, ended)
           return Effect.map(decoded(revision, "tools/call", raw), done)
         })
     )
-  }
 
   const tasks: Tasks = {
     get,

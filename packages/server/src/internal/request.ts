@@ -52,8 +52,13 @@ export interface Sink {
   readonly elicitationComplete?: ((elicitationId: string) => Effect.Effect<void>) | undefined
   /** A notification to the client related to no request (a task's status), where it has a session. */
   readonly notifySession?: ((method: string, params: object) => Effect.Effect<void>) | undefined
-  /** A task's, once the request is one: its progress is the task's status message. */
+  /**
+   * A task's, once the request is one: its progress is the task's status message (and, where the
+   * task's requestor has a session, a progress notification there: see `Request.progress`).
+   */
   readonly status?: ((message: string) => Effect.Effect<void>) | undefined
+  /** The task's id, once the request is one. */
+  readonly taskId?: string | undefined
   /** It sends no logs (a 2026-07-28 task's: the extension carries none). */
   readonly mute?: boolean | undefined
   /** What a task made of the request keeps once the request is answered (see `Request.forTask`). */
@@ -127,10 +132,21 @@ export class Request<
   get progress(): McpRequest.Service["progress"] {
     return (progress, total, message) => {
       const status = this.sink.status
-      if (status !== undefined) {
-        return status(message ?? (total !== undefined ? `${progress}/${total}` : `${progress}`))
-      }
       const token = this.progressToken
+      if (status !== undefined) {
+        const set = status(message ?? (total !== undefined ? `${progress}/${total}` : `${progress}`))
+        // 2025-11-25 keeps a task call's progress token valid for the task's life: the progress
+        // also goes to the requestor's session, tagged with the task (2026-07-28 carries none).
+        const session = this.sink.notifySession
+        const taskId = this.sink.taskId
+        return Option.isNone(token) || session === undefined || taskId === undefined ? set : Effect.zipRight(
+          set,
+          session("notifications/progress", {
+            ...Serving.progressParams(token.value, progress, total, message, this.features),
+            _meta: { [Meta.relatedTask]: { taskId } }
+          })
+        )
+      }
       if (Option.isNone(token)) return Effect.void
       return this.sink.notify(
         "notifications/progress",
