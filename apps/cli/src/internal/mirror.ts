@@ -6,6 +6,7 @@
  * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
  */
 import { type ClientError, McpClient } from "@effect-mcp/client"
+import * as ClientRawLane from "@effect-mcp/client/RawLane"
 import { McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
@@ -21,6 +22,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
 import * as Policy from "./policy.js"
+import * as RawLane from "./rawLane.js"
 import * as UpstreamTasks from "./upstreamTasks.js"
 
 /**
@@ -230,6 +232,12 @@ export interface Options {
   readonly label?: string | undefined
   /** The logger the upstream's log messages for a call are under (`prefix/logger`; default: theirs as they are). */
   readonly logPrefix?: string | undefined
+  /**
+   * The server's relay table, where the upstream's tools are relayed raw when a call needs nothing
+   * more (`rawLane.ts`; default: every call served by the server). Only a client in a session has a
+   * raw lane; a task tool is always served.
+   */
+  readonly lane?: RawLane.Lane | undefined
 }
 
 /** One upstream's mirror: its hook for the server's subscriptions, and what mirrors it onto a server. */
@@ -429,6 +437,30 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           )
         }
 
+        // Its tools leave the relay table before the server (a call after that is served, and fails).
+        const lane = options.lane
+        const raw = lane === undefined ? undefined : ClientRawLane.of(client)
+        if (lane !== undefined) {
+          yield* Effect.addFinalizer(() =>
+            Effect.flatMap(Ref.get(mirrored), (m) =>
+              Effect.sync(() => {
+                for (const name of m.tools.keys()) lane.table.delete(RawLane.nameIn(lane, name))
+              }))
+          )
+        }
+        /** A tool relayed raw from now on, when it can be. */
+        const relayed = (t: McpSchema.Tool.Tool) =>
+          Effect.sync(() => {
+            if (lane === undefined) return
+            const name = RawLane.nameIn(lane, Policy.served(options.tools, t).name)
+            if (raw === undefined || UpstreamTasks.supportOf(client, t) !== undefined) lane.table.delete(name)
+            else lane.table.set(name, RawLane.entry(raw, relay, t.name, options.tools, lane.prefix, prefix))
+          })
+        const unrelayed = (key: string) =>
+          Effect.sync(() => {
+            if (lane !== undefined) lane.table.delete(RawLane.nameIn(lane, key))
+          })
+
         const sync = syncOf(mirrored, label)
         const list = listOf(label)
         const syncTools = Effect.flatMap(
@@ -438,8 +470,8 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
               "tools",
               listed.filter((t) => Policy.admits(options.tools, t)),
               (t) => Policy.served(options.tools, t).name,
-              (t) => server.addTool(toolOf(client, relay, t, options.tools, prefix)),
-              server.removeTool
+              (t) => Effect.zipRight(server.addTool(toolOf(client, relay, t, options.tools, prefix)), relayed(t)),
+              (key) => Effect.zipRight(unrelayed(key), server.removeTool(key))
             )
         )
         const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>

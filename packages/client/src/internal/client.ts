@@ -18,6 +18,7 @@ import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
 import * as Cache from "./cache.js"
 import * as Era from "./era.js"
+import * as Raw from "./raw.js"
 import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
@@ -350,7 +351,7 @@ export const make = <R>(
         ? tasks.callTool(name, args, call)
         : request("tools/call", args === undefined ? { name } : { name, arguments: args }, call)) as Service["callTool"]
 
-    return {
+    const service = {
       era,
       revision: spoken,
       serverInfo,
@@ -392,4 +393,11 @@ export const make = <R>(
             }, filter)
           )
     } satisfies Service
+    // A session's raw lane (see `RawLane`): the 2026-07-28 era's requests need an envelope it does not make.
+    return era === "handshake"
+      ? Raw.attach(service, {
+        revision: spoken,
+        request: (method, params, handlers) => peer.raw(server, method, params, handlers)
+      })
+      : service
   })

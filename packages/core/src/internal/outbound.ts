@@ -85,6 +85,24 @@ export interface RequestOptions {
 
 type Answer = Exit.Exit<unknown, unknown>
 
+/** What a raw call (`Outbound.raw`) is told: its answer as it came, or why none will come. */
+export interface RawHandlers<F = never> {
+  /** The answer, as the peer sent it (its id is the call's). */
+  readonly answer: (message: JsonRpc.Response) => void
+  /** No answer will come: the time ran out, the connection ended, or the transport failed the call. */
+  readonly fail: (error: RequestTimeout | TransportClosed | UnexpectedAnswer | F) => void
+  /** The log messages that come on the call's own channel (see `RequestOptions.onLog`). */
+  readonly onLog?: ((message: LogMessage) => Effect.Effect<void>) | undefined
+}
+
+/** A raw call in flight. */
+export interface RawCall {
+  /** Forgets the call and tells the peer it is cancelled (nothing more is told of it). */
+  readonly cancel: (reason: string) => void
+}
+
+const noRawCall: RawCall = { cancel: () => {} }
+
 /** One call of ours, waiting for its answer; on a transport with a channel per request, its reply too. */
 interface Pending<F> extends Transport.Reply<F> {
   readonly id: number
@@ -103,6 +121,8 @@ interface Pending<F> extends Transport.Reply<F> {
   deadline: number
   hardDeadline: number
   readonly maxTimeout: Duration.Duration
+  /** A raw call (`Outbound.raw`): handed its answer as it came, instead of settling with an `Exit`. */
+  readonly raw: ((message: JsonRpc.Response) => void) | undefined
 }
 
 /** What a message is, said in an error: `a ping request`, `a notifications/x notification`, `the answer to id 7`. */
@@ -117,6 +137,8 @@ export interface Options<F = never> {
     frame: JsonRpc.Frame,
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
+  /** Sends a frame now, where the transport can (see `Transport.Protocol.sendNow`). */
+  readonly sendNow?: Transport.Protocol["sendNow"]
   /** A transport's way of sending a request on a channel of its own (see `Transport.Protocol.request`). */
   readonly request: Transport.RequestSender<F> | undefined
   /** Serves what came on a request's channel that is not its answer (the inbound half of the engine). */
@@ -136,6 +158,18 @@ export interface Options<F = never> {
 export interface Outbound<F = never> {
   readonly request: Peer<F>["request"]
   readonly notify: Peer["notify"]
+  /**
+   * A call made without an effect of its own: registered in the same book of calls as `request`'s
+   * (its id from the same counter, its timeout swept, failed when the connection ends), sent with
+   * `params` as given (no progress token, no span), its answer handed to `handlers` as it came.
+   */
+  readonly raw: (
+    client: Transport.ClientId,
+    method: string,
+    params: unknown,
+    handlers: RawHandlers<F>,
+    related?: JsonRpc.RequestId
+  ) => RawCall
   /** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
   readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
   /** A progress notification from `client`: true when it was for one of our calls. */
@@ -175,6 +209,7 @@ const waiting = <F>(book: Book<F>, call: Pending<F>) => book.pending.get(call.id
 const answered = <F>(book: Book<F>, call: Pending<F>, message: JsonRpc.Response) => {
   if (!waiting(book, call)) return
   book.pending.delete(call.id)
+  if (call.raw !== undefined) return call.raw(message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -244,6 +279,7 @@ class Call<F> implements Pending<F> {
   done: Answer | undefined = undefined
   deadline = Infinity
   hardDeadline = Infinity
+  raw: ((message: JsonRpc.Response) => void) | undefined = undefined
   constructor(
     readonly book: Book<F>,
     readonly id: number,
@@ -337,6 +373,7 @@ const response = <F>(
   const call = typeof message.id === "number" ? pending.get(message.id) : undefined
   if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
   pending.delete(message.id as number)
+  if (call.raw !== undefined) return call.raw(message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -497,6 +534,58 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
       })
     )
 
+  const raw: Outbound<F>["raw"] = (client, method, params, handlers, related) => {
+    if (closed) {
+      handlers.fail(closedError(method, ended))
+      return noRawCall
+    }
+    const id = nextId++
+    const { maxTimeout, timeout } = options
+    const call = new Call(book, id, client, method, related, undefined, handlers.onLog, timeout, false, maxTimeout)
+    call.raw = handlers.answer
+    // Only a failure settles a raw call with an `Exit` (its answer goes to `raw`).
+    call.resume = (exit) => {
+      if (Exit.isFailure(exit) && exit.cause._tag === "Fail") handlers.fail(exit.cause.error as never)
+    }
+    pending.set(id, call)
+    const message = JsonRpc.request(id, method, params)
+    const context = { related }
+    const sentNow = onItsChannel === undefined ? options.sendNow : undefined
+    if (sentNow !== undefined && sentNow(client, message, context)) {
+      call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(timeout)
+      watch(call)
+      return rawCallOf(call)
+    }
+    options.fork(Effect.matchEffect(
+      onItsChannel === undefined
+        ? options.send(client, message, context)
+        : onItsChannel(client, message, call, context),
+      {
+        onFailure: (cause) =>
+          Effect.sync(() => {
+            if (pending.get(id) !== call) return
+            pending.delete(id)
+            handlers.fail(new TransportClosed({ method, cause }))
+          }),
+        onSuccess: () =>
+          Effect.sync(() => {
+            if (pending.get(id) !== call) return
+            call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(timeout)
+            watch(call)
+          })
+      }
+    ))
+    return rawCallOf(call)
+  }
+  const rawCallOf = (call: Pending<F>): RawCall => ({
+    cancel: (reason) => {
+      if (pending.get(call.id) !== call) return
+      pending.delete(call.id)
+      call.resume = undefined
+      options.fork(cancel(call, reason))
+    }
+  })
+
   const disconnect: Outbound<F>["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
@@ -515,6 +604,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
 
   return {
     request,
+    raw,
     notify: notifying(options.send),
     response: (client, message) => response(pending, options.fork, client, message),
     progress: (client, params) => progress(pending, options, client, params),

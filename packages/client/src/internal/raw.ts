@@ -1,0 +1,25 @@
+/**
+ * A client's raw lane (`RawLane`): kept on its service under a symbol of its own, so that the
+ * service's shape (what users see of `McpClient`) does not change.
+ */
+import type { Peer, Revision } from "@effect-mcp/core"
+import type * as ClientError from "../ClientError.js"
+
+/** A session's requests, sent as given and answered as they came (see `RawLane`). */
+export interface Lane {
+  readonly revision: Revision.Revision
+  readonly request: (
+    method: string,
+    params: unknown,
+    handlers: Peer.RawHandlers<ClientError.TransportFailure>
+  ) => Peer.RawCall
+}
+
+const key: unique symbol = Symbol.for("@effect-mcp/client/RawLane")
+
+/** `service` with its lane (a property no spread or listing sees). */
+export const attach = <S extends object>(service: S, lane: Lane): S =>
+  Object.defineProperty(service, key, { value: lane, enumerable: false })
+
+/** The lane of a client's service, if it has one. */
+export const of = (service: object): Lane | undefined => (service as { readonly [key]?: Lane })[key]
