@@ -278,6 +278,13 @@ const transportOf = (
  * @since 0.1.0
  * @category constructors
  */
+/** A map without `key`'s entry (a copy). */
+const without = (key: string) => <A>(all: ReadonlyMap<string, A>): Map<string, A> => {
+  const left = new Map(all)
+  left.delete(key)
+  return left
+}
+
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const names = Object.keys(options.config.mcpServers)
@@ -354,18 +361,7 @@ export const make = (options: Options) =>
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
         yield* Ref.update(clients, (all) => new Map(all).set(name, client))
         yield* Effect.addFinalizer(() =>
-          Effect.zipRight(
-            Ref.update(hooks, (all) => {
-              const left = new Map(all)
-              left.delete(name)
-              return left
-            }),
-            Ref.update(clients, (all) => {
-              const left = new Map(all)
-              left.delete(name)
-              return left
-            })
-          )
+          Effect.zipRight(Ref.update(hooks, without(name)), Ref.update(clients, without(name)))
         )
         yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
         // Its entries under its name, removed when this connection ends. Every link or embedded

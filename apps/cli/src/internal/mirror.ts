@@ -6,7 +6,6 @@
  * `Gateway` mirrors each upstream onto its part of one mounted server (`Mount.under`).
  */
 import { type ClientError, McpClient } from "@effect-mcp/client"
-import * as ClientRawLane from "@effect-mcp/client/RawLane"
 import { McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
@@ -437,29 +436,15 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           )
         }
 
-        // Its tools leave the relay table before the server (a call after that is served, and fails).
-        const lane = options.lane
-        const raw = lane === undefined ? undefined : ClientRawLane.of(client)
-        if (lane !== undefined) {
-          yield* Effect.addFinalizer(() =>
-            Effect.flatMap(Ref.get(mirrored), (m) =>
-              Effect.sync(() => {
-                for (const name of m.tools.keys()) lane.table.delete(RawLane.nameIn(lane, name))
-              }))
-          )
-        }
-        /** A tool relayed raw from now on, when it can be. */
-        const relayed = (t: McpSchema.Tool.Tool) =>
-          Effect.sync(() => {
-            if (lane === undefined) return
-            const name = RawLane.nameIn(lane, Policy.served(options.tools, t).name)
-            if (raw === undefined || UpstreamTasks.supportOf(client, t) !== undefined) lane.table.delete(name)
-            else lane.table.set(name, RawLane.entry(raw, relay, t.name, options.tools, lane.prefix, prefix))
-          })
-        const unrelayed = (key: string) =>
-          Effect.sync(() => {
-            if (lane !== undefined) lane.table.delete(RawLane.nameIn(lane, key))
-          })
+        // Its tools relayed raw when a call needs nothing more (`rawLane.ts`).
+        const { relayed, unrelayed } = yield* RawLane.mirrored(
+          options.lane,
+          client,
+          relay,
+          options.tools,
+          prefix,
+          Effect.map(Ref.get(mirrored), (m) => m.tools.keys())
+        )
 
         const sync = syncOf(mirrored, label)
         const list = listOf(label)

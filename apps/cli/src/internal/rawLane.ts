@@ -10,15 +10,17 @@
  * `EFFECT_MCP_DEBUG_RELAY_LANE=1` writes a line to stderr for each call the lane takes (for the
  * tests that check a call took it).
  */
-import type { ClientError } from "@effect-mcp/client"
-import type * as RawLane from "@effect-mcp/client/RawLane"
+import type { ClientError, McpClient } from "@effect-mcp/client"
+import * as RawLane from "@effect-mcp/client/RawLane"
 import { McpError, Schema as McpSchema } from "@effect-mcp/core"
 import { Mount } from "@effect-mcp/server"
 import type * as RelayTable from "@effect-mcp/server/RelayTable"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { Relay } from "../Proxy.js"
 import { toMcpError } from "./mirror.js"
 import * as Policy from "./policy.js"
+import * as UpstreamTasks from "./upstreamTasks.js"
 
 const debug = process.env.EFFECT_MCP_DEBUG_RELAY_LANE === "1"
 
@@ -118,3 +120,45 @@ export const entry = (
     return true
   }
 })
+
+/**
+ * A mirror's use of its lane (none: nothing): `relayed` puts an upstream tool just served in the
+ * table (a task tool, or any tool of a client with no raw lane, is left to the server), `unrelayed`
+ * takes one out; every tool of the mirror (`tools`) leaves the table when the scope ends, before
+ * the server's own entries do (a call after that is served, and fails).
+ */
+export const mirrored = (
+  lane: Lane | undefined,
+  client: McpClient.Service,
+  relay: Relay,
+  policy: Policy.ToolPolicy | undefined,
+  logPrefix: string | undefined,
+  tools: Effect.Effect<Iterable<string>>
+): Effect.Effect<
+  {
+    readonly relayed: (tool: McpSchema.Tool.Tool) => Effect.Effect<void>
+    readonly unrelayed: (served: string) => Effect.Effect<void>
+  },
+  never,
+  Scope.Scope
+> => {
+  if (lane === undefined) return Effect.succeed({ relayed: () => Effect.void, unrelayed: () => Effect.void })
+  const raw = RawLane.of(client)
+  return Effect.as(
+    Effect.addFinalizer(() =>
+      Effect.flatMap(tools, (names) =>
+        Effect.sync(() => {
+          for (const name of names) lane.table.delete(nameIn(lane, name))
+        }))
+    ),
+    {
+      relayed: (t) =>
+        Effect.sync(() => {
+          const name = nameIn(lane, Policy.served(policy, t).name)
+          if (raw === undefined || UpstreamTasks.supportOf(client, t) !== undefined) lane.table.delete(name)
+          else lane.table.set(name, entry(raw, relay, t.name, policy, lane.prefix, logPrefix))
+        }),
+      unrelayed: (served) => Effect.sync(() => lane.table.delete(nameIn(lane, served)))
+    }
+  )
+}

@@ -393,11 +393,5 @@ export const make = <R>(
             }, filter)
           )
     } satisfies Service
-    // A session's raw lane (see `RawLane`): the 2026-07-28 era's requests need an envelope it does not make.
-    return era === "handshake"
-      ? Raw.attach(service, {
-        revision: spoken,
-        request: (method, params, handlers) => peer.raw(server, method, params, handlers)
-      })
-      : service
+    return Raw.withLane(service, era, spoken, (method, params, handlers) => peer.raw(server, method, params, handlers))
   })

@@ -23,3 +23,11 @@ export const attach = <S extends object>(service: S, lane: Lane): S =>
 
 /** The lane of a client's service, if it has one. */
 export const of = (service: object): Lane | undefined => (service as { readonly [key]?: Lane })[key]
+
+/** `service` with its lane, in a session (the 2026-07-28 era's requests need an envelope the lane does not make). */
+export const withLane = <S extends object>(
+  service: S,
+  era: Revision.Era,
+  revision: Revision.Revision,
+  request: Lane["request"]
+): S => era === "handshake" ? attach(service, { revision, request }) : service

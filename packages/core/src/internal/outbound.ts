@@ -30,6 +30,7 @@ import type { Peer } from "../Peer.js"
 import type * as Transport from "../Transport.js"
 import type * as Wire from "../Wire.js"
 import { RequestTimeout, TransportClosed, UnexpectedAnswer } from "./errors.js"
+import * as Raw from "./outboundRaw.js"
 import type * as Telemetry from "./telemetry.js"
 
 /** The params of a progress notification, as handed to `onProgress`. */
@@ -85,26 +86,12 @@ export interface RequestOptions {
 
 type Answer = Exit.Exit<unknown, unknown>
 
-/** What a raw call (`Outbound.raw`) is told: its answer as it came, or why none will come. */
-export interface RawHandlers<F = never> {
-  /** The answer, as the peer sent it (its id is the call's). */
-  readonly answer: (message: JsonRpc.Response) => void
-  /** No answer will come: the time ran out, the connection ended, or the transport failed the call. */
-  readonly fail: (error: RequestTimeout | TransportClosed | UnexpectedAnswer | F) => void
-  /** The log messages that come on the call's own channel (see `RequestOptions.onLog`). */
-  readonly onLog?: ((message: LogMessage) => Effect.Effect<void>) | undefined
-}
-
-/** A raw call in flight. */
-export interface RawCall {
-  /** Forgets the call and tells the peer it is cancelled (nothing more is told of it). */
-  readonly cancel: (reason: string) => void
-}
-
-const noRawCall: RawCall = { cancel: () => {} }
+/** What a raw call is told, and a raw call in flight (see `outboundRaw.ts`). */
+export type RawHandlers<F = never> = Raw.RawHandlers<F>
+export type RawCall = Raw.RawCall
 
 /** One call of ours, waiting for its answer; on a transport with a channel per request, its reply too. */
-interface Pending<F> extends Transport.Reply<F> {
+export interface Pending<F> extends Transport.Reply<F> {
   readonly id: number
   readonly client: Transport.ClientId
   readonly method: string
@@ -413,6 +400,50 @@ const notifying = (send: Options["send"]): Outbound["notify"] => (client, method
     (cause) => new TransportClosed({ method, cause })
   )
 
+/** Raw calls of the book (`outboundRaw.ts`): calls whose answers go to their handlers as they came. */
+const rawOf = <F>(
+  options: Options<F>,
+  book: Book<F>,
+  live: { readonly next: () => number; readonly closed: (method: string) => TransportClosed | undefined },
+  watch: (call: Pending<F>) => void,
+  cancel: (call: Pending<F>, reason: string) => void
+) => {
+  const onItsChannel = options.request
+  return Raw.make<F>({
+    closed: live.closed,
+    start: (client, method, related, handlers) => {
+      const id = live.next()
+      const call = new Call(
+        book,
+        id,
+        client,
+        method,
+        related,
+        undefined,
+        handlers.onLog,
+        options.timeout,
+        false,
+        options.maxTimeout
+      )
+      call.raw = handlers.answer
+      book.pending.set(id, call)
+      return call
+    },
+    send: onItsChannel === undefined
+      ? (call, message) => options.send(call.client, message, { related: call.related })
+      : (call, message) => onItsChannel(call.client, message, call as Call<F>, { related: call.related }),
+    sendNow: onItsChannel === undefined ? options.sendNow : undefined,
+    fork: options.fork,
+    waiting: (call) => book.pending.get(call.id) === call,
+    armed: (call) => {
+      call.deadline = options.clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
+      watch(call)
+    },
+    forget: (call) => void book.pending.delete(call.id),
+    cancel
+  })
+}
+
 export const make = <F = never>(options: Options<F>): Outbound<F> => {
   const pending = new Map<number, Pending<F>>()
   const book: Book<F> = { pending, receive: options.receive, fork: options.fork }
@@ -534,58 +565,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
       })
     )
 
-  const raw: Outbound<F>["raw"] = (client, method, params, handlers, related) => {
-    if (closed) {
-      handlers.fail(closedError(method, ended))
-      return noRawCall
-    }
-    const id = nextId++
-    const { maxTimeout, timeout } = options
-    const call = new Call(book, id, client, method, related, undefined, handlers.onLog, timeout, false, maxTimeout)
-    call.raw = handlers.answer
-    // Only a failure settles a raw call with an `Exit` (its answer goes to `raw`).
-    call.resume = (exit) => {
-      if (Exit.isFailure(exit) && exit.cause._tag === "Fail") handlers.fail(exit.cause.error as never)
-    }
-    pending.set(id, call)
-    const message = JsonRpc.request(id, method, params)
-    const context = { related }
-    const sentNow = onItsChannel === undefined ? options.sendNow : undefined
-    if (sentNow !== undefined && sentNow(client, message, context)) {
-      call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(timeout)
-      watch(call)
-      return rawCallOf(call)
-    }
-    options.fork(Effect.matchEffect(
-      onItsChannel === undefined
-        ? options.send(client, message, context)
-        : onItsChannel(client, message, call, context),
-      {
-        onFailure: (cause) =>
-          Effect.sync(() => {
-            if (pending.get(id) !== call) return
-            pending.delete(id)
-            handlers.fail(new TransportClosed({ method, cause }))
-          }),
-        onSuccess: () =>
-          Effect.sync(() => {
-            if (pending.get(id) !== call) return
-            call.deadline = clock.unsafeCurrentTimeMillis() + millisOf(timeout)
-            watch(call)
-          })
-      }
-    ))
-    return rawCallOf(call)
-  }
-  const rawCallOf = (call: Pending<F>): RawCall => ({
-    cancel: (reason) => {
-      if (pending.get(call.id) !== call) return
-      pending.delete(call.id)
-      call.resume = undefined
-      options.fork(cancel(call, reason))
-    }
-  })
-
+  const live = { next: () => nextId++, closed: (method: string) => closed ? closedError(method, ended) : undefined }
   const disconnect: Outbound<F>["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
@@ -604,7 +584,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
 
   return {
     request,
-    raw,
+    raw: rawOf(options, book, live, watch, (call, reason) => options.fork(cancel(call, reason))),
     notify: notifying(options.send),
     response: (client, message) => response(pending, options.fork, client, message),
     progress: (client, params) => progress(pending, options, client, params),
