@@ -212,13 +212,7 @@ export interface Peer<F = never> {
    * {@link RawHandlers}); it times out, and fails with the connection, as `request`'s calls do.
    * It makes no span and asks no progress.
    */
-  readonly raw: (
-    client: Transport.ClientId,
-    method: string,
-    params: unknown,
-    handlers: RawHandlers<F>,
-    related?: JsonRpc.RequestId
-  ) => RawCall
+  readonly raw: Outbound.Outbound<F>["raw"]
   /** Sends a notification to `client`. */
   readonly notify: (
     client: Transport.ClientId,

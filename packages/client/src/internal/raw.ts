@@ -2,18 +2,11 @@
  * A client's raw lane (`RawLane`): kept on its service under a symbol of its own, so that the
  * service's shape (what users see of `McpClient`) does not change.
  */
-import type { Peer, Revision } from "@effect-mcp/core"
-import type * as ClientError from "../ClientError.js"
+import type { Revision } from "@effect-mcp/core"
+import type { RawLane } from "../RawLane.js"
 
 /** A session's requests, sent as given and answered as they came (see `RawLane`). */
-export interface Lane {
-  readonly revision: Revision.Revision
-  readonly request: (
-    method: string,
-    params: unknown,
-    handlers: Peer.RawHandlers<ClientError.TransportFailure>
-  ) => Peer.RawCall
-}
+export type Lane = RawLane
 
 const key: unique symbol = Symbol.for("@effect-mcp/client/RawLane")
 
