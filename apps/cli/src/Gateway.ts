@@ -42,6 +42,7 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import type { Revision, Schema as McpSchema } from "@effect-mcp/core"
 import { NodeMcpClient, type NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Mount } from "@effect-mcp/server"
+import * as RelayTable from "@effect-mcp/server/RelayTable"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -285,6 +286,13 @@ const transportOf = (
  * @since 0.1.0
  * @category constructors
  */
+/** A map without `key`'s entry (a copy). */
+const without = (key: string) => <A>(all: ReadonlyMap<string, A>): Map<string, A> => {
+  const left = new Map(all)
+  left.delete(key)
+  return left
+}
+
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const names = Object.keys(options.config.mcpServers)
@@ -299,8 +307,11 @@ export const make = (options: Options) =>
     /** Passes `level` on to an upstream (one in the 2026-07-28 era has no session level: nothing to tell). */
     const tellLevel = (client: McpClient.Service, level: McpSchema.Base.LoggingLevel | undefined) =>
       level === undefined || client.revision === "2026-07-28" ? Effect.void : Effect.ignore(client.setLogLevel(level))
+    /** The upstreams' tools a call is relayed to raw when it needs nothing more (`RelayTable`). */
+    const relayTable = RelayTable.make()
     const server = yield* McpServer.make({
       serverInfo: options.serverInfo ?? clientInfo,
+      relay: relayTable,
       ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),
       requestStateKey: options.requestStateKey ?? Redacted.make(randomBytes(32).toString("base64url")),
       // Tasks up front: an upstream's task tools may come after a client's handshake.
@@ -352,23 +363,13 @@ export const make = (options: Options) =>
         const mirror = yield* Mirror.make(client, relay, {
           label: `mcp gateway: ${name}`,
           tools: upstream.tools,
-          logPrefix: name
+          logPrefix: name,
+          lane: { table: relayTable, prefix: name }
         })
         yield* Ref.update(hooks, (all) => new Map(all).set(name, mirror.onResourceSubscribe))
         yield* Ref.update(clients, (all) => new Map(all).set(name, client))
         yield* Effect.addFinalizer(() =>
-          Effect.zipRight(
-            Ref.update(hooks, (all) => {
-              const left = new Map(all)
-              left.delete(name)
-              return left
-            }),
-            Ref.update(clients, (all) => {
-              const left = new Map(all)
-              left.delete(name)
-              return left
-            })
-          )
+          Effect.zipRight(Ref.update(hooks, without(name)), Ref.update(clients, without(name)))
         )
         yield* Effect.flatMap(Ref.get(logLevel), (level) => tellLevel(client, level))
         // Its entries under its name, removed when this connection ends. Every link or embedded

@@ -26,6 +26,7 @@
 import { McpClient } from "@effect-mcp/client"
 import { McpError, type Revision, type Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, McpServer } from "@effect-mcp/server"
+import * as RelayTable from "@effect-mcp/server/RelayTable"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -73,6 +74,11 @@ interface Inflight {
 export interface Relay {
   readonly handlers: McpClient.Handlers
   readonly forward: <A, E>(call: Effect.Effect<A, E>) => Effect.Effect<A, E, McpRequest.McpRequest>
+  /**
+   * The calls relayed raw (`RelayTable`) in flight, which no ask can be routed to (their clients
+   * declared nothing to ask): an ask that names no request is not guessed to be another's while any is.
+   */
+  readonly lane: { calls: number }
 }
 
 /**
@@ -166,6 +172,7 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
     const inflight = new Set<Inflight>()
     /** The roots a client gave last, for an ask of nobody's request. */
     const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
+    const lane = { calls: 0 }
 
     const ask = (
       kind: string,
@@ -180,12 +187,15 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         // an answer of its own (roots) gets it.
         const mine = inflight.has(caller as Inflight) ? caller as Inflight : undefined
         if (mine === undefined && inflight.size === 0 && unasked !== undefined) return unasked
-        if (mine === undefined && inflight.size !== 1) {
+        if (mine === undefined && (inflight.size !== 1 || lane.calls > 0)) {
+          const all = inflight.size + lane.calls
           return Effect.fail(
             new McpError.InternalError({
-              message: inflight.size === 0
+              message: all === 0
                 ? `proxy: no request of a client is in flight to ask (${kind})`
-                : `proxy: ${inflight.size} requests are in flight; the upstream's ${kind} cannot be told apart`
+                : inflight.size === 0
+                ? `proxy: the requests in flight were relayed whole; their clients cannot be asked (${kind})`
+                : `proxy: ${all} requests are in flight; the upstream's ${kind} cannot be told apart`
             })
           )
         }
@@ -273,7 +283,7 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         })
       })
 
-    return { handlers, forward }
+    return { handlers, forward, lane }
   })
 
 /**
@@ -326,8 +336,13 @@ export const layer = (
       const client = yield* McpClient.McpClient
       const relay = yield* ProxyRelay
       const caps = client.serverCapabilities
-      const mirror = yield* Mirror.make(client, relay, { maxUnlistedSubscriptions: options.maxUnlistedSubscriptions })
+      const relayTable = RelayTable.make()
+      const mirror = yield* Mirror.make(client, relay, {
+        maxUnlistedSubscriptions: options.maxUnlistedSubscriptions,
+        lane: { table: relayTable }
+      })
       const server = yield* McpServer.make({
+        relay: relayTable,
         serverInfo: Option.getOrElse(client.serverInfo, () => ({ name: "mcp-proxy", version: "0.1.0" })),
         ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) }),
         ...(options.revisions !== undefined ? { revisions: options.revisions } : {}),

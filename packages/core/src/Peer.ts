@@ -90,6 +90,24 @@ export type Progress = Outbound.Progress
 export type LogMessage = Outbound.LogMessage
 
 /**
+ * What a raw request (`Peer.raw`) is told: its answer as the peer sent it, or why none will come
+ * (the time ran out, the connection ended, the transport failed it); and the log messages on its
+ * own channel.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RawHandlers<F = never> = Outbound.RawHandlers<F>
+
+/**
+ * A raw request in flight (`Peer.raw`): cancelling it forgets it and tells the peer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RawCall = Outbound.RawCall
+
+/**
  * Options of one outbound request.
  *
  * @since 0.1.0
@@ -188,6 +206,13 @@ export interface Peer<F = never> {
     params?: unknown,
     options?: RequestOptions
   ) => Effect.Effect<unknown, McpError.McpError | RequestTimeout | TransportClosed | F>
+  /**
+   * Sends a request to `client` without an effect of its own (a gateway relaying a call it does not
+   * read): its id from the same counter as `request`'s, its answer handed on as it came (see
+   * {@link RawHandlers}); it times out, and fails with the connection, as `request`'s calls do.
+   * It makes no span and asks no progress.
+   */
+  readonly raw: Outbound.Outbound<F>["raw"]
   /** Sends a notification to `client`. */
   readonly notify: (
     client: Transport.ClientId,
@@ -275,6 +300,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
     const outbound = Outbound.make<F>({
       clock,
       send,
+      sendNow: protocol.sendNow,
       request: protocol.request,
       // What came on a request's channel that is not its answer: served as anything received.
       receive: kept ?? ((client, frame, context): void => inbound.receive(client, frame, context)),
@@ -324,6 +350,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
 
     return {
       request: outbound.request,
+      raw: outbound.raw,
       notify: outbound.notify,
       inflight: Effect.sync(inbound.size),
       cancel: (client, id) => Effect.sync(() => inbound.cancel(client, id)),

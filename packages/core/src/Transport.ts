@@ -198,6 +198,12 @@ export interface Protocol<F = never> {
   /** Sends one frame (a message or a batch) to `client`. */
   readonly send: (client: ClientId, frame: JsonRpc.Frame, context?: SendContext) => Effect.Effect<void, TransportError>
   /**
+   * Sends one frame now, without an effect, where the transport can (stdio while its output has
+   * room): true once it is sent; false when it was not, and `send` is to be used (it waits, or
+   * fails, as it says). A relayed call's answer costs no fiber this way. Absent: always `send`.
+   */
+  readonly sendNow?: ((client: ClientId, frame: JsonRpc.Frame, context?: SendContext) => boolean) | undefined
+  /**
    * Transports with a channel per request of ours: the engine sends its requests with this instead
    * of `send`, each with its own {@link Reply} (see {@link RequestSender}). A request whose channel
    * brings something else than its answer fails with `Peer.UnexpectedAnswer`: a transport that has

@@ -222,6 +222,12 @@ const childProtocol = (
       else forget(frame)
       return inner.send(client, frame, context)
     },
+    sendNow: (client, frame, context) => {
+      if (inner.sendNow === undefined || !inner.sendNow(client, frame, context)) return false
+      if (Array.isArray(frame)) frame.forEach(forget)
+      else forget(frame)
+      return true
+    },
     run: (receiver) =>
       // The inner protocol's disconnect (at the end of stdout) waits for the reason.
       Effect.zipRight(

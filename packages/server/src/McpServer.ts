@@ -26,6 +26,7 @@ import type * as Serving from "./internal/serving.js"
 import type * as Stateless from "./internal/stateless.js"
 import type * as McpRequest from "./McpRequest.js"
 import type * as Prompt from "./Prompt.js"
+import type * as RelayTable from "./RelayTable.js"
 import type * as Resource from "./Resource.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Tool from "./Tool.js"
@@ -172,6 +173,12 @@ export interface Options<R> {
    * level on to its upstreams. It should be quick: the client waits on it.
    */
   readonly onLogLevel?: (level: McpSchema.Base.LoggingLevel) => Effect.Effect<void>
+  /**
+   * `tools/call`s handed on without being served (default none): the server looks a call's tool up
+   * here before its engine decodes the call, and an entry may take it (see `RelayTable`). For a
+   * gateway relaying calls it does not read.
+   */
+  readonly relay?: RelayTable.RelayTable | undefined
   /** Page size of list results (default 100). */
   readonly pageSize?: number
   /**

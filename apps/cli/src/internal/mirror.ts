@@ -21,6 +21,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
 import * as Policy from "./policy.js"
+import * as RawLane from "./rawLane.js"
 import * as UpstreamLogs from "./upstreamLogs.js"
 import * as UpstreamTasks from "./upstreamTasks.js"
 
@@ -232,6 +233,12 @@ export interface Options {
   readonly label?: string | undefined
   /** The logger the upstream's log messages for a call are under (`prefix/logger`; default: theirs as they are). */
   readonly logPrefix?: string | undefined
+  /**
+   * The server's relay table, where the upstream's tools are relayed raw when a call needs nothing
+   * more (`rawLane.ts`; default: every call served by the server). Only a client in a session has a
+   * raw lane; a task tool is always served.
+   */
+  readonly lane?: RawLane.Lane | undefined
 }
 
 /** One upstream's mirror: its hook for the server's subscriptions, and what mirrors it onto a server. */
@@ -500,6 +507,16 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           )
         }
 
+        // Its tools relayed raw when a call needs nothing more (`rawLane.ts`).
+        const { relayed, unrelayed } = yield* RawLane.mirrored(
+          options.lane,
+          client,
+          relay,
+          options.tools,
+          prefix,
+          Effect.map(Ref.get(mirrored), (m) => m.tools.keys())
+        )
+
         const sync = syncOf(mirrored, label)
         const list = listOf(label)
         const syncTools = Effect.flatMap(
@@ -509,8 +526,8 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
               "tools",
               listed.filter((t) => Policy.admits(options.tools, t)),
               (t) => Policy.served(options.tools, t).name,
-              (t) => server.addTool(toolOf(client, relay, t, options.tools, prefix)),
-              server.removeTool
+              (t) => Effect.zipRight(server.addTool(toolOf(client, relay, t, options.tools, prefix)), relayed(t)),
+              (key) => Effect.zipRight(unrelayed(key), server.removeTool(key))
             )
         )
         const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>

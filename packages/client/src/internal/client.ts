@@ -27,6 +27,7 @@ import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
 import * as Cache from "./cache.js"
 import * as Era from "./era.js"
+import * as Raw from "./raw.js"
 import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
 import * as Stateless from "./stateless.js"
@@ -395,7 +396,7 @@ export const make = <R>(
         ? tasks.callTool(name, args, call)
         : request("tools/call", args === undefined ? { name } : { name, arguments: args }, call)) as Service["callTool"]
 
-    return {
+    const service = {
       era,
       revision: spoken,
       serverInfo,
@@ -437,4 +438,5 @@ export const make = <R>(
             }, filter)
           )
     } satisfies Service
+    return Raw.withLane(service, era, spoken, (method, params, handlers) => peer.raw(server, method, params, handlers))
   })

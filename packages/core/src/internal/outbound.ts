@@ -30,6 +30,7 @@ import type { Peer } from "../Peer.js"
 import type * as Transport from "../Transport.js"
 import type * as Wire from "../Wire.js"
 import { RequestTimeout, TransportClosed, UnexpectedAnswer } from "./errors.js"
+import * as Raw from "./outboundRaw.js"
 import type * as Telemetry from "./telemetry.js"
 
 /** The params of a progress notification, as handed to `onProgress`. */
@@ -85,8 +86,12 @@ export interface RequestOptions {
 
 type Answer = Exit.Exit<unknown, unknown>
 
+/** What a raw call is told, and a raw call in flight (see `outboundRaw.ts`). */
+export type RawHandlers<F = never> = Raw.RawHandlers<F>
+export type RawCall = Raw.RawCall
+
 /** One call of ours, waiting for its answer; on a transport with a channel per request, its reply too. */
-interface Pending<F> extends Transport.Reply<F> {
+export interface Pending<F> extends Transport.Reply<F> {
   readonly id: number
   readonly client: Transport.ClientId
   readonly method: string
@@ -103,6 +108,8 @@ interface Pending<F> extends Transport.Reply<F> {
   deadline: number
   hardDeadline: number
   readonly maxTimeout: Duration.Duration
+  /** A raw call (`Outbound.raw`): handed its answer as it came, instead of settling with an `Exit`. */
+  readonly raw: ((message: JsonRpc.Response) => void) | undefined
 }
 
 /**
@@ -157,6 +164,8 @@ export interface Options<F = never> {
     frame: JsonRpc.Frame,
     context?: Transport.SendContext
   ) => Effect.Effect<void, Transport.TransportError>
+  /** Sends a frame now, where the transport can (see `Transport.Protocol.sendNow`). */
+  readonly sendNow?: Transport.Protocol["sendNow"]
   /** A transport's way of sending a request on a channel of its own (see `Transport.Protocol.request`). */
   readonly request: Transport.RequestSender<F> | undefined
   /** Serves what came on a request's channel that is not its answer (the inbound half of the engine). */
@@ -176,6 +185,18 @@ export interface Options<F = never> {
 export interface Outbound<F = never> {
   readonly request: Peer<F>["request"]
   readonly notify: Peer["notify"]
+  /**
+   * A call made without an effect of its own: registered in the same book of calls as `request`'s
+   * (its id from the same counter, its timeout swept, failed when the connection ends), sent with
+   * `params` as given (no progress token, no span), its answer handed to `handlers` as it came.
+   */
+  readonly raw: (
+    client: Transport.ClientId,
+    method: string,
+    params: unknown,
+    handlers: RawHandlers<F>,
+    related?: JsonRpc.RequestId
+  ) => RawCall
   /** An answer from `client`: completes the call it answers (unknown, finished or foreign ids are ignored). */
   readonly response: (client: Transport.ClientId, message: JsonRpc.Response) => void
   /** A progress notification from `client`: true when it was for one of our calls. */
@@ -215,6 +236,7 @@ const waiting = <F>(book: Book<F>, call: Pending<F>) => book.pending.get(call.id
 const answered = <F>(book: Book<F>, call: Pending<F>, message: JsonRpc.Response) => {
   if (!waiting(book, call)) return
   book.pending.delete(call.id)
+  if (call.raw !== undefined) return call.raw(message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -286,6 +308,7 @@ class Call<F> implements Pending<F> {
   hardDeadline = Infinity
   readonly onProgress: HandOff<Progress> | undefined
   readonly onLog: HandOff<LogMessage> | undefined
+  raw: ((message: JsonRpc.Response) => void) | undefined = undefined
   constructor(
     readonly book: Book<F>,
     readonly id: number,
@@ -384,6 +407,7 @@ const response = <F>(
   const call = typeof message.id === "number" ? pending.get(message.id) : undefined
   if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
   pending.delete(message.id as number)
+  if (call.raw !== undefined) return call.raw(message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -422,6 +446,50 @@ const notifying = (send: Options["send"]): Outbound["notify"] => (client, method
     Effect.suspend(() => send(client, JsonRpc.notification(method, params), context)),
     (cause) => new TransportClosed({ method, cause })
   )
+
+/** Raw calls of the book (`outboundRaw.ts`): calls whose answers go to their handlers as they came. */
+const rawOf = <F>(
+  options: Options<F>,
+  book: Book<F>,
+  live: { readonly next: () => number; readonly closed: (method: string) => TransportClosed | undefined },
+  watch: (call: Pending<F>) => void,
+  cancel: (call: Pending<F>, reason: string) => void
+) => {
+  const onItsChannel = options.request
+  return Raw.make<F>({
+    closed: live.closed,
+    start: (client, method, related, handlers) => {
+      const id = live.next()
+      const call = new Call(
+        book,
+        id,
+        client,
+        method,
+        related,
+        undefined,
+        handlers.onLog,
+        options.timeout,
+        false,
+        options.maxTimeout
+      )
+      call.raw = handlers.answer
+      book.pending.set(id, call)
+      return call
+    },
+    send: onItsChannel === undefined
+      ? (call, message) => options.send(call.client, message, { related: call.related })
+      : (call, message) => onItsChannel(call.client, message, call as Call<F>, { related: call.related }),
+    sendNow: onItsChannel === undefined ? options.sendNow : undefined,
+    fork: options.fork,
+    waiting: (call) => book.pending.get(call.id) === call,
+    armed: (call) => {
+      call.deadline = options.clock.unsafeCurrentTimeMillis() + millisOf(call.timeout)
+      watch(call)
+    },
+    forget: (call) => void book.pending.delete(call.id),
+    cancel
+  })
+}
 
 export const make = <F = never>(options: Options<F>): Outbound<F> => {
   const pending = new Map<number, Pending<F>>()
@@ -544,6 +612,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
       })
     )
 
+  const live = { next: () => nextId++, closed: (method: string) => closed ? closedError(method, ended) : undefined }
   const disconnect: Outbound<F>["disconnect"] = (client, reason) => {
     for (const [id, call] of pending) {
       if (call.client !== client) continue
@@ -562,6 +631,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
 
   return {
     request,
+    raw: rawOf(options, book, live, watch, (call, reason) => options.fork(cancel(call, reason))),
     notify: notifying(options.send),
     response: (client, message) => response(pending, options.fork, client, message),
     progress: (client, params) => progress(pending, options, client, params),

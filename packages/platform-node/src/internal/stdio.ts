@@ -245,6 +245,13 @@ export class Output {
     this.written()
   }
 
+  /** Sends a frame now, while the output is open (true); else false (see `Transport.Protocol.sendNow`). */
+  readonly sendNow = (_client: Transport.ClientId, frame: JsonRpc.Frame): boolean => {
+    if (this.closed() || !this.open()) return false
+    this.write(frame)
+    return true
+  }
+
   /** Sends a frame once there is room, at once while the output is open. */
   readonly send: Transport.Protocol["send"] = (_client, frame) =>
     Effect.suspend(() => {
@@ -430,6 +437,7 @@ export const protocol = (input: Readable, output: Writable, options: ProtocolOpt
         Effect.ensuring(Effect.sync(() => writer.letGo()))
       ),
     send: writer.send,
+    sendNow: writer.sendNow,
     unanswered: (_client, id) => requests.settled(id)
   }
 }

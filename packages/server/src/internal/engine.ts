@@ -11,12 +11,15 @@
 import type { JsonRpc, Transport } from "@effect-mcp/core"
 import { Peer, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Handshake from "./handshake.js"
 import { modules } from "./lazy.js"
 import type * as Logs from "./logs.js"
 import type { Registry } from "./registry.js"
+import * as RelayLane from "./relayLane.js"
 import * as Shared from "./sharedSessions.js"
 import type * as Stateless from "./stateless.js"
 
@@ -52,15 +55,24 @@ export const serve = (
   Effect.gen(function*() {
     let host: Handshake.Host | undefined
     const hostOf = () => host!
-    const { metrics } = yield* Telemetry.enabled
+    const { metrics, spans } = yield* Telemetry.enabled
     const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
+    // A relay table's calls are taken before the engine sees them, where serving one would make
+    // nothing of it but its answer: nothing recorded (no span, metric or Debug line), sessions of
+    // this engine's own (see `RelayTable`).
+    const table = eras.handshake?.config.relay
+    const quiet = !metrics && !spans &&
+      (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal > LogLevel.Debug.ordinal
+    const served = table !== undefined && handshake !== undefined && quiet && Shared.of(protocol) === undefined
+      ? RelayLane.protocol(protocol, table, handshake.relayable, (effect) => void hostOf().fork(effect))
+      : protocol
     const statelessEra = eras.stateless
     const stateless = statelessEra && statelessEra.module.era(statelessEra.server, hostOf)
     const isStateless = (request: JsonRpc.Request) =>
       stateless !== undefined && (handshake === undefined || statelessEra!.module.isStatelessRequest(request))
 
     const peer = yield* Peer.make({
-      protocol,
+      protocol: served,
       // Shared sessions: the requests this instance sends to clients have ids of its own range.
       ...(Shared.of(protocol) !== undefined ? { firstId: Shared.of(protocol)!.firstId } : {}),
       onRequest: (client, request, received) =>

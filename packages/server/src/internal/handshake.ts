@@ -274,6 +274,12 @@ export interface OnEngine {
   readonly log: (message: Logs.Message) => Effect.Effect<void>
   /** Tells the transport's shared sessions of this era, once the engine's host is set. */
   readonly attach: () => void
+  /**
+   * The state of `client`'s session, read synchronously, when a relay table may take its calls
+   * (`RelayTable`): ready, serving tools, its client asked nothing of (no sampling, elicitation or
+   * roots declared: a relayed call's asks could not reach it).
+   */
+  readonly relayable: (client: Transport.ClientId) => State | undefined
 }
 
 /**
@@ -393,6 +399,14 @@ export const era = (server: Server, host: () => Host, metrics = false): OnEngine
     batching: (client) => Effect.map(stateOf(client), (s) => s.phase !== "new" && Revision.allowsBatching(s.revision)),
     fanOut: (changes) => fanOut(host(), sessions, changes),
     log: (message) => logTo(host(), sessions, message),
-    attach
+    attach,
+    relayable: (client) => {
+      const s = sessions.get(client)?.current
+      if (s === undefined || s.phase !== "ready" || s.capabilities.tools === undefined) return undefined
+      const asked = s.clientCapabilities
+      return asked.sampling === undefined && asked.elicitation === undefined && asked.roots === undefined
+        ? s
+        : undefined
+    }
   }
 }

@@ -393,7 +393,8 @@ const build = Effect.fn("McpServer.make")(function*(
     extensions: skills === undefined ? [] : [SkillsExtension!.extension(skills)],
     tasks,
     onResourceSubscribe: options.onResourceSubscribe,
-    onLogLevel: options.onLogLevel
+    onLogLevel: options.onLogLevel,
+    relay: options.relay
   }
   // The bus of the server's context, if given (shared with other servers), else its own.
   const bus = yield* Effect.catchTag(

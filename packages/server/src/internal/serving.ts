@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Completion from "../Completion.js"
 import * as McpRequest from "../McpRequest.js"
+import type { RelayTable } from "../RelayTable.js"
 import type * as Resource from "../Resource.js"
 import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
@@ -55,6 +56,8 @@ export interface Config {
   readonly onResourceSubscribe: ((uri: string) => Effect.Effect<void>) | undefined
   /** Told of each handshake session's `logging/setLevel`, before it is acknowledged (`McpServer.Options`). */
   readonly onLogLevel?: ((level: McpSchema.Base.LoggingLevel) => Effect.Effect<void>) | undefined
+  /** `tools/call`s handed on without being served (`McpServer.Options.relay`). */
+  readonly relay?: RelayTable | undefined
 }
 
 /**

@@ -1,0 +1,169 @@
+/**
+ * The raw lane of a mirrored tool (`RelayTable`): a `tools/call` that needs nothing of the server
+ * engine is handed to the upstream as it came, with only its name (the upstream's) and id (the
+ * client's own, from its book of calls) changed, and the policy's fixed and default arguments put
+ * in; the upstream's answer goes back as it came, its links under the mount's prefix. No Schema
+ * decodes or encodes it, and it runs no fiber of its own: a cancel, the client going away, the
+ * upstream's end or the call's timeout end it as they end any call. A call with anything more
+ * (a progress token, `_meta`, a task) is served by the engine, through `forwarded` (`mirror.ts`).
+ *
+ * `EFFECT_MCP_DEBUG_RELAY_LANE=1` writes a line to stderr for each call the lane takes (for the
+ * tests that check a call took it).
+ */
+import type { ClientError, McpClient } from "@effect-mcp/client"
+import * as RawLane from "@effect-mcp/client/RawLane"
+import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import { Mount } from "@effect-mcp/server"
+import type * as RelayTable from "@effect-mcp/server/RelayTable"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Relay } from "../Proxy.js"
+import { toMcpError } from "./mirror.js"
+import * as Policy from "./policy.js"
+import * as UpstreamLogs from "./upstreamLogs.js"
+import * as UpstreamTasks from "./upstreamTasks.js"
+
+const debug = process.env.EFFECT_MCP_DEBUG_RELAY_LANE === "1"
+
+const isLevel = (level: string): level is McpSchema.Base.LoggingLevel =>
+  (McpSchema.Logging.levels as ReadonlyArray<string>).includes(level)
+
+/** A content block with a URI of the upstream's (a link, an embedded resource), put under the mount's prefix. */
+const mounted = (prefix: string) => (block: unknown): unknown => {
+  const b = block as { readonly type?: unknown; readonly uri?: unknown; readonly resource?: { readonly uri?: unknown } }
+  if (b?.type === "resource_link" && typeof b.uri === "string") return { ...b, uri: Mount.mountUri(prefix, b.uri) }
+  if (b?.type === "resource" && typeof b.resource?.uri === "string") {
+    return { ...b, resource: { ...b.resource, uri: Mount.mountUri(prefix, b.resource.uri) } }
+  }
+  return block
+}
+
+const linked = (block: unknown) => {
+  const type = (block as { readonly type?: unknown } | null)?.type
+  return type === "resource_link" || type === "resource"
+}
+
+/** The upstream's result as the server answers it (undefined: not a tool's result). */
+const resultOf = (result: unknown, prefix: string | undefined): unknown => {
+  const content = (result as { readonly content?: unknown } | null)?.content
+  if (typeof result !== "object" || !Array.isArray(content)) return undefined
+  if (prefix === undefined || !content.some(linked)) return result
+  return { ...result, content: content.map(mounted(prefix)) }
+}
+
+const notAResult = new McpError.InternalError({
+  message: "proxy: the upstream's answer to tools/call is not a tool's result"
+})
+
+/** Where a mirror's tools are relayed raw: the server's table, and how its names and links are mounted. */
+export interface Lane {
+  readonly table: RelayTable.RelayTable
+  /** The mount's prefix (`Mount.under`), if the server mounts the upstream under one. */
+  readonly prefix?: string | undefined
+}
+
+/** The name a tool served as `served` has in the server's table. */
+export const nameIn = (lane: Lane, served: string) =>
+  lane.prefix === undefined ? served : Mount.mountName(lane.prefix, served)
+
+/**
+ * The table's entry of the upstream tool `upstream` (served under another name, maybe): it takes a
+ * call of the revision the client speaks; the logs on the call's own stream go to the call's.
+ */
+export const entry = (
+  raw: RawLane.RawLane,
+  relay: Relay,
+  upstream: string,
+  policy: Policy.ToolPolicy | undefined,
+  prefix: string | undefined,
+  logPrefix: string | undefined
+): RelayTable.Entry => ({
+  take: (call) => {
+    if (call.revision !== raw.revision) return false
+    if (debug) process.stderr.write(`mcp gateway: relay lane: tools/call ${call.name}\n`)
+    const args = policy === undefined ? call.arguments : Policy.argsOf(policy, upstream, call.arguments)
+    relay.lane.calls++
+    let open = true
+    const end = () => {
+      if (!open) return false
+      open = false
+      relay.lane.calls--
+      return true
+    }
+    const sent = raw.request(
+      "tools/call",
+      args === undefined ? { name: upstream } : { name: upstream, arguments: args },
+      {
+        answer: (message) => {
+          if (!end()) return
+          if ("error" in message) {
+            return call.error(McpError.fromWire(message.error, "tools/call").toWire(call.revision))
+          }
+          const result = resultOf(message.result, prefix)
+          if (result === undefined) call.error(notAResult.toWire(call.revision))
+          else call.result(result)
+        },
+        fail: (error) => {
+          if (end()) call.error(toMcpError(error as ClientError.ClientError).toWire(call.revision))
+        },
+        onLog: (message) =>
+          Effect.sync(() => {
+            if (!open || !isLevel(message.level)) return
+            const logger = typeof message.logger === "string" ? message.logger : undefined
+            const named = logPrefix === undefined ? logger : logger === undefined ? logPrefix : `${logPrefix}/${logger}`
+            call.log({
+              level: message.level,
+              data: UpstreamLogs.capped(message.data),
+              ...(named !== undefined ? { logger: named } : {})
+            })
+          })
+      }
+    )
+    call.onCancel = () => {
+      if (end()) sent.cancel("cancelled by the caller")
+    }
+    return true
+  }
+})
+
+/**
+ * A mirror's use of its lane (none: nothing): `relayed` puts an upstream tool just served in the
+ * table (a task tool, or any tool of a client with no raw lane, is left to the server), `unrelayed`
+ * takes one out; every tool of the mirror (`tools`) leaves the table when the scope ends, before
+ * the server's own entries do (a call after that is served, and fails).
+ */
+export const mirrored = (
+  lane: Lane | undefined,
+  client: McpClient.Service,
+  relay: Relay,
+  policy: Policy.ToolPolicy | undefined,
+  logPrefix: string | undefined,
+  tools: Effect.Effect<Iterable<string>>
+): Effect.Effect<
+  {
+    readonly relayed: (tool: McpSchema.Tool.Tool) => Effect.Effect<void>
+    readonly unrelayed: (served: string) => Effect.Effect<void>
+  },
+  never,
+  Scope.Scope
+> => {
+  if (lane === undefined) return Effect.succeed({ relayed: () => Effect.void, unrelayed: () => Effect.void })
+  const raw = RawLane.of(client)
+  return Effect.as(
+    Effect.addFinalizer(() =>
+      Effect.flatMap(tools, (names) =>
+        Effect.sync(() => {
+          for (const name of names) lane.table.delete(nameIn(lane, name))
+        }))
+    ),
+    {
+      relayed: (t) =>
+        Effect.sync(() => {
+          const name = nameIn(lane, Policy.served(policy, t).name)
+          if (raw === undefined || UpstreamTasks.supportOf(client, t) !== undefined) lane.table.delete(name)
+          else lane.table.set(name, entry(raw, relay, t.name, policy, lane.prefix, logPrefix))
+        }),
+      unrelayed: (served) => Effect.sync(() => lane.table.delete(nameIn(lane, served)))
+    }
+  )
+}

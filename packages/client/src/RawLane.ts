@@ -1,0 +1,42 @@
+/**
+ * The raw lane of a client in a session (handshake era): a request sent as it is given and its
+ * answer handed on as it came, with no Schema decode and no fiber of its own, through the same
+ * book of calls as the client's other requests (ids never collide; a cancel, a timeout and the end
+ * of the connection end it as they end any call). It is for a gateway relaying a call it does not
+ * read (`mcp gateway`): most code wants `McpClient.request`.
+ *
+ * A raw request has no caller (`McpClient.currentCaller`): an ask the server makes while it runs is
+ * routed as any ask of nobody's request.
+ *
+ * @since 0.2.0
+ */
+import type { Peer, Revision } from "@effect-mcp/core"
+import type * as ClientError from "./ClientError.js"
+import * as Raw from "./internal/raw.js"
+import type * as McpClient from "./McpClient.js"
+
+/**
+ * A client's raw lane.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RawLane {
+  /** The revision of the session. */
+  readonly revision: Revision.Revision
+  /** Sends `method` with `params` as given; `handlers` are told its answer as it came, or why none will come. */
+  readonly request: (
+    method: string,
+    params: unknown,
+    handlers: Peer.RawHandlers<ClientError.TransportFailure>
+  ) => Peer.RawCall
+}
+
+/**
+ * The raw lane of `client`: a client in a session has one; a client in the 2026-07-28 era (whose
+ * requests carry an envelope the lane does not make) has none.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const of = (client: McpClient.Service): RawLane | undefined => Raw.of(client)

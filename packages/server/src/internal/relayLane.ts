@@ -1,0 +1,144 @@
+/**
+ * The relay lane of one engine (`RelayTable`): the transport's receiver, wrapped so that a
+ * `tools/call` a relay table takes never reaches the engine. It is looked up as the frame arrives
+ * (already parsed by the transport), before anything decodes it; taken, its answer goes out
+ * through the transport with its id, as the engine's would (so the transport's bound on requests
+ * in flight counts it), a `notifications/cancelled` for it or its client going away tells the
+ * entry, and the transport is told it will not be answered. What the table declines, and
+ * everything else, goes to the engine as it came.
+ */
+import type { Transport } from "@effect-mcp/core"
+import { JsonRpc, Schema as McpSchema } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { RawCall, RelayTable } from "../RelayTable.js"
+import type { State } from "./handshakeRequest.js"
+
+/** A call taken, until it is answered or cancelled. */
+interface Taken extends RawCall {
+  done: boolean
+}
+
+/**
+ * `protocol`, its receiver wrapped with the lane: `relayable` says which session's calls may be
+ * taken (`Handshake.OnEngine.relayable`); `run` runs the sends on the engine's runtime.
+ */
+export const protocol = <F>(
+  protocol: Transport.Protocol<F>,
+  table: RelayTable,
+  relayable: (client: Transport.ClientId) => State | undefined,
+  run: (effect: Effect.Effect<void>) => void
+): Transport.Protocol<F> => {
+  /** The calls taken, by client and id. */
+  const taken = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Taken>>()
+  const { sendNow } = protocol
+  // At once where the transport can (no fiber), else as the engine sends.
+  const send = (client: Transport.ClientId, frame: JsonRpc.Frame, related: JsonRpc.RequestId) => {
+    const context = { related }
+    if (sendNow === undefined || !sendNow(client, frame, context)) {
+      run(Effect.ignore(protocol.send(client, frame, context)))
+    }
+  }
+  const forget = (client: Transport.ClientId, id: JsonRpc.RequestId) => {
+    const calls = taken.get(client)
+    if (calls === undefined) return
+    calls.delete(id)
+    if (calls.size === 0) taken.delete(client)
+  }
+
+  const take = (client: Transport.ClientId, message: JsonRpc.Request): boolean => {
+    const params = message.params as Record<string, unknown> | undefined
+    if (typeof params !== "object" || params === null) return false
+    const name = params.name
+    if (typeof name !== "string") return false
+    const entry = table.get(name)
+    if (entry === undefined) return false
+    for (const key in params) if (key !== "name" && key !== "arguments") return false
+    const args = params.arguments
+    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) return false
+    const state = relayable(client)
+    if (state === undefined) return false
+    const id = message.id
+    if (taken.get(client)?.has(id) === true) return false
+    const level = Option.getOrUndefined(state.logLevel)
+    const answer = (response: JsonRpc.Response) => {
+      if (call.done) return
+      call.done = true
+      forget(client, id)
+      send(client, response, id)
+    }
+    const call: Taken = {
+      done: false,
+      name,
+      arguments: args as Readonly<Record<string, unknown>> | undefined,
+      revision: state.revision,
+      logLevel: level,
+      result: (result) => answer(JsonRpc.success(id, result)),
+      error: (error) => answer(JsonRpc.failure(id, error)),
+      log: (params) => {
+        if (call.done || (level !== undefined && !McpSchema.Logging.isAtLeast(params.level, level))) return
+        send(client, JsonRpc.notification("notifications/message", params), id)
+      },
+      onCancel: undefined
+    }
+    if (!entry.take(call)) return false
+    if (!call.done) {
+      let calls = taken.get(client)
+      if (calls === undefined) taken.set(client, calls = new Map())
+      calls.set(id, call)
+    }
+    return true
+  }
+
+  /** A cancel of a call taken: the entry is told, the transport stops waiting; nothing is sent. */
+  const cancel = (client: Transport.ClientId, id: JsonRpc.RequestId): boolean => {
+    const call = taken.get(client)?.get(id)
+    if (call === undefined) return false
+    call.done = true
+    forget(client, id)
+    call.onCancel?.()
+    protocol.unanswered?.(client, id)
+    return true
+  }
+
+  const cancelledId = (params: unknown): JsonRpc.RequestId | undefined => {
+    const id = typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
+    return typeof id === "string" || typeof id === "number" ? id : undefined
+  }
+
+  return {
+    ...protocol,
+    run: (receiver) =>
+      protocol.run({
+        ...receiver,
+        receive: (client, inbound, context) => {
+          if (inbound._tag === "Single") {
+            const message = inbound.message
+            if ("method" in message) {
+              if ("id" in message) {
+                if (message.method === "tools/call" && take(client, message)) return
+              } else if (message.method === "notifications/cancelled" && taken.has(client)) {
+                const id = cancelledId(message.params)
+                if (id !== undefined && cancel(client, id)) return
+              }
+            }
+          }
+          receiver.receive(client, inbound, context)
+        },
+        disconnect: (client, reason) => {
+          const calls = taken.get(client)
+          if (calls !== undefined) {
+            taken.delete(client)
+            for (const call of calls.values()) {
+              call.done = true
+              call.onCancel?.()
+            }
+          }
+          receiver.disconnect(client, reason)
+        },
+        responseClosed: (client, id) => {
+          if (!cancel(client, id)) receiver.responseClosed(client, id)
+        }
+      })
+  }
+}
