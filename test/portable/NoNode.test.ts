@@ -70,6 +70,11 @@ const sourceProblems = (dir: string): Array<string> => {
     const at = path.relative(dir, file)
     for (const specifier of importsOf(file)) {
       if (specifier.startsWith(".")) continue
+      // The package's own `imports` (`#modules`): its targets are its own sources, checked here too.
+      if (specifier.startsWith("#")) {
+        if (!Object.hasOwn(manifest.imports ?? {}, specifier)) problems.push(`${at} imports ${specifier}, not declared`)
+        continue
+      }
       if (isNode(specifier)) problems.push(`${at} imports ${specifier}`)
       else if (!declared.has(packageOf(specifier))) problems.push(`${at} imports ${specifier}, not a dependency`)
     }
