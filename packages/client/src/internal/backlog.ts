@@ -11,7 +11,6 @@
  */
 import type { JsonRpc } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -63,26 +62,28 @@ export const sizeOf = (root: unknown, cap: number): number => {
   return bytes
 }
 
-const inboxOf = (queue: Queue.Dequeue<Slot>): Inbox => {
+/** An inbox on `queue`; `taken` after each slot it takes (what every subscriber took is let go). */
+const inboxOf = (queue: Queue.Dequeue<Slot>, taken: Effect.Effect<void>): Inbox => {
   const take: Effect.Effect<JsonRpc.Notification> = Effect.flatMap(
-    Queue.take(queue),
+    Effect.zipLeft(Queue.take(queue), taken),
     (slot) => slot.notification === undefined ? take : Effect.succeed(slot.notification)
   )
   return {
     take,
-    stream: Stream.fromQueue(queue, { maxChunkSize: 1 }).pipe(
-      Stream.filterMap((slot) => Option.fromNullable(slot.notification))
-    )
+    // One at a time: a chunk taken at once would hold its notifications outside the bound.
+    stream: Stream.repeatEffect(take)
   }
 }
 
 export const make = (maxCount: number, maxBytes: number): Effect.Effect<Backlog, never, Scope.Scope> =>
   Effect.map(Effect.acquireRelease(PubSub.sliding<Slot>(maxCount), PubSub.shutdown), (pubsub) => {
     /** The newest slots the PubSub holds that are not emptied, oldest first from `head`; their bytes. */
-    const held: Array<Slot> = []
+    const held: Array<Slot | undefined> = []
     const counted = { head: 0, bytes: 0 }
     const drop = () => {
       const slot = held[counted.head]!
+      // Let go of here too: a slot every subscriber took must not be kept alive by this list.
+      held[counted.head] = undefined
       counted.head++
       counted.bytes -= slot.bytes
       if (counted.head > 1024 && counted.head * 2 > held.length) {
@@ -91,14 +92,18 @@ export const make = (maxCount: number, maxBytes: number): Effect.Effect<Backlog,
       }
       return slot
     }
+    // What every subscriber took already, or the count bound slid out, is no longer held.
+    const release = (holding: number) => {
+      while (held.length - counted.head > holding) drop()
+    }
     const account = (slot: Slot, holding: number) => {
       held.push(slot)
       counted.bytes += slot.bytes
-      // What every subscriber took already, or the count bound slid out, is no longer held.
-      while (held.length - counted.head > holding) drop()
+      release(holding)
       while (counted.bytes > maxBytes && held.length - counted.head > 1) drop().notification = undefined
     }
-    const subscribe = Effect.map(PubSub.subscribe(pubsub), inboxOf)
+    const taken = Effect.map(PubSub.size(pubsub), release)
+    const subscribe = Effect.map(PubSub.subscribe(pubsub), (queue) => inboxOf(queue, taken))
     return {
       publish: (notification) =>
         Effect.suspend(() => {
