@@ -97,6 +97,14 @@ export interface Options<R = never> {
    */
   readonly maxQueuedNotifications?: number
   /**
+   * Bytes of notifications a subscriber may fall behind by before it loses the oldest of them
+   * (default 16 MiB), as `maxQueuedNotifications` counts them: the notifications the client holds
+   * for subscribers that have not taken them, in all (they are shared), the newest always kept.
+   * A notification's size is estimated from its parsed value (its strings' lengths, 8 bytes a
+   * number, a few bytes a key), close to its length as sent.
+   */
+  readonly maxQueuedNotificationBytes?: number
+  /**
    * The server's requests (its asks: sampling, elicitation, roots; pings) answered at once (default
    * 100): one past it is refused at once with a JSON-RPC error (-32603) carrying its id, so a
    * server that asks without end, or asks what a handler never answers, holds no more than this.

@@ -273,4 +273,49 @@ describe("the client's notifications", () => {
       // The first, then the newest three: the seven between were dropped, not queued.
       assert.deepStrictEqual(data, [0, 8, 9, 10])
     }))
+
+  it.scoped("a subscriber that falls behind by more than maxQueuedNotificationBytes loses the oldest, not the memory", () =>
+    Effect.gen(function*() {
+      const { protocol, remote } = yield* MemoryTransport.connection
+      const connecting = yield* Effect.fork(
+        Effect.map(
+          Layer.build(
+            McpClient.layer({
+              clientInfo: { name: "test", version: "1.0.0" },
+              era: "handshake",
+              maxQueuedNotificationBytes: 64 * 1024
+            }).pipe(Layer.provide(McpClientTransport.layerProtocol(protocol)))
+          ),
+          (context) => Context.get(context, McpClient.McpClient)
+        )
+      )
+      const initialize = JSON.parse(yield* remote.read)
+      yield* remote.write(initializeAnswer(initialize.id))
+      yield* remote.read // notifications/initialized
+      const client = yield* Fiber.join(connecting)
+      // 10 KiB each: 100 of them are 1 MiB, far under the count bound (10,000).
+      const pad = "x".repeat(10 * 1024)
+      const log = (data: number) =>
+        remote.write(
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data, pad } })
+        )
+      const first = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const reader = yield* Effect.fork(Stream.runCollect(Stream.take(
+        Stream.tap(
+          client.notifications,
+          () => Effect.zipRight(Deferred.succeed(first, undefined), Deferred.await(gate))
+        ),
+        7
+      )))
+      yield* log(0)
+      yield* Deferred.await(first)
+      for (let i = 1; i <= 100; i++) yield* log(i)
+      yield* remote.write(JSON.stringify({ jsonrpc: "2.0", id: "p", method: "ping" }))
+      assert.strictEqual(JSON.parse(yield* remote.read).id, "p")
+      yield* Deferred.succeed(gate, undefined)
+      const data = Array.from(yield* Fiber.join(reader), (n) => (n.params as { readonly data: number }).data)
+      // The first, then the newest six (64 KiB of 10 KiB each): the 94 before them were dropped.
+      assert.deepStrictEqual(data, [0, 95, 96, 97, 98, 99, 100])
+    }))
 })

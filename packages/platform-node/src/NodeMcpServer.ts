@@ -85,7 +85,7 @@ export interface ProtocolOptions extends Ndjson.ReaderOptions, SenderOptions {
   readonly endOfInputGrace?: Duration.DurationInput
   /**
    * The most bytes that may wait on the output for the client to read them (default 32 MiB, as a
-   * connection of `layerHttp`; counted as Node counts a pipe's buffer, by a string's length). Past
+   * connection of `layerHttp`; UTF-8 bytes, held outside the JS heap as `Buffer`s). Past
    * it no line is read (no new request starts), and an answer waits its turn, its request still in
    * flight, until there is room: the output never holds more than this and one answer. A client that
    * never reads then only stops its own requests.

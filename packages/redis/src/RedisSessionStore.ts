@@ -73,6 +73,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Format from "./internal/format.js"
 import * as Loss from "./internal/loss.js"
+import * as SessionChanges from "./internal/sessionChanges.js"
 import * as Records from "./internal/sessionRecord.js"
 import * as Scripts from "./internal/sessionScripts.js"
 import * as RedisConnection from "./RedisConnection.js"
@@ -90,6 +91,17 @@ export interface Options {
   readonly maxPendingBytes?: number
   /** Bytes of the frames kept so across sessions (default 16 MiB): past it, a frame is not kept. */
   readonly maxPendingTotalBytes?: number
+  /**
+   * Other instances' changes (a session's new state, or its end) a follower of `changes` (this
+   * instance's replicas) has not taken yet, with their state (default 10,000), and their bytes as
+   * they came over the channel (default 16 MiB). A newer change of a session replaces the one not
+   * taken; past either bound the oldest session's state is let go and its record read again from
+   * Redis when the follower comes to it, so no state is lost. Ten times as many sessions may wait
+   * so; past that the oldest is lost (logged, at most once every 10 seconds), its replica stale
+   * until its next change.
+   */
+  readonly maxPendingChanges?: number
+  readonly maxPendingChangeBytes?: number
 }
 
 const claimTtl = Duration.seconds(30)
@@ -162,14 +174,14 @@ const claimKey = (
   })
 
 /**
- * Relays what `channel` carries into `into`, for the scope's life: each message decoded (none: not
+ * Relays what `channel` carries to `into`, for the scope's life: each message decoded (none: not
  * for this instance; a message that does not decode is lost).
  */
 const relay = <A>(
   redis: RedisConnection.Service,
   channel: string,
   decode: (payload: string) => Either.Either<Option.Option<A>, unknown>,
-  into: PubSub.PubSub<A>,
+  into: (value: A, payload: string) => Effect.Effect<unknown>,
   lose: (cause: unknown) => Effect.Effect<void>
 ): Effect.Effect<void, RedisConnection.RedisUnavailable, Scope.Scope> =>
   Effect.flatMap(
@@ -179,7 +191,7 @@ const relay = <A>(
         if (delivery._tag !== "Message") return Effect.void
         return Either.match(decode(delivery.payload), {
           onLeft: lose,
-          onRight: Option.match({ onNone: () => Effect.void, onSome: (value) => PubSub.publish(into, value) })
+          onRight: Option.match({ onNone: () => Effect.void, onSome: (value) => into(value, delivery.payload) })
         })
       }))
   )
@@ -207,8 +219,19 @@ export const make = (
     const inboxOf = (key: number) => `${prefix}inbox:${key}`
     const key = yield* claimKey(redis)
 
+    const stored = yield* sessions({ redis, key, lose, changesChannel, options })
     // One subscription each for changes and for this instance's messages, fanned out here.
-    const changes = yield* Effect.acquireRelease(PubSub.unbounded<SessionStore.Change>(), PubSub.shutdown)
+    const fellBehind = yield* Loss.throttled()
+    const changes = SessionChanges.make({
+      maxCount: options.maxPendingChanges ?? 10_000,
+      maxBytes: options.maxPendingChangeBytes ?? 16 * 1024 * 1024,
+      reread: (id) => stored.get(id),
+      lose: (id) =>
+        fellBehind(
+          `a follower of the session store's changes fell behind by more sessions than 10 × maxPendingChanges: ` +
+            `the change of session ${id} was dropped (its replica is stale until its next change)`
+        )
+    })
     const inbox = yield* Effect.acquireRelease(PubSub.sliding<SessionStore.Delivery>(10_000), PubSub.shutdown)
     /** A delivery (none: one this instance broadcast itself). */
     const delivery = (payload: string) =>
@@ -220,7 +243,7 @@ export const make = (
       redis,
       changesChannel,
       (payload) => Either.map(decodeChange(payload), Option.some),
-      changes,
+      (change, payload) => changes.publish(change, payload.length),
       (cause) => lose("session-change", `the channel ${changesChannel}`, cause)
     )
     for (const channel of [inboxOf(key), broadcastChannel]) {
@@ -228,16 +251,16 @@ export const make = (
         redis,
         channel,
         delivery,
-        inbox,
+        (value, _) => PubSub.publish(inbox, value),
         (cause) => lose("session-delivery", `the channel ${channel}`, cause)
       )
     }
 
     return {
-      ...(yield* sessions({ redis, key, lose, changesChannel, options })),
+      ...stored,
       ready: redis.isReady,
       key,
-      changes: Stream.fromPubSub(changes),
+      changes: changes.stream,
       send: (target, delivery) => publishEnvelope(redis, inboxOf(target), key, delivery),
       broadcast: (delivery) => publishEnvelope(redis, broadcastChannel, key, delivery),
       inbox: Stream.fromPubSub(inbox)

@@ -16,7 +16,6 @@ import {
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -25,6 +24,7 @@ import type { Options, RequestParams, RequestResult, Requests, Service } from ".
 import { McpClientTransport } from "../McpClientTransport.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as Asks from "./asks.js"
+import * as Backlog from "./backlog.js"
 import * as Cache from "./cache.js"
 import * as Era from "./era.js"
 import * as Raw from "./raw.js"
@@ -89,13 +89,13 @@ interface Told {
 }
 
 /**
- * Every notification the server sends, bounded: a subscriber that falls this far behind loses the
+ * Every notification the server sends, bounded in count and bytes: a subscriber that falls this far behind loses the
  * oldest (a flooding server cannot grow a slow reader's backlog without end).
  */
 const notificationsOf = <R>(options: Options<R>) =>
-  Effect.acquireRelease(
-    PubSub.sliding<JsonRpc.Notification>(options.maxQueuedNotifications ?? 10_000),
-    PubSub.shutdown
+  Backlog.make(
+    options.maxQueuedNotifications ?? 10_000,
+    options.maxQueuedNotificationBytes ?? 16 * 1024 * 1024
   )
 
 /** The engine on the transport, what it takes filtered (`kept`): the server's asks served by the handlers, its notifications published. */
@@ -104,7 +104,7 @@ const engine = <R>(
   transport: McpClientTransport["Type"],
   asks: Asks.Asks,
   store: ResponseCache.Store | undefined,
-  notifications: PubSub.PubSub<JsonRpc.Notification>,
+  notifications: Backlog.Backlog,
   connection: Connection,
   { callers, relatedOf, taskProgress }: Told
 ) =>
@@ -155,7 +155,7 @@ const engine = <R>(
           : ResponseCache.staleAfter(notification.method, notification.params)
         return Effect.zipRight(
           stale === undefined || store === undefined ? Effect.void : store.invalidate(stale),
-          Effect.asVoid(PubSub.publish(notifications, notification))
+          notifications.publish(notification)
         )
       }
     })
@@ -419,9 +419,9 @@ export const make = <R>(
         request("prompts/get", args === undefined ? { name } : { name, arguments: args }, call),
       complete: (params) => request("completion/complete", params),
       setLogLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
-      notifications: Stream.fromPubSub(notifications),
+      notifications: notifications.stream,
       notificationsReceived: Stream.map(
-        Stream.fromPubSub(notifications),
+        notifications.stream,
         (notification) => ({ notification, related: relatedOf.get(notification) })
       ),
       cacheStats: cache.stats,

@@ -10,12 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientError from "../ClientError.js"
 import type { Subscription } from "../McpClient.js"
+import type * as Backlog from "./backlog.js"
 import { server } from "./request.js"
 import type { Stateless } from "./stateless.js"
 
@@ -26,14 +25,14 @@ const subscriptionIdOf = (n: JsonRpc.Notification) => Meta.getSubscriptionId(Met
 /** 2026-07-28: one held-open `subscriptions/listen`, its notifications tagged with its id. */
 export const listen = (options: {
   readonly peer: Peer.Peer<ClientError.TransportFailure>
-  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
+  readonly notifications: Backlog.Backlog
   readonly stateless: Stateless
   /** The listen's `_meta` (default the client's own; a listen for tasks declares the extension). */
   readonly meta?: McpSchema.Base.MetaObject | undefined
 }, filter: Filter): Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const { peer, stateless } = options
-    const inbox = yield* PubSub.subscribe(options.notifications)
+    const inbox = yield* options.notifications.subscribe
     const id = yield* Deferred.make<JsonRpc.RequestId>()
     const listening = yield* Effect.forkScoped(
       peer.request(
@@ -60,7 +59,7 @@ export const listen = (options: {
     // The acknowledgement first (or the listen's own failure, when it is refused).
     const acknowledged = yield* Effect.raceFirst(
       Effect.map(
-        Effect.repeat(Queue.take(inbox), {
+        Effect.repeat(inbox.take, {
           until: (n) => n.method === "notifications/subscriptions/acknowledged" && ours(n)
         }),
         (n) => ((n.params as { readonly notifications?: Filter }).notifications ?? {}) as Filter
@@ -69,7 +68,7 @@ export const listen = (options: {
     )
     return {
       acknowledged,
-      notifications: Stream.fromQueue(inbox).pipe(
+      notifications: inbox.stream.pipe(
         Stream.filter((n) => ours(n) && n.method !== "notifications/subscriptions/acknowledged"),
         Stream.interruptWhen(Fiber.join(listening))
       )
@@ -78,7 +77,7 @@ export const listen = (options: {
 
 /** A session: resource subscriptions by URI, and the session's own list changes. */
 export const session = (options: {
-  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
+  readonly notifications: Backlog.Backlog
   readonly capabilities: McpSchema.Capabilities.ServerCapabilities
   /** `resources/subscribe` or `resources/unsubscribe` of one URI. */
   readonly toggle: (
@@ -87,7 +86,7 @@ export const session = (options: {
   ) => Effect.Effect<unknown, ClientError.ClientError>
 }, filter: Filter): Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope> =>
   Effect.gen(function*() {
-    const inbox = yield* PubSub.subscribe(options.notifications)
+    const inbox = yield* options.notifications.subscribe
     const acknowledged = SubscriptionFilter.servable(filter, options.capabilities)
     const uris = acknowledged.resourceSubscriptions ?? []
     yield* Effect.forEach(uris, (uri) => options.toggle("resources/subscribe", uri), { discard: true })
@@ -103,6 +102,6 @@ export const session = (options: {
     )
     return {
       acknowledged,
-      notifications: Stream.fromQueue(inbox).pipe(Stream.filter((n) => SubscriptionFilter.wants(acknowledged, n)))
+      notifications: inbox.stream.pipe(Stream.filter((n) => SubscriptionFilter.wants(acknowledged, n)))
     } satisfies Subscription
   })

@@ -28,7 +28,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -44,6 +43,7 @@ import type {
   Tasks
 } from "../McpClient.js"
 import type { Asks } from "./asks.js"
+import type * as Backlog from "./backlog.js"
 import { checked, decoded, isObject } from "./request.js"
 
 type InputRequest = McpSchema.InputRequired.InputRequest
@@ -91,7 +91,7 @@ export interface Options {
   readonly serverCapabilities: McpSchema.Capabilities.ServerCapabilities
   readonly asks: Asks
   /** Every notification the server sends. */
-  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
+  readonly notifications: Backlog.Backlog
   /**
    * A request of the tasks methods (a task call too), on the era's path: in the stateless era
    * its `_meta` declares the tasks extension, and it skips the response cache. The wire result.
@@ -262,7 +262,7 @@ const heardOf = (
   return Stream.unwrapScoped(Effect.gen(function*() {
     const scope = yield* Effect.scope
     let fetching = false
-    const notes = Stream.fromPubSub(env.options.notifications).pipe(Stream.filterMap((n) => noteOf(taskId, n)))
+    const notes = env.options.notifications.stream.pipe(Stream.filterMap((n) => noteOf(taskId, n)))
     return Stream.merge(polling(env, taskId, undefined), notes).pipe(
       Stream.tap((info) => {
         if (info.status !== "input_required" || fetching) return Effect.void

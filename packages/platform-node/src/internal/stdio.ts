@@ -178,16 +178,20 @@ export class Requests {
 
 /**
  * The bounded writer: what waits on the output (Node's buffer and this tick's lines) is at most
- * `maxBuffered`, counted as Node counts what a pipe holds (a string's length); a send that finds it
- * full waits its turn, in order, its frame not yet encoded. So the output never holds more than the
- * bound and one frame, and a request whose answer waits stays in flight until it is written.
+ * `maxBuffered` bytes; a send that finds it full waits its turn, in order, its frame not yet
+ * encoded. So the output never holds more than the bound and one frame, and a request whose answer
+ * waits stays in flight until it is written. Each line is held as UTF-8 bytes (a `Buffer`, outside
+ * the JS heap), not as a string: a pipe keeps what it is given as it is (a socket does not decode
+ * strings), so a client that stops reading would otherwise hold the bound in the heap, and a process
+ * with a small heap (a gateway under `--max-old-space-size=64`) would die of it.
  */
 export class Output {
   // The client is gone (its input ended and what ran had its time, or the server stops): a send
   // that would wait fails, so that no fiber waits for a reader that will not come.
   private gone = false
   // What was sent in this tick, written on the next (one write for the lot: see `lineSender`).
-  private pending = ""
+  private pending: Array<Buffer> = []
+  private pendingBytes = 0
   // The sends waiting for room, in order: each writes its frame when its turn comes.
   private readonly waiting: Array<() => void> = []
   // A closed output lets every waiting send go (each fails): a write held by a stream that will
@@ -210,7 +214,7 @@ export class Output {
 
   /** Within the bound. */
   room(): boolean {
-    return this.output.writableLength + this.pending.length <= this.maxBuffered
+    return this.output.writableLength + this.pendingBytes <= this.maxBuffered
   }
 
   /** No send waits, and there is room. */
@@ -225,18 +229,20 @@ export class Output {
   }
 
   private readonly flush = () => {
-    const text = this.pending
-    this.pending = ""
+    const lines = this.pending
+    this.pending = []
+    this.pendingBytes = 0
     if (this.closed()) this.written()
-    else this.output.write(text, this.written)
+    else this.output.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines), this.written)
   }
 
   private write(frame: JsonRpc.Frame): void {
     this.onWrite(frame)
-    const line = Ndjson.encode(frame)
+    const line = Buffer.from(Ndjson.encode(frame))
     if (!this.coalesce) return void this.output.write(line, this.written)
-    if (this.pending === "") process.nextTick(this.flush)
-    this.pending += line
+    if (this.pending.length === 0) process.nextTick(this.flush)
+    this.pending.push(line)
+    this.pendingBytes += line.length
   }
 
   /** The client is gone: every waiting send goes (each fails unless there is room). */
