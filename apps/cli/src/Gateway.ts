@@ -204,10 +204,11 @@ export interface Options {
    */
   readonly maxMessageLength?: number
   /**
-   * The most connections open at once to one HTTP upstream (default
+   * The most connections open at once for requests to one HTTP upstream (default
    * `NodeMcpClient.defaultConnections`, 64): its requests beyond them wait for one to be free. A
-   * call answered over a stream holds its connection until its answer; the upstream's GET stream
-   * holds one while the upstream is up.
+   * call answered over a stream holds its connection until its answer; GET streams (the
+   * upstream's own, held while it is up) take as many again, and the answers to its asks and
+   * notifications 4 more, on connections of their own (so no bound deadlocks).
    */
   readonly connections?: number
   /** The first wait before an upstream is started again (default 500 millis), doubled each time. */

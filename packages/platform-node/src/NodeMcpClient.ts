@@ -32,6 +32,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import * as Lanes from "./internal/lanes.js"
 import * as StderrTail from "./internal/stderrTail.js"
 import * as NodeMcpServer from "./NodeMcpServer.js"
 
@@ -374,10 +375,12 @@ const stdio = (options: StdioOptions) =>
   })
 
 /**
- * The most connections `layerHttpClient` opens to one origin at once, by default: 64. A request
- * beyond them waits for one to be free (in undici's queue), then goes; none is refused. A held
- * stream (a session's GET stream, a call answered over a stream until its answer) holds its
- * connection while it lasts.
+ * The most connections `layerHttpClient` opens to one origin at once for requests, by default: 64.
+ * A request beyond them waits for one to be free (in undici's queue), then goes; none is refused. A
+ * call answered over a stream holds its connection until its answer. GET streams (a session's, a
+ * call's resumed one) have as many again of their own, and the client's answers to the server's
+ * asks, its notifications and cancellations 4 more: so the bound cannot deadlock (a call waiting
+ * on its ask's answer never holds the connection the answer needs), whatever it is.
  *
  * @since 0.1.0
  * @category constants
@@ -403,7 +406,11 @@ export const defaultKeepAliveTimeout: Duration.Duration = Duration.seconds(4)
  * @category models
  */
 export interface PoolOptions {
-  /** The most connections open to one origin at once (a whole number, at least 1). */
+  /**
+   * The most connections open to one origin at once for requests (a whole number, at least 1; 1
+   * works): a call answered over a stream holds one until its answer. GET streams take as many
+   * again, answers and notifications 4 more, on connections of their own.
+   */
   readonly connections?: number | undefined
   /** How long an idle connection is kept for the next request. */
   readonly keepAliveTimeout?: Duration.DurationInput | undefined
@@ -413,9 +420,11 @@ export interface PoolOptions {
  * @effect/platform's `HttpClient` on undici's connection pool (`NodeHttpClient.layerUndici`'s
  * client, on an `Agent` of its own): a keep-alive pool per origin, without the per-request overhead
  * of Node's `fetch` (the `FetchHttpClient` every platform has), bounded: at most `connections` per
- * origin (default {@link defaultConnections}; the requests beyond them wait their turn), idle ones
- * closed after `keepAliveTimeout` (default {@link defaultKeepAliveTimeout}), no pipelining. The pool
- * is closed with the layer.
+ * origin for requests (default {@link defaultConnections}; the requests beyond them wait their
+ * turn), as many for GET streams and 4 for the client's answers and notifications (three `Agent`s:
+ * the server's asks are answered while calls hold all the others, so no bound can deadlock), idle
+ * ones closed after `keepAliveTimeout` (default {@link defaultKeepAliveTimeout}), no pipelining. The
+ * pool is closed with the layer.
  *
  * **When to use:** give it to `McpClientTransport.layerHttp` / `layerSse` yourself when you build
  * the transport by hand (`layerHttpClient`, the default bounds); `layerHttp` does it for you.
@@ -441,7 +450,7 @@ export const layerHttpClientWith = (options: PoolOptions = {}): Layer.Layer<Http
         NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(Layer.scoped(
           NodeHttpClient.Dispatcher,
           Effect.acquireRelease(
-            Effect.sync(() => new Undici.Agent({ connections, keepAliveTimeout, pipelining: 1 })),
+            Effect.sync(() => Lanes.make(Undici, { connections, keepAliveTimeout })),
             (agent) => Effect.promise(() => agent.destroy())
           )
         )))

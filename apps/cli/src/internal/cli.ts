@@ -250,8 +250,9 @@ export const maxMessageBytesOf = (given: Option.Option<number>): Effect.Effect<n
 export const maxConnections = Options.integer("max-connections").pipe(
   Options.optional,
   Options.withDescription(
-    "the most connections open at once to an HTTP upstream (per upstream, per origin): requests beyond them " +
-      "wait for one to be free (default 64)"
+    "the most connections open at once for requests to an HTTP upstream (per upstream, per origin): requests " +
+      "beyond them wait for one to be free; a call answered over a stream holds one until its answer; GET " +
+      "streams take as many again, answers and notifications 4 more (default 64)"
   )
 )
 

@@ -60,18 +60,59 @@ export const maxAnsweredKeys = 10_000
 /** The 2025-11-25 task calls whose progress one client hears at most at once: past it, the oldest's is let go. */
 export const maxTaskProgress = 1_000
 
+/** The most progress notifications of one task call waiting while its `onProgress` runs (as a call's). */
+export const maxTaskProgressWaiting = 16
+
+/**
+ * One task call's `onProgress`, told as a call's is (`HandOff` in core's outbound, serial): one at
+ * a time, in order, at most `maxTaskProgressWaiting` waiting while one runs, the oldest dropped
+ * past it (each progress says what those before it did). The notification that finds it idle
+ * runs it, and then those that came meanwhile; the others only leave their progress.
+ */
+class Serial {
+  private running = false
+  private readonly waiting: Array<Peer.Progress> = []
+  constructor(private readonly onProgress: (progress: Peer.Progress) => Effect.Effect<void>) {}
+  push(progress: Peer.Progress): Effect.Effect<void> {
+    if (this.running) {
+      if (this.waiting.length >= maxTaskProgressWaiting) this.waiting.shift()
+      this.waiting.push(progress)
+      return Effect.void
+    }
+    this.running = true
+    let next: Peer.Progress | undefined = progress
+    return Effect.ensuring(
+      Effect.whileLoop({
+        while: () => next !== undefined,
+        body: () => {
+          const now = next!
+          next = undefined
+          return this.onProgress(now)
+        },
+        step: () => {
+          next = this.waiting.shift()
+        }
+      }),
+      Effect.sync(() => {
+        this.running = false
+      })
+    )
+  }
+}
+
 /**
  * The `onProgress` of a client's 2025-11-25 task calls, by the progress token each was sent with
- * (a string: the engine's own tokens, its request ids, are numbers). Bounded by `maxTaskProgress`.
+ * (a string: the engine's own tokens, its request ids, are numbers). Bounded by `maxTaskProgress`,
+ * each told one at a time with at most `maxTaskProgressWaiting` waiting.
  */
 export class TaskProgress {
-  private readonly handlers = new Map<string, (progress: Peer.Progress) => Effect.Effect<void>>()
+  private readonly handlers = new Map<string, Serial>()
   private last = 0
   /** A token for `onProgress`, heard until `remove`. */
   add(onProgress: (progress: Peer.Progress) => Effect.Effect<void>): string {
     const token = `task-progress-${++this.last}`
     if (this.handlers.size >= maxTaskProgress) this.handlers.delete(this.handlers.keys().next().value!)
-    this.handlers.set(token, onProgress)
+    this.handlers.set(token, new Serial(onProgress))
     return token
   }
   remove(token: string): void {
@@ -81,7 +122,7 @@ export class TaskProgress {
   told(params: unknown): Effect.Effect<void> | undefined {
     const token = (params as { readonly progressToken?: unknown } | undefined)?.progressToken
     const handler = typeof token === "string" ? this.handlers.get(token) : undefined
-    return handler === undefined ? undefined : handler(params as Peer.Progress)
+    return handler === undefined ? undefined : handler.push(params as Peer.Progress)
   }
 }
 

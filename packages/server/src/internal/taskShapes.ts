@@ -30,26 +30,8 @@ export const unknownTask = (taskId: string) => new McpError.InvalidParams({ mess
 export const unavailable = (error: TaskStore.TaskStoreUnavailable | TaskStore.TaskStoreFull): McpError.McpError =>
   new McpError.InternalError({ message: error.message })
 
-/**
- * The texts of the times written last, by millisecond (64 slots, each the last millisecond that
- * fell in it): a task's `createdAt` is written again by each `tasks/get`, its `lastUpdatedAt` is
- * its `createdAt` until a change, and tasks made together share milliseconds, so most timestamps
- * of a burst were written a moment before (a `Date` and its text saved each time: the largest of
- * the tasks runtime's own costs in a profile of 1,000 tasks made at once).
- */
-const isoSlots = 64
-const isoMillis = new Float64Array(isoSlots).fill(Number.NaN)
-const isoTexts: Array<string> = new Array(isoSlots).fill("")
-
-const iso = (millis: number): string => {
-  // The low bits of the millisecond (`&` wraps to 32 bits, a multiple of 64: the same low bits).
-  const slot = millis & (isoSlots - 1)
-  if (isoMillis[slot] === millis) return isoTexts[slot]!
-  const text = new Date(millis).toISOString()
-  isoMillis[slot] = millis
-  isoTexts[slot] = text
-  return text
-}
+/** A time as the wire writes it (ISO 8601). */
+const iso = (millis: number): string => new Date(millis).toISOString()
 
 /** A task as 2025-11-25 puts it (`ttl`, `pollInterval`). */
 export const task20251125 = (record: TaskRecord): McpSchema.Tasks.Task => ({
