@@ -288,3 +288,30 @@ describe.each([["stdio", overStdio], ["HTTP", overHttp]] as const)("the raw lane
     }
   }, 60_000)
 })
+
+describe("the raw lane's request ids (stdio)", () => {
+  // Before: a call reusing a raw call's id was served by the engine, and a raw call reusing the id
+  // of a call the engine serves was taken by the lane: answered twice, where -32600 was due.
+  it("refuses an id in flight, on either path, as the engine does", async () => {
+    const { send, stop, watched } = await overStdio()
+    const refused = (id: number) => ({ code: -32600, message: `Invalid Request: id ${id} is already in flight` })
+    try {
+      send(call(5, "lane_hang"))
+      await watched.laneLines(1)
+      send(call(5, "lane_add", { a: 1, b: 1 }, { _meta: { progressToken: "p" } }))
+      expect((await watched.answer(5)).error).toEqual(refused(5))
+      // The engine serves 6 (a progress token); a raw-eligible call with its id is the engine's to refuse.
+      send(call(6, "lane_hang", {}, { _meta: { progressToken: "q" } }))
+      send({ jsonrpc: "2.0", id: 7, method: "ping" })
+      await watched.answer(7)
+      send(call(6, "lane_add", { a: 1, b: 1 }))
+      expect((await watched.answer(6)).error).toEqual(refused(6))
+      send(call(8, "lane_add", { a: 1, b: 1 }))
+      await watched.answer(8)
+      expect(watched.lane).toEqual(["lane_hang", "lane_add"])
+      expect(watched.seen.filter((m) => m.id === 5 || m.id === 6)).toHaveLength(2)
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})

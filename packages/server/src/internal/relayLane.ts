@@ -14,6 +14,12 @@ import * as Option from "effect/Option"
 import type { RawCall, RelayTable } from "../RelayTable.js"
 import type { State } from "./handshakeRequest.js"
 
+/** The engine's answer to a request whose id is in flight. */
+const duplicate = (id: JsonRpc.RequestId) => ({
+  code: JsonRpc.Code.InvalidRequest,
+  message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
+})
+
 /** A call taken, until it is answered or cancelled. */
 interface Taken extends RawCall {
   done: boolean
@@ -46,7 +52,13 @@ export const protocol = <F>(
     if (calls.size === 0) taken.delete(client)
   }
 
-  const take = (client: Transport.ClientId, message: JsonRpc.Request): boolean => {
+  const isTaken = (client: Transport.ClientId, id: JsonRpc.RequestId) => taken.get(client)?.has(id) === true
+
+  const take = (
+    client: Transport.ClientId,
+    message: JsonRpc.Request,
+    busy: Transport.Receiver<F>["inFlight"]
+  ): boolean => {
     const params = message.params as Record<string, unknown> | undefined
     if (typeof params !== "object" || params === null) return false
     const name = params.name
@@ -58,8 +70,9 @@ export const protocol = <F>(
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) return false
     const state = relayable(client)
     if (state === undefined) return false
+    // An id the engine serves: it refuses the duplicate.
+    if (busy?.(client, message.id) === true) return false
     const id = message.id
-    if (taken.get(client)?.has(id) === true) return false
     const level = Option.getOrUndefined(state.logLevel)
     const answer = (response: JsonRpc.Response) => {
       if (call.done) return
@@ -108,6 +121,7 @@ export const protocol = <F>(
 
   return {
     ...protocol,
+    inFlight: isTaken,
     run: (receiver) =>
       protocol.run({
         ...receiver,
@@ -116,7 +130,11 @@ export const protocol = <F>(
             const message = inbound.message
             if ("method" in message) {
               if ("id" in message) {
-                if (message.method === "tools/call" && take(client, message)) return
+                // An id this lane serves: refused as the engine refuses its own duplicates.
+                if (isTaken(client, message.id)) {
+                  return send(client, JsonRpc.failure(message.id, duplicate(message.id)), message.id)
+                }
+                if (message.method === "tools/call" && take(client, message, receiver.inFlight)) return
               } else if (message.method === "notifications/cancelled" && taken.has(client)) {
                 const id = cancelledId(message.params)
                 if (id !== undefined && cancel(client, id)) return
