@@ -123,8 +123,8 @@ interface Wire {
   readonly stop: () => void
 }
 
-const overStdio = async (): Promise<Wire> => {
-  const child = spawn(process.execPath, [mcpMain, "gateway", "--config", config()], {
+const overStdio = async (args = ["gateway", "--config", config()]): Promise<Wire> => {
+  const child = spawn(process.execPath, [mcpMain, ...args], {
     cwd: root,
     env,
     stdio: ["pipe", "pipe", "pipe"]
@@ -193,7 +193,7 @@ const overHttp = async (): Promise<Wire> => {
   }
 }
 
-describe.each([["stdio", overStdio], ["HTTP", overHttp]] as const)("the raw lane over %s", (_, open) => {
+describe.each([["stdio", () => overStdio()], ["HTTP", overHttp]] as const)("the raw lane over %s", (_, open) => {
   it("relays a plain call as the upstream answered it, and a renamed tool with its policy's arguments", async () => {
     const { send, stop, watched } = await open()
     try {
@@ -310,6 +310,25 @@ describe("the raw lane's request ids (stdio)", () => {
       await watched.answer(8)
       expect(watched.lane).toEqual(["lane_hang", "lane_add"])
       expect(watched.seen.filter((m) => m.id === 5 || m.id === 6)).toHaveLength(2)
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})
+
+describe("the raw lane of `mcp proxy` and the upstream's asks (stdio)", () => {
+  // Before: with only raw calls in flight, an upstream's `roots/list` was told the roots a client
+  // gave last (over HTTP, another session's), as if nobody's request were in flight; here (one
+  // session, no roots given) it was told `{ roots: [] }`. Raw calls' clients cannot be asked: refused
+  // (the gateway tells its configured roots, none by default, and is not changed).
+  it("refuses a roots/list asked while only raw calls are in flight", async () => {
+    const { send, stop, watched } = await overStdio(["proxy", `stdio:${process.execPath} ${fixture}`])
+    try {
+      send(call(1, "roots"))
+      const told = (await watched.answer(1)).result.structuredContent
+      expect(told.result).toBeUndefined()
+      expect(told.error.message).toContain("relayed whole")
+      expect(watched.lane).toEqual(["roots"])
     } finally {
       stop()
     }
