@@ -334,3 +334,46 @@ describe("the raw lane of `mcp proxy` and the upstream's asks (stdio)", () => {
     }
   }, 60_000)
 })
+
+describe("the raw lane's logs of one call (stdio)", () => {
+  // Before: each log the client's output could not take at once was held by a fiber of its own,
+  // without a bound (a slow client and a loud upstream: out of memory), and the answer could
+  // overtake them. Now at most 256 wait, the rest dropped, and the answer comes after them.
+  it("keeps at most 256 of a call's logs waiting for a slow client, and answers after them", async () => {
+    const port = await freePort()
+    const upstream = spawn(process.execPath, [path.join(root, "test/gateway/fixtures/loud-http.mjs"), String(port)], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, COUNT: "4000", SIZE: "16384" }
+    })
+    // Its line once it wrote all of the call's stream (an event, not a guess).
+    const flooded = new Promise((resolve) =>
+      readline.createInterface({ input: upstream.stdout! }).once("line", resolve)
+    )
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-")), "gateway.json")
+    writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
+    const { send, stop, watched } = await overStdio(["gateway", "--config", file])
+    try {
+      for (let id = 1;; id++) {
+        send({ jsonrpc: "2.0", id, method: "tools/list" })
+        if ((await watched.answer(id)).result.tools.length > 0) break
+        await watched.until(
+          "the tools changed",
+          () => watched.seen.some((m) => m.method === "notifications/tools/list_changed") || undefined
+        )
+      }
+      watched.child.stdout!.pause()
+      send(call(99, "up_loud", {}))
+      await flooded
+      watched.child.stdout!.resume()
+      const answer = await watched.answer(99)
+      expect(answer.result.content).toEqual([{ type: "text", text: "done" }])
+      const logs = watched.seen.filter((m) => m.method === "notifications/message")
+      // 64 MB of logs: what the output holds (32 MiB, about 2,000 of them) and 256 more, the rest dropped.
+      expect(logs.length).toBeLessThan(3000)
+      expect(watched.seen.indexOf(answer)).toBeGreaterThan(watched.seen.indexOf(logs.at(-1)!))
+    } finally {
+      stop()
+      upstream.kill()
+    }
+  }, 60_000)
+})

@@ -20,9 +20,18 @@ const duplicate = (id: JsonRpc.RequestId) => ({
   message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
 })
 
+/** The most frames of one call waiting to be sent (its logs past it are dropped), as the engine's `maxCallLogs`. */
+const maxWaiting = 256
+
 /** A call taken, until it is answered or cancelled. */
 interface Taken extends RawCall {
   done: boolean
+  /**
+   * Its frames the transport could not take at once, in order, sent by one fiber (`draining`):
+   * nothing of the call overtakes them (its answer comes after its logs).
+   */
+  readonly waiting: Array<JsonRpc.Frame>
+  draining: boolean
 }
 
 /**
@@ -44,6 +53,36 @@ export const protocol = <F>(
     if (sendNow === undefined || !sendNow(client, frame, context)) {
       run(Effect.ignore(protocol.send(client, frame, context)))
     }
+  }
+  /** Sends its waiting frames in order, one at a time, until none is left. */
+  const drain = (client: Transport.ClientId, call: Taken, related: JsonRpc.RequestId): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const frame = call.waiting.shift()
+      if (frame === undefined) {
+        call.draining = false
+        return Effect.void
+      }
+      return Effect.zipRight(Effect.ignore(protocol.send(client, frame, { related })), drain(client, call, related))
+    })
+  /**
+   * A frame of a taken call: at once where the transport can and nothing of the call waits, else
+   * after what waits; a log is dropped when `maxWaiting` wait (its answer never is).
+   */
+  const sendOf = (
+    client: Transport.ClientId,
+    call: Taken,
+    frame: JsonRpc.Frame,
+    related: JsonRpc.RequestId,
+    log: boolean
+  ) => {
+    if (call.draining) {
+      if (!log || call.waiting.length < maxWaiting) call.waiting.push(frame)
+      return
+    }
+    if (sendNow !== undefined && sendNow(client, frame, { related })) return
+    call.draining = true
+    call.waiting.push(frame)
+    run(drain(client, call, related))
   }
   const forget = (client: Transport.ClientId, id: JsonRpc.RequestId) => {
     const calls = taken.get(client)
@@ -78,10 +117,12 @@ export const protocol = <F>(
       if (call.done) return
       call.done = true
       forget(client, id)
-      send(client, response, id)
+      sendOf(client, call, response, id, false)
     }
     const call: Taken = {
       done: false,
+      waiting: [],
+      draining: false,
       name,
       arguments: args as Readonly<Record<string, unknown>> | undefined,
       revision: state.revision,
@@ -90,7 +131,7 @@ export const protocol = <F>(
       error: (error) => answer(JsonRpc.failure(id, error)),
       log: (params) => {
         if (call.done || (level !== undefined && !McpSchema.Logging.isAtLeast(params.level, level))) return
-        send(client, JsonRpc.notification("notifications/message", params), id)
+        sendOf(client, call, JsonRpc.notification("notifications/message", params), id, true)
       },
       onCancel: undefined
     }
