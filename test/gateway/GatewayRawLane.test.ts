@@ -377,3 +377,23 @@ describe("the raw lane's logs of one call (stdio)", () => {
     }
   }, 60_000)
 })
+
+describe("the raw lane and a malformed result (stdio)", () => {
+  // Before: only `content` being an array was checked; the malformed result reached the client as
+  // it came, where the server's path answered -32603.
+  it("answers a malformed upstream result with the server's path's error", async () => {
+    const { send, stop, watched } = await overStdio()
+    try {
+      send(call(1, "lane_bad"))
+      const raw = await watched.answer(1)
+      send(call(2, "lane_bad", {}, { _meta: { progressToken: "p" } }))
+      const served = await watched.answer(2)
+      expect(served.error.code).toBe(-32603)
+      expect(served.error.message).toContain("Invalid tools/call result")
+      expect(raw.error).toEqual(served.error)
+      expect(watched.lane).toEqual(["lane_bad"])
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})
