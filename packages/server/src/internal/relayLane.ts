@@ -34,18 +34,8 @@ interface Taken extends RawCall {
   draining: boolean
 }
 
-/**
- * `protocol`, its receiver wrapped with the lane: `relayable` says which session's calls may be
- * taken (`Handshake.OnEngine.relayable`); `run` runs the sends on the engine's runtime.
- */
-export const protocol = <F>(
-  protocol: Transport.Protocol<F>,
-  table: RelayTable,
-  relayable: (client: Transport.ClientId) => State | undefined,
-  run: (effect: Effect.Effect<void>) => void
-): Transport.Protocol<F> => {
-  /** The calls taken, by client and id. */
-  const taken = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Taken>>()
+/** How the lane sends: a lone frame (`send`), and a taken call's frames in order (`sendOf`). */
+const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect<void>) => void) => {
   const { sendNow } = protocol
   // At once where the transport can (no fiber), else as the engine sends.
   const send = (client: Transport.ClientId, frame: JsonRpc.Frame, related: JsonRpc.RequestId) => {
@@ -84,6 +74,22 @@ export const protocol = <F>(
     call.waiting.push(frame)
     run(drain(client, call, related))
   }
+  return { send, sendOf }
+}
+
+/**
+ * `protocol`, its receiver wrapped with the lane: `relayable` says which session's calls may be
+ * taken (`Handshake.OnEngine.relayable`); `run` runs the sends on the engine's runtime.
+ */
+export const protocol = <F>(
+  protocol: Transport.Protocol<F>,
+  table: RelayTable,
+  relayable: (client: Transport.ClientId) => State | undefined,
+  run: (effect: Effect.Effect<void>) => void
+): Transport.Protocol<F> => {
+  /** The calls taken, by client and id. */
+  const taken = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Taken>>()
+  const { send, sendOf } = senders(protocol, run)
   const forget = (client: Transport.ClientId, id: JsonRpc.RequestId) => {
     const calls = taken.get(client)
     if (calls === undefined) return
