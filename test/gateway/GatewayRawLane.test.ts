@@ -123,8 +123,8 @@ interface Wire {
   readonly stop: () => void
 }
 
-const overStdio = async (): Promise<Wire> => {
-  const child = spawn(process.execPath, [mcpMain, "gateway", "--config", config()], {
+const overStdio = async (args = ["gateway", "--config", config()]): Promise<Wire> => {
+  const child = spawn(process.execPath, [mcpMain, ...args], {
     cwd: root,
     env,
     stdio: ["pipe", "pipe", "pipe"]
@@ -193,7 +193,7 @@ const overHttp = async (): Promise<Wire> => {
   }
 }
 
-describe.each([["stdio", overStdio], ["HTTP", overHttp]] as const)("the raw lane over %s", (_, open) => {
+describe.each([["stdio", () => overStdio()], ["HTTP", overHttp]] as const)("the raw lane over %s", (_, open) => {
   it("relays a plain call as the upstream answered it, and a renamed tool with its policy's arguments", async () => {
     const { send, stop, watched } = await open()
     try {
@@ -283,6 +283,115 @@ describe.each([["stdio", overStdio], ["HTTP", overHttp]] as const)("the raw lane
       send(call(8, "lane_add", { a: 1, b: 1 }))
       await watched.answer(8)
       expect(await watched.laneLines(1)).toEqual(["lane_add"])
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})
+
+describe("the raw lane's request ids (stdio)", () => {
+  // Before: a call reusing a raw call's id was served by the engine, and a raw call reusing the id
+  // of a call the engine serves was taken by the lane: answered twice, where -32600 was due.
+  it("refuses an id in flight, on either path, as the engine does", async () => {
+    const { send, stop, watched } = await overStdio()
+    const refused = (id: number) => ({ code: -32600, message: `Invalid Request: id ${id} is already in flight` })
+    try {
+      send(call(5, "lane_hang"))
+      await watched.laneLines(1)
+      send(call(5, "lane_add", { a: 1, b: 1 }, { _meta: { progressToken: "p" } }))
+      expect((await watched.answer(5)).error).toEqual(refused(5))
+      // The engine serves 6 (a progress token); a raw-eligible call with its id is the engine's to refuse.
+      send(call(6, "lane_hang", {}, { _meta: { progressToken: "q" } }))
+      send({ jsonrpc: "2.0", id: 7, method: "ping" })
+      await watched.answer(7)
+      send(call(6, "lane_add", { a: 1, b: 1 }))
+      expect((await watched.answer(6)).error).toEqual(refused(6))
+      send(call(8, "lane_add", { a: 1, b: 1 }))
+      await watched.answer(8)
+      expect(watched.lane).toEqual(["lane_hang", "lane_add"])
+      expect(watched.seen.filter((m) => m.id === 5 || m.id === 6)).toHaveLength(2)
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})
+
+describe("the raw lane of `mcp proxy` and the upstream's asks (stdio)", () => {
+  // Before: with only raw calls in flight, an upstream's `roots/list` was told the roots a client
+  // gave last (over HTTP, another session's), as if nobody's request were in flight; here (one
+  // session, no roots given) it was told `{ roots: [] }`. Raw calls' clients cannot be asked: refused
+  // (the gateway tells its configured roots, none by default, and is not changed).
+  it("refuses a roots/list asked while only raw calls are in flight", async () => {
+    const { send, stop, watched } = await overStdio(["proxy", `stdio:${process.execPath} ${fixture}`])
+    try {
+      send(call(1, "roots"))
+      const told = (await watched.answer(1)).result.structuredContent
+      expect(told.result).toBeUndefined()
+      expect(told.error.message).toContain("relayed whole")
+      expect(watched.lane).toEqual(["roots"])
+    } finally {
+      stop()
+    }
+  }, 60_000)
+})
+
+describe("the raw lane's logs of one call (stdio)", () => {
+  // Before: each log the client's output could not take at once was held by a fiber of its own,
+  // without a bound (a slow client and a loud upstream: out of memory), and the answer could
+  // overtake them. Now at most 256 wait, the rest dropped, and the answer comes after them.
+  it("keeps at most 256 of a call's logs waiting for a slow client, and answers after them", async () => {
+    const port = await freePort()
+    const upstream = spawn(process.execPath, [path.join(root, "test/gateway/fixtures/loud-http.mjs"), String(port)], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, COUNT: "4000", SIZE: "16384" }
+    })
+    // Its line once it wrote all of the call's stream (an event, not a guess).
+    const flooded = new Promise((resolve) =>
+      readline.createInterface({ input: upstream.stdout! }).once("line", resolve)
+    )
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-")), "gateway.json")
+    writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
+    const { send, stop, watched } = await overStdio(["gateway", "--config", file])
+    try {
+      for (let id = 1;; id++) {
+        send({ jsonrpc: "2.0", id, method: "tools/list" })
+        if ((await watched.answer(id)).result.tools.length > 0) break
+        await watched.until(
+          "the tools changed",
+          () => watched.seen.some((m) => m.method === "notifications/tools/list_changed") || undefined
+        )
+      }
+      watched.child.stdout!.pause()
+      send(call(99, "up_loud", {}))
+      await flooded
+      watched.child.stdout!.resume()
+      const answer = await watched.answer(99)
+      expect(answer.result.content).toEqual([{ type: "text", text: "done" }])
+      const logs = watched.seen.filter((m) => m.method === "notifications/message")
+      // 64 MB of logs: what the output holds (32 MiB, about 2,000 of them) and 256 more, the rest dropped.
+      expect(logs.length).toBeLessThan(3000)
+      expect(watched.seen.indexOf(answer)).toBeGreaterThan(watched.seen.indexOf(logs.at(-1)!))
+    } finally {
+      stop()
+      upstream.kill()
+    }
+  }, 60_000)
+})
+
+describe("the raw lane and a malformed result (stdio)", () => {
+  // Before: only `content` being an array was checked; the malformed result reached the client as
+  // it came, where the server's path answered -32603.
+  it("answers a malformed upstream result with the server's path's error", async () => {
+    const { send, stop, watched } = await overStdio()
+    try {
+      send(call(1, "lane_bad"))
+      const raw = await watched.answer(1)
+      send(call(2, "lane_bad", {}, { _meta: { progressToken: "p" } }))
+      const served = await watched.answer(2)
+      expect(served.error.code).toBe(-32603)
+      expect(served.error.message).toContain("Invalid tools/call result")
+      expect(raw.error).toEqual(served.error)
+      expect(watched.lane).toEqual(["lane_bad"])
     } finally {
       stop()
     }

@@ -184,9 +184,13 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         // The call it asks for, when the client knows (see `McpClient.currentCaller`). Otherwise
         // (a handshake upstream over stdio): with one in flight it is that one; with several,
         // guessing could hand one client's prompt to another: refused. With none, an ask that has
-        // an answer of its own (roots) gets it.
+        // an answer of its own (roots) gets it; with raw calls in flight (their clients cannot be
+        // asked), only configured roots: a client's last are not another session's to be told.
         const mine = inflight.has(caller as Inflight) ? caller as Inflight : undefined
-        if (mine === undefined && inflight.size === 0 && unasked !== undefined) return unasked
+        if (
+          mine === undefined && inflight.size === 0 && unasked !== undefined &&
+          (lane.calls === 0 || options.roots !== undefined)
+        ) return unasked
         if (mine === undefined && (inflight.size !== 1 || lane.calls > 0)) {
           const all = inflight.size + lane.calls
           return Effect.fail(

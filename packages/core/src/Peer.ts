@@ -320,7 +320,8 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
       send,
       outbound,
       telemetry,
-      unanswered: protocol.unanswered ?? (() => {})
+      unanswered: protocol.unanswered ?? (() => {}),
+      inFlight: protocol.inFlight
     })
     const disconnect = (client: Transport.ClientId, reason?: Transport.TransportError) => {
       inbound.disconnect(client)
@@ -336,7 +337,8 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
       receive: kept ?? inbound.receive,
       disconnect,
       responseClosed: inbound.cancel,
-      fail: outbound.fail
+      fail: outbound.fail,
+      inFlight: inbound.isBusy
     }).pipe(
       Effect.catchAll((error) => {
         failed = error

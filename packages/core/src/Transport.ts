@@ -180,6 +180,12 @@ export interface Receiver<F = never> {
    * caller waiting for it fails with `error` at once (unknown or finished ids are ignored).
    */
   readonly fail: (client: ClientId, id: JsonRpc.RequestId, error: F) => void
+  /**
+   * Whether request `id` of `client` is in flight in the engine (a new request with that id is
+   * refused). For a layer in front of the engine that serves some requests itself (a relay lane):
+   * it refuses what the engine would. Absent: not known.
+   */
+  readonly inFlight?: ((client: ClientId, id: JsonRpc.RequestId) => boolean) | undefined
 }
 
 /**
@@ -221,6 +227,11 @@ export interface Protocol<F = never> {
    * interrupted with its client): a transport with a response channel per request stops waiting.
    */
   readonly unanswered?: ((client: ClientId, id: JsonRpc.RequestId) => void) | undefined
+  /**
+   * Whether request `id` of `client` is in flight outside the engine (a layer in front of it
+   * serves it): the engine refuses a new request with that id as it does its own. Absent: never.
+   */
+  readonly inFlight?: ((client: ClientId, id: JsonRpc.RequestId) => boolean) | undefined
   /**
    * Transports that keep what they cannot deliver yet (Streamable HTTP: the frames for a session's
    * GET stream while none is open): does `client` listen now outside any request (its GET stream

@@ -10,9 +10,11 @@
  * `EFFECT_MCP_DEBUG_RELAY_LANE=1` writes a line to stderr for each call the lane takes (for the
  * tests that check a call took it).
  */
-import type { ClientError, McpClient } from "@effect-mcp/client"
+import type { McpClient } from "@effect-mcp/client"
+import { ClientError } from "@effect-mcp/client"
 import * as RawLane from "@effect-mcp/client/RawLane"
-import { McpError, Schema as McpSchema } from "@effect-mcp/core"
+import type { Revision } from "@effect-mcp/core"
+import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import { Mount } from "@effect-mcp/server"
 import type * as RelayTable from "@effect-mcp/server/RelayTable"
 import * as Effect from "effect/Effect"
@@ -43,17 +45,30 @@ const linked = (block: unknown) => {
   return type === "resource_link" || type === "resource"
 }
 
-/** The upstream's result as the server answers it (undefined: not a tool's result). */
-const resultOf = (result: unknown, prefix: string | undefined): unknown => {
-  const content = (result as { readonly content?: unknown } | null)?.content
-  if (typeof result !== "object" || !Array.isArray(content)) return undefined
-  if (prefix === undefined || !content.some(linked)) return result
+/**
+ * The upstream's result as the server answers it: checked against the revision's `CallToolResult`
+ * and encoded as the server's path would (unknown keys dropped); else the error the server's path
+ * gives (`Invalid tools/call result: ...`).
+ */
+const resultOf = (
+  revision: Revision.Revision,
+  given: unknown,
+  prefix: string | undefined
+): unknown => {
+  const entry = Method.lookup(revision, "tools/call")
+  const decoded = entry?.decodeResult?.(given)
+  const encoded = decoded?._tag === "Right" ? entry!.encodeResult?.(decoded.right) : decoded
+  if (encoded === undefined || encoded._tag === "Left") {
+    return new ClientError.InvalidResult({
+      method: "tools/call",
+      detail: encoded === undefined ? "the catalog has no result schema for it" : Method.describeError(encoded.left)
+    })
+  }
+  const result = encoded.right as { readonly content?: ReadonlyArray<unknown> }
+  const content = result.content
+  if (prefix === undefined || content === undefined || !content.some(linked)) return result
   return { ...result, content: content.map(mounted(prefix)) }
 }
-
-const notAResult = new McpError.InternalError({
-  message: "proxy: the upstream's answer to tools/call is not a tool's result"
-})
 
 /** Where a mirror's tools are relayed raw: the server's table, and how its names and links are mounted. */
 export interface Lane {
@@ -99,8 +114,8 @@ export const entry = (
           if ("error" in message) {
             return call.error(McpError.fromWire(message.error, "tools/call").toWire(call.revision))
           }
-          const result = resultOf(message.result, prefix)
-          if (result === undefined) call.error(notAResult.toWire(call.revision))
+          const result = resultOf(call.revision, message.result, prefix)
+          if (result instanceof ClientError.InvalidResult) call.error(toMcpError(result).toWire(call.revision))
           else call.result(result)
         },
         fail: (error) => {

@@ -63,6 +63,8 @@ export interface Options<R> {
   readonly telemetry: Telemetry.Telemetry | undefined
   /** Request `id` of `client` ended and nothing will be sent for it (it was interrupted). */
   readonly unanswered: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
+  /** Requests in flight outside the engine (`Transport.Protocol.inFlight`): refused as its own. */
+  readonly inFlight: ((client: Transport.ClientId, id: JsonRpc.RequestId) => boolean) | undefined
 }
 
 export interface Inbound {
@@ -73,6 +75,8 @@ export interface Inbound {
   readonly disconnect: (client: Transport.ClientId) => void
   /** Requests in flight, over every client. */
   readonly size: () => number
+  /** Whether request `id` of `client` is in flight (a new one with that id is refused). */
+  readonly isBusy: (client: Transport.ClientId, id: JsonRpc.RequestId) => boolean
   /** Interrupts every request and waits for them to end. */
   readonly interruptAll: Effect.Effect<void>
   /**
@@ -169,9 +173,8 @@ class Engine<R> implements Inbound, Owner {
     this.options.unanswered(call.client!, call.request.id)
   }
 
-  private isBusy(client: Transport.ClientId, id: JsonRpc.RequestId) {
-    return this.calls.get(client)?.has(id) === true
-  }
+  readonly isBusy = (client: Transport.ClientId, id: JsonRpc.RequestId): boolean =>
+    this.calls.get(client)?.has(id) === true || this.options.inFlight?.(client, id) === true
 
   /** Starts serving request `id` of `client`: in flight until its fiber ends (unless it is done at once). */
   private start(

@@ -14,9 +14,67 @@ import * as Option from "effect/Option"
 import type { RawCall, RelayTable } from "../RelayTable.js"
 import type { State } from "./handshakeRequest.js"
 
+/** The engine's answer to a request whose id is in flight. */
+const duplicate = (id: JsonRpc.RequestId) => ({
+  code: JsonRpc.Code.InvalidRequest,
+  message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`
+})
+
+/** The most frames of one call waiting to be sent (its logs past it are dropped), as the engine's `maxCallLogs`. */
+const maxWaiting = 256
+
 /** A call taken, until it is answered or cancelled. */
 interface Taken extends RawCall {
   done: boolean
+  /**
+   * Its frames the transport could not take at once, in order, sent by one fiber (`draining`):
+   * nothing of the call overtakes them (its answer comes after its logs).
+   */
+  readonly waiting: Array<JsonRpc.Frame>
+  draining: boolean
+}
+
+/** How the lane sends: a lone frame (`send`), and a taken call's frames in order (`sendOf`). */
+const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect<void>) => void) => {
+  const { sendNow } = protocol
+  // At once where the transport can (no fiber), else as the engine sends.
+  const send = (client: Transport.ClientId, frame: JsonRpc.Frame, related: JsonRpc.RequestId) => {
+    const context = { related }
+    if (sendNow === undefined || !sendNow(client, frame, context)) {
+      run(Effect.ignore(protocol.send(client, frame, context)))
+    }
+  }
+  /** Sends its waiting frames in order, one at a time, until none is left. */
+  const drain = (client: Transport.ClientId, call: Taken, related: JsonRpc.RequestId): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const frame = call.waiting.shift()
+      if (frame === undefined) {
+        call.draining = false
+        return Effect.void
+      }
+      return Effect.zipRight(Effect.ignore(protocol.send(client, frame, { related })), drain(client, call, related))
+    })
+  /**
+   * A frame of a taken call: at once where the transport can and nothing of the call waits, else
+   * after what waits; a log is dropped when `maxWaiting` wait (its answer never is).
+   */
+  const sendOf = (
+    client: Transport.ClientId,
+    call: Taken,
+    frame: JsonRpc.Frame,
+    related: JsonRpc.RequestId,
+    log: boolean
+  ) => {
+    if (call.draining) {
+      if (!log || call.waiting.length < maxWaiting) call.waiting.push(frame)
+      return
+    }
+    if (sendNow !== undefined && sendNow(client, frame, { related })) return
+    call.draining = true
+    call.waiting.push(frame)
+    run(drain(client, call, related))
+  }
+  return { send, sendOf }
 }
 
 /**
@@ -31,14 +89,7 @@ export const protocol = <F>(
 ): Transport.Protocol<F> => {
   /** The calls taken, by client and id. */
   const taken = new Map<Transport.ClientId, Map<JsonRpc.RequestId, Taken>>()
-  const { sendNow } = protocol
-  // At once where the transport can (no fiber), else as the engine sends.
-  const send = (client: Transport.ClientId, frame: JsonRpc.Frame, related: JsonRpc.RequestId) => {
-    const context = { related }
-    if (sendNow === undefined || !sendNow(client, frame, context)) {
-      run(Effect.ignore(protocol.send(client, frame, context)))
-    }
-  }
+  const { send, sendOf } = senders(protocol, run)
   const forget = (client: Transport.ClientId, id: JsonRpc.RequestId) => {
     const calls = taken.get(client)
     if (calls === undefined) return
@@ -46,7 +97,13 @@ export const protocol = <F>(
     if (calls.size === 0) taken.delete(client)
   }
 
-  const take = (client: Transport.ClientId, message: JsonRpc.Request): boolean => {
+  const isTaken = (client: Transport.ClientId, id: JsonRpc.RequestId) => taken.get(client)?.has(id) === true
+
+  const take = (
+    client: Transport.ClientId,
+    message: JsonRpc.Request,
+    busy: Transport.Receiver<F>["inFlight"]
+  ): boolean => {
     const params = message.params as Record<string, unknown> | undefined
     if (typeof params !== "object" || params === null) return false
     const name = params.name
@@ -58,17 +115,20 @@ export const protocol = <F>(
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) return false
     const state = relayable(client)
     if (state === undefined) return false
+    // An id the engine serves: it refuses the duplicate.
+    if (busy?.(client, message.id) === true) return false
     const id = message.id
-    if (taken.get(client)?.has(id) === true) return false
     const level = Option.getOrUndefined(state.logLevel)
     const answer = (response: JsonRpc.Response) => {
       if (call.done) return
       call.done = true
       forget(client, id)
-      send(client, response, id)
+      sendOf(client, call, response, id, false)
     }
     const call: Taken = {
       done: false,
+      waiting: [],
+      draining: false,
       name,
       arguments: args as Readonly<Record<string, unknown>> | undefined,
       revision: state.revision,
@@ -77,7 +137,7 @@ export const protocol = <F>(
       error: (error) => answer(JsonRpc.failure(id, error)),
       log: (params) => {
         if (call.done || (level !== undefined && !McpSchema.Logging.isAtLeast(params.level, level))) return
-        send(client, JsonRpc.notification("notifications/message", params), id)
+        sendOf(client, call, JsonRpc.notification("notifications/message", params), id, true)
       },
       onCancel: undefined
     }
@@ -108,6 +168,7 @@ export const protocol = <F>(
 
   return {
     ...protocol,
+    inFlight: isTaken,
     run: (receiver) =>
       protocol.run({
         ...receiver,
@@ -116,7 +177,11 @@ export const protocol = <F>(
             const message = inbound.message
             if ("method" in message) {
               if ("id" in message) {
-                if (message.method === "tools/call" && take(client, message)) return
+                // An id this lane serves: refused as the engine refuses its own duplicates.
+                if (isTaken(client, message.id)) {
+                  return send(client, JsonRpc.failure(message.id, duplicate(message.id)), message.id)
+                }
+                if (message.method === "tools/call" && take(client, message, receiver.inFlight)) return
               } else if (message.method === "notifications/cancelled" && taken.has(client)) {
                 const id = cancelledId(message.params)
                 if (id !== undefined && cancel(client, id)) return
