@@ -5,15 +5,18 @@
  * become the tarballs (with the tarballs of their own `@effect-mcp` dependencies beside them), since the packages
  * are not on the registry yet. Then it is compiled with the project's own `tsc` (strict, NodeNext, library types
  * checked) and run: a client spawns the server of `packages/server/README.md` over stdio and calls its tool, and
- * the README's test-kit test runs under the project's own vitest.
+ * the README's test-kit test runs under the project's own vitest. The published layout is checked there too
+ * (`publishedLayout`): entry points resolve to each package's `bundle/`, a deep entry works, a Tag is one whichever
+ * entry point gives it, and a Worker bundled under the `workerd`/`worker` conditions links `#modules` statically.
  *
  * CI runs this file under Node 22 as well as the Node of the rest of the suite.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as esbuild from "esbuild"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { packages, packAll, root, run, sectionBlocks, withTarballs } from "../support/Packed.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -27,6 +30,77 @@ const installLines = (): ReadonlyArray<string> =>
   blocks("A project of your own", "sh")[0]!.split("\n").map((line) => line.trim()).filter((line) =>
     line.length > 0 && !line.startsWith("#")
   )
+
+/**
+ * The published layout (issue 42): every entry point, deep ones too, is the package's `bundle/` (esbuild, code
+ * split over the entry points), a Tag or class is the same whichever entry point it comes from, and a Worker bundled
+ * as wrangler does (the `workerd` and `worker` conditions) gets the server's statically linked `#modules`, no module
+ * of Effect or ours lazily initialised, and answers a `tools/call`.
+ */
+const publishedLayout = async (project: string) => {
+  const layout = JSON.parse((await run(process.execPath, ["dist/layout.js"], project)).trim())
+  assert.deepStrictEqual(layout, {
+    resolved: {
+      "@effect-mcp/core": "@effect-mcp/core/bundle/index.js",
+      "@effect-mcp/core/McpError": "@effect-mcp/core/bundle/McpError.js",
+      "@effect-mcp/server": "@effect-mcp/server/bundle/index.js",
+      "@effect-mcp/server/RelayTable": "@effect-mcp/server/bundle/RelayTable.js",
+      "@effect-mcp/client": "@effect-mcp/client/bundle/index.js",
+      "@effect-mcp/platform-node": "@effect-mcp/platform-node/bundle/index.js"
+    },
+    relay: true,
+    tag: true,
+    error: true
+  })
+  const outfile = path.join(project, "worker.bundle.mjs")
+  const built = await esbuild.build({
+    entryPoints: [path.join(project, "dist/worker.js")],
+    outfile,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    conditions: ["workerd", "worker"],
+    metafile: true,
+    logLevel: "silent"
+  })
+  const inputs = Object.keys(built.metafile.inputs)
+  assert.isTrue(inputs.some((file) => file.endsWith("@effect-mcp/server/bundle/internal/modulesBundled.js")))
+  assert.deepStrictEqual(inputs.filter((file) => /@effect-mcp\/[a-z-]+\/(dist|src)\//.test(file)), [])
+  assert.deepStrictEqual(inputs.filter((file) => file.endsWith("@effect-mcp/server/bundle/internal/modules.js")), [])
+  const wrapped = Array.from(fs.readFileSync(outfile, "utf8").matchAll(/__esm\(\{\s*"([^"]+)"\(\)/g), (m) => m[1]!)
+  assert.deepStrictEqual(wrapped.filter((file) => /(^|\/)(effect|@effect|@effect-mcp)\//.test(file)), [])
+  const worker = (await import(pathToFileURL(outfile).href)).default
+  const response: Response = await worker.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "add"
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "add",
+          arguments: { a: 20, b: 22 },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+          }
+        }
+      })
+    }),
+    {},
+    undefined
+  )
+  const text = await response.text()
+  assert.strictEqual(response.status, 200, text)
+  assert.include(text, "\"structuredContent\":{\"sum\":42}")
+}
 
 describe("the packages, packed and installed outside the workspace", () => {
   it("are what the READMEs show, and every install line gives the ranges that work", () => {
@@ -66,6 +140,8 @@ describe("the packages, packed and installed outside the workspace", () => {
         const listing = await run("tar", ["-tzf", file], work)
         assert.include(listing, "package/dist/index.js", `${name}: the tarball has dist`)
         assert.include(listing, "package/dist/index.d.ts", `${name}: the tarball has types`)
+        assert.include(listing, "package/bundle/index.js", `${name}: the tarball has the bundled layout`)
+        assert.include(listing, "package/bundle/index.js.map", `${name}: the bundled layout has source maps`)
         assert.include(listing, "package/README.md")
         assert.include(listing, "package/LICENSE")
       }
@@ -81,6 +157,8 @@ describe("the packages, packed and installed outside the workspace", () => {
       fs.writeFileSync(path.join(project, "tsconfig.json"), tsconfig)
       fs.copyFileSync(path.join(here, "project/server.ts"), path.join(project, "server.ts"))
       fs.copyFileSync(path.join(here, "project/client.ts"), path.join(project, "client.ts"))
+      fs.copyFileSync(path.join(here, "project/layout.ts"), path.join(project, "layout.ts"))
+      fs.copyFileSync(path.join(here, "project/worker.ts"), path.join(project, "worker.ts"))
       // The README's test-kit test of its services server, verbatim (test/readme checks they are the README's).
       fs.copyFileSync(path.join(root, "test/readme/services.ts"), path.join(project, "services.ts"))
       fs.copyFileSync(path.join(root, "test/readme/Testing.test.ts"), path.join(project, "Testing.test.ts"))
@@ -94,6 +172,7 @@ describe("the packages, packed and installed outside the workspace", () => {
         structuredContent: { sum: 42 },
         text: "{\"sum\":3}"
       })
+      await publishedLayout(project)
       const tested = await run(process.execPath, [path.join(project, "node_modules/vitest/vitest.mjs"), "run"], project)
       assert.match(tested, /Tests\s+2 passed \(2\)/)
     } finally {

@@ -1,0 +1,68 @@
+// The published layout of a package (issue 42): its tsc output (`dist/*.js`) bundled with esbuild into
+// `bundle/`, one file per public entry point and shared chunks under `bundle/internal/`, so that Node loads a
+// handful of files instead of one per module (resolving hundreds of bare specifiers is most of a tsc-compiled
+// server's startup). Run by the package's `prepack`, after `tsc -b`, from the package's folder:
+// `node ../../scripts/bundle-package.mjs`.
+//
+// - Every dependency stays external (effect, @effect/*, the other @effect-mcp packages, jose…), and so does the
+//   server's `#modules` import: Node resolves it through the package's `imports` (lazy `import()`s elsewhere, static
+//   under the `workerd`, `worker` and `edge-light` conditions), so both its variants are entry points here.
+// - Code splitting over all the entry points: a class or Tag is defined in one chunk, so it has one identity
+//   whichever entry point a program imports it from.
+// - A module loaded with `import()` stays a chunk of its own, loaded when first needed.
+// - Source maps chain to tsc's, so they point at `src/*.ts` (shipped in the tarball).
+// - Types stay tsc's `dist/*.d.ts`: `publishConfig.exports` (and the server's `publishConfig.imports`) point
+//   `types` there and `default` here, and pnpm puts them in the packed manifest. The workspace keeps `dist`, so one
+//   layout is loaded by anything inside the repository (two would give classes two identities).
+import { build } from "esbuild"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const dir = process.cwd()
+const dist = path.join(dir, "dist")
+const out = path.join(dir, "bundle")
+const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))
+
+/** The `.js` files under `folder` (relative to `dist`), recursively. */
+const scripts = (folder) =>
+  fs.readdirSync(path.join(dist, folder), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(folder, entry.name)
+    if (entry.isDirectory()) return scripts(relative)
+    return entry.name.endsWith(".js") ? [relative] : []
+  })
+
+/** What `internal/…` modules the package's `imports` name (their `default` target under `dist`). */
+const imported = (node) =>
+  typeof node === "string"
+    ? node.startsWith("./dist/") ? [node.slice("./dist/".length)] : []
+    : node === null || node === undefined
+    ? []
+    : Object.values(node).flatMap(imported)
+
+const publicEntries = scripts(".").filter((file) => !file.split(path.sep).includes("internal"))
+const entries = [...new Set([...publicEntries, ...imported(manifest.imports)])].sort()
+
+fs.rmSync(out, { recursive: true, force: true })
+const result = await build({
+  entryPoints: Object.fromEntries(entries.map((file) => [file.slice(0, -".js".length), path.join(dist, file)])),
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  // Every package path (and `node:` builtins) as it is: dependencies are installed beside the package.
+  packages: "external",
+  external: ["node:*", ...Object.keys(manifest.imports ?? {})],
+  chunkNames: "internal/[name]-[hash]",
+  // esbuild renames clashing top-level names when it hoists modules together; a class keeps its own `name`.
+  keepNames: true,
+  sourcemap: true,
+  sourcesContent: false,
+  metafile: true,
+  logLevel: "warning"
+})
+const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith(".js"))
+process.stderr.write(
+  `${manifest.name}: ${entries.length} entry points, ${outputs.length - entries.length} chunks in bundle/\n`
+)
