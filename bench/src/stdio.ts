@@ -21,7 +21,9 @@
  * The Effect floor (`effect-floor-stdio-server.ts`: `effect/Effect`, `effect/Schema` and
  * NodeRuntime loaded as separate modules, then answers by hand) is timed beside them: no
  * tsc-compiled Effect server starts faster, and what ours takes above it is printed in the SDK's
- * whole startups.
+ * whole startups. The tsc-compiled server and the floor are timed twice: importing the workspace's `dist` (pnpm's
+ * links), and in a plain npm project with the packed packages installed from their tarballs (`packed.ts`: the
+ * published layout, what a user runs; target ours ≤ that floor + 1.3 SDK startups).
  *
  * The client is plain Node and the same for every server: request lines are built before
  * the clock starts, and each response line is only searched (its id, that it is a result
@@ -39,14 +41,17 @@
  * one server over round r of the other); targets are judged on the median.
  *
  * Environment: BENCH_REQUESTS (20000), BENCH_WARMUP (5000), BENCH_IN_FLIGHT (64), BENCH_ROUNDS
- * (3), BENCH_STARTUP_RUNS (7), BENCH_STDIO_PARTS (throughput,startup: the parts to run), BENCH_OURS
+ * (3), BENCH_STARTUP_RUNS (7), BENCH_STDIO_PARTS (throughput,startup: the parts to run), BENCH_PACKED (0: no
+ * packed route), BENCH_PACKED_DIR (the packed project's folder, kept and reused), BENCH_OURS
  * (our server's file, handshake era), BENCH_NODE_FLAGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; read with `profile.ts`), BENCH_PIN=0.
  *
  * Prints the tables to stdout and exits 1 if any response was an error, wrong or missing.
  * A benchmark, not a test.
  */
+import * as path from "node:path"
 import * as Envelope from "./envelope.js"
+import * as Packed from "./packed.js"
 import {
   BenchFailure,
   type Child,
@@ -80,7 +85,16 @@ const envelope = Envelope.fromEnv()
 const stallMillis = 30_000
 
 interface Server {
-  readonly key: "ours" | "ours-dual" | "sdk" | "bare" | "ours-add" | "ours-bundled" | "effect-floor"
+  readonly key:
+    | "ours"
+    | "ours-dual"
+    | "sdk"
+    | "bare"
+    | "ours-add"
+    | "ours-bundled"
+    | "effect-floor"
+    | "ours-packed"
+    | "effect-floor-packed"
   readonly name: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -153,9 +167,36 @@ const effectFloor: Server = {
   file: here("./effect-floor-stdio-server.js"),
   args: []
 }
-const startupServers: ReadonlyArray<Server> = envelope.handshake
-  ? [...servers, oursAdd, oursBundled, effectFloor]
-  : [...servers, oursBundled, effectFloor]
+/**
+ * What a user runs (`packed.ts`): the same tsc-compiled server and floor in a plain npm project, importing the
+ * packed packages as installed from their tarballs (the published layout, bundled per package), with `effect`
+ * from the project's flat `node_modules`. `BENCH_PACKED=0` leaves them out.
+ */
+const packedServers = async (): Promise<ReadonlyArray<Server>> => {
+  if (process.env.BENCH_PACKED === "0") return []
+  const dir = await Packed.project()
+  return [
+    {
+      key: "ours-packed",
+      name: "effect-mcp, add only (tsc-compiled, packed packages installed)",
+      file: path.join(dir, "ours-stdio-server.js"),
+      args: envelope.handshake ? [] : ["--revisions", "stateless"]
+    },
+    {
+      key: "effect-floor-packed",
+      name: "Effect floor (same npm project)",
+      file: path.join(dir, "effect-floor-stdio-server.js"),
+      args: []
+    }
+  ]
+}
+const startupServersOf = async (): Promise<ReadonlyArray<Server>> => [
+  ...servers,
+  ...(envelope.handshake ? [oursAdd] : []),
+  oursBundled,
+  effectFloor,
+  ...await packedServers()
+]
 
 interface Round {
   readonly rps: number
@@ -358,6 +399,7 @@ const startup = async (server: Server): Promise<Startup> => {
 
 /** Startup: each server's runs, medians, and the ratios against the SDK's (on the wall-time medians). */
 const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; readonly summary: Array<Row> }> => {
+  const startupServers = await startupServersOf()
   const runs: Array<Array<Startup>> = startupServers.map(() => [])
   for (let r = 0; r < startupRuns; r++) {
     for (let s = 0; s < startupServers.length; s++) runs[s].push(await startup(startupServers[s]))
@@ -368,8 +410,13 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
   const sdk = at("sdk")
   const compiled = at(envelope.handshake ? "ours-add" : "ours")
   const bundled = at("ours-bundled")
+  const packed = at("ours-packed")
+  const floorPacked = at("effect-floor-packed")
   const targets = [
-    { label: "ours (tsc-compiled, add only) / SDK", s: compiled, threshold: 1.5, shown: "1.5x" },
+    ...(packed >= 0
+      ? [{ label: "ours (tsc-compiled, packed packages) / SDK", s: packed, threshold: 1.5, shown: "1.5x" }]
+      : []),
+    { label: "ours (tsc-compiled, workspace dist) / SDK", s: compiled, threshold: 1.5, shown: "1.5x" },
     { label: "ours (bundled, add only) / SDK", s: bundled, threshold: 1, shown: "1.0x" },
     ...(envelope.handshake
       ? [{ label: "apps/everything (tsc-compiled) / SDK", s: at("ours"), threshold: 0, shown: "" }]
@@ -378,7 +425,7 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
   // What ours adds above the Effect floor, in the SDK's whole startups (same run): the part of a
   // tsc-compiled server's startup that is ours to cut (issue 42).
   const floor = at("effect-floor")
-  const above = (s: number, of: ReadonlyArray<number>) => ((of[s] - of[floor]) / of[sdk]).toFixed(2)
+  const above = (s: number, of: ReadonlyArray<number>, base = floor) => ((of[s] - of[base]) / of[sdk]).toFixed(2)
   const out = [
     `Startup: spawn → the first tools/call answered${
       envelope.handshake ? " (after initialize and notifications/initialized)" : ""
@@ -402,11 +449,31 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
       ]),
       ["Effect floor / SDK", ratio(wall[floor] / wall[sdk]), ratio(cpu[floor] / cpu[sdk]), ""],
       [
-        "ours (tsc-compiled) above the floor, in SDK startups",
+        "ours (tsc-compiled, workspace dist) above the floor, in SDK startups",
         above(compiled, wall),
         above(compiled, cpu),
         ""
-      ]
+      ],
+      ...(packed >= 0
+        ? [
+          [
+            "Effect floor (npm project) / SDK",
+            ratio(wall[floorPacked] / wall[sdk]),
+            ratio(cpu[floorPacked] / cpu[sdk]),
+            ""
+          ],
+          [
+            "ours (tsc-compiled, packed packages) above its floor, in SDK startups",
+            above(packed, wall, floorPacked),
+            above(packed, cpu, floorPacked),
+            `≤ 1.30 (wall and CPU)${
+              Number(above(packed, wall, floorPacked)) <= 1.3 && Number(above(packed, cpu, floorPacked)) <= 1.3
+                ? " met"
+                : " NOT MET"
+            }`
+          ]
+        ]
+        : [])
     ])
   ]
   const summary: Array<Row> = [
@@ -418,7 +485,21 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
     ...targets.filter(({ threshold }) => threshold > 0).map(({ label, s, shown, threshold }) => ({
       ...targetRow(section, `startup ${label}`, wall[s] / wall[sdk], ratio(wall[s] / wall[sdk]), "≤", threshold, shown),
       value: `${ratio(wall[s] / wall[sdk])} (CPU ${ratio(cpu[s] / cpu[sdk])})`
-    }))
+    })),
+    ...(packed >= 0
+      ? [{
+        ...targetRow(
+          section,
+          "startup ours (tsc-compiled, packed packages) above its floor, in SDK startups (wall)",
+          Number(above(packed, wall, floorPacked)),
+          above(packed, wall, floorPacked),
+          "≤",
+          1.3,
+          "1.30"
+        ),
+        value: `${above(packed, wall, floorPacked)} (CPU ${above(packed, cpu, floorPacked)})`
+      }]
+      : [])
   ]
   return { out, summary }
 }
