@@ -67,3 +67,22 @@ export const project = async (): Promise<string> => {
   for (const file of files) fs.copyFileSync(here(`./${file}`), path.join(dir, file))
   return dir
 }
+
+/**
+ * The tsc-compiled server and the Effect floor in the project at `dir` (`project`): what a user runs, the published
+ * layout with `effect` from the project's flat `node_modules`. `BENCH_PACKED=0` in `stdio.ts` leaves them out.
+ */
+export const servers = (dir: string, handshake: boolean) => [
+  {
+    key: "ours-packed" as const,
+    name: "effect-mcp, add only (tsc-compiled, packed packages installed)",
+    file: path.join(dir, "ours-stdio-server.js"),
+    args: handshake ? [] : ["--revisions", "stateless"]
+  },
+  {
+    key: "effect-floor-packed" as const,
+    name: "Effect floor (same npm project)",
+    file: path.join(dir, "effect-floor-stdio-server.js"),
+    args: []
+  }
+]

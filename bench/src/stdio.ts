@@ -42,14 +42,14 @@
  *
  * Environment: BENCH_REQUESTS (20000), BENCH_WARMUP (5000), BENCH_IN_FLIGHT (64), BENCH_ROUNDS
  * (3), BENCH_STARTUP_RUNS (7), BENCH_STDIO_PARTS (throughput,startup: the parts to run), BENCH_PACKED (0: no
- * packed route), BENCH_PACKED_DIR (the packed project's folder, kept and reused), BENCH_OURS
+ * packed route), BENCH_PACKED_DIR (the packed project's folder, kept and reused), BENCH_STARTUP_INSTRUCTIONS (1:
+ * each startup server also counted once under callgrind, `startup-instructions.ts`), BENCH_OURS
  * (our server's file, handshake era), BENCH_NODE_FLAGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; read with `profile.ts`), BENCH_PIN=0.
  *
  * Prints the tables to stdout and exits 1 if any response was an error, wrong or missing.
  * A benchmark, not a test.
  */
-import * as path from "node:path"
 import * as Envelope from "./envelope.js"
 import * as Packed from "./packed.js"
 import {
@@ -72,6 +72,7 @@ import {
   spawnChild,
   table
 } from "./proc.js"
+import * as StartupInstructions from "./startup-instructions.js"
 import { record, type Row, targetRow } from "./summary.js"
 
 const total = Number(process.env.BENCH_REQUESTS ?? 20_000)
@@ -167,35 +168,12 @@ const effectFloor: Server = {
   file: here("./effect-floor-stdio-server.js"),
   args: []
 }
-/**
- * What a user runs (`packed.ts`): the same tsc-compiled server and floor in a plain npm project, importing the
- * packed packages as installed from their tarballs (the published layout, bundled per package), with `effect`
- * from the project's flat `node_modules`. `BENCH_PACKED=0` leaves them out.
- */
-const packedServers = async (): Promise<ReadonlyArray<Server>> => {
-  if (process.env.BENCH_PACKED === "0") return []
-  const dir = await Packed.project()
-  return [
-    {
-      key: "ours-packed",
-      name: "effect-mcp, add only (tsc-compiled, packed packages installed)",
-      file: path.join(dir, "ours-stdio-server.js"),
-      args: envelope.handshake ? [] : ["--revisions", "stateless"]
-    },
-    {
-      key: "effect-floor-packed",
-      name: "Effect floor (same npm project)",
-      file: path.join(dir, "effect-floor-stdio-server.js"),
-      args: []
-    }
-  ]
-}
 const startupServersOf = async (): Promise<ReadonlyArray<Server>> => [
   ...servers,
   ...(envelope.handshake ? [oursAdd] : []),
   oursBundled,
   effectFloor,
-  ...await packedServers()
+  ...(process.env.BENCH_PACKED === "0" ? [] : Packed.servers(await Packed.project(), envelope.handshake !== undefined))
 ]
 
 interface Round {
@@ -474,7 +452,15 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
           ]
         ]
         : [])
-    ])
+    ]),
+    ...StartupInstructions.rows(envelope, startupServers, {
+      sdk: at("sdk"),
+      floor: at("effect-floor"),
+      compiled,
+      floorPacked,
+      packed,
+      skip: envelope.handshake === undefined ? -1 : at("ours")
+    })
   ]
   const summary: Array<Row> = [
     {
