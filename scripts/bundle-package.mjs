@@ -39,6 +39,16 @@ const imported = (node) =>
     ? []
     : Object.values(node).flatMap(imported)
 
+// The packed manifest takes `exports` and `imports` from `publishConfig` whole: one that misses a key of the
+// workspace's (a new `#…` import) would leave it unresolvable in the tarball.
+for (const field of ["exports", "imports"]) {
+  const own = Object.keys(manifest[field] ?? {}).sort().join(", ")
+  const published = Object.keys(manifest.publishConfig?.[field] ?? {}).sort().join(", ")
+  if (own !== published) {
+    throw new Error(`${manifest.name}: publishConfig.${field} has [${published}], ${field} has [${own}]`)
+  }
+}
+
 const publicEntries = scripts(".").filter((file) => !file.split(path.sep).includes("internal"))
 const entries = [...new Set([...publicEntries, ...imported(manifest.imports)])].sort()
 
