@@ -17,6 +17,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -69,8 +70,8 @@ const call = (id: number, name: string, args?: Json, extra: Json = {}) => ({
   params: { name, ...(args !== undefined ? { arguments: args } : {}), ...extra }
 })
 
-/** The upstream, and a gateway in front of it over stdio (`headers` of its config given). */
-const open = async (headers?: Record<string, string>) => {
+/** The upstream, on a port of its own (its lines), and a gateway config naming it (with `headers`). */
+const upstreamOf = async (headers?: Record<string, string>) => {
   const upstream = spawn(process.execPath, [fixture], { stdio: ["ignore", "pipe", "inherit"] })
   const posts = new Lines()
   lines(upstream, "stdout", posts, (line) => JSON.parse(line))
@@ -82,6 +83,12 @@ const open = async (headers?: Record<string, string>) => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-http-")), "gateway.json")
   const url = `http://127.0.0.1:${port}/mcp`
   writeFileSync(file, JSON.stringify({ mcpServers: { up: { url, ...(headers !== undefined ? { headers } : {}) } } }))
+  return { upstream, posts, file }
+}
+
+/** The upstream, and a gateway in front of it over stdio (`headers` of its config given). */
+const open = async (headers?: Record<string, string>) => {
+  const { file, posts, upstream } = await upstreamOf(headers)
   const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file], {
     cwd: root,
     env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
@@ -230,4 +237,101 @@ describe("the raw lane to an HTTP upstream", () => {
       g.stop()
     }
   }, 60_000)
+})
+
+/** The gateway over HTTP in front of the upstream: POSTs at the wire, the answers' texts. */
+const openHttp = async () => {
+  const { file, posts, upstream } = await upstreamOf()
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+  const served = spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
+    cwd: root,
+    env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  const lane = new Lines()
+  lines(
+    served,
+    "stderr",
+    lane,
+    (line) => line.includes("serving at") ? "serving" : /relay lane: tools\/call (\S+)/.exec(line)?.[1]
+  )
+  await lane.until("the gateway serving", () => lane.seen.includes("serving") || undefined)
+  const url = `http://127.0.0.1:${port}/mcp`
+  const post = async (body: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body
+    })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  }
+  const init = await post(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
+  }))
+  const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" }
+  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session)
+  for (let id = 1_000;; id++) {
+    const listed = await post(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }), session)
+    if (JSON.parse(listed.text).result.tools.length > 0) break
+    await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
+  }
+  return {
+    post,
+    session,
+    posts,
+    lane,
+    stop: () => {
+      served.kill()
+      upstream.kill()
+    }
+  }
+}
+
+describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds for it", () => {
+  it(
+    "answers a call, and refuses a wrong Origin, an unknown session, a body over the limit and an id in flight",
+    async () => {
+      const g = await openHttp()
+      const body = (id: number, name: string, args?: Json) => JSON.stringify(call(id, name, args))
+      try {
+        const ok = await g.post(body(1, "up_add", { a: 1, b: 2 }), g.session)
+        expect(ok.status).toBe(200)
+        expect(JSON.parse(ok.text).result.structuredContent).toEqual({ sum: 3 })
+        // The front's refusals, before anything reaches the lane or the upstream.
+        const origin = await g.post(body(2, "up_add", { a: 1, b: 1 }), { ...g.session, origin: "http://evil.example" })
+        expect(origin.status).toBe(403)
+        const unknown = await g.post(body(3, "up_add", { a: 1, b: 1 }), { ...g.session, "mcp-session-id": "nobody" })
+        expect(unknown.status).toBe(404)
+        const large = await g.post(body(4, "up_add", { a: 1, b: 1, pad: "x".repeat(5 * 1024 * 1024) }), g.session)
+        expect(large.status).toBe(413)
+        // An id in flight on the lane: refused as the engine refuses it, with its id.
+        const hanging = g.post(body(5, "up_hang"), g.session)
+        await g.posts.until("the hang upstream", () => g.posts.seen.some((p) => p.name === "hang") || undefined)
+        const again = await g.post(body(5, "up_add", { a: 1, b: 1 }), g.session)
+        expect(JSON.parse(again.text)).toEqual({
+          jsonrpc: "2.0",
+          id: 5,
+          error: { code: -32600, message: "Invalid Request: id 5 is already in flight" }
+        })
+        await g.post(
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
+          g.session
+        )
+        await hanging
+        expect(g.posts.seen.filter((p) => p.name === "add").map((p) => p.status)).toEqual([200])
+        expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_add", "up_hang"])
+      } finally {
+        g.stop()
+      }
+    },
+    60_000
+  )
 })
