@@ -284,6 +284,7 @@ const openHttp = async () => {
     await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
   }
   return {
+    url,
     post,
     session,
     posts,
@@ -334,4 +335,21 @@ describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds fo
     },
     60_000
   )
+
+  it("tells the upstream of a call whose client ended its session mid-call", async () => {
+    const g = await openHttp()
+    try {
+      const hanging = g.post(JSON.stringify(call(1, "up_hang")), g.session).catch(() => undefined)
+      await g.posts.until("the hang upstream", () => g.posts.seen.some((p) => p.name === "hang") || undefined)
+      const ended = await fetch(g.url, { method: "DELETE", headers: g.session })
+      expect(ended.status).toBe(200)
+      const told = await g.posts.until("the cancel upstream", () => g.posts.seen.find((p) => p.cancelled)?.cancelled)
+      expect(told.reason).toBe("cancelled by the caller")
+      expect(typeof told.requestId).toBe("number")
+      await hanging
+      expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_hang"])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
 })
