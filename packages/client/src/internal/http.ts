@@ -398,14 +398,7 @@ export const make = (options: Options, poster?: HttpPost): Effect.Effect<
           return fellBack !== undefined ? fellBack.send(server, request) : post(request, reply)
         })
     }
-    const raw = poster === undefined ? undefined : rawPosts({
-      context,
-      poster,
-      receiver: () => receiverNow,
-      legacy: () => legacy() !== undefined,
-      post,
-      run: (effect) => void track(effect)
-    })
+    const raw = poster && rawPosts({ context, poster, receiver: () => receiverNow, legacy, post, run: track })
     if (raw !== undefined) protocol.requestNow = raw.requestNow
     return { protocol, tools, eventStream: standalone.now }
   })
@@ -425,9 +418,9 @@ const rawPosts = (options: {
   readonly context: Context
   readonly poster: HttpPost
   readonly receiver: () => Transport.Receiver<Failure> | undefined
-  readonly legacy: () => boolean
+  readonly legacy: () => unknown
   readonly post: (message: JsonRpc.Message, reply: Transport.Reply<Failure>) => Effect.Effect<void>
-  readonly run: (effect: Effect.Effect<void>) => void
+  readonly run: (effect: Effect.Effect<void>) => unknown
 }) => {
   const { context, poster } = options
   const { connection, session } = context
@@ -439,7 +432,7 @@ const rawPosts = (options: {
     const r = options.receiver()
     if (
       !direct || r === undefined || session.initialize === undefined || request.method === "initialize" ||
-      options.legacy() || Session.statelessVersion(request) !== undefined
+      options.legacy() !== undefined || Session.statelessVersion(request) !== undefined
     ) return false
     const headers = Session.postHeaders(connection, session, context.paramHeaders, request)
     const method = request.method
@@ -462,7 +455,7 @@ const rawPosts = (options: {
         if (status === 401 || status === 403 || (status >= 300 && status < 400)) {
           if (status === 401 || status === 403) direct = false
           response.discard()
-          return options.run(options.post(request, reply))
+          return void options.run(options.post(request, reply))
         }
         const web = HttpClientRequest.post(connection.url).pipe(HttpClientRequest.setHeaders(headers))
         const answering = answeringOf(connection, session, r, request, reply)
