@@ -73,8 +73,9 @@ const optionsOf = (auth: Auth): McpAuth.Options => ({
 export const httpClient = (auth: Auth, label = "mcp", connections?: number) =>
   McpAuth.layer(optionsOf(auth)).pipe(
     // On undici's keep-alive pool, not Node's `fetch` (a gateway's calls to an HTTP upstream cost
-    // several times the CPU through `fetch`), bounded per origin.
-    Layer.provide(NodeMcpClient.layerHttpClientWith({ connections })),
+    // several times the CPU through `fetch`), bounded per origin. Its POST without a fiber
+    // (`McpClientTransport.HttpPoster`) is kept for raw calls; the `HttpClient` is `McpAuth`'s.
+    Layer.provideMerge(NodeMcpClient.layerHttpClientWith({ connections })),
     Layer.provide(NodeTokenStore.layerFile(tokenStorePath(auth), tokenStoreOptions)),
     Layer.provide(NodeOAuth.layerLoopback({
       openBrowser: auth.openBrowser === true,

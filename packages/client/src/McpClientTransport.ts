@@ -165,7 +165,65 @@ export type HttpOptions = Http.Options
  * @category layers
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<McpClientTransport, never, HttpClient.HttpClient> =>
-  Layer.scoped(McpClientTransport, Http.make(options))
+  Layer.scoped(
+    McpClientTransport,
+    Effect.flatMap(Effect.serviceOption(HttpPoster), (poster) => Http.make(options, Option.getOrUndefined(poster)))
+  )
+
+/**
+ * The response to a POST of {@link HttpPost}: its status and headers, its body not read yet.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HttpPostResponse {
+  readonly status: number
+  /** A header (lowercase name), its values joined with `, `. */
+  readonly header: (name: string) => string | undefined
+  /**
+   * Reads the body whole, at most `limit` bytes (counted as they arrive): its text, or undefined
+   * once it goes past `limit` (the rest is not read); `failed` when the connection fails first.
+   */
+  readonly text: (limit: number, done: (text: string | undefined) => void, failed: (error: unknown) => void) => void
+  /** The response as a web `Response`, its body unread, for the transport's own reading (a stream, an error). */
+  readonly toWeb: () => Response
+  /** Its body is not wanted: dropped. */
+  readonly discard: () => void
+}
+
+/**
+ * A platform's POST without an effect (Node: `undici`'s `request`, on the pool of
+ * `NodeMcpClient.layerHttpClientWith`): what `layerHttp` sends a raw call (`RawLane`) with, when
+ * it is in context, without a fiber of its own. It carries no `HttpClient` middleware (`McpAuth`):
+ * a response that says the request was not served (401, 403, 404, a redirect) sends it again
+ * through the `HttpClient`, and after a 401 or 403 every raw call goes that way.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HttpPost {
+  /** POSTs `body` to `url` with `headers`; returns what aborts the request (its response no longer read). */
+  readonly post: (
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    handlers: {
+      readonly response: (response: HttpPostResponse) => void
+      /** No response came: the connection could not be made, or failed. */
+      readonly error: (error: unknown) => void
+    }
+  ) => () => void
+}
+
+/**
+ * The platform's {@link HttpPost}, for `layerHttp` (optional).
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class HttpPoster
+  extends Context.Tag("@effect-mcp/client/McpClientTransport/HttpPoster")<HttpPoster, HttpPost>()
+{}
 
 /**
  * Options of the legacy HTTP+SSE transport.

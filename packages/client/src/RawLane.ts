@@ -3,7 +3,9 @@
  * answer handed on as it came, with no Schema decode and no fiber of its own, through the same
  * book of calls as the client's other requests (ids never collide; a cancel, a timeout and the end
  * of the connection end it as they end any call). It is for a gateway relaying a call it does not
- * read (`mcp gateway`): most code wants `McpClient.request`.
+ * read (`mcp gateway`): most code wants `McpClient.request`. Over Streamable HTTP a raw call is
+ * POSTed with the platform's `McpClientTransport.HttpPoster` when one is in context (Node's
+ * `NodeMcpClient.layerHttpClientWith` gives one), with no fiber; else as any request.
  *
  * A raw request has no caller (`McpClient.currentCaller`): an ask the server makes while it runs is
  * routed as any ask of nobody's request.

@@ -302,6 +302,7 @@ export const make = <R = never, F = never>(options: Options<R, F>): Effect.Effec
       send,
       sendNow: protocol.sendNow,
       request: protocol.request,
+      requestNow: protocol.requestNow,
       // What came on a request's channel that is not its answer: served as anything received.
       receive: kept ?? ((client, frame, context): void => inbound.receive(client, frame, context)),
       fork: (effect) => void fork(effect),

@@ -217,6 +217,15 @@ export interface Protocol<F = never> {
    */
   readonly request?: RequestSender<F> | undefined
   /**
+   * Transports with a channel per request of ours: sends one request now, on a channel of its own,
+   * without an effect (see {@link Protocol.request}): true once it is on its way, what comes back
+   * going to `reply`; false when it was not sent, and `request` is to be used. A raw call
+   * (`Peer.raw`) costs no fiber this way. Absent: always `request`.
+   */
+  readonly requestNow?:
+    | ((client: ClientId, request: JsonRpc.Request, reply: Reply<F>, context?: SendContext) => boolean)
+    | undefined
+  /**
    * Transports with a stream per request (Streamable HTTP, 2025-11-25 polling): ends the HTTP
    * response stream of request `related` now, telling the client when to reconnect; later
    * messages for it are kept for the client's resumption. Absent elsewhere.

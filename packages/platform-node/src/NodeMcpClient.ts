@@ -32,6 +32,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import * as HttpPost from "./internal/httpPost.js"
 import * as Lanes from "./internal/lanes.js"
 import * as StderrTail from "./internal/stderrTail.js"
 import * as NodeMcpServer from "./NodeMcpServer.js"
@@ -432,7 +433,9 @@ export interface PoolOptions {
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClientWith = (options: PoolOptions = {}): Layer.Layer<HttpClient.HttpClient> => {
+export const layerHttpClientWith = (
+  options: PoolOptions = {}
+): Layer.Layer<HttpClient.HttpClient | McpClientTransport.HttpPoster> => {
   const connections = options.connections ?? defaultConnections
   if (!Number.isInteger(connections) || connections < 1) {
     return Layer.die(
@@ -444,10 +447,18 @@ export const layerHttpClientWith = (options: PoolOptions = {}): Layer.Layer<Http
     // undici is loaded when this layer is first built, not when this module is imported.
     Effect.map(
       Effect.promise(() =>
-        Promise.all([import("@effect/platform-node/NodeHttpClient"), import("@effect/platform-node/Undici")])
+        Promise.all([
+          import("@effect/platform-node/NodeHttpClient"),
+          import("@effect/platform-node/Undici"),
+          import("@effect-mcp/client/McpClientTransport")
+        ])
       ),
-      ([NodeHttpClient, Undici]) =>
-        NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(Layer.scoped(
+      ([NodeHttpClient, Undici, McpClientTransport]) =>
+        Layer.merge(
+          NodeHttpClient.layerUndiciWithoutDispatcher,
+          // The same pool's POST without a fiber, for raw calls (`McpClientTransport.HttpPoster`).
+          Layer.effect(McpClientTransport.HttpPoster, Effect.map(NodeHttpClient.Dispatcher, HttpPost.make))
+        ).pipe(Layer.provide(Layer.scoped(
           NodeHttpClient.Dispatcher,
           Effect.acquireRelease(
             Effect.sync(() => Lanes.make(Undici, { connections, keepAliveTimeout })),
@@ -465,7 +476,7 @@ export const layerHttpClientWith = (options: PoolOptions = {}): Layer.Layer<Http
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = layerHttpClientWith()
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient | McpClientTransport.HttpPoster> = layerHttpClientWith()
 
 /**
  * The client's Streamable HTTP transport (`McpClientTransport.layerHttp`, both eras) on undici's

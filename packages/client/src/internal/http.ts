@@ -32,13 +32,15 @@
 import { HttpHeaders, type JsonRpc, type Schema as McpSchema, Telemetry, type Transport, Wire } from "@effect-mcp/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type * as ClientError from "../ClientError.js"
+import * as ClientError from "../ClientError.js"
+import type { HttpPost } from "../McpClientTransport.js"
 import * as Exchange from "./exchange.js"
 import * as Events from "./http/events.js"
 import * as Fallback from "./http/fallback.js"
@@ -116,73 +118,92 @@ const exchange = (
   if (isInitialize) session.initialize = request
   return Effect.suspend(() => {
     const headers = Session.postHeaders(connection, session, context.paramHeaders, message)
-    const sessionId = headers["mcp-session-id"]
-    return Exchange.post(
-      connection.client,
-      HttpClientRequest.post(connection.url).pipe(
-        HttpClientRequest.setHeaders(headers),
-        HttpClientRequest.bodyText(Wire.encode(message), "application/json")
+    return Effect.flatMap(
+      Exchange.post(
+        connection.client,
+        HttpClientRequest.post(connection.url).pipe(
+          HttpClientRequest.setHeaders(headers),
+          HttpClientRequest.bodyText(Wire.encode(message), "application/json")
+        ),
+        method,
+        connection.limit
       ),
-      method,
-      connection.limit
-    ).pipe(Effect.flatMap(({ body, headers: answered, response }): Effect.Effect<void, Failure> => {
-      // The body, read whole up to the limit (a 404's is left unread by `post`: read it now).
-      const text = () => body ?? Exchange.readText(response, connection.limit, method)
-      // The server forgot the session (expired, restarted): a new one, and this again.
-      if (response.status === 404 && sessionId !== undefined && !renewed && session.initialize !== undefined) {
-        return Effect.zipRight(
-          Effect.catchAll(Session.renew(connection, session, sessionId, context.renewed), (error) =>
-            Effect.flatMap(
-              Effect.orElseSucceed(Exchange.readText(response, 4096, method), () => ""),
-              (body) => Effect.fail(Exchange.httpError(method, response, body, error.message))
-            )),
-          exchange(context, message, answering, true)
-        )
-      }
-      if (isInitialize && context.fallback !== undefined && Fallback.statuses.has(response.status)) {
-        const fallback = context.fallback
-        return Effect.flatMap(
-          Effect.orElseSucceed(text(), () => ""),
-          (text) =>
-            isJsonRpcError(text)
-              ? Effect.sync(() => answering.body(text))
-              : fallback.send(message, `POST ${connection.url} answered HTTP ${response.status}`)
-        )
-      }
-      const given = answered["mcp-session-id"]
-      if (isInitialize && given !== undefined) session.id = given
-      const type = answered["content-type"] ?? ""
-      const ok = response.status >= 200 && response.status < 300
-      if (response.status === 202 || response.status === 204) return Effect.void
-      if (ok && type.startsWith("text/event-stream")) {
-        const at = Events.newProgress()
-        return Effect.zipRight(
-          Events.read(connection, response, at, method, answering.event),
-          request === undefined || answering.reply === undefined
-            ? Effect.void
-            : Events.resume(connection, session, request, at, answering.reply)
-        )
-      }
-      return Effect.flatMap(text(), (text) => {
-        // An authorization challenge is the transport's to report (an `HttpError` with its
-        // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
-        const challenged = response.status === 401 ||
-          (response.status === 403 && answered["www-authenticate"] !== undefined)
-        if (type.startsWith("application/json") && (ok || (!challenged && isJsonRpc(text)))) {
-          return Effect.sync(() => answering.body(text))
-        }
-        // A status without a JSON-RPC answer (an OAuth 401, a gateway's page), or a 2xx that
-        // is neither JSON nor an event stream.
-        return Effect.fail(
-          Exchange.httpError(
-            method,
-            response,
-            text,
-            ok ? `neither JSON nor an event stream (${type || "no content type"})` : undefined
-          )
-        )
-      })
-    }))
+      answered(context, message, answering, renewed, headers["mcp-session-id"])
+    )
+  })
+}
+
+/**
+ * What came back on the POST of `message` (with session id `sessionId`), read: to `answering`; a
+ * 404 renews the session and sends `message` again (once: `renewed`).
+ */
+const answered = (
+  context: Context,
+  message: JsonRpc.Message,
+  answering: Answering,
+  renewed: boolean,
+  sessionId: string | undefined
+) =>
+({ body, headers: answered, response }: Exchange.Answer): Effect.Effect<void, Failure> => {
+  const { connection, session } = context
+  const request = "id" in message && "method" in message ? message : undefined
+  const method = "method" in message ? message.method : "a response"
+  const isInitialize = request?.method === "initialize"
+  // The body, read whole up to the limit (a 404's is left unread by `post`: read it now).
+  const text = () => body ?? Exchange.readText(response, connection.limit, method)
+  // The server forgot the session (expired, restarted): a new one, and this again.
+  if (response.status === 404 && sessionId !== undefined && !renewed && session.initialize !== undefined) {
+    return Effect.zipRight(
+      Effect.catchAll(Session.renew(connection, session, sessionId, context.renewed), (error) =>
+        Effect.flatMap(
+          Effect.orElseSucceed(Exchange.readText(response, 4096, method), () => ""),
+          (body) => Effect.fail(Exchange.httpError(method, response, body, error.message))
+        )),
+      exchange(context, message, answering, true)
+    )
+  }
+  if (isInitialize && context.fallback !== undefined && Fallback.statuses.has(response.status)) {
+    const fallback = context.fallback
+    return Effect.flatMap(
+      Effect.orElseSucceed(text(), () => ""),
+      (text) =>
+        isJsonRpcError(text)
+          ? Effect.sync(() => answering.body(text))
+          : fallback.send(message, `POST ${connection.url} answered HTTP ${response.status}`)
+    )
+  }
+  const given = answered["mcp-session-id"]
+  if (isInitialize && given !== undefined) session.id = given
+  const type = answered["content-type"] ?? ""
+  const ok = response.status >= 200 && response.status < 300
+  if (response.status === 202 || response.status === 204) return Effect.void
+  if (ok && type.startsWith("text/event-stream")) {
+    const at = Events.newProgress()
+    return Effect.zipRight(
+      Events.read(connection, response, at, method, answering.event),
+      request === undefined || answering.reply === undefined
+        ? Effect.void
+        : Events.resume(connection, session, request, at, answering.reply)
+    )
+  }
+  return Effect.flatMap(text(), (text) => {
+    // An authorization challenge is the transport's to report (an `HttpError` with its
+    // challenges), even with a JSON-RPC body (effect-mcp's resource servers send one).
+    const challenged = response.status === 401 ||
+      (response.status === 403 && answered["www-authenticate"] !== undefined)
+    if (type.startsWith("application/json") && (ok || (!challenged && isJsonRpc(text)))) {
+      return Effect.sync(() => answering.body(text))
+    }
+    // A status without a JSON-RPC answer (an OAuth 401, a gateway's page), or a 2xx that
+    // is neither JSON nor an event stream.
+    return Effect.fail(
+      Exchange.httpError(
+        method,
+        response,
+        text,
+        ok ? `neither JSON nor an event stream (${type || "no content type"})` : undefined
+      )
+    )
   })
 }
 
@@ -233,7 +254,7 @@ const answeringOf = (
   }
 }
 
-export const make = (options: Options): Effect.Effect<
+export const make = (options: Options, poster?: HttpPost): Effect.Effect<
   {
     readonly protocol: Transport.Protocol<Failure>
     readonly tools: (listed: ReadonlyArray<McpSchema.Tool.Tool>) => ReadonlyArray<McpSchema.Tool.Tool>
@@ -249,6 +270,8 @@ export const make = (options: Options): Effect.Effect<
       : HttpClient.withTracerDisabledWhen(yield* HttpClient.HttpClient, () => true)
     const fork = Runtime.runFork(yield* Effect.runtime<never>())
     const receiver = yield* Deferred.make<Transport.Receiver<Failure>>()
+    /** The receiver, once the engine runs (what `requestNow` needs at once). */
+    let receiverNow: Transport.Receiver<Failure> | undefined
     const connection: Session.Connection = {
       client,
       url: options.url,
@@ -340,9 +363,13 @@ export const make = (options: Options): Effect.Effect<
       })
 
     const legacy = () => fallback?.current()
-    const protocol: Transport.Protocol<Failure> = {
+    const protocol: Mutable<Transport.Protocol<Failure>> = {
       telemetry: telemetryOf(options.url, () => session.id),
-      run: (r) => Effect.zipRight(Deferred.succeed(receiver, r), Effect.never),
+      run: (r) =>
+        Effect.zipRight(
+          Effect.zipRight(Effect.sync(() => receiverNow = r), Deferred.succeed(receiver, r)),
+          Effect.never
+        ),
       send: (_client, frame) =>
         Effect.suspend(() => {
           const fellBack = legacy()
@@ -351,6 +378,8 @@ export const make = (options: Options): Effect.Effect<
           const message = frame as JsonRpc.Message
           if ("method" in message && message.method === "notifications/cancelled") {
             const cancelled = (message.params as { readonly requestId?: JsonRpc.RequestId } | undefined)?.requestId
+            // A raw call's POST (`requestNow`) is let go too; the cancel is posted.
+            if (cancelled !== undefined) raw?.abort(cancelled)
             const stream = cancelled === undefined ? undefined : streams.get(cancelled)
             if (stream !== undefined) {
               // Its POST is let go (its stream read no further); 2026-07-28: that is the cancellation.
@@ -369,8 +398,99 @@ export const make = (options: Options): Effect.Effect<
           return fellBack !== undefined ? fellBack.send(server, request) : post(request, reply)
         })
     }
+    const raw = poster && rawPosts({ context, poster, receiver: () => receiverNow, legacy, post, run: track })
+    if (raw !== undefined) protocol.requestNow = raw.requestNow
     return { protocol, tools, eventStream: standalone.now }
   })
+
+type Mutable<A> = { -readonly [K in keyof A]: A[K] }
+
+/**
+ * Raw calls over the platform's POST (`HttpPost`), with no fiber: a handshake session's request
+ * once the session is up, its `200 application/json` answer read whole (up to the limit) and
+ * handed to its reply. A response that says the request was not served (401, 403, a redirect)
+ * sends it again through the `HttpClient` (`post`), whose middleware (`McpAuth`) and redirects
+ * apply; after a 401 or 403, every raw call goes that way. Any other response (an SSE stream, a
+ * 404 for a session the server forgot, 413, 5xx) is read as the `HttpClient`'s would be
+ * (`answered`), on a fiber.
+ */
+const rawPosts = (options: {
+  readonly context: Context
+  readonly poster: HttpPost
+  readonly receiver: () => Transport.Receiver<Failure> | undefined
+  readonly legacy: () => unknown
+  readonly post: (message: JsonRpc.Message, reply: Transport.Reply<Failure>) => Effect.Effect<void>
+  readonly run: (effect: Effect.Effect<void>) => unknown
+}) => {
+  const { context, poster } = options
+  const { connection, session } = context
+  /** How to abort each raw call's POST, by request id, until its response comes. */
+  const inFlight = new Map<JsonRpc.RequestId, () => void>()
+  /** Cleared by a 401 or 403: the `HttpClient`'s middleware is needed. */
+  let direct = true
+  const requestNow: NonNullable<Transport.Protocol<Failure>["requestNow"]> = (_client, request, reply) => {
+    const r = options.receiver()
+    if (
+      !direct || r === undefined || session.initialize === undefined || request.method === "initialize" ||
+      options.legacy() !== undefined || Session.statelessVersion(request) !== undefined
+    ) return false
+    const headers = Session.postHeaders(connection, session, context.paramHeaders, request)
+    const method = request.method
+    const id = request.id
+    const abort = poster.post(connection.url, headers, Wire.encode(request), {
+      response: (response) => {
+        if (inFlight.get(id) !== abort) return response.discard()
+        inFlight.delete(id)
+        const status = response.status
+        if (status === 200 && (response.header("content-type") ?? "").startsWith("application/json")) {
+          return response.text(connection.limit, (text) =>
+            text === undefined
+              ? reply.fail(new ClientError.MessageTooLarge({ method, limit: connection.limit }))
+              : reply.answer(Wire.decode(text, connection.decodeOptions)), (error) =>
+            reply.fail(
+              new ClientError.ConnectionFailed({ url: connection.url, reason: Exchange.reasonOf(error), cause: error })
+            ))
+        }
+        // Not served: sent again, as the `HttpClient` sends.
+        if (status === 401 || status === 403 || (status >= 300 && status < 400)) {
+          if (status === 401 || status === 403) direct = false
+          response.discard()
+          return void options.run(options.post(request, reply))
+        }
+        const web = HttpClientRequest.post(connection.url).pipe(HttpClientRequest.setHeaders(headers))
+        const answering = answeringOf(connection, session, r, request, reply)
+        const read = HttpClientResponse.fromWeb(web, response.toWeb())
+        options.run(Effect.catchAll(
+          answered(context, request, answering, false, headers["mcp-session-id"])({
+            response: read,
+            headers: read.headers,
+            body: undefined
+          }),
+          answering.fail
+        ))
+      },
+      error: (error) => {
+        if (inFlight.get(id) !== abort) return
+        inFlight.delete(id)
+        reply.fail(
+          new ClientError.ConnectionFailed({ url: connection.url, reason: Exchange.reasonOf(error), cause: error })
+        )
+      }
+    })
+    inFlight.set(id, abort)
+    return true
+  }
+  return {
+    requestNow,
+    /** A raw call cancelled: its POST is let go (its answer, if any, read no further). */
+    abort: (id: JsonRpc.RequestId) => {
+      const abort = inFlight.get(id)
+      if (abort === undefined) return
+      inFlight.delete(id)
+      abort()
+    }
+  }
+}
 
 /** What telemetry says of a connection to `url`: TCP, HTTP, the server's host and port, the session. */
 const telemetryOf = (url: string, sessionId: () => string | undefined): Transport.Protocol["telemetry"] => {

@@ -114,6 +114,8 @@ export interface Options<F = never> {
   readonly sendNow?: Transport.Protocol["sendNow"]
   /** A transport's way of sending a request on a channel of its own (see `Transport.Protocol.request`). */
   readonly request: Transport.RequestSender<F> | undefined
+  /** The same, now, where the transport can (see `Transport.Protocol.requestNow`). */
+  readonly requestNow?: Transport.Protocol<F>["requestNow"]
   /** Serves what came on a request's channel that is not its answer (the inbound half of the engine). */
   readonly receive: (client: Transport.ClientId, inbound: Wire.Inbound, context: Transport.ReceiveContext) => void
   /** Runs an effect in the engine's runtime (progress callbacks, warnings). */
@@ -425,7 +427,13 @@ const rawOf = <F>(
     send: onItsChannel === undefined
       ? (call, message) => options.send(call.client, message, { related: call.related })
       : (call, message) => onItsChannel(call.client, message, call as Call<F>, { related: call.related }),
-    sendNow: onItsChannel === undefined ? options.sendNow : undefined,
+    sendNow: onItsChannel === undefined
+      ? options.sendNow === undefined
+        ? undefined
+        : (call, message) => options.sendNow!(call.client, message, { related: call.related })
+      : options.requestNow === undefined
+      ? undefined
+      : (call, message) => options.requestNow!(call.client, message, call as Call<F>, { related: call.related }),
     fork: options.fork,
     waiting: (call) => book.pending.get(call.id) === call,
     armed: (call) => {

@@ -1,7 +1,7 @@
 /**
  * Raw calls of the outbound half (`Peer.raw`): calls of the same book as `request`'s (ids from the
  * same counter, timeouts swept, failed when the connection ends), made without an effect of their
- * own: sent at once where the transport can (`Transport.Protocol.sendNow`), else on a fiber of the
+ * own: sent at once where the transport can (`Transport.Protocol.sendNow`, `requestNow`), else on a fiber of the
  * engine; the answer handed to the caller's handlers as it came, a failure as what it is.
  */
 import * as Effect from "effect/Effect"
@@ -41,7 +41,11 @@ export interface Book<F> {
     handlers: RawHandlers<F>
   ) => Pending<F>
   readonly send: (call: Pending<F>, message: JsonRpc.Request) => Effect.Effect<void, Transport.TransportError>
-  readonly sendNow: Transport.Protocol["sendNow"]
+  /**
+   * Sends the call now, where the transport can (`Transport.Protocol.sendNow`, or `requestNow` on
+   * a transport with a channel per request): true once it is on its way.
+   */
+  readonly sendNow: ((call: Pending<F>, message: JsonRpc.Request) => boolean) | undefined
   readonly fork: (effect: Effect.Effect<void>) => void
   /** Is the call still waiting for its answer? */
   readonly waiting: (call: Pending<F>) => boolean
@@ -79,7 +83,7 @@ export const make = <F>(book: Book<F>) =>
     }
   }
   const message = JsonRpc.request(call.id, method, params)
-  if (book.sendNow !== undefined && book.sendNow(client, message, { related })) {
+  if (book.sendNow !== undefined && book.sendNow(call, message)) {
     book.armed(call)
     return raw
   }

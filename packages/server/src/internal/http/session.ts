@@ -183,6 +183,27 @@ export class Session {
     return channel.emit(frame)
   }
 
+  /**
+   * The answer to a request whose POST waits for it alone, written now as its JSON body (what
+   * `route` would do, without an effect): true once written; false for anything else (a stream, a
+   * batch, an `initialize`, a legacy session, a notification), which `route` sends.
+   */
+  answerNow(frame: JsonRpc.Frame): boolean {
+    if (this.legacy || this.ended || Array.isArray(frame)) return false
+    const message = frame as JsonRpc.Message
+    if ("method" in message || message.id === null) return false
+    const channel = this.owner.get(message.id)
+    if (
+      channel === undefined || channel.mode !== "waiting" || channel.pending !== 1 || channel.initialize ||
+      channel.batch
+    ) return false
+    this.owner.delete(message.id)
+    channel.pending = 0
+    channel.reply(frame)
+    this.touch()
+    return true
+  }
+
   /** The array that answers a batch: its POST's, found by an id it answers or, with none, the oldest. */
   private routeBatch(frame: ReadonlyArray<JsonRpc.Message>): Effect.Effect<void> {
     const ids = responseIds(frame)

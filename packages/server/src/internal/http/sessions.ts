@@ -96,6 +96,11 @@ export class Sessions {
             ? Effect.fail(new Transport.TransportError({ message: "the session ended" }))
             : session.route(frame, context?.related, context?.live === true)
         }),
+      // A lone answer to a waiting POST, written without a fiber (a relayed call's: `RelayTable`).
+      sendNow: (client, frame) => {
+        const session = this.byClient.get(client)
+        return session !== undefined && session.answerNow(frame)
+      },
       closeStream: (client, related) =>
         Effect.sync(() => {
           const session = this.byClient.get(client)

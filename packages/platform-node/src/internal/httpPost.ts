@@ -1,0 +1,128 @@
+/**
+ * `McpClientTransport.HttpPost` on undici: one `request` on the pool's dispatcher (the lanes of
+ * `lanes.ts`), with no fiber and no `AbortController` (undici takes any object with
+ * `addEventListener` as its signal: one made here, told once, when the call is aborted). The
+ * response comes with its body unread: read whole up to a limit, counted as bytes arrive; handed
+ * over as a web `Response` for the transport's own reading; or dropped.
+ */
+import type { McpClientTransport } from "@effect-mcp/client"
+import type * as Undici from "@effect/platform-node/Undici"
+import { Readable } from "node:stream"
+
+/** The abort signal of one request: what undici listens on, and what aborts it. */
+class Abort {
+  aborted = false
+  private listener: (() => void) | undefined = undefined
+  addEventListener(_type: "abort", listener: () => void) {
+    this.listener = listener
+  }
+  removeEventListener() {
+    this.listener = undefined
+  }
+  readonly abort = () => {
+    if (this.aborted) return
+    this.aborted = true
+    this.listener?.()
+  }
+}
+
+type Body = Undici.Dispatcher.ResponseData["body"]
+type Headers = Undici.Dispatcher.ResponseData["headers"]
+
+const joined = (headers: Headers, name: string): string | undefined => {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+/** A body read whole, at most `limit` bytes: its text, or undefined past them (the rest not read). */
+const readText = (
+  body: Body,
+  declared: string | undefined,
+  limit: number,
+  done: (text: string | undefined) => void,
+  failed: (error: unknown) => void
+) => {
+  if (declared !== undefined && Number(declared) > limit) {
+    body.destroy()
+    return done(undefined)
+  }
+  let first: Buffer | undefined
+  let more: Array<Buffer> | undefined
+  let size = 0
+  let over = false
+  body.on("data", (chunk: Buffer) => {
+    if (over) return
+    size += chunk.length
+    if (size > limit) {
+      over = true
+      body.destroy()
+      return done(undefined)
+    }
+    if (first === undefined) first = chunk
+    else (more ??= [first]).push(chunk)
+  })
+  body.on("end", () => {
+    if (over) return
+    over = true
+    done(
+      more !== undefined
+        ? Buffer.concat(more, size).toString("utf8")
+        : first === undefined
+        ? ""
+        : first.toString("utf8")
+    )
+  })
+  body.on("error", (error) => {
+    if (over) return
+    over = true
+    failed(error)
+  })
+}
+
+/** The statuses whose web `Response` has no body. */
+const nullBody = new Set([101, 204, 205, 304])
+
+const toWeb = (status: number, headers: Headers, body: Body): Response => {
+  const web = new globalThis.Headers()
+  for (const name in headers) {
+    const value = headers[name]
+    if (value === undefined) continue
+    if (Array.isArray(value)) { for (const v of value) web.append(name, v) }
+    else web.append(name, value)
+  }
+  if (nullBody.has(status)) body.destroy()
+  return new Response(
+    nullBody.has(status) ? null : (Readable.toWeb(body) as ReadableStream<Uint8Array>),
+    { status, headers: web }
+  )
+}
+
+/** The `HttpPost` of `dispatcher`. */
+export const make = (dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost => ({
+  post: (url, headers, body, handlers) => {
+    const signal = new Abort()
+    const parsed = new URL(url)
+    dispatcher.request(
+      {
+        origin: parsed.origin,
+        path: parsed.pathname + parsed.search,
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body,
+        signal: signal as never
+      },
+      (error, data) => {
+        if (error !== null) return handlers.error(error)
+        const { statusCode, headers: answered, body: stream } = data
+        handlers.response({
+          status: statusCode,
+          header: (name) => joined(answered, name),
+          text: (limit, done, failed) => readText(stream, joined(answered, "content-length"), limit, done, failed),
+          toWeb: () => toWeb(statusCode, answered, stream),
+          discard: () => void stream.resume().on("error", () => {})
+        })
+      }
+    )
+    return signal.abort
+  }
+})

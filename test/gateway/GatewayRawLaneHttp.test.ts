@@ -1,0 +1,355 @@
+/**
+ * The gateway's raw lane to an HTTP upstream (`McpClientTransport.HttpPoster`: a raw call POSTed
+ * with undici's `request`, no fiber), at the wire: JSON text into `mcp gateway` over stdio, JSON
+ * text out, in front of a hand-written Streamable HTTP upstream (`fixtures/lane-http.mjs`) that
+ * writes a line for each POST it gets. What the lane must keep, against the same call on the
+ * server's path (a call with `_meta` takes it) where both can be asked:
+ *
+ * - a JSON answer as it came, once (one POST); an SSE answer read as the full path reads it, its
+ *   log on the call's stream;
+ * - the upstream forgetting the session mid-run (404): the session renewed, the call sent again
+ *   and answered once;
+ * - a 401: not served, so sent again through the `HttpClient` (its `McpAuth`), the same error as
+ *   the server's path; the headers the client holds (`authorization` of the config) go with it;
+ * - a 500: the same error as the server's path;
+ * - a cancel: the upstream is told, with the id it was sent.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const fixture = path.join(root, "test/gateway/fixtures/lane-http.mjs")
+
+type Json = Record<string, any>
+
+/** Lines that come (parsed), each awaited as it comes: at most 20 s (a guard, not a guess). */
+class Lines {
+  readonly seen: Array<any> = []
+  private readonly waiters = new Set<() => void>()
+  push(line: any) {
+    this.seen.push(line)
+    for (const k of this.waiters) k()
+  }
+  until<A>(what: string, check: () => A | undefined): Promise<A> {
+    return new Promise((resolve, reject) => {
+      const now = check()
+      if (now !== undefined) return resolve(now)
+      const guard = setTimeout(() => {
+        this.waiters.delete(k)
+        reject(new Error(`never came: ${what}; seen ${JSON.stringify(this.seen)}`))
+      }, 20_000)
+      const k = () => {
+        const got = check()
+        if (got === undefined) return
+        clearTimeout(guard)
+        this.waiters.delete(k)
+        resolve(got)
+      }
+      this.waiters.add(k)
+    })
+  }
+}
+
+const lines = (child: ChildProcess, from: "stdout" | "stderr", into: Lines, parse: (line: string) => unknown) =>
+  readline.createInterface({ input: child[from]! }).on("line", (line) => {
+    const parsed = parse(line)
+    if (parsed !== undefined) into.push(parsed)
+  })
+
+const call = (id: number, name: string, args?: Json, extra: Json = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, ...(args !== undefined ? { arguments: args } : {}), ...extra }
+})
+
+/** The upstream, on a port of its own (its lines), and a gateway config naming it (with `headers`). */
+const upstreamOf = async (headers?: Record<string, string>) => {
+  const upstream = spawn(process.execPath, [fixture], { stdio: ["ignore", "pipe", "inherit"] })
+  const posts = new Lines()
+  lines(upstream, "stdout", posts, (line) => JSON.parse(line))
+  const port = await posts.until("the upstream's port", () => {
+    const said = posts.seen[0]
+    return typeof said === "string" ? Number(said.slice(5)) : undefined
+  })
+  posts.seen.shift()
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-http-")), "gateway.json")
+  const url = `http://127.0.0.1:${port}/mcp`
+  writeFileSync(file, JSON.stringify({ mcpServers: { up: { url, ...(headers !== undefined ? { headers } : {}) } } }))
+  return { upstream, posts, file }
+}
+
+/** The upstream, and a gateway in front of it over stdio (`headers` of its config given). */
+const open = async (headers?: Record<string, string>) => {
+  const { file, posts, upstream } = await upstreamOf(headers)
+  const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file], {
+    cwd: root,
+    env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  const seen = new Lines()
+  const lane = new Lines()
+  lines(gateway, "stdout", seen, (line) => JSON.parse(line))
+  lines(gateway, "stderr", lane, (line) => /relay lane: tools\/call (\S+)/.exec(line)?.[1])
+  const send = (message: Json) => void gateway.stdin!.write(JSON.stringify(message) + "\n")
+  const answer = (id: number): Promise<Json> =>
+    seen.until(`the answer to ${id}`, () => seen.seen.find((m) => m.id === id && !("method" in m)))
+  send({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
+  })
+  await answer(0)
+  send({ jsonrpc: "2.0", method: "notifications/initialized" })
+  // The upstream's tools are mirrored once listed.
+  for (let id = 1_000;; id++) {
+    send({ jsonrpc: "2.0", id, method: "tools/list" })
+    if ((await answer(id)).result.tools.length > 0) break
+    await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
+  }
+  /** The upstream's lines for `tools/call` of `name`, from `from` on. */
+  const callsOf = (name: string, from = 0) =>
+    posts.seen.slice(from).filter((p) => p.method === "tools/call" && p.name === name)
+  return {
+    send,
+    answer,
+    posts,
+    lane,
+    seen,
+    callsOf,
+    stop: () => {
+      gateway.kill()
+      upstream.kill()
+    }
+  }
+}
+
+describe("the raw lane to an HTTP upstream", () => {
+  it("relays a JSON answer with one POST, and reads an SSE answer as the full path does", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_add", { a: 2, b: 3 }))
+      expect((await g.answer(1)).result).toEqual({
+        content: [{ type: "text", text: "5" }],
+        structuredContent: { sum: 5 }
+      })
+      g.send(call(2, "up_sse", { a: 1, b: 1 }))
+      expect((await g.answer(2)).result.structuredContent).toEqual({ sum: 2 })
+      // Its log came on the call's own stream, before the answer.
+      const log = g.seen.seen.findIndex((m) => m.method === "notifications/message" && m.params.data === "on its way")
+      expect(log).toBeGreaterThanOrEqual(0)
+      expect(log).toBeLessThan(g.seen.seen.findIndex((m) => m.id === 2))
+      await g.lane.until("two lane lines", () => g.lane.seen.length >= 2 || undefined)
+      expect(g.lane.seen).toEqual(["up_add", "up_sse"])
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+      expect(g.callsOf("sse").map((p) => p.status)).toEqual([200])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  it("renews a session the upstream forgot mid-run, and sends the call again once", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_forget"))
+      await g.answer(1)
+      const from = g.posts.seen.length
+      g.send(call(2, "up_add", { a: 20, b: 22 }))
+      expect((await g.answer(2)).result.structuredContent).toEqual({ sum: 42 })
+      // Its first POST met the 404, a new session was opened, and it went again: answered once.
+      expect(g.callsOf("add", from).map((p) => p.status)).toEqual([404, 200])
+      expect(g.posts.seen.slice(from).some((p) => p.method === "initialize")).toBe(true)
+      g.send(call(3, "up_add", { a: 1, b: 2 }))
+      expect((await g.answer(3)).result.structuredContent).toEqual({ sum: 3 })
+      expect(g.lane.seen).toEqual(["up_forget", "up_add", "up_add"])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  it("answers a 401 and a 500 as the server's path does, and runs nothing twice", async () => {
+    const g = await open()
+    try {
+      // The server's path (a call with `_meta`), then the lane: the same errors.
+      g.send(call(1, "up_guarded", {}, { _meta: {} }))
+      const full401 = (await g.answer(1)).error
+      g.send(call(2, "up_broken", {}, { _meta: {} }))
+      const full500 = (await g.answer(2)).error
+      g.send(call(3, "up_broken", {}))
+      const lane500 = (await g.answer(3)).error
+      g.send(call(4, "up_guarded", {}))
+      const lane401 = (await g.answer(4)).error
+      expect(full401.code).toBeTypeOf("number")
+      expect(lane401).toEqual(full401)
+      expect(lane500).toEqual(full500)
+      expect(g.lane.seen).toEqual(["up_broken", "up_guarded"])
+      // The 500 was sent once by each path; the lane's 401 was not served, so sent again.
+      expect(g.callsOf("broken").map((p) => p.status)).toEqual([500, 500])
+      expect(g.callsOf("add")).toEqual([])
+      g.send(call(5, "up_add", { a: 1, b: 1 }))
+      expect((await g.answer(5)).result.structuredContent).toEqual({ sum: 2 })
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  it("sends the headers the client holds on a raw call", async () => {
+    const g = await open({ authorization: "Bearer good" })
+    try {
+      g.send(call(1, "up_guarded", {}))
+      expect((await g.answer(1)).result.content).toEqual([{ type: "text", text: "in" }])
+      expect(g.callsOf("guarded")).toEqual([{
+        method: "tools/call",
+        name: "guarded",
+        status: 200,
+        auth: "Bearer good"
+      }])
+      expect(g.lane.seen).toEqual(["up_guarded"])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  it("tells the upstream of a cancelled call, with the id it was sent", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_hang"))
+      await g.posts.until("the hang's POST", () => g.callsOf("hang").length > 0 || undefined)
+      g.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "stop" } })
+      const told = await g.posts.until("the cancel upstream", () => g.posts.seen.find((p) => p.cancelled)?.cancelled)
+      expect(told.reason).toBe("cancelled by the caller")
+      g.send(call(2, "up_cancelled"))
+      expect((await g.answer(2)).result.structuredContent).toEqual(told)
+      expect(typeof told.requestId).toBe("number")
+      expect(g.lane.seen).toEqual(["up_hang", "up_cancelled"])
+      // Nothing answered the cancelled call.
+      expect(g.seen.seen.some((m) => m.id === 1)).toBe(false)
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+})
+
+/** The gateway over HTTP in front of the upstream: POSTs at the wire, the answers' texts. */
+const openHttp = async () => {
+  const { file, posts, upstream } = await upstreamOf()
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+  const served = spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
+    cwd: root,
+    env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  const lane = new Lines()
+  lines(
+    served,
+    "stderr",
+    lane,
+    (line) => line.includes("serving at") ? "serving" : /relay lane: tools\/call (\S+)/.exec(line)?.[1]
+  )
+  await lane.until("the gateway serving", () => lane.seen.includes("serving") || undefined)
+  const url = `http://127.0.0.1:${port}/mcp`
+  const post = async (body: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body
+    })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  }
+  const init = await post(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
+  }))
+  const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" }
+  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session)
+  for (let id = 1_000;; id++) {
+    const listed = await post(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }), session)
+    if (JSON.parse(listed.text).result.tools.length > 0) break
+    await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
+  }
+  return {
+    url,
+    post,
+    session,
+    posts,
+    lane,
+    stop: () => {
+      served.kill()
+      upstream.kill()
+    }
+  }
+}
+
+describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds for it", () => {
+  it(
+    "answers a call, and refuses a wrong Origin, an unknown session, a body over the limit and an id in flight",
+    async () => {
+      const g = await openHttp()
+      const body = (id: number, name: string, args?: Json) => JSON.stringify(call(id, name, args))
+      try {
+        const ok = await g.post(body(1, "up_add", { a: 1, b: 2 }), g.session)
+        expect(ok.status).toBe(200)
+        expect(JSON.parse(ok.text).result.structuredContent).toEqual({ sum: 3 })
+        // The front's refusals, before anything reaches the lane or the upstream.
+        const origin = await g.post(body(2, "up_add", { a: 1, b: 1 }), { ...g.session, origin: "http://evil.example" })
+        expect(origin.status).toBe(403)
+        const unknown = await g.post(body(3, "up_add", { a: 1, b: 1 }), { ...g.session, "mcp-session-id": "nobody" })
+        expect(unknown.status).toBe(404)
+        const large = await g.post(body(4, "up_add", { a: 1, b: 1, pad: "x".repeat(5 * 1024 * 1024) }), g.session)
+        expect(large.status).toBe(413)
+        // An id in flight on the lane: refused as the engine refuses it, with its id.
+        const hanging = g.post(body(5, "up_hang"), g.session)
+        await g.posts.until("the hang upstream", () => g.posts.seen.some((p) => p.name === "hang") || undefined)
+        const again = await g.post(body(5, "up_add", { a: 1, b: 1 }), g.session)
+        expect(JSON.parse(again.text)).toEqual({
+          jsonrpc: "2.0",
+          id: 5,
+          error: { code: -32600, message: "Invalid Request: id 5 is already in flight" }
+        })
+        await g.post(
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
+          g.session
+        )
+        await hanging
+        expect(g.posts.seen.filter((p) => p.name === "add").map((p) => p.status)).toEqual([200])
+        expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_add", "up_hang"])
+      } finally {
+        g.stop()
+      }
+    },
+    60_000
+  )
+
+  it("tells the upstream of a call whose client ended its session mid-call", async () => {
+    const g = await openHttp()
+    try {
+      const hanging = g.post(JSON.stringify(call(1, "up_hang")), g.session).catch(() => undefined)
+      await g.posts.until("the hang upstream", () => g.posts.seen.some((p) => p.name === "hang") || undefined)
+      const ended = await fetch(g.url, { method: "DELETE", headers: g.session })
+      expect(ended.status).toBe(200)
+      const told = await g.posts.until("the cancel upstream", () => g.posts.seen.find((p) => p.cancelled)?.cancelled)
+      expect(told.reason).toBe("cancelled by the caller")
+      expect(typeof told.requestId).toBe("number")
+      await hanging
+      expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_hang"])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+})
