@@ -79,6 +79,11 @@ export interface Relay {
    * declared nothing to ask): an ask that names no request is not guessed to be another's while any is.
    */
   readonly lane: { calls: number }
+  /**
+   * The bytes of the upstream calls' logs waiting to be logged on their downstream requests, all
+   * calls together (at most `maxCallLogBytes`, 16 MiB; past it they are dropped).
+   */
+  readonly callLogs: { bytes: number }
 }
 
 /**
@@ -173,6 +178,7 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
     /** The roots a client gave last, for an ask of nobody's request. */
     const lastRoots = yield* Ref.make<ReadonlyArray<McpSchema.Roots.Root>>([])
     const lane = { calls: 0 }
+    const callLogs = { bytes: 0 }
 
     const ask = (
       kind: string,
@@ -287,7 +293,7 @@ export const makeRelayWith = (options: RelayOptions): Effect.Effect<Relay> =>
         })
       })
 
-    return { handlers, forward, lane }
+    return { handlers, forward, lane, callLogs }
   })
 
 /**

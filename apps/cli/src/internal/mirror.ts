@@ -79,27 +79,35 @@ const forwarded = <A>(
       // The last message's turn (each waits for the one before it), and how many are waiting.
       let last: Deferred.Deferred<void> | undefined
       let waiting = 0
+      // Counted and released uninterrupted (`relay.callLogs`): only the wait is interruptible.
       const onLog = (message: Peer.LogMessage) =>
-        Effect.suspend(() => {
-          if (!isLevel(message.level) || waiting >= maxCallLogs) return Effect.void
-          waiting++
-          const before = last
-          const mine = (last = Deferred.unsafeMake<void>(FiberId.none))
-          const logger = typeof message.logger === "string" ? message.logger : undefined
-          // Each at most 64 KiB of JSON while it waits (as an upstream's broadcast logs).
-          const logged = request.log(
-            message.level,
-            UpstreamLogs.capped(message.data),
-            prefix === undefined ? logger : logger === undefined ? prefix : `${prefix}/${logger}`
-          )
-          return Effect.ensuring(
-            before === undefined ? logged : Effect.zipRight(Deferred.await(before), logged),
-            Effect.sync(() => {
-              waiting--
-              Deferred.unsafeDone(mine, Exit.void)
-            })
-          )
-        })
+        Effect.uninterruptibleMask((restore) =>
+          Effect.suspend(() => {
+            if (!isLevel(message.level) || waiting >= maxCallLogs) return Effect.void
+            // Each at most 64 KiB of JSON while it waits (as an upstream's broadcast logs), and all
+            // calls' together at most `maxCallLogBytes`.
+            const { bytes, data } = UpstreamLogs.sized(message.data)
+            if (relay.callLogs.bytes + bytes > UpstreamLogs.maxCallLogBytes) return Effect.void
+            relay.callLogs.bytes += bytes
+            waiting++
+            const before = last
+            const mine = (last = Deferred.unsafeMake<void>(FiberId.none))
+            const logger = typeof message.logger === "string" ? message.logger : undefined
+            const logged = request.log(
+              message.level,
+              data,
+              prefix === undefined ? logger : logger === undefined ? prefix : `${prefix}/${logger}`
+            )
+            return Effect.ensuring(
+              restore(before === undefined ? logged : Effect.zipRight(Deferred.await(before), logged)),
+              Effect.sync(() => {
+                waiting--
+                relay.callLogs.bytes -= bytes
+                Deferred.unsafeDone(mine, Exit.void)
+              })
+            )
+          })
+        )
       const options: McpClient.CallOptions = {
         onLog,
         ...(Option.isSome(level) ? { logLevel: level.value } : {}),

@@ -38,20 +38,36 @@ export const maxBehind = 256
 export const maxDataBytes = 64 * 1024
 
 /** `data`, or a note in its place when its JSON is over `maxDataBytes` (or cannot be written). */
-export const capped = (data: unknown): unknown => {
+export const capped = (data: unknown): unknown => sized(data).data
+
+/**
+ * `capped`'s `data`, and what it takes while it waits: its JSON's UTF-16 units, two bytes each (at
+ * most what its text takes in the heap).
+ */
+export const sized = (data: unknown): { readonly data: unknown; readonly bytes: number } => {
   let json: string | undefined
   try {
     json = JSON.stringify(data)
   } catch {
-    return "[log data dropped by the gateway: not JSON]"
+    return noted("[log data dropped by the gateway: not JSON]")
   }
   // Each UTF-16 unit is at most 3 bytes of UTF-8: the exact count only when it could be over.
-  if (json === undefined || json.length * 3 <= maxDataBytes) return data
+  if (json === undefined || json.length * 3 <= maxDataBytes) return { data, bytes: (json?.length ?? 0) * 2 }
   const bytes = Buffer.byteLength(json, "utf8")
   return bytes <= maxDataBytes
-    ? data
-    : `[log data dropped by the gateway: ${bytes} bytes of JSON, over ${maxDataBytes}]`
+    ? { data, bytes: json.length * 2 }
+    : noted(`[log data dropped by the gateway: ${bytes} bytes of JSON, over ${maxDataBytes}]`)
 }
+
+const noted = (note: string) => ({ data: note, bytes: note.length * 2 })
+
+/**
+ * The most bytes (`sized`) of upstream calls' logs waiting to be logged on their downstream
+ * requests, all calls of one relay together: each call keeps at most 256 of them, up to 64 KiB
+ * each, so a slow client and many loud calls would otherwise hold 16 MiB per call. Past it a log is
+ * dropped (as past a call's 256).
+ */
+export const maxCallLogBytes = 16 * 1024 * 1024
 
 interface Message {
   readonly level: LoggingLevel

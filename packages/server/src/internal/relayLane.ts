@@ -23,6 +23,17 @@ const duplicate = (id: JsonRpc.RequestId) => ({
 /** The most frames of one call waiting to be sent (its logs past it are dropped), as the engine's `maxCallLogs`. */
 const maxWaiting = 256
 
+/**
+ * The most bytes of logs waiting to be sent, all calls of one lane together (each counted as its
+ * JSON's UTF-16 units, two bytes each: what its text can take in the heap): a slow client and many
+ * loud calls would otherwise hold 256 logs of up to 64 KiB each per call (16 MiB a call). Logs past
+ * it are dropped, as past `maxWaiting`; answers never are.
+ */
+export const maxWaitingBytes = 16 * 1024 * 1024
+
+/** What a frame waiting is counted as (`maxWaitingBytes`). */
+const sizeOf = (frame: JsonRpc.Frame) => JSON.stringify(frame).length * 2
+
 /** A call taken, until it is answered or cancelled. */
 interface Taken extends RawCall {
   done: boolean
@@ -31,12 +42,16 @@ interface Taken extends RawCall {
    * nothing of the call overtakes them (its answer comes after its logs).
    */
   readonly waiting: Array<JsonRpc.Frame>
+  /** The size of each log in `waiting` (0 for its answer), in the same order. */
+  readonly sizes: Array<number>
   draining: boolean
 }
 
 /** How the lane sends: a lone frame (`send`), and a taken call's frames in order (`sendOf`). */
 const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect<void>) => void) => {
   const { sendNow } = protocol
+  /** The bytes of the logs waiting, all calls together (`maxWaitingBytes`). */
+  let waitingBytes = 0
   // At once where the transport can (no fiber), else as the engine sends.
   const send = (client: Transport.ClientId, frame: JsonRpc.Frame, related: JsonRpc.RequestId) => {
     const context = { related }
@@ -48,6 +63,7 @@ const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect
   const drain = (client: Transport.ClientId, call: Taken, related: JsonRpc.RequestId): Effect.Effect<void> =>
     Effect.suspend(() => {
       const frame = call.waiting.shift()
+      waitingBytes -= call.sizes.shift() ?? 0
       if (frame === undefined) {
         call.draining = false
         return Effect.void
@@ -65,13 +81,17 @@ const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect
     related: JsonRpc.RequestId,
     log: boolean
   ) => {
-    if (call.draining) {
-      if (!log || call.waiting.length < maxWaiting) call.waiting.push(frame)
-      return
-    }
-    if (sendNow !== undefined && sendNow(client, frame, { related })) return
-    call.draining = true
+    if (!call.draining && sendNow !== undefined && sendNow(client, frame, { related })) return
+    if (log) {
+      if (call.waiting.length >= maxWaiting) return
+      const size = sizeOf(frame)
+      if (waitingBytes + size > maxWaitingBytes) return
+      waitingBytes += size
+      call.sizes.push(size)
+    } else call.sizes.push(0)
     call.waiting.push(frame)
+    if (call.draining) return
+    call.draining = true
     run(drain(client, call, related))
   }
   return { send, sendOf }
@@ -128,6 +148,7 @@ export const protocol = <F>(
     const call: Taken = {
       done: false,
       waiting: [],
+      sizes: [],
       draining: false,
       name,
       arguments: args as Readonly<Record<string, unknown>> | undefined,
