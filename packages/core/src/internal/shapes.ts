@@ -3,7 +3,6 @@
  * 2026-07-28 envelope, a union): each built when a method is first used, not when the catalog is
  * defined, so a server builds the derived schemas of the methods it serves only.
  */
-import * as Arbitrary from "effect/Arbitrary"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -55,13 +54,16 @@ export const deferred = <A, I>(
     if (!checksOnly(built)) throw new Error(`${annotations.identifier} is deferred but transforms`)
     return built
   }
-  return Schema.declare([], {
-    decode: () => (input, options) => ParseResult.decodeUnknownEither(schema())(input, options),
-    encode: () => (input, options) => ParseResult.encodeUnknownEither(schema())(input, options)
+  // The schema is the declaration's type parameter, behind a suspension: what walks a schema's
+  // parameters (a parser, an arbitrary) reaches it when it first needs it, not before.
+  const inner = Schema.suspend(schema)
+  return Schema.declare([inner], {
+    decode: (inner) => (input, options) => ParseResult.decodeUnknownEither(inner)(input, options),
+    encode: (inner) => (input, options) => ParseResult.encodeUnknownEither(inner)(input, options)
   }, {
     identifier: annotations.identifier,
     [DeferredId]: () => schema().ast,
-    arbitrary: () => () => Arbitrary.make(schema()),
+    arbitrary: (inner) => inner,
     ...(annotations.tag === undefined ? {} : {
       [SchemaAST.SurrogateAnnotationId]: Schema.Struct({ resultType: Schema.Literal(annotations.tag) }).ast
     })
