@@ -10,7 +10,10 @@
  * unless used.
  */
 import * as esbuild from "esbuild"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -35,5 +38,87 @@ describe("the demo's Worker bundle", () => {
     expect(ours).toEqual([])
     // The check sees esbuild's wrappers: the dynamically imported packages are there.
     expect(modules.some((file) => file.includes("/jose/"))).toBe(true)
+  }, 60_000)
+
+  // The schemas of the features a server may never use (sampling, elicitation, the input requests of
+  // 2026-07-28, the tasks extension: a third of the Worker's cold start above the SDK's) are built when
+  // a message first needs them. A server with one tool, bundled as a Worker, evaluated here, answers a
+  // 2026-07-28 `tools/call`: none of them is built. The bundle is marked where each is built: a module
+  // of core's `Schema/` when evaluated, a factory of core's `internal/schema/` when first called.
+  it("builds no feature schemas at startup nor for a call that carries none", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "worker-features-"))
+    try {
+      const key = "__effectMcpBuilt"
+      const built: Array<string> = []
+      ;(globalThis as Record<string, unknown>)[key] = built
+      const mark = (name: string) => `globalThis[${JSON.stringify(key)}].push(${JSON.stringify(name)})`
+      const features =
+        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension)|internal\/schema\/\w+)\.ts$/
+      await esbuild.build({
+        stdin: {
+          contents: [
+            `import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`,
+            `import * as Effect from "effect/Effect"`,
+            `import * as Schema from "effect/Schema"`,
+            `const Add = Tool.make("add", {`,
+            `  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),`,
+            `  success: Schema.Struct({ sum: Schema.Number })`,
+            `}, ({ a, b }) => Effect.succeed({ sum: a + b }))`,
+            `export default HttpTransport.toWorkerHandler(McpServer.layer({`,
+            `  serverInfo: { name: "add", version: "1.0.0" }, tools: [Add], revisions: ["2026-07-28"]`,
+            `}))`
+          ].join("\n"),
+          resolveDir: import.meta.dirname,
+          loader: "ts"
+        },
+        outfile: path.join(dir, "worker.mjs"),
+        bundle: true,
+        platform: "browser",
+        format: "esm",
+        conditions: ["workerd", "worker", "@effect-mcp/source"],
+        logLevel: "silent",
+        plugins: [{
+          name: "mark-feature-schemas",
+          setup: (build) => {
+            build.onLoad({ filter: features }, (args) => {
+              const name = /(Schema\/\w+|internal\/schema\/\w+)\.ts$/.exec(args.path)![1]!
+              const source = fs.readFileSync(args.path, "utf8")
+              if (name.startsWith("Schema/")) return { contents: `${mark(name)};\n${source}`, loader: "ts" }
+              if (!source.includes("built ??= make()")) throw new Error(`${name}: no "built ??= make()" to mark`)
+              return { contents: source.replace("built ??= make()", `built ??= (${mark(name)}, make())`), loader: "ts" }
+            })
+          }
+        }]
+      })
+      const worker = (await import(pathToFileURL(path.join(dir, "worker.mjs")).href)).default as {
+        readonly fetch: (request: Request, env: unknown, ctx: unknown) => Promise<Response>
+      }
+      expect(built).toEqual([])
+      const ctx = { waitUntil: () => {}, passThroughOnException: () => {} }
+      const call = (params: string) =>
+        worker.fetch(
+          new Request("http://localhost/mcp", {
+            method: "POST",
+            headers: {
+              accept: "application/json, text/event-stream",
+              "content-type": "application/json",
+              "mcp-protocol-version": "2026-07-28",
+              "mcp-method": "tools/call",
+              "mcp-name": "add"
+            },
+            body:
+              `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1},${params}"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+          }),
+          {},
+          ctx
+        ).then((response) => response.text())
+      expect(await call("")).toContain(`"structuredContent":{"sum":2}`)
+      expect(built).toEqual([])
+      // A retry's inputResponses go through the input requests' schemas: built then, the answer the same.
+      expect(await call(`"inputResponses":{},`)).toContain(`"structuredContent":{"sum":2}`)
+      expect(built).toEqual(expect.arrayContaining(["internal/schema/inputRequired", "internal/schema/sampling"]))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 })

@@ -13,24 +13,34 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Issues from "./internal/issues.js"
-import { modern, modernCacheable, modernNotification, modernOwn, modernRetryable, union } from "./internal/shapes.js"
+import { elicitation } from "./internal/schema/elicitation.js"
+import { sampling } from "./internal/schema/sampling.js"
+import { extensionId as tasksExtensionId, tasksExtension as tasksSchemas } from "./internal/schema/tasksExtension.js"
+import {
+  deferred,
+  deferredNotification,
+  deferredShape,
+  modern,
+  modernCacheable,
+  modernNotification,
+  modernOwn,
+  modernRetryable,
+  union
+} from "./internal/shapes.js"
 import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Completion from "./Schema/Completion.js"
 import * as Discovery from "./Schema/Discovery.js"
-import * as Elicitation from "./Schema/Elicitation.js"
 import * as Lifecycle from "./Schema/Lifecycle.js"
 import * as Logging from "./Schema/Logging.js"
 import * as Prompt from "./Schema/Prompt.js"
 import * as Resource from "./Schema/Resource.js"
 import * as Roots from "./Schema/Roots.js"
-import * as Sampling from "./Schema/Sampling.js"
 import * as Skills from "./Schema/Skills.js"
 import * as Stateless from "./Schema/Stateless.js"
 import * as Subscription from "./Schema/Subscription.js"
 import * as Tasks from "./Schema/Tasks.js"
-import * as TasksExtension from "./Schema/TasksExtension.js"
 import * as Tool from "./Schema/Tool.js"
 
 /**
@@ -184,7 +194,7 @@ const only = (r: Revision.Revision): ReadonlyArray<Revision.Revision> => [r]
 const serverCap = (key: string): Capability => ({ side: "server", key })
 const clientCap = (key: string): Capability => ({ side: "client", key })
 
-const tasksExtension = TasksExtension.extensionId
+const tasksExtension = tasksExtensionId
 const skillsExtension = Skills.extensionId
 
 /**
@@ -252,7 +262,11 @@ export const catalog = {
     union(only("2025-11-25"), Tool.CallToolRequestParams, Tool.CallToolResult20250618, Tasks.CreateTaskResult),
     modernRetryable(
       Tool.CallToolRequestParams,
-      () => [Stateless.result(Tool.CallToolResult), TasksExtension.CreateTaskResult] as const
+      () =>
+        [
+          Stateless.result(Tool.CallToolResult),
+          deferred(() => tasksSchemas().CreateTaskResult, { identifier: "CreateTaskResult", tag: "task" })
+        ] as const
     )
   ]),
   "notifications/tools/list_changed": define(
@@ -425,21 +439,20 @@ export const catalog = {
   "sampling/createMessage": define("sampling/createMessage", "request", "server", {
     capability: clientCap("sampling")
   }, [
-    {
-      revisions: only("2024-11-05"),
-      params: Sampling.CreateMessageRequestParams20241105,
-      result: Sampling.CreateMessageResult20241105
-    },
-    {
-      revisions: Revision.range("2025-03-26", "2025-06-18"),
-      params: Sampling.CreateMessageRequestParams20250326,
-      result: Sampling.CreateMessageResult20250326
-    },
-    union(
+    deferredShape(
+      only("2024-11-05"),
+      () => sampling().CreateMessageRequestParams20241105,
+      () => sampling().CreateMessageResult20241105
+    ),
+    deferredShape(
+      Revision.range("2025-03-26", "2025-06-18"),
+      () => sampling().CreateMessageRequestParams20250326,
+      () => sampling().CreateMessageResult20250326
+    ),
+    deferredShape(
       only("2025-11-25"),
-      Sampling.CreateMessageRequestParams20251125,
-      Sampling.CreateMessageResult20251125,
-      Tasks.CreateTaskResult
+      () => sampling().CreateMessageRequestParams20251125,
+      () => Schema.Union(sampling().CreateMessageResult20251125, Tasks.CreateTaskResult)
     )
   ]),
 
@@ -462,25 +475,29 @@ export const catalog = {
   "elicitation/create": define("elicitation/create", "request", "server", {
     capability: clientCap("elicitation")
   }, [
-    {
-      revisions: only("2025-06-18"),
-      params: Elicitation.ElicitRequestParams20250618,
-      result: Elicitation.ElicitResult20250618
-    },
-    union(only("2025-11-25"), Elicitation.ElicitRequestParams20251125, Elicitation.ElicitResult, Tasks.CreateTaskResult)
+    deferredShape(
+      only("2025-06-18"),
+      () => elicitation().ElicitRequestParams20250618,
+      () => elicitation().ElicitResult20250618
+    ),
+    deferredShape(
+      only("2025-11-25"),
+      () => elicitation().ElicitRequestParams20251125,
+      () => Schema.Union(elicitation().ElicitResult, Tasks.CreateTaskResult)
+    )
   ]),
   "notifications/elicitation/complete": define(
     "notifications/elicitation/complete",
     "notification",
     "server",
     { capability: clientCap("elicitation"), related: ["elicitation/create"] },
-    [{ revisions: only("2025-11-25"), params: Elicitation.ElicitationCompleteNotificationParams }]
+    [deferredNotification(only("2025-11-25"), () => elicitation().ElicitationCompleteNotificationParams)]
   ),
 
   // ---------------------------------------------------------------- tasks
   "tasks/get": define("tasks/get", "request", "both", { extension: tasksExtension }, [
     { revisions: only("2025-11-25"), params: Tasks.GetTaskRequestParams, result: Tasks.GetTaskResult },
-    modernOwn(TasksExtension.GetTaskRequestParams, TasksExtension.GetTaskResult)
+    modernOwn(() => tasksSchemas().GetTaskRequestParams, () => tasksSchemas().GetTaskResult)
   ]),
   "tasks/result": define("tasks/result", "request", "both", {}, [
     { revisions: only("2025-11-25"), params: Tasks.GetTaskPayloadRequestParams, result: Tasks.GetTaskPayloadResult }
@@ -495,10 +512,10 @@ export const catalog = {
   ]),
   "tasks/cancel": define("tasks/cancel", "request", "both", { extension: tasksExtension }, [
     { revisions: only("2025-11-25"), params: Tasks.CancelTaskRequestParams, result: Tasks.CancelTaskResult },
-    modernOwn(TasksExtension.CancelTaskRequestParams, TasksExtension.CancelTaskResult)
+    modernOwn(() => tasksSchemas().CancelTaskRequestParams, () => tasksSchemas().CancelTaskResult)
   ]),
   "tasks/update": define("tasks/update", "request", "client", { extension: tasksExtension }, [
-    modernOwn(TasksExtension.UpdateTaskRequestParams, TasksExtension.UpdateTaskResult)
+    modernOwn(() => tasksSchemas().UpdateTaskRequestParams, () => tasksSchemas().UpdateTaskResult)
   ]),
   "notifications/tasks/status": define("notifications/tasks/status", "notification", "both", {}, [
     { revisions: only("2025-11-25"), params: Tasks.TaskStatusNotificationParams }
@@ -508,7 +525,7 @@ export const catalog = {
     "notification",
     "server",
     { extension: tasksExtension, related: ["subscriptions/listen"] },
-    [{ revisions: stateless, params: TasksExtension.TaskStatusNotificationParams }]
+    [deferredNotification(stateless, () => tasksSchemas().TaskStatusNotificationParams)]
   ),
 
   // ---------------------------------------------------------------- skills (extension, SEP-2640)

@@ -52,12 +52,12 @@
  *
  * @since 0.2.0
  */
-import { Schema as McpSchema } from "@effect-mcp/core"
 import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import * as McpSchema from "./internal/mcpSchema.js"
 import * as Resource from "./Resource.js"
 import * as Tool from "./Tool.js"
 

@@ -5,13 +5,14 @@
  *
  * @since 0.1.0
  */
-import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Method } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import type { Completer } from "./Completion.js"
 import * as Failure from "./internal/failure.js"
+import * as McpSchema from "./internal/mcpSchema.js"
 
 /**
  * One message of a prompt.

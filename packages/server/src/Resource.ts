@@ -6,10 +6,11 @@
  * @since 0.1.0
  */
 import type { McpError } from "@effect-mcp/core"
-import { Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
+import { SubscriptionFilter } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type { Completer } from "./Completion.js"
 import * as Failure from "./internal/failure.js"
+import * as McpSchema from "./internal/mcpSchema.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
 
 /**

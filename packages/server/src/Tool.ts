@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
+import { McpError, Method } from "@effect-mcp/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,6 +17,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as Eager from "./internal/eager.js"
 import * as Failure from "./internal/failure.js"
 import * as JsonSchema from "./internal/jsonSchema.js"
+import * as McpSchema from "./internal/mcpSchema.js"
 
 /**
  * A content block of a result (text, image, audio, a resource link or an embedded resource).

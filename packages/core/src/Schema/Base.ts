@@ -430,8 +430,10 @@ const transforms = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST>): boolean => {
   seen.add(ast)
   switch (ast._tag) {
     case "Transformation":
-    case "Declaration":
       return true
+    case "Declaration":
+      // A schema built on first use stands for a wire schema that only checks (it says so when built).
+      return Guard.deferredOf(ast) === undefined
     case "Refinement":
       return transforms(ast.from, seen)
     case "Suspend":

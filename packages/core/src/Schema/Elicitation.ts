@@ -9,14 +9,10 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { metaField, NonNegativeInt, RequestParams, Uri } from "./Base.js"
-import { taskField } from "./Tasks.js"
 
-const describedFields = {
-  title: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String)
-}
+import { elicitation } from "../internal/schema/elicitation.js"
+
+const built = elicitation()
 
 /**
  * A text field. `default` from 2025-11-25.
@@ -24,14 +20,7 @@ const describedFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const StringSchema = Schema.Struct({
-  type: Schema.Literal("string"),
-  ...describedFields,
-  minLength: Schema.optional(NonNegativeInt),
-  maxLength: Schema.optional(NonNegativeInt),
-  format: Schema.optional(Schema.Literal("email", "uri", "date", "date-time")),
-  default: Schema.optional(Schema.String)
-}).annotations({ identifier: "StringSchema" })
+export const StringSchema = built.StringSchema
 
 /**
  * @since 0.1.0
@@ -45,13 +34,7 @@ export type StringSchema = typeof StringSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const NumberSchema = Schema.Struct({
-  type: Schema.Literal("number", "integer"),
-  ...describedFields,
-  minimum: Schema.optional(Schema.Finite),
-  maximum: Schema.optional(Schema.Finite),
-  default: Schema.optional(Schema.Finite)
-}).annotations({ identifier: "NumberSchema" })
+export const NumberSchema = built.NumberSchema
 
 /**
  * @since 0.1.0
@@ -65,11 +48,7 @@ export type NumberSchema = typeof NumberSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const BooleanSchema = Schema.Struct({
-  type: Schema.Literal("boolean"),
-  ...describedFields,
-  default: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "BooleanSchema" })
+export const BooleanSchema = built.BooleanSchema
 
 /**
  * @since 0.1.0
@@ -77,20 +56,13 @@ export const BooleanSchema = Schema.Struct({
  */
 export type BooleanSchema = typeof BooleanSchema.Type
 
-const TitledOption = Schema.Struct({ const: Schema.String, title: Schema.String })
-
 /**
  * Pick one of a list of strings (2025-11-25+).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({
-  type: Schema.Literal("string"),
-  ...describedFields,
-  enum: Schema.Array(Schema.String),
-  default: Schema.optional(Schema.String)
-}).annotations({ identifier: "UntitledSingleSelectEnumSchema" })
+export const UntitledSingleSelectEnumSchema = built.UntitledSingleSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -104,12 +76,7 @@ export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSche
  * @since 0.1.0
  * @category schemas
  */
-export const TitledSingleSelectEnumSchema = Schema.Struct({
-  type: Schema.Literal("string"),
-  ...describedFields,
-  oneOf: Schema.Array(TitledOption),
-  default: Schema.optional(Schema.String)
-}).annotations({ identifier: "TitledSingleSelectEnumSchema" })
+export const TitledSingleSelectEnumSchema = built.TitledSingleSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -123,14 +90,7 @@ export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.T
  * @since 0.1.0
  * @category schemas
  */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({
-  type: Schema.Literal("array"),
-  ...describedFields,
-  minItems: Schema.optional(NonNegativeInt),
-  maxItems: Schema.optional(NonNegativeInt),
-  items: Schema.Struct({ type: Schema.Literal("string"), enum: Schema.Array(Schema.String) }),
-  default: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "UntitledMultiSelectEnumSchema" })
+export const UntitledMultiSelectEnumSchema = built.UntitledMultiSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -144,14 +104,7 @@ export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema
  * @since 0.1.0
  * @category schemas
  */
-export const TitledMultiSelectEnumSchema = Schema.Struct({
-  type: Schema.Literal("array"),
-  ...describedFields,
-  minItems: Schema.optional(NonNegativeInt),
-  maxItems: Schema.optional(NonNegativeInt),
-  items: Schema.Struct({ anyOf: Schema.Array(TitledOption) }),
-  default: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "TitledMultiSelectEnumSchema" })
+export const TitledMultiSelectEnumSchema = built.TitledMultiSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -166,13 +119,7 @@ export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const LegacyTitledEnumSchema = Schema.Struct({
-  type: Schema.Literal("string"),
-  ...describedFields,
-  enum: Schema.Array(Schema.String),
-  enumNames: Schema.optional(Schema.Array(Schema.String)),
-  default: Schema.optional(Schema.String)
-}).annotations({ identifier: "LegacyTitledEnumSchema" })
+export const LegacyTitledEnumSchema = built.LegacyTitledEnumSchema
 
 /**
  * @since 0.1.0
@@ -187,9 +134,7 @@ export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const EnumSchema20250618 = Schema.Struct(LegacyTitledEnumSchema.fields).annotations({
-  identifier: "EnumSchema"
-})
+export const EnumSchema20250618 = built.EnumSchema20250618
 
 /**
  * @since 0.1.0
@@ -203,8 +148,7 @@ export type EnumSchema20250618 = typeof EnumSchema20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
-  .annotations({ identifier: "SingleSelectEnumSchema" })
+export const SingleSelectEnumSchema = built.SingleSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -218,8 +162,7 @@ export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
-  .annotations({ identifier: "MultiSelectEnumSchema" })
+export const MultiSelectEnumSchema = built.MultiSelectEnumSchema
 
 /**
  * @since 0.1.0
@@ -233,13 +176,7 @@ export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const EnumSchema = Schema.Union(
-  TitledSingleSelectEnumSchema,
-  UntitledSingleSelectEnumSchema,
-  TitledMultiSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  LegacyTitledEnumSchema
-).annotations({ identifier: "EnumSchema" })
+export const EnumSchema = built.EnumSchema
 
 /**
  * @since 0.1.0
@@ -253,16 +190,7 @@ export type EnumSchema = typeof EnumSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PrimitiveSchemaDefinition = Schema.Union(
-  TitledSingleSelectEnumSchema,
-  UntitledSingleSelectEnumSchema,
-  TitledMultiSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  LegacyTitledEnumSchema,
-  StringSchema,
-  NumberSchema,
-  BooleanSchema
-).annotations({ identifier: "PrimitiveSchemaDefinition" })
+export const PrimitiveSchemaDefinition = built.PrimitiveSchemaDefinition
 
 /**
  * @since 0.1.0
@@ -276,12 +204,7 @@ export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PrimitiveSchemaDefinition20250618 = Schema.Union(
-  EnumSchema20250618,
-  StringSchema,
-  NumberSchema,
-  BooleanSchema
-).annotations({ identifier: "PrimitiveSchemaDefinition" })
+export const PrimitiveSchemaDefinition20250618 = built.PrimitiveSchemaDefinition20250618
 
 /**
  * @since 0.1.0
@@ -295,12 +218,7 @@ export type PrimitiveSchemaDefinition20250618 = typeof PrimitiveSchemaDefinition
  * @since 0.1.0
  * @category schemas
  */
-export const RequestedSchema = Schema.Struct({
-  $schema: Schema.optional(Schema.String),
-  type: Schema.Literal("object"),
-  properties: Schema.Record({ key: Schema.String, value: PrimitiveSchemaDefinition }),
-  required: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "RequestedSchema" })
+export const RequestedSchema = built.RequestedSchema
 
 /**
  * @since 0.1.0
@@ -314,11 +232,7 @@ export type RequestedSchema = typeof RequestedSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const RequestedSchema20250618 = Schema.Struct({
-  type: Schema.Literal("object"),
-  properties: Schema.Record({ key: Schema.String, value: PrimitiveSchemaDefinition20250618 }),
-  required: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "RequestedSchema" })
+export const RequestedSchema20250618 = built.RequestedSchema20250618
 
 /**
  * @since 0.1.0
@@ -333,13 +247,7 @@ export type RequestedSchema20250618 = typeof RequestedSchema20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestFormParams = Schema.Struct({
-  ...RequestParams.fields,
-  ...taskField,
-  mode: Schema.optional(Schema.Literal("form")),
-  message: Schema.String,
-  requestedSchema: RequestedSchema
-}).annotations({ identifier: "ElicitRequestFormParams" })
+export const ElicitRequestFormParams = built.ElicitRequestFormParams
 
 /**
  * @since 0.1.0
@@ -354,11 +262,7 @@ export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestURLParams = Schema.Struct({
-  mode: Schema.Literal("url"),
-  message: Schema.String,
-  url: Uri
-}).annotations({ identifier: "ElicitRequestURLParams" })
+export const ElicitRequestURLParams = built.ElicitRequestURLParams
 
 /**
  * @since 0.1.0
@@ -373,14 +277,7 @@ export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestURLParams20251125 = Schema.Struct({
-  ...RequestParams.fields,
-  ...taskField,
-  mode: Schema.Literal("url"),
-  message: Schema.String,
-  url: Uri,
-  elicitationId: Schema.String
-}).annotations({ identifier: "ElicitRequestURLParams" })
+export const ElicitRequestURLParams20251125 = built.ElicitRequestURLParams20251125
 
 /**
  * @since 0.1.0
@@ -394,9 +291,7 @@ export type ElicitRequestURLParams20251125 = typeof ElicitRequestURLParams202511
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestParams = Schema.Union(ElicitRequestFormParams, ElicitRequestURLParams).annotations({
-  identifier: "ElicitRequestParams"
-})
+export const ElicitRequestParams = built.ElicitRequestParams
 
 /**
  * @since 0.1.0
@@ -410,8 +305,7 @@ export type ElicitRequestParams = typeof ElicitRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestParams20251125 = Schema.Union(ElicitRequestFormParams, ElicitRequestURLParams20251125)
-  .annotations({ identifier: "ElicitRequestParams" })
+export const ElicitRequestParams20251125 = built.ElicitRequestParams20251125
 
 /**
  * @since 0.1.0
@@ -425,11 +319,7 @@ export type ElicitRequestParams20251125 = typeof ElicitRequestParams20251125.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitRequestParams20250618 = Schema.Struct({
-  ...RequestParams.fields,
-  message: Schema.String,
-  requestedSchema: RequestedSchema20250618
-}).annotations({ identifier: "ElicitRequestParams" })
+export const ElicitRequestParams20250618 = built.ElicitRequestParams20250618
 
 /**
  * @since 0.1.0
@@ -443,7 +333,7 @@ export type ElicitRequestParams20250618 = typeof ElicitRequestParams20250618.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitAction = Schema.Literal("accept", "decline", "cancel").annotations({ identifier: "ElicitAction" })
+export const ElicitAction = built.ElicitAction
 
 /**
  * @since 0.1.0
@@ -459,14 +349,7 @@ export type ElicitAction = typeof ElicitAction.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitResult = Schema.Struct({
-  ...metaField,
-  action: ElicitAction,
-  content: Schema.optional(Schema.Record({
-    key: Schema.String,
-    value: Schema.Union(Schema.String, Schema.Finite, Schema.Boolean, Schema.Array(Schema.String))
-  }))
-}).annotations({ identifier: "ElicitResult" })
+export const ElicitResult = built.ElicitResult
 
 /**
  * @since 0.1.0
@@ -480,14 +363,7 @@ export type ElicitResult = typeof ElicitResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitResult20250618 = Schema.Struct({
-  ...metaField,
-  action: ElicitAction,
-  content: Schema.optional(Schema.Record({
-    key: Schema.String,
-    value: Schema.Union(Schema.String, Schema.Finite, Schema.Boolean)
-  }))
-}).annotations({ identifier: "ElicitResult" })
+export const ElicitResult20250618 = built.ElicitResult20250618
 
 /**
  * @since 0.1.0
@@ -502,10 +378,7 @@ export type ElicitResult20250618 = typeof ElicitResult20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitationCompleteNotificationParams = Schema.Struct({
-  ...metaField,
-  elicitationId: Schema.String
-}).annotations({ identifier: "ElicitationCompleteNotificationParams" })
+export const ElicitationCompleteNotificationParams = built.ElicitationCompleteNotificationParams
 
 /**
  * @since 0.1.0
@@ -520,9 +393,7 @@ export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNo
  * @since 0.1.0
  * @category schemas
  */
-export const URLElicitationRequiredErrorData = Schema.Struct({
-  elicitations: Schema.Array(ElicitRequestURLParams20251125)
-}).annotations({ identifier: "URLElicitationRequiredErrorData" })
+export const URLElicitationRequiredErrorData = built.URLElicitationRequiredErrorData
 
 /**
  * @since 0.1.0

@@ -9,11 +9,10 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { metaField } from "./Base.js"
-import { ElicitRequestParams, ElicitResult } from "./Elicitation.js"
-import { ListRootsResult } from "./Roots.js"
-import { CreateMessageRequestParams, CreateMessageResult } from "./Sampling.js"
-import * as Stateless from "./Stateless.js"
+
+import { inputRequired } from "../internal/schema/inputRequired.js"
+
+const built = inputRequired()
 
 /**
  * An elicitation input request (form or URL).
@@ -21,10 +20,7 @@ import * as Stateless from "./Stateless.js"
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitInputRequest = Schema.Struct({
-  method: Schema.Literal("elicitation/create"),
-  params: ElicitRequestParams
-}).annotations({ identifier: "ElicitRequest" })
+export const ElicitInputRequest = built.ElicitInputRequest
 
 /**
  * @since 0.1.0
@@ -38,10 +34,7 @@ export type ElicitInputRequest = typeof ElicitInputRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageInputRequest = Schema.Struct({
-  method: Schema.Literal("sampling/createMessage"),
-  params: CreateMessageRequestParams
-}).annotations({ identifier: "CreateMessageRequest" })
+export const CreateMessageInputRequest = built.CreateMessageInputRequest
 
 /**
  * @since 0.1.0
@@ -55,10 +48,7 @@ export type CreateMessageInputRequest = typeof CreateMessageInputRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListRootsInputRequest = Schema.Struct({
-  method: Schema.Literal("roots/list"),
-  params: Schema.optional(Schema.Struct(metaField))
-}).annotations({ identifier: "ListRootsRequest" })
+export const ListRootsInputRequest = built.ListRootsInputRequest
 
 /**
  * @since 0.1.0
@@ -74,8 +64,7 @@ export type ListRootsInputRequest = typeof ListRootsInputRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequest = Schema.Union(ElicitInputRequest, CreateMessageInputRequest, ListRootsInputRequest)
-  .annotations({ identifier: "InputRequest" })
+export const InputRequest = built.InputRequest
 
 /**
  * @since 0.1.0
@@ -90,9 +79,7 @@ export type InputRequest = typeof InputRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequests = Schema.Record({ key: Schema.String, value: InputRequest }).annotations({
-  identifier: "InputRequests"
-})
+export const InputRequests = built.InputRequests
 
 /**
  * @since 0.1.0
@@ -106,9 +93,7 @@ export type InputRequests = typeof InputRequests.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputResponse = Schema.Union(ElicitResult, CreateMessageResult, ListRootsResult).annotations({
-  identifier: "InputResponse"
-})
+export const InputResponse = built.InputResponse
 
 /**
  * @since 0.1.0
@@ -122,9 +107,7 @@ export type InputResponse = typeof InputResponse.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputResponses = Schema.Record({ key: Schema.String, value: InputResponse }).annotations({
-  identifier: "InputResponses"
-})
+export const InputResponses = built.InputResponses
 
 /**
  * @since 0.1.0
@@ -139,12 +122,7 @@ export type InputResponses = typeof InputResponses.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequiredResult = Schema.Struct({
-  resultType: Schema.Literal("input_required"),
-  inputRequests: Schema.optional(InputRequests),
-  requestState: Schema.optional(Schema.String),
-  _meta: Schema.optional(Stateless.ResultMeta)
-}).annotations({ identifier: "InputRequiredResult" })
+export const InputRequiredResult = built.InputRequiredResult
 
 /**
  * @since 0.1.0
@@ -159,10 +137,7 @@ export type InputRequiredResult = typeof InputRequiredResult.Type
  * @since 0.1.0
  * @category fields
  */
-export const inputResponseFields = {
-  inputResponses: Schema.optional(InputResponses),
-  requestState: Schema.optional(Schema.String)
-}
+export const inputResponseFields = built.inputResponseFields
 
 /**
  * A params struct that may carry a retry's `inputResponses` and `requestState`.

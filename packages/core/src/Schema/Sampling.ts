@@ -14,11 +14,10 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { JsonObject, JsonValue, metaField, RequestParams, Role } from "./Base.js"
-import { AudioContent, ContentBlock, ImageContent, TextContent } from "./Content.js"
-import { taskField } from "./Tasks.js"
-import { Tool, Tool20250618 } from "./Tool.js"
+
+import { sampling } from "../internal/schema/sampling.js"
+
+const built = sampling()
 
 /**
  * A hint for model selection: a (sub)string of a model name, matched by the client.
@@ -26,17 +25,13 @@ import { Tool, Tool20250618 } from "./Tool.js"
  * @since 0.1.0
  * @category schemas
  */
-export const ModelHint = Schema.Struct({
-  name: Schema.optional(Schema.String)
-}).annotations({ identifier: "ModelHint" })
+export const ModelHint = built.ModelHint
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type ModelHint = typeof ModelHint.Type
-
-const Priority = Schema.Number.pipe(Schema.between(0, 1))
 
 /**
  * The server's model preferences: hints in order of preference, and priorities
@@ -45,12 +40,7 @@ const Priority = Schema.Number.pipe(Schema.between(0, 1))
  * @since 0.1.0
  * @category schemas
  */
-export const ModelPreferences = Schema.Struct({
-  hints: Schema.optional(Schema.Array(ModelHint)),
-  costPriority: Schema.optional(Priority),
-  speedPriority: Schema.optional(Priority),
-  intelligencePriority: Schema.optional(Priority)
-}).annotations({ identifier: "ModelPreferences" })
+export const ModelPreferences = built.ModelPreferences
 
 /**
  * @since 0.1.0
@@ -64,27 +54,13 @@ export type ModelPreferences = typeof ModelPreferences.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolUseContent = Schema.Struct({
-  type: Schema.Literal("tool_use"),
-  id: Schema.String,
-  name: Schema.String,
-  input: JsonObject,
-  ...metaField
-}).annotations({ identifier: "ToolUseContent" })
+export const ToolUseContent = built.ToolUseContent
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolUseContent = typeof ToolUseContent.Type
-
-const toolResultFields = {
-  type: Schema.Literal("tool_result"),
-  toolUseId: Schema.String,
-  content: Schema.Array(ContentBlock),
-  isError: Schema.optional(Schema.Boolean),
-  ...metaField
-}
 
 /**
  * The result of a tool call, sent back to the model (2026-07-28 shape:
@@ -93,10 +69,7 @@ const toolResultFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const ToolResultContent = Schema.Struct({
-  ...toolResultFields,
-  structuredContent: Schema.optional(JsonValue)
-}).annotations({ identifier: "ToolResultContent" })
+export const ToolResultContent = built.ToolResultContent
 
 /**
  * @since 0.1.0
@@ -110,10 +83,7 @@ export type ToolResultContent = typeof ToolResultContent.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolResultContent20251125 = Schema.Struct({
-  ...toolResultFields,
-  structuredContent: Schema.optional(JsonObject)
-}).annotations({ identifier: "ToolResultContent" })
+export const ToolResultContent20251125 = built.ToolResultContent20251125
 
 /**
  * @since 0.1.0
@@ -127,13 +97,7 @@ export type ToolResultContent20251125 = typeof ToolResultContent20251125.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessageContentBlock = Schema.Union(
-  TextContent,
-  ImageContent,
-  AudioContent,
-  ToolUseContent,
-  ToolResultContent
-).annotations({ identifier: "SamplingMessageContentBlock" })
+export const SamplingMessageContentBlock = built.SamplingMessageContentBlock
 
 /**
  * @since 0.1.0
@@ -147,13 +111,7 @@ export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessageContentBlock20251125 = Schema.Union(
-  TextContent,
-  ImageContent,
-  AudioContent,
-  ToolUseContent,
-  ToolResultContent20251125
-).annotations({ identifier: "SamplingMessageContentBlock" })
+export const SamplingMessageContentBlock20251125 = built.SamplingMessageContentBlock20251125
 
 /**
  * @since 0.1.0
@@ -168,11 +126,7 @@ export type SamplingMessageContentBlock20251125 = typeof SamplingMessageContentB
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessage = Schema.Struct({
-  role: Role,
-  content: Schema.Union(SamplingMessageContentBlock, Schema.Array(SamplingMessageContentBlock)),
-  ...metaField
-}).annotations({ identifier: "SamplingMessage" })
+export const SamplingMessage = built.SamplingMessage
 
 /**
  * @since 0.1.0
@@ -186,11 +140,7 @@ export type SamplingMessage = typeof SamplingMessage.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessage20251125 = Schema.Struct({
-  role: Role,
-  content: Schema.Union(SamplingMessageContentBlock20251125, Schema.Array(SamplingMessageContentBlock20251125)),
-  ...metaField
-}).annotations({ identifier: "SamplingMessage" })
+export const SamplingMessage20251125 = built.SamplingMessage20251125
 
 /**
  * @since 0.1.0
@@ -204,11 +154,7 @@ export type SamplingMessage20251125 = typeof SamplingMessage20251125.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessage20250326 = Schema.Struct({
-  role: Role,
-  content: Schema.Union(TextContent, ImageContent, AudioContent),
-  ...metaField
-}).annotations({ identifier: "SamplingMessage" })
+export const SamplingMessage20250326 = built.SamplingMessage20250326
 
 /**
  * @since 0.1.0
@@ -222,11 +168,7 @@ export type SamplingMessage20250326 = typeof SamplingMessage20250326.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SamplingMessage20241105 = Schema.Struct({
-  role: Role,
-  content: Schema.Union(TextContent, ImageContent),
-  ...metaField
-}).annotations({ identifier: "SamplingMessage" })
+export const SamplingMessage20241105 = built.SamplingMessage20241105
 
 /**
  * @since 0.1.0
@@ -240,9 +182,7 @@ export type SamplingMessage20241105 = typeof SamplingMessage20241105.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolChoice = Schema.Struct({
-  mode: Schema.optional(Schema.Literal("auto", "required", "none"))
-}).annotations({ identifier: "ToolChoice" })
+export const ToolChoice = built.ToolChoice
 
 /**
  * @since 0.1.0
@@ -257,25 +197,13 @@ export type ToolChoice = typeof ToolChoice.Type
  * @since 0.1.0
  * @category schemas
  */
-export const IncludeContext = Schema.Literal("none", "thisServer", "allServers").annotations({
-  identifier: "IncludeContext"
-})
+export const IncludeContext = built.IncludeContext
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type IncludeContext = typeof IncludeContext.Type
-
-const requestFields = {
-  modelPreferences: Schema.optional(ModelPreferences),
-  systemPrompt: Schema.optional(Schema.String),
-  includeContext: Schema.optional(IncludeContext),
-  temperature: Schema.optional(Schema.Finite),
-  maxTokens: Schema.Int,
-  stopSequences: Schema.optional(Schema.Array(Schema.String)),
-  metadata: Schema.optional(JsonObject)
-}
 
 /**
  * Params of `sampling/createMessage` (2026-07-28, an input request: no `_meta`, no
@@ -284,12 +212,7 @@ const requestFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageRequestParams = Schema.Struct({
-  messages: Schema.Array(SamplingMessage),
-  ...requestFields,
-  tools: Schema.optional(Schema.Array(Tool)),
-  toolChoice: Schema.optional(ToolChoice)
-}).annotations({ identifier: "CreateMessageRequestParams" })
+export const CreateMessageRequestParams = built.CreateMessageRequestParams
 
 /**
  * @since 0.1.0
@@ -304,14 +227,7 @@ export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageRequestParams20251125 = Schema.Struct({
-  ...RequestParams.fields,
-  ...taskField,
-  messages: Schema.Array(SamplingMessage20251125),
-  ...requestFields,
-  tools: Schema.optional(Schema.Array(Tool20250618)),
-  toolChoice: Schema.optional(ToolChoice)
-}).annotations({ identifier: "CreateMessageRequestParams" })
+export const CreateMessageRequestParams20251125 = built.CreateMessageRequestParams20251125
 
 /**
  * @since 0.1.0
@@ -325,11 +241,7 @@ export type CreateMessageRequestParams20251125 = typeof CreateMessageRequestPara
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageRequestParams20250326 = Schema.Struct({
-  ...RequestParams.fields,
-  messages: Schema.Array(SamplingMessage20250326),
-  ...requestFields
-}).annotations({ identifier: "CreateMessageRequestParams" })
+export const CreateMessageRequestParams20250326 = built.CreateMessageRequestParams20250326
 
 /**
  * @since 0.1.0
@@ -343,11 +255,7 @@ export type CreateMessageRequestParams20250326 = typeof CreateMessageRequestPara
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageRequestParams20241105 = Schema.Struct({
-  ...RequestParams.fields,
-  messages: Schema.Array(SamplingMessage20241105),
-  ...requestFields
-}).annotations({ identifier: "CreateMessageRequestParams" })
+export const CreateMessageRequestParams20241105 = built.CreateMessageRequestParams20241105
 
 /**
  * @since 0.1.0
@@ -355,24 +263,13 @@ export const CreateMessageRequestParams20241105 = Schema.Struct({
  */
 export type CreateMessageRequestParams20241105 = typeof CreateMessageRequestParams20241105.Type
 
-const resultFields = {
-  ...metaField,
-  role: Role,
-  model: Schema.String,
-  /** `endTurn`, `stopSequence`, `maxTokens`, `toolUse` (2025-11-25+) or any other string. */
-  stopReason: Schema.optional(Schema.String)
-}
-
 /**
  * Result of `sampling/createMessage` (2026-07-28, an input response: no `resultType`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageResult = Schema.Struct({
-  ...resultFields,
-  content: Schema.Union(SamplingMessageContentBlock, Schema.Array(SamplingMessageContentBlock))
-}).annotations({ identifier: "CreateMessageResult" })
+export const CreateMessageResult = built.CreateMessageResult
 
 /**
  * @since 0.1.0
@@ -386,10 +283,7 @@ export type CreateMessageResult = typeof CreateMessageResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageResult20251125 = Schema.Struct({
-  ...resultFields,
-  content: Schema.Union(SamplingMessageContentBlock20251125, Schema.Array(SamplingMessageContentBlock20251125))
-}).annotations({ identifier: "CreateMessageResult" })
+export const CreateMessageResult20251125 = built.CreateMessageResult20251125
 
 /**
  * @since 0.1.0
@@ -403,10 +297,7 @@ export type CreateMessageResult20251125 = typeof CreateMessageResult20251125.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageResult20250326 = Schema.Struct({
-  ...resultFields,
-  content: Schema.Union(TextContent, ImageContent, AudioContent)
-}).annotations({ identifier: "CreateMessageResult" })
+export const CreateMessageResult20250326 = built.CreateMessageResult20250326
 
 /**
  * @since 0.1.0
@@ -420,10 +311,7 @@ export type CreateMessageResult20250326 = typeof CreateMessageResult20250326.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const CreateMessageResult20241105 = Schema.Struct({
-  ...resultFields,
-  content: Schema.Union(TextContent, ImageContent)
-}).annotations({ identifier: "CreateMessageResult" })
+export const CreateMessageResult20241105 = built.CreateMessageResult20241105
 
 /**
  * @since 0.1.0

@@ -11,12 +11,11 @@
  *
  * @since 0.1.0
  */
-import * as Arbitrary from "effect/Arbitrary"
-import * as Schema from "effect/Schema"
-import { JsonObject, JsonValue } from "./Base.js"
-import { InputRequests, InputResponses } from "./InputRequired.js"
-import * as Stateless from "./Stateless.js"
-import * as Tasks from "./Tasks.js"
+import type * as Tasks from "./Tasks.js"
+
+import * as Built from "../internal/schema/tasksExtension.js"
+
+const built = Built.tasksExtension()
 
 /**
  * The extension identifier, the key in `capabilities.extensions`.
@@ -24,7 +23,7 @@ import * as Tasks from "./Tasks.js"
  * @since 0.1.0
  * @category constants
  */
-export const extensionId = "io.modelcontextprotocol/tasks" as const
+export const extensionId = Built.extensionId
 
 /**
  * The extension's settings object: none defined, so empty.
@@ -32,7 +31,7 @@ export const extensionId = "io.modelcontextprotocol/tasks" as const
  * @since 0.1.0
  * @category schemas
  */
-export const TasksExtensionCapability = Schema.Struct({}).annotations({ identifier: "TasksExtensionCapability" })
+export const TasksExtensionCapability = built.TasksExtensionCapability
 
 /**
  * @since 0.1.0
@@ -46,7 +45,7 @@ export type TasksExtensionCapability = typeof TasksExtensionCapability.Type
  * @since 0.1.0
  * @category schemas
  */
-export const TaskStatus = Tasks.TaskStatus
+export const TaskStatus = built.TaskStatus
 
 /**
  * @since 0.1.0
@@ -54,25 +53,13 @@ export const TaskStatus = Tasks.TaskStatus
  */
 export type TaskStatus = Tasks.TaskStatus
 
-const taskFields = {
-  taskId: Schema.String,
-  status: TaskStatus,
-  statusMessage: Schema.optional(Schema.String),
-  createdAt: Schema.String,
-  lastUpdatedAt: Schema.String,
-  /** Milliseconds from creation; `null` for unlimited. May change. */
-  ttlMs: Schema.NullOr(Schema.Int),
-  /** Suggested polling interval in milliseconds. May change. */
-  pollIntervalMs: Schema.optional(Schema.Int)
-}
-
 /**
  * A task (`ttlMs` / `pollIntervalMs`, renamed from the 2025-11-25 `ttl` / `pollInterval`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Task = Schema.Struct(taskFields).annotations({ identifier: "Task" })
+export const Task = built.Task
 
 /**
  * @since 0.1.0
@@ -86,11 +73,7 @@ export type Task = typeof Task.Type
  * @since 0.1.0
  * @category schemas
  */
-export const TaskError = Schema.Struct({
-  code: Schema.Int,
-  message: Schema.String,
-  data: Schema.optional(JsonValue)
-}).annotations({ identifier: "Error" })
+export const TaskError = built.TaskError
 
 /**
  * @since 0.1.0
@@ -98,21 +81,13 @@ export const TaskError = Schema.Struct({
  */
 export type TaskError = typeof TaskError.Type
 
-const detailedFields = {
-  working: { ...taskFields, status: Schema.Literal("working") },
-  input_required: { ...taskFields, status: Schema.Literal("input_required"), inputRequests: InputRequests },
-  completed: { ...taskFields, status: Schema.Literal("completed"), result: JsonObject },
-  failed: { ...taskFields, status: Schema.Literal("failed"), error: TaskError },
-  cancelled: { ...taskFields, status: Schema.Literal("cancelled") }
-}
-
 /**
  * A task that is running.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const WorkingTask = Schema.Struct(detailedFields.working).annotations({ identifier: "WorkingTask" })
+export const WorkingTask = built.WorkingTask
 
 /**
  * A task waiting for input: every outstanding input request (answer with `tasks/update`).
@@ -120,9 +95,7 @@ export const WorkingTask = Schema.Struct(detailedFields.working).annotations({ i
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequiredTask = Schema.Struct(detailedFields.input_required).annotations({
-  identifier: "InputRequiredTask"
-})
+export const InputRequiredTask = built.InputRequiredTask
 
 /**
  * A finished task: `result` is exactly the underlying request's result (a tool result
@@ -131,7 +104,7 @@ export const InputRequiredTask = Schema.Struct(detailedFields.input_required).an
  * @since 0.1.0
  * @category schemas
  */
-export const CompletedTask = Schema.Struct(detailedFields.completed).annotations({ identifier: "CompletedTask" })
+export const CompletedTask = built.CompletedTask
 
 /**
  * A task whose request ended in a JSON-RPC error.
@@ -139,7 +112,7 @@ export const CompletedTask = Schema.Struct(detailedFields.completed).annotations
  * @since 0.1.0
  * @category schemas
  */
-export const FailedTask = Schema.Struct(detailedFields.failed).annotations({ identifier: "FailedTask" })
+export const FailedTask = built.FailedTask
 
 /**
  * A cancelled task.
@@ -147,7 +120,7 @@ export const FailedTask = Schema.Struct(detailedFields.failed).annotations({ ide
  * @since 0.1.0
  * @category schemas
  */
-export const CancelledTask = Schema.Struct(detailedFields.cancelled).annotations({ identifier: "CancelledTask" })
+export const CancelledTask = built.CancelledTask
 
 /**
  * A task with what its status carries, discriminated by `status`.
@@ -155,8 +128,7 @@ export const CancelledTask = Schema.Struct(detailedFields.cancelled).annotations
  * @since 0.1.0
  * @category schemas
  */
-export const DetailedTask = Schema.Union(WorkingTask, InputRequiredTask, CompletedTask, FailedTask, CancelledTask)
-  .annotations({ identifier: "DetailedTask" })
+export const DetailedTask = built.DetailedTask
 
 /**
  * @since 0.1.0
@@ -171,11 +143,7 @@ export type DetailedTask = typeof DetailedTask.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CreateTaskResult = Schema.Struct({
-  resultType: Schema.Literal("task"),
-  _meta: Schema.optional(Stateless.ResultMeta),
-  ...taskFields
-}).annotations({ identifier: "CreateTaskResult" })
+export const CreateTaskResult = built.CreateTaskResult
 
 /**
  * @since 0.1.0
@@ -183,29 +151,19 @@ export const CreateTaskResult = Schema.Struct({
  */
 export type CreateTaskResult = typeof CreateTaskResult.Type
 
-const taskIdParams = {
-  _meta: Stateless.RequestMeta,
-  taskId: Schema.String
-}
-
 /**
  * Params of `tasks/get`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskRequestParams = Schema.Struct(taskIdParams).annotations({ identifier: "GetTaskRequestParams" })
+export const GetTaskRequestParams = built.GetTaskRequestParams
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
-
-const completeFields = {
-  resultType: Schema.Literal("complete"),
-  _meta: Schema.optional(Stateless.ResultMeta)
-}
 
 /**
  * Result of `tasks/get`: the detailed task, `resultType: "complete"`. A union by
@@ -214,13 +172,7 @@ const completeFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskResult = Schema.Union(
-  Schema.Struct({ ...completeFields, ...detailedFields.working }),
-  Schema.Struct({ ...completeFields, ...detailedFields.input_required }),
-  Schema.Struct({ ...completeFields, ...detailedFields.completed }),
-  Schema.Struct({ ...completeFields, ...detailedFields.failed }),
-  Schema.Struct({ ...completeFields, ...detailedFields.cancelled })
-).annotations({ identifier: "GetTaskResult" })
+export const GetTaskResult = built.GetTaskResult
 
 /**
  * @since 0.1.0
@@ -236,13 +188,7 @@ export type GetTaskResult = typeof GetTaskResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UpdateTaskRequestParams = Schema.Struct({
-  ...taskIdParams,
-  inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    // What a sender puts there (and what tests generate): input responses.
-    arbitrary: () => Arbitrary.makeLazy(InputResponses)
-  })
-}).annotations({ identifier: "UpdateTaskRequestParams" })
+export const UpdateTaskRequestParams = built.UpdateTaskRequestParams
 
 /**
  * @since 0.1.0
@@ -256,7 +202,7 @@ export type UpdateTaskRequestParams = typeof UpdateTaskRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UpdateTaskResult = Schema.Struct(completeFields).annotations({ identifier: "UpdateTaskResult" })
+export const UpdateTaskResult = built.UpdateTaskResult
 
 /**
  * @since 0.1.0
@@ -270,9 +216,7 @@ export type UpdateTaskResult = typeof UpdateTaskResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CancelTaskRequestParams = Schema.Struct(taskIdParams).annotations({
-  identifier: "CancelTaskRequestParams"
-})
+export const CancelTaskRequestParams = built.CancelTaskRequestParams
 
 /**
  * @since 0.1.0
@@ -287,15 +231,13 @@ export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CancelTaskResult = Schema.Struct(completeFields).annotations({ identifier: "CancelTaskResult" })
+export const CancelTaskResult = built.CancelTaskResult
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type CancelTaskResult = typeof CancelTaskResult.Type
-
-const notificationFields = { _meta: Schema.optional(Stateless.NotificationMeta) }
 
 /**
  * Params of `notifications/tasks` (delivered on a `subscriptions/listen` stream only):
@@ -305,13 +247,7 @@ const notificationFields = { _meta: Schema.optional(Stateless.NotificationMeta) 
  * @since 0.1.0
  * @category schemas
  */
-export const TaskStatusNotificationParams = Schema.Union(
-  Schema.Struct({ ...notificationFields, ...detailedFields.working }),
-  Schema.Struct({ ...notificationFields, ...detailedFields.input_required }),
-  Schema.Struct({ ...notificationFields, ...detailedFields.completed }),
-  Schema.Struct({ ...notificationFields, ...detailedFields.failed }),
-  Schema.Struct({ ...notificationFields, ...detailedFields.cancelled })
-).annotations({ identifier: "TaskStatusNotificationParams" })
+export const TaskStatusNotificationParams = built.TaskStatusNotificationParams
 
 /**
  * @since 0.1.0
@@ -325,9 +261,7 @@ export type TaskStatusNotificationParams = typeof TaskStatusNotificationParams.T
  * @since 0.1.0
  * @category schemas
  */
-export const TaskSubscriptionNotifications = Schema.Struct({
-  taskIds: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "TaskSubscriptionNotifications" })
+export const TaskSubscriptionNotifications = built.TaskSubscriptionNotifications
 
 /**
  * @since 0.1.0
@@ -342,9 +276,7 @@ export type TaskSubscriptionNotifications = typeof TaskSubscriptionNotifications
  * @since 0.1.0
  * @category schemas
  */
-export const TaskSubscriptionAcknowledgedNotifications = TaskSubscriptionNotifications.annotations({
-  identifier: "TaskSubscriptionAcknowledgedNotifications"
-})
+export const TaskSubscriptionAcknowledgedNotifications = built.TaskSubscriptionAcknowledgedNotifications
 
 /**
  * @since 0.1.0

@@ -27,6 +27,19 @@ import * as AST from "effect/SchemaAST"
 
 type Guard = (u: unknown) => boolean
 
+/**
+ * The annotation of a schema built on first use (`deferred` in `internal/shapes.ts`): a
+ * `Declaration` whose annotation gives the AST of the schema it stands for, a wire schema that only
+ * checks. Its predicate is that schema's, compiled when a value first reaches it.
+ */
+export const DeferredId: unique symbol = Symbol.for("@effect-mcp/core/DeferredSchema")
+
+/** The schema a deferred `Declaration` stands for, built by the call, if `ast` is one. */
+export const deferredOf = (ast: AST.AST): (() => AST.AST) | undefined => {
+  const deferred = ast.annotations[DeferredId]
+  return typeof deferred === "function" ? deferred as () => AST.AST : undefined
+}
+
 /** What `Schema.is` passes to filters. */
 const filterOptions: AST.ParseOptions = { exact: true }
 
@@ -129,7 +142,14 @@ const build = (ast: AST.AST, memo: Memo): Guard => {
       return tuple(ast, memo)
     case "TypeLiteral":
       return typeLiteral(ast, memo)
-    case "Declaration":
+    case "Declaration": {
+      const deferred = deferredOf(ast)
+      if (deferred === undefined) throw new Unsupported()
+      // Built and compiled when a value first reaches it; a schema without a predicate answers
+      // false, so the caller decodes fully (what a predicate saying false always means).
+      let inner: Guard | undefined
+      return (u) => (inner ??= compile(deferred(), memo.exact) ?? (() => false))(u)
+    }
     case "Transformation":
       throw new Unsupported()
   }

@@ -2,9 +2,10 @@
  * MCP Apps in the serving core: what a client that renders no views is shown (no view, no link, no
  * app-only tool), and the check, when a server is built, that every tool's link names a view it serves.
  */
-import { Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Revision } from "@effect-mcp/core"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
+import * as McpSchema from "./mcpSchema.js"
 
 const Apps = McpSchema.Apps
 

@@ -6,7 +6,8 @@
  * requests answered by `tasks/update` (a task).
  */
 import type { JsonRpc } from "@effect-mcp/core"
-import { Capabilities, McpError, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Capabilities, McpError, Method, Revision } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
@@ -14,6 +15,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import type * as McpRequest from "../McpRequest.js"
+import * as McpSchema from "./mcpSchema.js"
 import * as Shape from "./shape.js"
 
 type ClientCapabilities = McpSchema.Capabilities.ClientCapabilities
@@ -96,15 +98,18 @@ export interface Asker {
 
 type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
 
-/** A decoder compiled on its first use: a server that never asks its client compiles none at startup. */
-const compiledOnUse = (schema: Schema.Schema<any, any>): Decoder => {
+/**
+ * A decoder compiled on its first use: a server that never asks its client compiles none at startup
+ * (nor builds the sampling and elicitation schemas).
+ */
+const compiledOnUse = (schema: () => Schema.Schema<any, any>): Decoder => {
   let compiled: Decoder | undefined
-  return (u) => (compiled ??= McpSchema.Base.codec(schema, "decode", McpSchema.Base.parseOptions))(u)
+  return (u) => (compiled ??= McpSchema.Base.codec(schema(), "decode", McpSchema.Base.parseOptions))(u)
 }
 
-const decodeSampled = compiledOnUse(McpSchema.Sampling.CreateMessageResult)
-const decodeElicited = compiledOnUse(McpSchema.Elicitation.ElicitResult)
-const decodeRoots = compiledOnUse(McpSchema.Roots.ListRootsResult)
+const decodeSampled = compiledOnUse(() => FeatureSchemas.sampling().CreateMessageResult)
+const decodeElicited = compiledOnUse(() => FeatureSchemas.elicitation().ElicitResult)
+const decodeRoots = compiledOnUse(() => McpSchema.Roots.ListRootsResult)
 
 /**
  * How the answer to an ask of `method` is read in `revision`: a handshake revision's result as the

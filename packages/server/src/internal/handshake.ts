@@ -14,7 +14,7 @@
  * declared. A session holds a reference to its table.
  */
 import type { JsonRpc, Peer, Transport } from "@effect-mcp/core"
-import { Dispatch, McpError, Method, Revision, Schema as McpSchema, Telemetry } from "@effect-mcp/core"
+import { Dispatch, McpError, Method, Revision, Telemetry } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -36,6 +36,7 @@ import {
   update
 } from "./handshakeRequest.js"
 import type * as Logs from "./logs.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Changes, Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"

@@ -6,13 +6,14 @@
  * The engine's part (dispatch tables, sessions by client, change notifications) is `handshake.ts`.
  */
 import type { AuthInfo, JsonRpc } from "@effect-mcp/core"
-import { Capabilities, McpError, Peer, Revision, Schema as McpSchema, Transport } from "@effect-mcp/core"
+import { Capabilities, McpError, Peer, Revision, Transport } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpRequest from "../McpRequest.js"
 import * as Ask from "./ask.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Registry } from "./registry.js"
 import type { Client, Sink } from "./request.js"
 import { Request } from "./request.js"

@@ -8,11 +8,12 @@
  * everything else, goes to the engine as it came.
  */
 import type { Transport } from "@effect-mcp/core"
-import { JsonRpc, Schema as McpSchema } from "@effect-mcp/core"
+import { JsonRpc } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { RawCall, RelayTable } from "../RelayTable.js"
 import type { State } from "./handshakeRequest.js"
+import * as McpSchema from "./mcpSchema.js"
 
 /** The engine's answer to a request whose id is in flight. */
 const duplicate = (id: JsonRpc.RequestId) => ({

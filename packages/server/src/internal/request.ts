@@ -11,12 +11,13 @@
  *   status), and what of it a task keeps once the request is answered.
  */
 import type { AuthInfo, JsonRpc } from "@effect-mcp/core"
-import { Meta, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { Meta, Revision } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as McpRequest from "../McpRequest.js"
 import type * as Tool from "../Tool.js"
 import * as Ask from "./ask.js"
+import * as McpSchema from "./mcpSchema.js"
 import * as Serving from "./serving.js"
 import * as Tasks from "./tasks.js"
 

@@ -7,7 +7,7 @@
  * resources/read, completion/complete.
  */
 import type { Transport } from "@effect-mcp/core"
-import { AuthInfo, Dispatch, McpError, Meta, Method, Revision, Schema as McpSchema } from "@effect-mcp/core"
+import { AuthInfo, Dispatch, McpError, Meta, Method, Revision } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,7 @@ import * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
 import * as Apps from "./apps.js"
 import * as Eager from "./eager.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Entries, Registry } from "./registry.js"
 import type { Request } from "./request.js"
 import * as Shape from "./shape.js"

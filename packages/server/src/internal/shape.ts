@@ -7,8 +7,8 @@
  * Nothing here compares version strings or keeps a list of keys.
  */
 import type { Revision } from "@effect-mcp/core"
-import { Schema as McpSchema } from "@effect-mcp/core"
 import type * as Schema from "effect/Schema"
+import * as McpSchema from "./mcpSchema.js"
 
 type Features = Revision.Features
 type Content = McpSchema.Content.ContentBlock

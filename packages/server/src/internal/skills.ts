@@ -5,11 +5,12 @@
  *
  * Everything is computed once, when the skills are made: a request is a lookup and a page.
  */
-import { McpError, Schema as McpSchema, SkillFormat } from "@effect-mcp/core"
+import { McpError, SkillFormat } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Resource from "../Resource.js"
 import type * as Skills from "../Skills.js"
+import * as McpSchema from "./mcpSchema.js"
 import type * as Serving from "./serving.js"
 import * as Shape from "./shape.js"
 

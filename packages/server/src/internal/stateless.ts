@@ -25,7 +25,6 @@ import {
   Method,
   Peer,
   Revision,
-  Schema as McpSchema,
   Telemetry as McpTelemetry
 } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
@@ -38,6 +37,7 @@ import type * as Tool from "../Tool.js"
 import * as Eager from "./eager.js"
 import type { Host } from "./handshake.js"
 import * as InputRequired from "./inputRequired.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Entries, Registry } from "./registry.js"
 import { Request } from "./request.js"
 import type { Config } from "./serving.js"

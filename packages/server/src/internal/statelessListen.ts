@@ -3,11 +3,13 @@
  * subscriptions (`subscriptions.ts`) with the request's channel (its stream, its hold), and
  * answered with the era's envelope when the server closes it.
  */
-import { AuthInfo, McpError, Meta, Revision, Schema as McpSchema, SubscriptionFilter } from "@effect-mcp/core"
+import { AuthInfo, McpError, Meta, Revision, SubscriptionFilter } from "@effect-mcp/core"
+import { tasksExtensionId } from "@effect-mcp/core/FeatureSchemas"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Holders from "./holders.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Registry } from "./registry.js"
 import type { Config } from "./serving.js"
 import * as Serving from "./serving.js"
@@ -29,7 +31,7 @@ export const listenOf = (
    * envelope and its subscription id) or the client cancels it (then answered by nobody).
    * Plain combinators: what a held-open request keeps costs memory while it is idle.
    */
-  const tasks = McpSchema.TasksExtension.extensionId
+  const tasks = tasksExtensionId
   const listen = (
     params: McpSchema.Subscription.SubscriptionsListenRequestParams,
     request: StatelessRequest

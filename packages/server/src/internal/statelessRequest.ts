@@ -6,7 +6,7 @@
  * Nothing of it outlives the request, but what a task keeps (`Request.forTask`).
  */
 import type { AuthInfo, JsonRpc, Revision, Transport } from "@effect-mcp/core"
-import { Meta, Schema as McpSchema } from "@effect-mcp/core"
+import { Meta } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -16,6 +16,7 @@ import type * as Ask from "./ask.js"
 import type { Host } from "./handshake.js"
 import * as Holders from "./holders.js"
 import * as InputRequired from "./inputRequired.js"
+import * as McpSchema from "./mcpSchema.js"
 import type { Client, Sink } from "./request.js"
 import { Request } from "./request.js"
 import * as Tasks from "./tasks.js"

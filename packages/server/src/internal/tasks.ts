@@ -26,8 +26,8 @@
  * (`taskWatch.ts`: the store's changes, the leases), the task's `McpRequest` (`taskRequest.ts`)
  * and the wire shapes (`taskShapes.ts`).
  */
-import { Schema as McpSchema } from "@effect-mcp/core"
 import type { McpError } from "@effect-mcp/core"
+import { tasksExtensionId } from "@effect-mcp/core/FeatureSchemas"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -50,7 +50,7 @@ export { ownerOf } from "./taskState.js"
 type TaskRecord = TaskStore.TaskRecord
 
 /** The tasks extension's id (2026-07-28). */
-export const extensionId = McpSchema.TasksExtension.extensionId
+export const extensionId = tasksExtensionId
 
 /** The defaults of `Options`. */
 export const defaults: Omit<Options, "instance"> = {

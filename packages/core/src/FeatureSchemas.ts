@@ -1,0 +1,57 @@
+/**
+ * The schemas of the features a server or client may never use (sampling, elicitation, the
+ * input requests of 2026-07-28 and the tasks extension), built on the first call rather than when a
+ * module is evaluated. Each accessor returns the very schemas `Schema.Sampling`,
+ * `Schema.Elicitation`, `Schema.InputRequired` and `Schema.TasksExtension` export (those modules
+ * build them when imported). The method catalog reads them through these, so does the server: a
+ * server, in a Worker as on Node, builds a feature's schemas when a message of that feature first
+ * needs them. Import this module by its deep path (`@effect-mcp/core/FeatureSchemas`); the
+ * package's index pulls every schema module in.
+ *
+ * @since 0.3.0
+ */
+import { elicitation as elicitationSchemas } from "./internal/schema/elicitation.js"
+import { inputRequired as inputRequiredSchemas } from "./internal/schema/inputRequired.js"
+import { sampling as samplingSchemas } from "./internal/schema/sampling.js"
+import * as TasksExtensionSchemas from "./internal/schema/tasksExtension.js"
+
+/**
+ * The schemas of `Schema.Sampling`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const sampling = samplingSchemas
+
+/**
+ * The schemas of `Schema.Elicitation`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const elicitation = elicitationSchemas
+
+/**
+ * The schemas of `Schema.InputRequired`, built on the first call (with those of sampling and
+ * elicitation, which its input requests hold).
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const inputRequired = inputRequiredSchemas
+
+/**
+ * The schemas of `Schema.TasksExtension`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const tasksExtension = TasksExtensionSchemas.tasksExtension
+
+/**
+ * The tasks extension's identifier, `Schema.TasksExtension.extensionId` (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const tasksExtensionId = TasksExtensionSchemas.extensionId
