@@ -237,6 +237,28 @@ describe("the raw lane to an HTTP upstream", () => {
       g.stop()
     }
   }, 60_000)
+
+  it("lets go of a cancelled call's POST once its answer came as an SSE stream", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_ssehang"))
+      // The stream is open and read: its log reached the client.
+      await g.seen.until(
+        "the stream's log",
+        () =>
+          g.seen.seen.some((m) => m.method === "notifications/message" && m.params.data === "streaming") || undefined
+      )
+      g.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "stop" } })
+      const told = await g.posts.until("the cancel upstream", () => g.posts.seen.find((p) => p.cancelled)?.cancelled)
+      // The upstream ignores the cancel: the POST ends only because the gateway lets it go (before:
+      // its stream was read on until the upstream ended it, holding a connection of the pool).
+      await g.posts.until("the POST let go", () => g.posts.seen.some((p) => p.closed === told.requestId) || undefined)
+      expect(g.lane.seen).toEqual(["up_ssehang"])
+      expect(g.seen.seen.some((m) => m.id === 1 && !("method" in m))).toBe(false)
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
 })
 
 /** The gateway over HTTP in front of the upstream: POSTs at the wire, the answers' texts. */

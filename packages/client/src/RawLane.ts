@@ -5,7 +5,11 @@
  * of the connection end it as they end any call). It is for a gateway relaying a call it does not
  * read (`mcp gateway`): most code wants `McpClient.request`. Over Streamable HTTP a raw call is
  * POSTed with the platform's `McpClientTransport.HttpPoster` when one is in context (Node's
- * `NodeMcpClient.layerHttpClientWith` gives one), with no fiber; else as any request.
+ * `NodeMcpClient.layerHttpClientWith` gives one), with no fiber; else as any request. Such a POST
+ * does not pass through the `HttpClient`'s middleware: it carries the session's headers and those
+ * configured for the connection, and goes through the `HttpClient` (with its middleware, such as
+ * `McpAuth`) only when the server says it was not served (401, 403, a redirect). Where every request
+ * must pass a middleware of its own, provide no `HttpPoster`.
  *
  * A raw request has no caller (`McpClient.currentCaller`): an ask the server makes while it runs is
  * routed as any ask of nobody's request.

@@ -298,6 +298,14 @@ export const make = (options: Options, poster?: HttpPost): Effect.Effect<
       fiber.addObserver(() => open.delete(fiber))
       return fiber
     }
+    /** Runs the reading of a request's POST, kept under its id until it ends (a cancel interrupts it). */
+    const follow = (id: JsonRpc.RequestId, effect: Effect.Effect<void>, stateless: boolean) => {
+      const fiber = track(effect)
+      streams.set(id, { fiber, stateless })
+      fiber.addObserver(() => {
+        if (streams.get(id)?.fiber === fiber) streams.delete(id)
+      })
+    }
     const scope = yield* Effect.scope
     let fallback: Fallback.Fallback | undefined
     const standalone = yield* Standalone.make({
@@ -330,14 +338,11 @@ export const make = (options: Options, poster?: HttpPost): Effect.Effect<
       if ("method" in message && message.method === "notifications/initialized") {
         return Effect.zipRight(posted, Effect.sync(standalone.initialized))
       }
-      return Effect.sync(() => {
-        const fiber = track(posted)
-        if (request === undefined) return
-        streams.set(request.id, { fiber, stateless: Session.statelessVersion(message) !== undefined })
-        fiber.addObserver(() => {
-          if (streams.get(request.id)?.fiber === fiber) streams.delete(request.id)
-        })
-      })
+      return Effect.sync(() =>
+        request === undefined
+          ? void track(posted)
+          : follow(request.id, posted, Session.statelessVersion(message) !== undefined)
+      )
     }
 
     yield* Effect.addFinalizer(() =>
@@ -398,7 +403,7 @@ export const make = (options: Options, poster?: HttpPost): Effect.Effect<
           return fellBack !== undefined ? fellBack.send(server, request) : post(request, reply)
         })
     }
-    const raw = poster && rawPosts({ context, poster, receiver: () => receiverNow, legacy, post, run: track })
+    const raw = poster && rawPosts({ context, poster, receiver: () => receiverNow, legacy, post, run: track, follow })
     if (raw !== undefined) protocol.requestNow = raw.requestNow
     return { protocol, tools, eventStream: standalone.now }
   })
@@ -421,6 +426,8 @@ const rawPosts = (options: {
   readonly legacy: () => unknown
   readonly post: (message: JsonRpc.Message, reply: Transport.Reply<Failure>) => Effect.Effect<void>
   readonly run: (effect: Effect.Effect<void>) => unknown
+  /** Runs the reading of a raw call's response, under its id: what a cancel interrupts. */
+  readonly follow: (id: JsonRpc.RequestId, effect: Effect.Effect<void>, stateless: boolean) => void
 }) => {
   const { context, poster } = options
   const { connection, session } = context
@@ -440,17 +447,22 @@ const rawPosts = (options: {
     const abort = poster.post(connection.url, headers, Wire.encode(request), {
       response: (response) => {
         if (inFlight.get(id) !== abort) return response.discard()
-        inFlight.delete(id)
         const status = response.status
         if (status === 200 && (response.header("content-type") ?? "").startsWith("application/json")) {
-          return response.text(connection.limit, (text) =>
-            text === undefined
-              ? reply.fail(new ClientError.MessageTooLarge({ method, limit: connection.limit }))
-              : reply.answer(Wire.decode(text, connection.decodeOptions)), (error) =>
+          // Still the call's until its body is read: a cancel meanwhile aborts the read.
+          const mine = () => inFlight.get(id) === abort && inFlight.delete(id)
+          return response.text(connection.limit, (text) => {
+            if (!mine()) return
+            if (text === undefined) reply.fail(new ClientError.MessageTooLarge({ method, limit: connection.limit }))
+            else reply.answer(Wire.decode(text, connection.decodeOptions))
+          }, (error) => {
+            if (!mine()) return
             reply.fail(
               new ClientError.ConnectionFailed({ url: connection.url, reason: Exchange.reasonOf(error), cause: error })
-            ))
+            )
+          })
         }
+        inFlight.delete(id)
         // Not served: sent again, as the `HttpClient` sends.
         if (status === 401 || status === 403 || (status >= 300 && status < 400)) {
           if (status === 401 || status === 403) direct = false
@@ -460,14 +472,19 @@ const rawPosts = (options: {
         const web = HttpClientRequest.post(connection.url).pipe(HttpClientRequest.setHeaders(headers))
         const answering = answeringOf(connection, session, r, request, reply)
         const read = HttpClientResponse.fromWeb(web, response.toWeb())
-        options.run(Effect.catchAll(
-          answered(context, request, answering, false, headers["mcp-session-id"])({
-            response: read,
-            headers: read.headers,
-            body: undefined
-          }),
-          answering.fail
-        ))
+        // Read on a fiber kept under the call's id, as the full path's POST is: a cancel interrupts it.
+        options.follow(
+          id,
+          Effect.catchAll(
+            answered(context, request, answering, false, headers["mcp-session-id"])({
+              response: read,
+              headers: read.headers,
+              body: undefined
+            }),
+            answering.fail
+          ),
+          false
+        )
       },
       error: (error) => {
         if (inFlight.get(id) !== abort) return
