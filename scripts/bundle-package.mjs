@@ -31,10 +31,10 @@ const scripts = (folder) =>
     return entry.name.endsWith(".js") ? [relative] : []
   })
 
-/** What `internal/…` modules the package's `imports` name (their `default` target under `dist`). */
+/** What `internal/…` modules the package's `imports` name (their `.js` targets under `dist`, not the types). */
 const imported = (node) =>
   typeof node === "string"
-    ? node.startsWith("./dist/") ? [node.slice("./dist/".length)] : []
+    ? node.startsWith("./dist/") && node.endsWith(".js") ? [node.slice("./dist/".length)] : []
     : node === null || node === undefined
     ? []
     : Object.values(node).flatMap(imported)
