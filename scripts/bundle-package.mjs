@@ -52,10 +52,12 @@ for (const field of ["exports", "imports"]) {
 const publicEntries = scripts(".").filter((file) => !file.split(path.sep).includes("internal"))
 const entries = [...new Set([...publicEntries, ...imported(manifest.imports)])].sort()
 
-fs.rmSync(out, { recursive: true, force: true })
+// Built aside, then moved into `bundle/` a file at a time (a rename replaces a file at once): two packs of the
+// same package at the same moment (tests packing side by side) never see `bundle/` missing or half written.
+const aside = fs.mkdtempSync(path.join(dir, ".bundle-"))
 const result = await build({
   entryPoints: Object.fromEntries(entries.map((file) => [file.slice(0, -".js".length), path.join(dist, file)])),
-  outdir: out,
+  outdir: aside,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -72,6 +74,22 @@ const result = await build({
   metafile: true,
   logLevel: "warning"
 })
+/** The files under `folder` (relative to it), recursively. */
+const files = (folder, under = "") =>
+  fs.existsSync(path.join(folder, under))
+    ? fs.readdirSync(path.join(folder, under), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(folder, path.join(under, entry.name)) : [path.join(under, entry.name)]
+    )
+    : []
+const built = files(aside)
+for (const file of built) {
+  fs.mkdirSync(path.dirname(path.join(out, file)), { recursive: true })
+  fs.renameSync(path.join(aside, file), path.join(out, file))
+}
+fs.rmSync(aside, { recursive: true, force: true })
+// What an earlier build left that this one did not make (chunks are named by their content).
+const made = new Set(built)
+for (const file of files(out)) if (!made.has(file)) fs.rmSync(path.join(out, file), { force: true })
 const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith(".js"))
 process.stderr.write(
   `${manifest.name}: ${entries.length} entry points, ${outputs.length - entries.length} chunks in bundle/\n`
