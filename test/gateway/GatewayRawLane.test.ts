@@ -308,7 +308,7 @@ describe("the raw lane's request ids (stdio)", () => {
       expect((await watched.answer(6)).error).toEqual(refused(6))
       send(call(8, "lane_add", { a: 1, b: 1 }))
       await watched.answer(8)
-      expect(watched.lane).toEqual(["lane_hang", "lane_add"])
+      expect(await watched.laneLines(2)).toEqual(["lane_hang", "lane_add"])
       expect(watched.seen.filter((m) => m.id === 5 || m.id === 6)).toHaveLength(2)
     } finally {
       stop()

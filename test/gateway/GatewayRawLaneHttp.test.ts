@@ -37,6 +37,15 @@ class Lines {
     this.seen.push(line)
     for (const k of this.waiters) k()
   }
+  /**
+   * The gateway's lane lines once `n` of them have come (they reach stderr on their own; an answer
+   * on stdout can be read first), without `serving`.
+   */
+  async laneSaw(n: number): Promise<Array<string>> {
+    const of = () => this.seen.filter((l) => l !== "serving")
+    await this.until(`${n} lane lines`, () => of().length >= n || undefined)
+    return of()
+  }
   until<A>(what: string, check: () => A | undefined): Promise<A> {
     return new Promise((resolve, reject) => {
       const now = check()
@@ -147,8 +156,7 @@ describe("the raw lane to an HTTP upstream", () => {
       const log = g.seen.seen.findIndex((m) => m.method === "notifications/message" && m.params.data === "on its way")
       expect(log).toBeGreaterThanOrEqual(0)
       expect(log).toBeLessThan(g.seen.seen.findIndex((m) => m.id === 2))
-      await g.lane.until("two lane lines", () => g.lane.seen.length >= 2 || undefined)
-      expect(g.lane.seen).toEqual(["up_add", "up_sse"])
+      expect(await g.lane.laneSaw(2)).toEqual(["up_add", "up_sse"])
       expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
       expect(g.callsOf("sse").map((p) => p.status)).toEqual([200])
     } finally {
@@ -169,7 +177,7 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(g.posts.seen.slice(from).some((p) => p.method === "initialize")).toBe(true)
       g.send(call(3, "up_add", { a: 1, b: 2 }))
       expect((await g.answer(3)).result.structuredContent).toEqual({ sum: 3 })
-      expect(g.lane.seen).toEqual(["up_forget", "up_add", "up_add"])
+      expect(await g.lane.laneSaw(3)).toEqual(["up_forget", "up_add", "up_add"])
     } finally {
       g.stop()
     }
@@ -190,7 +198,7 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(full401.code).toBeTypeOf("number")
       expect(lane401).toEqual(full401)
       expect(lane500).toEqual(full500)
-      expect(g.lane.seen).toEqual(["up_broken", "up_guarded"])
+      expect(await g.lane.laneSaw(2)).toEqual(["up_broken", "up_guarded"])
       // The 500 was sent once by each path; the lane's 401 was not served, so sent again.
       expect(g.callsOf("broken").map((p) => p.status)).toEqual([500, 500])
       expect(g.callsOf("add")).toEqual([])
@@ -213,7 +221,7 @@ describe("the raw lane to an HTTP upstream", () => {
         status: 200,
         auth: "Bearer good"
       }])
-      expect(g.lane.seen).toEqual(["up_guarded"])
+      expect(await g.lane.laneSaw(1)).toEqual(["up_guarded"])
     } finally {
       g.stop()
     }
@@ -230,7 +238,7 @@ describe("the raw lane to an HTTP upstream", () => {
       g.send(call(2, "up_cancelled"))
       expect((await g.answer(2)).result.structuredContent).toEqual(told)
       expect(typeof told.requestId).toBe("number")
-      expect(g.lane.seen).toEqual(["up_hang", "up_cancelled"])
+      expect(await g.lane.laneSaw(2)).toEqual(["up_hang", "up_cancelled"])
       // Nothing answered the cancelled call.
       expect(g.seen.seen.some((m) => m.id === 1)).toBe(false)
     } finally {
@@ -253,7 +261,7 @@ describe("the raw lane to an HTTP upstream", () => {
       // The upstream ignores the cancel: the POST ends only because the gateway lets it go (before:
       // its stream was read on until the upstream ended it, holding a connection of the pool).
       await g.posts.until("the POST let go", () => g.posts.seen.some((p) => p.closed === told.requestId) || undefined)
-      expect(g.lane.seen).toEqual(["up_ssehang"])
+      expect(await g.lane.laneSaw(1)).toEqual(["up_ssehang"])
       expect(g.seen.seen.some((m) => m.id === 1 && !("method" in m))).toBe(false)
     } finally {
       g.stop()
@@ -350,7 +358,7 @@ describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds fo
         )
         await hanging
         expect(g.posts.seen.filter((p) => p.name === "add").map((p) => p.status)).toEqual([200])
-        expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_add", "up_hang"])
+        expect(await g.lane.laneSaw(2)).toEqual(["up_add", "up_hang"])
       } finally {
         g.stop()
       }
@@ -369,7 +377,7 @@ describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds fo
       expect(told.reason).toBe("cancelled by the caller")
       expect(typeof told.requestId).toBe("number")
       await hanging
-      expect(g.lane.seen.filter((l) => l !== "serving")).toEqual(["up_hang"])
+      expect(await g.lane.laneSaw(1)).toEqual(["up_hang"])
     } finally {
       g.stop()
     }
