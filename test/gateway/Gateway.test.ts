@@ -36,9 +36,13 @@ const configOf = (servers: Record<string, unknown>) => {
   return { dir, file }
 }
 
-/** Our client of `mcp gateway --config FILE ...extra` over stdio (the gateway is its child process). */
+/**
+ * Our client of `mcp gateway --config FILE ...extra` over stdio (the gateway is its child process).
+ * The gateway serves once its upstreams are up (`--start-timeout` a guard, not its 10 seconds, which
+ * a loaded machine can spend starting three Node processes).
+ */
 const gatewayClient = (file: string, extra: ReadonlyArray<string> = [], handlers: McpClient.Options["handlers"] = {}) =>
-  mcpOverStdio(["gateway", "--config", file, ...extra], { handlers })
+  mcpOverStdio(["gateway", "--config", file, "--start-timeout", "60", ...extra], { handlers })
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) => JSON.stringify(result.content)
 

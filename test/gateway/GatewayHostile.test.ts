@@ -55,7 +55,7 @@ describe("mcp gateway in front of a hostile upstream", () => {
               command: "sh",
               args: [
                 "-c",
-                `echo $$ > ${pidFile}; exec ${process.execPath} --max-old-space-size=64 ${mcpMain} gateway --config ${file} --timeout 3`
+                `echo $$ > ${pidFile}; exec ${process.execPath} --max-old-space-size=64 ${mcpMain} gateway --config ${file} --timeout 3 --start-timeout 60`
               ],
               cwd: root,
               stderr: "ignore"

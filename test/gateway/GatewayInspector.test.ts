@@ -42,7 +42,8 @@ writeFileSync(
 const run = (args: ReadonlyArray<string>) =>
   Effect.async<any, Error>((resume) => {
     // Its secrets in memory, its catalog in our directory: nothing of the user's is read or written.
-    const child = spawn(process.execPath, [inspector, "--cli", ...args], {
+    // Its connect timeout (30 s) a guard only: each run over stdio starts a gateway and its upstream.
+    const child = spawn(process.execPath, [inspector, "--cli", "--connect-timeout", "90000", ...args], {
       cwd: root,
       env: { ...process.env, HOME: dir, MCP_INSPECTOR_SECRET_STORE: "memory" },
       stdio: ["ignore", "pipe", "pipe"]
@@ -99,12 +100,12 @@ describe("the MCP Inspector's CLI through mcp gateway", () => {
     "over stdio: the Inspector spawns the gateway",
     // Each run spawns a gateway and its upstream: the lists are run over HTTP only.
     () => methods(["--config", inspectorConfig, "--server", "gateway"], false),
-    { timeout: 120_000 }
+    { timeout: 240_000 }
   )
 
   it.scopedLive("over Streamable HTTP", () =>
     Effect.gen(function*() {
       const url = yield* serving(["gateway", "--config", gatewayConfig, "--start-timeout", "60"])
       yield* methods([url], true)
-    }), { timeout: 120_000 })
+    }), { timeout: 240_000 })
 })

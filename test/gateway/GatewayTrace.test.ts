@@ -44,10 +44,10 @@ describe("mcp gateway: telemetry", () => {
       )
       const port = yield* Services.freePort
       const gateway = yield* start(
-        [mcpMain, "gateway", "--config", file, "--port", String(port), "--serve", "stateless"],
+        [mcpMain, "gateway", "--config", file, "--port", String(port), "--serve", "stateless", "--start-timeout", "60"],
         exportTo(url)
       )
-      // Serving once its upstream is up (or the gateway's start timeout has passed): as long as that takes here.
+      // Serving once its upstream is up: as long as that takes here.
       yield* until(() => gateway.stderr().includes("mcp gateway: serving at"), "the gateway serving")
       const context = yield* Layer.build(
         McpClient.layer({ clientInfo: { name: "telemetry-client", version: "1.0.0" }, era: "stateless" }).pipe(

@@ -21,7 +21,8 @@ export const demoMain = path.join(root, "apps/everything/dist/main.js")
 
 /**
  * `mcp ...args --port N`, with `env` added to this process's: its endpoint once it said on stderr
- * that it serves (a guard of 30 seconds against one that never does), stopped with the scope
+ * that it serves (a guard of 90 seconds against one that never does: a gateway serves once its
+ * upstreams are up, which a loaded machine can take long to start), stopped with the scope
  * (SIGTERM, then its exit).
  */
 export const serving = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
@@ -50,7 +51,7 @@ export const serving = (args: ReadonlyArray<string>, env: Record<string, string>
       })
       child.once("exit", (code) => resume(Effect.fail(new Error(`mcp ${args[0]} exited ${code}: ${stderr}`))))
     }).pipe(
-      Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`mcp ${args[0]} did not start`) })
+      Effect.timeoutFail({ duration: "90 seconds", onTimeout: () => new Error(`mcp ${args[0]} did not start`) })
     )
     return `http://127.0.0.1:${port}/mcp`
   })
