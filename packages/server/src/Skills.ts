@@ -33,7 +33,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { modules } from "./internal/lazy.js"
+import * as modules from "./internal/lazy.js"
 import type * as SkillsInternal from "./internal/skills.js"
 
 /**
