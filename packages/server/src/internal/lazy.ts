@@ -24,8 +24,11 @@ export const web: typeof Modules.web = Loaders.web
 /** The 2026-07-28 era. */
 export const stateless: typeof Modules.stateless = Loaders.stateless
 
-/** The skills extension. */
+/** The skills extension's serving. */
 export const skills: typeof Modules.skills = Loaders.skills
+
+/** The skills extension's building (`Skills.make`). */
+export const skillsBuild: typeof Modules.skillsBuild = Loaders.skillsBuild
 
 /** The token verifiers. */
 export const tokenVerifier: typeof Modules.tokenVerifier = Loaders.tokenVerifier
