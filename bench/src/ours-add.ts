@@ -6,8 +6,11 @@
  * The server children take `--revisions handshake|stateless|dual` (`revisionsArg`): the four
  * handshake revisions (the default, `Server`), 2026-07-28 alone, or both eras on one endpoint.
  */
-import { Revision } from "@effect-mcp/core"
-import { McpServer, Tool } from "@effect-mcp/server"
+// By their paths, as the guide shows for a Worker (docs/runtimes.md): the Worker of the runtime benchmarks
+// (web-ours.ts) bundles only what it uses.
+import * as Revision from "@effect-mcp/core/Revision"
+import * as McpServer from "@effect-mcp/server/McpServer"
+import * as Tool from "@effect-mcp/server/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 

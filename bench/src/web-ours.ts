@@ -8,7 +8,7 @@
  * `construct n`: n handlers in a row, each built, its first `tools/call` answered, then disposed,
  * ms each: what building ours costs, which it pays once per process or isolate.
  */
-import { HttpTransport } from "@effect-mcp/server"
+import * as HttpTransport from "@effect-mcp/server/HttpTransport"
 import { stateless } from "./envelope.js"
 import { serverOf } from "./ours-add.js"
 import type { Served } from "./web-serve.js"

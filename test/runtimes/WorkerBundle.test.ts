@@ -40,6 +40,58 @@ describe("the demo's Worker bundle", () => {
     expect(modules.some((file) => file.includes("/jose/"))).toBe(true)
   }, 60_000)
 
+  // What a server without skills or a token verifier never runs stays out of its Worker's bundle, not
+  // only unevaluated: every byte of a bundle is parsed at the isolate's start (in V8, preparsing alone
+  // costs about 0.23 M instructions a KiB). The skills' building and its YAML parser (yaml, 107 KiB
+  // minified: 25 M instructions of the cold start) are reached by `Skills.make` alone; imported by their
+  // deep paths, the HTTP transport's @effect/platform adapter (its router) is left out of a Worker that
+  // serves fetch only.
+  const inputsOf = async (contents: string): Promise<ReadonlyArray<string>> => {
+    const result = await esbuild.build({
+      stdin: { contents, resolveDir: import.meta.dirname, loader: "ts" },
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "browser",
+      format: "esm",
+      conditions: ["workerd", "worker", "@effect-mcp/source"],
+      logLevel: "silent"
+    })
+    // The modules whose code is in the bundle (a module read but all tree-shaken has no bytes there).
+    const inputs = Object.values(result.metafile.outputs)[0]!.inputs
+    return Object.keys(inputs).filter((file) => inputs[file]!.bytesInOutput > 0)
+  }
+  const oneTool = (imports: string) =>
+    [
+      imports,
+      `import * as Effect from "effect/Effect"`,
+      `import * as Schema from "effect/Schema"`,
+      `const Add = Tool.make("add", {`,
+      `  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),`,
+      `  success: Schema.Struct({ sum: Schema.Number })`,
+      `}, ({ a, b }) => Effect.succeed({ sum: a + b }))`,
+      `export default HttpTransport.toWorkerHandler(McpServer.layer({`,
+      `  serverInfo: { name: "add", version: "1.0.0" }, tools: [Add], revisions: ["2026-07-28"]`,
+      `}))`
+    ].join("\n")
+
+  it("leaves out the skills' building and yaml for a server without skills", async () => {
+    const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    expect(inputs.filter((file) => /\/yaml\/|skillsBuild|SkillFormat/.test(file))).toEqual([])
+    // The serving of skills stays (the server serves skills found in its context).
+    expect(inputs.some((file) => file.endsWith("internal/skills.ts"))).toBe(true)
+  }, 60_000)
+
+  it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {
+    const inputs = await inputsOf(oneTool([
+      `import * as HttpTransport from "@effect-mcp/server/HttpTransport"`,
+      `import * as McpServer from "@effect-mcp/server/McpServer"`,
+      `import * as Tool from "@effect-mcp/server/Tool"`
+    ].join("\n")))
+    expect(inputs.filter((file) => /HttpLayerRouter|internal\/http\/platform/.test(file))).toEqual([])
+    expect(inputs.some((file) => file.endsWith("internal/http/web.ts"))).toBe(true)
+  }, 60_000)
+
   // The schemas of the features a server may never use (sampling, elicitation, the input requests of
   // 2026-07-28, the tasks extension: a third of the Worker's cold start above the SDK's) are built when
   // a message first needs them. A server with one tool, bundled as a Worker, evaluated here, answers a

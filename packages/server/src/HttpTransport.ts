@@ -45,7 +45,7 @@ import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import type * as Internal from "./internal/http/handler.js"
-import { modules as Modules } from "./internal/lazy.js"
+import * as Modules from "./internal/lazy.js"
 import type { McpServer } from "./McpServer.js"
 import type * as TokenVerifier from "./TokenVerifier.js"
 
@@ -315,8 +315,11 @@ const handlerModule: Effect.Effect<typeof Internal> = Effect.promise(() => Modul
 export const make = (options?: Options): Effect.Effect<Handler, never, McpServer | Scope.Scope> =>
   Effect.flatMap(handlerModule, (internal) => internal.make(options))
 
-/** The @effect/platform adapter, loaded when first used. */
-const platform = Effect.promise(() => Modules.platform())
+/**
+ * The @effect/platform adapter, loaded when first used. A function, not an Effect made when this
+ * module is evaluated: a bundler then leaves the adapter out of a Worker that serves fetch only.
+ */
+const platform = () => Effect.promise(() => Modules.platform())
 
 /**
  * The handler as an @effect/platform route handler (for a router of your own).
@@ -328,7 +331,7 @@ export const toHttpApp = (
   handler: Handler
 ): Effect.Effect<
   (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
-> => Effect.flatMap(platform, (adapter) => adapter.toHttpApp(handler))
+> => Effect.flatMap(platform(), (adapter) => adapter.toHttpApp(handler))
 
 /**
  * The MCP endpoints as routes of an `HttpLayerRouter` (every method, so that the unsupported
@@ -340,7 +343,7 @@ export const toHttpApp = (
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | McpServer> =>
-  Layer.unwrapEffect(Effect.map(platform, (adapter) => adapter.layer(options)))
+  Layer.unwrapEffect(Effect.map(platform(), (adapter) => adapter.layer(options)))
 
 /** The Web-standard adapter, loaded when first used. */
 const web = Effect.promise(() => Modules.web())

@@ -33,8 +33,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { modules } from "./internal/lazy.js"
-import type * as SkillsInternal from "./internal/skills.js"
+import * as modules from "./internal/lazy.js"
+import type * as SkillsBuild from "./internal/skillsBuild.js"
 
 /**
  * One file of a served skill: its path (relative to the skills' root), resource URI, size and
@@ -201,20 +201,23 @@ const isIterable = (files: Files): files is Iterable<readonly [string, string | 
  * @since 0.1.0
  * @category constructors
  */
-export const make: (files: Files, options?: Options) => Effect.Effect<Service, SkillsError> = Effect.fn(
-  "Skills.make"
-)(function*(files: Files, options?: Options) {
+export const make: (files: Files, options?: Options) => Effect.Effect<Service, SkillsError> = /* @__PURE__ */
+  Effect.fn("Skills.make")(function*(files: Files, options?: Options) {
   const bytes = new Map<string, Uint8Array>()
   for (const [path, content] of isIterable(files) ? files : Object.entries(files)) {
     if (bytes.has(path)) return yield* new SkillsError({ path, reason: "the path is given twice" })
     bytes.set(path, typeof content === "string" ? encoder.encode(content) : content)
   }
-  const internal = yield* loadInternal
+  const internal = yield* loadInternal()
   return yield* Effect.mapError(internal.build(bytes, options ?? {}, defaultLimits), (p) => new SkillsError(p))
 })
 
-/** The skills extension's code, loaded when skills are first made (a server without skills never loads it). */
-const loadInternal: Effect.Effect<typeof SkillsInternal> = Effect.promise(() => modules.skills())
+/**
+ * The skills' building, loaded when skills are first made (a server without skills never loads it).
+ * `make` is marked pure (`Effect.fn` makes a function and runs nothing): a bundle whose code never
+ * makes skills leaves it out, and with it the building and the YAML parser (`internal/skillsBuild.ts`).
+ */
+const loadInternal = (): Effect.Effect<typeof SkillsBuild> => Effect.promise(() => modules.skillsBuild())
 
 /**
  * The `Skills` of files in memory, as a layer (see `make`).

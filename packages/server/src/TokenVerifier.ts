@@ -43,7 +43,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Claims from "./internal/claims.js"
-import { modules } from "./internal/lazy.js"
+import * as modules from "./internal/lazy.js"
 import type * as Verifiers from "./internal/tokenVerifier.js"
 
 /**
@@ -264,7 +264,7 @@ export interface JwtOptions {
  * @category constructors
  */
 export const jwt = (options: JwtOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.flatMap(verifiers, (internal) => internal.jwt(options))
+  Effect.flatMap(verifiers(), (internal) => internal.jwt(options))
 
 /**
  * @since 0.1.0
@@ -318,10 +318,14 @@ export interface IntrospectionOptions {
  * @category constructors
  */
 export const introspection = (options: IntrospectionOptions): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.flatMap(verifiers, (internal) => internal.introspection(options))
+  Effect.flatMap(verifiers(), (internal) => internal.introspection(options))
 
-/** The verifiers' code, loaded when a verifier is first made (a server without one never loads it). */
-const verifiers: Effect.Effect<typeof Verifiers> = Effect.promise(() => modules.tokenVerifier())
+/**
+ * The verifiers' code, loaded when a verifier is first made (a server without one never loads it).
+ * A function, not an Effect made when this module is evaluated: a bundler then leaves the verifiers
+ * (and jose, oauth4webapi) out of a Worker that makes none.
+ */
+const verifiers = (): Effect.Effect<typeof Verifiers> => Effect.promise(() => modules.tokenVerifier())
 
 /**
  * @since 0.1.0

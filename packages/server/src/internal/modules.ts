@@ -20,8 +20,11 @@ export const web = () => import("./http/web.js")
 /** The 2026-07-28 era. */
 export const stateless = () => import("./stateless.js")
 
-/** The skills extension. */
+/** The skills extension's serving. */
 export const skills = () => import("./skills.js")
+
+/** The skills extension's building (`Skills.make`). */
+export const skillsBuild = () => import("./skillsBuild.js")
 
 /** The token verifiers. */
 export const tokenVerifier = () => import("./tokenVerifier.js")

@@ -8,6 +8,7 @@ import * as Handler from "./http/handler.js"
 import * as Platform from "./http/platform.js"
 import * as Web from "./http/web.js"
 import * as Skills from "./skills.js"
+import * as SkillsBuild from "./skillsBuild.js"
 import * as Stateless from "./stateless.js"
 import * as TokenVerifier from "./tokenVerifier.js"
 
@@ -23,8 +24,11 @@ export const web = (): Promise<typeof Web> => Promise.resolve(Web)
 /** The 2026-07-28 era. */
 export const stateless = (): Promise<typeof Stateless> => Promise.resolve(Stateless)
 
-/** The skills extension. */
+/** The skills extension's serving. */
 export const skills = (): Promise<typeof Skills> => Promise.resolve(Skills)
+
+/** The skills extension's building (`Skills.make`). */
+export const skillsBuild = (): Promise<typeof SkillsBuild> => Promise.resolve(SkillsBuild)
 
 /** The token verifiers. */
 export const tokenVerifier = (): Promise<typeof TokenVerifier> => Promise.resolve(TokenVerifier)
