@@ -142,7 +142,10 @@ describe("the demo server exporting OTLP over HTTP", () => {
       const server = yield* start([everything, "stdio", "--era", "handshake"], {
         ...exportTo(url),
         OTEL_BSP_SCHEDULE_DELAY: "60000",
-        OTEL_METRIC_EXPORT_INTERVAL: "60000"
+        OTEL_METRIC_EXPORT_INTERVAL: "60000",
+        // The flush at exit as long as a loaded machine takes (its default half a second is less than
+        // a first fetch can take here).
+        OTEL_BSP_EXPORT_TIMEOUT: "30000"
       })
       const stdin = server.child.stdin!
       for (const message of [initialize, initialized, call(2, "test_simple_text")]) {

@@ -136,7 +136,8 @@ export interface Settings {
   readonly attributeValueLengthLimit?: number | undefined
   /**
    * How long the last export may take when the layer is released (the process stopping):
-   * `EnvOptions.shutdownTimeout`; absent, {@link defaultShutdownTimeout}.
+   * `EnvOptions.shutdownTimeout`, else the longer of `OTEL_BSP_EXPORT_TIMEOUT` and
+   * `OTEL_METRIC_EXPORT_TIMEOUT` where set; absent, {@link defaultShutdownTimeout}.
    */
   readonly shutdownTimeout?: Duration.Duration | undefined
   /** Each a sentence, for stderr: an unsupported protocol or exporter, a malformed number. */
@@ -250,6 +251,9 @@ const positive = (
  *   `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512), `OTEL_METRIC_EXPORT_INTERVAL` (default 60000 ms);
  * - `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default, see {@link Sampler}) and
  *   `OTEL_TRACES_SAMPLER_ARG` (the ratio, default 1);
+ * - `OTEL_BSP_EXPORT_TIMEOUT`, `OTEL_METRIC_EXPORT_TIMEOUT` (milliseconds): where either is set, the
+ *   longer is also how long the last export may take when the layer is released (`shutdownTimeout`,
+ *   unless `EnvOptions.shutdownTimeout` is given; neither set, {@link defaultShutdownTimeout});
  * - `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`: the longest
  *   attribute value (and span name, and metric label) in characters. Unset, 1,024
  *   (`Telemetry.defaultAttributeValueLengthLimit`), where the SDK's own default is no limit: a peer
@@ -279,7 +283,15 @@ export const settingsFromEnv = (options: EnvOptions = {}): Settings => {
   const attributeValueLengthLimit = Math.floor(
     positive(env, generalLimit, Telemetry.defaultAttributeValueLengthLimit, "characters", warnings)
   )
-  const shutdownTimeout = options.shutdownTimeout === undefined ? undefined : Duration.decode(options.shutdownTimeout)
+  // The time an export may take, where one is set, is also what the last export at exit may take.
+  const exportTimeouts = ["OTEL_BSP_EXPORT_TIMEOUT", "OTEL_METRIC_EXPORT_TIMEOUT"]
+    .filter((name) => nonEmpty(env[name]) !== undefined)
+    .map((name) => positive(env, name, Duration.toMillis(defaultShutdownTimeout), "milliseconds", warnings))
+  const shutdownTimeout = options.shutdownTimeout !== undefined
+    ? Duration.decode(options.shutdownTimeout)
+    : exportTimeouts.length > 0
+    ? Duration.millis(Math.max(...exportTimeouts))
+    : undefined
   if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") {
     return { traces: undefined, metrics: undefined, resource, attributeValueLengthLimit, shutdownTimeout, warnings }
   }

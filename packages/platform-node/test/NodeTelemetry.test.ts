@@ -21,6 +21,21 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(settings.warnings).toEqual([])
   })
 
+  it("bounds the last export at exit by the export timeouts where set, else half a second", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
+    const bound = (env: Record<string, string>, shutdownTimeout?: Duration.DurationInput) => {
+      const settings = NodeTelemetry.settingsFromEnv({ env: { ...endpoint, ...env }, shutdownTimeout })
+      return settings.shutdownTimeout === undefined ? undefined : Duration.toMillis(settings.shutdownTimeout)
+    }
+    expect(bound({})).toBeUndefined()
+    expect(bound({ OTEL_BSP_EXPORT_TIMEOUT: "4000" })).toBe(4_000)
+    expect(bound({ OTEL_BSP_EXPORT_TIMEOUT: "4000", OTEL_METRIC_EXPORT_TIMEOUT: "9000" })).toBe(9_000)
+    expect(bound({ OTEL_METRIC_EXPORT_TIMEOUT: "9000" }, "2 seconds")).toBe(2_000)
+    const malformed = NodeTelemetry.settingsFromEnv({ env: { ...endpoint, OTEL_BSP_EXPORT_TIMEOUT: "soon" } })
+    expect(malformed.shutdownTimeout && Duration.toMillis(malformed.shutdownTimeout)).toBe(500)
+    expect(malformed.warnings).toEqual(["OTEL_BSP_EXPORT_TIMEOUT=soon is not a positive number of milliseconds: using 500"])
+  })
+
   it("appends the signal paths to the base endpoint, protobuf by default", () => {
     const settings = NodeTelemetry.settingsFromEnv({
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318/" }
