@@ -43,7 +43,7 @@ const mcp = (
   env: NodeJS.ProcessEnv,
   args: ReadonlyArray<string>,
   onUrl?: (url: string) => Effect.Effect<void>,
-  bound = 20_000
+  bound = 45_000
 ): Effect.Effect<Run> =>
   Effect.promise(() =>
     new Promise<Run>((resolve) => {
@@ -276,7 +276,7 @@ describe.runIf(process.versions.node.startsWith("20."))("mcp login, call, logout
         assert.isFalse(fs.existsSync(path.join(home, ".config")))
         assert.deepStrictEqual(fixture.seen.errors, [])
       }),
-    60_000
+    120_000
   )
 })
 
@@ -319,7 +319,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
           const browser = Auth.makeBrowser()
           const { env, file, store } = yield* isolated
           const slowUser = (url: string) => Effect.zipRight(fixture.refusedWithoutToken(2), browser.onUrl(url))
-          const login = yield* mcp(env, ["login", fixture.url, ...store], slowUser, 40_000)
+          const login = yield* mcp(env, ["login", fixture.url, ...store], slowUser, 90_000)
           assert.strictEqual(login.code, 0, shown(login))
           assert.deepStrictEqual(linesOf(login.stderr), [
             `mcp: to authorize, open ${login.urls[0]}`,
@@ -331,7 +331,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
           assert.deepStrictEqual(fixture.seen.grants, { authorization_code: 1 })
           assert.deepStrictEqual(fixture.seen.errors, [])
         }),
-      60_000
+      120_000
     )
 
     // Before: the probe's authorization error sent the client on to initialize, which authorized again.
@@ -352,7 +352,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
           assert.deepStrictEqual(rest, [])
           assert.strictEqual(fixture.seen.registrations, 1)
         }),
-      60_000
+      120_000
     )
 
     // Before: `--era` was refused as an unknown option.
@@ -369,7 +369,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
         }
         assert.strictEqual(fixture.seen.authorizations, 2)
         assert.strictEqual(browser.delivered.length, 2)
-      }), 60_000)
+      }), 120_000)
 
     // Before: nothing bounded an OAuth request but undici's own 300 s, and the process lived on for it (306 s).
     it.scopedLive(
@@ -452,7 +452,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
             assert.isBelow(failure[0].length, 600, failure[0].slice(0, 2000))
           }
         }),
-      60_000
+      120_000
     )
 
     // Before: the protected resource metadata of a plain-HTTP server on a host that is not a loopback host was refused
@@ -486,7 +486,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
           assert.strictEqual(linesOf(allowed.stderr).at(-1), `mcp: authorized for ${both.url} (tokens in ${file})`)
           assert.strictEqual(both.seen.registrations, 1)
         }),
-      60_000
+      120_000
     )
 
     // Before: the notices went to stdout as log lines (or nowhere), the file was written over (every other server's
@@ -541,7 +541,7 @@ describe.runIf(process.versions.node.startsWith("20."))(
             `mcp: made ${own} private (mode 0700, it was 0755): it holds the token file`
           )
         }),
-      60_000
+      120_000
     )
   }
 )
