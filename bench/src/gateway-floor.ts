@@ -170,6 +170,9 @@ const httpGateway = async () => {
   server.listen(Number(port), "127.0.0.1", () => process.stderr.write(`floor gateway ready at :${port}\n`))
 }
 
+// Ended by `gateway.ts` with SIGINT: an exit of its own, so that a floor run with `--cpu-prof`
+// (`BENCH_GATEWAY_FLAGS`) writes its profile, as the gateway does.
+process.on("SIGINT", () => process.exit(0))
 if (mode === "stdio") stdio()
 else if (mode === "http") void httpGateway()
 else {

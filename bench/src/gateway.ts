@@ -21,6 +21,11 @@
  * floor shows what any gateway process costs on them. Targets (issue 41, as the floor showed them
  * to be reachable): ours ≥ 80% of the floor's throughput, and p50 at most 0.3 ms more than the
  * floor's, same run. Ratios are the medians of per-round ratios.
+ * The gateway's CPU per call is also printed split (its system part: the kernel's side of its
+ * reads and writes). `BENCH_STRACE=1` counts the system calls per call of the process in the
+ * middle of each HTTP route (the upstream for direct, else the floor or the gateway) with
+ * `strace -c -f` over its measured calls: what a gateway adds in reads and writes, apart from
+ * what it does in JS (strace slows the process it watches: its rounds' speeds mean nothing).
  * `BENCH_PARTS` picks parts (`stdio-demo,stdio-sdk,http-demo,http-sdk,memory`, the default).
  * `BENCH_GATEWAY_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) are given to the floor's and
  * the gateway's processes. A benchmark, not a test: it prints, and exits 1 on a wrong answer.
@@ -33,7 +38,7 @@ import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Envelope from "./envelope.js"
 import { load, openSessions } from "./http-driver.js"
-import { cpuMillis, freePort, rssKiB } from "./proc.js"
+import { cpuMillis, cpuSplitMillis, freePort, rssKiB } from "./proc.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
@@ -49,6 +54,7 @@ const millis = Number(process.env.BENCH_MILLIS ?? 5_000)
 /** Which parts run (default all): `stdio-demo,stdio-sdk,http-demo,http-sdk,memory`. */
 const parts = (process.env.BENCH_PARTS ?? "stdio-demo,stdio-sdk,http-demo,http-sdk,memory").split(",")
 const gatewayFlags = (process.env.BENCH_GATEWAY_FLAGS ?? "").split(" ").filter((f) => f.length > 0)
+const straced = process.env.BENCH_STRACE === "1"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "bench-gateway-"))
 let configs = 0
@@ -89,26 +95,74 @@ interface Stats {
   /** CPU µs per call: the client (this process), the gateway (none direct), the upstream. */
   readonly client: number
   readonly gateway: number
+  /** The system part of `gateway`. */
+  readonly gatewaySystem: number
   readonly upstream: number
+  /** `BENCH_STRACE`: system calls per call of the process in the middle, by name (and `total`). */
+  readonly syscalls?: Readonly<Record<string, number>> | undefined
+}
+
+/**
+ * `strace -c -f` on `pid` until `stop` is called: the counts of its system calls by name, once
+ * strace has written them (`total` among them).
+ */
+const strace = async (pid: number) => {
+  const out = path.join(dir, `strace-${pid}-${Date.now()}.txt`)
+  const proc = spawn("strace", ["-c", "-f", "-o", out, "-p", String(pid)], { stdio: ["ignore", "ignore", "pipe"] })
+  // strace says on stderr when it is attached.
+  await new Promise<void>((resolve, reject) => {
+    proc.once("error", reject)
+    proc.stderr!.once("data", () => resolve())
+  })
+  return async (): Promise<Record<string, number>> => {
+    const exited = new Promise((resolve) => proc.once("exit", resolve))
+    proc.kill("SIGINT")
+    await exited
+    const counts: Record<string, number> = {}
+    for (const line of readFileSync(out, "latin1").split("\n")) {
+      const cols = line.trim().split(/\s+/)
+      // % time, seconds, usecs/call, calls, [errors,] syscall
+      if (cols.length >= 5 && /^[\d.]+$/.test(cols[0]!) && /^\d+$/.test(cols[3]!)) {
+        counts[cols[cols.length - 1]!] = Number(cols[3])
+      } else if (cols[cols.length - 1] === "total" && /^\d+$/.test(cols[2]!)) counts.total = Number(cols[2])
+    }
+    return counts
+  }
 }
 
 /** CPU of the processes given (and of this one) over `run`, per call. */
 const measured = async (
-  pids: { readonly gateway: number | undefined; readonly upstream: number | undefined },
+  pids: {
+    readonly gateway: number | undefined
+    readonly upstream: number | undefined
+    /** `BENCH_STRACE`: count the system calls of the gateway (the upstream when direct). */
+    readonly strace?: boolean
+  },
   run: () => Promise<{ readonly rps: number; readonly p50: number; readonly calls: number }>
 ): Promise<Stats> => {
+  const middle = pids.gateway ?? pids.upstream
+  const stopTrace = pids.strace === true && middle !== undefined ? await strace(middle) : undefined
   const own = process.cpuUsage()
-  const gateway = pids.gateway === undefined ? 0 : cpuMillis(pids.gateway)
+  const gateway = pids.gateway === undefined ? undefined : cpuSplitMillis(pids.gateway)
   const upstream = pids.upstream === undefined ? 0 : cpuMillis(pids.upstream)
   const result = await run()
   const ownUsed = process.cpuUsage(own)
+  const gatewayAfter = pids.gateway === undefined ? undefined : cpuSplitMillis(pids.gateway)
+  const upstreamAfter = pids.upstream === undefined ? 0 : cpuMillis(pids.upstream)
+  const counts = stopTrace === undefined ? undefined : await stopTrace()
   const per = (ms: number) => (ms * 1000) / result.calls
   return {
     rps: result.rps,
     p50: result.p50,
     client: (ownUsed.user + ownUsed.system) / result.calls,
-    gateway: pids.gateway === undefined ? Number.NaN : per(cpuMillis(pids.gateway) - gateway),
-    upstream: pids.upstream === undefined ? Number.NaN : per(cpuMillis(pids.upstream) - upstream)
+    gateway: gateway === undefined ?
+      Number.NaN :
+      per(gatewayAfter!.user + gatewayAfter!.system - gateway.user - gateway.system),
+    gatewaySystem: gateway === undefined ? Number.NaN : per(gatewayAfter!.system - gateway.system),
+    upstream: pids.upstream === undefined ? Number.NaN : per(upstreamAfter - upstream),
+    syscalls: counts === undefined ?
+      undefined :
+      Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, n / result.calls]))
   }
 }
 
@@ -205,7 +259,7 @@ const httpRound = async (
   }
   const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
   await load(opened, envelope, 1_000, 1)
-  const stats = await measured(pids, async () => {
+  const stats = await measured({ ...pids, strace: straced }, async () => {
     const s = await load(opened, envelope, millis, 10_000_000)
     if (s.bad > 0) throw new Error(`bad answers: ${s.firstBad}`)
     return { rps: s.rps, p50: s.p50, calls: s.requests }
@@ -225,7 +279,11 @@ const compare = (label: string, by: Readonly<Record<Route, ReadonlyArray<Stats>>
       `${label} ${route.padEnd(6)}: ${s.map((x) => `${Math.round(x.rps)}/s p50 ${x.p50.toFixed(3)}`).join("; ")}` +
         ` | CPU µs/call (median) client ${us(median(s.map((x) => x.client)))}, gateway ${
           us(median(s.map((x) => x.gateway)))
-        }, upstream ${us(median(s.map((x) => x.upstream)))}`
+        } (system ${us(median(s.map((x) => x.gatewaySystem)))}), upstream ${us(median(s.map((x) => x.upstream)))}` +
+        (s[0]?.syscalls === undefined ? "" : ` | syscalls/call (${route === "direct" ? "upstream" : "gateway"}) ${
+          Object.entries(s[0].syscalls).filter(([, n]) => n >= 0.01).sort((a, b) => b[1] - a[1])
+            .map(([name, n]) => `${name} ${n.toFixed(2)}`).join(", ")
+        }`)
     )
   }
   const ratio = (a: Route, b: Route) => median(by[a].map((x, i) => x.rps / by[b][i]!.rps))

@@ -77,15 +77,21 @@ export const rssKiB = (pid: number): number => {
   }
 }
 
-/** User + system CPU time of a process so far, in milliseconds (Linux clock ticks are 10 ms). */
-export const cpuMillis = (pid: number): number => {
+/** User and system CPU time of a process so far, in milliseconds (Linux clock ticks are 10 ms). */
+export const cpuSplitMillis = (pid: number): { readonly user: number; readonly system: number } => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
   } catch {
-    return Number.NaN
+    return { user: Number.NaN, system: Number.NaN }
   }
+}
+
+/** User + system CPU time of a process so far, in milliseconds (Linux clock ticks are 10 ms). */
+export const cpuMillis = (pid: number): number => {
+  const { system, user } = cpuSplitMillis(pid)
+  return user + system
 }
 
 /** Busy CPU time of the whole machine so far, in milliseconds (all CPUs, from `/proc/stat`). */

@@ -14,9 +14,14 @@
  * Samples under `node:inspector` (the profiler started by `control.ts`) are left out.
  * `--callers <function>` also prints the commonest call chains (4 frames up) of that function;
  * `--from-ms N` leaves out the first N ms of each profile (a whole-process `--cpu-prof` profile
- * starts with module loading).
+ * starts with module loading); `--last-ms N` keeps only the N ms of each profile before its last
+ * busy 100 ms (over a fifth busy), less its last 500 ms (its end): the measured calls of a process that served only
+ * them last (a gateway of `gateway.ts`, busy only in its own rounds). `--calls N` also prints the
+ * self time of each row per call, N calls in all (what the load driver counted in that window), to
+ * set two processes side by side (ours and the floor, say) where their percentages do not compare.
  *
- * `node dist/profile.js <file.cpuprofile>… [--top N] [--callers <function>] [--from-ms N]`
+ * `node dist/profile.js <file.cpuprofile>… [--top N] [--callers <function>] [--from-ms N]
+ * [--last-ms N] [--calls N]`
  */
 import { readFileSync } from "node:fs"
 import { table } from "./proc.js"
@@ -83,6 +88,8 @@ const main = () => {
   const top = Number(option("--top") ?? 30)
   const callersOf = option("--callers")
   const fromMicros = Number(option("--from-ms") ?? 0) * 1000
+  const lastMicros = option("--last-ms") === undefined ? undefined : Number(option("--last-ms")) * 1000
+  const calls = option("--calls") === undefined ? undefined : Number(option("--calls"))
   const files = args.filter((arg, i) => !arg.startsWith("--") && (i === 0 || !args[i - 1].startsWith("--")))
   if (files.length === 0) {
     process.stderr.write("usage: node dist/profile.js <file.cpuprofile>… [--top N]\n")
@@ -107,11 +114,28 @@ const main = () => {
       }
       return frames
     }
+    // With `--last-ms`: the window before the last busy 100 ms (over a fifth busy; its last
+    // 500 ms left out: a process's end, or the end of its load).
+    let until = Number.POSITIVE_INFINITY
+    let from = fromMicros
+    if (lastMicros !== undefined) {
+      const busyBy = new Map<number, number>()
+      let t = 0
+      profile.samples.forEach((id, k) => {
+        const micros = profile.timeDeltas[k] ?? 0
+        t += micros
+        const slot = Math.floor(t / 100_000)
+        if (nodes.get(id)!.callFrame.functionName !== "(idle)") busyBy.set(slot, (busyBy.get(slot) ?? 0) + micros)
+      })
+      const lastBusy = Math.max(0, ...[...busyBy].filter(([, micros]) => micros > 20_000).map(([slot]) => slot))
+      until = lastBusy * 100_000 - 500_000
+      from = Math.max(from, until - lastMicros)
+    }
     let at = 0
     profile.samples.forEach((id, k) => {
       const micros = profile.timeDeltas[k] ?? 0
       at += micros
-      if (at < fromMicros) return
+      if (at < from || at > until) return
       const frames = stack(id)
       if (frames.some((f) => f.url === "node:inspector")) return
       const frame = frames[0]
@@ -130,7 +154,8 @@ const main = () => {
     })
   }
   const busy = total - idle
-  const pct = (micros: number) => `${((micros / busy) * 100).toFixed(1)}%`
+  const pct = (micros: number) =>
+    `${((micros / busy) * 100).toFixed(1)}%` + (calls === undefined ? "" : ` ${(micros / calls).toFixed(2)} µs/call`)
   const sorted = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1])
   const out = [
     `${files.length} profile(s): ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy ` +
