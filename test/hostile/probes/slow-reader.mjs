@@ -31,13 +31,13 @@ if (target === "gateway") {
   var file = path.join(mkdtempSync(path.join(os.tmpdir(), "slow-reader-")), "gateway.json")
   writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${upPort}/mcp` } } }))
 }
-const nodeArgs = [`--max-old-space-size=${process.env.HEAP ?? 256}`, "--require", path.join(here, "mem-preload.cjs"), ...(process.env.NODE_EXTRA ?? "").split(" ").filter(Boolean)]
+const nodeArgs = [`--max-old-space-size=${process.env.HEAP ?? 256}`, "--expose-gc", "--require", path.join(here, "mem-preload.cjs"), "--require", path.join(here, "../fixtures/memory-on-signal.cjs"), ...(process.env.NODE_EXTRA ?? "").split(" ").filter(Boolean)]
 const args = target === "gateway"
   ? [path.join(root, "apps/cli/dist/main.js"), "gateway", "--config", file, "--port", String(port), "--timeout", "600"]
   : [path.join(root, "apps/everything/dist/main.js"), "http", "--port", String(port)]
 const server = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
 children.push(server)
-let peak = { rss: 0, heap: 0, ab: 0 }, mem = {}, cutLines = 0
+let peak = { rss: 0, heap: 0, ab: 0 }, mem = {}, cutLines = 0, gcd
 const memWaiters = []
 readline.createInterface({ input: server.stderr }).on("line", (l) => {
   const m = /rss=([\d.]+) heapUsed=([\d.]+).*arrayBuffers=([\d.]+)/.exec(l)
@@ -47,6 +47,7 @@ readline.createInterface({ input: server.stderr }).on("line", (l) => {
     for (const k of memWaiters.splice(0)) k()
     return
   }
+  if (l.startsWith("MEMORY ")) { const u = JSON.parse(l.slice(7)); gcd = { rss: +(u.rss / 1048576).toFixed(1), heap: +(u.heapUsed / 1048576).toFixed(1), ab: +(u.arrayBuffers / 1048576).toFixed(1) }; for (const k of memWaiters.splice(0)) k(); return }
   if (/maxBufferedBytes/.test(l)) cutLines++
   if (process.env.VERBOSE || /FATAL|heap out/i.test(l)) console.error("srv:", l)
 })
@@ -119,7 +120,8 @@ const goodLoop = (async () => {
     await new Promise((r) => setTimeout(r, 200))
   }
 })()
-const allCut = new Promise((r) => { const k = () => slow.every((e) => e.cutAt !== undefined) ? r() : setTimeout(k, 100); k() })
+// A cut is the server's line for it (a paused socket shows no close).
+const allCut = new Promise((r) => { const k = () => cutLines >= slowCount ? r() : setTimeout(k, 100); k() })
 const why = await Promise.race([allCut.then(() => "all slow cut"), exited.then((e) => `server exited ${e}`), new Promise((r) => setTimeout(() => r("time limit"), limitMs))])
 const atEnd = Date.now() - t0
 for (const e of slow) e.socket.destroy()
@@ -127,6 +129,10 @@ stop = true
 await goodLoop
 // Memory once the slow ones are gone (a few reports, the last one kept).
 for (let i = 0; i < 8; i++) await new Promise((r) => memWaiters.push(r))
-console.log(JSON.stringify({ target, slow: slowCount, why, ms: atEnd, cuts: slow.map((e) => e.cutAt ?? null), cutLines, good, base, peak, after: mem }))
+// SNAP=1 (with NODE_EXTRA="--heapsnapshot-signal=SIGUSR1 --diagnostic-dir=DIR"): a heap snapshot first.
+if (process.env.SNAP) server.kill("SIGUSR1")
+server.kill("SIGUSR2")
+while (gcd === undefined) await new Promise((r) => memWaiters.push(r))
+console.log(JSON.stringify({ target, slow: slowCount, why, ms: atEnd, cutLines, good, base, peak, after: mem, afterGc: gcd }))
 for (const c of children) c.kill()
 process.exit(0)
