@@ -1,6 +1,6 @@
 /**
  * HTTP clients that never read, at the wire: `mcp gateway --port` in front of a Streamable HTTP
- * upstream whose tool writes 1,000 logs of 60,000 bytes (60 MB) on its call's SSE stream and
+ * upstream whose tool writes 700 logs of 60,000 bytes (42 MB) on its call's SSE stream and
  * keeps it open (`fixtures/chatty-http.mjs`). Three clients each call it on a socket they never
  * read; the gateway closes each once more than `maxBufferedBytes` (32 MiB) waits on it. Then its
  * heap is measured after a full GC (`fixtures/memory-on-signal.cjs`, on SIGUSR2) against the
@@ -40,7 +40,7 @@ describe("connections closed for not reading (mcp gateway over HTTP)", () => {
     const port = await freePort()
     const upstream = spawn(process.execPath, [path.join(here, "fixtures/chatty-http.mjs"), String(upPort)], {
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, COUNT: "1000", SIZE: "60000" }
+      env: { ...process.env, COUNT: "700", SIZE: "60000" }
     })
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "cut-memory-")), "gateway.json")
     writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${upPort}/mcp` } } }))

@@ -1,13 +1,13 @@
 /**
  * A long event stream from an HTTP upstream, at the wire: `mcp gateway` over stdio in front of a
- * Streamable HTTP upstream whose one tool writes 2,000 logs of 60,000 bytes (120 MB) on its call's
+ * Streamable HTTP upstream whose one tool writes 1,200 logs of 60,000 bytes (72 MB) on its call's
  * SSE stream and keeps the stream open (`fixtures/chatty-http.mjs`). The client reads everything.
  * Once the last log has reached the client, the gateway is asked for its memory after a full GC
  * (`fixtures/memory-on-signal.cjs`, on SIGUSR2).
  *
  * Before: the client's SSE reading (`Stream.runForEachWhile`, whose sink in effect 3 nests a
  * `catchAll` per chunk, each holding its chunk until the stream ends) kept every byte of the
- * stream read so far: 120 MB of array buffers after the GC, with the stream still open (and a
+ * stream read so far: 72 MB of array buffers after the GC, with the stream still open (and a
  * gateway with slow HTTP clients in front of a loud upstream grew without bound: RSS 650 MB, the
  * good clients' answers delayed by seconds). Now a chunk is let go once read.
  */
@@ -39,7 +39,7 @@ describe("a long SSE stream from an HTTP upstream (gateway over stdio)", () => {
     const port = await freePort()
     const upstream = spawn(process.execPath, [path.join(here, "fixtures/chatty-http.mjs"), String(port)], {
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, COUNT: "2000", SIZE: "60000" }
+      env: { ...process.env, COUNT: "1200", SIZE: "60000" }
     })
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "stream-retention-")), "gateway.json")
     writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
@@ -119,7 +119,7 @@ describe("a long SSE stream from an HTTP upstream (gateway over stdio)", () => {
       await until(() => last || undefined)
       child.kill("SIGUSR2")
       const after = await until(() => memory)
-      // 120 MB passed through; what stays is the gateway's own (a few MiB of buffers).
+      // 72 MB passed through; what stays is the gateway's own (a few MiB of buffers).
       expect(logs).toBeGreaterThan(0)
       expect(after.arrayBuffers).toBeLessThan(32 * 1024 * 1024)
     } finally {
