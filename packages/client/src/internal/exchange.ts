@@ -13,9 +13,11 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as ClientError from "../ClientError.js"
 import * as Challenges from "./challenges.js"
@@ -148,6 +150,29 @@ export const execute = (
   return go(request, 0)
 }
 
+/**
+ * Runs `f` on each piece of `stream` while it returns true. Not `Stream.runForEachWhile`: in
+ * effect 3 its sink nests a `catchAll` per piece that is only left when the stream ends, and each
+ * keeps its piece, so a stream read with it holds every byte it ever read until it ends (an SSE
+ * stream of 240 MB read by the gateway held 240 MB). A sink per chunk keeps nothing of the chunks
+ * before.
+ */
+const forEachWhile = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (piece: A) => Effect.Effect<boolean, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  Stream.run(
+    stream,
+    Sink.forEachChunkWhile((chunk) => {
+      const pieces = Chunk.toReadonlyArray(chunk)
+      const from = (i: number): Effect.Effect<boolean, E2, R2> =>
+        i === pieces.length
+          ? Effect.succeed(true)
+          : Effect.flatMap(f(pieces[i]), (more) => more ? from(i + 1) : Effect.succeed(false))
+      return pieces.length === 1 ? f(pieces[0]) : from(0)
+    })
+  )
+
 /** Why a body could not be read whole. */
 export type ReadFailure = ClientError.MessageTooLarge | ClientError.ConnectionFailed | ClientError.AuthError
 
@@ -176,14 +201,15 @@ export const readText = (
   return Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let size = 0
-    return response.stream.pipe(
-      Stream.mapError((error) => connectionFailed(response.request.url, error)),
-      Stream.runForEachWhile((chunk) => {
+    return forEachWhile(
+      Stream.mapError(response.stream, (error) => connectionFailed(response.request.url, error)),
+      (chunk) => {
         size += chunk.byteLength
         if (size > limit) return Effect.succeed(false)
         chunks.push(chunk)
         return Effect.succeed(true)
-      }),
+      }
+    ).pipe(
       Effect.flatMap(() =>
         size > limit
           ? Effect.fail(new ClientError.MessageTooLarge({ method, limit }))
@@ -340,9 +366,9 @@ export const readEvents = <E, R>(
   Effect.suspend(() => {
     const decoder = new TextDecoder()
     const push = sseParser(options.limit, options.onRetry)
-    return response.stream.pipe(
-      Stream.mapError((error) => connectionFailed(response.request.url, error)),
-      Stream.runForEachWhile((bytes) =>
+    return forEachWhile(
+      Stream.mapError(response.stream, (error) => connectionFailed(response.request.url, error)),
+      (bytes) =>
         Effect.suspend((): Effect.Effect<boolean, E | ClientError.MessageTooLarge, R> => {
           let events: ReadonlyArray<SseEvent>
           try {
@@ -355,6 +381,5 @@ export const readEvents = <E, R>(
             ? Effect.succeed(more())
             : Effect.map(Effect.forEach(events, options.onEvent, { discard: true }), more)
         })
-      )
     )
   })

@@ -111,6 +111,13 @@ const pump = (response: ServerResponse, account: HttpTransport.WriteAccount) => 
   let current: { readonly text: string; at: number; left: number } | undefined
   let writing = false
   let ending = false
+  // The connection went (closed by the budget, or by the client): what waits is let go now, not
+  // when the response is (a request still running keeps its response, and what waited on a
+  // connection the budget closed is no longer counted in it).
+  response.once("close", () => {
+    queue.length = 0
+    current = undefined
+  })
   const next = (): void => {
     writing = false
     if (response.destroyed) return
