@@ -50,7 +50,8 @@ const publishedLayout = async (project: string) => {
     },
     relay: true,
     tag: true,
-    error: true
+    error: true,
+    undefinedExports: []
   })
   const outfile = path.join(project, "worker.bundle.mjs")
   const built = await esbuild.build({

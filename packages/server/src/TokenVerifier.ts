@@ -140,10 +140,13 @@ export const layer = (verify: Service["verify"]): Layer.Layer<TokenVerifier> =>
  * @since 0.1.0
  * @category constructors
  */
-export const authInfoOf: (
+export const authInfoOf = (
   token: string,
   claims: Record<string, unknown>
-) => Effect.Effect<AuthInfo.AuthInfo, TokenRejected> = Claims.authInfoOf
+): Effect.Effect<AuthInfo.AuthInfo, TokenRejected> =>
+  // Read at the call, not when this module is evaluated: `internal/claims` imports `TokenRejected` from here, and
+  // a bundle (the published layout) may evaluate this module first, when `Claims.authInfoOf` is not yet defined.
+  Claims.authInfoOf(token, claims)
 
 /**
  * The audiences a token for `resource` may name: it, and it with or without a trailing slash.
@@ -151,7 +154,7 @@ export const authInfoOf: (
  * @since 0.1.0
  * @category utils
  */
-export const audiencesFor: (resource: string) => ReadonlyArray<string> = Claims.audiencesFor
+export const audiencesFor = (resource: string): ReadonlyArray<string> => Claims.audiencesFor(resource)
 
 // ---------------------------------------------------------------------------- options
 
