@@ -7,7 +7,9 @@
  * so Node resolves `@effect-mcp/…` and `effect/…` from the project's flat `node_modules`, as a user's would.
  *
  * `BENCH_PACKED_DIR`: a folder to make the project in, kept (and reused when it already has `node_modules`);
- * otherwise a fresh temporary one.
+ * otherwise a fresh temporary one. `BENCH_PACKED_BASE_DIR`: another such project already made (e.g. from `main`'s
+ * packages, with `BENCH_PACKED_DIR` at that checkout), whose server and floor are timed in the same run beside this
+ * one's (`baseServers`): a change to the published layout, before and after, on the same machine at the same time.
  */
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
@@ -44,9 +46,10 @@ const pnpm = (args: ReadonlyArray<string>, cwd: string): Promise<string> => {
 const pinned = (name: string): string =>
   JSON.parse(fs.readFileSync(here(`../node_modules/${name}/package.json`), "utf8")).version
 
-/** The project's folder: made (packed, installed) unless `BENCH_PACKED_DIR` already has one; the files copied. */
-export const project = async (): Promise<string> => {
-  const dir = process.env.BENCH_PACKED_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-bench-packed-"))
+/** The project's folder: made (packed, installed) unless `dir` already has one; the files copied. */
+export const project = async (
+  dir = process.env.BENCH_PACKED_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-bench-packed-"))
+): Promise<string> => {
   fs.mkdirSync(dir, { recursive: true })
   if (!fs.existsSync(path.join(dir, "node_modules", "@effect-mcp", "server"))) {
     const tarballs = path.join(dir, "tarballs")
@@ -86,3 +89,28 @@ export const servers = (dir: string, handshake: boolean) => [
     args: []
   }
 ]
+
+/**
+ * The server and floor of the base project `dir` (`BENCH_PACKED_BASE_DIR`), its packages installed there already
+ * (this checkout's compiled bench files copied in).
+ */
+export const baseServers = async (dir: string, handshake: boolean) => {
+  if (!fs.existsSync(path.join(dir, "node_modules", "@effect-mcp", "server"))) {
+    throw new Error(`BENCH_PACKED_BASE_DIR ${dir} has no packed packages installed (make it with BENCH_PACKED_DIR)`)
+  }
+  await project(dir)
+  return [
+    {
+      key: "ours-packed-base" as const,
+      name: `effect-mcp, add only (tsc-compiled, packed packages of ${dir})`,
+      file: path.join(dir, "ours-stdio-server.js"),
+      args: handshake ? [] : ["--revisions", "stateless"]
+    },
+    {
+      key: "effect-floor-packed-base" as const,
+      name: `Effect floor (${dir})`,
+      file: path.join(dir, "effect-floor-stdio-server.js"),
+      args: []
+    }
+  ]
+}

@@ -40,6 +40,9 @@ export interface At {
   readonly compiled: number
   readonly floorPacked: number
   readonly packed: number
+  /** The `BENCH_PACKED_BASE_DIR` project's floor and server (-1: not run). */
+  readonly floorBase: number
+  readonly base: number
   readonly skip: number
 }
 
@@ -69,6 +72,13 @@ export const rows = (
         "ours (tsc-compiled, packed packages) above its floor, in SDK startups",
         above(at.packed, at.floorPacked),
         "≤ 1.30"
+      ]]
+      : []),
+    ...(at.base >= 0
+      ? [[
+        "ours (tsc-compiled, BENCH_PACKED_BASE_DIR's packages) above its floor, in SDK startups",
+        above(at.base, at.floorBase),
+        ""
       ]]
       : [])
   ])

@@ -42,7 +42,8 @@
  *
  * Environment: BENCH_REQUESTS (20000), BENCH_WARMUP (5000), BENCH_IN_FLIGHT (64), BENCH_ROUNDS
  * (3), BENCH_STARTUP_RUNS (7), BENCH_STDIO_PARTS (throughput,startup: the parts to run), BENCH_PACKED (0: no
- * packed route), BENCH_PACKED_DIR (the packed project's folder, kept and reused), BENCH_STARTUP_INSTRUCTIONS (1:
+ * packed route), BENCH_PACKED_DIR (the packed project's folder, kept and reused), BENCH_PACKED_BASE_DIR (another packed project, timed
+ * beside: `packed.ts`), BENCH_STARTUP_INSTRUCTIONS (1:
  * each startup server also counted once under callgrind, `startup-instructions.ts`), BENCH_OURS
  * (our server's file, handshake era), BENCH_NODE_FLAGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; read with `profile.ts`), BENCH_PIN=0.
@@ -96,6 +97,8 @@ interface Server {
     | "effect-floor"
     | "ours-packed"
     | "effect-floor-packed"
+    | "ours-packed-base"
+    | "effect-floor-packed-base"
   readonly name: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -173,7 +176,10 @@ const startupServersOf = async (): Promise<ReadonlyArray<Server>> => [
   ...(envelope.handshake ? [oursAdd] : []),
   oursBundled,
   effectFloor,
-  ...(process.env.BENCH_PACKED === "0" ? [] : Packed.servers(await Packed.project(), envelope.handshake !== undefined))
+  ...(process.env.BENCH_PACKED === "0" ? [] : Packed.servers(await Packed.project(), envelope.handshake !== undefined)),
+  ...(process.env.BENCH_PACKED_BASE_DIR === undefined || process.env.BENCH_PACKED === "0"
+    ? []
+    : await Packed.baseServers(process.env.BENCH_PACKED_BASE_DIR, envelope.handshake !== undefined))
 ]
 
 interface Round {
@@ -390,6 +396,8 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
   const bundled = at("ours-bundled")
   const packed = at("ours-packed")
   const floorPacked = at("effect-floor-packed")
+  const base = at("ours-packed-base")
+  const floorBase = at("effect-floor-packed-base")
   const targets = [
     ...(packed >= 0
       ? [{ label: "ours (tsc-compiled, packed packages) / SDK", s: packed, threshold: 1.5, shown: "1.5x" }]
@@ -451,6 +459,14 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
             }`
           ]
         ]
+        : []),
+      ...(base >= 0
+        ? [[
+          "ours (tsc-compiled, BENCH_PACKED_BASE_DIR's packages) above its floor, in SDK startups",
+          above(base, wall, floorBase),
+          above(base, cpu, floorBase),
+          ""
+        ]]
         : [])
     ]),
     ...StartupInstructions.rows(envelope, startupServers, {
@@ -459,6 +475,8 @@ const startupPart = async (): Promise<{ readonly out: ReadonlyArray<string>; rea
       compiled,
       floorPacked,
       packed,
+      floorBase,
+      base,
       skip: envelope.handshake === undefined ? -1 : at("ours")
     })
   ]
