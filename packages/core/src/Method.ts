@@ -17,6 +17,7 @@ import { completion } from "./internal/schema/completion.js"
 import { elicitation } from "./internal/schema/elicitation.js"
 import { prompt } from "./internal/schema/prompt.js"
 import { sampling } from "./internal/schema/sampling.js"
+import { extensionId as skillsExtensionId, skills as skillsSchemas } from "./internal/schema/skills.js"
 import { subscription } from "./internal/schema/subscription.js"
 import { extensionId as tasksExtensionId, tasksExtension as tasksSchemas } from "./internal/schema/tasksExtension.js"
 import {
@@ -38,7 +39,6 @@ import * as Lifecycle from "./Schema/Lifecycle.js"
 import * as Logging from "./Schema/Logging.js"
 import * as Resource from "./Schema/Resource.js"
 import * as Roots from "./Schema/Roots.js"
-import * as Skills from "./Schema/Skills.js"
 import * as Stateless from "./Schema/Stateless.js"
 import * as Tasks from "./Schema/Tasks.js"
 import * as Tool from "./Schema/Tool.js"
@@ -195,7 +195,7 @@ const serverCap = (key: string): Capability => ({ side: "server", key })
 const clientCap = (key: string): Capability => ({ side: "client", key })
 
 const tasksExtension = tasksExtensionId
-const skillsExtension = Skills.extensionId
+const skillsExtension = skillsExtensionId
 
 /**
  * Every MCP method, keyed by name.
@@ -555,19 +555,21 @@ export const catalog = {
   }, [
     {
       revisions: handshake,
-      params: Skills.ListSkillsRequestParams,
+      params: Base.PaginatedRequestParams,
       paramsOptional: true,
-      result: Skills.ListSkillsResult
+      get result() {
+        return skillsSchemas().ListSkillsResult
+      }
     },
-    modernCacheable(() => Skills.ListSkillsRequestParams, () => Skills.ListSkillsResult)
+    modernCacheable(() => Base.PaginatedRequestParams, () => skillsSchemas().ListSkillsResult)
   ]),
   "skills/get": define("skills/get", "request", "client", {
     cacheable: true,
     capability: serverCap("resources"),
     extension: skillsExtension
   }, [
-    { revisions: handshake, params: Skills.GetSkillRequestParams, result: Skills.GetSkillResult },
-    modernCacheable(() => Skills.GetSkillRequestParams, () => Skills.GetSkillResult)
+    deferredShape(handshake, () => skillsSchemas().GetSkillRequestParams, () => skillsSchemas().GetSkillResult),
+    modernCacheable(() => skillsSchemas().GetSkillRequestParams, () => skillsSchemas().GetSkillResult)
   ]),
   "resources/directory/read": define("resources/directory/read", "request", "client", {
     cacheable: true,
@@ -575,15 +577,15 @@ export const catalog = {
     capability: serverCap("resources"),
     extension: skillsExtension
   }, [
-    {
-      revisions: handshake,
-      params: Skills.ReadResourceDirectoryRequestParams,
-      result: Skills.ReadResourceDirectoryResult
-    },
+    deferredShape(
+      handshake,
+      () => skillsSchemas().ReadResourceDirectoryRequestParams,
+      () => skillsSchemas().ReadResourceDirectoryResult
+    ),
     // The extension does not require the caching hints: our servers write them, a peer may not.
     modern(
-      () => Skills.ReadResourceDirectoryRequestParams,
-      () => Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
+      () => skillsSchemas().ReadResourceDirectoryRequestParams,
+      () => Schema.Struct({ ...skillsSchemas().ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
     )
   ])
 } as const

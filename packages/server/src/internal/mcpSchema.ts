@@ -3,7 +3,7 @@
  * `Schema` namespace. A bundler keeps that namespace whole once any of it is read through it (two
  * levels deep, `McpSchema.Base.codec`), and it holds every feature's schemas; here the features a
  * server may never use (sampling, elicitation, input requests, the tasks extension, prompts,
- * completion, `subscriptions/listen`) are types only, their schemas read through
+ * completion, `subscriptions/listen`, skills) are types only, their schemas read through
  * `@effect-mcp/core/FeatureSchemas` when first needed.
  */
 export * as Apps from "@effect-mcp/core/Schema/Apps"
@@ -20,7 +20,7 @@ export type * as Prompt from "@effect-mcp/core/Schema/Prompt"
 export * as Resource from "@effect-mcp/core/Schema/Resource"
 export * as Roots from "@effect-mcp/core/Schema/Roots"
 export type * as Sampling from "@effect-mcp/core/Schema/Sampling"
-export * as Skills from "@effect-mcp/core/Schema/Skills"
+export type * as Skills from "@effect-mcp/core/Schema/Skills"
 export * as Stateless from "@effect-mcp/core/Schema/Stateless"
 export type * as Subscription from "@effect-mcp/core/Schema/Subscription"
 export * as Tasks from "@effect-mcp/core/Schema/Tasks"
