@@ -1,18 +1,23 @@
 /**
  * The schemas of the features a server or client may never use (sampling, elicitation, the
- * input requests of 2026-07-28 and the tasks extension), built on the first call rather than when a
- * module is evaluated. Each accessor returns the very schemas `Schema.Sampling`,
- * `Schema.Elicitation`, `Schema.InputRequired` and `Schema.TasksExtension` export (those modules
- * build them when imported). The method catalog reads them through these, so does the server: a
- * server, in a Worker as on Node, builds a feature's schemas when a message of that feature first
- * needs them. Import this module by its deep path (`@effect-mcp/core/FeatureSchemas`); the
- * package's index pulls every schema module in.
+ * input requests of 2026-07-28, the tasks extension, prompts, completion, `subscriptions/listen` and
+ * the skills extension), built on the first call rather than when a module is evaluated. Each
+ * accessor returns the very schemas `Schema.Sampling`, `Schema.Elicitation`, `Schema.InputRequired`,
+ * `Schema.TasksExtension`, `Schema.Prompt`, `Schema.Completion`, `Schema.Subscription` and
+ * `Schema.Skills` export (those modules build them when imported). The method catalog reads them
+ * through these, so does the server: a server, in a Worker as on Node, builds a feature's schemas when
+ * a message of that feature first needs them. Import this module by its deep path
+ * (`@effect-mcp/core/FeatureSchemas`); the package's index pulls every schema module in.
  *
  * @since 0.3.0
  */
+import { completion as completionSchemas } from "./internal/schema/completion.js"
 import { elicitation as elicitationSchemas } from "./internal/schema/elicitation.js"
 import { inputRequired as inputRequiredSchemas } from "./internal/schema/inputRequired.js"
+import { prompt as promptSchemas } from "./internal/schema/prompt.js"
 import { sampling as samplingSchemas } from "./internal/schema/sampling.js"
+import * as SkillsSchemas from "./internal/schema/skills.js"
+import { subscription as subscriptionSchemas } from "./internal/schema/subscription.js"
 import * as TasksExtensionSchemas from "./internal/schema/tasksExtension.js"
 
 /**
@@ -55,3 +60,43 @@ export const tasksExtension = TasksExtensionSchemas.tasksExtension
  * @category constants
  */
 export const tasksExtensionId = TasksExtensionSchemas.extensionId
+
+/**
+ * The schemas of `Schema.Prompt`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const prompt = promptSchemas
+
+/**
+ * The schemas of `Schema.Completion`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const completion = completionSchemas
+
+/**
+ * The schemas of `Schema.Subscription`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const subscription = subscriptionSchemas
+
+/**
+ * The schemas of `Schema.Skills`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const skills = SkillsSchemas.skills
+
+/**
+ * The skills extension's identifier, `Schema.Skills.extensionId` (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const skillsExtensionId = SkillsSchemas.extensionId

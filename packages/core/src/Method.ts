@@ -13,8 +13,12 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Issues from "./internal/issues.js"
+import { completion } from "./internal/schema/completion.js"
 import { elicitation } from "./internal/schema/elicitation.js"
+import { prompt } from "./internal/schema/prompt.js"
 import { sampling } from "./internal/schema/sampling.js"
+import { extensionId as skillsExtensionId, skills as skillsSchemas } from "./internal/schema/skills.js"
+import { subscription } from "./internal/schema/subscription.js"
 import { extensionId as tasksExtensionId, tasksExtension as tasksSchemas } from "./internal/schema/tasksExtension.js"
 import {
   deferred,
@@ -30,16 +34,12 @@ import {
 import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
-import * as Completion from "./Schema/Completion.js"
 import * as Discovery from "./Schema/Discovery.js"
 import * as Lifecycle from "./Schema/Lifecycle.js"
 import * as Logging from "./Schema/Logging.js"
-import * as Prompt from "./Schema/Prompt.js"
 import * as Resource from "./Schema/Resource.js"
 import * as Roots from "./Schema/Roots.js"
-import * as Skills from "./Schema/Skills.js"
 import * as Stateless from "./Schema/Stateless.js"
-import * as Subscription from "./Schema/Subscription.js"
 import * as Tasks from "./Schema/Tasks.js"
 import * as Tool from "./Schema/Tool.js"
 
@@ -195,7 +195,7 @@ const serverCap = (key: string): Capability => ({ side: "server", key })
 const clientCap = (key: string): Capability => ({ side: "client", key })
 
 const tasksExtension = tasksExtensionId
-const skillsExtension = Skills.extensionId
+const skillsExtension = skillsExtensionId
 
 /**
  * Every MCP method, keyed by name.
@@ -250,7 +250,7 @@ export const catalog = {
       paramsOptional: true,
       result: Tool.ListToolsResult20250618
     },
-    modernCacheable(Tool.ListToolsRequestParams, Tool.ListToolsResult)
+    modernCacheable(() => Tool.ListToolsRequestParams, () => Tool.ListToolsResult)
   ]),
   "tools/call": define("tools/call", "request", "client", {
     inputRequired: true,
@@ -261,7 +261,7 @@ export const catalog = {
     { revisions: only("2025-06-18"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250618 },
     union(only("2025-11-25"), Tool.CallToolRequestParams, Tool.CallToolResult20250618, Tasks.CreateTaskResult),
     modernRetryable(
-      Tool.CallToolRequestParams,
+      () => Tool.CallToolRequestParams,
       () =>
         [
           Stateless.result(Tool.CallToolResult),
@@ -293,7 +293,7 @@ export const catalog = {
       paramsOptional: true,
       result: Resource.ListResourcesResult
     },
-    modernCacheable(Resource.ListResourcesRequestParams, Resource.ListResourcesResult)
+    modernCacheable(() => Resource.ListResourcesRequestParams, () => Resource.ListResourcesResult)
   ]),
   "resources/templates/list": define("resources/templates/list", "request", "client", {
     cacheable: true,
@@ -307,7 +307,10 @@ export const catalog = {
       paramsOptional: true,
       result: Resource.ListResourceTemplatesResult
     },
-    modernCacheable(Resource.ListResourceTemplatesRequestParams, Resource.ListResourceTemplatesResult)
+    modernCacheable(
+      () => Resource.ListResourceTemplatesRequestParams,
+      () => Resource.ListResourceTemplatesResult
+    )
   ]),
   "resources/read": define("resources/read", "request", "client", {
     inputRequired: true,
@@ -317,7 +320,7 @@ export const catalog = {
   }, [
     { revisions: handshake, params: Resource.ReadResourceRequestParams, result: Resource.ReadResourceResult },
     modernRetryable(
-      Resource.ReadResourceRequestParams,
+      () => Resource.ReadResourceRequestParams,
       () => [Stateless.cacheableResult(Resource.ReadResourceResult)] as const
     )
   ]),
@@ -363,18 +366,18 @@ export const catalog = {
       "notifications/resources/updated"
     ]
   }, [
-    {
-      revisions: stateless,
-      params: Subscription.SubscriptionsListenRequestParams,
-      result: Subscription.SubscriptionsListenResult
-    }
+    deferredShape(
+      stateless,
+      () => subscription().SubscriptionsListenRequestParams,
+      () => subscription().SubscriptionsListenResult
+    )
   ]),
   "notifications/subscriptions/acknowledged": define(
     "notifications/subscriptions/acknowledged",
     "notification",
     "server",
     { related: ["subscriptions/listen"] },
-    [{ revisions: stateless, params: Subscription.SubscriptionsAcknowledgedNotificationParams }]
+    [deferredNotification(stateless, () => subscription().SubscriptionsAcknowledgedNotificationParams)]
   ),
 
   // ---------------------------------------------------------------- prompts
@@ -386,20 +389,33 @@ export const catalog = {
   }, [
     {
       revisions: handshake,
-      params: Prompt.ListPromptsRequestParams,
+      params: Base.PaginatedRequestParams,
       paramsOptional: true,
-      result: Prompt.ListPromptsResult
+      get result() {
+        return prompt().ListPromptsResult
+      }
     },
-    modernCacheable(Prompt.ListPromptsRequestParams, Prompt.ListPromptsResult)
+    modernCacheable(() => Base.PaginatedRequestParams, () => prompt().ListPromptsResult)
   ]),
   "prompts/get": define("prompts/get", "request", "client", {
     inputRequired: true,
     capability: serverCap("prompts")
   }, [
-    { revisions: only("2024-11-05"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20241105 },
-    { revisions: only("2025-03-26"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult20250326 },
-    { revisions: since("2025-06-18"), params: Prompt.GetPromptRequestParams, result: Prompt.GetPromptResult },
-    modernRetryable(Prompt.GetPromptRequestParams, () => [Stateless.result(Prompt.GetPromptResult)] as const)
+    deferredShape(
+      only("2024-11-05"),
+      () => prompt().GetPromptRequestParams,
+      () => prompt().GetPromptResult20241105
+    ),
+    deferredShape(
+      only("2025-03-26"),
+      () => prompt().GetPromptRequestParams,
+      () => prompt().GetPromptResult20250326
+    ),
+    deferredShape(since("2025-06-18"), () => prompt().GetPromptRequestParams, () => prompt().GetPromptResult),
+    modernRetryable(
+      () => prompt().GetPromptRequestParams,
+      () => [Stateless.result(prompt().GetPromptResult)] as const
+    )
   ]),
   "notifications/prompts/list_changed": define(
     "notifications/prompts/list_changed",
@@ -407,8 +423,8 @@ export const catalog = {
     "server",
     { capability: serverCap("prompts"), related: ["prompts/list"] },
     [
-      { revisions: handshake, params: Prompt.PromptListChangedNotificationParams, paramsOptional: true },
-      modernNotification(Prompt.PromptListChangedNotificationParams, true)
+      { revisions: handshake, params: Base.NotificationParams, paramsOptional: true },
+      modernNotification(Base.NotificationParams, true)
     ]
   ),
 
@@ -416,8 +432,8 @@ export const catalog = {
   "completion/complete": define("completion/complete", "request", "client", {
     capability: serverCap("completions")
   }, [
-    { revisions: handshake, params: Completion.CompleteRequestParams, result: Completion.CompleteResult },
-    modern(Completion.CompleteRequestParams, () => Completion.CompleteResult)
+    deferredShape(handshake, () => completion().CompleteRequestParams, () => completion().CompleteResult),
+    modern(() => completion().CompleteRequestParams, () => completion().CompleteResult)
   ]),
 
   // ---------------------------------------------------------------- logging
@@ -539,19 +555,21 @@ export const catalog = {
   }, [
     {
       revisions: handshake,
-      params: Skills.ListSkillsRequestParams,
+      params: Base.PaginatedRequestParams,
       paramsOptional: true,
-      result: Skills.ListSkillsResult
+      get result() {
+        return skillsSchemas().ListSkillsResult
+      }
     },
-    modernCacheable(Skills.ListSkillsRequestParams, Skills.ListSkillsResult)
+    modernCacheable(() => Base.PaginatedRequestParams, () => skillsSchemas().ListSkillsResult)
   ]),
   "skills/get": define("skills/get", "request", "client", {
     cacheable: true,
     capability: serverCap("resources"),
     extension: skillsExtension
   }, [
-    { revisions: handshake, params: Skills.GetSkillRequestParams, result: Skills.GetSkillResult },
-    modernCacheable(Skills.GetSkillRequestParams, Skills.GetSkillResult)
+    deferredShape(handshake, () => skillsSchemas().GetSkillRequestParams, () => skillsSchemas().GetSkillResult),
+    modernCacheable(() => skillsSchemas().GetSkillRequestParams, () => skillsSchemas().GetSkillResult)
   ]),
   "resources/directory/read": define("resources/directory/read", "request", "client", {
     cacheable: true,
@@ -559,15 +577,15 @@ export const catalog = {
     capability: serverCap("resources"),
     extension: skillsExtension
   }, [
-    {
-      revisions: handshake,
-      params: Skills.ReadResourceDirectoryRequestParams,
-      result: Skills.ReadResourceDirectoryResult
-    },
+    deferredShape(
+      handshake,
+      () => skillsSchemas().ReadResourceDirectoryRequestParams,
+      () => skillsSchemas().ReadResourceDirectoryResult
+    ),
     // The extension does not require the caching hints: our servers write them, a peer may not.
     modern(
-      Skills.ReadResourceDirectoryRequestParams,
-      () => Schema.Struct({ ...Skills.ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
+      () => skillsSchemas().ReadResourceDirectoryRequestParams,
+      () => Schema.Struct({ ...skillsSchemas().ReadResourceDirectoryResult.fields, ...Stateless.optionalCacheFields })
     )
   ])
 } as const

@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { baseMetadataFields, metaField, RequestParams, UriTemplate } from "./Base.js"
+import { completion } from "../internal/schema/completion.js"
+
+const built = completion()
 
 /**
  * A reference to a prompt.
@@ -15,10 +16,7 @@ import { baseMetadataFields, metaField, RequestParams, UriTemplate } from "./Bas
  * @since 0.1.0
  * @category schemas
  */
-export const PromptReference = Schema.Struct({
-  type: Schema.Literal("ref/prompt"),
-  ...baseMetadataFields
-}).annotations({ identifier: "PromptReference" })
+export const PromptReference = built.PromptReference
 
 /**
  * @since 0.1.0
@@ -32,10 +30,7 @@ export type PromptReference = typeof PromptReference.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceTemplateReference = Schema.Struct({
-  type: Schema.Literal("ref/resource"),
-  uri: UriTemplate
-}).annotations({ identifier: "ResourceTemplateReference" })
+export const ResourceTemplateReference = built.ResourceTemplateReference
 
 /**
  * @since 0.1.0
@@ -63,15 +58,7 @@ export type ResourceReference = ResourceTemplateReference
  * @since 0.1.0
  * @category schemas
  */
-export const CompleteRequestParams = Schema.Struct({
-  ...RequestParams.fields,
-  ref: Schema.Union(PromptReference, ResourceTemplateReference),
-  argument: Schema.Struct({ name: Schema.String, value: Schema.String }),
-  /** 2025-06-18+: arguments already resolved. */
-  context: Schema.optional(Schema.Struct({
-    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
-  }))
-}).annotations({ identifier: "CompleteRequestParams" })
+export const CompleteRequestParams = built.CompleteRequestParams
 
 /**
  * @since 0.1.0
@@ -85,14 +72,7 @@ export type CompleteRequestParams = typeof CompleteRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CompleteResult = Schema.Struct({
-  ...metaField,
-  completion: Schema.Struct({
-    values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)),
-    total: Schema.optional(Schema.Int),
-    hasMore: Schema.optional(Schema.Boolean)
-  })
-}).annotations({ identifier: "CompleteResult" })
+export const CompleteResult = built.CompleteResult
 
 /**
  * @since 0.1.0

@@ -7,19 +7,11 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import {
-  baseMetadataFields,
-  definitionMetaField,
-  iconsField,
-  metaField,
-  NotificationParams,
-  PaginatedRequestParams,
-  paginatedResultFields,
-  RequestParams,
-  Role
-} from "./Base.js"
-import { ContentBlock, ContentBlock20241105, ContentBlock20250326, text } from "./Content.js"
+import { prompt } from "../internal/schema/prompt.js"
+import { NotificationParams, PaginatedRequestParams } from "./Base.js"
+import { type ContentBlock, text } from "./Content.js"
+
+const built = prompt()
 
 /**
  * An argument a prompt accepts.
@@ -27,11 +19,7 @@ import { ContentBlock, ContentBlock20241105, ContentBlock20250326, text } from "
  * @since 0.1.0
  * @category schemas
  */
-export const PromptArgument = Schema.Struct({
-  ...baseMetadataFields,
-  description: Schema.optional(Schema.String),
-  required: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "PromptArgument" })
+export const PromptArgument = built.PromptArgument
 
 /**
  * @since 0.1.0
@@ -45,13 +33,7 @@ export type PromptArgument = typeof PromptArgument.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Prompt = Schema.Struct({
-  ...baseMetadataFields,
-  description: Schema.optional(Schema.String),
-  arguments: Schema.optional(Schema.Array(PromptArgument)),
-  ...iconsField,
-  ...definitionMetaField
-}).annotations({ identifier: "Prompt" })
+export const Prompt = built.Prompt
 
 /**
  * @since 0.1.0
@@ -65,10 +47,7 @@ export type Prompt = typeof Prompt.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PromptMessage = Schema.Struct({
-  role: Role,
-  content: ContentBlock
-}).annotations({ identifier: "PromptMessage" })
+export const PromptMessage = built.PromptMessage
 
 /**
  * @since 0.1.0
@@ -82,10 +61,7 @@ export type PromptMessage = typeof PromptMessage.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PromptMessage20250326 = Schema.Struct({
-  role: Role,
-  content: ContentBlock20250326
-}).annotations({ identifier: "PromptMessage20250326" })
+export const PromptMessage20250326 = built.PromptMessage20250326
 
 /**
  * @since 0.1.0
@@ -99,10 +75,7 @@ export type PromptMessage20250326 = typeof PromptMessage20250326.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PromptMessage20241105 = Schema.Struct({
-  role: Role,
-  content: ContentBlock20241105
-}).annotations({ identifier: "PromptMessage20241105" })
+export const PromptMessage20241105 = built.PromptMessage20241105
 
 /**
  * @since 0.1.0
@@ -130,10 +103,7 @@ export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListPromptsResult = Schema.Struct({
-  ...paginatedResultFields,
-  prompts: Schema.Array(Prompt)
-}).annotations({ identifier: "ListPromptsResult" })
+export const ListPromptsResult = built.ListPromptsResult
 
 /**
  * @since 0.1.0
@@ -147,11 +117,7 @@ export type ListPromptsResult = typeof ListPromptsResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetPromptRequestParams = Schema.Struct({
-  ...RequestParams.fields,
-  name: Schema.String,
-  arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
-}).annotations({ identifier: "GetPromptRequestParams" })
+export const GetPromptRequestParams = built.GetPromptRequestParams
 
 /**
  * @since 0.1.0
@@ -165,11 +131,7 @@ export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetPromptResult = Schema.Struct({
-  ...metaField,
-  description: Schema.optional(Schema.String),
-  messages: Schema.Array(PromptMessage)
-}).annotations({ identifier: "GetPromptResult" })
+export const GetPromptResult = built.GetPromptResult
 
 /**
  * @since 0.1.0
@@ -183,11 +145,7 @@ export type GetPromptResult = typeof GetPromptResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetPromptResult20250326 = Schema.Struct({
-  ...metaField,
-  description: Schema.optional(Schema.String),
-  messages: Schema.Array(PromptMessage20250326)
-}).annotations({ identifier: "GetPromptResult20250326" })
+export const GetPromptResult20250326 = built.GetPromptResult20250326
 
 /**
  * @since 0.1.0
@@ -201,11 +159,7 @@ export type GetPromptResult20250326 = typeof GetPromptResult20250326.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetPromptResult20241105 = Schema.Struct({
-  ...metaField,
-  description: Schema.optional(Schema.String),
-  messages: Schema.Array(PromptMessage20241105)
-}).annotations({ identifier: "GetPromptResult20241105" })
+export const GetPromptResult20241105 = built.GetPromptResult20241105
 
 /**
  * @since 0.1.0

@@ -13,17 +13,10 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import {
-  JsonValue,
-  metaField,
-  NonNegativeInt,
-  PaginatedRequestParams,
-  paginatedResultFields,
-  RequestParams,
-  Uri
-} from "./Base.js"
-import { Resource } from "./Resource.js"
+import * as Built from "../internal/schema/skills.js"
+import { PaginatedRequestParams } from "./Base.js"
+
+const built = Built.skills()
 
 /**
  * The extension identifier, the key in `capabilities.extensions`.
@@ -31,7 +24,7 @@ import { Resource } from "./Resource.js"
  * @since 0.1.0
  * @category constants
  */
-export const extensionId = "io.modelcontextprotocol/skills" as const
+export const extensionId = Built.extensionId
 
 /**
  * The file every skill has at its root.
@@ -72,9 +65,7 @@ export const maxSkillSize = 16 * 1024 * 1024
  * @since 0.1.0
  * @category schemas
  */
-export const SkillsExtensionCapability = Schema.Struct({
-  directoryRead: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "SkillsExtensionCapability" })
+export const SkillsExtensionCapability = built.SkillsExtensionCapability
 
 /**
  * @since 0.1.0
@@ -88,9 +79,7 @@ export type SkillsExtensionCapability = typeof SkillsExtensionCapability.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Digest = Schema.String.pipe(Schema.pattern(/^sha256:[0-9a-f]{64}$/)).annotations({
-  identifier: "Digest"
-})
+export const Digest = built.Digest
 
 /**
  * One file of a skill: its resource URI, and the digest and size (in bytes) of its content.
@@ -98,11 +87,7 @@ export const Digest = Schema.String.pipe(Schema.pattern(/^sha256:[0-9a-f]{64}$/)
  * @since 0.1.0
  * @category schemas
  */
-export const SkillResource = Schema.Struct({
-  uri: Uri,
-  digest: Digest,
-  size: NonNegativeInt
-}).annotations({ identifier: "SkillResource" })
+export const SkillResource = built.SkillResource
 
 /**
  * @since 0.1.0
@@ -117,10 +102,7 @@ export type SkillResource = typeof SkillResource.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SkillFrontmatter = Schema.Struct(
-  { name: Schema.String, description: Schema.String },
-  Schema.Record({ key: Schema.String, value: JsonValue })
-).annotations({ identifier: "SkillFrontmatter" })
+export const SkillFrontmatter = built.SkillFrontmatter
 
 /**
  * @since 0.1.0
@@ -135,9 +117,7 @@ export type SkillFrontmatter = typeof SkillFrontmatter.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SkillResources = Schema.Union(Schema.Array(SkillResource), Schema.Literal("dynamic")).annotations({
-  identifier: "SkillResources"
-})
+export const SkillResources = built.SkillResources
 
 /**
  * The entry of one skill: the URI of its `SKILL.md`, its frontmatter and its files. The same in
@@ -146,11 +126,7 @@ export const SkillResources = Schema.Union(Schema.Array(SkillResource), Schema.L
  * @since 0.1.0
  * @category schemas
  */
-export const Skill = Schema.Struct({
-  uri: Uri,
-  frontmatter: SkillFrontmatter,
-  resources: SkillResources
-}).annotations({ identifier: "Skill" })
+export const Skill = built.Skill
 
 /**
  * @since 0.1.0
@@ -178,10 +154,7 @@ export type ListSkillsRequestParams = typeof ListSkillsRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListSkillsResult = Schema.Struct({
-  ...paginatedResultFields,
-  skills: Schema.Array(Skill)
-}).annotations({ identifier: "ListSkillsResult" })
+export const ListSkillsResult = built.ListSkillsResult
 
 /**
  * @since 0.1.0
@@ -195,10 +168,7 @@ export type ListSkillsResult = typeof ListSkillsResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetSkillRequestParams = Schema.Struct({
-  ...RequestParams.fields,
-  uri: Uri
-}).annotations({ identifier: "GetSkillRequestParams" })
+export const GetSkillRequestParams = built.GetSkillRequestParams
 
 /**
  * @since 0.1.0
@@ -212,10 +182,7 @@ export type GetSkillRequestParams = typeof GetSkillRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetSkillResult = Schema.Struct({
-  ...metaField,
-  skill: Skill
-}).annotations({ identifier: "GetSkillResult" })
+export const GetSkillResult = built.GetSkillResult
 
 /**
  * @since 0.1.0
@@ -229,10 +196,7 @@ export type GetSkillResult = typeof GetSkillResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ReadResourceDirectoryRequestParams = Schema.Struct({
-  ...PaginatedRequestParams.fields,
-  uri: Uri
-}).annotations({ identifier: "ReadResourceDirectoryRequestParams" })
+export const ReadResourceDirectoryRequestParams = built.ReadResourceDirectoryRequestParams
 
 /**
  * @since 0.1.0
@@ -247,10 +211,7 @@ export type ReadResourceDirectoryRequestParams = typeof ReadResourceDirectoryReq
  * @since 0.1.0
  * @category schemas
  */
-export const ReadResourceDirectoryResult = Schema.Struct({
-  ...paginatedResultFields,
-  resources: Schema.Array(Resource)
-}).annotations({ identifier: "ReadResourceDirectoryResult" })
+export const ReadResourceDirectoryResult = built.ReadResourceDirectoryResult
 
 /**
  * @since 0.1.0

@@ -6,9 +6,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { Implementation, JsonValue, RequestId, Uri } from "./Base.js"
-import * as Stateless from "./Stateless.js"
+import { subscription } from "../internal/schema/subscription.js"
+
+const built = subscription()
 
 /**
  * What to deliver on a subscription stream. Omitted means not subscribed.
@@ -18,13 +18,7 @@ import * as Stateless from "./Stateless.js"
  * @since 0.1.0
  * @category schemas
  */
-export const SubscriptionFilter = Schema.Struct({
-  toolsListChanged: Schema.optional(Schema.Boolean),
-  promptsListChanged: Schema.optional(Schema.Boolean),
-  resourcesListChanged: Schema.optional(Schema.Boolean),
-  resourceSubscriptions: Schema.optional(Schema.Array(Uri)),
-  taskIds: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "SubscriptionFilter" })
+export const SubscriptionFilter = built.SubscriptionFilter
 
 /**
  * @since 0.1.0
@@ -38,10 +32,7 @@ export type SubscriptionFilter = typeof SubscriptionFilter.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SubscriptionsListenRequestParams = Schema.Struct({
-  _meta: Stateless.RequestMeta,
-  notifications: SubscriptionFilter
-}).annotations({ identifier: "SubscriptionsListenRequestParams" })
+export const SubscriptionsListenRequestParams = built.SubscriptionsListenRequestParams
 
 /**
  * @since 0.1.0
@@ -55,13 +46,7 @@ export type SubscriptionsListenRequestParams = typeof SubscriptionsListenRequest
  * @since 0.1.0
  * @category schemas
  */
-export const SubscriptionsListenResultMeta = Schema.Struct(
-  {
-    "io.modelcontextprotocol/subscriptionId": RequestId,
-    "io.modelcontextprotocol/serverInfo": Schema.optional(Implementation)
-  },
-  Schema.Record({ key: Schema.String, value: JsonValue })
-).annotations({ identifier: "SubscriptionsListenResultMetaObject" })
+export const SubscriptionsListenResultMeta = built.SubscriptionsListenResultMeta
 
 /**
  * @since 0.1.0
@@ -76,10 +61,7 @@ export type SubscriptionsListenResultMeta = typeof SubscriptionsListenResultMeta
  * @since 0.1.0
  * @category schemas
  */
-export const SubscriptionsListenResult = Schema.Struct({
-  resultType: Schema.Literal("complete"),
-  _meta: SubscriptionsListenResultMeta
-}).annotations({ identifier: "SubscriptionsListenResult" })
+export const SubscriptionsListenResult = built.SubscriptionsListenResult
 
 /**
  * @since 0.1.0
@@ -94,10 +76,7 @@ export type SubscriptionsListenResult = typeof SubscriptionsListenResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SubscriptionsAcknowledgedNotificationParams = Schema.Struct({
-  _meta: Schema.optional(Stateless.NotificationMeta),
-  notifications: SubscriptionFilter
-}).annotations({ identifier: "SubscriptionsAcknowledgedNotificationParams" })
+export const SubscriptionsAcknowledgedNotificationParams = built.SubscriptionsAcknowledgedNotificationParams
 
 /**
  * @since 0.1.0

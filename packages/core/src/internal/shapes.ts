@@ -100,9 +100,9 @@ export const union = <P extends Schema.Schema.Any, Members extends ReadonlyArray
 
 /** A 2026-07-28 request: `_meta` required; results tagged `complete`. */
 export const modern = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
-  params: Schema.Struct<P>,
+  params: () => Schema.Struct<P>,
   result: () => Schema.Struct<A>
-) => derived(stateless, () => Stateless.params(params), () => Stateless.result(result()))
+) => derived(stateless, () => Stateless.params(params()), () => Stateless.result(result()))
 
 /** A 2026-07-28 request whose result type exists only in 2026 (it carries its own `resultType`). */
 export const modernOwn = <P extends Schema.Struct.Fields, A, I>(
@@ -112,9 +112,9 @@ export const modernOwn = <P extends Schema.Struct.Fields, A, I>(
 
 /** A 2026-07-28 cacheable request. */
 export const modernCacheable = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
-  params: Schema.Struct<P>,
-  result: Schema.Struct<A>
-) => derived(stateless, () => Stateless.params(params), () => Stateless.cacheableResult(result))
+  params: () => Schema.Struct<P>,
+  result: () => Schema.Struct<A>
+) => derived(stateless, () => Stateless.params(params()), () => Stateless.cacheableResult(result()))
 
 /**
  * A retry's `inputResponses` and the interim `input_required` result, as `Schema/InputRequired.ts`
@@ -129,14 +129,14 @@ const inputRequiredResult = deferred(() => inputRequired().InputRequiredResult, 
 
 /** A 2026-07-28 request that may answer `input_required`; its complete results are made when first read. */
 export const modernRetryable = <P extends Schema.Struct.Fields, Members extends ReadonlyArray<Schema.Schema<any, any>>>(
-  params: Schema.Struct<P>,
+  params: () => Schema.Struct<P>,
   complete: () => Members
 ) =>
   derived(
     stateless,
     () =>
       Schema.Struct({
-        ...Stateless.params(params).fields,
+        ...Stateless.params(params()).fields,
         inputResponses: Schema.optional(inputResponses),
         requestState: Schema.optional(Schema.String)
       }),

@@ -2,26 +2,27 @@
  * Core's schema modules by their deep paths, as the server reads them: the same names as core's
  * `Schema` namespace. A bundler keeps that namespace whole once any of it is read through it (two
  * levels deep, `McpSchema.Base.codec`), and it holds every feature's schemas; here the features a
- * server may never use (sampling, elicitation, input requests, the tasks extension) are types only,
- * their schemas read through `@effect-mcp/core/FeatureSchemas` when first needed.
+ * server may never use (sampling, elicitation, input requests, the tasks extension, prompts,
+ * completion, `subscriptions/listen`, skills) are types only, their schemas read through
+ * `@effect-mcp/core/FeatureSchemas` when first needed.
  */
 export * as Apps from "@effect-mcp/core/Schema/Apps"
 export * as Base from "@effect-mcp/core/Schema/Base"
 export * as Capabilities from "@effect-mcp/core/Schema/Capabilities"
-export * as Completion from "@effect-mcp/core/Schema/Completion"
+export type * as Completion from "@effect-mcp/core/Schema/Completion"
 export * as Content from "@effect-mcp/core/Schema/Content"
 export * as Discovery from "@effect-mcp/core/Schema/Discovery"
 export type * as Elicitation from "@effect-mcp/core/Schema/Elicitation"
 export type * as InputRequired from "@effect-mcp/core/Schema/InputRequired"
 export * as Lifecycle from "@effect-mcp/core/Schema/Lifecycle"
 export * as Logging from "@effect-mcp/core/Schema/Logging"
-export * as Prompt from "@effect-mcp/core/Schema/Prompt"
+export type * as Prompt from "@effect-mcp/core/Schema/Prompt"
 export * as Resource from "@effect-mcp/core/Schema/Resource"
 export * as Roots from "@effect-mcp/core/Schema/Roots"
 export type * as Sampling from "@effect-mcp/core/Schema/Sampling"
-export * as Skills from "@effect-mcp/core/Schema/Skills"
+export type * as Skills from "@effect-mcp/core/Schema/Skills"
 export * as Stateless from "@effect-mcp/core/Schema/Stateless"
-export * as Subscription from "@effect-mcp/core/Schema/Subscription"
+export type * as Subscription from "@effect-mcp/core/Schema/Subscription"
 export * as Tasks from "@effect-mcp/core/Schema/Tasks"
 export type * as TasksExtension from "@effect-mcp/core/Schema/TasksExtension"
 export * as Tool from "@effect-mcp/core/Schema/Tool"

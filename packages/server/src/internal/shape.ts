@@ -7,6 +7,7 @@
  * Nothing here compares version strings or keeps a list of keys.
  */
 import type { Revision } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import type * as Schema from "effect/Schema"
 import * as McpSchema from "./mcpSchema.js"
 
@@ -26,21 +27,22 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  * The fields of a definition's schema that a revision does not have, from the schema's own
  * annotations (`Base.since`), computed once per revision.
  */
-const absent = (schema: Schema.Schema.Any) => {
+const absent = (schema: () => Schema.Schema.Any) => {
   const byRevision = new Map<Revision.Revision, ReadonlyArray<string>>()
   return (f: Features): ReadonlyArray<string> => {
     let keys = byRevision.get(f.revision)
-    if (keys === undefined) byRevision.set(f.revision, keys = McpSchema.Base.absentFields(schema, f.revision))
+    if (keys === undefined) byRevision.set(f.revision, keys = McpSchema.Base.absentFields(schema(), f.revision))
     return keys
   }
 }
 
-const implementationAbsent = absent(McpSchema.Base.Implementation)
-const toolAbsent = absent(McpSchema.Tool.Tool)
-const promptAbsent = absent(McpSchema.Prompt.Prompt)
-const argumentAbsent = absent(McpSchema.Prompt.PromptArgument)
-const resourceAbsent = absent(McpSchema.Resource.Resource)
-const templateAbsent = absent(McpSchema.Resource.ResourceTemplate)
+const implementationAbsent = absent(() => McpSchema.Base.Implementation)
+const toolAbsent = absent(() => McpSchema.Tool.Tool)
+// The prompts' schemas are built when a prompt is first shaped (a server without prompts never builds them).
+const promptAbsent = absent(() => FeatureSchemas.prompt().Prompt)
+const argumentAbsent = absent(() => FeatureSchemas.prompt().PromptArgument)
+const resourceAbsent = absent(() => McpSchema.Resource.Resource)
+const templateAbsent = absent(() => McpSchema.Resource.ResourceTemplate)
 
 export const implementation = (info: McpSchema.Base.Implementation, f: Features): McpSchema.Base.Implementation =>
   omit(info, implementationAbsent(f))

@@ -5,6 +5,7 @@
  * then: a request is a lookup and a page.
  */
 import { McpError } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import * as Effect from "effect/Effect"
 import * as Resource from "../Resource.js"
 import type * as Skills from "../Skills.js"
@@ -115,7 +116,7 @@ export const extension = (service: Skills.Service): Serving.Extension => {
   // 2026-07-28: the era puts the envelope on each result, and these hints on the cacheable ones
   // (skills/list, skills/get, resources/directory/read).
   return {
-    id: McpSchema.Skills.extensionId,
+    id: FeatureSchemas.skillsExtensionId,
     settings: settings(service),
     handlers,
     resources: true,

@@ -6,6 +6,7 @@
  * frontmatter (`SkillFormat.parseFrontmatter`, yaml).
  */
 import { SkillFormat } from "@effect-mcp/core"
+import * as SkillsSchema from "@effect-mcp/core/Schema/Skills"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Skills from "../Skills.js"
@@ -14,8 +15,8 @@ import { definitionOf } from "./skills.js"
 
 type SkillResource = McpSchema.Skills.SkillResource
 
-const manifest = McpSchema.Skills.manifestName
-const directory = McpSchema.Skills.directoryMimeType
+const manifest = SkillsSchema.manifestName
+const directory = SkillsSchema.directoryMimeType
 
 // ---------------------------------------------------------------------------- paths and types
 
@@ -298,4 +299,3 @@ const directoriesOf = (
 
   return directories
 }
-
