@@ -280,10 +280,12 @@ const compare = (label: string, by: Readonly<Record<Route, ReadonlyArray<Stats>>
         ` | CPU µs/call (median) client ${us(median(s.map((x) => x.client)))}, gateway ${
           us(median(s.map((x) => x.gateway)))
         } (system ${us(median(s.map((x) => x.gatewaySystem)))}), upstream ${us(median(s.map((x) => x.upstream)))}` +
-        (s[0]?.syscalls === undefined ? "" : ` | syscalls/call (${route === "direct" ? "upstream" : "gateway"}) ${
-          Object.entries(s[0].syscalls).filter(([, n]) => n >= 0.01).sort((a, b) => b[1] - a[1])
-            .map(([name, n]) => `${name} ${n.toFixed(2)}`).join(", ")
-        }`)
+        (s[0]?.syscalls === undefined ?
+          "" :
+          ` | syscalls/call (${route === "direct" ? "upstream" : "gateway"}) ${
+            Object.entries(s[0].syscalls).filter(([, n]) => n >= 0.01).sort((a, b) => b[1] - a[1])
+              .map(([name, n]) => `${name} ${n.toFixed(2)}`).join(", ")
+          }`)
     )
   }
   const ratio = (a: Route, b: Route) => median(by[a].map((x, i) => x.rps / by[b][i]!.rps))

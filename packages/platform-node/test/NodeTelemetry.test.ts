@@ -33,7 +33,9 @@ describe("NodeTelemetry.settingsFromEnv", () => {
     expect(bound({ OTEL_METRIC_EXPORT_TIMEOUT: "9000" }, "2 seconds")).toBe(2_000)
     const malformed = NodeTelemetry.settingsFromEnv({ env: { ...endpoint, OTEL_BSP_EXPORT_TIMEOUT: "soon" } })
     expect(malformed.shutdownTimeout && Duration.toMillis(malformed.shutdownTimeout)).toBe(500)
-    expect(malformed.warnings).toEqual(["OTEL_BSP_EXPORT_TIMEOUT=soon is not a positive number of milliseconds: using 500"])
+    expect(malformed.warnings).toEqual([
+      "OTEL_BSP_EXPORT_TIMEOUT=soon is not a positive number of milliseconds: using 500"
+    ])
   })
 
   it("appends the signal paths to the base endpoint, protobuf by default", () => {

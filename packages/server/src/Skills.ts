@@ -203,14 +203,14 @@ const isIterable = (files: Files): files is Iterable<readonly [string, string | 
  */
 export const make: (files: Files, options?: Options) => Effect.Effect<Service, SkillsError> = /* @__PURE__ */
   Effect.fn("Skills.make")(function*(files: Files, options?: Options) {
-  const bytes = new Map<string, Uint8Array>()
-  for (const [path, content] of isIterable(files) ? files : Object.entries(files)) {
-    if (bytes.has(path)) return yield* new SkillsError({ path, reason: "the path is given twice" })
-    bytes.set(path, typeof content === "string" ? encoder.encode(content) : content)
-  }
-  const internal = yield* loadInternal()
-  return yield* Effect.mapError(internal.build(bytes, options ?? {}, defaultLimits), (p) => new SkillsError(p))
-})
+    const bytes = new Map<string, Uint8Array>()
+    for (const [path, content] of isIterable(files) ? files : Object.entries(files)) {
+      if (bytes.has(path)) return yield* new SkillsError({ path, reason: "the path is given twice" })
+      bytes.set(path, typeof content === "string" ? encoder.encode(content) : content)
+    }
+    const internal = yield* loadInternal()
+    return yield* Effect.mapError(internal.build(bytes, options ?? {}, defaultLimits), (p) => new SkillsError(p))
+  })
 
 /**
  * The skills' building, loaded when skills are first made (a server without skills never loads it).
