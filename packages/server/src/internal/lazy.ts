@@ -7,28 +7,29 @@
  * One export per loader, each its own binding (import this module as a namespace): a bundler then
  * keeps in a Worker's bundle only the modules whose loader is reached, so a server given no skills
  * or token verifier carries neither (nor yaml, jose, oauth4webapi), and one served as a Worker no
- * @effect/platform adapter. One object of every loader would keep them all.
+ * @effect/platform adapter. One object of every loader would keep them all. Each is cast to the
+ * sources' type: docgen's examples resolve `#modules` to `dist/` while they read `src/`.
  */
 import * as Loaders from "#modules"
 import type * as Modules from "./modules.js"
 
 /** The platform-neutral handler of the MCP endpoints. */
-export const handler: typeof Modules.handler = Loaders.handler
+export const handler = Loaders.handler as unknown as typeof Modules.handler
 
 /** The @effect/platform adapter. */
-export const platform: typeof Modules.platform = Loaders.platform
+export const platform = Loaders.platform as unknown as typeof Modules.platform
 
 /** The Web-standard adapter. */
-export const web: typeof Modules.web = Loaders.web
+export const web = Loaders.web as unknown as typeof Modules.web
 
 /** The 2026-07-28 era. */
-export const stateless: typeof Modules.stateless = Loaders.stateless
+export const stateless = Loaders.stateless as unknown as typeof Modules.stateless
 
 /** The skills extension's serving. */
-export const skills: typeof Modules.skills = Loaders.skills
+export const skills = Loaders.skills as unknown as typeof Modules.skills
 
 /** The skills extension's building (`Skills.make`). */
-export const skillsBuild: typeof Modules.skillsBuild = Loaders.skillsBuild
+export const skillsBuild = Loaders.skillsBuild as unknown as typeof Modules.skillsBuild
 
 /** The token verifiers. */
-export const tokenVerifier: typeof Modules.tokenVerifier = Loaders.tokenVerifier
+export const tokenVerifier = Loaders.tokenVerifier as unknown as typeof Modules.tokenVerifier
