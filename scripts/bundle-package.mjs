@@ -12,7 +12,10 @@
 // - A module loaded with `import()` stays a chunk of its own, loaded when first needed.
 // - Source maps chain to tsc's, so they point at `src/*.ts` (shipped in the tarball).
 // - Types stay tsc's `dist/*.d.ts`: `publishConfig.exports` (and the server's `publishConfig.imports`) point
-//   `types` there and `default` here, and pnpm puts them in the packed manifest. The workspace keeps `dist`, so one
+//   `types` there and `default` here, and pnpm puts them in the packed manifest.
+// - A bundler building a Worker (the `workerd`, `worker` and `edge-light` conditions) is pointed at `dist/` too: this
+//   layout's entry points export each namespace as one object, which a consumer's bundler keeps whole with every
+//   member it reaches (a one-tool Worker kept yaml and the skills' building: 837 KB against 663 from `dist/`). The workspace keeps `dist`, so one
 //   layout is loaded by anything inside the repository (two would give classes two identities).
 import { build } from "esbuild"
 import * as fs from "node:fs"

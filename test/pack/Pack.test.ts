@@ -34,8 +34,9 @@ const installLines = (): ReadonlyArray<string> =>
 /**
  * The published layout (issue 42): every entry point, deep ones too, is the package's `bundle/` (esbuild, code
  * split over the entry points), a Tag or class is the same whichever entry point it comes from, and a Worker bundled
- * as wrangler does (the `workerd` and `worker` conditions) gets the server's statically linked `#modules`, no module
- * of Effect or ours lazily initialised, and answers a `tools/call`.
+ * as wrangler does (the `workerd` and `worker` conditions) gets tsc's `dist/` (a module a file: the bundler leaves out
+ * what the Worker never reaches), the server's statically linked `#modules`, no module of Effect or ours lazily
+ * initialised, no yaml or skills' building, and answers a `tools/call`.
  */
 const publishedLayout = async (project: string) => {
   const layout = JSON.parse((await run(process.execPath, ["dist/layout.js"], project)).trim())
@@ -65,9 +66,15 @@ const publishedLayout = async (project: string) => {
     logLevel: "silent"
   })
   const inputs = Object.keys(built.metafile.inputs)
-  assert.isTrue(inputs.some((file) => file.endsWith("@effect-mcp/server/bundle/internal/modulesBundled.js")))
-  assert.deepStrictEqual(inputs.filter((file) => /@effect-mcp\/[a-z-]+\/(dist|src)\//.test(file)), [])
-  assert.deepStrictEqual(inputs.filter((file) => file.endsWith("@effect-mcp/server/bundle/internal/modules.js")), [])
+  assert.isTrue(inputs.some((file) => file.endsWith("@effect-mcp/server/dist/internal/modulesBundled.js")))
+  assert.deepStrictEqual(inputs.filter((file) => /@effect-mcp\/[a-z-]+\/(bundle|src)\//.test(file)), [])
+  assert.deepStrictEqual(inputs.filter((file) => file.endsWith("@effect-mcp/server/dist/internal/modules.js")), [])
+  // What a server without skills never reaches has no bytes in it (`bundle/` keeps each namespace's members whole,
+  // and with them yaml and the skills' building: 837 KB against 663). jose and oauth4webapi stay: `auth` without a
+  // `verifier` falls back to `TokenVerifier.jwt()`.
+  const output = Object.values(built.metafile.outputs)[0]!.inputs
+  const kept = Object.keys(output).filter((file) => output[file]!.bytesInOutput > 0)
+  assert.deepStrictEqual(kept.filter((file) => /\/yaml\/|skillsBuild|SkillFormat/.test(file)), [])
   const wrapped = Array.from(fs.readFileSync(outfile, "utf8").matchAll(/__esm\(\{\s*"([^"]+)"\(\)/g), (m) => m[1]!)
   assert.deepStrictEqual(wrapped.filter((file) => /(^|\/)(effect|@effect|@effect-mcp)\//.test(file)), [])
   const worker = (await import(pathToFileURL(outfile).href)).default
