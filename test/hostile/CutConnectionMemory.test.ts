@@ -11,7 +11,9 @@
  * closed, about 90 MiB more heap after the GC, and any number of connections so many times 32 MiB.
  * Now the queue is let go when the connection closes.
  */
+import { Services } from "@effect-mcp/test-support"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
@@ -26,13 +28,8 @@ const root = path.resolve(here, "../..")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const slow = 3
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+/** A port free on 127.0.0.1 (the test kit's). */
+const freePort = () => Effect.runPromise(Services.freePort)
 
 describe("connections closed for not reading (mcp gateway over HTTP)", () => {
   it("leave nothing of what waited on them", async () => {

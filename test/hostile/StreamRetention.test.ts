@@ -11,10 +11,11 @@
  * gateway with slow HTTP clients in front of a loud upstream grew without bound: RSS 650 MB, the
  * good clients' answers delayed by seconds). Now a chunk is let go once read.
  */
+import { Services } from "@effect-mcp/test-support"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -26,13 +27,8 @@ const mcpMain = path.join(root, "apps/cli/dist/main.js")
 
 type Json = Record<string, any>
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+/** A port free on 127.0.0.1 (the test kit's). */
+const freePort = () => Effect.runPromise(Services.freePort)
 
 describe("a long SSE stream from an HTTP upstream (gateway over stdio)", () => {
   it("is not kept by the gateway as it is read", async () => {
