@@ -11,9 +11,10 @@
  * - a bare `Method not found` from a server names the method;
  * - `listen` in the handshake era to a server whose GET is 405 says it cannot, exit 1.
  */
+import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -53,13 +54,7 @@ const serving = async (args: ReadonlyArray<string>) => {
   return { url, kill: () => server.kill() }
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 describe("mcp against a server that declares tools only (the official SDK v1)", () => {
   for (

@@ -7,6 +7,7 @@
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { Services } from "@effect-mcp/test-support"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -18,7 +19,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -27,12 +27,7 @@ const mcpMain = path.join(root, "apps/cli/dist/main.js")
 const everything = path.join(root, "apps/everything/dist/main.js")
 const upstream = `stdio:${process.execPath} ${everything} stdio --era handshake`
 
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
+const freePort = Services.freePort
 
 /** `node <args>` until the scope closes, once a line of its stderr includes `ready`. */
 const spawnUntil = (args: ReadonlyArray<string>, ready: string) =>
@@ -47,7 +42,7 @@ const spawnUntil = (args: ReadonlyArray<string>, ready: string) =>
         seen += chunk.toString()
         if (seen.includes(ready)) resume(Effect.void)
       })
-    }).pipe(Effect.timeout(Duration.seconds(20)))
+    }).pipe(Effect.timeout(Duration.seconds(45)))
   })
 
 /** `mcp proxy <upstream> --port P --serve stateless` until the scope closes; its URL once it serves. */
@@ -128,7 +123,7 @@ describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => 
         const updated = yield* next.pipe(Effect.timeout("5 seconds"))
         assert.strictEqual(Chunk.unsafeHead(updated).method, "notifications/resources/updated")
       }),
-    { timeout: 60_000 }
+    { timeout: 120_000 }
   )
 
   it.scopedLive(
@@ -146,7 +141,7 @@ describe("mcp proxy: a handshake-only stdio server served as 2026-07-28", () => 
         assert.strictEqual(client.revision, "2026-07-28")
         assert.deepStrictEqual((yield* client.callTool("add", { a: 2, b: 3 })).structuredContent, { sum: 5 })
       }),
-    { timeout: 60_000 }
+    { timeout: 120_000 }
   )
 })
 
@@ -179,6 +174,6 @@ describe("mcp proxy: a handshake-only server over Streamable HTTP", () => {
         }
         yield* Fiber.interrupt(long)
       }),
-    { timeout: 60_000 }
+    { timeout: 120_000 }
   )
 })

@@ -8,6 +8,7 @@ import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
@@ -20,14 +21,8 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as net from "node:net"
 
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
+const freePort = Services.freePort
 
 const Add = Tool.make("add", {
   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),

@@ -11,6 +11,7 @@
  *   given the `/sse` URL and nothing else, and falls back to it by itself.
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
+import { Services } from "@effect-mcp/test-support"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
@@ -22,7 +23,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as path from "node:path"
 import * as z from "zod"
 
@@ -111,12 +111,7 @@ describe("McpClient against the official SDK's createMcpHandler (in-process fetc
     }))
 })
 
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
+const freePort = Services.freePort
 
 /** server-everything on a free port in `mode`, until the scope closes; its port once it listens. */
 const everythingOver = (mode: "streamableHttp" | "sse") =>
@@ -137,7 +132,7 @@ const everythingOver = (mode: "streamableHttp" | "sse") =>
         seen += chunk.toString()
         if (/listening on port|running on port/i.test(seen)) resume(Effect.void)
       })
-    }).pipe(Effect.timeout(Duration.seconds(20)))
+    }).pipe(Effect.timeout(Duration.seconds(45)))
     return port
   })
 

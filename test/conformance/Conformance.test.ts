@@ -8,9 +8,10 @@
  * the tasks extension) are held to the same standard (`serverSuite.ts`, shared with the runs on Bun,
  * Deno and workerd).
  */
+import { Services } from "@effect-mcp/test-support"
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { passes2025, passes2026, run } from "./serverSuite.js"
@@ -18,15 +19,7 @@ import { passes2025, passes2026, run } from "./serverSuite.js"
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 let server: ChildProcess | undefined
 let url = ""

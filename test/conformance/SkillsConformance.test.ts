@@ -5,10 +5,11 @@
  * `mcp` (apps/cli, in its driver mode) as the host, on the 2025-11-25 wire the suite gives them.
  * Each scenario passes only with every check passed, none failed, none warned, none skipped.
  */
+import { Services } from "@effect-mcp/test-support"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { passed, scenario } from "./clientSuite.js"
@@ -18,15 +19,7 @@ const root = path.resolve(here, "../..")
 const require = createRequire(import.meta.url)
 const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 const run = (args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number | null; readonly output: string }>((resolve) => {

@@ -16,6 +16,7 @@ import type { Transport } from "@effect-mcp/core"
 import { MemoryTransport, Method, Ndjson, Wire } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -23,7 +24,6 @@ import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as net from "node:net"
 import { PassThrough } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -803,15 +803,7 @@ describe("fuzz: newline-delimited framing", () => {
 
 // ---------------------------------------------------------------------------- 4. Streamable HTTP
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 const ACCEPT = "application/json, text/event-stream"
 

@@ -12,10 +12,11 @@
  * bytes across calls (the lane's `maxWaitingBytes`, the relay's `maxCallLogBytes`: 16 MiB each):
  * the gateway lives, and every call is answered after the logs it kept.
  */
+import { Services } from "@effect-mcp/test-support"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -28,13 +29,7 @@ const calls = 8
 
 type Json = Record<string, any>
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 const flood = async (meta: (i: number) => Json) => {
   const port = await freePort()

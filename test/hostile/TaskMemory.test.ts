@@ -15,10 +15,11 @@
  *
  * Each case ends by asking the server something: it must still answer.
  */
+import { Services } from "@effect-mcp/test-support"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "vitest"
@@ -27,15 +28,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const main = path.join(root, "apps/everything/dist/main.js")
 const TASKS = "io.modelcontextprotocol/tasks"
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 const children: Array<ChildProcess> = []
 afterEach(() => {

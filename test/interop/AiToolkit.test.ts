@@ -9,6 +9,7 @@
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer } from "@effect-mcp/server"
 import * as AiToolkit from "@effect-mcp/server/AiToolkit"
+import { Services } from "@effect-mcp/test-support"
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
@@ -17,7 +18,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
-import * as net from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 class CityUnknown extends Schema.TaggedError<CityUnknown>()("CityUnknown", { city: Schema.String }) {}
@@ -54,13 +54,7 @@ const WeatherHandlers = Weather.toLayer(Effect.gen(function*() {
   }
 }))
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 let runtime: ManagedRuntime.ManagedRuntime<never, unknown>
 let url: URL

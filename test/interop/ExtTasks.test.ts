@@ -9,12 +9,13 @@
  * output; HTTP: on the session's GET stream), tagged with the task; ext-tasks correlates it by the
  * related-task `_meta`, answers it, and settles the task with its result.
  */
+import { Services } from "@effect-mcp/test-support"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "vitest"
@@ -27,15 +28,7 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined)
 })
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 /** The demo over HTTP: its URL once it listens. */
 const http = async (): Promise<URL> => {

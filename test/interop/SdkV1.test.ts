@@ -6,13 +6,13 @@
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
-import * as net from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 class Refused extends Schema.TaggedError<Refused>()("Refused", { reason: Schema.String }) {}
@@ -29,13 +29,7 @@ const Divide = Tool.make(
 
 const Check = Tool.make("check", { failure: Refused }, () => Effect.fail(new Refused({ reason: "no" })))
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 let runtime: ManagedRuntime.ManagedRuntime<never, unknown>
 let url: URL

@@ -6,6 +6,7 @@
  */
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, McpTask, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -13,7 +14,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
-import * as net from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 const Slow = Tool.make("slow", {
@@ -41,13 +41,7 @@ const Confirm = Tool.make("confirm", {
     Effect.mapError((error) => error.message)
   ))
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 let runtime: ManagedRuntime.ManagedRuntime<never, unknown>
 let url: URL

@@ -8,12 +8,12 @@
 import { Revision } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import { McpRequest, McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import { Client, StreamableHTTPClientTransport, type VersionNegotiationMode } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
-import * as net from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 const Add = Tool.make("add", {
@@ -71,15 +71,7 @@ const Greeting = Prompt.make("greeting", {
   arguments: Schema.Struct({ name: Schema.String })
 }, ({ name }) => Effect.succeed(`Hello, ${name}!`))
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 let runtime: ManagedRuntime.ManagedRuntime<McpServer.McpServer, unknown>
 let url: URL

@@ -78,7 +78,7 @@ describe("docs/composition.md: Composition and gateways", () => {
           seen += chunk
           if (seen.includes(`127.0.0.1:${port}`)) resume(Effect.void)
         })
-      }).pipe(Effect.timeout(Duration.seconds(20)))
+      }).pipe(Effect.timeout(Duration.seconds(45)))
       const sample = JSON.parse(fs.readFileSync(path.join(here, "gateway.json"), "utf8"))
       const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")
       sample.mcpServers.everything = {

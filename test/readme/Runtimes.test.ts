@@ -6,11 +6,12 @@
  * handshake-era `initialize` naming the revision it serves. The runtimes come from the npm registry
  * as the other runtime tests get them (scripts/runtime-install.mjs).
  */
+import { Services } from "@effect-mcp/test-support"
 import { statelessHeaders } from "@effect-mcp/test-support/HttpWire"
+import * as Effect from "effect/Effect"
 import * as esbuild from "esbuild"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -27,16 +28,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-readme-runtimes-"
 const key = "the requestState key of the guide's samples, 32+ bytes"
 const children: Array<ChildProcess> = []
 
-/** A free port of 127.0.0.1 (the runtimes are told it: `bun run` reads `PORT`, `deno serve` takes `--port`). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 /** Starts a runtime and resolves once its output says it listens (matched by `ready`): that match. */
 const start = (command: string, args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp) =>

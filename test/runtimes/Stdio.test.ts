@@ -15,11 +15,12 @@
  * The runtimes come from the npm registry (see `install.ts`), never installed globally.
  */
 import { NodeMcpClient } from "@effect-mcp/platform-node"
+import { Services } from "@effect-mcp/test-support"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import * as Effect from "effect/Effect"
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
@@ -64,16 +65,7 @@ const runtimes: ReadonlyArray<readonly [string, (script: string) => readonly [st
   ["Deno", (script) => [binary("deno"), ["run", "--allow-env", "--allow-read", "--allow-run", script]]]
 ]
 
-/** A free port of 127.0.0.1 (the demo is told it). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 /** Runs our client under a runtime (it spawns the demo on Node): the one JSON line it writes. */
 const runClient = (command: string, args: ReadonlyArray<string>) =>

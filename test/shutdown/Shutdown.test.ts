@@ -44,7 +44,7 @@ const started = (args: ReadonlyArray<string>, ready: string) =>
       const check = () => stderr.includes(ready) && resume(Effect.void)
       check()
       child.stderr!.on("data", check)
-    }).pipe(Effect.timeout(Duration.seconds(20)))
+    }).pipe(Effect.timeout(Duration.seconds(45)))
     return { child, stderr: () => stderr }
   })
 

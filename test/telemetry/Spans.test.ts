@@ -10,6 +10,7 @@ import { Revision, Telemetry } from "@effect-mcp/core"
 import { NodeMcpServer } from "@effect-mcp/platform-node"
 import * as TelemetryTracer from "@effect-mcp/platform-node/TelemetryTracer"
 import { McpServer, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
@@ -24,16 +25,10 @@ import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as net from "node:net"
 import { PassThrough } from "node:stream"
 import { Ask, Broken } from "./tools.js"
 
-const freePort = Effect.async<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (probe.address() as net.AddressInfo).port
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
+const freePort = Services.freePort
 
 const Add = Tool.make("add", {
   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),

@@ -186,7 +186,7 @@ export const start = (args: ReadonlyArray<string>, env: Record<string, string>, 
         const check = () => said.includes(ready) && resume(Effect.void)
         check()
         child.stderr!.on("data", check)
-      }).pipe(Effect.timeout(Duration.seconds(20)))
+      }).pipe(Effect.timeout(Duration.seconds(45)))
     }
     const exited = Effect.async<void>((resume) => {
       if (child.exitCode !== null) return resume(Effect.void)
