@@ -1,10 +1,10 @@
 /**
  * HTTP clients that never read, at the wire: `mcp gateway --port` in front of a Streamable HTTP
  * upstream whose tool writes 700 logs of 60,000 bytes (42 MB) on its call's SSE stream and
- * keeps it open (`fixtures/chatty-http.mjs`). Three clients each call it on a socket they never
- * read; the gateway closes each once more than `maxBufferedBytes` (32 MiB) waits on it. Then its
- * heap is measured after a full GC (`fixtures/memory-on-signal.cjs`, on SIGUSR2) against the
- * same measure taken before the calls.
+ * keeps it open (`test/gateway/fixtures/loud-http.mjs` with `HOLD=1`). Three clients each call it
+ * on a socket they never read; the gateway closes each once more than `maxBufferedBytes` (32 MiB)
+ * waits on it. Then its heap is measured after a full GC (`fixtures/memory-on-signal.cjs`, on
+ * SIGUSR2) against the same measure taken before the calls.
  *
  * Before: what waited to be written on a connection the budget closed (up to 32 MiB each, no longer
  * counted anywhere) stayed in its response's queue for as long as its request ran: 3 connections
@@ -35,9 +35,9 @@ describe("connections closed for not reading (mcp gateway over HTTP)", () => {
   it("leave nothing of what waited on them", async () => {
     const upPort = await freePort()
     const port = await freePort()
-    const upstream = spawn(process.execPath, [path.join(here, "fixtures/chatty-http.mjs"), String(upPort)], {
+    const upstream = spawn(process.execPath, [path.join(here, "../gateway/fixtures/loud-http.mjs"), String(upPort)], {
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, COUNT: "700", SIZE: "60000" }
+      env: { ...process.env, COUNT: "700", SIZE: "60000", HOLD: "1" }
     })
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "cut-memory-")), "gateway.json")
     writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${upPort}/mcp` } } }))
@@ -134,13 +134,13 @@ describe("connections closed for not reading (mcp gateway over HTTP)", () => {
       // The upstream's tools, once it is connected.
       const first = await open()
       for (;;) {
-        if ((await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, first)).text.includes("up_chatty")) break
+        if ((await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, first)).text.includes("up_loud")) break
         await until(() => stderr.includes("up is up") || undefined)
       }
       const before = await memory()
       for (let i = 0; i < slow; i++) {
         const session = await open()
-        const text = JSON.stringify({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "up_chatty" } })
+        const text = JSON.stringify({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "up_loud" } })
         const socket = net.connect(port, "127.0.0.1").on("error", () => {})
         // Never read.
         socket.pause()

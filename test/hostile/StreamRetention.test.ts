@@ -1,7 +1,8 @@
 /**
  * A long event stream from an HTTP upstream, at the wire: `mcp gateway` over stdio in front of a
  * Streamable HTTP upstream whose one tool writes 1,200 logs of 60,000 bytes (72 MB) on its call's
- * SSE stream and keeps the stream open (`fixtures/chatty-http.mjs`). The client reads everything.
+ * SSE stream and keeps the stream open (`test/gateway/fixtures/loud-http.mjs` with `HOLD=1`). The
+ * client reads everything.
  * Once the last log has reached the client, the gateway is asked for its memory after a full GC
  * (`fixtures/memory-on-signal.cjs`, on SIGUSR2).
  *
@@ -33,9 +34,9 @@ const freePort = () => Effect.runPromise(Services.freePort)
 describe("a long SSE stream from an HTTP upstream (gateway over stdio)", () => {
   it("is not kept by the gateway as it is read", async () => {
     const port = await freePort()
-    const upstream = spawn(process.execPath, [path.join(here, "fixtures/chatty-http.mjs"), String(port)], {
+    const upstream = spawn(process.execPath, [path.join(here, "../gateway/fixtures/loud-http.mjs"), String(port)], {
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, COUNT: "1200", SIZE: "60000" }
+      env: { ...process.env, COUNT: "1200", SIZE: "60000", HOLD: "1" }
     })
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "stream-retention-")), "gateway.json")
     writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
@@ -110,7 +111,7 @@ describe("a long SSE stream from an HTTP upstream (gateway over stdio)", () => {
         if ((await answer(id)).result.tools.length > 0) break
         await until(() => seen.some((m) => m.method === "notifications/tools/list_changed") || undefined)
       }
-      send({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "up_chatty", arguments: {} } })
+      send({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "up_loud", arguments: {} } })
       // The gateway read the whole stream so far: its last log reached the client.
       await until(() => last || undefined)
       child.kill("SIGUSR2")
