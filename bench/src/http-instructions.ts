@@ -70,7 +70,11 @@ const measure = async (server: Server): Promise<number> => {
     await drive(sessions, warmup + 1, calls)
     execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
     for (const session of sessions) session.connection.close()
-    await child.stop()
+    // The count is printed at exit, which takes callgrind a while: no kill after 2 s (`child.stop`).
+    child.process.stdin.end()
+    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+    await child.exited
+    clearTimeout(timer)
     const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
     if (refs === null) throw new BenchFailure(`${server.key}: no count from callgrind\n${child.stderr()}`)
     return Number(refs[1]!.replaceAll(",", "")) / calls

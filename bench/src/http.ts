@@ -16,13 +16,19 @@
  *
  * Environment: BENCH_ROUNDS (2), BENCH_HTTP_MILLIS (2000), BENCH_HTTP_SERVERS (keys: layerHttp,
  * router, sdk-json, sdk-sse, bare, router-bare; default all but the opt-in router-untraced and
- * router-bare-untraced: both router servers with the platform's span per request off), and those of `http-bench.ts`.
+ * router-bare-untraced: both router servers with the platform's span per request off, and router-before:
+ * the router server built from the commit BENCH_ROUTER_BEFORE, default f6e11d25, by `baseline.ts`), and those of `http-bench.ts`.
  *
  * A benchmark, not a test.
  */
+import { join } from "node:path"
+import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
 import { main } from "./http-bench.js"
-import { here } from "./proc.js"
+import { here, startHttpServer } from "./proc.js"
+
+/** The commit the opt-in `router-before` server is built from (`baseline.ts`): before the router route's rework. */
+const routerBefore = process.env.BENCH_ROUTER_BEFORE ?? "f6e11d25"
 
 main({
   section: "http",
@@ -53,6 +59,14 @@ main({
       args: []
     },
     {
+      key: "router-before",
+      name: `effect-mcp on HttpLayerRouter at ${routerBefore}`,
+      file: "ours-http-server.js",
+      args: ["--mode", "router"],
+      optIn: true,
+      start: () => startHttpServer(join(baseline(routerBefore), "bench/dist/ours-http-server.js"), ["--mode", "router"])
+    },
+    {
       key: "router-untraced",
       name: "effect-mcp on HttpLayerRouter, platform tracer off",
       file: here("./ours-http-server.js"),
@@ -76,6 +90,8 @@ main({
     { a: "router", b: "bare", label: "router / bare", unit: "%" },
     { a: "router", b: "router-bare", label: "router / router-bare", unit: "%" },
     { a: "router-bare", b: "sdk-json", label: "router-bare / SDK json", unit: "x" },
+    { a: "router", b: "router-before", label: "router / router before", unit: "x" },
+    { a: "router-before", b: "sdk-json", label: "router before / SDK json", unit: "x" },
     { a: "router-untraced", b: "sdk-json", label: "router, platform tracer off / SDK json", unit: "x" },
     {
       a: "router-untraced",
