@@ -10,11 +10,13 @@
  * Servers (BENCH_HTTP_SERVERS, default all): layerHttp, router (`ours-http-server.ts`),
  * router-bare (`router-bare-http-server.ts`), sdk-json (`sdk-http-server.ts --json`), bare
  * (`bare-http-server.ts`), router-untraced and router-bare-untraced (both router servers with
- * `--no-platform-tracer`).
+ * `--no-platform-tracer`), router-before (the router server at BENCH_ROUTER_BEFORE, as in `http.ts`).
  *
  * `BENCH_HTTP_STALL_MILLIS=600000 node dist/http-instructions.js` (the first calls under callgrind are slow)
  */
 import { execFileSync } from "node:child_process"
+import { join } from "node:path"
+import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
 import { BenchFailure, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
@@ -25,6 +27,9 @@ interface Server {
   readonly args: ReadonlyArray<string>
 }
 
+/** The commit of `router-before` (`http.ts`). */
+const routerBefore = process.env.BENCH_ROUTER_BEFORE ?? "f6e11d25"
+
 const servers: ReadonlyArray<Server> = [
   { key: "layerHttp", file: here("./ours-http-server.js"), args: ["--mode", "layerHttp"] },
   { key: "router", file: here("./ours-http-server.js"), args: ["--mode", "router"] },
@@ -32,7 +37,8 @@ const servers: ReadonlyArray<Server> = [
   { key: "sdk-json", file: here("./sdk-http-server.js"), args: ["--json"] },
   { key: "bare", file: here("./bare-http-server.js"), args: [] },
   { key: "router-untraced", file: here("./ours-http-server.js"), args: ["--mode", "router", "--no-platform-tracer"] },
-  { key: "router-bare-untraced", file: here("./router-bare-http-server.js"), args: ["--no-platform-tracer"] }
+  { key: "router-bare-untraced", file: here("./router-bare-http-server.js"), args: ["--no-platform-tracer"] },
+  { key: "router-before", file: "", args: ["--mode", "router"] }
 ]
 
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
@@ -57,7 +63,7 @@ const measure = async (server: Server): Promise<number> => {
     "--instr-atstart=no",
     "--smc-check=all-non-file",
     process.execPath,
-    server.file,
+    server.key === "router-before" ? join(baseline(routerBefore), "bench/dist/ours-http-server.js") : server.file,
     "--port",
     String(port),
     ...server.args
@@ -86,7 +92,9 @@ const measure = async (server: Server): Promise<number> => {
 
 const main = async () => {
   const wanted = process.env.BENCH_HTTP_SERVERS?.split(",")
-  const chosen = servers.filter((server) => wanted === undefined || wanted.includes(server.key))
+  const chosen = servers.filter((server) =>
+    wanted === undefined ? server.key !== "router-before" : wanted.includes(server.key)
+  )
   const results = new Map<string, number>()
   for (const server of chosen) results.set(server.key, await measure(server))
   const rows = [["server", "instructions / call", "SDK json / this"]]
