@@ -2,7 +2,7 @@
  * Instructions per `tools/call add` over HTTP (handshake era, one session per connection), each
  * server run under callgrind (valgrind installed): the server child is started with its
  * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (1000) on 10 connections, one call in
+ * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (2500: over fewer, a major GC or a late JIT tier moves the count by 10% or more) on 10 connections, one call in
  * flight on each, and stopped; the instructions counted (every thread of the process: the JIT's and
  * the GC's too) over the calls. Deterministic to a few percent between runs and not disturbed by
  * other load on the machine, which the CPU time per request of `http.ts` is.
@@ -42,7 +42,7 @@ const servers: ReadonlyArray<Server> = [
 ]
 
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
-const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
+const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
 const connections = 10
 
 /** `count` calls, spread over the sessions, one in flight on each. */
