@@ -2,9 +2,10 @@
  * Instructions per `tools/call add` over HTTP (handshake era, one session per connection), each
  * server run under callgrind (valgrind installed): the server child is started with its
  * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (2500: over fewer, a major GC or a late JIT tier moves the count by 10% or more) on 10 connections, one call in
- * flight on each, and stopped; the instructions counted (every thread of the process: the JIT's and
- * the GC's too) over the calls. Deterministic to a few percent between runs and not disturbed by
+ * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (2500: over 500, a major GC or a late
+ * JIT tier moved the count by 10% between like runs) on 10 connections, one call in flight on
+ * each, and stopped; the instructions counted (every thread of the process: the JIT's and the
+ * GC's too) over the calls. Not disturbed by
  * other load on the machine, which the CPU time per request of `http.ts` is.
  *
  * Servers (BENCH_HTTP_SERVERS, default all): layerHttp, router (`ours-http-server.ts`),
