@@ -15,8 +15,8 @@ import { connect, type Socket } from "node:net"
 import { type Envelope, isGoodAdd } from "./envelope.js"
 import { BenchFailure } from "./proc.js"
 
-/** How long without any answer before a benchmark gives up. */
-const stallMillis = 30_000
+/** How long without any answer before a benchmark gives up (BENCH_HTTP_STALL_MILLIS: more under callgrind). */
+const stallMillis = Number(process.env.BENCH_HTTP_STALL_MILLIS ?? 30_000)
 
 export interface Target {
   readonly port: number

@@ -5,7 +5,9 @@
  * - `--mode layerHttp` (default): `NodeMcpServer.layerHttp({ port, host })`;
  * - `--mode router`: `HttpTransport.layer({ path: "/mcp" })` mounted on an `HttpLayerRouter`
  *   next to an application route (`GET /health`), served with `HttpLayerRouter.serve` (its
- *   request logger off) and `NodeHttpServer.layer(createServer, { port, host })`.
+ *   request logger off) and `NodeHttpServer.layer(createServer, { port, host })`; with
+ *   `--no-platform-tracer`, the platform's own span per request off too
+ *   (`HttpMiddleware.withTracerDisabledWhen`, what a user who traces with our spans alone does).
  *
  * `--revisions handshake|stateless|dual` (`ours-add.ts`): the handshake era (default), the
  * stateless 2026-07-28 alone, or both on one endpoint.
@@ -23,13 +25,14 @@
  * trace in `1/r` recorded with `--otlp-ratio <r>` (`parentbased_traceidratio`), spans alone
  * (no metrics recorded nor exported) with `--otlp-no-metrics`: what the telemetry benchmark measures. Without it, nothing of OpenTelemetry is loaded.
  *
- * `node dist/ours-http-server.js --port N [--mode layerHttp|router] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r] [--otlp-no-metrics]]`
+ * `node dist/ours-http-server.js --port N [--mode layerHttp|router [--no-platform-tracer]] [--revisions handshake|stateless|dual] [--otlp <url> [--otlp-json] [--otlp-ratio r] [--otlp-no-metrics]]`
  */
 import { NodeMcpServer, NodeTelemetry } from "@effect-mcp/platform-node"
 import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -52,11 +55,15 @@ const transportOptions: HttpTransport.Options = {
 
 const Health = HttpLayerRouter.add("GET", "/health", HttpServerResponse.text("ok"))
 
+const Routed = HttpLayerRouter.serve(Layer.mergeAll(HttpTransport.layer(transportOptions), Health), {
+  disableLogger: true,
+  disableListenLog: true
+})
+
 const Http: Layer.Layer<never, unknown, McpServer.McpServer> = mode === "router"
-  ? HttpLayerRouter.serve(Layer.mergeAll(HttpTransport.layer(transportOptions), Health), {
-    disableLogger: true,
-    disableListenLog: true
-  }).pipe(Layer.provide(NodeHttpServer.layer(createServer, listen)))
+  ? (process.argv.includes("--no-platform-tracer")
+    ? HttpMiddleware.withTracerDisabledWhen(Routed, () => true)
+    : Routed).pipe(Layer.provide(NodeHttpServer.layer(createServer, listen)))
   : NodeMcpServer.layerHttp({ ...transportOptions, ...listen, maxConnections: 20_000 })
 
 if (mode !== "router" && mode !== "layerHttp") {

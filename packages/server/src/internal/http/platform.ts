@@ -266,7 +266,11 @@ const fromPlatform = (
   }
 }
 
-/** The handler as an @effect/platform route handler: one fiber per call, the route's own. */
+/**
+ * The handler as an @effect/platform route handler: the route's own fiber waits for the answer
+ * (`Effect.async`, nothing else per call: no Deferred, no fiber, no scope), and reads the body
+ * when the handler asks for it while it runs.
+ */
 export const toHttpApp = (
   handler: Handler
 ): Effect.Effect<
@@ -274,7 +278,9 @@ export const toHttpApp = (
 > =>
   Effect.map(Effect.runtime<never>(), (runtime) => (request) =>
     Effect.suspend(() => {
-      const response = Deferred.unsafeMake<HttpServerResponse.HttpServerResponse>(FiberId.none)
+      // The answer given before the route's fiber waits for it, or what resumes the waiting fiber.
+      let given: HttpServerResponse.HttpServerResponse | undefined
+      let resume: ((answer: Effect.Effect<HttpServerResponse.HttpServerResponse>) => void) | undefined
       const pending: Pending = {
         body: undefined,
         closed: [],
@@ -283,9 +289,18 @@ export const toHttpApp = (
         rest: undefined,
         late: undefined
       }
+      // The first answer counts.
       const resolve = (r: HttpServerResponse.HttpServerResponse) => {
+        if (pending.answered) return
         pending.answered = true
-        Deferred.unsafeDone(response, Exit.succeed(r))
+        if (resume !== undefined) resume(Effect.succeed(r))
+        else given = r
+      }
+      // Interrupted before the response: the client went away.
+      const gone = () => {
+        if (pending.answered || pending.gone) return
+        pending.gone = true
+        for (const listener of pending.closed) listener()
       }
       handler.handle(fromPlatform(request, pending, resolve, handler.writes, runtime))
       const wanted = pending.body
@@ -293,16 +308,16 @@ export const toHttpApp = (
       if (wanted === undefined) {
         pending.late = (maxBytes, done) => void Runtime.runFork(runtime)(readBody(request, pending, maxBytes, done))
       }
-      const answer = wanted === undefined
-        ? Deferred.await(response)
-        : Effect.zipRight(readBody(request, pending, wanted.maxBytes, wanted.done), Deferred.await(response))
-      // Interrupted before the response: the client went away.
-      return Effect.onInterrupt(answer, () =>
-        Effect.sync(() => {
-          if (pending.answered) return
-          pending.gone = true
-          for (const listener of pending.closed) listener()
-        }))
+      const answer = Effect.suspend(() =>
+        given !== undefined ? Effect.succeed(given) : Effect.async<HttpServerResponse.HttpServerResponse>((k) => {
+          resume = k
+          return Effect.sync(gone)
+        })
+      )
+      return wanted === undefined ? answer : Effect.zipRight(
+        Effect.onInterrupt(readBody(request, pending, wanted.maxBytes, wanted.done), () => Effect.sync(gone)),
+        answer
+      )
     }))
 
 /** The MCP endpoints as routes of an `HttpLayerRouter`, every method. */

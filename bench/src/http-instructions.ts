@@ -1,0 +1,118 @@
+/**
+ * Instructions per `tools/call add` over HTTP (handshake era, one session per connection), each
+ * server run under callgrind (valgrind installed): the server child is started with its
+ * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
+ * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (2500: over 500, a major GC or a late
+ * JIT tier moved the count by 10% between like runs) on 10 connections, one call in flight on
+ * each, and stopped; the instructions counted (every thread of the process: the JIT's and the
+ * GC's too) over the calls. Not disturbed by
+ * other load on the machine, which the CPU time per request of `http.ts` is.
+ *
+ * Servers (BENCH_HTTP_SERVERS, default all): layerHttp, router (`ours-http-server.ts`),
+ * router-bare (`router-bare-http-server.ts`), sdk-json (`sdk-http-server.ts --json`), bare
+ * (`bare-http-server.ts`), router-untraced and router-bare-untraced (both router servers with
+ * `--no-platform-tracer`), router-before (the router server at BENCH_ROUTER_BEFORE, as in `http.ts`).
+ *
+ * `BENCH_HTTP_STALL_MILLIS=600000 node dist/http-instructions.js` (the first calls under callgrind are slow)
+ */
+import { execFileSync } from "node:child_process"
+import { join } from "node:path"
+import { baseline } from "./baseline.js"
+import { handshakeEra } from "./envelope.js"
+import { callAdd, openSessions, type Session } from "./http-driver.js"
+import { BenchFailure, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
+
+interface Server {
+  readonly key: string
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+}
+
+/** The commit of `router-before` (`http.ts`). */
+const routerBefore = process.env.BENCH_ROUTER_BEFORE ?? "f6e11d25"
+
+const servers: ReadonlyArray<Server> = [
+  { key: "layerHttp", file: here("./ours-http-server.js"), args: ["--mode", "layerHttp"] },
+  { key: "router", file: here("./ours-http-server.js"), args: ["--mode", "router"] },
+  { key: "router-bare", file: here("./router-bare-http-server.js"), args: [] },
+  { key: "sdk-json", file: here("./sdk-http-server.js"), args: ["--json"] },
+  { key: "bare", file: here("./bare-http-server.js"), args: [] },
+  { key: "router-untraced", file: here("./ours-http-server.js"), args: ["--mode", "router", "--no-platform-tracer"] },
+  { key: "router-bare-untraced", file: here("./router-bare-http-server.js"), args: ["--no-platform-tracer"] },
+  { key: "router-before", file: "", args: ["--mode", "router"] }
+]
+
+const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
+const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
+const connections = 10
+
+/** `count` calls, spread over the sessions, one in flight on each. */
+const drive = async (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
+  let next = first
+  const end = first + count
+  await Promise.all(sessions.map(async (session) => {
+    while (next < end) await callAdd(session, handshakeEra, next++)
+  }))
+}
+
+/** Instructions per call of one server. */
+const measure = async (server: Server): Promise<number> => {
+  const port = await freePort()
+  const child = spawnCommand("valgrind", [
+    "--tool=callgrind",
+    "--callgrind-out-file=/dev/null",
+    "--instr-atstart=no",
+    "--smc-check=all-non-file",
+    process.execPath,
+    server.key === "router-before" ? join(baseline(routerBefore), "bench/dist/ours-http-server.js") : server.file,
+    "--port",
+    String(port),
+    ...server.args
+  ])
+  try {
+    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${server.key} to listen`, 300_000)
+    const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, connections)
+    await drive(sessions, 1, warmup)
+    execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
+    await drive(sessions, warmup + 1, calls)
+    execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
+    for (const session of sessions) session.connection.close()
+    // The count is printed at exit, which takes callgrind a while: no kill after 2 s (`child.stop`).
+    child.process.stdin.end()
+    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+    await child.exited
+    clearTimeout(timer)
+    const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
+    if (refs === null) throw new BenchFailure(`${server.key}: no count from callgrind\n${child.stderr()}`)
+    return Number(refs[1]!.replaceAll(",", "")) / calls
+  } catch (error) {
+    child.process.kill("SIGKILL")
+    throw error
+  }
+}
+
+const main = async () => {
+  const wanted = process.env.BENCH_HTTP_SERVERS?.split(",")
+  const chosen = servers.filter((server) =>
+    wanted === undefined ? server.key !== "router-before" : wanted.includes(server.key)
+  )
+  const results = new Map<string, number>()
+  for (const server of chosen) results.set(server.key, await measure(server))
+  const rows = [["server", "instructions / call", "SDK json / this"]]
+  const sdk = results.get("sdk-json")
+  for (const [key, count] of results) {
+    rows.push([key, `${(count / 1000).toFixed(1)} k`, sdk === undefined ? "-" : ratio(sdk / count)])
+  }
+  process.stdout.write(
+    [
+      `HTTP tools/call add (2025-11-25), instructions per call under callgrind: ${warmup} calls of warm-up, ` +
+      `${calls} counted, ${connections} connections`,
+      ...table(rows)
+    ].join("\n") + "\n"
+  )
+}
+
+main().catch((error) => {
+  process.stderr.write(`HTTP INSTRUCTIONS FAILED: ${error instanceof BenchFailure ? error.message : error}\n`)
+  process.exit(1)
+})
