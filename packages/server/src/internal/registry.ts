@@ -22,11 +22,11 @@ import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
+import * as Lazy from "./lazy.js"
 import * as Listeners from "./listeners.js"
 import * as Workers from "./workers.js"
 
@@ -123,28 +123,37 @@ export const make = (initial: {
     const local = (event: NotificationBus.Event) => Effect.zipRight(change(event), bus.publish({ ...event, origin }))
     // Other servers' changes (this server's own come back marked with its origin).
     const events = yield* bus.subscribe
-    yield* Stream.fromQueue(events).pipe(
-      Stream.runForEach((event) => event.origin === origin ? Effect.void : change(event)),
-      Effect.forkScoped
-    )
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.flatMap(Queue.take(events), (event) => event.origin === origin ? Effect.void : change(event))
+    ))
     const deliver = (chunk: Chunk.Chunk<Change>) =>
       Effect.flatMap(Ref.get(listeners), (all) => {
         const batch = coalesce(chunk)
         return Effect.forEach(all, (listener) => listener(batch), { discard: true })
       })
     const windowed = Duration.toMillis(initial.window) > 0 && !Workers.onWorkers()
+    // Without a window, each batch is what the queue holds when the fiber wakes (as many as a stream's
+    // chunk). With one, the batches are `effect/Stream`'s `groupedWithin`, loaded at the first change: a
+    // server whose lists never change (most, and every one over stdio until a tool is added) never loads it.
     yield* Effect.forkScoped(
       windowed
-        ? Stream.runForEach(Stream.groupedWithin(Stream.fromQueue(changes), 1024, initial.window), deliver)
-        : Stream.runForEachChunk(Stream.fromQueue(changes), deliver)
+        ? Effect.flatMap(Queue.take(changes), (first) =>
+          Effect.flatMap(Effect.promise(Lazy.stream), (Stream) =>
+            Stream.runForEach(
+              Stream.groupedWithin(Stream.prepend(Stream.fromQueue(changes), Chunk.of(first)), 1024, initial.window),
+              deliver
+            )))
+        : Effect.forever(Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver))
     )
     return {
       entries,
-      unsafeEntries: () => MutableRef.get(mirror),
+      unsafeEntries: () =>
+        MutableRef.get(mirror),
       edit: (kind, f) =>
         Effect.zipRight(
           // The mirror is set within the update: both hold the same entries at every instant.
-          Ref.update(entries, (before) => MutableRef.set(mirror, f(before)).current),
+          Ref.update(entries, (before) =>
+            MutableRef.set(mirror, f(before)).current),
           local(NotificationBus.listChanged(kind))
         ),
       updated: (uri) => local(NotificationBus.resourceUpdated(uri)),
