@@ -36,7 +36,7 @@ const notLoaded: ReadonlyArray<readonly [string, RegExp]> = [
   ["the token verifiers", /\/packages\/server\/(src|dist)\/internal\/(tokenVerifier|issuer|verified)\.(ts|js)$/],
   ["effect/Cache", /\/effect\/dist\/esm\/Cache\.js$/],
   // 69 modules of Effect between them: only a memory transport, a stream's NDJSON framing, a task store given
-  // as a service, a registry's first change or `AppView.file` loads them.
+  // as a service (or `TaskStore.makeMemory`) or `AppView.file` loads them.
   ["effect/Stream", /\/effect\/dist\/esm\/Stream\.js$/],
   ["effect/Mailbox", /\/effect\/dist\/esm\/Mailbox\.js$/],
   ["the OAuth loopback", /\/packages\/platform-node\/(src|dist)\/internal\/loopback\.(ts|js)$/],

@@ -2,9 +2,9 @@
  * The server's modules that are loaded when first used (imported through the package's
  * `#modules`): the HTTP transport (a Node server over stdio never loads it), the 2026-07-28 era
  * (a handshake-only server never loads it), the skills extension and the token verifiers (loaded
- * only by a server given skills or a verifier), `effect/Stream` (a server's tasks and list changes run
- * without it: only a task store given as a service, or the registry's first change, loads it) and
- * @effect/platform's `FileSystem` (`AppView.file`). A Worker's bundle gets `modulesBundled.ts` instead
+ * only by a server given skills or a verifier), `effect/Stream` (a server's tasks run without it:
+ * `TaskStore.makeMemory`, or a task store given as a service, loads it) and @effect/platform's
+ * `FileSystem` (`AppView.file`). A Worker's bundle gets `modulesBundled.ts` instead
  * (the `workerd`, `worker` and `edge-light` conditions): there a dynamic `import()` of a module
  * sharing Effect with the rest makes esbuild (wrangler) wrap every module of the bundle in a lazy
  * initialiser, parsed twice and never tree-shaken.

@@ -4,7 +4,8 @@
  *
  * Changes (a list changed, a resource was updated) are numbered: this server's own as they are
  * made, other servers' (from the notification bus, `NotificationBus`) as they arrive. They are
- * coalesced by one server-level fiber over a short window and handed, as one batch, to every
+ * coalesced by one server-level fiber over a short window (opened by the first change of a batch)
+ * and handed, as one batch, to every
  * listener (each engine serving handshake sessions registers one for its lifetime; the server's
  * subscriptions one). Nothing is kept or run per session. On a Worker (`workers.ts`), or with a
  * window of zero, there is no window: a batch is what came since the fiber last woke (the
@@ -26,7 +27,6 @@ import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
-import * as Lazy from "./lazy.js"
 import * as Listeners from "./listeners.js"
 import * as Workers from "./workers.js"
 
@@ -132,28 +132,25 @@ export const make = (initial: {
         return Effect.forEach(all, (listener) => listener(batch), { discard: true })
       })
     const windowed = Duration.toMillis(initial.window) > 0 && !Workers.onWorkers()
-    // Without a window, each batch is what the queue holds when the fiber wakes (as many as a stream's
-    // chunk). With one, the batches are `effect/Stream`'s `groupedWithin`, loaded at the first change: a
-    // server whose lists never change (most, and every one over stdio until a tool is added) never loads it.
-    yield* Effect.forkScoped(
+    // A batch is the first change and what follows it within the window (at most 1,024 changes), or,
+    // without a window, what the queue holds when the fiber wakes (as much as a stream's chunk). Read from
+    // the queue directly: a server's registry runs without `effect/Stream`.
+    yield* Effect.forkScoped(Effect.forever(
       windowed
         ? Effect.flatMap(Queue.take(changes), (first) =>
-          Effect.flatMap(Effect.promise(Lazy.stream), (Stream) =>
-            Stream.runForEach(
-              Stream.groupedWithin(Stream.prepend(Stream.fromQueue(changes), Chunk.of(first)), 1024, initial.window),
-              deliver
-            )))
-        : Effect.forever(Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver))
-    )
+          Effect.zipRight(
+            Effect.sleep(initial.window),
+            Effect.flatMap(Queue.takeUpTo(changes, 1023), (rest) => deliver(Chunk.prepend(rest, first)))
+          ))
+        : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver)
+    ))
     return {
       entries,
-      unsafeEntries: () =>
-        MutableRef.get(mirror),
+      unsafeEntries: () => MutableRef.get(mirror),
       edit: (kind, f) =>
         Effect.zipRight(
           // The mirror is set within the update: both hold the same entries at every instant.
-          Ref.update(entries, (before) =>
-            MutableRef.set(mirror, f(before)).current),
+          Ref.update(entries, (before) => MutableRef.set(mirror, f(before)).current),
           local(NotificationBus.listChanged(kind))
         ),
       updated: (uri) => local(NotificationBus.resourceUpdated(uri)),
