@@ -12,9 +12,10 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Mailbox from "effect/Mailbox"
+import type * as MailboxModule from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+import type * as StreamModule from "effect/Stream"
+import * as Lazy from "./internal/lazy.js"
 import * as Transport from "./Transport.js"
 import * as Wire from "./Wire.js"
 
@@ -32,7 +33,7 @@ export interface TextEndpoint {
   /** The next text frame from the other side. Fails when the other side has closed. */
   readonly read: Effect.Effect<string, Transport.TransportError>
   /** Everything the other side sends, until it closes. */
-  readonly texts: Stream.Stream<string>
+  readonly texts: StreamModule.Stream<string>
   /** Closes this side: the protocol sees the client disconnect. */
   readonly close: Effect.Effect<void>
 }
@@ -53,12 +54,18 @@ const closed = () => new Transport.TransportError({ message: "the other side clo
 
 interface Link {
   /** Text from the client to the protocol. */
-  readonly inbox: Mailbox.Mailbox<string>
+  readonly inbox: MailboxModule.Mailbox<string>
   /** Text from the protocol to the client. */
-  readonly outbox: Mailbox.Mailbox<string>
+  readonly outbox: MailboxModule.Mailbox<string>
 }
 
-const endpoint = (client: Transport.ClientId, link: Link): TextEndpoint => ({
+/**
+ * `effect/Stream` and `effect/Mailbox`, loaded when a memory transport is first made: a program that
+ * imports the core and never makes one (a server over stdio) does not load them.
+ */
+const load = () => Effect.zip(Effect.promise(Lazy.stream), Effect.promise(Lazy.mailbox))
+
+const endpoint = (Mailbox: typeof MailboxModule, client: Transport.ClientId, link: Link): TextEndpoint => ({
   client,
   write: (text) => Effect.asVoid(link.inbox.offer(text)),
   read: Effect.mapError(link.outbox.take, closed),
@@ -68,6 +75,7 @@ const endpoint = (client: Transport.ClientId, link: Link): TextEndpoint => ({
 
 const makeMemory = (single: boolean): Effect.Effect<Memory, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const [Stream, Mailbox] = yield* load()
     const scope = yield* Effect.scope
     const links = new Map<Transport.ClientId, Link>()
     const receiver = yield* Deferred.make<Transport.Receiver>()
@@ -93,7 +101,7 @@ const makeMemory = (single: boolean): Effect.Effect<Memory, never, Scope.Scope> 
       }
       links.set(client, link)
       yield* Effect.forkIn(pump(client, link), scope)
-      return endpoint(client, link)
+      return endpoint(Mailbox, client, link)
     })
 
     const protocol: Transport.Protocol = {
@@ -139,9 +147,10 @@ export const connection: Effect.Effect<
  */
 export const pair: Effect.Effect<readonly [Transport.Protocol, Transport.Protocol], never, Scope.Scope> = Effect.gen(
   function*() {
+    const [Stream, Mailbox] = yield* load()
     const aToB = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
     const bToA = yield* Effect.acquireRelease(Mailbox.make<string>(), (mb) => mb.shutdown)
-    const side = (inbox: Mailbox.Mailbox<string>, outbox: Mailbox.Mailbox<string>): Transport.Protocol => ({
+    const side = (inbox: MailboxModule.Mailbox<string>, outbox: MailboxModule.Mailbox<string>): Transport.Protocol => ({
       run: (receiver) =>
         Mailbox.toStream(inbox).pipe(
           Stream.runForEach((text) => Effect.sync(() => receiver.receive(0, Wire.decode(text)))),

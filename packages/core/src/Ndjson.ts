@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+import type * as StreamModule from "effect/Stream"
+import * as Lazy from "./internal/lazy.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import * as McpError from "./McpError.js"
 import * as Transport from "./Transport.js"
@@ -138,23 +139,20 @@ export const reader = (emit: (inbound: Wire.Inbound) => void, options: ReaderOpt
   }
 }
 
-/**
- * A one-client protocol over newline-delimited JSON: `input` is the text arriving (already
- * decoded as UTF-8), `write` writes encoded lines. `run` ends when `input` ends.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const protocol = (options: {
-  readonly input: Stream.Stream<string, Transport.TransportError>
-  readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
-  /** The longest line taken (default {@link defaultMaxLineLength}). */
-  readonly maxLineLength?: number
-}): Transport.Protocol => ({
+/** The lines of `text` (a stream of `effect/Stream`, loaded when the framing first runs) as a protocol. */
+const framed = (
+  text: (Stream: typeof StreamModule) => StreamModule.Stream<string, Transport.TransportError>,
+  options: {
+    readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
+    readonly maxLineLength?: number
+  }
+): Transport.Protocol => ({
   run: (receiver) =>
-    Effect.suspend(() => {
+    // `effect/Stream` (69 modules of Effect with `effect/Mailbox`) is loaded here, when a stream's framing
+    // first runs: a server over stdio reads its lines with `reader` and never loads it.
+    Effect.flatMap(Effect.promise(Lazy.stream), (Stream) => {
       const lines = reader((inbound) => receiver.receive(client, inbound), options)
-      return options.input.pipe(
+      return text(Stream).pipe(
         Stream.runForEach((chunk) => Effect.sync(() => lines.push(chunk))),
         Effect.ensuring(Effect.sync(() => {
           lines.end()
@@ -166,14 +164,28 @@ export const protocol = (options: {
 })
 
 /**
+ * A one-client protocol over newline-delimited JSON: `input` is the text arriving (already
+ * decoded as UTF-8), `write` writes encoded lines. `run` ends when `input` ends.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const protocol = (options: {
+  readonly input: StreamModule.Stream<string, Transport.TransportError>
+  readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
+  /** The longest line taken (default {@link defaultMaxLineLength}). */
+  readonly maxLineLength?: number
+}): Transport.Protocol => framed(() => options.input, options)
+
+/**
  * {@link protocol} over a byte stream (UTF-8).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromBytes = (options: {
-  readonly input: Stream.Stream<Uint8Array, Transport.TransportError>
+  readonly input: StreamModule.Stream<Uint8Array, Transport.TransportError>
   readonly write: (lines: string) => Effect.Effect<void, Transport.TransportError>
   /** The longest line taken (default {@link defaultMaxLineLength}). */
   readonly maxLineLength?: number
-}): Transport.Protocol => protocol({ ...options, input: Stream.decodeText(options.input) })
+}): Transport.Protocol => framed((Stream) => Stream.decodeText(options.input), options)

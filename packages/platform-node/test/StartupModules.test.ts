@@ -8,8 +8,9 @@
  * oauth4webapi, @effect/platform's HTTP client, the HTTP handler, or `node:http` (on Node 22 and
  * later, importing it loads undici); nor the 2026-07-28 era's code (a server that does not speak
  * it), the skills extension's (a server given no skills), the token verifiers' (a server that
- * verifies no tokens), the OAuth loopback's and the client's authorization flow (`NodeOAuth`), or
- * telemetry's export (`NodeTelemetry`, telemetry off).
+ * verifies no tokens), the OAuth loopback's and the client's authorization flow (`NodeOAuth`),
+ * telemetry's export (`NodeTelemetry`, telemetry off), or `effect/Stream` and `effect/Mailbox` (the
+ * server reads its lines, follows its tasks and its lists' changes without them).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -34,6 +35,10 @@ const notLoaded: ReadonlyArray<readonly [string, RegExp]> = [
   ["the skills extension", /\/packages\/server\/(src|dist)\/internal\/skills\.(ts|js)$/],
   ["the token verifiers", /\/packages\/server\/(src|dist)\/internal\/(tokenVerifier|issuer|verified)\.(ts|js)$/],
   ["effect/Cache", /\/effect\/dist\/esm\/Cache\.js$/],
+  // 69 modules of Effect between them: only a memory transport, a stream's NDJSON framing, a task store given
+  // as a service (or `TaskStore.makeMemory`) or `AppView.file` loads them.
+  ["effect/Stream", /\/effect\/dist\/esm\/Stream\.js$/],
+  ["effect/Mailbox", /\/effect\/dist\/esm\/Mailbox\.js$/],
   ["the OAuth loopback", /\/packages\/platform-node\/(src|dist)\/internal\/loopback\.(ts|js)$/],
   ["the client's authorization code flow", /\/packages\/client\/(src|dist)\/AuthorizationCode\.(ts|js)$/],
   ["the telemetry export", /\/packages\/platform-node\/(src|dist)\/internal\/(exportAgent|metricUnits)\.(ts|js)$/]
@@ -95,7 +100,7 @@ const loadedBy = (): Promise<{ readonly modules: ReadonlyArray<string>; readonly
 
 describe("startup of a server over stdio", () => {
   it(
-    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, node:http, unspoken era, skills, token verifiers, OAuth loopback or telemetry export",
+    "answers over stdio having loaded no client, undici, oauth4webapi, HTTP client or handler, node:http, unspoken era, skills, token verifiers, OAuth loopback, telemetry export, effect/Stream or effect/Mailbox",
     async () => {
       const { lines, modules } = await loadedBy()
       assert.deepStrictEqual(JSON.parse(lines.find((line) => line.includes("\"id\":1"))!).result.content, [

@@ -53,10 +53,11 @@
  * @since 0.2.0
  */
 import type { PlatformError } from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import * as Lazy from "./internal/lazy.js"
 import * as McpSchema from "./internal/mcpSchema.js"
 import * as Resource from "./Resource.js"
 import * as Tool from "./Tool.js"
@@ -212,7 +213,11 @@ export const isView = (u: unknown): u is View<unknown> => typeof u === "object" 
  * @category constructors
  */
 export const file = (path: string): Effect.Effect<string, PlatformError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path))
+  // The platform's `FileSystem` (it imports `effect/Stream`) is loaded at the first read, not with the server.
+  Effect.flatMap(
+    Effect.promise(Lazy.fileSystem),
+    (FileSystem) => Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path))
+  )
 
 /**
  * The parts of a bundle: the HTML document, and the scripts and styles to inline into it.

@@ -15,15 +15,14 @@
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
-import * as Schedule from "effect/Schedule"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
+import * as Lazy from "./internal/lazy.js"
+import * as TaskMemory from "./internal/taskMemory.js"
 
 /**
  * The status of a task: `working` and `input_required` while it runs, then one of the three
@@ -236,19 +235,6 @@ export interface MemoryOptions {
 }
 
 /**
- * The characters a task holds: its record's JSON beyond the fixed fields, and while it runs what
- * its runner holds in memory (`held`).
- */
-const weigh = (record: TaskRecord): number => {
-  let n = 256 + record.taskId.length + record.owner.length + record.name.length +
-    (record.statusMessage?.length ?? 0) + heldBy(record)
-  if (Object.keys(record.inputRequests).length > 0) n += JSON.stringify(record.inputRequests).length
-  if (Object.keys(record.inputResponses).length > 0) n += JSON.stringify(record.inputResponses).length
-  if (record.outcome !== undefined) n += JSON.stringify(record.outcome).length
-  return n
-}
-
-/**
  * What a task's runner holds in memory, counted while the task runs (nothing once it ended: its
  * runner is gone).
  *
@@ -258,19 +244,6 @@ const weigh = (record: TaskRecord): number => {
 export const heldBy = (record: TaskRecord): number =>
   record.held === undefined || isTerminal(record.status) ? 0 : record.held
 
-const positive = (name: string, value: number): number => {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new Error(`TaskStore: ${name} must be a positive integer (got ${value})`)
-  }
-  return value
-}
-
-interface Kept {
-  record: TaskRecord
-  bytes: number
-  waiters: Array<Deferred.Deferred<Option.Option<TaskRecord>>> | undefined
-}
-
 /**
  * The in-memory store: bounded as `options` say, swept by TTL (a task whose `ttlMs` ran out is
  * removed, running or not; its runner finds it gone and stops), in the scope's lifetime.
@@ -279,139 +252,18 @@ interface Kept {
  * @category constructors
  */
 export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const maxTasks = positive("maxTasks", options.maxTasks ?? 10_000)
-    const maxPerOwner = positive("maxTasksPerOwner", options.maxTasksPerOwner ?? 1_000)
-    const maxBytes = positive("maxBytes", options.maxBytes ?? 64 * 1024 * 1024)
-    const maxRecordBytes = positive("maxRecordBytes", options.maxRecordBytes ?? 4 * 1024 * 1024)
-    const maxOwnerBytes = positive("maxBytesPerOwner", options.maxBytesPerOwner ?? 16 * 1024 * 1024)
-    const clock = yield* Effect.clock
-    // Insertion order is creation order: what `list` pages through, newest first.
-    const tasks = new Map<string, Kept>()
-    /** Each owner's tasks (in creation order: what `list` pages through) and the bytes they hold. */
-    const owners = new Map<string, { readonly tasks: Map<string, Kept>; bytes: number }>()
-    let bytes = 0
-    const hub = yield* PubSub.unbounded<Change>()
-    yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
-
-    const wake = (kept: Kept, value: Option.Option<TaskRecord>) => {
-      const waiters = kept.waiters
-      if (waiters === undefined) return
-      kept.waiters = undefined
-      for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(value))
-    }
-
-    const drop = (taskId: string) => {
-      const kept = tasks.get(taskId)
-      if (kept === undefined) return
-      tasks.delete(taskId)
-      bytes -= kept.bytes
-      const owner = owners.get(kept.record.owner)
-      if (owner !== undefined) {
-        owner.tasks.delete(taskId)
-        owner.bytes -= kept.bytes
-        if (owner.tasks.size === 0) owners.delete(kept.record.owner)
-      }
-      wake(kept, Option.none())
-      hub.unsafeOffer({ taskId, record: undefined })
-    }
-
-    const expired = (record: TaskRecord, now: number) => record.ttlMs !== null && now >= record.createdAt + record.ttlMs
-
-    const sweep = Effect.sync(() => {
-      const now = clock.unsafeCurrentTimeMillis()
-      for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
-    })
-    yield* Effect.forkScoped(
-      Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? Duration.seconds(1)))
-    )
-
-    const publish = (record: TaskRecord) => PubSub.publish(hub, { taskId: record.taskId, record })
-
-    const service: Service = {
-      create: (record) =>
-        Effect.suspend(() => {
-          const now = clock.unsafeCurrentTimeMillis()
-          const size = weigh(record)
-          if (size > maxRecordBytes) return Effect.fail(new TaskStoreFull({ reason: "record" }))
-          if (tasks.size >= maxTasks || bytes + size > maxBytes) {
-            // What expired goes first: a full store may only be full of the dead.
-            for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
-          }
-          if (tasks.size >= maxTasks) return Effect.fail(new TaskStoreFull({ reason: "tasks" }))
-          const owner = owners.get(record.owner)
-          if ((owner?.tasks.size ?? 0) >= maxPerOwner) return Effect.fail(new TaskStoreFull({ reason: "owner" }))
-          if (bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
-          if ((owner?.bytes ?? 0) + size > maxOwnerBytes) {
-            return Effect.fail(new TaskStoreFull({ reason: "ownerBytes" }))
-          }
-          const kept: Kept = { record, bytes: size, waiters: undefined }
-          tasks.set(record.taskId, kept)
-          if (owner === undefined) owners.set(record.owner, { tasks: new Map([[record.taskId, kept]]), bytes: size })
-          else {
-            owner.tasks.set(record.taskId, kept)
-            owner.bytes += size
-          }
-          bytes += size
-          return publish(record)
-        }),
-      get: (taskId) =>
-        Effect.sync(() => {
-          const kept = tasks.get(taskId)
-          return kept === undefined || expired(kept.record, clock.unsafeCurrentTimeMillis())
-            ? Option.none()
-            : Option.some(kept.record)
-        }),
-      compareAndSet: (taskId, version, next) =>
-        Effect.suspend(() => {
-          const kept = tasks.get(taskId)
-          if (kept === undefined || kept.record.version !== version) return Effect.succeed(false)
-          const size = weigh(next)
-          if (size > maxRecordBytes) return Effect.fail(new TaskStoreFull({ reason: "record" }))
-          if (bytes - kept.bytes + size > maxBytes) return Effect.fail(new TaskStoreFull({ reason: "bytes" }))
-          const owner = owners.get(kept.record.owner)
-          if (owner !== undefined && owner.bytes - kept.bytes + size > maxOwnerBytes) {
-            return Effect.fail(new TaskStoreFull({ reason: "ownerBytes" }))
-          }
-          if (owner !== undefined) owner.bytes += size - kept.bytes
-          bytes += size - kept.bytes
-          kept.bytes = size
-          kept.record = next
-          wake(kept, Option.some(next))
-          return Effect.as(publish(next), true)
-        }),
-      list: (owner, cursor, limit) =>
-        Effect.sync(() => {
-          const now = clock.unsafeCurrentTimeMillis()
-          const mine = Array.from(owners.get(owner)?.tasks.values() ?? []).filter((k) => !expired(k.record, now))
-            .reverse()
-          const from = cursor === undefined ? 0 : mine.findIndex((k) => k.record.taskId === cursor) + 1
-          if (cursor !== undefined && from === 0) return { tasks: [], next: undefined }
-          const page = mine.slice(from, from + limit).map((k) => k.record)
-          return {
-            tasks: page,
-            next: from + limit < mine.length ? page[page.length - 1].taskId : undefined
-          }
-        }),
-      remove: (taskId) => Effect.sync(() => drop(taskId)),
-      await: (taskId, version) =>
-        Effect.suspend(() => {
-          const kept = tasks.get(taskId)
-          if (kept === undefined) return Effect.succeedNone
-          if (kept.record.version > version) return Effect.succeedSome(kept.record)
-          return Effect.flatMap(Deferred.make<Option.Option<TaskRecord>>(), (waiter) => {
-            ;(kept.waiters ??= []).push(waiter)
-            return Effect.onInterrupt(Deferred.await(waiter), () =>
-              Effect.sync(() => {
-                const at = kept.waiters?.indexOf(waiter) ?? -1
-                if (at >= 0) kept.waiters!.splice(at, 1)
-              }))
-          })
-        }),
-      changes: Stream.fromPubSub(hub)
-    }
-    return service
-  })
+  // `changes` is a stream of `effect/Stream`, loaded here: a server given no store keeps one in memory
+  // without it (`internal/taskMemory.ts`), its runtime following the changes from the store's hub.
+  Effect.flatMap(Effect.promise(Lazy.stream), (Stream) =>
+    Effect.map(TaskMemory.make(options), (store): Service => ({
+      create: store.create,
+      get: store.get,
+      compareAndSet: store.compareAndSet,
+      list: store.list,
+      remove: store.remove,
+      await: store.await,
+      changes: Stream.fromPubSub(store.hub)
+    })))
 
 /**
  * The in-memory store as a layer.

@@ -14,6 +14,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
+import * as TaskMemory from "../src/internal/taskMemory.js"
 import * as Tasks from "../src/internal/tasks.js"
 import * as McpRequest from "../src/McpRequest.js"
 import * as McpServer from "../src/McpServer.js"
@@ -188,7 +189,7 @@ describe("tasks: edges", () => {
   // cannot stop the handler), and `locals` / `sessions` / `told` keep its entries.
   it.scoped("onDetach: a request interrupted right after detach still leaves a task that ends", () =>
     Effect.gen(function*() {
-      const store = yield* TaskStore.makeMemory()
+      const store = yield* TaskMemory.make()
       const runtime = yield* Tasks.make(store, { ...Tasks.defaults, instance: "test" })
       const taskId = yield* Ref.make<string | undefined>(undefined)
       let starting: Fiber.RuntimeFiber<unknown, unknown> | undefined
@@ -238,7 +239,7 @@ describe("tasks: edges", () => {
   // requesting fiber), a supervisor interrupts the fiber making it.
   it.scoped("a request interrupted as its handler's fiber is forked takes the handler with it", () =>
     Effect.gen(function*() {
-      const store = yield* TaskStore.makeMemory()
+      const store = yield* TaskMemory.make()
       const runners: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
       class InterruptAtFork extends Supervisor.AbstractSupervisor<void> {
         value = Effect.void

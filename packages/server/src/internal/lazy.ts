@@ -33,3 +33,9 @@ export const skillsBuild = Loaders.skillsBuild as unknown as typeof Modules.skil
 
 /** The token verifiers. */
 export const tokenVerifier = Loaders.tokenVerifier as unknown as typeof Modules.tokenVerifier
+
+/** `effect/Stream`. */
+export const stream = Loaders.stream as unknown as typeof Modules.stream
+
+/** @effect/platform's `FileSystem`. */
+export const fileSystem = Loaders.fileSystem as unknown as typeof Modules.fileSystem

@@ -16,8 +16,7 @@ import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import type * as TaskStore from "../TaskStore.js"
+import type * as TaskMemory from "./taskMemory.js"
 
 export const sessions = Metric.gauge("mcp.server.sessions", {
   description: "Handshake-era sessions held by this instance"
@@ -51,7 +50,7 @@ const statusLabels = new Map(statuses.map((s) => [s, [MetricLabel.make("mcp.task
  * `mcp.server.tasks`, kept from the store's changes for the lifetime of the scope: each task's
  * last status known (at most as many as the store holds; a task removed is forgotten).
  */
-export const followTasks = (store: TaskStore.Service): Effect.Effect<void, never, Scope.Scope> =>
+export const followTasks = (store: TaskMemory.Store): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const known = new Map<string, string>()
     const counts = new Map<string, number>(statuses.map((s) => [s, 0]))
@@ -62,7 +61,7 @@ export const followTasks = (store: TaskStore.Service): Effect.Effect<void, never
       if (labels !== undefined) tasks.unsafeUpdate(n, labels)
     }
     for (const status of statuses) set(status, 0)
-    yield* Effect.forkScoped(Stream.runForEach(store.changes, (change) =>
+    yield* Effect.forkScoped(store.follow((change) =>
       Effect.sync(() => {
         const before = known.get(change.taskId)
         const after = change.record?.status
@@ -73,7 +72,8 @@ export const followTasks = (store: TaskStore.Service): Effect.Effect<void, never
           known.set(change.taskId, after)
           set(after, 1)
         }
-      })))
+      })
+    ))
   })
 
 const reasons: Record<number, string> = {

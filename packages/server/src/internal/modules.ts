@@ -2,7 +2,9 @@
  * The server's modules that are loaded when first used (imported through the package's
  * `#modules`): the HTTP transport (a Node server over stdio never loads it), the 2026-07-28 era
  * (a handshake-only server never loads it), the skills extension and the token verifiers (loaded
- * only by a server given skills or a verifier). A Worker's bundle gets `modulesBundled.ts` instead
+ * only by a server given skills or a verifier), `effect/Stream` (a server's tasks run without it:
+ * `TaskStore.makeMemory`, or a task store given as a service, loads it) and @effect/platform's
+ * `FileSystem` (`AppView.file`). A Worker's bundle gets `modulesBundled.ts` instead
  * (the `workerd`, `worker` and `edge-light` conditions): there a dynamic `import()` of a module
  * sharing Effect with the rest makes esbuild (wrangler) wrap every module of the bundle in a lazy
  * initialiser, parsed twice and never tree-shaken.
@@ -28,3 +30,9 @@ export const skillsBuild = () => import("./skillsBuild.js")
 
 /** The token verifiers. */
 export const tokenVerifier = () => import("./tokenVerifier.js")
+
+/** `effect/Stream`. */
+export const stream = () => import("effect/Stream")
+
+/** @effect/platform's `FileSystem` (it imports `effect/Stream`). */
+export const fileSystem = () => import("@effect/platform/FileSystem")

@@ -4,6 +4,8 @@
  * and esbuild links every module in one scope (no lazy initialisers, unused code left out). The
  * same exports as `modules.ts`, which Node loads.
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Stream from "effect/Stream"
 import * as Handler from "./http/handler.js"
 import * as Platform from "./http/platform.js"
 import * as Web from "./http/web.js"
@@ -32,3 +34,9 @@ export const skillsBuild = (): Promise<typeof SkillsBuild> => Promise.resolve(Sk
 
 /** The token verifiers. */
 export const tokenVerifier = (): Promise<typeof TokenVerifier> => Promise.resolve(TokenVerifier)
+
+/** `effect/Stream`. */
+export const stream = (): Promise<typeof Stream> => Promise.resolve(Stream)
+
+/** @effect/platform's `FileSystem` (it imports `effect/Stream`). */
+export const fileSystem = (): Promise<typeof FileSystem> => Promise.resolve(FileSystem)

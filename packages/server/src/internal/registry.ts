@@ -4,7 +4,8 @@
  *
  * Changes (a list changed, a resource was updated) are numbered: this server's own as they are
  * made, other servers' (from the notification bus, `NotificationBus`) as they arrive. They are
- * coalesced by one server-level fiber over a short window and handed, as one batch, to every
+ * coalesced by one server-level fiber over a short window (opened by the first change of a batch)
+ * and handed, as one batch, to every
  * listener (each engine serving handshake sessions registers one for its lifetime; the server's
  * subscriptions one). Nothing is kept or run per session. On a Worker (`workers.ts`), or with a
  * window of zero, there is no window: a batch is what came since the fiber last woke (the
@@ -22,7 +23,6 @@ import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
@@ -123,21 +123,27 @@ export const make = (initial: {
     const local = (event: NotificationBus.Event) => Effect.zipRight(change(event), bus.publish({ ...event, origin }))
     // Other servers' changes (this server's own come back marked with its origin).
     const events = yield* bus.subscribe
-    yield* Stream.fromQueue(events).pipe(
-      Stream.runForEach((event) => event.origin === origin ? Effect.void : change(event)),
-      Effect.forkScoped
-    )
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.flatMap(Queue.take(events), (event) => event.origin === origin ? Effect.void : change(event))
+    ))
     const deliver = (chunk: Chunk.Chunk<Change>) =>
       Effect.flatMap(Ref.get(listeners), (all) => {
         const batch = coalesce(chunk)
         return Effect.forEach(all, (listener) => listener(batch), { discard: true })
       })
     const windowed = Duration.toMillis(initial.window) > 0 && !Workers.onWorkers()
-    yield* Effect.forkScoped(
+    // A batch is the first change and what follows it within the window (at most 1,024 changes), or,
+    // without a window, what the queue holds when the fiber wakes (as much as a stream's chunk). Read from
+    // the queue directly: a server's registry runs without `effect/Stream`.
+    yield* Effect.forkScoped(Effect.forever(
       windowed
-        ? Stream.runForEach(Stream.groupedWithin(Stream.fromQueue(changes), 1024, initial.window), deliver)
-        : Stream.runForEachChunk(Stream.fromQueue(changes), deliver)
-    )
+        ? Effect.flatMap(Queue.take(changes), (first) =>
+          Effect.zipRight(
+            Effect.sleep(initial.window),
+            Effect.flatMap(Queue.takeUpTo(changes, 1023), (rest) => deliver(Chunk.prepend(rest, first)))
+          ))
+        : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver)
+    ))
     return {
       entries,
       unsafeEntries: () => MutableRef.get(mirror),

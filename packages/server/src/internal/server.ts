@@ -36,6 +36,7 @@ import * as Registry from "./registry.js"
 import type * as Serving from "./serving.js"
 import type * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
+import * as TaskMemory from "./taskMemory.js"
 import * as Tasks from "./tasks.js"
 
 // ---------------------------------------------------------------------------- requirements
@@ -364,11 +365,10 @@ const build = Effect.fn("McpServer.make")(function*(
   const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
   const statelessRevisions = revisions.filter(Revision.isStateless)
   // The task store of the server's context, if given (shared by instances), else one in memory.
-  const store = yield* Effect.catchTag(
-    Effect.serviceOptional(TaskStore.TaskStore),
-    "NoSuchElementException",
-    () => TaskStore.makeMemory()
-  )
+  const givenStore = yield* Effect.serviceOption(TaskStore.TaskStore)
+  const store: TaskMemory.Store = Option.isSome(givenStore)
+    ? TaskMemory.fromService(givenStore.value)
+    : yield* TaskMemory.make()
   const tasks = yield* Tasks.make(store, {
     ttlMs: options.taskTtl !== undefined ? Duration.toMillis(options.taskTtl) : Tasks.defaults.ttlMs,
     maxTtlMs: options.taskMaxTtl !== undefined ? Duration.toMillis(options.taskMaxTtl) : Tasks.defaults.maxTtlMs,

@@ -19,6 +19,7 @@ import type * as TaskStore from "../TaskStore.js"
 import type * as Ask from "./ask.js"
 import type { Sink } from "./request.js"
 import { kept, Request } from "./request.js"
+import type * as TaskMemory from "./taskMemory.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
 import type { Local } from "./taskState.js"
 
@@ -32,7 +33,7 @@ export interface Route {
 
 /** What a task's own request reads of the tasks runtime. */
 export interface TaskRuntime {
-  readonly store: TaskStore.Service
+  readonly store: TaskMemory.Store
   readonly modify: (
     taskId: string,
     f: (record: TaskRecord) => Partial<TaskRecord> | undefined

@@ -18,6 +18,7 @@ import type * as TaskStore from "../TaskStore.js"
 import * as Holders from "./holders.js"
 import type { Sink } from "./request.js"
 import type { RequestContext } from "./serving.js"
+import type * as TaskMemory from "./taskMemory.js"
 import type { Route, TaskRuntime } from "./taskRequest.js"
 import { unavailable, unknownTask } from "./taskShapes.js"
 
@@ -109,7 +110,7 @@ export class TaskState implements TaskRuntime {
   private settled: Deferred.Deferred<void> = done()
 
   constructor(
-    readonly store: TaskStore.Service,
+    readonly store: TaskMemory.Store,
     readonly options: Options,
     readonly scope: Scope.Scope,
     readonly now: () => number,

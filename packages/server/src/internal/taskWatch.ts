@@ -7,7 +7,6 @@ import { Revision } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
 import { detailed, isTerminal, task20251125 } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { createdSays } from "./taskState.js"
@@ -23,7 +22,7 @@ export const watch = (
   extension: (taskId: string, owner: string, params: object) => void
 ): Effect.Effect<void> =>
   Effect.asVoid(Effect.forkIn(
-    Stream.runForEach(tasks.store.changes, (change) => {
+    tasks.store.follow((change) => {
       const record = change.record
       const local = tasks.locals.get(change.taskId)
       // A task this instance runs, cancelled (from anywhere), ended elsewhere (failed when its lease

@@ -39,6 +39,7 @@ import type { RequestContext } from "./serving.js"
 import * as TaskCalls from "./taskCalls.js"
 import type { Created } from "./taskLaunch.js"
 import * as TaskLaunch from "./taskLaunch.js"
+import type * as TaskMemory from "./taskMemory.js"
 import type { Options } from "./taskState.js"
 import { TaskState } from "./taskState.js"
 import * as TaskWatch from "./taskWatch.js"
@@ -64,7 +65,7 @@ export const defaults: Omit<Options, "instance"> = {
 
 /** What a server keeps of its tasks. */
 export interface Runtime {
-  readonly store: TaskStore.Service
+  readonly store: TaskMemory.Store
   readonly options: Options
   /** Runs a call as a task: the task (`Created`), or, for a tool that never detached, its result. */
   readonly start: (
@@ -126,7 +127,7 @@ class Tasks extends TaskState implements Runtime {
 
 /** The tasks runtime, for the lifetime of the scope: its tasks stop with it. */
 export const make = (
-  store: TaskStore.Service,
+  store: TaskMemory.Store,
   options: Options
 ): Effect.Effect<Runtime, never, Scope.Scope> =>
   Effect.gen(function*() {
