@@ -6,8 +6,8 @@
  * shares Effect with the rest (the HTTP transport's handler, its @effect/platform or Web adapter)
  * wrapped the whole bundle, every module's code then parsed twice and none of it tree-shaken. The
  * Worker's cold start: 753 → 634 M instructions above a bare Worker's in V8 (the SDK's: 425 M).
- * Packages imported only dynamically (`jose`, `oauth4webapi`, `yaml`) stay wrapped: never evaluated
- * unless used.
+ * Packages imported only dynamically (`jose` and `oauth4webapi`, through `oauthLibraries.ts`, and
+ * `yaml`) stay wrapped: never evaluated unless used.
  */
 import * as esbuild from "esbuild"
 import * as fs from "node:fs"
@@ -34,7 +34,11 @@ describe("the demo's Worker bundle", () => {
       logLevel: "silent"
     })
     const modules = wrapped(result.outputFiles[0]!.text)
-    const ours = modules.filter((file) => /(^|\/)(effect|@effect|packages)\//.test(file))
+    // But `oauthLibraries.ts`: what the token verifiers use of jose and oauth4webapi, imported
+    // dynamically, importing nothing else.
+    const ours = modules.filter((file) =>
+      /(^|\/)(effect|@effect|packages)\//.test(file) && !file.endsWith("server/src/internal/oauthLibraries.ts")
+    )
     expect(ours).toEqual([])
     // The check sees esbuild's wrappers: the dynamically imported packages are there.
     expect(modules.some((file) => file.includes("/jose/"))).toBe(true)
@@ -80,6 +84,41 @@ describe("the demo's Worker bundle", () => {
     expect(inputs.filter((file) => /\/yaml\/|skillsBuild|SkillFormat/.test(file))).toEqual([])
     // The serving of skills stays (the server serves skills found in its context).
     expect(inputs.some((file) => file.endsWith("internal/skills.ts"))).toBe(true)
+  }, 60_000)
+
+  // A server given `auth` but no verifier falls back to `TokenVerifier.jwt()`: one bundle cannot tell
+  // it from a server without `auth` (the options are data), so what the verifiers use of jose and
+  // oauth4webapi is in every Worker's bundle, unevaluated. Only that: both packages were there whole
+  // (112 KB of 651 minified; 32 KB now), jose's encryption and signing, oauth4webapi's grants.
+  it("carries of jose and oauth4webapi only what the token verifiers use", async () => {
+    const result = await esbuild.build({
+      stdin: {
+        contents: oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`),
+        resolveDir: import.meta.dirname,
+        loader: "ts"
+      },
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "browser",
+      format: "esm",
+      conditions: ["workerd", "worker", "@effect-mcp/source"],
+      logLevel: "silent"
+    })
+    const inputs = Object.values(result.metafile.outputs)[0]!.inputs
+    const kept = Object.keys(inputs).filter((file) => inputs[file]!.bytesInOutput > 0)
+    const joseUnused =
+      /\/jose\/.*\/(jwe\/|jwk\/|jwt\/(encrypt|sign|decrypt)|key\/generate|lib\/(jwe_|key_management|jws_sign))/
+    expect(kept.filter((file) => joseUnused.test(file))).toEqual([])
+    const code = result.outputFiles[0]!.text
+    for (
+      const unused of ["authorizationCodeGrantRequest", "deviceAuthorizationRequest", "pushedAuthorizationRequest"]
+    ) {
+      expect(code).not.toContain(`function ${unused}(`)
+    }
+    // The check sees the packages: what a verifier runs is there.
+    expect(code).toContain("function jwtVerify(")
+    expect(code).toContain("function processDiscoveryResponse(")
   }, 60_000)
 
   it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {
