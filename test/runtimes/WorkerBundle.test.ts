@@ -133,7 +133,8 @@ describe("the demo's Worker bundle", () => {
 
   // The schemas of the features a server may never use (sampling, elicitation, the input requests of
   // 2026-07-28, the tasks extension: a third of the Worker's cold start above the SDK's; prompts,
-  // completion, `subscriptions/listen` and skills, which a server with tools alone never serves) are built when
+  // completion, `subscriptions/listen`, skills and MCP Apps' `_meta.ui`, which a server with tools alone never
+  // serves) are built when
   // a message first needs them. A server with one tool, bundled as a Worker, evaluated here, answers a
   // 2026-07-28 `tools/call`: none of them is built. The bundle is marked where each is built: a module
   // of core's `Schema/` when evaluated, a factory of core's `internal/schema/` when first called.
@@ -145,7 +146,7 @@ describe("the demo's Worker bundle", () => {
       ;(globalThis as Record<string, unknown>)[key] = built
       const mark = (name: string) => `globalThis[${JSON.stringify(key)}].push(${JSON.stringify(name)})`
       const features =
-        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills)|internal\/schema\/\w+)\.ts$/
+        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps)|internal\/schema\/\w+)\.ts$/
       await esbuild.build({
         stdin: {
           contents: [
