@@ -121,6 +121,13 @@ describe("the demo's Worker bundle", () => {
     expect(code).toContain("function processDiscoveryResponse(")
   }, 60_000)
 
+  // Effect's Arbitrary (11 KB minified) generates values for tests; a schema's arbitrary annotation
+  // that calls it keeps it in every bundle of that schema's module.
+  it("leaves out effect's Arbitrary", async () => {
+    const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    expect(inputs.filter((file) => /\/effect\/.*\/Arbitrary\.js$/.test(file))).toEqual([])
+  }, 60_000)
+
   it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {
     const inputs = await inputsOf(oneTool([
       `import * as HttpTransport from "@effect-mcp/server/HttpTransport"`,
