@@ -6,8 +6,8 @@
  * shares Effect with the rest (the HTTP transport's handler, its @effect/platform or Web adapter)
  * wrapped the whole bundle, every module's code then parsed twice and none of it tree-shaken. The
  * Worker's cold start: 753 → 634 M instructions above a bare Worker's in V8 (the SDK's: 425 M).
- * Packages imported only dynamically (`jose`, `oauth4webapi`, `yaml`) stay wrapped: never evaluated
- * unless used.
+ * Packages imported only dynamically (`jose` and `oauth4webapi`, through `oauthLibraries.ts`, and
+ * `yaml`) stay wrapped: never evaluated unless used.
  */
 import * as esbuild from "esbuild"
 import * as fs from "node:fs"
@@ -34,7 +34,11 @@ describe("the demo's Worker bundle", () => {
       logLevel: "silent"
     })
     const modules = wrapped(result.outputFiles[0]!.text)
-    const ours = modules.filter((file) => /(^|\/)(effect|@effect|packages)\//.test(file))
+    // But `oauthLibraries.ts`: what the token verifiers use of jose and oauth4webapi, imported
+    // dynamically, importing nothing else.
+    const ours = modules.filter((file) =>
+      /(^|\/)(effect|@effect|packages)\//.test(file) && !file.endsWith("server/src/internal/oauthLibraries.ts")
+    )
     expect(ours).toEqual([])
     // The check sees esbuild's wrappers: the dynamically imported packages are there.
     expect(modules.some((file) => file.includes("/jose/"))).toBe(true)
@@ -82,6 +86,48 @@ describe("the demo's Worker bundle", () => {
     expect(inputs.some((file) => file.endsWith("internal/skills.ts"))).toBe(true)
   }, 60_000)
 
+  // A server given `auth` but no verifier falls back to `TokenVerifier.jwt()`: one bundle cannot tell
+  // it from a server without `auth` (the options are data), so what the verifiers use of jose and
+  // oauth4webapi is in every Worker's bundle, unevaluated. Only that: both packages were there whole
+  // (112 KB of 651 minified; 32 KB now), jose's encryption and signing, oauth4webapi's grants.
+  it("carries of jose and oauth4webapi only what the token verifiers use", async () => {
+    const result = await esbuild.build({
+      stdin: {
+        contents: oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`),
+        resolveDir: import.meta.dirname,
+        loader: "ts"
+      },
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "browser",
+      format: "esm",
+      conditions: ["workerd", "worker", "@effect-mcp/source"],
+      logLevel: "silent"
+    })
+    const inputs = Object.values(result.metafile.outputs)[0]!.inputs
+    const kept = Object.keys(inputs).filter((file) => inputs[file]!.bytesInOutput > 0)
+    const joseUnused =
+      /\/jose\/.*\/(jwe\/|jwk\/|jwt\/(encrypt|sign|decrypt)|key\/generate|lib\/(jwe_|key_management|jws_sign))/
+    expect(kept.filter((file) => joseUnused.test(file))).toEqual([])
+    const code = result.outputFiles[0]!.text
+    for (
+      const unused of ["authorizationCodeGrantRequest", "deviceAuthorizationRequest", "pushedAuthorizationRequest"]
+    ) {
+      expect(code).not.toContain(`function ${unused}(`)
+    }
+    // The check sees the packages: what a verifier runs is there.
+    expect(code).toContain("function jwtVerify(")
+    expect(code).toContain("function processDiscoveryResponse(")
+  }, 60_000)
+
+  // Effect's Arbitrary (11 KB minified) generates values for tests; a schema's arbitrary annotation
+  // that calls it keeps it in every bundle of that schema's module.
+  it("leaves out effect's Arbitrary", async () => {
+    const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    expect(inputs.filter((file) => /\/effect\/.*\/Arbitrary\.js$/.test(file))).toEqual([])
+  }, 60_000)
+
   it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {
     const inputs = await inputsOf(oneTool([
       `import * as HttpTransport from "@effect-mcp/server/HttpTransport"`,
@@ -94,7 +140,8 @@ describe("the demo's Worker bundle", () => {
 
   // The schemas of the features a server may never use (sampling, elicitation, the input requests of
   // 2026-07-28, the tasks extension: a third of the Worker's cold start above the SDK's; prompts,
-  // completion, `subscriptions/listen` and skills, which a server with tools alone never serves) are built when
+  // completion, `subscriptions/listen`, skills and MCP Apps' `_meta.ui`, which a server with tools alone never
+  // serves) are built when
   // a message first needs them. A server with one tool, bundled as a Worker, evaluated here, answers a
   // 2026-07-28 `tools/call`: none of them is built. The bundle is marked where each is built: a module
   // of core's `Schema/` when evaluated, a factory of core's `internal/schema/` when first called.
@@ -106,7 +153,7 @@ describe("the demo's Worker bundle", () => {
       ;(globalThis as Record<string, unknown>)[key] = built
       const mark = (name: string) => `globalThis[${JSON.stringify(key)}].push(${JSON.stringify(name)})`
       const features =
-        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills)|internal\/schema\/\w+)\.ts$/
+        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps)|internal\/schema\/\w+)\.ts$/
       await esbuild.build({
         stdin: {
           contents: [

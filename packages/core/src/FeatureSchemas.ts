@@ -11,6 +11,7 @@
  *
  * @since 0.3.0
  */
+import * as AppsSchemas from "./internal/schema/apps.js"
 import { completion as completionSchemas } from "./internal/schema/completion.js"
 import { elicitation as elicitationSchemas } from "./internal/schema/elicitation.js"
 import { inputRequired as inputRequiredSchemas } from "./internal/schema/inputRequired.js"
@@ -100,3 +101,53 @@ export const skills = SkillsSchemas.skills
  * @category constants
  */
 export const skillsExtensionId = SkillsSchemas.extensionId
+
+/**
+ * The schemas of `Schema.Apps` (MCP Apps views' and tools' `_meta.ui`), built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const apps = AppsSchemas.apps
+
+/**
+ * MCP Apps' extension identifier, `Schema.Apps.extensionId` (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const appsExtensionId = AppsSchemas.extensionId
+
+/**
+ * The MIME type of an MCP Apps view, `Schema.Apps.mimeType` (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const appsMimeType = AppsSchemas.mimeType
+
+/**
+ * The deprecated flat `_meta` key of a tool's link to its view, `Schema.Apps.resourceUriKey`
+ * (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const appsResourceUriKey = AppsSchemas.resourceUriKey
+
+/**
+ * The URI scheme of every MCP Apps view, `Schema.Apps.scheme` (building nothing).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const appsScheme = AppsSchemas.scheme
+
+/**
+ * Does a client with these capabilities render MCP Apps views, `Schema.Apps.rendersViews` (building
+ * nothing)?
+ *
+ * @since 0.3.0
+ * @category predicates
+ */
+export const appsRendersViews = AppsSchemas.rendersViews

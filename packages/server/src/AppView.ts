@@ -52,6 +52,7 @@
  *
  * @since 0.2.0
  */
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import type { PlatformError } from "@effect/platform/Error"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -62,7 +63,12 @@ import * as McpSchema from "./internal/mcpSchema.js"
 import * as Resource from "./Resource.js"
 import * as Tool from "./Tool.js"
 
-const Apps = McpSchema.Apps
+// MCP Apps' constants; its schemas built when a view is first made (`FeatureSchemas.apps()`).
+const Apps = {
+  mimeType: FeatureSchemas.appsMimeType,
+  resourceUriKey: FeatureSchemas.appsResourceUriKey,
+  scheme: FeatureSchemas.appsScheme
+}
 
 /**
  * The MIME type of a view, `text/html;profile=mcp-app`.
@@ -70,7 +76,7 @@ const Apps = McpSchema.Apps
  * @since 0.2.0
  * @category constants
  */
-export const mimeType: typeof McpSchema.Apps.mimeType = Apps.mimeType
+export const mimeType: typeof McpSchema.Apps.mimeType = FeatureSchemas.appsMimeType
 
 /**
  * The extension identifier, `io.modelcontextprotocol/ui`.
@@ -78,7 +84,7 @@ export const mimeType: typeof McpSchema.Apps.mimeType = Apps.mimeType
  * @since 0.2.0
  * @category constants
  */
-export const extensionId: typeof McpSchema.Apps.extensionId = Apps.extensionId
+export const extensionId: typeof McpSchema.Apps.extensionId = FeatureSchemas.appsExtensionId
 
 /**
  * @since 0.2.0
@@ -142,8 +148,8 @@ const once = <A>(make: () => A): () => A => {
   return () => (made ??= { value: make() }).value
 }
 
-const decodeUi = once(() => Schema.decodeUnknownSync(Apps.ResourceMeta, { onExcessProperty: "error" }))
-const encodeUi = once(() => Schema.encodeSync(Apps.ResourceMeta))
+const decodeUi = once(() => Schema.decodeUnknownSync(FeatureSchemas.apps().ResourceMeta, { onExcessProperty: "error" }))
+const encodeUi = once(() => Schema.encodeSync(FeatureSchemas.apps().ResourceMeta))
 
 /**
  * Declares a view at a `ui://` URI, its HTML from `html`, its `_meta.ui` from `options`.

@@ -16,7 +16,9 @@
  *
  * @since 0.2.0
  */
-import * as Schema from "effect/Schema"
+import * as Built from "../internal/schema/apps.js"
+
+const built = Built.apps()
 
 /**
  * The extension identifier, the key in `capabilities.extensions`.
@@ -24,7 +26,7 @@ import * as Schema from "effect/Schema"
  * @since 0.2.0
  * @category constants
  */
-export const extensionId = "io.modelcontextprotocol/ui" as const
+export const extensionId = Built.extensionId
 
 /**
  * The MIME type of an HTML view: a view resource has it, and a client that renders views lists it.
@@ -32,7 +34,7 @@ export const extensionId = "io.modelcontextprotocol/ui" as const
  * @since 0.2.0
  * @category constants
  */
-export const mimeType = "text/html;profile=mcp-app" as const
+export const mimeType = Built.mimeType
 
 /**
  * The deprecated flat `_meta` key of a tool's link to its view (`_meta["ui/resourceUri"]`), still read by
@@ -41,7 +43,7 @@ export const mimeType = "text/html;profile=mcp-app" as const
  * @since 0.2.0
  * @category constants
  */
-export const resourceUriKey = "ui/resourceUri" as const
+export const resourceUriKey = Built.resourceUriKey
 
 /**
  * The URI scheme of every view.
@@ -49,9 +51,7 @@ export const resourceUriKey = "ui/resourceUri" as const
  * @since 0.2.0
  * @category constants
  */
-export const scheme = "ui://" as const
-
-const Domains = Schema.optional(Schema.Array(Schema.String))
+export const scheme = Built.scheme
 
 /**
  * The origins a view may reach, each list mapped by the host onto CSP directives: `connectDomains`
@@ -62,14 +62,13 @@ const Domains = Schema.optional(Schema.Array(Schema.String))
  * @since 0.2.0
  * @category schemas
  */
-export class ResourceCsp extends Schema.Class<ResourceCsp>("McpUiResourceCsp")({
-  connectDomains: Domains,
-  resourceDomains: Domains,
-  frameDomains: Domains,
-  baseUriDomains: Domains
-}) {}
+export const ResourceCsp = built.ResourceCsp
 
-const Permission = Schema.optional(Schema.Struct({}))
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceCsp = Built.ResourceCsp
 
 /**
  * The browser permissions a view asks for (each an empty object when asked): `camera`, `microphone`,
@@ -79,12 +78,13 @@ const Permission = Schema.optional(Schema.Struct({}))
  * @since 0.2.0
  * @category schemas
  */
-export class ResourcePermissions extends Schema.Class<ResourcePermissions>("McpUiResourcePermissions")({
-  camera: Permission,
-  microphone: Permission,
-  geolocation: Permission,
-  clipboardWrite: Permission
-}) {}
+export const ResourcePermissions = built.ResourcePermissions
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourcePermissions = Built.ResourcePermissions
 
 /**
  * A view's `_meta.ui`: its `csp`, its `permissions`, a dedicated sandbox origin (`domain`, in the format
@@ -93,12 +93,13 @@ export class ResourcePermissions extends Schema.Class<ResourcePermissions>("McpU
  * @since 0.2.0
  * @category schemas
  */
-export class ResourceMeta extends Schema.Class<ResourceMeta>("McpUiResourceMeta")({
-  csp: Schema.optional(ResourceCsp),
-  permissions: Schema.optional(ResourcePermissions),
-  domain: Schema.optional(Schema.String),
-  prefersBorder: Schema.optional(Schema.Boolean)
-}) {}
+export const ResourceMeta = built.ResourceMeta
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceMeta = Built.ResourceMeta
 
 /**
  * Who may call a tool: `"model"` (listed to the agent, callable by it), `"app"` (callable by a view of
@@ -107,7 +108,7 @@ export class ResourceMeta extends Schema.Class<ResourceMeta>("McpUiResourceMeta"
  * @since 0.2.0
  * @category schemas
  */
-export const Visibility = Schema.Literal("model", "app")
+export const Visibility = built.Visibility
 
 /**
  * @since 0.2.0
@@ -122,10 +123,13 @@ export type Visibility = typeof Visibility.Type
  * @since 0.2.0
  * @category schemas
  */
-export class ToolMeta extends Schema.Class<ToolMeta>("McpUiToolMeta")({
-  resourceUri: Schema.optional(Schema.String),
-  visibility: Schema.optional(Schema.Array(Visibility))
-}) {}
+export const ToolMeta = built.ToolMeta
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ToolMeta = Built.ToolMeta
 
 /**
  * A client's settings of the extension: the MIME types of the views it renders.
@@ -133,9 +137,13 @@ export class ToolMeta extends Schema.Class<ToolMeta>("McpUiToolMeta")({
  * @since 0.2.0
  * @category schemas
  */
-export class ClientCapability extends Schema.Class<ClientCapability>("McpUiClientCapabilities")({
-  mimeTypes: Schema.optional(Schema.Array(Schema.String))
-}) {}
+export const ClientCapability = built.ClientCapability
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ClientCapability = Built.ClientCapability
 
 /**
  * The visibility of a tool whose `_meta.ui` says none.
@@ -152,7 +160,7 @@ export const defaultVisibility: ReadonlyArray<Visibility> = ["model", "app"]
  * @since 0.2.0
  * @category predicates
  */
-export const isViewMimeType = (type: string): boolean => type.toLowerCase().replace(/\s*;\s*/g, ";").trim() === mimeType
+export const isViewMimeType: (type: string) => boolean = Built.isViewMimeType
 
 /**
  * Does a client with these capabilities render HTML views: did it declare the extension with
@@ -161,11 +169,6 @@ export const isViewMimeType = (type: string): boolean => type.toLowerCase().repl
  * @since 0.2.0
  * @category predicates
  */
-export const rendersViews = (
+export const rendersViews: (
   capabilities: { readonly extensions?: Readonly<Record<string, unknown>> | undefined } | undefined
-): boolean => {
-  const settings = capabilities?.extensions?.[extensionId]
-  if (typeof settings !== "object" || settings === null) return false
-  const mimeTypes = (settings as { readonly mimeTypes?: unknown }).mimeTypes
-  return Array.isArray(mimeTypes) && mimeTypes.some((type) => typeof type === "string" && isViewMimeType(type))
-}
+) => boolean = Built.rendersViews

@@ -3,11 +3,18 @@
  * app-only tool), and the check, when a server is built, that every tool's link names a view it serves.
  */
 import { Revision } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
 import * as McpSchema from "./mcpSchema.js"
 
-const Apps = McpSchema.Apps
+// MCP Apps' constants, read without building its schemas (a server without views never builds them).
+const Apps = {
+  mimeType: FeatureSchemas.appsMimeType,
+  resourceUriKey: FeatureSchemas.appsResourceUriKey,
+  scheme: FeatureSchemas.appsScheme,
+  rendersViews: FeatureSchemas.appsRendersViews
+}
 
 type ToolDefinition = McpSchema.Tool.Tool
 type ResourceDefinition = McpSchema.Resource.Resource

@@ -3,10 +3,10 @@
  * `Schema` namespace. A bundler keeps that namespace whole once any of it is read through it (two
  * levels deep, `McpSchema.Base.codec`), and it holds every feature's schemas; here the features a
  * server may never use (sampling, elicitation, input requests, the tasks extension, prompts,
- * completion, `subscriptions/listen`, skills) are types only, their schemas read through
+ * completion, `subscriptions/listen`, skills, MCP Apps) are types only, their schemas read through
  * `@effect-mcp/core/FeatureSchemas` when first needed.
  */
-export * as Apps from "@effect-mcp/core/Schema/Apps"
+export type * as Apps from "@effect-mcp/core/Schema/Apps"
 export * as Base from "@effect-mcp/core/Schema/Base"
 export * as Capabilities from "@effect-mcp/core/Schema/Capabilities"
 export type * as Completion from "@effect-mcp/core/Schema/Completion"

@@ -8,6 +8,7 @@
  */
 import type { Transport } from "@effect-mcp/core"
 import { AuthInfo, Dispatch, McpError, Meta, Method, Revision } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -133,7 +134,7 @@ export const capabilities = (entries: Entries, config: Config, f: Revision.Featu
     if (tasks && f.tasks === "extension") extensions[Tasks.extensionId] = {}
     // MCP Apps: a server with views says so (the extension defines no server settings).
     if (Array.from(entries.resources.values()).some((r) => Apps.isView(r.definition))) {
-      extensions[McpSchema.Apps.extensionId] = {}
+      extensions[FeatureSchemas.appsExtensionId] = {}
     }
   }
   return {

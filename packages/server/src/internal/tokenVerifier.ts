@@ -2,7 +2,8 @@
  * The verifiers of `TokenVerifier`: JWTs against their issuer's key set, and RFC 7662
  * introspection. What each keeps is an Effect structure owned by the verifier, made in its scope:
  *
- * - jose and oauth4webapi, imported once when a token first comes (`Effect.cached`);
+ * - what it uses of jose and oauth4webapi (`./oauthLibraries.ts`), imported once when a token first
+ *   comes (`Effect.cached`);
  * - per issuer (at most {@link maxIssuers}), its metadata and key set, each a `Remote` of
  *   `./issuer.ts` (a `SynchronizedRef`: one fetch at a time in the verifier's fiber, a backoff,
  *   stale-while-revalidate, stale keys up to `maxStale`), found in an Effect `Cache`;
@@ -18,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type * as Jose from "jose"
+import type { JWTVerifyGetKey } from "jose"
 import type * as OAuth from "oauth4webapi"
 import {
   type BackoffOptions,
@@ -31,6 +32,7 @@ import {
 } from "../TokenVerifier.js"
 import { authInfoOf, strings } from "./claims.js"
 import * as Issuer from "./issuer.js"
+import type * as Libraries from "./oauthLibraries.js"
 import * as Verified from "./verified.js"
 
 // ---------------------------------------------------------------------------- discovery
@@ -46,7 +48,7 @@ const bounded = Issuer.boundedFetch()
  * timeout (and the request's interruption), the answer bounded.
  */
 const requestOptions = (
-  oauth: typeof OAuth,
+  oauth: typeof Libraries,
   url: URL,
   allowInsecure: boolean,
   timeoutSeconds: number,
@@ -62,7 +64,7 @@ const requestOptions = (
  * Connect discovery; its `issuer` must be `issuer`, exactly.
  */
 const discover = (
-  oauth: typeof OAuth,
+  oauth: typeof Libraries,
   issuer: string,
   allowInsecure: boolean,
   timeoutSeconds: number
@@ -153,7 +155,7 @@ const defaultAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
 const refused = new Set(["none", "HS256", "HS384", "HS512"])
 
 /** Why jose refused a token, for the log. */
-const joseRejection = (jose: typeof Jose, cause: unknown): TokenRejected =>
+const joseRejection = (jose: typeof Libraries, cause: unknown): TokenRejected =>
   new TokenRejected({
     reason: cause instanceof jose.errors.JOSEError ? `${cause.code}: ${cause.message}` : String(cause),
     cause
@@ -164,10 +166,10 @@ const joseRejection = (jose: typeof Jose, cause: unknown): TokenRejected =>
  * its header.
  */
 const fetchKeys = (
-  jose: typeof Jose,
+  jose: typeof Libraries,
   url: URL,
   timeoutSeconds: number
-): Effect.Effect<Jose.JWTVerifyGetKey, VerifierUnavailable> =>
+): Effect.Effect<JWTVerifyGetKey, VerifierUnavailable> =>
   Effect.tryPromise({
     try: async (signal) => {
       const response = await bounded(url.href, {
@@ -183,7 +185,7 @@ const fetchKeys = (
   })
 
 /** The protected header and the claims of a JWT, not verified yet. */
-const decoded = (jose: typeof Jose, token: string) =>
+const decoded = (jose: typeof Libraries, token: string) =>
   Effect.try({
     try: () => ({ header: jose.decodeProtectedHeader(token), claims: jose.decodeJwt(token) }),
     catch: (cause) => new TokenRejected({ reason: "not a JWT", cause })
@@ -201,18 +203,18 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
       maxStaleMillis: Math.max(maxAgeMillis, Duration.toMillis(options.maxStale ?? "6 hours")),
       cooldownMillis: Duration.toMillis(options.cooldown ?? "30 seconds")
     }
-    const modules = yield* Effect.cached(Effect.promise(() => Promise.all([import("jose"), import("oauth4webapi")])))
+    const libraries = yield* Effect.cached(Effect.promise(() => import("./oauthLibraries.js")))
     /** The key set of `issuer`: its `jwks_uri` from its metadata (unless `jwksUri` names it), then the keys. */
     const keySetOf = (issuer: string) => {
       const metadata = remote(
         base,
-        Effect.flatMap(modules, ([, oauth]) => discover(oauth, issuer, allowInsecure, timeoutSeconds)),
+        Effect.flatMap(libraries, (oauth) => discover(oauth, issuer, allowInsecure, timeoutSeconds)),
         metadataAges
       )
       return remote(
         base,
         Effect.gen(function*() {
-          const [jose] = yield* modules
+          const jose = yield* libraries
           const uri = options.jwksUri ?? (yield* metadata.get).value.jwks_uri
           if (uri === undefined) {
             return yield* new VerifierUnavailable({ reason: `the metadata of ${issuer} names no jwks_uri` })
@@ -236,7 +238,7 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
 
     const verify: Service["verify"] = (token, expected) =>
       Effect.gen(function*() {
-        const [jose] = yield* modules
+        const jose = yield* libraries
         const { claims, header } = yield* decoded(jose, token)
         if (typeof header.alg !== "string" || !algorithms.includes(header.alg)) {
           return yield* new TokenRejected({ reason: `the algorithm ${String(header.alg)} is not taken` })
@@ -246,7 +248,7 @@ export const jwt = (options: JwtOptions): Effect.Effect<Service, never, Scope.Sc
           return yield* new TokenRejected({ reason: `the issuer ${String(issuer)} is not one of those configured` })
         }
         const keySet = yield* keySets.get(issuer)
-        const verifyWith = (keys: Jose.JWTVerifyGetKey) =>
+        const verifyWith = (keys: JWTVerifyGetKey) =>
           Effect.either(Effect.tryPromise({
             try: () =>
               jose.jwtVerify(token, keys, {
@@ -302,7 +304,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
     const { allowInsecure, clock, timeoutSeconds } = base
     const verified = verifiedOf(options.cache, clock)
     const client: OAuth.Client = { client_id: options.clientId }
-    const oauth = yield* Effect.cached(Effect.promise(() => import("oauth4webapi")))
+    const oauth = yield* Effect.cached(Effect.promise(() => import("./oauthLibraries.js")))
     // The endpoint's metadata, found once per first issuer expected (a verifier may serve several
     // transports) and kept.
     const servers = yield* Cache.make({
@@ -330,7 +332,7 @@ export const introspection = (options: IntrospectionOptions): Effect.Effect<Serv
     })
 
     /** The answer of the endpoint of `as` about `token`. */
-    const introspect = (oauth: typeof OAuth, as: OAuth.AuthorizationServer, token: string) =>
+    const introspect = (oauth: typeof Libraries, as: OAuth.AuthorizationServer, token: string) =>
       Effect.tryPromise({
         try: async (signal) => {
           const response = await oauth.introspectionRequest(
