@@ -57,7 +57,11 @@ const resultOf = (
 ): unknown => {
   const entry = Method.lookup(revision, "tools/call")
   const decoded = entry?.decodeResult?.(given)
-  const encoded = decoded?._tag === "Right" ? entry!.encodeResult?.(decoded.right) : decoded
+  // A result the check took as it came (`Schema/Base.codec`: a schema that only checks, the value
+  // exactly its own decoding) is its own encoding too: it is not walked a second time.
+  const encoded = decoded?._tag === "Right"
+    ? decoded.right === given ? decoded : entry!.encodeResult?.(decoded.right)
+    : decoded
   if (encoded === undefined || encoded._tag === "Left") {
     return new ClientError.InvalidResult({
       method: "tools/call",
