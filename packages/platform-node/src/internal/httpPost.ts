@@ -8,6 +8,7 @@
 import type { McpClientTransport } from "@effect-mcp/client"
 import type * as Undici from "@effect/platform-node/Undici"
 import { Readable } from "node:stream"
+import * as Lanes from "./lanes.js"
 
 /**
  * One request: the abort signal undici listens on, and the handler of its dispatch around
@@ -128,9 +129,23 @@ const toWeb = (status: number, headers: Headers, body: Body): Response => {
   )
 }
 
+/** Where a POST to a URL goes, as undici takes it. */
+interface Target {
+  readonly url: string
+  readonly origin: string
+  readonly path: string
+}
+
+const targetOf = (url: string): Target => {
+  const parsed = new URL(url)
+  return { url, origin: parsed.origin, path: parsed.pathname + parsed.search }
+}
+
 /** The `HttpPost` of `dispatcher`. */
 export const make = (dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost => {
   // undici's `request` on `dispatcher`, its handler inside the request's `Post` (its signal).
+  /** The last URL posted to, parsed. */
+  let last: Target | undefined
   const through: Undici.Dispatcher = Object.create(dispatcher, {
     dispatch: {
       value: (opts: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler) => {
@@ -143,16 +158,20 @@ export const make = (dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost
   return {
     post: (url, headers, body, handlers) => {
       const signal = new Post()
-      const parsed = new URL(url)
+      // A connection posts to one URL: it is parsed once, not per call (one entry kept).
+      const target = last?.url === url ? last : last = targetOf(url)
+      const options: Undici.Dispatcher.RequestOptions<null> & { readonly [Lanes.opensCall]: true } = {
+        origin: target.origin,
+        path: target.path,
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body,
+        signal: signal as never,
+        // A raw call's request: the pool's lanes need not read its body to know it.
+        [Lanes.opensCall]: true
+      }
       through.request(
-        {
-          origin: parsed.origin,
-          path: parsed.pathname + parsed.search,
-          method: "POST",
-          headers: { ...headers, "content-type": "application/json" },
-          body,
-          signal: signal as never
-        },
+        options,
         (error, data) => {
           if (error !== null) return handlers.error(error)
           const { statusCode, headers: answered, body: stream } = data
