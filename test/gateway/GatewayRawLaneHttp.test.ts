@@ -95,10 +95,10 @@ const upstreamOf = async (headers?: Record<string, string>) => {
   return { upstream, posts, file }
 }
 
-/** The upstream, and a gateway in front of it over stdio (`headers` of its config given). */
-const open = async (headers?: Record<string, string>) => {
+/** The upstream, and a gateway in front of it over stdio (`headers` of its config given, `flags` its own). */
+const open = async (headers?: Record<string, string>, flags: ReadonlyArray<string> = []) => {
   const { file, posts, upstream } = await upstreamOf(headers)
-  const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file], {
+  const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file, ...flags], {
     cwd: root,
     env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
     stdio: ["pipe", "pipe", "pipe"]
@@ -218,6 +218,7 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(g.callsOf("guarded")).toEqual([{
         method: "tools/call",
         name: "guarded",
+        id: expect.any(Number),
         status: 200,
         auth: "Bearer good"
       }])
@@ -241,6 +242,35 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(await g.lane.laneSaw(2)).toEqual(["up_hang", "up_cancelled"])
       // Nothing answered the cancelled call.
       expect(g.seen.seen.some((m) => m.id === 1)).toBe(false)
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  it("tells the upstream of no cancel for a call whose POST never left (it waited for a connection)", async () => {
+    // One connection for calls: the hang holds it, the calls after it wait in the pool.
+    const g = await open(undefined, ["--max-connections", "1"])
+    try {
+      g.send(call(1, "up_hang"))
+      const sent = await g.posts.until("the hang's POST", () => g.callsOf("hang")[0])
+      const waiting = [2, 3, 4, 5, 6]
+      for (const id of waiting) g.send(call(id, "up_hang"))
+      expect(await g.lane.laneSaw(6)).toEqual(Array(6).fill("up_hang"))
+      // The calls that never left are cancelled first, then the one sent.
+      for (const id of [...waiting, 1]) {
+        g.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } })
+      }
+      await g.posts.until(
+        "the sent call's cancel",
+        () => g.posts.seen.some((p) => p.cancelled?.requestId === sent.id) || undefined
+      )
+      // A call after them all, answered by the upstream: the cancels posted before it have come.
+      g.send(call(7, "up_add", { a: 1, b: 1 }))
+      expect((await g.answer(7)).result.structuredContent).toEqual({ sum: 2 })
+      // Before: a cancel for each of the six, five of them for requests the upstream never got.
+      expect(g.posts.seen.filter((p) => p.cancelled).map((p) => p.cancelled.requestId)).toEqual([sent.id])
+      expect(g.callsOf("hang").map((p) => p.id)).toEqual([sent.id])
+      expect(g.seen.seen.some((m) => typeof m.id === "number" && m.id >= 1 && m.id <= 6)).toBe(false)
     } finally {
       g.stop()
     }

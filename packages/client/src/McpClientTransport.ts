@@ -202,7 +202,11 @@ export interface HttpPostResponse {
  * @category models
  */
 export interface HttpPost {
-  /** POSTs `body` to `url` with `headers`; returns what aborts the request (its response no longer read). */
+  /**
+   * POSTs `body` to `url` with `headers`; returns what aborts the request (its response no longer
+   * read), which says whether the request had left: false when it was dropped before any of it
+   * was sent (it waited for a connection), so the server never saw it.
+   */
   readonly post: (
     url: string,
     headers: Readonly<Record<string, string>>,
@@ -212,7 +216,7 @@ export interface HttpPost {
       /** No response came: the connection could not be made, or failed. */
       readonly error: (error: unknown) => void
     }
-  ) => () => void
+  ) => () => boolean
 }
 
 /**

@@ -13,7 +13,7 @@
 import type { McpClient } from "@effect-mcp/client"
 import { ClientError } from "@effect-mcp/client"
 import * as RawLane from "@effect-mcp/client/RawLane"
-import type { Revision } from "@effect-mcp/core"
+import type { JsonRpc, Peer, Revision } from "@effect-mcp/core"
 import { McpError, Method, Schema as McpSchema } from "@effect-mcp/core"
 import { Mount } from "@effect-mcp/server"
 import type * as RelayTable from "@effect-mcp/server/RelayTable"
@@ -57,7 +57,11 @@ const resultOf = (
 ): unknown => {
   const entry = Method.lookup(revision, "tools/call")
   const decoded = entry?.decodeResult?.(given)
-  const encoded = decoded?._tag === "Right" ? entry!.encodeResult?.(decoded.right) : decoded
+  // A result the check took as it came (`Schema/Base.codec`: a schema that only checks, the value
+  // exactly its own decoding) is its own encoding too: it is not walked a second time.
+  const encoded = decoded?._tag === "Right"
+    ? decoded.right === given ? decoded : entry!.encodeResult?.(decoded.right)
+    : decoded
   if (encoded === undefined || encoded._tag === "Left") {
     return new ClientError.InvalidResult({
       method: "tools/call",
@@ -81,6 +85,72 @@ export interface Lane {
 export const nameIn = (lane: Lane, served: string) =>
   lane.prefix === undefined ? served : Mount.mountName(lane.prefix, served)
 
+/** What each call of one entry shares: the upstream, the relay's count, the tool's name, policy and mount. */
+interface Route {
+  readonly raw: RawLane.RawLane
+  readonly relay: Relay
+  readonly upstream: string
+  readonly policy: Policy.ToolPolicy | undefined
+  readonly prefix: string | undefined
+  readonly logPrefix: string | undefined
+}
+
+/**
+ * One call relayed, until it ends: the upstream call's handlers (its answer, its failure, its
+ * logs) as methods of one object, no closure made per call but the cancel the server is given.
+ */
+class Relayed implements Peer.RawHandlers<ClientError.TransportFailure> {
+  private open = true
+  private sent: Peer.RawCall | undefined = undefined
+  constructor(readonly route: Route, readonly call: RelayTable.RawCall) {}
+  /** The call is over (true the first time only): it leaves the relay's count. */
+  private end(): boolean {
+    if (!this.open) return false
+    this.open = false
+    this.route.relay.lane.calls--
+    return true
+  }
+  start(args: unknown) {
+    const { upstream } = this.route
+    this.sent = this.route.raw.request(
+      "tools/call",
+      args === undefined ? { name: upstream } : { name: upstream, arguments: args },
+      this
+    )
+    // The server is told of a cancel with no receiver: a closure, the one of the call.
+    this.call.onCancel = () => this.cancelled()
+  }
+  cancelled() {
+    if (this.end()) this.sent?.cancel("cancelled by the caller")
+  }
+  answer(message: JsonRpc.Response) {
+    if (!this.end()) return
+    const call = this.call
+    if ("error" in message) {
+      return call.error(McpError.fromWire(message.error, "tools/call").toWire(call.revision))
+    }
+    const result = resultOf(call.revision, message.result, this.route.prefix)
+    if (result instanceof ClientError.InvalidResult) call.error(toMcpError(result).toWire(call.revision))
+    else call.result(result)
+  }
+  fail(error: Parameters<Peer.RawHandlers<ClientError.TransportFailure>["fail"]>[0]) {
+    if (this.end()) this.call.error(toMcpError(error as ClientError.ClientError).toWire(this.call.revision))
+  }
+  onLog(message: Peer.LogMessage) {
+    return Effect.sync(() => {
+      if (!this.open || !isLevel(message.level)) return
+      const logger = typeof message.logger === "string" ? message.logger : undefined
+      const logPrefix = this.route.logPrefix
+      const named = logPrefix === undefined ? logger : logger === undefined ? logPrefix : `${logPrefix}/${logger}`
+      this.call.log({
+        level: message.level,
+        data: UpstreamLogs.capped(message.data),
+        ...(named !== undefined ? { logger: named } : {})
+      })
+    })
+  }
+}
+
 /**
  * The table's entry of the upstream tool `upstream` (served under another name, maybe): it takes a
  * call of the revision the client speaks; the logs on the call's own stream go to the call's.
@@ -92,54 +162,19 @@ export const entry = (
   policy: Policy.ToolPolicy | undefined,
   prefix: string | undefined,
   logPrefix: string | undefined
-): RelayTable.Entry => ({
-  take: (call) => {
-    if (call.revision !== raw.revision) return false
-    if (debug) process.stderr.write(`mcp gateway: relay lane: tools/call ${call.name}\n`)
-    const args = policy === undefined ? call.arguments : Policy.argsOf(policy, upstream, call.arguments)
-    relay.lane.calls++
-    let open = true
-    const end = () => {
-      if (!open) return false
-      open = false
-      relay.lane.calls--
+): RelayTable.Entry => {
+  const route: Route = { raw, relay, upstream, policy, prefix, logPrefix }
+  return {
+    take: (call) => {
+      if (call.revision !== raw.revision) return false
+      if (debug) process.stderr.write(`mcp gateway: relay lane: tools/call ${call.name}\n`)
+      const args = policy === undefined ? call.arguments : Policy.argsOf(policy, upstream, call.arguments)
+      relay.lane.calls++
+      new Relayed(route, call).start(args)
       return true
     }
-    const sent = raw.request(
-      "tools/call",
-      args === undefined ? { name: upstream } : { name: upstream, arguments: args },
-      {
-        answer: (message) => {
-          if (!end()) return
-          if ("error" in message) {
-            return call.error(McpError.fromWire(message.error, "tools/call").toWire(call.revision))
-          }
-          const result = resultOf(call.revision, message.result, prefix)
-          if (result instanceof ClientError.InvalidResult) call.error(toMcpError(result).toWire(call.revision))
-          else call.result(result)
-        },
-        fail: (error) => {
-          if (end()) call.error(toMcpError(error as ClientError.ClientError).toWire(call.revision))
-        },
-        onLog: (message) =>
-          Effect.sync(() => {
-            if (!open || !isLevel(message.level)) return
-            const logger = typeof message.logger === "string" ? message.logger : undefined
-            const named = logPrefix === undefined ? logger : logger === undefined ? logPrefix : `${logPrefix}/${logger}`
-            call.log({
-              level: message.level,
-              data: UpstreamLogs.capped(message.data),
-              ...(named !== undefined ? { logger: named } : {})
-            })
-          })
-      }
-    )
-    call.onCancel = () => {
-      if (end()) sent.cancel("cancelled by the caller")
-    }
-    return true
   }
-})
+}
 
 /**
  * A mirror's use of its lane (none: nothing): `relayed` puts an upstream tool just served in the

@@ -383,8 +383,9 @@ export const make = (options: Options, poster?: HttpPost): Effect.Effect<
           const message = frame as JsonRpc.Message
           if ("method" in message && message.method === "notifications/cancelled") {
             const cancelled = (message.params as { readonly requestId?: JsonRpc.RequestId } | undefined)?.requestId
-            // A raw call's POST (`requestNow`) is let go too; the cancel is posted.
-            if (cancelled !== undefined) raw?.abort(cancelled)
+            // A raw call's POST (`requestNow`) is let go too; the cancel is posted, unless the
+            // POST never left (it waited for a connection): the server knows nothing to cancel.
+            if (cancelled !== undefined && raw?.abort(cancelled) === false) return Effect.void
             const stream = cancelled === undefined ? undefined : streams.get(cancelled)
             if (stream !== undefined) {
               // Its POST is let go (its stream read no further); 2026-07-28: that is the cancellation.
@@ -431,8 +432,8 @@ const rawPosts = (options: {
 }) => {
   const { context, poster } = options
   const { connection, session } = context
-  /** How to abort each raw call's POST, by request id, until its response comes. */
-  const inFlight = new Map<JsonRpc.RequestId, () => void>()
+  /** How to abort each raw call's POST, by request id, until its response comes (true: it had left). */
+  const inFlight = new Map<JsonRpc.RequestId, () => boolean>()
   /** Cleared by a 401 or 403: the `HttpClient`'s middleware is needed. */
   let direct = true
   const requestNow: NonNullable<Transport.Protocol<Failure>["requestNow"]> = (_client, request, reply) => {
@@ -499,12 +500,15 @@ const rawPosts = (options: {
   }
   return {
     requestNow,
-    /** A raw call cancelled: its POST is let go (its answer, if any, read no further). */
-    abort: (id: JsonRpc.RequestId) => {
+    /**
+     * A raw call cancelled: its POST is let go (its answer, if any, read no further). False when
+     * that POST never left; undefined when no raw POST of that id is in flight.
+     */
+    abort: (id: JsonRpc.RequestId): boolean | undefined => {
       const abort = inFlight.get(id)
-      if (abort === undefined) return
+      if (abort === undefined) return undefined
       inFlight.delete(id)
-      abort()
+      return abort()
     }
   }
 }

@@ -94,8 +94,11 @@ export interface Pending<F> extends Transport.Reply<F> {
   deadline: number
   hardDeadline: number
   readonly maxTimeout: Duration.Duration
-  /** A raw call (`Outbound.raw`): handed its answer as it came, instead of settling with an `Exit`. */
-  readonly raw: ((message: JsonRpc.Response) => void) | undefined
+  /**
+   * A raw call (`Outbound.raw`): its handlers, handed its answer as it came and its failure as
+   * what it is, instead of settling with an `Exit` (cleared when it is cancelled: nothing more is told).
+   */
+  raw: Raw.RawHandlers<F> | undefined
 }
 
 /** What a message is, said in an error: `a ping request`, `a notifications/x notification`, `the answer to id 7`. */
@@ -161,6 +164,13 @@ export interface Outbound<F = never> {
 
 /** Completes a call: its caller resumes with `answer` (at once, or when it starts waiting). */
 const settle = <F>(call: Pending<F>, answer: Answer) => {
+  // Only a failure settles a raw call with an `Exit` (its answer goes to `raw.answer`).
+  const raw = call.raw
+  if (raw !== undefined) {
+    call.raw = undefined
+    if (Exit.isFailure(answer) && answer.cause._tag === "Fail") raw.fail(answer.cause.error as F)
+    return
+  }
   const resume = call.resume
   if (resume === undefined) {
     call.done = answer
@@ -180,11 +190,17 @@ interface Book<F> {
 /** Is `call` still waiting for its answer? */
 const waiting = <F>(book: Book<F>, call: Pending<F>) => book.pending.get(call.id) === call
 
+/** A raw call's answer, handed to it once. */
+const answerRaw = <F>(call: Pending<F>, raw: Raw.RawHandlers<F>, message: JsonRpc.Response) => {
+  call.raw = undefined
+  raw.answer(message)
+}
+
 /** `call`'s answer came on its own channel: it settles, once (a late one, after a timeout or a cancel, is nobody's). */
 const answered = <F>(book: Book<F>, call: Pending<F>, message: JsonRpc.Response) => {
   if (!waiting(book, call)) return
   book.pending.delete(call.id)
-  if (call.raw !== undefined) return call.raw(message)
+  if (call.raw !== undefined) return answerRaw(call, call.raw, message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -255,8 +271,9 @@ class Call<F> implements Pending<F> {
   deadline = Infinity
   hardDeadline = Infinity
   readonly onProgress: HandOff<Progress> | undefined
-  readonly onLog: HandOff<LogMessage> | undefined
-  raw: ((message: JsonRpc.Response) => void) | undefined = undefined
+  raw: Raw.RawHandlers<F> | undefined = undefined
+  /** Its logs' hand-off, made at the first log (most calls have none). */
+  private logs: HandOff<LogMessage> | undefined = undefined
   constructor(
     readonly book: Book<F>,
     readonly id: number,
@@ -264,7 +281,8 @@ class Call<F> implements Pending<F> {
     readonly method: string,
     readonly related: JsonRpc.RequestId | undefined,
     onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined,
-    onLog: ((message: LogMessage) => Effect.Effect<void>) | undefined,
+    /** Whose `onLog` is told the call's logs: its request's options, a raw call's handlers. */
+    private readonly logger: { readonly onLog?: ((message: LogMessage) => Effect.Effect<void>) | undefined },
     readonly timeout: Duration.Duration,
     readonly reset: boolean,
     readonly maxTimeout: Duration.Duration
@@ -272,7 +290,13 @@ class Call<F> implements Pending<F> {
     this.onProgress = onProgress === undefined
       ? undefined
       : new HandOff(onProgress, maxProgressWaiting, true, book.fork)
-    this.onLog = onLog === undefined ? undefined : new HandOff(onLog, maxLogsRunning, false, book.fork)
+  }
+  get onLog(): HandOff<LogMessage> | undefined {
+    if (this.logs !== undefined) return this.logs
+    const logger = this.logger
+    const onLog = logger.onLog
+    if (onLog === undefined) return undefined
+    return this.logs = new HandOff((message) => onLog.call(logger, message), maxLogsRunning, false, this.book.fork)
   }
   receive(inbound: Wire.Inbound): boolean {
     return onChannel(this.book, this, inbound, false)
@@ -355,7 +379,7 @@ const response = <F>(
   const call = typeof message.id === "number" ? pending.get(message.id) : undefined
   if (call === undefined || call.client !== client) return // unknown, finished, cancelled or foreign
   pending.delete(message.id as number)
-  if (call.raw !== undefined) return call.raw(message)
+  if (call.raw !== undefined) return answerRaw(call, call.raw, message)
   settle(
     call,
     "error" in message ? Exit.fail(McpError.fromWire(message.error, call.method)) : Exit.succeed(message.result)
@@ -415,12 +439,12 @@ const rawOf = <F>(
         method,
         related,
         undefined,
-        handlers.onLog,
+        handlers,
         options.timeout,
         false,
         options.maxTimeout
       )
-      call.raw = handlers.answer
+      call.raw = handlers
       book.pending.set(id, call)
       return call
     },
@@ -513,7 +537,7 @@ export const make = <F = never>(options: Options<F>): Outbound<F> => {
           method,
           requestOptions.related,
           requestOptions.onProgress,
-          requestOptions.onLog,
+          requestOptions,
           timeout,
           reset,
           maxTimeout

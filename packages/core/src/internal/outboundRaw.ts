@@ -5,7 +5,6 @@
  * engine; the answer handed to the caller's handlers as it came, a failure as what it is.
  */
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as JsonRpc from "../JsonRpc.js"
 import type * as Transport from "../Transport.js"
 import { type RequestTimeout, TransportClosed, type UnexpectedAnswer } from "./errors.js"
@@ -56,6 +55,18 @@ export interface Book<F> {
   readonly cancel: (call: Pending<F>, reason: string) => void
 }
 
+/** A raw call in flight: what cancels it (one object per call; its handlers are the call's `raw`). */
+class Sent<F> implements RawCall {
+  constructor(readonly book: Book<F>, readonly call: Pending<F>) {}
+  cancel(reason: string) {
+    const { book, call } = this
+    if (!book.waiting(call)) return
+    book.forget(call)
+    call.raw = undefined
+    book.cancel(call, reason)
+  }
+}
+
 export const make = <F>(book: Book<F>) =>
 (
   client: Transport.ClientId,
@@ -70,18 +81,7 @@ export const make = <F>(book: Book<F>) =>
     return noRawCall
   }
   const call = book.start(client, method, related, handlers)
-  // Only a failure settles a raw call with an `Exit` (its answer goes to `handlers.answer`).
-  call.resume = (exit) => {
-    if (Exit.isFailure(exit) && exit.cause._tag === "Fail") handlers.fail(exit.cause.error as never)
-  }
-  const raw: RawCall = {
-    cancel: (reason) => {
-      if (!book.waiting(call)) return
-      book.forget(call)
-      call.resume = undefined
-      book.cancel(call, reason)
-    }
-  }
+  const raw = new Sent(book, call)
   const message = JsonRpc.request(call.id, method, params)
   if (book.sendNow !== undefined && book.sendNow(call, message)) {
     book.armed(call)

@@ -13,7 +13,8 @@
  *   origin: the server answers each at once (202), so each connection is soon free again.
  *
  * A POST is an answer or a notification when the head of its body shows a top-level `"result"`
- * or `"error"`, or a top-level `"method"` of `notifications/…` (what no request's method is).
+ * or `"error"`, or a top-level `"method"` of `notifications/…` (what no request's method is); one
+ * whose options say it opens a call (`opensCall`) is not looked at.
  */
 import type * as Undici from "@effect/platform-node/Undici"
 import { Buffer } from "node:buffer"
@@ -36,6 +37,12 @@ const head = (body: unknown): string | undefined =>
     ? body.slice(0, headLength)
     : undefined
 
+/**
+ * Set on a dispatch's options by a caller that knows its POST opens a call (a raw call's request,
+ * `httpPost.ts`): its body is not looked at.
+ */
+export const opensCall: unique symbol = Symbol.for("@effect-mcp/platform-node/Lanes/opensCall")
+
 /** Whether a POST of `body` is an answer or a notification (never one that opens a call). */
 export const isSide = (body: unknown): boolean => {
   const text = head(body)
@@ -57,7 +64,9 @@ export const make = (
     override dispatch(opts: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
       const lane = opts.method === "GET"
         ? streams
-        : opts.method === "DELETE" || (opts.method === "POST" && isSide(opts.body))
+        : opts.method === "DELETE" ||
+            (opts.method === "POST" && (opts as { readonly [opensCall]?: true })[opensCall] !== true &&
+              isSide(opts.body))
         ? side
         : calls
       return lane.dispatch(opts, handler)

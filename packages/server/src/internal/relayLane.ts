@@ -7,7 +7,7 @@
  * entry, and the transport is told it will not be answered. What the table declines, and
  * everything else, goes to the engine as it came.
  */
-import type { Transport } from "@effect-mcp/core"
+import type { Revision, Transport } from "@effect-mcp/core"
 import { JsonRpc } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -35,17 +35,62 @@ export const maxWaitingBytes = 16 * 1024 * 1024
 /** What a frame waiting is counted as (`maxWaitingBytes`). */
 const sizeOf = (frame: JsonRpc.Frame) => JSON.stringify(frame).length * 2
 
-/** A call taken, until it is answered or cancelled. */
-interface Taken extends RawCall {
-  done: boolean
+/** What a taken call needs of its lane: its book of calls and how its frames are sent. */
+interface LaneOf {
+  readonly forget: (client: Transport.ClientId, id: JsonRpc.RequestId) => void
+  readonly sendOf: (
+    client: Transport.ClientId,
+    call: Taken,
+    frame: JsonRpc.Frame,
+    related: JsonRpc.RequestId,
+    log: boolean
+  ) => void
+}
+
+/**
+ * A call taken, until it is answered or cancelled: one object per call, its answers methods of
+ * its class (no closure made per call).
+ */
+class Taken implements RawCall {
+  done = false
   /**
    * Its frames the transport could not take at once, in order, sent by one fiber (`draining`):
-   * nothing of the call overtakes them (its answer comes after its logs).
+   * nothing of the call overtakes them (its answer comes after its logs). Made when one waits.
    */
-  readonly waiting: Array<JsonRpc.Frame>
+  waiting: Array<JsonRpc.Frame> | undefined = undefined
   /** The size of each log in `waiting` (0 for its answer), in the same order. */
-  readonly sizes: Array<number>
-  draining: boolean
+  sizes: Array<number> | undefined = undefined
+  draining = false
+  onCancel: (() => void) | undefined = undefined
+  readonly arguments: Readonly<Record<string, unknown>> | undefined
+  constructor(
+    readonly lane: LaneOf,
+    readonly client: Transport.ClientId,
+    readonly id: JsonRpc.RequestId,
+    readonly name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    readonly revision: Revision.Revision,
+    readonly logLevel: McpSchema.Base.LoggingLevel | undefined
+  ) {
+    this.arguments = args
+  }
+  private answer(response: JsonRpc.Response) {
+    if (this.done) return
+    this.done = true
+    this.lane.forget(this.client, this.id)
+    this.lane.sendOf(this.client, this, response, this.id, false)
+  }
+  result(result: unknown) {
+    this.answer(JsonRpc.success(this.id, result))
+  }
+  error(error: JsonRpc.ErrorObject) {
+    this.answer(JsonRpc.failure(this.id, error))
+  }
+  log(params: { readonly level: McpSchema.Base.LoggingLevel; readonly data: unknown; readonly logger?: string }) {
+    const level = this.logLevel
+    if (this.done || (level !== undefined && !McpSchema.Logging.isAtLeast(params.level, level))) return
+    this.lane.sendOf(this.client, this, JsonRpc.notification("notifications/message", params), this.id, true)
+  }
 }
 
 /** How the lane sends: a lone frame (`send`), and a taken call's frames in order (`sendOf`). */
@@ -63,8 +108,8 @@ const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect
   /** Sends its waiting frames in order, one at a time, until none is left. */
   const drain = (client: Transport.ClientId, call: Taken, related: JsonRpc.RequestId): Effect.Effect<void> =>
     Effect.suspend(() => {
-      const frame = call.waiting.shift()
-      waitingBytes -= call.sizes.shift() ?? 0
+      const frame = call.waiting!.shift()
+      waitingBytes -= call.sizes!.shift() ?? 0
       if (frame === undefined) {
         call.draining = false
         return Effect.void
@@ -83,14 +128,16 @@ const senders = <F>(protocol: Transport.Protocol<F>, run: (effect: Effect.Effect
     log: boolean
   ) => {
     if (!call.draining && sendNow !== undefined && sendNow(client, frame, { related })) return
+    const waiting = call.waiting ??= []
+    const sizes = call.sizes ??= []
     if (log) {
-      if (call.waiting.length >= maxWaiting) return
+      if (waiting.length >= maxWaiting) return
       const size = sizeOf(frame)
       if (waitingBytes + size > maxWaitingBytes) return
       waitingBytes += size
-      call.sizes.push(size)
-    } else call.sizes.push(0)
-    call.waiting.push(frame)
+      sizes.push(size)
+    } else sizes.push(0)
+    waiting.push(frame)
     if (call.draining) return
     call.draining = true
     run(drain(client, call, related))
@@ -118,6 +165,8 @@ export const protocol = <F>(
     if (calls.size === 0) taken.delete(client)
   }
 
+  const lane: LaneOf = { forget, sendOf }
+
   const isTaken = (client: Transport.ClientId, id: JsonRpc.RequestId) => taken.get(client)?.has(id) === true
 
   const take = (
@@ -138,36 +187,20 @@ export const protocol = <F>(
     if (state === undefined) return false
     // An id the engine serves: it refuses the duplicate.
     if (busy?.(client, message.id) === true) return false
-    const id = message.id
-    const level = Option.getOrUndefined(state.logLevel)
-    const answer = (response: JsonRpc.Response) => {
-      if (call.done) return
-      call.done = true
-      forget(client, id)
-      sendOf(client, call, response, id, false)
-    }
-    const call: Taken = {
-      done: false,
-      waiting: [],
-      sizes: [],
-      draining: false,
+    const call = new Taken(
+      lane,
+      client,
+      message.id,
       name,
-      arguments: args as Readonly<Record<string, unknown>> | undefined,
-      revision: state.revision,
-      logLevel: level,
-      result: (result) => answer(JsonRpc.success(id, result)),
-      error: (error) => answer(JsonRpc.failure(id, error)),
-      log: (params) => {
-        if (call.done || (level !== undefined && !McpSchema.Logging.isAtLeast(params.level, level))) return
-        sendOf(client, call, JsonRpc.notification("notifications/message", params), id, true)
-      },
-      onCancel: undefined
-    }
+      args as Readonly<Record<string, unknown>> | undefined,
+      state.revision,
+      Option.getOrUndefined(state.logLevel)
+    )
     if (!entry.take(call)) return false
     if (!call.done) {
       let calls = taken.get(client)
       if (calls === undefined) taken.set(client, calls = new Map())
-      calls.set(id, call)
+      calls.set(call.id, call)
     }
     return true
   }

@@ -1,0 +1,195 @@
+/**
+ * Instructions per `tools/call add` through a gateway over HTTP (handshake era) to our demo
+ * upstream over HTTP, the gateway run under callgrind (valgrind installed): the floor
+ * (`gateway-floor.ts`, plain Node), ours (`mcp gateway`, apps/cli built) and, with `BENCH_BEFORE`
+ * (the `main.js` of another build of `mcp`), that build too. Each gateway is started with its
+ * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
+ * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (1000) on 10 sessions, one call in flight
+ * on each, and stopped; the instructions counted (every thread of the process: the JIT's and the
+ * GC's too) over those calls. The upstream runs as it is (not counted). Deterministic to a few
+ * percent between runs and not disturbed by other load on the machine, which the CPU time per call
+ * of `gateway.ts` is. `BENCH_INSTR_ROUNDS` (1) runs each gateway that many times (medians printed);
+ * `BENCH_INSTR_GATEWAYS` picks some of `floor,ours,before`.
+ *
+ * Known flaw, not yet fixed: switching the instrumentation on holds the gateway for seconds, so
+ * ours misses its upstream's ping (every 5 s, no flag to change it), drops the upstream's tools and
+ * reconnects while counted; that reconnection and the calls sent again meanwhile are counted and
+ * vary from run to run (two runs of the same two builds: 2,037k and 789k per call for one, 2,209k
+ * and 748k for the other). Until the gateway's ping interval can be raised (or two runs with the
+ * instrumentation on from the start are subtracted), compare only builds measured in one run, and
+ * repeat.
+ *
+ * `node dist/gateway-instructions.js`
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { handshakeEra } from "./envelope.js"
+import { callAdd, openSessions, type Session } from "./http-driver.js"
+import { BenchFailure, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
+
+const root = here("../..")
+const demoMain = path.join(root, "apps/everything/dist/main.js")
+const floorMain = here("./gateway-floor.js")
+const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const beforeMain = process.env.BENCH_BEFORE
+const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
+const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
+const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
+const sessions = 10
+
+const envelope = {
+  ...handshakeEra,
+  addCall: (id: number) => handshakeEra.addCall(id).replace("\"name\":\"add\"", "\"name\":\"up_add\"")
+}
+
+/** `count` calls, spread over the sessions, one in flight on each. */
+const drive = async (opened: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
+  let next = first
+  const end = first + count
+  await Promise.all(opened.map(async (session) => {
+    while (next < end) {
+      const id = next++
+      // Again after a failure (for up to 30 s): callgrind holds the gateway for seconds while it
+      // switches its instrumentation on; meanwhile a keep-alive connection to the upstream closes
+      // (a 502 from the floor, -32603 from ours) or ours misses its upstream's ping and takes its
+      // tools away until it is up again ("Unknown tool"). That reconnection is counted: one time,
+      // spread over the calls counted (raise BENCH_INSTR_CALLS to thin it).
+      for (let tries = 1;; tries++) {
+        const failed = await callAdd(session, envelope, id).then(() => undefined, (error: unknown) => error)
+        if (failed === undefined) break
+        if (tries === 300) throw failed
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+  }))
+}
+
+interface Gateway {
+  readonly key: string
+  /** The gateway's command line after `node`, given its port. */
+  readonly args: (port: number) => ReadonlyArray<string>
+  /** What it prints (stdout or stderr) once it serves. */
+  readonly ready: string
+}
+
+/** Instructions per call of one gateway. */
+const measure = async (gateway: Gateway): Promise<number> => {
+  const port = await freePort()
+  const child = spawnCommand("valgrind", [
+    "--tool=callgrind",
+    "--callgrind-out-file=/dev/null",
+    "--instr-atstart=no",
+    "--smc-check=all-non-file",
+    process.execPath,
+    ...gateway.args(port)
+  ])
+  try {
+    // The gateway says it serves on stderr (where valgrind writes too), the floor on stdout.
+    let said = false
+    child.setOnLines((lines) => {
+      if (lines.some((line) => line.includes(gateway.ready))) said = true
+    })
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (!said && !child.stderr().includes(gateway.ready)) return
+        clearInterval(timer)
+        resolve()
+      }, 100)
+      void child.exited.then((code) => {
+        clearInterval(timer)
+        reject(new BenchFailure(`${gateway.key} exited (${code}) before it served\n${child.stderr()}`))
+      })
+    })
+    const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
+    await drive(opened, 1, warmup)
+    execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
+    await drive(opened, warmup + 1, calls)
+    execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
+    for (const session of opened) session.connection.close()
+    // The count is printed at exit, which takes callgrind a while.
+    child.process.kill("SIGINT")
+    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+    await child.exited
+    clearTimeout(timer)
+    const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
+    if (refs === null) throw new BenchFailure(`${gateway.key}: no count from callgrind\n${child.stderr()}`)
+    return Number(refs[1]!.replaceAll(",", "")) / calls
+  } catch (error) {
+    child.process.kill("SIGKILL")
+    throw error
+  }
+}
+
+const main = async () => {
+  const upstreamPort = await freePort()
+  const upstream = spawn(process.execPath, [demoMain, "http", "--port", String(upstreamPort), "--era", "handshake"], {
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  // Serving once it names its port.
+  await new Promise<void>((resolve) => {
+    let seen = ""
+    const look = (chunk: Buffer) => {
+      seen += chunk
+      if (seen.includes(`:${upstreamPort}`)) resolve()
+    }
+    upstream.stdout.on("data", look)
+    upstream.stderr.on("data", look)
+  })
+  const url = `http://127.0.0.1:${upstreamPort}/mcp`
+  const config = path.join(mkdtempSync(path.join(os.tmpdir(), "bench-gateway-instr-")), "gateway.json")
+  writeFileSync(config, JSON.stringify({ mcpServers: { up: { url } } }))
+  const mcp = (main: string) => (port: number) => [
+    main,
+    "gateway",
+    "--config",
+    config,
+    "--port",
+    String(port),
+    "--serve",
+    "handshake"
+  ]
+  const wanted = process.env.BENCH_INSTR_GATEWAYS?.split(",")
+  const all: ReadonlyArray<Gateway> = [
+    { key: "floor", args: (port) => [floorMain, "http", "up", String(port), url], ready: "ready" },
+    { key: "ours", args: mcp(mcpMain), ready: "serving at" },
+    ...(beforeMain === undefined ? [] : [{ key: "before", args: mcp(beforeMain), ready: "serving at" }])
+  ]
+  // `BENCH_INSTR_GATEWAYS`: which of floor, ours, before run (default all).
+  const gateways = all.filter((gateway) => wanted === undefined || wanted.includes(gateway.key))
+  try {
+    const results = new Map<string, Array<number>>()
+    for (let r = 0; r < rounds; r++) {
+      for (const gateway of gateways) {
+        const count = await measure(gateway)
+        process.stdout.write(`${gateway.key}: ${(count / 1000).toFixed(1)} k instructions / call\n`)
+        results.set(gateway.key, [...(results.get(gateway.key) ?? []), count])
+      }
+    }
+    const floor = results.has("floor") ? median(results.get("floor")!) : Number.NaN
+    const rows = [["gateway", "instructions / call (median)", "runs", "/ floor"]]
+    for (const [key, counts] of results) {
+      rows.push([
+        key,
+        `${(median(counts) / 1000).toFixed(1)} k`,
+        counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(" "),
+        ratio(median(counts) / floor)
+      ])
+    }
+    process.stdout.write(
+      [
+        `gateway over HTTP to our demo over HTTP, tools/call add (2025-11-25), the gateway's instructions per call ` +
+        `under callgrind: ${warmup} calls of warm-up, ${calls} counted, ${sessions} sessions`,
+        ...table(rows)
+      ].join("\n") + "\n"
+    )
+  } finally {
+    upstream.kill()
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`GATEWAY INSTRUCTIONS FAILED: ${error instanceof BenchFailure ? error.message : error}\n`)
+  process.exit(1)
+})
