@@ -68,7 +68,7 @@ class Watched {
       const guard = setTimeout(() => {
         this.waiters.delete(k)
         reject(new Error(`never came: ${what}; seen ${JSON.stringify(this.seen)}; lane ${this.lane}`))
-      }, 20_000)
+      }, 45_000)
       const k = () => {
         const got = check()
         if (got === undefined) return

@@ -53,7 +53,7 @@ class Lines {
       const guard = setTimeout(() => {
         this.waiters.delete(k)
         reject(new Error(`never came: ${what}; seen ${JSON.stringify(this.seen)}`))
-      }, 20_000)
+      }, 45_000)
       const k = () => {
         const got = check()
         if (got === undefined) return
