@@ -7,7 +7,8 @@
  *   answered by the client whose call raised them; a subscription to a template's instance; the
  *   filesystem server's startup roots answered from `--root`;
  * - an upstream SIGKILLed mid-call: that call errors at once, the others go on, its tools go with a
- *   list change and come back with another once it is started again.
+ *   list change and come back with another once it is started again;
+ * - an upstream that stops answering (SIGSTOP): down once a ping goes unanswered, the same.
  */
 import { McpClient } from "@effect-mcp/client"
 import { assert, describe, it } from "@effect/vitest"
@@ -184,6 +185,40 @@ describe("mcp gateway: server-everything, server-filesystem and our demo behind 
     { timeout: 90_000 }
   )
 
+  it.scopedLive(
+    "an upstream that stops answering (SIGSTOP): down at an unanswered ping, its tools go and come back",
+    () =>
+      Effect.gen(function*() {
+        const pidFile = path.join(mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-pid-")), "pid")
+        const { file } = configOf({
+          stuck: { command: "sh", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${demoMain} stdio`] },
+          other: { command: process.execPath, args: [demoMain, "stdio"] }
+        })
+        const client = yield* gatewayClient(file, ["--ping-interval", "1"])
+        const subscription = yield* client.subscribe({ toolsListChanged: true })
+        const changes = yield* Stream.toPull(subscription.notifications)
+        const toolNames = Effect.map(client.listTools, (tools) => tools.map((t) => t.name))
+        assert.includeMembers(yield* toolNames, ["stuck_add", "other_add"])
+
+        // Alive, but answering nothing: only a ping can tell.
+        const pid = Number(readFileSync(pidFile, "utf8").trim())
+        process.kill(pid, "SIGSTOP")
+        const cont = Effect.try(() => process.kill(pid, "SIGCONT")).pipe(Effect.ignore)
+        yield* Effect.addFinalizer(() => cont)
+        const afterChange = (until: (names: ReadonlyArray<string>) => boolean) =>
+          Effect.flatMap(changes, () => toolNames).pipe(Effect.repeat({ until }), Effect.timeout("45 seconds"))
+        const gone = yield* afterChange((names) => !names.includes("stuck_add"))
+        assert.include(gone, "other_add")
+        assert.deepStrictEqual((yield* client.callTool("other_add", { a: 1, b: 2 })).structuredContent, { sum: 3 })
+        // Let go of, if the gateway has not killed it already; started again, its tools come back with a
+        // list change.
+        yield* cont
+        const back = yield* afterChange((names) => names.includes("stuck_add"))
+        assert.include(back, "other_add")
+        assert.deepStrictEqual((yield* client.callTool("stuck_add", { a: 2, b: 2 })).structuredContent, { sum: 4 })
+      }),
+    { timeout: 120_000 }
+  )
   it.scopedLive(
     "policy per upstream: exclude, rename, fixed arguments, descriptions, read-only mode",
     () =>

@@ -35,23 +35,31 @@ const refused = (args: ReadonlyArray<string>, env: Record<string, string> = {}) 
 }
 
 describe("mcp gateway: a review's findings", () => {
-  it("a bad upstream name, a short MCP_REQUEST_STATE_KEY, --timeout 0: one line on stderr, exit 1", () => {
-    const demo = { command: process.execPath, args: [demoMain, "stdio"] }
-    const bad = configOf({ "1demo": demo })
-    assert.deepStrictEqual(refused(["--config", bad.file]), {
-      status: 1,
-      stderr: `mcp: ${bad.file}: name "1demo" is not a letter followed by letters, digits, '-' or '.'\n`
-    })
-    const good = configOf({ demo })
-    assert.deepStrictEqual(refused(["--config", good.file], { MCP_REQUEST_STATE_KEY: "short" }), {
-      status: 1,
-      stderr: "mcp: MCP_REQUEST_STATE_KEY must be at least 32 bytes (got 5): make one with openssl rand -base64 32\n"
-    })
-    assert.deepStrictEqual(refused(["--config", good.file, "--timeout", "0"]), {
-      status: 1,
-      stderr: "mcp: --timeout is in whole seconds, at least 1 (got 0)\n"
-    })
-  }, 60_000)
+  it(
+    "a bad upstream name, a short MCP_REQUEST_STATE_KEY, --timeout 0, --ping-interval 0: one line on stderr, exit 1",
+    () => {
+      const demo = { command: process.execPath, args: [demoMain, "stdio"] }
+      const bad = configOf({ "1demo": demo })
+      assert.deepStrictEqual(refused(["--config", bad.file]), {
+        status: 1,
+        stderr: `mcp: ${bad.file}: name "1demo" is not a letter followed by letters, digits, '-' or '.'\n`
+      })
+      const good = configOf({ demo })
+      assert.deepStrictEqual(refused(["--config", good.file], { MCP_REQUEST_STATE_KEY: "short" }), {
+        status: 1,
+        stderr: "mcp: MCP_REQUEST_STATE_KEY must be at least 32 bytes (got 5): make one with openssl rand -base64 32\n"
+      })
+      assert.deepStrictEqual(refused(["--config", good.file, "--timeout", "0"]), {
+        status: 1,
+        stderr: "mcp: --timeout is in whole seconds, at least 1 (got 0)\n"
+      })
+      assert.deepStrictEqual(refused(["--config", good.file, "--ping-interval", "0"]), {
+        status: 1,
+        stderr: "mcp: --ping-interval is in whole seconds, at least 1 (got 0)\n"
+      })
+    },
+    60_000
+  )
 
   it.scopedLive(
     "a stdio upstream gets PATH, HOME and its own env, not the gateway's secrets",

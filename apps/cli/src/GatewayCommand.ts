@@ -86,6 +86,12 @@ export const command = Command.make("gateway", {
         "comes later, its entries with a list change)"
     )
   ),
+  pingInterval: Options.integer("ping-interval").pipe(
+    Options.withDefault(5),
+    Options.withDescription(
+      "seconds between pings of each upstream; one that does not answer within them is down (restarted)"
+    )
+  ),
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
@@ -114,6 +120,9 @@ export const command = Command.make("gateway", {
     if (o.startTimeout < 0) {
       return yield* Effect.fail(new Error(`--start-timeout is in whole seconds, at least 0 (got ${o.startTimeout})`))
     }
+    if (o.pingInterval < 1) {
+      return yield* Effect.fail(new Error(`--ping-interval is in whole seconds, at least 1 (got ${o.pingInterval})`))
+    }
     // With --redis, instances share what crosses them (sessions, event streams, tasks,
     // notifications), under --redis-prefix; each has its own upstream connections.
     const gateway = withSharedState(
@@ -123,6 +132,7 @@ export const command = Command.make("gateway", {
         revisions: revisionsOf(o.serve),
         timeout: Duration.seconds(o.timeout),
         startTimeout: Duration.seconds(o.startTimeout),
+        pingInterval: Duration.seconds(o.pingInterval),
         ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
         ...(connections !== undefined ? { connections } : {}),
         ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),
