@@ -4,10 +4,11 @@
  *
  * Changes (a list changed, a resource was updated) are numbered: this server's own as they are
  * made, other servers' (from the notification bus, `NotificationBus`) as they arrive. They are
- * coalesced by one server-level fiber over a short window (opened by the first change of a batch)
- * and handed, as one batch, to every
+ * coalesced by one server-level fiber over a short window and handed, as one batch, to every
  * listener (each engine serving handshake sessions registers one for its lifetime; the server's
- * subscriptions one). Nothing is kept or run per session. On a Worker (`workers.ts`), or with a
+ * subscriptions one). A window runs from the server's start, then from each batch handed: a
+ * change that comes after its window ended goes at once (with what came with it), one within it
+ * waits for its end. Nothing is kept or run per session. On a Worker (`workers.ts`), or with a
  * window of zero, there is no window: a batch is what came since the fiber last woke (the
  * window's timer would be the request's that made the first change of it, cancelled with it, and
  * the fiber would never wake again).
@@ -17,6 +18,7 @@
  * slow or down, and exactly once.
  */
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
@@ -132,21 +134,32 @@ export const make = (initial: {
         return Effect.forEach(all, (listener) => listener(batch), { discard: true })
       })
     const windowed = Duration.toMillis(initial.window) > 0 && !Workers.onWorkers()
-    // A batch is the first change and what follows it within the window (at most 1,024 changes), or,
+    // A batch is the first change and what follows it until the window's end (at most 1,024 changes), or,
     // without a window, what the queue holds when the fiber wakes (as much as a stream's chunk). Read from
-    // the queue directly: a server's registry runs without `effect/Stream`.
+    // the queue directly: a server's registry runs without `effect/Stream`. The window's end is reckoned
+    // from the server's start and then from each batch (not from a batch's first change): a server run
+    // on a `TestClock` moved before a change gets that change without moving the clock again, as with
+    // the stream's `groupedWithin` this replaces.
+    const windowMillis = Duration.toMillis(initial.window)
+    let windowEnd = (yield* Clock.currentTimeMillis) + windowMillis
+    const batch = Effect.flatMap(Queue.take(changes), (first) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.zipRight(
+          now < windowEnd ? Effect.sleep(windowEnd - now) : Effect.void,
+          Effect.flatMap(Queue.takeUpTo(changes, 1023), (rest) =>
+            Effect.zipRight(
+              Effect.flatMap(Clock.currentTimeMillis, (end) =>
+                Effect.sync(() => windowEnd = end + windowMillis)),
+              deliver(Chunk.prepend(rest, first))
+            ))
+        )))
     yield* Effect.forkScoped(Effect.forever(
-      windowed
-        ? Effect.flatMap(Queue.take(changes), (first) =>
-          Effect.zipRight(
-            Effect.sleep(initial.window),
-            Effect.flatMap(Queue.takeUpTo(changes, 1023), (rest) => deliver(Chunk.prepend(rest, first)))
-          ))
-        : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver)
+      windowed ? batch : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver)
     ))
     return {
       entries,
-      unsafeEntries: () => MutableRef.get(mirror),
+      unsafeEntries: () =>
+        MutableRef.get(mirror),
       edit: (kind, f) =>
         Effect.zipRight(
           // The mirror is set within the update: both hold the same entries at every instant.
