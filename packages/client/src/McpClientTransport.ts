@@ -204,8 +204,9 @@ export interface HttpPostResponse {
 export interface HttpPost {
   /**
    * POSTs `body` to `url` with `headers`; returns what aborts the request (its response no longer
-   * read), which says whether the request had left: false when it was dropped before any of it
-   * was sent (it waited for a connection), so the server never saw it.
+   * read). The abort may say whether the request had left: `false` when it was dropped before any
+   * of it was sent (it waited for a connection), so the server never saw it and is told of no
+   * cancel; `true` or nothing (as before 0.3.0) when it may have been sent.
    */
   readonly post: (
     url: string,
@@ -216,7 +217,7 @@ export interface HttpPost {
       /** No response came: the connection could not be made, or failed. */
       readonly error: (error: unknown) => void
     }
-  ) => () => boolean
+  ) => () => boolean | void
 }
 
 /**

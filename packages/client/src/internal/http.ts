@@ -433,7 +433,7 @@ const rawPosts = (options: {
   const { context, poster } = options
   const { connection, session } = context
   /** How to abort each raw call's POST, by request id, until its response comes (true: it had left). */
-  const inFlight = new Map<JsonRpc.RequestId, () => boolean>()
+  const inFlight = new Map<JsonRpc.RequestId, () => boolean | void>()
   /** Cleared by a 401 or 403: the `HttpClient`'s middleware is needed. */
   let direct = true
   const requestNow: NonNullable<Transport.Protocol<Failure>["requestNow"]> = (_client, request, reply) => {
@@ -508,7 +508,8 @@ const rawPosts = (options: {
       const abort = inFlight.get(id)
       if (abort === undefined) return undefined
       inFlight.delete(id)
-      return abort()
+      // An abort that says nothing (a poster of before 0.3.0): it may have left.
+      return abort() !== false
     }
   }
 }
