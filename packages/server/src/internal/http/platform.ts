@@ -308,16 +308,22 @@ export const toHttpApp = (
       if (wanted === undefined) {
         pending.late = (maxBytes, done) => void Runtime.runFork(runtime)(readBody(request, pending, maxBytes, done))
       }
+      // The answer given by now is taken when the fiber comes to wait (not only before: the body's read
+      // may yield first).
       const answer = Effect.suspend(() =>
         given !== undefined ? Effect.succeed(given) : Effect.async<HttpServerResponse.HttpServerResponse>((k) => {
+          if (given !== undefined) return k(Effect.succeed(given))
           resume = k
           return Effect.sync(gone)
         })
       )
-      return wanted === undefined ? answer : Effect.zipRight(
-        Effect.onInterrupt(readBody(request, pending, wanted.maxBytes, wanted.done), () => Effect.sync(gone)),
-        answer
-      )
+      // Interrupted anywhere between the body's read and the wait: the client went away too.
+      return wanted === undefined
+        ? answer
+        : Effect.onInterrupt(
+          Effect.zipRight(readBody(request, pending, wanted.maxBytes, wanted.done), answer),
+          () => Effect.sync(gone)
+        )
     }))
 
 /** The MCP endpoints as routes of an `HttpLayerRouter`, every method. */
