@@ -194,7 +194,7 @@ describe("mcp gateway: server-everything, server-filesystem and our demo behind 
           stuck: { command: "sh", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${demoMain} stdio`] },
           other: { command: process.execPath, args: [demoMain, "stdio"] }
         })
-        const client = yield* gatewayClient(file, ["--ping-interval", "1"])
+        const client = yield* gatewayClient(file, ["--ping-interval", "3"])
         const subscription = yield* client.subscribe({ toolsListChanged: true })
         const changes = yield* Stream.toPull(subscription.notifications)
         const toolNames = Effect.map(client.listTools, (tools) => tools.map((t) => t.name))

@@ -227,7 +227,7 @@ const onMessage = <F>(book: Book<F>, call: Pending<F>, item: Wire.Single, whole:
     return answered(book, call, message)
   }
   if (whole) return unexpected(book, call, describe(message))
-  if (call.onLog !== undefined && isLog(message) && waiting(book, call)) {
+  if (isLog(message) && call.onLog !== undefined && waiting(book, call)) {
     return call.onLog.push(message.params as LogMessage)
   }
   book.receive(call.client, item, { related: call.id })
