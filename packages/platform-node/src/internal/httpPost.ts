@@ -10,16 +10,16 @@ import type * as Undici from "@effect/platform-node/Undici"
 import { Readable } from "node:stream"
 import * as Lanes from "./lanes.js"
 
-/**
- * One request: the abort signal undici listens on, and the handler of its dispatch around
- * undici's own (`request`'s), told when the request is put on a connection (`written`). A request
- * aborted before that was never sent: undici drops it from its queue.
- */
 /** A handler's `onConnect` as undici calls it. */
 interface Connected {
   readonly onConnect: (abort: (err?: Error) => void, context?: unknown) => void
 }
 
+/**
+ * One request: the abort signal undici listens on, and the handler of its dispatch around
+ * undici's own (`request`'s), told when the request is put on a connection (`written`). A request
+ * aborted before that was never sent: undici drops it from its queue.
+ */
 class Post implements Undici.Dispatcher.DispatchHandler {
   aborted = false
   /** Put on a connection (its bytes on their way) before it was aborted. */
