@@ -18,13 +18,13 @@
  *
  * `node dist/gateway-instructions.js`
  */
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
+import { BenchFailure, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
 
 const root = here("../..")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
@@ -101,18 +101,10 @@ const measure = async (gateway: Gateway): Promise<number> => {
     })
     const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
     await drive(opened, 1, warmup)
-    execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
-    await drive(opened, warmup + 1, calls)
-    execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
-    for (const session of opened) session.connection.close()
-    // The count is printed at exit, which takes callgrind a while.
-    child.process.kill("SIGINT")
-    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
-    await child.exited
-    clearTimeout(timer)
-    const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
-    if (refs === null) throw new BenchFailure(`${gateway.key}: no count from callgrind\n${child.stderr()}`)
-    return Number(refs[1]!.replaceAll(",", "")) / calls
+    return await callgrindPerCall(child, gateway.key, calls, () => drive(opened, warmup + 1, calls), () => {
+      for (const session of opened) session.connection.close()
+      child.process.kill("SIGINT")
+    })
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error

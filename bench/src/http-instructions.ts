@@ -15,12 +15,11 @@
  *
  * `BENCH_HTTP_STALL_MILLIS=600000 node dist/http-instructions.js` (the first calls under callgrind are slow)
  */
-import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
+import { BenchFailure, callgrindPerCall, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
 
 interface Server {
   readonly key: string
@@ -73,18 +72,11 @@ const measure = async (server: Server): Promise<number> => {
     await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${server.key} to listen`, 300_000)
     const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, connections)
     await drive(sessions, 1, warmup)
-    execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
-    await drive(sessions, warmup + 1, calls)
-    execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
-    for (const session of sessions) session.connection.close()
-    // The count is printed at exit, which takes callgrind a while: no kill after 2 s (`child.stop`).
-    child.process.stdin.end()
-    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
-    await child.exited
-    clearTimeout(timer)
-    const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
-    if (refs === null) throw new BenchFailure(`${server.key}: no count from callgrind\n${child.stderr()}`)
-    return Number(refs[1]!.replaceAll(",", "")) / calls
+    // Ended by its stdin: no kill after 2 s (`child.stop`).
+    return await callgrindPerCall(child, server.key, calls, () => drive(sessions, warmup + 1, calls), () => {
+      for (const session of sessions) session.connection.close()
+      child.process.stdin.end()
+    })
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error

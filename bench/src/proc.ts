@@ -371,3 +371,27 @@ export const command = (child: Child, line: string, answer: string): Promise<str
  * profiler slows the server down: figures of a profiled run are not comparable.
  */
 export const profileDir: string | undefined = process.env.BENCH_PROFILE || undefined
+
+/**
+ * Instructions per call of a child run under callgrind with its instrumentation off at start
+ * (`--instr-atstart=no`): `drive` runs the counted calls with it on, then `stop` ends the child,
+ * which prints its count at exit (callgrind takes a while: killed after 300 s).
+ */
+export const callgrindPerCall = async (
+  child: Child,
+  key: string,
+  calls: number,
+  drive: () => Promise<void>,
+  stop: () => void
+): Promise<number> => {
+  execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
+  await drive()
+  execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
+  stop()
+  const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+  await child.exited
+  clearTimeout(timer)
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
+  if (refs === null) throw new BenchFailure(`${key}: no count from callgrind\n${child.stderr()}`)
+  return Number(refs[1]!.replaceAll(",", "")) / calls
+}
