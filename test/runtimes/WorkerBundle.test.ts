@@ -50,8 +50,8 @@ describe("the demo's Worker bundle", () => {
   // minified: 25 M instructions of the cold start) are reached by `Skills.make` alone; imported by their
   // deep paths, the HTTP transport's @effect/platform adapter (its router) is left out of a Worker that
   // serves fetch only.
-  const inputsOf = async (contents: string): Promise<ReadonlyArray<string>> => {
-    const result = await esbuild.build({
+  const bundleOf = (contents: string) =>
+    esbuild.build({
       stdin: { contents, resolveDir: import.meta.dirname, loader: "ts" },
       bundle: true,
       write: false,
@@ -61,10 +61,12 @@ describe("the demo's Worker bundle", () => {
       conditions: ["workerd", "worker", "@effect-mcp/source"],
       logLevel: "silent"
     })
-    // The modules whose code is in the bundle (a module read but all tree-shaken has no bytes there).
+  // The modules whose code is in a bundle (a module read but all tree-shaken has no bytes there).
+  const keptIn = (result: esbuild.BuildResult<{ write: false; metafile: true }>): ReadonlyArray<string> => {
     const inputs = Object.values(result.metafile.outputs)[0]!.inputs
     return Object.keys(inputs).filter((file) => inputs[file]!.bytesInOutput > 0)
   }
+  const inputsOf = async (contents: string): Promise<ReadonlyArray<string>> => keptIn(await bundleOf(contents))
   const oneTool = (imports: string) =>
     [
       imports,
@@ -91,22 +93,8 @@ describe("the demo's Worker bundle", () => {
   // oauth4webapi is in every Worker's bundle, unevaluated. Only that: both packages were there whole
   // (112 KB of 651 minified; 32 KB now), jose's encryption and signing, oauth4webapi's grants.
   it("carries of jose and oauth4webapi only what the token verifiers use", async () => {
-    const result = await esbuild.build({
-      stdin: {
-        contents: oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`),
-        resolveDir: import.meta.dirname,
-        loader: "ts"
-      },
-      bundle: true,
-      write: false,
-      metafile: true,
-      platform: "browser",
-      format: "esm",
-      conditions: ["workerd", "worker", "@effect-mcp/source"],
-      logLevel: "silent"
-    })
-    const inputs = Object.values(result.metafile.outputs)[0]!.inputs
-    const kept = Object.keys(inputs).filter((file) => inputs[file]!.bytesInOutput > 0)
+    const result = await bundleOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    const kept = keptIn(result)
     const joseUnused =
       /\/jose\/.*\/(jwe\/|jwk\/|jwt\/(encrypt|sign|decrypt)|key\/generate|lib\/(jwe_|key_management|jws_sign))/
     expect(kept.filter((file) => joseUnused.test(file))).toEqual([])
