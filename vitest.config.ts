@@ -49,6 +49,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     reporters: ["./test/support/SummaryReporter.ts", "default"],
+    // `mcp` and the demo bundled from the built `dist/` before any file runs: what the test kit spawns.
+    globalSetup: ["./test/support/bundles.ts"],
     // A guard against a test that hangs, not a measure: a loaded machine takes several times as long.
     testTimeout: 60_000,
     // Two test files at once (vitest's default is one fewer than the CPUs: one, on the 2-core CI machines).

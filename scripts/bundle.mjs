@@ -3,6 +3,7 @@
 // --app-host (the `mcp` command): the page script of `mcp app` (apps/cli AppHost, with the official
 // AppBridge) bundled for the browser too, and kept in the one file (gzipped, in base64).
 import { build } from "esbuild"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 
@@ -17,12 +18,15 @@ if (flags.includes("--app-host")) {
   const { bundleHostScript } = await import(pathToFileURL(path.join(dir, "AppHost.js")).href)
   define.__MCP_APP_HOST_SCRIPT__ = JSON.stringify(await bundleHostScript(dir))
 }
-await build({
+const result = await build({
   define,
   // Only `mcp app` imports it, to bundle its page when that was not done here.
   external: ["esbuild"],
   entryPoints: [entry],
   outfile,
+  // Written here, whole, under another name and then renamed over the old file: a program spawned from it
+  // while it is rebuilt (the test kit's stages side by side, `pack` beside a test run) reads one or the other.
+  write: false,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -32,3 +36,7 @@ await build({
   banner: { js: "import { createRequire as __mcpCreateRequire } from 'node:module'; const require = __mcpCreateRequire(import.meta.url);" },
   logLevel: "warning"
 })
+if (result.outputFiles.length !== 1) throw new Error(`one file expected from ${entry}, got ${result.outputFiles.length}`)
+const temporary = `${outfile}.${process.pid}.tmp`
+fs.writeFileSync(temporary, result.outputFiles[0].contents, { mode: 0o755 })
+fs.renameSync(temporary, outfile)

@@ -19,9 +19,10 @@ import * as Redacted from "effect/Redacted"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-export const everything = path.join(root, "apps/everything/dist/main.js")
+export const everything = Programs.demoMain
 
 /** `@effect/ai-openai`'s LanguageModel on the scripted endpoint (tools not in strict mode). */
 export const openAi = (url: string) =>

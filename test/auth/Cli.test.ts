@@ -15,10 +15,11 @@ import type * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import * as Auth from "./support.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const mcpMain = Programs.mcpMain
 
 /** What a run of the command did. */
 interface Run {

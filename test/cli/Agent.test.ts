@@ -9,13 +9,14 @@ import { assert, describe, it, vi } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 // Each test runs `mcp` and the demo (each a Node process of about a second of CPU).
 vi.setConfig({ testTimeout: 120_000 })
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = `stdio:${process.execPath} ${path.join(root, "apps/everything/dist/main.js")} stdio`
+const mcpMain = Programs.mcpMain
+const everything = `stdio:${process.execPath} ${Programs.demoMain} stdio`
 
 /** `mcp agent …` with the model's environment: its exit code and what it wrote. */
 const agent = (env: Record<string, string>, ...args: ReadonlyArray<string>) =>

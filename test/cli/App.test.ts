@@ -22,12 +22,13 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Frame, type Page } from "playwright-core"
 import * as Auth from "../auth/support.js"
+import * as Programs from "../support/Programs.js"
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 })
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const everything = Programs.demoMain
 const stdio = `stdio:${process.execPath} ${everything} stdio`
 
 /**

@@ -17,10 +17,11 @@ import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const everything = Programs.demoMain
 const sdkV1 = path.join(root, "test/cli/fixtures/sdk-v1-server.mjs")
 const sdkStdio = `stdio:${process.execPath} ${sdkV1} stdio`
 

@@ -26,9 +26,10 @@ import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const mcpMain = Programs.mcpMain
 const everythingMain = path.join(
   path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
   "dist/index.js"

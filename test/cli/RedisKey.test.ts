@@ -12,10 +12,11 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const demoMain = Programs.demoMain
 
 /** A gateway's configuration file, of the demo over stdio. */
 const config = () => {

@@ -10,14 +10,15 @@ import { spawn } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 // Each test waits on child processes (each `mcp` and each demo a Node process of about a second of CPU), up
 // to ten one after another: on a loaded machine (load 20 on 2 cores) that is a minute or two, not 30 s.
 vi.setConfig({ testTimeout: 180_000 })
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const everything = Programs.demoMain
 const stdio = `stdio:${process.execPath} ${everything} stdio`
 
 /** `mcp ...args`, no input: its exit code and what it wrote. */

@@ -12,9 +12,10 @@ import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+const demoMain = Programs.demoMain
 
 /** The demo over HTTP on the Redis at `redis` under `prefix`: its endpoint, once it said so; stopped with the scope. */
 const demo = (redis: string, prefix: string) =>

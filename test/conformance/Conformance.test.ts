@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import { passes2025, passes2026, run } from "./serverSuite.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -27,7 +28,7 @@ let url = ""
 beforeAll(async () => {
   const port = await freePort()
   url = `http://127.0.0.1:${port}/mcp`
-  server = spawn(process.execPath, [path.join(root, "apps/everything/dist/main.js"), "http", "--port", String(port)], {
+  server = spawn(process.execPath, [Programs.demoMain, "http", "--port", String(port)], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]
   })

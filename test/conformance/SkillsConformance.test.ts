@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import { passed, scenario } from "./clientSuite.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -48,7 +49,7 @@ let url = ""
 beforeAll(async () => {
   const port = await freePort()
   url = `http://127.0.0.1:${port}/mcp`
-  server = spawn(process.execPath, [path.join(root, "apps/everything/dist/main.js"), "http", "--port", String(port)], {
+  server = spawn(process.execPath, [Programs.demoMain, "http", "--port", String(port)], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]
   })

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
@@ -15,7 +16,7 @@ const require = createRequire(import.meta.url)
 const cli = path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
 // `exec`: the suite runs the command in a shell; when it gives up on a client, its kill must
 // reach the client, not only the shell.
-const driver = `exec ${process.execPath} ${path.join(root, "apps/cli/dist/main.js")}`
+const driver = `exec ${process.execPath} ${Programs.mcpMain}`
 
 /** A version pins the scenario's wire; extension scenarios take none (the suite skips them at any). */
 export const scenario = (name: string, version: "2025-03-26" | "2025-11-25" | "2026-07-28" | undefined) =>

@@ -24,10 +24,11 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const mcpMain = Programs.mcpMain
 
 /** Our client (handshake era) of the gateway, under a 64 MiB heap, in front of the fixture. */
 const gatewayWith = (handlers: McpClient.Handlers) =>

@@ -20,11 +20,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const demoMain = Programs.demoMain
 
 /** The peak resident memory of a process, in MiB (Linux). */
 const peakMiB = (pid: number) => {

@@ -28,9 +28,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Programs from "../support/Programs.js"
 import { overHttp, overStdio, root } from "./support.js"
 
-const demoMain = path.join(root, "apps/everything/dist/main.js")
+const demoMain = Programs.demoMain
 const require = createRequire(import.meta.url)
 const everythingMain = path.join(
   path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),

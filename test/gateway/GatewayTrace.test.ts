@@ -17,10 +17,11 @@ import * as Layer from "effect/Layer"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { exportTo, receiver, root, start, until } from "../telemetry/support.js"
+import * as Programs from "../support/Programs.js"
+import { exportTo, receiver, start, until } from "../telemetry/support.js"
 
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const everything = Programs.demoMain
 
 describe("mcp gateway: telemetry", () => {
   it.scopedLive("client → mcp gateway → demo server: one trace, each span the child of the one before", () => {

@@ -14,10 +14,11 @@ import * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-export const mcpMain = path.join(root, "apps/cli/dist/main.js")
-export const demoMain = path.join(root, "apps/everything/dist/main.js")
+export const mcpMain = Programs.mcpMain
+export const demoMain = Programs.demoMain
 
 /**
  * `mcp ...args --port N`, with `env` added to this process's: its endpoint once it said on stderr

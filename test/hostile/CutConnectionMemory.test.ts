@@ -22,10 +22,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const mcpMain = Programs.mcpMain
 const slow = 3
 
 /** A port free on 127.0.0.1 (the test kit's). */

@@ -23,9 +23,10 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "vitest"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const main = path.join(root, "apps/everything/dist/main.js")
+const main = Programs.demoMain
 const TASKS = "io.modelcontextprotocol/tasks"
 
 const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)

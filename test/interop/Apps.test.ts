@@ -1,7 +1,7 @@
 /**
  * Interop, MCP Apps: the official TypeScript SDK client (`@modelcontextprotocol/client` 2.4.0), declaring
  * the extension `io.modelcontextprotocol/ui` as a host does, talks to the demo server (`apps/everything`,
- * `node apps/everything/dist/main.js stdio`, built by `tsc -b`): it lists the view and the linked tools,
+ * bundled as `pnpm start` runs it, `test/support/Programs.ts`): it lists the view and the linked tools,
  * reads the view and calls the app-only tool; the same client without the declaration is shown neither the
  * view nor the app-only tool. What it received validates against the Apps schema of ext-apps.
  */
@@ -12,9 +12,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "vitest"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const main = path.join(root, "apps/everything/dist/main.js")
+const main = Programs.demoMain
 
 const UI = "io.modelcontextprotocol/ui"
 const MIME = "text/html;profile=mcp-app"

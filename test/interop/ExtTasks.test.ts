@@ -19,9 +19,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "vitest"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const main = path.join(root, "apps/everything/dist/main.js")
+const main = Programs.demoMain
 
 const closing: Array<() => Promise<unknown> | unknown> = []
 afterEach(async () => {

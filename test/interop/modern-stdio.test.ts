@@ -15,9 +15,10 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "vitest"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const main = path.join(root, "apps/everything/dist/main.js")
+const main = Programs.demoMain
 
 const textOf = (result: any): string => result.content[0].text
 

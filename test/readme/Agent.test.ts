@@ -10,10 +10,11 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import { agent } from "./agent.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const everything = path.resolve(here, "../../apps/everything/dist/main.js")
+const everything = Programs.demoMain
 
 describe("README example, an agent", () => {
   it.scopedLive(

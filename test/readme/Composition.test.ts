@@ -19,6 +19,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import { addRadar, Assistant } from "./mount.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -66,7 +67,7 @@ describe("docs/composition.md: Composition and gateways", () => {
       })
       const demo = yield* Effect.acquireRelease(
         Effect.sync(() =>
-          spawn(process.execPath, [path.join(root, "apps/everything/dist/main.js"), "http", "--port", String(port)], {
+          spawn(process.execPath, [Programs.demoMain, "http", "--port", String(port)], {
             stdio: ["ignore", "ignore", "pipe"]
           })
         ),
@@ -92,7 +93,7 @@ describe("docs/composition.md: Composition and gateways", () => {
         McpClient.layer({ clientInfo: { name: "readme", version: "1.0.0" } }).pipe(
           Layer.provide(NodeMcpClient.layerStdio({
             command: process.execPath,
-            args: [path.join(root, "apps/cli/dist/main.js"), "gateway", "--config", file],
+            args: [Programs.mcpMain, "gateway", "--config", file],
             stderr: "ignore"
           }))
         )

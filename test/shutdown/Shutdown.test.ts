@@ -21,10 +21,11 @@ import * as http from "node:http"
 import type * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const everything = path.join(root, "apps/everything/dist/main.js")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = Programs.demoMain
+const mcpMain = Programs.mcpMain
 
 /** `node <args>` for the scope (killed at its end), once its stderr says `ready`: the child and its stderr. */
 const started = (args: ReadonlyArray<string>, ready: string) =>

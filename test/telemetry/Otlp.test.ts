@@ -10,10 +10,10 @@ import { Telemetry } from "@effect-mcp/core"
 import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as path from "node:path"
-import { exportTo, type ReceivedPoint, type ReceivedSpan, receiver, root, start, until } from "./support.js"
+import * as Programs from "../support/Programs.js"
+import { exportTo, type ReceivedPoint, type ReceivedSpan, receiver, start, until } from "./support.js"
 
-const everything = path.join(root, "apps/everything/dist/main.js")
+const everything = Programs.demoMain
 const version = "2025-11-25"
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
 const parentId = "00f067aa0ba902b7"

@@ -13,13 +13,11 @@ import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 import { exportTo, receiver, start, until } from "./support.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
-const everything = path.join(root, "apps/everything/dist/main.js")
+const mcpMain = Programs.mcpMain
+const everything = Programs.demoMain
 
 describe("Telemetry across processes", () => {
   it.scopedLive("client → mcp proxy → demo server: one trace, each span the child of the one before", () => {

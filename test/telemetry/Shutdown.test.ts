@@ -27,11 +27,11 @@ import * as Effect from "effect/Effect"
 import type { ChildProcess } from "node:child_process"
 import * as http from "node:http"
 import type * as net from "node:net"
-import * as path from "node:path"
-import { receiver, root, start, until } from "./support.js"
+import * as Programs from "../support/Programs.js"
+import { receiver, start, until } from "./support.js"
 
-const everything = path.join(root, "apps/everything/dist/main.js")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const everything = Programs.demoMain
+const mcpMain = Programs.mcpMain
 const version = "2025-11-25"
 
 /** Export to `url`, in JSON, and only at exit: nothing is sent on a schedule before. */
