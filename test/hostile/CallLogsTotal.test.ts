@@ -46,8 +46,11 @@ const flood = async (meta: (i: number) => Json) => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "call-logs-")), "gateway.json")
   writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
   const child = spawn(process.execPath, [
-    // 96 MiB: without the bound, eight calls keep 128 MiB of logs. (64 MiB left too little beside the
-    // gateway's own: once in a CI run here, its server path ran out of it 7 s in, while it passes alone.)
+    // 96 MiB: without the bound, eight calls keep 128 MiB of logs. With it, what the gateway may hold is
+    // its own 18 MiB, the logs waiting (16 MiB) and what waits on its stdout (32 MiB, `maxBufferedBytes`: a
+    // pipe keeps strings on the heap until written): 63 MiB of heap at the peak, measured on either path
+    // (test/hostile/probes/many.mjs). Under 64 MiB it lived only while the collector kept up: once in a CI
+    // run, it did not.
     "--max-old-space-size=96",
     mcpMain,
     "gateway",
