@@ -24,6 +24,12 @@ describe("the bundles", () => {
       const mcp = path.join(work, "mcp.mjs")
       bundle("apps/everything/dist/main.js", everything)
       bundle("apps/cli/dist/main.js", mcp)
+      // Split: what a part loads when first used (the HTTP transport, the client, OAuth, telemetry's export) is a
+      // chunk beside the entry, read only if that part runs, not parsed at every start.
+      for (const name of ["everything", "mcp"]) {
+        const chunks = fs.readdirSync(work).filter((file) => new RegExp(`^${name}-.+-[A-Z0-9]{8}\\.mjs$`).test(file))
+        assert.isAbove(chunks.length, 0, `${name}'s chunks: ${fs.readdirSync(work).join(", ")}`)
+      }
       for (const era of ["handshake", "stateless"]) {
         const out = execFileSync(process.execPath, [
           mcp,

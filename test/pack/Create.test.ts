@@ -110,10 +110,12 @@ const packed: Promise<Record<Ours, string>> = (async () => {
     const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
     tarballs[name] = path.isAbsolute(tarball) ? tarball : path.join(destination, path.basename(tarball))
   }
-  // The two commands are one bundled file each, with nothing to install beside it.
+  // The two commands are one bundle each (`scripts/bundle.mjs`: the entry and the chunks it loads when first
+  // used), with nothing to install beside it.
   for (const [name, bin] of [["cli", "mcp"], ["create", "create"]] as const) {
-    const listing = await run("tar", ["-tzf", tarballs[name]!], destination)
-    assert.deepStrictEqual(listing.trim().split("\n").sort(), [
+    const listing = (await run("tar", ["-tzf", tarballs[name]!], destination)).trim().split("\n").sort()
+    const chunk = new RegExp(`^package/dist/${bin}-.+-[A-Z0-9]{8}\\.mjs$`)
+    assert.deepStrictEqual(listing.filter((file) => !chunk.test(file)), [
       "package/LICENSE",
       "package/README.md",
       `package/dist/${bin}.mjs`,
@@ -129,13 +131,13 @@ const packed: Promise<Record<Ours, string>> = (async () => {
 packed.catch(() => undefined)
 
 /**
- * `mcp app` of the packed `mcp.mjs`, taken out of its tarball into a folder of its own (nothing beside it to
- * bundle the page's script with: it carries it): the demo's counter view (the workspace's build, over stdio)
- * rendered in chromium, the tool's result shown. What it printed: the URL, and its lines on stderr.
+ * `mcp app` of the packed `mcp.mjs` (and its chunks), taken out of its tarball into a folder of its own (nothing
+ * beside it to bundle the page's script with: it carries it): the demo's counter view (the workspace's build, over
+ * stdio) rendered in chromium, the tool's result shown. What it printed: the URL, and its lines on stderr.
  */
 const appFromTarball = async (tarball: string) => {
   const folder = fs.mkdtempSync(path.join(work, "mcp-alone-"))
-  await run("tar", ["-xzf", tarball, "-C", folder, "package/dist/mcp.mjs"], folder)
+  await run("tar", ["-xzf", tarball, "-C", folder, "--wildcards", "package/dist/mcp*.mjs"], folder)
   const mcp = path.join(folder, "package/dist/mcp.mjs")
   const help = await run(process.execPath, [mcp, "app", "--help"], folder)
   assert.include(help, "Calls a tool that has a view (MCP Apps)")
