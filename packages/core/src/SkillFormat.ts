@@ -68,8 +68,15 @@ export const parseFrontmatter = (
   if (yaml === undefined) {
     return Effect.succeed(Either.left(`${manifestName} does not begin with a --- delimited YAML frontmatter`))
   }
-  return Effect.map(Effect.promise(() => import("yaml")), ({ parse }) => parseWith(parse, yaml))
+  return Effect.map(Effect.promise(() => import("yaml")), (module) => parseWith(yamlParse(module), yaml))
 }
+
+/**
+ * yaml's `parse`. Its build for Node is CommonJS, which a bundler with code splitting (esbuild's, as our own
+ * bundles and a user's may be) gives to a dynamic import as its `default` alone, where Node gives its names too.
+ */
+const yamlParse = (module: typeof import("yaml")): typeof import("yaml").parse =>
+  module.parse ?? (module as unknown as { readonly default: typeof import("yaml") }).default.parse
 
 const parseWith = (
   parse: (source: string, options: { readonly maxAliasCount: number }) => unknown,

@@ -23,6 +23,7 @@ import type { McpClientTransport } from "@effect-mcp/client"
 import * as ClientError from "@effect-mcp/client/ClientError"
 import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as Undici from "@effect/platform-node/Undici"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -461,13 +462,21 @@ export const layerHttpClientWith = (
         ).pipe(Layer.provide(Layer.scoped(
           NodeHttpClient.Dispatcher,
           Effect.acquireRelease(
-            Effect.sync(() => Lanes.make(Undici, { connections, keepAliveTimeout })),
+            Effect.sync(() => Lanes.make(undiciOf(Undici), { connections, keepAliveTimeout })),
             (agent) => Effect.promise(() => agent.destroy())
           )
         )))
     )
   )
 }
+
+/**
+ * undici's names. It is CommonJS, re-exported by `@effect/platform-node/Undici`: a bundler with code splitting
+ * (esbuild's, as our own bundles and a user's may be) gives that module to a dynamic import with undici's names
+ * under `default` alone, where Node gives them as names too.
+ */
+const undiciOf = (module: typeof Undici): typeof Undici =>
+  module.Agent === undefined ? module.default as unknown as typeof Undici : module
 
 /**
  * `layerHttpClientWith` with its default bounds: at most {@link defaultConnections} connections
