@@ -16,7 +16,8 @@
  *   tool's failure (`isFailure` on the tool result part): the model reads why, the run goes on.
  *   Interrupting the run cancels the call (`notifications/cancelled`).
  * - `tools/list_changed` (a handshake session) or a listen (2026-07-28) refreshes the toolkit:
- *   `toolkit` is an Effect read at each turn, so the next turn sees the new list.
+ *   `toolkit` is an Effect read at each turn, so the next turn sees the new list. Changes that
+ *   come while it lists are listed for once, after it (a storm of them is not a listing each).
  *
  * Requires the optional peer dependency `@effect/ai` (0.37, the Effect 3 line); import it from
  * `@effect-mcp/client/McpToolkit`. OpenAI's provider sends tools in strict mode by default, which

@@ -180,8 +180,10 @@ export const make = (
         onNone: () =>
           Effect.void,
         onSome: ({ notifications }) =>
+          // Changes that come while it lists are one more listing in all (a storm of n was n listings).
           Effect.forkScoped(notifications.pipe(
             Stream.filter((n) => n.method === "notifications/tools/list_changed"),
+            Stream.buffer({ capacity: 1, strategy: "sliding" }),
             Stream.runForEach(() => refreshOne(index).pipe(Effect.catchAll(Effect.logWarning)))
           ))
       }), { discard: true })
