@@ -41,9 +41,9 @@ readline.createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line
       if (kase === "pages-endless") return send({ id, result: { tools: [tool(`t${cursor}`)], nextCursor: String(cursor + 1) } })
       if (kase === "pages-repeat") return send({ id, result: { tools: [tool(`t${cursor}`)], nextCursor: cursor === 0 ? "1" : "0" } })
       if (kase === "tools-100k") {
-        // 100 pages of 1,000 tools.
+        // PAGES (default 100) pages of 1,000 tools.
         const tools = Array.from({ length: 1000 }, (_, i) => tool(`t${cursor * 1000 + i}`, `tool ${cursor * 1000 + i}`))
-        return send({ id, result: { tools, ...(cursor < 99 ? { nextCursor: String(cursor + 1) } : {}) } })
+        return send({ id, result: { tools, ...(cursor < Number(process.env.PAGES ?? "100") - 1 ? { nextCursor: String(cursor + 1) } : {}) } })
       }
       if (kase === "tools-50mb") return send({ id, result: { tools: [tool("big", "d".repeat(50 * 1024 * 1024))] } })
       return send({ id, result: { tools: [tool("go"), tool("lists")] } })
