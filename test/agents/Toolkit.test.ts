@@ -268,6 +268,31 @@ describe("McpToolkit: several servers, cancellation", () => {
     )
   }
 
+  it.scopedLive(
+    "more tools than maxTools (1,000 by default, after include and exclude): TooManyTools",
+    () =>
+      Effect.gen(function*() {
+        const named = (name: string) => Tool.make(name, { description: name }, () => Effect.succeed(name))
+        const many = (prefix: string) => Array.from({ length: 600 }, (_, i) => named(`${prefix}${i}`))
+        const one = yield* memoryClient("one", many("a"), "handshake")
+        const two = yield* memoryClient("two", many("b"), "stateless")
+        const error = yield* Effect.flip(McpToolkit.make([one, two]))
+        assert.deepStrictEqual(error, new McpToolkit.TooManyTools({ limit: 1000, listed: 1200 }))
+        assert.strictEqual(
+          error.message,
+          "The servers offer 1200 tools, more than the toolkit's 1000 (maxTools): narrow them with include or exclude, or raise maxTools"
+        )
+        // b400 to b599 left out: 1,000, the bound itself.
+        const narrowed = yield* McpToolkit.make([one, two], {
+          exclude: (tool) => tool.name.startsWith("b") && Number(tool.name.slice(1)) >= 400
+        })
+        assert.strictEqual((yield* narrowed.entries).length, 1000)
+        const raised = yield* McpToolkit.make([one, two], { maxTools: 1200 })
+        assert.strictEqual((yield* raised.entries).length, 1200)
+      }),
+    60_000
+  )
+
   it.scopedLive("names that collide once made safe are suffixed, none replaced", () =>
     Effect.gen(function*() {
       const named = (name: string) => Tool.make(name, { description: name }, () => Effect.succeed(name))

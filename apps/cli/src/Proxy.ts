@@ -328,6 +328,11 @@ export interface Options extends RelayOptions {
    * templates, which a client subscribed to. Past it, the oldest is no longer followed.
    */
   readonly maxUnlistedSubscriptions?: number
+  /**
+   * The most tools (and prompts, resources, templates: each kind alone) of the upstream served
+   * (default 1,000): a listing past it is not served, with a warning, and what was served stays.
+   */
+  readonly maxEntries?: number
 }
 
 /**
@@ -349,6 +354,7 @@ export const layer = (
       const relayTable = RelayTable.make()
       const mirror = yield* Mirror.make(client, relay, {
         maxUnlistedSubscriptions: options.maxUnlistedSubscriptions,
+        maxEntries: options.maxEntries,
         lane: { table: relayTable }
       })
       const server = yield* McpServer.make({

@@ -286,6 +286,32 @@ export class MessageTooLarge extends Data.TaggedError("MessageTooLarge")<{
 }
 
 /**
+ * A listing (`listTools`, `listResources`, `listResourceTemplates`, `listPrompts`, the tasks'
+ * `list`) went past a bound of the client's: more than `maxPages` pages, more than
+ * `maxListingBytes` of items, or a `nextCursor` the server had given already (`repeated cursor`:
+ * a listing that would never end). Nothing of it is returned: a part would pass for the whole.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ListingExceeded extends Data.TaggedError("ListingExceeded")<{
+  readonly method: string
+  readonly unit: "pages" | "bytes" | "repeated cursor"
+  /** The bound passed (for a repeated cursor, the pages read). */
+  readonly limit: number
+  /** The pages read. */
+  readonly pages: number
+}> {
+  override get message(): string {
+    return this.unit === "repeated cursor"
+      ? `${this.method}: the server gave a cursor it had given already (after ${this.pages} pages); the listing would never end`
+      : `${this.method}: the server's listing goes past ${this.limit} ${this.unit} (the client's ${
+        this.unit === "pages" ? "maxPages" : "maxListingBytes"
+      }); it was not followed further`
+  }
+}
+
+/**
  * What came back on the POST of one request was not its answer: another id (or a request, or a
  * notification, where an answer belongs), a body that is not JSON-RPC, or a stream that ended
  * without it and could not be resumed. The engine's own (`Peer.UnexpectedAnswer`), which checks
@@ -420,4 +446,5 @@ export type ClientError =
   | InvalidResult
   | EraMismatch
   | NoEventStream
+  | ListingExceeded
   | TransportFailure

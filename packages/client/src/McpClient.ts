@@ -88,8 +88,17 @@ export interface Options<R = never> {
    * started (see `McpClientTransport.Service.started`).
    */
   readonly probeTimeout?: Duration.DurationInput
-  /** Pages a listing follows before it stops (default 100). */
+  /**
+   * Pages a listing (`listTools`, `listResources`, `listResourceTemplates`, `listPrompts`, the
+   * tasks' `list`) follows (default 100): a server offering a page past it fails the listing with
+   * `ListingExceeded`, as does a `nextCursor` it gave already (a listing that would never end).
+   */
   readonly maxPages?: number
+  /**
+   * Bytes of items a listing holds (default 64 MiB), estimated from their parsed values as
+   * `maxQueuedNotificationBytes` estimates: past it the listing fails with `ListingExceeded`.
+   */
+  readonly maxListingBytes?: number
   /**
    * Notifications a subscriber (`notifications`, a subscription's stream) may fall behind by before
    * it loses the oldest of them (default 10,000): a flooding server cannot grow a slow reader's
@@ -259,7 +268,7 @@ export interface Task {
  */
 export interface Tasks {
   readonly get: (taskId: string) => Effect.Effect<TaskInfo, ClientError.ClientError>
-  /** Every task, following the pages (at most `maxPages`). */
+  /** Every task, following the pages (within `maxPages` and `maxListingBytes`: `ListingExceeded` past them). */
   readonly list: Effect.Effect<ReadonlyArray<TaskInfo>, ClientError.ClientError>
   readonly cancel: (taskId: string) => Effect.Effect<void, ClientError.ClientError>
   /** A handle on a task known by its id (its `tasks/get` first: an unknown id fails here, -32602). */
@@ -393,7 +402,7 @@ export interface Service {
   readonly ping: Effect.Effect<void, ClientError.ClientError>
   /** `server/discover` (stateless era; `EraMismatch` in a session). */
   readonly discover: Effect.Effect<McpSchema.Discovery.DiscoverResult, ClientError.ClientError>
-  /** Every tool, following the pages (at most `maxPages`). */
+  /** Every tool, following the pages (within `maxPages` and `maxListingBytes`: `ListingExceeded` past them). */
   readonly listTools: Effect.Effect<ReadonlyArray<McpSchema.Tool.Tool>, ClientError.ClientError>
   /** `tools/call`; with `{ task: true }`, made as a task when the server can run it as one (a `Task` handle). */
   readonly callTool: CallTool

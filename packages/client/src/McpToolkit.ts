@@ -16,7 +16,8 @@
  *   tool's failure (`isFailure` on the tool result part): the model reads why, the run goes on.
  *   Interrupting the run cancels the call (`notifications/cancelled`).
  * - `tools/list_changed` (a handshake session) or a listen (2026-07-28) refreshes the toolkit:
- *   `toolkit` is an Effect read at each turn, so the next turn sees the new list.
+ *   `toolkit` is an Effect read at each turn, so the next turn sees the new list. Changes that
+ *   come while it lists are listed for once, after it (a storm of them is not a listing each).
  *
  * Requires the optional peer dependency `@effect/ai` (0.37, the Effect 3 line); import it from
  * `@effect-mcp/client/McpToolkit`. OpenAI's provider sends tools in strict mode by default, which
@@ -116,7 +117,28 @@ export interface Options {
   readonly refresh?: boolean
   /** Options of every call (progress, timeout). */
   readonly callOptions?: McpClient.CallOptions
+  /**
+   * Tools the toolkit offers, from every server, after `include` and `exclude` (default 1,000):
+   * past it `make` fails with `TooManyTools`, and a refresh keeps the list it had (and says why
+   * in a warning). A server listing 100,000 tools held 300 MiB of `@effect/ai` tools.
+   */
+  readonly maxTools?: number
 }
+
+/**
+ * The servers offer more tools than the toolkit's `maxTools`, after `include` and `exclude`:
+ * `limit`, and how many were `listed`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const TooManyTools: typeof internal.TooManyTools = internal.TooManyTools
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type TooManyTools = internal.TooManyTools
 
 /**
  * A tool of the toolkit: its name there, its server, the tool as listed, its client and its
@@ -144,8 +166,8 @@ export interface Service {
   readonly entries: Effect.Effect<ReadonlyArray<Entry>>
   /** The tools now and after each change. */
   readonly changes: Stream.Stream<ReadonlyArray<Entry>>
-  /** Lists every server's tools again. */
-  readonly refresh: Effect.Effect<void, ClientError.ClientError>
+  /** Lists every server's tools again (`TooManyTools` past `maxTools`: the list stays as it was). */
+  readonly refresh: Effect.Effect<void, ClientError.ClientError | TooManyTools>
 }
 
 /**
@@ -178,7 +200,7 @@ export class McpToolkit extends Context.Tag("@effect-mcp/client/McpToolkit")<Mcp
 export const make: (
   clients: McpClient.Service | ReadonlyArray<McpClient.Service | Source>,
   options?: Options
-) => Effect.Effect<Service, ClientError.ClientError, Scope.Scope> = internal.make
+) => Effect.Effect<Service, ClientError.ClientError | TooManyTools, Scope.Scope> = internal.make
 
 /**
  * The toolkit of the `McpClient` in context, as a layer.
@@ -186,7 +208,9 @@ export const make: (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<McpToolkit, ClientError.ClientError, McpClient.McpClient> =>
+export const layer = (
+  options?: Options
+): Layer.Layer<McpToolkit, ClientError.ClientError | TooManyTools, McpClient.McpClient> =>
   Layer.scoped(McpToolkit, Effect.flatMap(McpClient.McpClient, (client) => make(client, options)))
 
 /**

@@ -79,11 +79,20 @@ const handshake = (rest: Handle, gets = false): Handle => (seen, response, all) 
   } else rest(seen, response, all)
 }
 
-/** A client for the test's scope. */
-const client = (url: string, options: Partial<McpClientTransport.HttpOptions> = {}) =>
+/** A client for the test's scope (`clientOptions`: the client's own, besides its name and era). */
+const client = (
+  url: string,
+  options: Partial<McpClientTransport.HttpOptions> = {},
+  clientOptions: Partial<McpClient.Options> = {}
+) =>
   Effect.map(
     Layer.build(
-      McpClient.layer({ clientInfo: { name: "t", version: "1" }, era: "handshake", timeout: "20 seconds" }).pipe(
+      McpClient.layer({
+        clientInfo: { name: "t", version: "1" },
+        era: "handshake",
+        timeout: "20 seconds",
+        ...clientOptions
+      }).pipe(
         Layer.provide(McpClientTransport.layerHttp({ url, headers: { authorization: "Bearer secret" }, ...options })),
         Layer.provide(FetchHttpClient.layer)
       )
@@ -398,5 +407,79 @@ describe("the legacy HTTP+SSE fallback against a hostile server", () => {
         error.message,
         `cannot connect to ${url} (the event stream ended before it named the endpoint to post to)`
       )
+    }))
+})
+
+describe("the client against a listing that never ends", () => {
+  /** Each list method's answer: `next(cursor)` its next cursor, one item of `size` characters a page. */
+  const listing = (next: (cursor: string) => string | undefined, size = 10) =>
+    handshake((seen, response) => {
+      const { id, method, params } = JSON.parse(seen.body)
+      const cursor: string = params?.cursor ?? ""
+      const field = {
+        "tools/list": "tools",
+        "prompts/list": "prompts",
+        "resources/list": "resources",
+        "resources/templates/list": "resourceTemplates"
+      }[method as string]!
+      const name = `${method}-${cursor}-${"x".repeat(size)}`
+      const item = field === "tools"
+        ? { name, inputSchema: { type: "object" } }
+        : field === "resources"
+        ? { uri: `demo://${name}`, name }
+        : field === "resourceTemplates"
+        ? { uriTemplate: `demo://${name}/{x}`, name }
+        : { name }
+      const nextCursor = next(cursor)
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        result: { [field]: [item], ...(nextCursor === undefined ? {} : { nextCursor }) }
+      }))
+    })
+  const asked = (all: ReadonlyArray<Seen>, method: string) =>
+    all.filter((seen) => seen.method === "POST" && JSON.parse(seen.body).method === method).length
+
+  it.scopedLive("a nextCursor past maxPages fails each listing with ListingExceeded, never a silent part", () =>
+    Effect.gen(function*() {
+      const { all, url } = yield* serve(listing((cursor) => `${cursor}n`))
+      const c = yield* client(url, {}, { maxPages: 7 })
+      for (
+        const [method, list] of [
+          ["tools/list", c.listTools],
+          ["prompts/list", c.listPrompts],
+          ["resources/list", c.listResources],
+          ["resources/templates/list", c.listResourceTemplates]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(list as Effect.Effect<unknown, ClientError.ClientError>)
+        assert.deepStrictEqual(error, new ClientError.ListingExceeded({ method, unit: "pages", limit: 7, pages: 7 }))
+        assert.strictEqual(asked(all, method), 7)
+      }
+    }))
+
+  it.scopedLive("a cursor given twice ends the listing at once: ListingExceeded, no page asked again", () =>
+    Effect.gen(function*() {
+      // a → b → a → b ...: without the check, 100 pages (maxPages' default) of the same two.
+      const { all, url } = yield* serve(listing((cursor) => cursor === "a" ? "b" : "a"))
+      const error = yield* Effect.flip((yield* client(url)).listTools)
+      assert.deepStrictEqual(
+        error,
+        new ClientError.ListingExceeded({ method: "tools/list", unit: "repeated cursor", limit: 3, pages: 3 })
+      )
+      assert.strictEqual(asked(all, "tools/list"), 3)
+    }))
+
+  it.scopedLive("items past maxListingBytes fail the listing, the pages after them never asked", () =>
+    Effect.gen(function*() {
+      // Ten pages of one 100 KB tool each, then none: 1 MB in all, past a 300 KB bound at the third.
+      const { all, url } = yield* serve(listing((cursor) => cursor.length < 9 ? `${cursor}n` : undefined, 100_000))
+      assert.strictEqual((yield* (yield* client(url)).listTools).length, 10)
+      const before = asked(all, "tools/list")
+      const error = yield* Effect.flip((yield* client(url, {}, { maxListingBytes: 300_000 })).listTools)
+      assert.instanceOf(error, ClientError.ListingExceeded)
+      assert.deepStrictEqual([error.unit, error.limit, error.pages], ["bytes", 300_000, 3])
+      assert.strictEqual(asked(all, "tools/list") - before, 3)
     }))
 })

@@ -235,6 +235,13 @@ const templateOf = (
 export interface Options {
   /** The most URIs subscribed upstream that the upstream does not list (default 1,000). */
   readonly maxUnlistedSubscriptions?: number | undefined
+  /**
+   * The most tools (and prompts, resources, templates: each kind alone) mirrored of the upstream
+   * (default 1,000): a listing past it is not served (a warning says so), the mirror keeps what it
+   * had. Each entry added is a copy of the server's registry: 10,000 tools took minutes, 100,000
+   * ran a 64 MiB gateway out of memory.
+   */
+  readonly maxEntries?: number | undefined
   /** What of the upstream's tools is served, and how (default: all, as they are). */
   readonly tools?: Policy.ToolPolicy | undefined
   /** How its logs begin (default `mcp proxy`). */
@@ -272,7 +279,7 @@ type Mirrored = Ref.Ref<{
  * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
  * is one change downstream); a definition that cannot be served is skipped with a warning.
  */
-const syncOf = (mirrored: Mirrored, label: string) =>
+const syncOf = (mirrored: Mirrored, label: string, maxEntries: number) =>
 <D>(
   kind: "tools" | "prompts" | "resources" | "templates",
   listed: ReadonlyArray<D>,
@@ -281,6 +288,12 @@ const syncOf = (mirrored: Mirrored, label: string) =>
   remove: (key: string) => Effect.Effect<boolean>
 ) =>
   Effect.gen(function*() {
+    if (listed.length > maxEntries) {
+      return yield* Effect.logWarning(
+        `${label}: the upstream lists ${listed.length} ${kind}, more than the ${maxEntries} mirrored (maxEntries); ` +
+          "this listing is not served"
+      )
+    }
     const before = (yield* Ref.get(mirrored))[kind]
     const now = new Map<string, string>()
     for (const d of listed) {
@@ -525,7 +538,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           Effect.map(Ref.get(mirrored), (m) => m.tools.keys())
         )
 
-        const sync = syncOf(mirrored, label)
+        const sync = syncOf(mirrored, label, options.maxEntries ?? 1_000)
         const list = listOf(label)
         const syncTools = Effect.flatMap(
           list("tools", client.listTools),

@@ -27,6 +27,7 @@ import * as Asks from "./asks.js"
 import * as Backlog from "./backlog.js"
 import * as Cache from "./cache.js"
 import * as Era from "./era.js"
+import * as Listing from "./listing.js"
 import * as Raw from "./raw.js"
 import { currentCaller, decoded, decodedUnknown, engineOptions, eraOf, server } from "./request.js"
 import * as Session from "./session.js"
@@ -37,12 +38,6 @@ import { callToolWith } from "./typed.js"
 
 type Implementation = McpSchema.Base.Implementation
 type ServerCapabilities = McpSchema.Capabilities.ServerCapabilities
-
-/** One page of a listing: its items and the cursor of the next, if any. */
-interface Listed<A> {
-  readonly items: ReadonlyArray<A>
-  readonly next: string | undefined
-}
 
 /**
  * What the client takes from the server (the engine's `keep`: what the transport delivers, and
@@ -225,22 +220,13 @@ const sessionRequestOf = (
     )
   })
 
-/** Every page of a listing (at most `maxPages`), each fetched by `page` from a cursor. */
-const listing = (maxPages: number) =>
+/** Every page of a listing, within the client's bounds (`Listing.all`). */
+const listing = (bounds: Listing.Bounds) =>
 <A>(
-  page: (params: { readonly cursor?: string }) => Effect.Effect<Listed<A>, ClientError.ClientError>
-): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> => {
-  const from = (
-    cursor: string | undefined,
-    got: ReadonlyArray<A>,
-    n: number
-  ): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
-    Effect.flatMap(page(cursor === undefined ? {} : { cursor }), (listed) => {
-      const all = [...got, ...listed.items]
-      return typeof listed.next === "string" && n < maxPages ? from(listed.next, all, n + 1) : Effect.succeed(all)
-    })
-  return from(undefined, [], 1)
-}
+  method: string,
+  page: (params: { readonly cursor?: string }) => Effect.Effect<Listing.Listed<A>, ClientError.ClientError>
+): Effect.Effect<ReadonlyArray<A>, ClientError.ClientError> =>
+  Listing.all(method, bounds, (cursor) => page(cursor === undefined ? {} : { cursor }))
 
 /** The tools that may be offered (2026-07-28 HTTP: those whose `x-mcp-header` annotations hold), the others said. */
 const offered = (
@@ -276,17 +262,18 @@ const listings = (
   listAll: ReturnType<typeof listing>,
   request: Service["request"]
 ): Pick<Service, "listResources" | "listResourceTemplates" | "listPrompts"> => ({
-  listResources: listAll((params) =>
-    Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))
+  listResources: listAll(
+    "resources/list",
+    (params) => Effect.map(request("resources/list", params), (r) => ({ items: r.resources, next: r.nextCursor }))
   ),
-  listResourceTemplates: listAll((params) =>
+  listResourceTemplates: listAll("resources/templates/list", (params) =>
     Effect.map(
       request("resources/templates/list", params),
       (r) => ({ items: r.resourceTemplates, next: r.nextCursor })
-    )
-  ),
-  listPrompts: listAll((params) =>
-    Effect.map(request("prompts/list", params), (r) => ({ items: r.prompts, next: r.nextCursor }))
+    )),
+  listPrompts: listAll(
+    "prompts/list",
+    (params) => Effect.map(request("prompts/list", params), (r) => ({ items: r.prompts, next: r.nextCursor }))
   )
 })
 
@@ -299,7 +286,7 @@ export const make = <R>(
     const telemetry = yield* Telemetry.enabled
     const capabilities = options.capabilities ?? Asks.capabilitiesOf(handlers)
     const asks = Asks.make(handlers, capabilities, yield* Effect.context<R>())
-    const maxPages = options.maxPages ?? 100
+    const bounds = Listing.boundsOf(options)
     const notifications = yield* notificationsOf(options)
     const store = yield* storeOf(options.cache)
     /** The connection as it stands: the revision spoken (server requests are decoded with it). */
@@ -360,7 +347,7 @@ export const make = <R>(
     const requestUnknown: Service["requestUnknown"] = (method, params, call) =>
       Effect.flatMap(send(method, params, call), (result) => decodedUnknown(spoken, method, result))
 
-    const listAll = listing(maxPages)
+    const listAll = listing(bounds)
 
     const serverInfo: Option.Option<Implementation> = initialized !== undefined
       ? Option.some(initialized.result.serverInfo)
@@ -368,8 +355,10 @@ export const make = <R>(
     const serverCapabilities: ServerCapabilities = initialized?.result.capabilities ?? discovered?.capabilities ?? {}
 
     const listTools = Effect.flatMap(
-      listAll((params) => Effect.map(request("tools/list", params), (r) => ({ items: r.tools, next: r.nextCursor }))),
-      (listed) => offered(transport, era, listed)
+      listAll("tools/list", (params) =>
+        Effect.map(request("tools/list", params), (r) => ({ items: r.tools, next: r.nextCursor }))),
+      (listed) =>
+        offered(transport, era, listed)
     )
 
     const tasks = Tasks.make({
@@ -378,7 +367,7 @@ export const make = <R>(
       serverCapabilities,
       asks,
       notifications,
-      maxPages,
+      bounds,
       taskProgress,
       // The tasks methods (and a task call): in the stateless era declaring the extension, past the cache.
       send: (method, params, call) => {

@@ -44,6 +44,7 @@ import type {
 } from "../McpClient.js"
 import type { Asks } from "./asks.js"
 import type * as Backlog from "./backlog.js"
+import * as Listing from "./listing.js"
 import { checked, decoded, isObject } from "./request.js"
 
 type InputRequest = McpSchema.InputRequired.InputRequest
@@ -145,7 +146,8 @@ export interface Options {
   readonly listen: (
     filter: McpSchema.Subscription.SubscriptionFilter
   ) => Effect.Effect<Subscription, ClientError.ClientError, Scope.Scope>
-  readonly maxPages: number
+  /** The bounds of `list`. */
+  readonly bounds: Listing.Bounds
   /** The progress handlers of 2025-11-25 task calls (the engine tells them what it hears). */
   readonly taskProgress: TaskProgress
 }
@@ -404,24 +406,15 @@ export const make = (options: Options): {
 
   const cancel = (taskId: string) => Effect.asVoid(send("tasks/cancel", { taskId }, undefined))
 
-  const list: Tasks["list"] = Effect.suspend(() => {
-    const from = (
-      cursor: string | undefined,
-      got: ReadonlyArray<TaskInfo>,
-      n: number
-    ): Effect.Effect<ReadonlyArray<TaskInfo>, ClientError.ClientError> =>
-      Effect.flatMap(
-        send("tasks/list", cursor === undefined ? {} : { cursor }, undefined),
-        (result) =>
-          Effect.flatMap(checked(revision, "tasks/list", result), (page) => {
-            const all = [...got, ...page.tasks.map(infoOf)]
-            return typeof page.nextCursor === "string" && n < options.maxPages
-              ? from(page.nextCursor, all, n + 1)
-              : Effect.succeed(all)
-          })
-      )
-    return from(undefined, [], 1)
-  })
+  const list: Tasks["list"] = Listing.all("tasks/list", options.bounds, (cursor) =>
+    Effect.flatMap(
+      send("tasks/list", cursor === undefined ? {} : { cursor }, undefined),
+      (result) =>
+        Effect.map(
+          checked(revision, "tasks/list", result),
+          (page) => ({ items: page.tasks.map(infoOf), next: page.nextCursor })
+        )
+    ))
 
   const env: HandleEnv = { options, stateless, listens, get }
 

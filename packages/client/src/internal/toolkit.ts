@@ -7,6 +7,7 @@ import type { Schema as McpSchema } from "@effect-mcp/core"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -26,6 +27,17 @@ type Content = McpSchema.Content.ContentBlock
  * annotation as it is, so the provider receives the server's `inputSchema`, `$defs` and all.
  */
 export const Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** More tools than the toolkit offers (`maxTools`, after `include` and `exclude`). */
+export class TooManyTools extends Data.TaggedError("TooManyTools")<{
+  readonly limit: number
+  readonly listed: number
+}> {
+  override get message(): string {
+    return `The servers offer ${this.listed} tools, more than the toolkit's ${this.limit} (maxTools): ` +
+      "narrow them with include or exclude, or raise maxTools"
+  }
+}
 
 /** Where a tool of the toolkit comes from: an annotation of each `@effect/ai` tool. */
 export const McpTool = Context.GenericTag<McpToolkit.McpToolInfo>("@effect-mcp/client/McpToolkit/McpTool")
@@ -81,18 +93,30 @@ export const aiTool = (name: string, tool: Tool, server: string): McpToolkit.AiM
   return made
 }
 
-/** The entries of every source's current list: filtered, named (prefixed where names collide). */
-const entriesOf = (
-  sources: ReadonlyArray<{ readonly client: McpClient.Service; readonly name: string }>,
+/** Each source's list as the toolkit takes it (`include`, `exclude`), or `TooManyTools` past `maxTools`. */
+const keptOf = (
   lists: ReadonlyArray<ReadonlyArray<Tool>>,
   options: McpToolkit.Options
-): ReadonlyMap<string, McpToolkit.Entry> => {
+): Effect.Effect<ReadonlyArray<ReadonlyArray<Tool>>, TooManyTools> => {
   const kept = lists.map((tools) =>
     tools.filter((tool) =>
       (options.include === undefined || matches(options.include, tool)) &&
       (options.exclude === undefined || !matches(options.exclude, tool))
     )
   )
+  const limit = options.maxTools ?? defaultMaxTools
+  const listed = kept.reduce((n, tools) => n + tools.length, 0)
+  return listed > limit ? Effect.fail(new TooManyTools({ limit, listed })) : Effect.succeed(kept)
+}
+
+/** The tools a toolkit offers by default: providers take a few hundred at most in one request (OpenAI 128). */
+export const defaultMaxTools = 1_000
+
+/** The entries of every source's kept list: named (prefixed where names collide). */
+const entriesOf = (
+  sources: ReadonlyArray<{ readonly client: McpClient.Service; readonly name: string }>,
+  kept: ReadonlyArray<ReadonlyArray<Tool>>
+): ReadonlyMap<string, McpToolkit.Entry> => {
   const seen = new Map<string, number>()
   for (const tools of kept) for (const tool of tools) seen.set(tool.name, (seen.get(tool.name) ?? 0) + 1)
   const entries = new Map<string, McpToolkit.Entry>()
@@ -131,7 +155,7 @@ const failed = (result: unknown) => ({ isFailure: true, result, encodedResult: r
 export const make = (
   given: McpClient.Service | ReadonlyArray<McpClient.Service | McpToolkit.Source>,
   options: McpToolkit.Options = {}
-): Effect.Effect<McpToolkit.Service, ClientError.ClientError, Scope.Scope> =>
+): Effect.Effect<McpToolkit.Service, ClientError.ClientError | TooManyTools, Scope.Scope> =>
   Effect.gen(function*() {
     // Two servers of one name: the second is `name_2`, and so on (each prefix says which server).
     const sources = (Array.isArray(given) ? given : [given]).map(sourceOf).map((source, index, all) => {
@@ -163,25 +187,29 @@ export const make = (
           Effect.catchAll((error) => Effect.succeed(failed(`The tool ${name} failed: ${error.message}`)))
         )
       })
-    const stateOf = (lists: ReadonlyArray<ReadonlyArray<Tool>>): State => {
-      const entries = entriesOf(sources, lists, options)
-      const tools: Record<string, McpToolkit.AiMcpTool> = {}
-      for (const [name, entry] of entries) tools[name] = entry.aiTool
-      // `handle` is generic over the names of a toolkit known when it is written; these are known when listed.
-      return { lists, entries, toolkit: { tools, handle: handle as any } }
-    }
-    const ref = yield* SubscriptionRef.make(stateOf(lists))
+    /** The state of the sources' lists (each kept as the toolkit takes it), or `TooManyTools`: the state stays. */
+    const stateOf = (listed: ReadonlyArray<ReadonlyArray<Tool>>): Effect.Effect<State, TooManyTools> =>
+      Effect.map(keptOf(listed, options), (lists) => {
+        const entries = entriesOf(sources, lists)
+        const tools: Record<string, McpToolkit.AiMcpTool> = {}
+        for (const [name, entry] of entries) tools[name] = entry.aiTool
+        // `handle` is generic over the names of a toolkit known when it is written; these are known when listed.
+        return { lists, entries, toolkit: { tools, handle: handle as any } }
+      })
+    const ref = yield* SubscriptionRef.make(yield* stateOf(lists))
     const refreshOne = (index: number) =>
       Effect.flatMap(sources[index]!.client.listTools, (tools) =>
-        SubscriptionRef.update(ref, (state) =>
+        SubscriptionRef.updateEffect(ref, (state) =>
           stateOf(state.lists.map((list, i) => i === index ? tools : list))))
     yield* Effect.forEach(subscriptions, (subscription, index) =>
       Option.match(subscription, {
         onNone: () =>
           Effect.void,
         onSome: ({ notifications }) =>
+          // Changes that come while it lists are one more listing in all (a storm of n was n listings).
           Effect.forkScoped(notifications.pipe(
             Stream.filter((n) => n.method === "notifications/tools/list_changed"),
+            Stream.buffer({ capacity: 1, strategy: "sliding" }),
             Stream.runForEach(() => refreshOne(index).pipe(Effect.catchAll(Effect.logWarning)))
           ))
       }), { discard: true })
