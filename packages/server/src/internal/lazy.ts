@@ -22,6 +22,9 @@ export const platform = Loaders.platform as unknown as typeof Modules.platform
 /** The Web-standard adapter. */
 export const web = Loaders.web as unknown as typeof Modules.web
 
+/** The Web-standard adapter of a `StatelessServer`. */
+export const statelessWeb = Loaders.statelessWeb as unknown as typeof Modules.statelessWeb
+
 /** The 2026-07-28 era. */
 export const stateless = Loaders.stateless as unknown as typeof Modules.stateless
 
@@ -33,6 +36,9 @@ export const skillsBuild = Loaders.skillsBuild as unknown as typeof Modules.skil
 
 /** The token verifiers. */
 export const tokenVerifier = Loaders.tokenVerifier as unknown as typeof Modules.tokenVerifier
+
+/** The resource server of the HTTP front (`StatelessServer.auth`). */
+export const auth = Loaders.auth as unknown as typeof Modules.auth
 
 /** `effect/Stream`. */
 export const stream = Loaders.stream as unknown as typeof Modules.stream

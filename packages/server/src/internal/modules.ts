@@ -19,6 +19,9 @@ export const platform = () => import("./http/platform.js")
 /** The Web-standard adapter. */
 export const web = () => import("./http/web.js")
 
+/** The Web-standard adapter of a `StatelessServer`. */
+export const statelessWeb = () => import("./http/statelessWeb.js")
+
 /** The 2026-07-28 era. */
 export const stateless = () => import("./stateless.js")
 
@@ -30,6 +33,9 @@ export const skillsBuild = () => import("./skillsBuild.js")
 
 /** The token verifiers. */
 export const tokenVerifier = () => import("./tokenVerifier.js")
+
+/** The resource server of the HTTP front (`StatelessServer.auth`). */
+export const auth = () => import("./http/auth.js")
 
 /** `effect/Stream`. */
 export const stream = () => import("effect/Stream")
