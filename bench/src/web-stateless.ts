@@ -7,7 +7,7 @@
  * `HttpTransport` entry, options as data) in the same run.
  */
 import * as StatelessServer from "@effect-mcp/server/StatelessServer"
-import { Add } from "./ours-add.js"
+import { Add } from "./add-tool.js"
 import type { Served } from "./web-serve.js"
 
 const server = StatelessServer.layer({
