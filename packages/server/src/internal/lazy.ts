@@ -40,7 +40,10 @@ export const tokenVerifier = Loaders.tokenVerifier as unknown as typeof Modules.
 /** The resource server of the HTTP front (`StatelessServer.auth`). */
 export const auth = Loaders.auth as unknown as typeof Modules.auth
 
-/** `effect/Stream`. */
+/**
+ * What the task stores use of `effect/Stream` (`fromPubSub`, `runForEach`), not its namespace: a
+ * bundle keeps every export of a namespace it hands over (the whole module, 100 KB minified).
+ */
 export const stream = Loaders.stream as unknown as typeof Modules.stream
 
 /** @effect/platform's `FileSystem`. */

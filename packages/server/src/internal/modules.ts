@@ -37,8 +37,12 @@ export const tokenVerifier = () => import("./tokenVerifier.js")
 /** The resource server of the HTTP front (`StatelessServer.auth`). */
 export const auth = () => import("./http/auth.js")
 
-/** `effect/Stream`. */
-export const stream = () => import("effect/Stream")
+/**
+ * What the task stores use of `effect/Stream` (`fromPubSub`, `runForEach`), not its namespace: a
+ * bundle keeps every export of a namespace it hands over (the whole module, 100 KB minified).
+ */
+export const stream = () =>
+  import("effect/Stream").then((Stream) => ({ fromPubSub: Stream.fromPubSub, runForEach: Stream.runForEach }))
 
 /** @effect/platform's `FileSystem` (it imports `effect/Stream`). */
 export const fileSystem = () => import("@effect/platform/FileSystem")

@@ -43,8 +43,11 @@ export const tokenVerifier = (): Promise<typeof TokenVerifier> => Promise.resolv
 /** The resource server of the HTTP front (`StatelessServer.auth`). */
 export const auth = (): Promise<typeof Auth> => Promise.resolve(Auth)
 
-/** `effect/Stream`. */
-export const stream = (): Promise<typeof Stream> => Promise.resolve(Stream)
+/**
+ * What the task stores use of `effect/Stream` (`fromPubSub`, `runForEach`), not its namespace: a
+ * bundle keeps every export of a namespace it hands over (the whole module, 100 KB minified).
+ */
+export const stream = () => Promise.resolve({ fromPubSub: Stream.fromPubSub, runForEach: Stream.runForEach })
 
 /** @effect/platform's `FileSystem` (it imports `effect/Stream`). */
 export const fileSystem = (): Promise<typeof FileSystem> => Promise.resolve(FileSystem)
