@@ -238,6 +238,21 @@ describe("the demo's Worker bundle", () => {
     expect(inputs.filter((file) => /\/effect\/.*\/Arbitrary\.js$/.test(file))).toEqual([])
   }, 60_000)
 
+  // The in-memory task store's changes and the following of a store given as a service use two
+  // functions of effect/Stream, loaded through `#modules`: a loader that handed over the module's
+  // namespace kept all of it (about 100 KB minified) in every Worker of `McpServer.layer`.
+  it("keeps of effect/Stream only what the task stores use", async () => {
+    const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    expect(
+      inputs.filter((file) =>
+        /\/effect\/dist\/esm\/internal\/(groupBy|stream\/emit|stream\/debounceState)\.js$/.test(file)
+      )
+    )
+      .toEqual([])
+    // The check sees effect/Stream: what the stores use of it is there.
+    expect(inputs.some((file) => file.endsWith("effect/dist/esm/internal/stream.js"))).toBe(true)
+  }, 60_000)
+
   it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {
     const inputs = await inputsOf(oneTool([
       `import * as HttpTransport from "@effect-mcp/server/HttpTransport"`,
