@@ -10,16 +10,9 @@
 // (web-ours.ts) bundles only what it uses.
 import * as Revision from "@effect-mcp/core/Revision"
 import * as McpServer from "@effect-mcp/server/McpServer"
-import * as Tool from "@effect-mcp/server/Tool"
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import { Add } from "./add-tool.js"
 
-export const Add = Tool.make("add", {
-  description: "Adds two numbers",
-  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
-  success: Schema.Struct({ sum: Schema.Number }),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
-}, ({ a, b }) => Effect.succeed({ sum: a + b }))
+export { Add } from "./add-tool.js"
 
 /** The revisions of each `--revisions` choice. */
 export const revisionSets = {

@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { BenchFailure, type Child, freePort, here, pinnedCommand, spawnCommand, waitForLine } from "./proc.js"
 
 export type Runtime = "bun" | "deno" | "workerd"
-export type Kind = "ours" | "sdk" | "bare" | "platform" | "effect"
+export type Kind = "ours" | "sdk" | "bare" | "platform" | "effect" | "stateless"
 
 const root = here("../..")
 const versions = JSON.parse(readFileSync(join(root, "scripts/runtimes.json"), "utf8")) as Record<Runtime, string>

@@ -73,8 +73,10 @@ const kinds: ReadonlyArray<Kind> = ["ours", "sdk", "bare"]
 /**
  * `BENCH_HTTP_SERVERS=ours,sdk,bare,platform,effect`: also the floors `web-platform.ts`, `web-effect.ts` in
  * parts 1 and 2 (the cold start of a bundle of Effect alone: what any Effect server pays at startup).
+ * `…,stateless`: also our server on the entry that names what it uses (`web-stateless.ts`,
+ * `StatelessServer`), beside today's (`web-ours.ts`), in every part.
  */
-const floors = (["platform", "effect"] as const).filter((kind) =>
+const floors = (["platform", "effect", "stateless"] as const).filter((kind) =>
   process.env.BENCH_HTTP_SERVERS?.split(",").includes(kind) === true
 )
 
@@ -91,6 +93,8 @@ const serverName = (runtime: Runtime, kind: Kind): string =>
     ? "@effect/platform toWebHandler, no MCP"
     : kind === "effect"
     ? "a fiber per request, no platform, no MCP"
+    : kind === "stateless"
+    ? `effect-mcp StatelessServer.${runtime === "workerd" ? "toWorkerHandler" : "toWebHandler"}`
     : "bare fetch handler"
 
 const fiveTimes = { threshold: 5, shown: "5x" }
@@ -236,6 +240,15 @@ const v8Part = (coldKinds: ReadonlyArray<Kind>, summary: Array<Row>): Array<Arra
       label: "Worker bundle in V8, instructions to first answer, ours vs SDK",
       value: `${above("ours").toFixed(0)} vs ${above("sdk").toFixed(0)} M (${ratio(above("ours") / above("sdk"))})`
     })
+    if (counted.has("stateless")) {
+      summary.push({
+        section: "runtimes-workerd",
+        label: "Worker bundle in V8, instructions to first answer, StatelessServer vs SDK",
+        value: `${above("stateless").toFixed(0)} vs ${above("sdk").toFixed(0)} M (${
+          ratio(above("stateless") / above("sdk"))
+        })`
+      })
+    }
   }
   return rows
 }
@@ -262,7 +275,7 @@ interface Memory {
   readonly construct: string | undefined
 }
 
-const constructions: Record<Kind, number> = { ours: 20, sdk: 2_000, bare: 0, platform: 0, effect: 0 }
+const constructions: Record<Kind, number> = { ours: 20, sdk: 2_000, bare: 0, platform: 0, effect: 0, stateless: 0 }
 
 const memory = async (runtime: Runtime, kind: Kind): Promise<Memory> => {
   const { child, port } = await start(runtime, kind)
@@ -299,6 +312,12 @@ const main = async () => {
   for (const runtime of runtimes) {
     install(runtime)
     for (const kind of [...kinds, ...floors]) sizes.set(`${runtime}-${kind}`, await bundle(runtime, kind))
+    process.stdout.write(
+      `${names[runtime]} bundles: ${
+        [...kinds, ...floors].map((kind) => `${kind} ${((sizes.get(`${runtime}-${kind}`) ?? 0) / 1024).toFixed(0)} KiB`)
+          .join(", ")
+      }\n`
+    )
   }
   const measured = new Map<Runtime, Map<string, Array<Measured>>>()
   for (const runtime of parts.includes("throughput") ? runtimes : []) {

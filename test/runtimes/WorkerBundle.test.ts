@@ -40,8 +40,14 @@ describe("the demo's Worker bundle", () => {
       /(^|\/)(effect|@effect|packages)\//.test(file) && !file.endsWith("server/src/internal/oauthLibraries.ts")
     )
     expect(ours).toEqual([])
-    // The check sees esbuild's wrappers: the dynamically imported packages are there.
-    expect(modules.some((file) => file.includes("/jose/"))).toBe(true)
+    // The check sees esbuild's wrappers: the dynamically imported packages are there in a Worker that
+    // names a token verifier (the demo's Worker, on StatelessServer without auth, carries none).
+    const named = await bundleOf(statelessTool(
+      "",
+      `, { auth: StatelessServer.auth({ resource: "https://mcp.example.com/mcp", ` +
+        `authorizationServers: ["https://auth.example.com"], verifier: TokenVerifier.jwt() }) }`
+    ))
+    expect(wrapped(named.outputFiles[0]!.text).some((file) => file.includes("/jose/"))).toBe(true)
   }, 60_000)
 
   // What a server without skills or a token verifier never runs stays out of its Worker's bundle, not
@@ -109,11 +115,142 @@ describe("the demo's Worker bundle", () => {
     expect(code).toContain("function processDiscoveryResponse(")
   }, 60_000)
 
+  // `StatelessServer`: what a server does is named by the values its code imports, so what it never
+  // does is not in its bundle (each byte is parsed when an isolate starts). A one-tool Worker on it:
+  // no handshake era (sessions, the GET stream, resumption, legacy HTTP+SSE, the event and session
+  // stores), no resource server nor token verifier (jose, oauth4webapi), no tasks runtime nor
+  // in-memory task store (nor `effect/Stream`, which that store's changes are). Named, each is there.
+  const statelessTool = (server: string, handler = "") =>
+    [
+      `import * as StatelessServer from "@effect-mcp/server/StatelessServer"`,
+      `import * as TokenVerifier from "@effect-mcp/server/TokenVerifier"`,
+      `import * as Tool from "@effect-mcp/server/Tool"`,
+      `import * as Effect from "effect/Effect"`,
+      `import * as Schema from "effect/Schema"`,
+      `const Add = Tool.make("add", {`,
+      `  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),`,
+      `  success: Schema.Struct({ sum: Schema.Number })`,
+      `}, ({ a, b }) => Effect.succeed({ sum: a + b }))`,
+      `void TokenVerifier`,
+      `export default StatelessServer.toWorkerHandler(StatelessServer.layer({`,
+      `  serverInfo: { name: "add", version: "1.0.0" }, tools: [Add]${server}`,
+      `})${handler})`
+    ].join("\n")
+  const handshakeCode =
+    /server\/src\/(internal\/(handshake|handshakeRequest|relayLane)|internal\/http\/(session|sessions|replication|streamable|legacy)|EventStore|SessionStore)\.ts$/
+  const authCode =
+    /server\/src\/(internal\/tokenVerifier|internal\/issuer|internal\/oauthLibraries)\.ts$|\/jose\/|\/oauth4webapi\//
+  const tasksCode =
+    /server\/src\/internal\/(taskCalls|taskWatch|taskMemory|taskRequest)\.ts$|\/effect\/dist\/esm\/Stream\.js$/
+  // What only the resource server's construction (`Auth.make`, in internal/http/auth.ts) says.
+  const authMade = "must name at least one authorization server"
+
+  it("carries no handshake era, authorization or tasks for a one-tool Worker on StatelessServer", async () => {
+    const result = await bundleOf(statelessTool(""))
+    const kept = keptIn(result)
+    expect(kept.filter((file) => handshakeCode.test(file))).toEqual([])
+    expect(kept.filter((file) => authCode.test(file))).toEqual([])
+    expect(kept.filter((file) => tasksCode.test(file))).toEqual([])
+    expect(result.outputFiles[0]!.text).not.toContain(authMade)
+    // The check sees them: today's entry, options as data, carries each.
+    const today = await bundleOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    const all = keptIn(today)
+    expect(all.filter((file) => handshakeCode.test(file)).length).toBeGreaterThan(5)
+    expect(all.some((file) => authCode.test(file))).toBe(true)
+    expect(all.filter((file) => tasksCode.test(file)).length).toBe(5)
+    expect(today.outputFiles[0]!.text).toContain(authMade)
+  }, 60_000)
+
+  it(
+    "carries authorization and tasks on StatelessServer when the Worker names them, never the handshake era",
+    async () => {
+      const result = await bundleOf(statelessTool(
+        `, tasks: StatelessServer.tasks`,
+        `, { auth: StatelessServer.auth({ resource: "https://mcp.example.com/mcp", ` +
+          `authorizationServers: ["https://auth.example.com"], verifier: TokenVerifier.jwt() }) }`
+      ))
+      const kept = keptIn(result)
+      expect(kept.filter((file) => handshakeCode.test(file))).toEqual([])
+      expect(kept.some((file) => file.includes("/jose/"))).toBe(true)
+      expect(kept.filter((file) => tasksCode.test(file)).length).toBe(5)
+      expect(result.outputFiles[0]!.text).toContain(authMade)
+    },
+    60_000
+  )
+
+  // The Worker on StatelessServer, evaluated: a 2026-07-28 call answered; a handshake-era request
+  // told which revision to use (-32022), as `HttpTransport.toWorkerHandler` tells it; GET 405.
+  it("serves 2026-07-28 on StatelessServer and refuses the handshake era with -32022", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "worker-stateless-"))
+    try {
+      await esbuild.build({
+        stdin: { contents: statelessTool(""), resolveDir: import.meta.dirname, loader: "ts" },
+        outfile: path.join(dir, "worker.mjs"),
+        bundle: true,
+        platform: "browser",
+        format: "esm",
+        conditions: ["workerd", "worker", "@effect-mcp/source"],
+        logLevel: "silent"
+      })
+      const worker = (await import(pathToFileURL(path.join(dir, "worker.mjs")).href)).default as {
+        readonly fetch: (request: Request, env: unknown, ctx: unknown) => Promise<Response>
+      }
+      const ctx = { waitUntil: () => {}, passThroughOnException: () => {} }
+      const post = (headers: Record<string, string>, body: string) =>
+        worker.fetch(
+          new Request("http://localhost/mcp", {
+            method: "POST",
+            headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+            body
+          }),
+          {},
+          ctx
+        ).then(async (response) => ({ status: response.status, body: await response.text() }))
+      const call = await post(
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add" },
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+      )
+      expect(call.body).toContain(`"structuredContent":{"sum":2}`)
+      const initialize = await post(
+        {},
+        `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+      )
+      const refused = JSON.parse(initialize.body)
+      expect(refused.id).toBe(2)
+      expect(refused.error.code).toBe(-32022)
+      expect(refused.error.data.supported).toEqual(["2026-07-28"])
+      const get = await worker.fetch(
+        new Request("http://localhost/mcp", { headers: { accept: "text/event-stream" } }),
+        {},
+        ctx
+      )
+      expect(get.status).toBe(405)
+      await get.body?.cancel()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   // Effect's Arbitrary (11 KB minified) generates values for tests; a schema's arbitrary annotation
   // that calls it keeps it in every bundle of that schema's module.
   it("leaves out effect's Arbitrary", async () => {
     const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
     expect(inputs.filter((file) => /\/effect\/.*\/Arbitrary\.js$/.test(file))).toEqual([])
+  }, 60_000)
+
+  // The in-memory task store's changes and the following of a store given as a service use two
+  // functions of effect/Stream, loaded through `#modules`: a loader that handed over the module's
+  // namespace kept all of it (about 100 KB minified) in every Worker of `McpServer.layer`.
+  it("keeps of effect/Stream only what the task stores use", async () => {
+    const inputs = await inputsOf(oneTool(`import { HttpTransport, McpServer, Tool } from "@effect-mcp/server"`))
+    expect(
+      inputs.filter((file) =>
+        /\/effect\/dist\/esm\/internal\/(groupBy|stream\/emit|stream\/debounceState)\.js$/.test(file)
+      )
+    )
+      .toEqual([])
+    // The check sees effect/Stream: what the stores use of it is there.
+    expect(inputs.some((file) => file.endsWith("effect/dist/esm/internal/stream.js"))).toBe(true)
   }, 60_000)
 
   it("leaves out the @effect/platform adapter of a Worker importing the transport by its deep path", async () => {

@@ -16,7 +16,7 @@
  */
 import type { Revision } from "@effect-mcp/core"
 import { McpError, Schema as McpSchema } from "@effect-mcp/core"
-import { McpRequest, McpServer, McpTask, Prompt, Resource, Tool } from "@effect-mcp/server"
+import { McpRequest, McpServer, McpTask, Prompt, Resource, StatelessServer, Tool } from "@effect-mcp/server"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -1422,25 +1422,26 @@ const ServerTools = Layer.effectDiscard(
  * @since 0.1.0
  * @category layers
  */
-export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServer> =>
-  ServerTools.pipe(
-    Layer.provideMerge(
-      McpServer.layer({
-        serverInfo,
-        instructions,
-        tools: options.auth === true ? [...tools, ...authTools] : tools,
-        resources,
-        prompts,
-        revisions: revisions(options.era ?? "dual"),
-        cachePolicy,
-        ...(options.requestStateKey !== undefined ? { requestStateKey: options.requestStateKey } : {}),
-        ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {}),
-        ...(options.taskLease !== undefined ? { taskLease: options.taskLease } : {}),
-        ...(options.maxListens !== undefined ? { maxSubscriptions: options.maxListens } : {})
-      })
-    ),
-    Layer.provide(Watched.layer)
-  )
+export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServer> => {
+  const given = {
+    serverInfo,
+    instructions,
+    tools: options.auth === true ? [...tools, ...authTools] : tools,
+    resources,
+    prompts,
+    revisions: revisions(options.era ?? "dual"),
+    cachePolicy,
+    ...(options.requestStateKey !== undefined ? { requestStateKey: options.requestStateKey } : {}),
+    ...(options.requestStateTtl !== undefined ? { requestStateTtl: options.requestStateTtl } : {}),
+    ...(options.taskLease !== undefined ? { taskLease: options.taskLease } : {}),
+    ...(options.maxListens !== undefined ? { maxSubscriptions: options.maxListens } : {})
+  }
+  // 2026-07-28 alone: the entry without the handshake era's code, its tasks named.
+  const server = options.era === "stateless"
+    ? StatelessServer.layer({ ...given, tasks: StatelessServer.tasks })
+    : McpServer.layer(given)
+  return ServerTools.pipe(Layer.provideMerge(server), Layer.provide(Watched.layer))
+}
 
 /**
  * The dual-era server with the defaults of {@link layerWith}.

@@ -1,7 +1,7 @@
 /**
  * The demo server as a Cloudflare Worker (workerd), over Streamable HTTP at `/mcp`, the
- * 2026-07-28 revision only: a Worker keeps no process between requests, so no handshake session
- * lives; a handshake-era request is refused with a JSON-RPC error that names the revision served.
+ * 2026-07-28 revision only, on `StatelessServer` (its handler has no handshake back end): a Worker
+ * keeps no process between requests, so no handshake session lives; a handshake-era request is refused with a JSON-RPC error that names the revision served.
  * The server is built once per isolate, by the first request, from the Worker's `env`: the
  * binding `MCP_REQUEST_STATE_KEY` seals `requestState` (give every isolate the same key; without
  * it each isolate seals with a random key of its own, and a retry reaching another isolate fails).
@@ -13,7 +13,7 @@
  *
  * @since 0.2.0
  */
-import { HttpTransport } from "@effect-mcp/server"
+import { StatelessServer } from "@effect-mcp/server"
 import * as Everything from "./Everything.js"
 
 /**
@@ -30,4 +30,4 @@ const server = Everything.layerFromConfig({ era: "stateless" })
  * @since 0.2.0
  * @category handlers
  */
-export default HttpTransport.toWorkerHandler(server)
+export default StatelessServer.toWorkerHandler(server)

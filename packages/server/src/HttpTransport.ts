@@ -36,7 +36,6 @@
 import type * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -45,6 +44,7 @@ import type * as Budget from "./internal/http/budget.js"
 import type * as Exchange_ from "./internal/http/exchange.js"
 import type * as Front from "./internal/http/front.js"
 import type * as Internal from "./internal/http/handler.js"
+import * as Worker from "./internal/http/worker.js"
 import * as Modules from "./internal/lazy.js"
 import type { McpServer } from "./McpServer.js"
 import type * as TokenVerifier from "./TokenVerifier.js"
@@ -506,33 +506,13 @@ export interface WorkerContext {
 export const toWorkerHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options | ((env: Readonly<Record<string, unknown>>) => Options) = {}
-): WorkerHandler => {
-  let built: Promise<WebAdapter> | undefined
-  return {
-    fetch: (request, env, ctx) => {
-      built ??= Modules.web().then((adapter) =>
-        adapter.toWebHandler(
-          Layer.provide(server, Layer.setConfigProvider(configOf(env))),
-          typeof options === "function" ? options(env) : options
-        )
+): WorkerHandler =>
+  Worker.toWorkerHandler(
+    server,
+    (configured, env) =>
+      Modules.web().then((adapter) =>
+        adapter.toWebHandler(configured, typeof options === "function" ? options(env) : options)
       )
-      return built.then((adapter) => {
-        const response = adapter.handler(request)
-        // A task started by this request (or running when it ends) keeps it alive until it ends.
-        ctx?.waitUntil(response.then(adapter.idle, adapter.idle).catch(() => undefined))
-        return response
-      })
-    }
-  }
-}
-
-/** The Web adapter (`internal/http/web.ts`): the handler, its disposal, and when no task runs. */
-type WebAdapter = ReturnType<typeof import("./internal/http/web.js").toWebHandler>
-
-/** The configuration of a Worker's text bindings. */
-const configOf = (env: Readonly<Record<string, unknown>>): ConfigProvider.ConfigProvider =>
-  ConfigProvider.fromMap(
-    new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
   )
 
 /**

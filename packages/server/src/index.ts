@@ -75,6 +75,15 @@ export * as Skills from "./Skills.js"
 export * as HttpTransport from "./HttpTransport.js"
 
 /**
+ * A server of the 2026-07-28 revision alone, as a fetch handler or a Cloudflare Worker, whose
+ * bundle carries only what its code names (no handshake era; authorization as a value). Import it
+ * by its path in a Worker: `@effect-mcp/server/StatelessServer`.
+ *
+ * @since 0.2.0
+ */
+export * as StatelessServer from "./StatelessServer.js"
+
+/**
  * How an HTTP transport with authorization on verifies bearer tokens: JWT (the issuer's key set),
  * RFC 7662 introspection, or your own.
  *

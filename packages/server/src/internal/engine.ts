@@ -15,11 +15,11 @@ import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Handshake from "./handshake.js"
+import type * as Handshake from "./handshake.js"
 import * as modules from "./lazy.js"
 import type * as Logs from "./logs.js"
 import type { Registry } from "./registry.js"
-import * as RelayLane from "./relayLane.js"
+import type * as RelayLane from "./relayLane.js"
 import * as Shared from "./sharedSessions.js"
 import type * as Stateless from "./stateless.js"
 
@@ -28,8 +28,25 @@ export interface Eras {
   readonly registry: Registry
   /** The server's log messages outside any request (`McpServer.log`). */
   readonly logs: Logs.Logs
-  readonly handshake: Handshake.Server | undefined
+  readonly handshake: HandshakeEra | undefined
   readonly stateless: StatelessEra | undefined
+}
+
+/**
+ * The code of the handshake era, given as a value (`McpServer.make` gives it; a
+ * `StatelessServer` has none): an engine reaches handshake sessions only through it, so a bundle
+ * of a server that never names it (a stateless Worker's) carries none of it.
+ */
+export interface HandshakeCode {
+  readonly makeServer: typeof Handshake.makeServer
+  readonly era: typeof Handshake.era
+  readonly relay: typeof RelayLane.protocol
+}
+
+/** The handshake era: its server, and its code. */
+export interface HandshakeEra {
+  readonly server: Handshake.Server
+  readonly code: HandshakeCode
 }
 
 /**
@@ -56,15 +73,15 @@ export const serve = (
     let host: Handshake.Host | undefined
     const hostOf = () => host!
     const { metrics, spans } = yield* Telemetry.enabled
-    const handshake = eras.handshake && Handshake.era(eras.handshake, hostOf, metrics)
+    const handshake = eras.handshake && eras.handshake.code.era(eras.handshake.server, hostOf, metrics)
     // A relay table's calls are taken before the engine sees them, where serving one would make
     // nothing of it but its answer: nothing recorded (no span, metric or Debug line), sessions of
     // this engine's own (see `RelayTable`).
-    const table = eras.handshake?.config.relay
+    const table = eras.handshake?.server.config.relay
     const quiet = !metrics && !spans &&
       (yield* FiberRef.get(FiberRef.currentMinimumLogLevel)).ordinal > LogLevel.Debug.ordinal
     const served = table !== undefined && handshake !== undefined && quiet && Shared.of(protocol) === undefined
-      ? RelayLane.protocol(protocol, table, handshake.relayable, (effect) => void hostOf().fork(effect))
+      ? eras.handshake!.code.relay(protocol, table, handshake.relayable, (effect) => void hostOf().fork(effect))
       : protocol
     const statelessEra = eras.stateless
     const stateless = statelessEra && statelessEra.module.era(statelessEra.server, hostOf)

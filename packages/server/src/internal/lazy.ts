@@ -22,6 +22,9 @@ export const platform = Loaders.platform as unknown as typeof Modules.platform
 /** The Web-standard adapter. */
 export const web = Loaders.web as unknown as typeof Modules.web
 
+/** The Web-standard adapter of a `StatelessServer`. */
+export const statelessWeb = Loaders.statelessWeb as unknown as typeof Modules.statelessWeb
+
 /** The 2026-07-28 era. */
 export const stateless = Loaders.stateless as unknown as typeof Modules.stateless
 
@@ -34,7 +37,13 @@ export const skillsBuild = Loaders.skillsBuild as unknown as typeof Modules.skil
 /** The token verifiers. */
 export const tokenVerifier = Loaders.tokenVerifier as unknown as typeof Modules.tokenVerifier
 
-/** `effect/Stream`. */
+/** The resource server of the HTTP front (`StatelessServer.auth`). */
+export const auth = Loaders.auth as unknown as typeof Modules.auth
+
+/**
+ * What the task stores use of `effect/Stream` (`fromPubSub`, `runForEach`), not its namespace: a
+ * bundle keeps every export of a namespace it hands over (the whole module, 100 KB minified).
+ */
 export const stream = Loaders.stream as unknown as typeof Modules.stream
 
 /** @effect/platform's `FileSystem`. */

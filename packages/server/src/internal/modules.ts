@@ -19,6 +19,9 @@ export const platform = () => import("./http/platform.js")
 /** The Web-standard adapter. */
 export const web = () => import("./http/web.js")
 
+/** The Web-standard adapter of a `StatelessServer`. */
+export const statelessWeb = () => import("./http/statelessWeb.js")
+
 /** The 2026-07-28 era. */
 export const stateless = () => import("./stateless.js")
 
@@ -31,8 +34,15 @@ export const skillsBuild = () => import("./skillsBuild.js")
 /** The token verifiers. */
 export const tokenVerifier = () => import("./tokenVerifier.js")
 
-/** `effect/Stream`. */
-export const stream = () => import("effect/Stream")
+/** The resource server of the HTTP front (`StatelessServer.auth`). */
+export const auth = () => import("./http/auth.js")
+
+/**
+ * What the task stores use of `effect/Stream` (`fromPubSub`, `runForEach`), not its namespace: a
+ * bundle keeps every export of a namespace it hands over (the whole module, 100 KB minified).
+ */
+export const stream = () =>
+  import("effect/Stream").then((Stream) => ({ fromPubSub: Stream.fromPubSub, runForEach: Stream.runForEach }))
 
 /** @effect/platform's `FileSystem` (it imports `effect/Stream`). */
 export const fileSystem = () => import("@effect/platform/FileSystem")

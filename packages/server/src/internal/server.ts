@@ -33,10 +33,12 @@ import * as modules from "./lazy.js"
 import * as Logs from "./logs.js"
 import * as Metrics from "./metrics.js"
 import * as Registry from "./registry.js"
+import * as RelayLane from "./relayLane.js"
 import type * as Serving from "./serving.js"
 import type * as Stateless from "./stateless.js"
 import * as Subscriptions from "./subscriptions.js"
 import * as TaskMemory from "./taskMemory.js"
+import * as TaskNone from "./taskNone.js"
 import * as Tasks from "./tasks.js"
 
 // ---------------------------------------------------------------------------- requirements
@@ -354,22 +356,45 @@ const serviceOf = (
  */
 const build = Effect.fn("McpServer.make")(function*(
   options: McpServer.Options<unknown>,
-  context: Context.Context<never>
+  context: Context.Context<never>,
+  code: Code
 ) {
+  const handshakeCode = code.handshake
   const handlers = given(options)
   const tools = handlers.tools ?? []
   const prompts = handlers.prompts ?? []
   const resources = handlers.resources ?? []
   // Both eras by default (dual): a client of either (the Inspector's 2026-07-28 included) is served.
-  const revisions = options.revisions ?? Revision.all
+  const revisions = options.revisions ?? (handshakeCode === undefined ? Revision.stateless : Revision.all)
   const handshakeRevisions = revisions.filter((r) => !Revision.isStateless(r))
   const statelessRevisions = revisions.filter(Revision.isStateless)
+  // A server made without the handshake era's code (`StatelessServer`) cannot serve its revisions.
+  if (handshakeCode === undefined && handshakeRevisions.length > 0) {
+    return yield* Effect.dieMessage(
+      `effect-mcp: a StatelessServer serves the 2026-07-28 revision only (got ${handshakeRevisions.join(", ")}): ` +
+        "use McpServer.layer for the handshake era"
+    )
+  }
+  // A server made without the tasks code (a `StatelessServer` given no `tasks`) runs none.
+  const tasksCode = code.tasks
+  if (tasksCode === undefined) {
+    const asTask = tools.find((tool) => tool.task !== undefined)
+    if (asTask !== undefined || options.capabilities?.tasks === true) {
+      return yield* Effect.dieMessage(
+        `effect-mcp: ${
+          asTask === undefined ? "capabilities.tasks" : `the tool ${JSON.stringify(asTask.name)} runs as a task, which`
+        } needs the tasks code: give the server tasks: StatelessServer.tasks`
+      )
+    }
+  }
   // The task store of the server's context, if given (shared by instances), else one in memory.
-  const givenStore = yield* Effect.serviceOption(TaskStore.TaskStore)
-  const store: TaskMemory.Store = Option.isSome(givenStore)
-    ? TaskMemory.fromService(givenStore.value)
-    : yield* TaskMemory.make()
-  const tasks = yield* Tasks.make(store, {
+  const givenStore = tasksCode === undefined ? Option.none() : yield* Effect.serviceOption(TaskStore.TaskStore)
+  const store: TaskMemory.Store | undefined = tasksCode === undefined
+    ? undefined
+    : Option.isSome(givenStore)
+    ? tasksCode.fromService(givenStore.value)
+    : yield* tasksCode.memory()
+  const tasks = tasksCode === undefined || store === undefined ? TaskNone.none : yield* tasksCode.make(store, {
     ttlMs: options.taskTtl !== undefined ? Duration.toMillis(options.taskTtl) : Tasks.defaults.ttlMs,
     maxTtlMs: options.taskMaxTtl !== undefined ? Duration.toMillis(options.taskMaxTtl) : Tasks.defaults.maxTtlMs,
     pollIntervalMs: options.taskPollInterval !== undefined
@@ -429,7 +454,7 @@ const build = Effect.fn("McpServer.make")(function*(
   yield* tasks.watch(subscriptions.taskChanged)
   // The server's own gauges (metrics on): open listens, tasks by status.
   if ((yield* Telemetry.enabled).metrics) {
-    yield* Metrics.followTasks(store)
+    if (store !== undefined) yield* Metrics.followTasks(store)
     yield* Metrics.sampleEvery(
       Effect.flatMap(subscriptions.active, (open) => Metric.set(Metrics.listens, open.length))
     )
@@ -440,7 +465,9 @@ const build = Effect.fn("McpServer.make")(function*(
   const eras: Engine.Eras = {
     registry,
     logs: yield* Logs.make,
-    handshake: handshakeRevisions.length > 0 ? Handshake.makeServer(registry, config, limits) : undefined,
+    handshake: handshakeCode !== undefined && handshakeRevisions.length > 0
+      ? { server: handshakeCode.makeServer(registry, config, limits), code: handshakeCode }
+      : undefined,
     stateless: Stateless !== undefined
       ? {
         server: Stateless.makeServer(registry, config, {
@@ -469,5 +496,47 @@ export const make = <O extends McpServer.Options<unknown>>(
 ): Effect.Effect<McpServer.Service, never, McpServer.Requirements<O> | Scope.Scope> =>
   Effect.flatMap(
     Effect.context<McpServer.Requirements<O>>(),
-    (context: Context.Context<never>) => build(options, context)
+    (context: Context.Context<never>) => build(options, context, everything)
+  )
+
+/**
+ * The code a server's optional parts run, given as values: a bundle carries a part only when what
+ * it builds names it (`make` names every one; `makeStateless`, what its caller gives).
+ */
+export interface Code {
+  readonly handshake: Engine.HandshakeCode | undefined
+  readonly tasks: TasksCode | undefined
+}
+
+/** The tasks' code: the runtime, and the stores it runs on. */
+export interface TasksCode {
+  readonly make: typeof Tasks.make
+  readonly memory: () => ReturnType<typeof TaskMemory.make>
+  readonly fromService: typeof TaskMemory.fromService
+}
+
+/** The tasks' code (`StatelessServer.tasks`). */
+export const tasksCode: TasksCode = {
+  make: Tasks.make,
+  memory: () => TaskMemory.make(),
+  fromService: TaskMemory.fromService
+}
+
+/** Every part's code, as `make` gives it. */
+const everything: Code = {
+  handshake: { makeServer: Handshake.makeServer, era: Handshake.era, relay: RelayLane.protocol },
+  tasks: tasksCode
+}
+
+/**
+ * `StatelessServer.make`: a server of the 2026-07-28 revision only, built without the handshake
+ * era's code, which its bundle then does not carry.
+ */
+export const makeStateless = <O extends McpServer.Options<unknown>>(
+  options: O,
+  tasks: TasksCode | undefined
+): Effect.Effect<McpServer.Service, never, McpServer.Requirements<O> | Scope.Scope> =>
+  Effect.flatMap(
+    Effect.context<McpServer.Requirements<O>>(),
+    (context: Context.Context<never>) => build(options, context, { handshake: undefined, tasks })
   )

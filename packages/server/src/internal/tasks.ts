@@ -65,8 +65,6 @@ export const defaults: Omit<Options, "instance"> = {
 
 /** What a server keeps of its tasks. */
 export interface Runtime {
-  readonly store: TaskMemory.Store
-  readonly options: Options
   /** Runs a call as a task: the task (`Created`), or, for a tool that never detached, its result. */
   readonly start: (
     tool: Tool.Tool,

@@ -45,10 +45,10 @@ export const defaults = {
   retry: Duration.seconds(1)
 } as const
 
-const notFound = Front.error(404, Front.transportError, "Not Found")
+export const notFound = Front.error(404, Front.transportError, "Not Found")
 
 /** A bound in bytes from the options: a whole number of at least 1, else the caller's mistake, said now. */
-const bound = (name: string, given: number | undefined, fallback: number): Effect.Effect<number> =>
+export const bound = (name: string, given: number | undefined, fallback: number): Effect.Effect<number> =>
   given === undefined
     ? Effect.succeed(fallback)
     : Number.isSafeInteger(given) && given >= 1
@@ -68,7 +68,10 @@ const probeReply = (status: number, body: string): Front.Reply => ({
  * trusted proxies forward it). Behind a proxy that forwards addresses while none is trusted, every
  * client is the proxy: said once.
  */
-const peerOfWith = (options: Options, fork: (effect: Effect.Effect<void>) => void) => {
+export const peerOfWith = (
+  options: Pick<Options, "trustedProxies" | "holderOf"> & { readonly auth?: unknown },
+  fork: (effect: Effect.Effect<void>) => void
+) => {
   const trustedProxies = Math.max(0, Math.floor(options.trustedProxies ?? 0))
   let forwardedUnread = trustedProxies === 0
   // A platform that gives no address (fetch handlers: Deno, Bun, Workers, Next): no holder, so
@@ -117,11 +120,13 @@ const headerEra = (exchange: Exchange): Revision.Era | undefined => {
   return exchange.header("mcp-session-id") !== undefined ? "handshake" : undefined
 }
 
-/** The liveness and readiness probes asked for, by path: each answers from the stores' own `ready`. */
-const probesOf = (
-  options: Options,
-  sessionStore: SessionStore.Service | undefined,
-  store: EventStore.Service
+/**
+ * The liveness and readiness probes asked for, by path: each answers from the stores' own `ready`
+ * (the handler's own, by name, then the task store's and the notification bus's of the context).
+ */
+export const probesOf = (
+  options: Pick<Options, "healthPath" | "readyPath" | "readyChecks">,
+  stores: ReadonlyArray<readonly [string, { readonly ready?: Effect.Effect<boolean> | undefined } | undefined]>
 ) =>
   Effect.gen(function*() {
     const probes = new Map<string, () => Effect.Effect<Front.Reply>>()
@@ -131,8 +136,7 @@ const probesOf = (
       const add = (name: string, service: { readonly ready?: Effect.Effect<boolean> | undefined } | undefined) => {
         if (service?.ready !== undefined) checks.push([name, service.ready])
       }
-      add("sessions", sessionStore)
-      add("events", store)
+      for (const [name, service] of stores) add(name, service)
       add("tasks", Option.getOrUndefined(yield* Effect.serviceOption(TaskStore.TaskStore)))
       add("notifications", Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus)))
       for (const [name, ready] of options.readyChecks ?? []) checks.push([name, ready])
@@ -265,7 +269,7 @@ const endpointsOf = (
 }
 
 /** Runs an endpoint past the Host/Origin guard: a preflight answered, CORS added, the token verified (authorization on). */
-const guarded = (guard: Front.Guard, auth: Auth.Auth | undefined) =>
+export const guarded = (guard: Front.Guard, auth: Auth.Auth | undefined) =>
 (
   raw: Exchange,
   endpoint: (exchange: Exchange, holder: AuthInfo.AuthInfo | undefined) => void,
@@ -288,11 +292,13 @@ const guarded = (guard: Front.Guard, auth: Auth.Auth | undefined) =>
  * The server's own gauges (metrics on): sessions held here, the event store's bytes; and what counts
  * each refusal as its reply goes (the exchange as it is, metrics off).
  */
-const gauges = (store: EventStore.Service, sessions: Sessions.Sessions | undefined) =>
+export const gauges = (store: EventStore.Service | undefined, sessions: Sessions.Sessions | undefined) =>
   Effect.gen(function*() {
     const { metrics } = yield* Telemetry.enabled
     if (metrics) {
-      const memory = "bytes" in store && !("memoryUsage" in store) ? store as EventStore.Memory : undefined
+      const memory = store !== undefined && "bytes" in store && !("memoryUsage" in store)
+        ? store as EventStore.Memory
+        : undefined
       yield* Metrics.sampleEvery(Effect.gen(function*() {
         yield* Metric.set(Metrics.sessions, sessions?.count() ?? 0)
         if (memory !== undefined) yield* Metric.set(Metrics.eventStoreBytes, yield* memory.bytes())
@@ -312,7 +318,7 @@ const gauges = (store: EventStore.Service, sessions: Sessions.Sessions | undefin
   })
 
 /** Answers a probe (GET or HEAD) in a fiber of the handler. */
-const probe = (
+export const probe = (
   fork: (effect: Effect.Effect<void>) => void,
   exchange: Exchange,
   answer: () => Effect.Effect<Front.Reply>
@@ -442,7 +448,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     const serve = guarded(guard, auth)
 
     // Liveness and readiness, when asked for: no guard, no token (probes come by IP).
-    const probes = yield* probesOf(options, sessionStore, store)
+    const probes = yield* probesOf(options, [["sessions", sessionStore], ["events", store]])
 
     const counted = yield* gauges(store, sessions)
 

@@ -54,15 +54,27 @@ const unbuilt = (): Response =>
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options & { readonly memoMap?: Layer.MemoMap | undefined }
-): {
+): Adapter => {
+  const { memoMap, ...rest } = options
+  return of(server, make(rest), memoMap)
+}
+
+/** A fetch handler, what disposes of it, and what completes once the server runs no task. */
+export interface Adapter {
   readonly handler: Fetch
   readonly dispose: () => Promise<void>
   readonly idle: () => Promise<void>
-} => {
-  const { memoMap, ...rest } = options
+}
+
+/** {@link toWebHandler} of the handler `fetch` makes (`statelessWeb.ts` too). */
+export const of = <E>(
+  server: Layer.Layer<McpServer, E>,
+  fetch: Effect.Effect<Fetch, never, McpServer | Scope.Scope>,
+  memoMap: Layer.MemoMap | undefined
+): Adapter => {
   const layer = Layer.scoped(
     WebFetch,
-    Effect.all({ fetch: make(rest), idle: Effect.map(McpServer, Server.idle) })
+    Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) })
   ).pipe(
     Layer.provide(server),
     Layer.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))

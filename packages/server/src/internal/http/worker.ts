@@ -1,0 +1,42 @@
+/**
+ * A Cloudflare Worker's module around a Web adapter (`web.ts`), shared by
+ * `HttpTransport.toWorkerHandler` and `StatelessServer.toWorkerHandler`: the adapter made by the
+ * isolate's first request, with the Worker's text bindings as the server's `ConfigProvider`, and
+ * every request kept alive (`ctx.waitUntil`) while a task runs in the isolate.
+ */
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Layer from "effect/Layer"
+import type { WorkerHandler } from "../../HttpTransport.js"
+import type { McpServer } from "../../McpServer.js"
+import type { Adapter } from "./web.js"
+
+/** The Worker's bindings. */
+export type Env = Readonly<Record<string, unknown>>
+
+/**
+ * The Worker of `server` served by the adapter `adapt` makes (once per isolate, by its first
+ * request), given the server with the Worker's configuration and `env`.
+ */
+export const toWorkerHandler = <E>(
+  server: Layer.Layer<McpServer, E>,
+  adapt: (server: Layer.Layer<McpServer, E>, env: Env) => Promise<Adapter>
+): WorkerHandler => {
+  let built: Promise<Adapter> | undefined
+  return {
+    fetch: (request, env, ctx) => {
+      built ??= adapt(Layer.provide(server, Layer.setConfigProvider(configOf(env))), env)
+      return built.then((adapter) => {
+        const response = adapter.handler(request)
+        // A task started by this request (or running when it ends) keeps it alive until it ends.
+        ctx?.waitUntil(response.then(adapter.idle, adapter.idle).catch(() => undefined))
+        return response
+      })
+    }
+  }
+}
+
+/** The configuration of a Worker's text bindings. */
+const configOf = (env: Env): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+  )
