@@ -12,7 +12,9 @@
  * - a 401: not served, so sent again through the `HttpClient` (its `McpAuth`), the same error as
  *   the server's path; the headers the client holds (`authorization` of the config) go with it;
  * - a 500: the same error as the server's path;
- * - a cancel: the upstream is told, with the id it was sent.
+ * - a cancel: the upstream is told, with the id it was sent;
+ * - the upstream closing a kept-alive connection as the call arrives on it, with no byte of answer:
+ *   sent again once on another connection; a second such close is the call's failure.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -166,6 +168,32 @@ describe("the raw lane to an HTTP upstream", () => {
       g.send(call(5, "up_add", { a: 1, b: 1 }))
       expect((await g.answer(5)).result.structuredContent).toEqual({ sum: 2 })
       expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  // Before: the call failed ("connection closed"), where the upstream had never run it.
+  it("sends a call again, once, when the upstream closed its kept-alive connection under it unanswered", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_drop"))
+      await g.answer(1)
+      g.send(call(2, "up_add", { a: 2, b: 2 }))
+      expect((await g.answer(2)).result.structuredContent).toEqual({ sum: 4 })
+      expect(g.posts.seen.filter((p) => p.dropped !== undefined)).toEqual([{ dropped: "add" }])
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+      // At most once: closed under it twice (the second time on a new connection, never sent
+      // again either), the call fails, and is not sent a third time.
+      g.send(call(3, "up_drop", { times: 2 }))
+      await g.answer(3)
+      g.send(call(4, "up_add", { a: 1, b: 1 }))
+      const failed = (await g.answer(4)).error
+      expect(failed.code).toBe(-32603)
+      expect(failed.message).toContain("connection closed")
+      expect(g.posts.seen.filter((p) => p.dropped !== undefined)).toEqual(Array(3).fill({ dropped: "add" }))
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+      expect(await laneSaw(g.lane, 4)).toEqual(["up_drop", "up_add", "up_drop", "up_add"])
     } finally {
       g.stop()
     }
