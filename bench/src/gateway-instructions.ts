@@ -16,6 +16,9 @@
  * (2,037k and then 789k per call for one build, in two runs). So ours runs with `--ping-interval 600`,
  * and a call that fails meanwhile (a keep-alive connection closed by the upstream) is sent again.
  *
+ * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
+ * instead of our demo (`demo`, the default).
+ *
  * `node dist/gateway-instructions.js`
  */
 import { spawn } from "node:child_process"
@@ -30,7 +33,17 @@ const root = here("../..")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
 const floorMain = here("./gateway-floor.js")
 const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const sdkHttp = here("./sdk-http-server.js")
 const beforeMain = process.env.BENCH_BEFORE
+const upstreamKind = process.env.BENCH_INSTR_UPSTREAM === "sdk" ? "sdk" : "demo"
+/**
+ * V8's flags for each gateway counted (`BENCH_INSTR_NODE_FLAGS`): by default no background threads
+ * (their compiles and GC work land as the machine's load lets them) and a GC schedule that does
+ * not follow the clock (heap growth, idle and memory-reducing GCs by time): both otherwise moved
+ * the count with the wall time a run took, for the floor (plain Node) as for ours.
+ */
+const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "--single-threaded --predictable-gc-schedule").split(" ")
+  .filter((flag) => flag !== "")
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
@@ -40,6 +53,9 @@ const envelope = {
   ...handshakeEra,
   addCall: (id: number) => handshakeEra.addCall(id).replace("\"name\":\"add\"", "\"name\":\"up_add\"")
 }
+
+/** The calls that failed and were sent again, by what they said (the start of it), in this window. */
+const failures = new Map<string, number>()
 
 /** `count` calls, spread over the sessions, one in flight on each. */
 const drive = async (opened: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
@@ -57,6 +73,10 @@ const drive = async (opened: ReadonlyArray<Session>, first: number, count: numbe
         const failed = await callAdd(session, envelope, id).then(() => undefined, (error: unknown) => error)
         if (failed === undefined) break
         if (tries === 300) throw failed
+        // Its first line (a status line, or the error's message), without the call's id.
+        const said = String(failed instanceof Error ? failed.message : failed).split("\n", 2)
+          .join(" ").replace(/tools\/call \d+/, "tools/call").slice(0, 160)
+        failures.set(said, (failures.get(said) ?? 0) + 1)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     }
@@ -80,6 +100,7 @@ const measure = async (gateway: Gateway): Promise<number> => {
     "--instr-atstart=no",
     "--smc-check=all-non-file",
     process.execPath,
+    ...nodeFlags,
     ...gateway.args(port)
   ])
   try {
@@ -101,6 +122,7 @@ const measure = async (gateway: Gateway): Promise<number> => {
     })
     const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
     await drive(opened, 1, warmup)
+    failures.clear()
     return await callgrindPerCall(child, gateway.key, calls, () => drive(opened, warmup + 1, calls), () => {
       for (const session of opened) session.connection.close()
       child.process.kill("SIGINT")
@@ -113,15 +135,18 @@ const measure = async (gateway: Gateway): Promise<number> => {
 
 const main = async () => {
   const upstreamPort = await freePort()
-  const upstream = spawn(process.execPath, [demoMain, "http", "--port", String(upstreamPort), "--era", "handshake"], {
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  // Serving once it names its port.
+  const upstream = upstreamKind === "sdk"
+    // The SDK's server reads commands on its stdin (`control.ts`): kept open.
+    ? spawn(process.execPath, [sdkHttp, "--port", String(upstreamPort), "--json"], { stdio: ["pipe", "pipe", "pipe"] })
+    : spawn(process.execPath, [demoMain, "http", "--port", String(upstreamPort), "--era", "handshake"], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  // Serving once it names its port (the demo) or says it is ready (the SDK's).
   await new Promise<void>((resolve) => {
     let seen = ""
     const look = (chunk: Buffer) => {
       seen += chunk
-      if (seen.includes(`:${upstreamPort}`)) resolve()
+      if (seen.includes(`:${upstreamPort}`) || /^ready$/m.test(seen)) resolve()
     }
     upstream.stdout.on("data", look)
     upstream.stderr.on("data", look)
@@ -155,6 +180,8 @@ const main = async () => {
       for (const gateway of gateways) {
         const count = await measure(gateway)
         process.stdout.write(`${gateway.key}: ${(count / 1000).toFixed(1)} k instructions / call\n`)
+        // Each failure sent again is counted too: said, so that a count that moves can be read.
+        for (const [said, n] of failures) process.stdout.write(`  ${n} call(s) failed and were sent again: ${said}\n`)
         results.set(gateway.key, [...(results.get(gateway.key) ?? []), count])
       }
     }
@@ -170,7 +197,9 @@ const main = async () => {
     }
     process.stdout.write(
       [
-        `gateway over HTTP to our demo over HTTP, tools/call add (2025-11-25), the gateway's instructions per call ` +
+        `gateway over HTTP to ${
+          upstreamKind === "sdk" ? "the SDK's server (JSON answers)" : "our demo"
+        } over HTTP, tools/call add (2025-11-25), the gateway's instructions per call ` +
         `under callgrind: ${warmup} calls of warm-up, ${calls} counted, ${sessions} sessions`,
         ...table(rows)
       ].join("\n") + "\n"
