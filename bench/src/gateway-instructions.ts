@@ -15,13 +15,16 @@
  * (2,037k and then 789k per call for one build, in two runs). So ours runs with `--ping-interval 600`.
  * Meanwhile the upstream lets its idle kept-alive connections go: the floor and ours send a POST
  * closed under them so again once (before, the floor answered 502 to up to 27 calls a window, and
- * ours -32603); a call that fails still is sent again by the driver, and printed.
+ * ours failed such calls too, as reported last stop); a call that fails still is sent again by the
+ * driver, and printed.
  *
- * Not deterministic yet for ours: the count is of a window of wall time, and an idle `mcp gateway`
- * (10 sessions, no calls) runs about 2 M instructions per second under callgrind (the floor 0.05 M),
- * so ours' count per call grows with how long the window takes on the machine as loaded (ours
- * 898k to 1,459k per call in five runs of one build; the floor 630k and 646k). Compare builds
- * only in one run, repeated, until that idle work is found and gone.
+ * Not deterministic yet: in runs of one build, ours counted 876k to 959k per call in three runs
+ * without flags (898k to 1,459k in five with the flags below) and the floor 630k to 791k; the
+ * same-run ratio went from 1.11x to 1.85x. Part of it is the window's wall time (printed): an idle
+ * `mcp gateway` (10 sessions, no calls) runs about 2 M instructions a second under callgrind
+ * (scavenges and TurboFan compiles: something allocates while idle), the floor 0.05 M, so a
+ * 55 s window holds about 110k per call of ours' idle work; the rest is not explained yet.
+ * Compare builds only in one run, repeated, and read the medians.
  *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
@@ -44,13 +47,12 @@ const sdkHttp = here("./sdk-http-server.js")
 const beforeMain = process.env.BENCH_BEFORE
 const upstreamKind = process.env.BENCH_INSTR_UPSTREAM === "sdk" ? "sdk" : "demo"
 /**
- * V8's flags for each gateway counted (`BENCH_INSTR_NODE_FLAGS`): by default no background threads
- * (their compiles and GC work land as the machine's load lets them) and a GC schedule that does
- * not follow the clock (heap growth, idle and memory-reducing GCs by time): both otherwise moved
- * the count with the wall time a run took, for the floor (plain Node) as for ours.
+ * V8's flags for each gateway counted (`BENCH_INSTR_NODE_FLAGS`, none by default). Tried and left
+ * out: `--single-threaded --predictable-gc-schedule` (no background threads, no GC by the clock)
+ * did not make the counts steadier (ours 915k to 1,459k per call in five runs with them, 876k to
+ * 959k in three without).
  */
-const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "--single-threaded --predictable-gc-schedule").split(" ")
-  .filter((flag) => flag !== "")
+const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
