@@ -98,7 +98,10 @@ const httpGateway = async () => {
   let session: string | undefined
   let revision = "2025-11-25"
   let next = 1
-  const post = (body: string) =>
+  // A POST whose kept-alive socket the upstream closed under it, unanswered (`reusedSocket` and
+  // ECONNRESET, as Node's documentation of `request.reusedSocket` says to), is sent again once, as
+  // ours is (`httpPost.ts`): else the floor's count holds 502s and the calls sent again after them.
+  const post = (body: string, resent = false) =>
     new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
       const request = http.request({
         agent,
@@ -119,7 +122,10 @@ const httpGateway = async () => {
         response.on("end", () => resolve({ status: response.statusCode ?? 0, text, headers: response.headers }))
         response.on("error", reject)
       })
-      request.on("error", reject)
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        if (!resent && request.reusedSocket && error.code === "ECONNRESET") resolve(post(body, true))
+        else reject(error)
+      })
       request.end(body)
     })
   /** The JSON-RPC answer of a body: plain JSON, or the `data:` of an SSE event. */

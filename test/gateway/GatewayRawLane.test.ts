@@ -14,7 +14,7 @@
  *   line) and gets its progress.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -22,6 +22,7 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
+import { Children, Lines } from "./support.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = Programs.mcpMain
@@ -46,45 +47,25 @@ const config = () => {
 
 type Json = Record<string, any>
 
-/** What a gateway wrote: its messages (stdio) and its stderr's lane lines, each awaited as it comes. */
-class Watched {
-  readonly seen: Array<Json> = []
+/** What a gateway wrote: its messages (stdio) and its stderr's lane lines, each awaited as it comes (`Lines`). */
+class Watched extends Lines<Json> {
   readonly lane: Array<string> = []
-  private readonly waiters = new Set<() => void>()
   constructor(readonly child: ChildProcess) {
+    super(child)
     readline.createInterface({ input: child.stderr! }).on("line", (line) => {
       const m = /relay lane: tools\/call (\S+)/.exec(line)
       if (m !== null) this.lane.push(m[1]!)
       this.wake()
     })
   }
-  wake() {
-    for (const k of this.waiters) k()
-  }
-  /** Waits until `check` holds (on each thing that comes), at most 20 s (a guard, not a guess). */
-  until<A>(what: string, check: () => A | undefined): Promise<A> {
-    return new Promise((resolve, reject) => {
-      const now = check()
-      if (now !== undefined) return resolve(now)
-      const guard = setTimeout(() => {
-        this.waiters.delete(k)
-        reject(new Error(`never came: ${what}; seen ${JSON.stringify(this.seen)}; lane ${this.lane}`))
-      }, 45_000)
-      const k = () => {
-        const got = check()
-        if (got === undefined) return
-        clearTimeout(guard)
-        this.waiters.delete(k)
-        resolve(got)
-      }
-      this.waiters.add(k)
-    })
-  }
   answer(id: number) {
     return this.until(`the answer to ${id}`, () => this.seen.find((m) => m.id === id && !("method" in m)))
   }
   laneLines(n: number) {
-    return this.until(`${n} lane lines`, () => this.lane.length >= n ? this.lane.slice() : undefined)
+    return this.until(
+      `${n} lane lines (lane ${this.lane})`,
+      () => this.lane.length >= n ? this.lane.slice() : undefined
+    )
   }
 }
 
@@ -124,74 +105,76 @@ interface Wire {
   readonly stop: () => void
 }
 
-const overStdio = async (args = ["gateway", "--config", config()]): Promise<Wire> => {
-  const child = spawn(process.execPath, [mcpMain, ...args], {
-    cwd: root,
-    env,
-    stdio: ["pipe", "pipe", "pipe"]
-  })
-  const watched = new Watched(child)
-  readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-    watched.seen.push(JSON.parse(line))
-    watched.wake()
-  })
-  const send = (message: Json) => void child.stdin!.write(JSON.stringify(message) + "\n")
-  send(initialize)
-  await watched.answer(0)
-  send(initialized)
-  return { watched, send, stop: () => void child.kill() }
-}
-
-const overHttp = async (): Promise<Wire> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [mcpMain, "gateway", "--config", config(), "--port", String(port)], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  const watched = new Watched(child)
-  let serving = false
-  readline.createInterface({ input: child.stderr! }).on("line", (line) => {
-    if (line.includes("mcp gateway: serving at")) serving = true
-    watched.wake()
-  })
-  await watched.until("the gateway serving", () => serving || undefined)
-  const url = `http://127.0.0.1:${port}/mcp`
-  let session: string | undefined
-  const post = async (message: Json) => {
-    // A 2026-07-28 request: no session, and the headers that repeat its body.
-    const modern = message.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28"
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...(modern
-          ? { "mcp-protocol-version": "2026-07-28", "mcp-method": message.method, "mcp-name": message.params.name }
-          : session !== undefined
-          ? { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
-          : {})
-      },
-      body: JSON.stringify(message)
+/** The gateway over stdio, initialized (with `children`: stopped with them; else its own), stopped if it never answers. */
+const overStdio = (args = ["gateway", "--config", config()], children = new Children()): Promise<Wire> =>
+  children.starting(async () => {
+    const child = children.spawn(process.execPath, [mcpMain, ...args], {
+      cwd: root,
+      env,
+      stdio: ["pipe", "pipe", "pipe"]
     })
-    session ??= response.headers.get("mcp-session-id") ?? undefined
-    const body = await response.text()
-    if (body === "") return
-    // A JSON body, or a stream's events (the first, priming one, empty).
-    const messages = response.headers.get("content-type")?.includes("text/event-stream")
-      ? body.split("\n").filter((l) => l.startsWith("data:") && l.length > 6).map((l) => JSON.parse(l.slice(5)))
-      : [JSON.parse(body)]
-    watched.seen.push(...messages)
-    watched.wake()
-  }
-  await post(initialize)
-  await post(initialized)
-  return {
-    watched,
-    // Each POST waits on its answer without holding up the next one (a cancel comes while a call waits).
-    send: (message) => void post(message).catch(() => {}),
-    stop: () => void child.kill()
-  }
+    const watched = new Watched(child)
+    readline.createInterface({ input: child.stdout! }).on("line", (line) => watched.push(JSON.parse(line)))
+    const send = (message: Json) => void child.stdin!.write(JSON.stringify(message) + "\n")
+    send(initialize)
+    await watched.answer(0)
+    send(initialized)
+    return { watched, send, stop: () => children.stop() }
+  })
+
+/** The gateway over HTTP, one session initialized; stopped if it never serves. */
+const overHttp = (): Promise<Wire> => {
+  const children = new Children()
+  return children.starting(async () => {
+    const port = await freePort()
+    const child = children.spawn(process.execPath, [mcpMain, "gateway", "--config", config(), "--port", String(port)], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    const watched = new Watched(child)
+    let serving = false
+    readline.createInterface({ input: child.stderr! }).on("line", (line) => {
+      if (line.includes("mcp gateway: serving at")) serving = true
+      watched.wake()
+    })
+    await watched.until("the gateway serving", () => serving || undefined)
+    const url = `http://127.0.0.1:${port}/mcp`
+    let session: string | undefined
+    const post = async (message: Json) => {
+      // A 2026-07-28 request: no session, and the headers that repeat its body.
+      const modern = message.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28"
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(modern
+            ? { "mcp-protocol-version": "2026-07-28", "mcp-method": message.method, "mcp-name": message.params.name }
+            : session !== undefined
+            ? { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+            : {})
+        },
+        body: JSON.stringify(message)
+      })
+      session ??= response.headers.get("mcp-session-id") ?? undefined
+      const body = await response.text()
+      if (body === "") return
+      // A JSON body, or a stream's events (the first, priming one, empty).
+      const messages = response.headers.get("content-type")?.includes("text/event-stream")
+        ? body.split("\n").filter((l) => l.startsWith("data:") && l.length > 6).map((l) => JSON.parse(l.slice(5)))
+        : [JSON.parse(body)]
+      for (const m of messages) watched.push(m)
+    }
+    await post(initialize)
+    await post(initialized)
+    return {
+      watched,
+      // Each POST waits on its answer without holding up the next one (a cancel comes while a call waits).
+      send: (message) => void post(message).catch(() => {}),
+      stop: () => children.stop()
+    }
+  })
 }
 
 describe.each([["stdio", () => overStdio()], ["HTTP", overHttp]] as const)("the raw lane over %s", (_, open) => {
@@ -342,17 +325,20 @@ describe("the raw lane's logs of one call (stdio)", () => {
   // overtake them. Now at most 256 wait, the rest dropped, and the answer comes after them.
   it("keeps at most 256 of a call's logs waiting for a slow client, and answers after them", async () => {
     const port = await freePort()
-    const upstream = spawn(process.execPath, [path.join(root, "test/gateway/fixtures/loud-http.mjs"), String(port)], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, COUNT: "4000", SIZE: "16384" }
-    })
+    const children = new Children()
+    const upstream = children.spawn(
+      process.execPath,
+      [path.join(root, "test/gateway/fixtures/loud-http.mjs"), String(port)],
+      { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, COUNT: "4000", SIZE: "16384" } }
+    )
     // Its line once it wrote all of the call's stream (an event, not a guess).
     const flooded = new Promise((resolve) =>
       readline.createInterface({ input: upstream.stdout! }).once("line", resolve)
     )
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-")), "gateway.json")
     writeFileSync(file, JSON.stringify({ mcpServers: { up: { url: `http://127.0.0.1:${port}/mcp` } } }))
-    const { send, stop, watched } = await overStdio(["gateway", "--config", file])
+    // The upstream is stopped with the gateway, also when the gateway never answers.
+    const { send, stop, watched } = await overStdio(["gateway", "--config", file], children)
     try {
       for (let id = 1;; id++) {
         send({ jsonrpc: "2.0", id, method: "tools/list" })
@@ -374,7 +360,6 @@ describe("the raw lane's logs of one call (stdio)", () => {
       expect(watched.seen.indexOf(answer)).toBeGreaterThan(watched.seen.indexOf(logs.at(-1)!))
     } finally {
       stop()
-      upstream.kill()
     }
   }, 60_000)
 })

@@ -12,17 +12,18 @@
  * - a 401: not served, so sent again through the `HttpClient` (its `McpAuth`), the same error as
  *   the server's path; the headers the client holds (`authorization` of the config) go with it;
  * - a 500: the same error as the server's path;
- * - a cancel: the upstream is told, with the id it was sent.
+ * - a cancel: the upstream is told, with the id it was sent;
+ * - the upstream closing a kept-alive connection as the call arrives on it, with no byte of answer:
+ *   sent again once on another connection; a second such close is the call's failure.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
+import { Children, Lines, linesOf } from "./support.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = Programs.mcpMain
@@ -30,48 +31,12 @@ const fixture = path.join(root, "test/gateway/fixtures/lane-http.mjs")
 
 type Json = Record<string, any>
 
-/** Lines that come (parsed), each awaited as it comes: at most 20 s (a guard, not a guess). */
-class Lines {
-  readonly seen: Array<any> = []
-  private readonly waiters = new Set<() => void>()
-  push(line: any) {
-    this.seen.push(line)
-    for (const k of this.waiters) k()
-  }
-  /**
-   * The gateway's lane lines once `n` of them have come (they reach stderr on their own; an answer
-   * on stdout can be read first), without `serving`.
-   */
-  async laneSaw(n: number): Promise<Array<string>> {
-    const of = () => this.seen.filter((l) => l !== "serving")
-    await this.until(`${n} lane lines`, () => of().length >= n || undefined)
-    return of()
-  }
-  until<A>(what: string, check: () => A | undefined): Promise<A> {
-    return new Promise((resolve, reject) => {
-      const now = check()
-      if (now !== undefined) return resolve(now)
-      const guard = setTimeout(() => {
-        this.waiters.delete(k)
-        reject(new Error(`never came: ${what}; seen ${JSON.stringify(this.seen)}`))
-      }, 45_000)
-      const k = () => {
-        const got = check()
-        if (got === undefined) return
-        clearTimeout(guard)
-        this.waiters.delete(k)
-        resolve(got)
-      }
-      this.waiters.add(k)
-    })
-  }
+/** The lane lines of a gateway once `n` of them have come (they reach stderr on their own; an answer on stdout can be read first), without `serving`. */
+const laneSaw = async (lane: Lines<string>, n: number): Promise<Array<string>> => {
+  const of = () => lane.seen.filter((l) => l !== "serving")
+  await lane.until(`${n} lane lines`, () => of().length >= n || undefined)
+  return of()
 }
-
-const lines = (child: ChildProcess, from: "stdout" | "stderr", into: Lines, parse: (line: string) => unknown) =>
-  readline.createInterface({ input: child[from]! }).on("line", (line) => {
-    const parsed = parse(line)
-    if (parsed !== undefined) into.push(parsed)
-  })
 
 const call = (id: number, name: string, args?: Json, extra: Json = {}) => ({
   jsonrpc: "2.0",
@@ -80,11 +45,11 @@ const call = (id: number, name: string, args?: Json, extra: Json = {}) => ({
   params: { name, ...(args !== undefined ? { arguments: args } : {}), ...extra }
 })
 
-/** The upstream, on a port of its own (its lines), and a gateway config naming it (with `headers`). */
-const upstreamOf = async (headers?: Record<string, string>) => {
-  const upstream = spawn(process.execPath, [fixture], { stdio: ["ignore", "pipe", "inherit"] })
-  const posts = new Lines()
-  lines(upstream, "stdout", posts, (line) => JSON.parse(line))
+/** The upstream (one of `children`), on a port of its own (its lines), and a gateway config naming it (with `headers`). */
+const upstreamOf = async (children: Children, headers?: Record<string, string>) => {
+  const upstream = children.spawn(process.execPath, [fixture], { stdio: ["ignore", "pipe", "inherit"] })
+  const posts = new Lines(upstream)
+  linesOf(upstream, "stdout", posts, (line) => JSON.parse(line))
   const port = await posts.until("the upstream's port", () => {
     const said = posts.seen[0]
     return typeof said === "string" ? Number(said.slice(5)) : undefined
@@ -93,53 +58,51 @@ const upstreamOf = async (headers?: Record<string, string>) => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "raw-lane-http-")), "gateway.json")
   const url = `http://127.0.0.1:${port}/mcp`
   writeFileSync(file, JSON.stringify({ mcpServers: { up: { url, ...(headers !== undefined ? { headers } : {}) } } }))
-  return { upstream, posts, file }
+  return { posts, file }
 }
 
-/** The upstream, and a gateway in front of it over stdio (`headers` of its config given, `flags` its own). */
-const open = async (headers?: Record<string, string>, flags: ReadonlyArray<string> = []) => {
-  const { file, posts, upstream } = await upstreamOf(headers)
-  const gateway = spawn(process.execPath, [mcpMain, "gateway", "--config", file, ...flags], {
-    cwd: root,
-    env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
-    stdio: ["pipe", "pipe", "pipe"]
-  })
-  const seen = new Lines()
-  const lane = new Lines()
-  lines(gateway, "stdout", seen, (line) => JSON.parse(line))
-  lines(gateway, "stderr", lane, (line) => /relay lane: tools\/call (\S+)/.exec(line)?.[1])
-  const send = (message: Json) => void gateway.stdin!.write(JSON.stringify(message) + "\n")
-  const answer = (id: number): Promise<Json> =>
-    seen.until(`the answer to ${id}`, () => seen.seen.find((m) => m.id === id && !("method" in m)))
-  send({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
-  })
-  await answer(0)
-  send({ jsonrpc: "2.0", method: "notifications/initialized" })
-  // The upstream's tools are mirrored once listed.
-  for (let id = 1_000;; id++) {
-    send({ jsonrpc: "2.0", id, method: "tools/list" })
-    if ((await answer(id)).result.tools.length > 0) break
-    await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
-  }
-  /** The upstream's lines for `tools/call` of `name`, from `from` on. */
-  const callsOf = (name: string, from = 0) =>
-    posts.seen.slice(from).filter((p) => p.method === "tools/call" && p.name === name)
-  return {
-    send,
-    answer,
-    posts,
-    lane,
-    seen,
-    callsOf,
-    stop: () => {
-      gateway.kill()
-      upstream.kill()
+/**
+ * The upstream, and a gateway in front of it over stdio (`headers` of its config given, `flags` its
+ * own); both stopped if either never becomes ready.
+ */
+const open = (headers?: Record<string, string>, flags: ReadonlyArray<string> = []) => {
+  const children = new Children()
+  return children.starting(async () => {
+    const { file, posts } = await upstreamOf(children, headers)
+    const gateway = children.spawn(process.execPath, [mcpMain, "gateway", "--config", file, ...flags], {
+      cwd: root,
+      env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    const seen = new Lines<Json>(gateway)
+    const lane = new Lines<string>(gateway)
+    linesOf(gateway, "stdout", seen, (line) => JSON.parse(line))
+    linesOf(gateway, "stderr", lane, (line) => /relay lane: tools\/call (\S+)/.exec(line)?.[1])
+    const send = (message: Json) => void gateway.stdin!.write(JSON.stringify(message) + "\n")
+    const answer = (id: number): Promise<Json> =>
+      seen.until(`the answer to ${id}`, () => seen.seen.find((m) => m.id === id && !("method" in m)))
+    send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
+    })
+    await answer(0)
+    send({ jsonrpc: "2.0", method: "notifications/initialized" })
+    // The upstream's tools are mirrored once listed.
+    for (let id = 1_000;; id++) {
+      send({ jsonrpc: "2.0", id, method: "tools/list" })
+      if ((await answer(id)).result.tools.length > 0) break
+      await posts.until(
+        "the upstream's tools/list",
+        () => posts.seen.some((p) => p.method === "tools/list") || undefined
+      )
     }
-  }
+    /** The upstream's lines for `tools/call` of `name`, from `from` on. */
+    const callsOf = (name: string, from = 0) =>
+      posts.seen.slice(from).filter((p) => p.method === "tools/call" && p.name === name)
+    return { send, answer, posts, lane, seen, callsOf, stop: () => children.stop() }
+  })
 }
 
 describe("the raw lane to an HTTP upstream", () => {
@@ -157,7 +120,7 @@ describe("the raw lane to an HTTP upstream", () => {
       const log = g.seen.seen.findIndex((m) => m.method === "notifications/message" && m.params.data === "on its way")
       expect(log).toBeGreaterThanOrEqual(0)
       expect(log).toBeLessThan(g.seen.seen.findIndex((m) => m.id === 2))
-      expect(await g.lane.laneSaw(2)).toEqual(["up_add", "up_sse"])
+      expect(await laneSaw(g.lane, 2)).toEqual(["up_add", "up_sse"])
       expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
       expect(g.callsOf("sse").map((p) => p.status)).toEqual([200])
     } finally {
@@ -178,7 +141,7 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(g.posts.seen.slice(from).some((p) => p.method === "initialize")).toBe(true)
       g.send(call(3, "up_add", { a: 1, b: 2 }))
       expect((await g.answer(3)).result.structuredContent).toEqual({ sum: 3 })
-      expect(await g.lane.laneSaw(3)).toEqual(["up_forget", "up_add", "up_add"])
+      expect(await laneSaw(g.lane, 3)).toEqual(["up_forget", "up_add", "up_add"])
     } finally {
       g.stop()
     }
@@ -199,13 +162,39 @@ describe("the raw lane to an HTTP upstream", () => {
       expect(full401.code).toBeTypeOf("number")
       expect(lane401).toEqual(full401)
       expect(lane500).toEqual(full500)
-      expect(await g.lane.laneSaw(2)).toEqual(["up_broken", "up_guarded"])
+      expect(await laneSaw(g.lane, 2)).toEqual(["up_broken", "up_guarded"])
       // The 500 was sent once by each path; the lane's 401 was not served, so sent again.
       expect(g.callsOf("broken").map((p) => p.status)).toEqual([500, 500])
       expect(g.callsOf("add")).toEqual([])
       g.send(call(5, "up_add", { a: 1, b: 1 }))
       expect((await g.answer(5)).result.structuredContent).toEqual({ sum: 2 })
       expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+
+  // Before: the call failed ("connection closed"), where the upstream had never run it.
+  it("sends a call again, once, when the upstream closed its kept-alive connection under it unanswered", async () => {
+    const g = await open()
+    try {
+      g.send(call(1, "up_drop"))
+      await g.answer(1)
+      g.send(call(2, "up_add", { a: 2, b: 2 }))
+      expect((await g.answer(2)).result.structuredContent).toEqual({ sum: 4 })
+      expect(g.posts.seen.filter((p) => p.dropped !== undefined)).toEqual([{ dropped: "add" }])
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+      // At most once: closed under it twice (the second time on a new connection, never sent
+      // again either), the call fails, and is not sent a third time.
+      g.send(call(3, "up_drop", { times: 2 }))
+      await g.answer(3)
+      g.send(call(4, "up_add", { a: 1, b: 1 }))
+      const failed = (await g.answer(4)).error
+      expect(failed.code).toBe(-32603)
+      expect(failed.message).toContain("connection closed")
+      expect(g.posts.seen.filter((p) => p.dropped !== undefined)).toEqual(Array(3).fill({ dropped: "add" }))
+      expect(g.callsOf("add").map((p) => p.status)).toEqual([200])
+      expect(await laneSaw(g.lane, 4)).toEqual(["up_drop", "up_add", "up_drop", "up_add"])
     } finally {
       g.stop()
     }
@@ -223,7 +212,7 @@ describe("the raw lane to an HTTP upstream", () => {
         status: 200,
         auth: "Bearer good"
       }])
-      expect(await g.lane.laneSaw(1)).toEqual(["up_guarded"])
+      expect(await laneSaw(g.lane, 1)).toEqual(["up_guarded"])
     } finally {
       g.stop()
     }
@@ -240,7 +229,7 @@ describe("the raw lane to an HTTP upstream", () => {
       g.send(call(2, "up_cancelled"))
       expect((await g.answer(2)).result.structuredContent).toEqual(told)
       expect(typeof told.requestId).toBe("number")
-      expect(await g.lane.laneSaw(2)).toEqual(["up_hang", "up_cancelled"])
+      expect(await laneSaw(g.lane, 2)).toEqual(["up_hang", "up_cancelled"])
       // Nothing answered the cancelled call.
       expect(g.seen.seen.some((m) => m.id === 1)).toBe(false)
     } finally {
@@ -256,7 +245,7 @@ describe("the raw lane to an HTTP upstream", () => {
       const sent = await g.posts.until("the hang's POST", () => g.callsOf("hang")[0])
       const waiting = [2, 3, 4, 5, 6]
       for (const id of waiting) g.send(call(id, "up_hang"))
-      expect(await g.lane.laneSaw(6)).toEqual(Array(6).fill("up_hang"))
+      expect(await laneSaw(g.lane, 6)).toEqual(Array(6).fill("up_hang"))
       // The calls that never left are cancelled first, then the one sent.
       for (const id of [...waiting, 1]) {
         g.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } })
@@ -292,7 +281,7 @@ describe("the raw lane to an HTTP upstream", () => {
       // The upstream ignores the cancel: the POST ends only because the gateway lets it go (before:
       // its stream was read on until the upstream ended it, holding a connection of the pool).
       await g.posts.until("the POST let go", () => g.posts.seen.some((p) => p.closed === told.requestId) || undefined)
-      expect(await g.lane.laneSaw(1)).toEqual(["up_ssehang"])
+      expect(await laneSaw(g.lane, 1)).toEqual(["up_ssehang"])
       expect(g.seen.seen.some((m) => m.id === 1 && !("method" in m))).toBe(false)
     } finally {
       g.stop()
@@ -300,61 +289,57 @@ describe("the raw lane to an HTTP upstream", () => {
   }, 60_000)
 })
 
-/** The gateway over HTTP in front of the upstream: POSTs at the wire, the answers' texts. */
-const openHttp = async () => {
-  const { file, posts, upstream } = await upstreamOf()
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
+/** The gateway over HTTP in front of the upstream: POSTs at the wire, the answers' texts; both stopped if either never becomes ready. */
+const openHttp = () => {
+  const children = new Children()
+  return children.starting(async () => {
+    const { file, posts } = await upstreamOf(children)
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo
+        probe.close(() => resolve(port))
+      })
     })
-  })
-  const served = spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
-    cwd: root,
-    env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  const lane = new Lines()
-  lines(
-    served,
-    "stderr",
-    lane,
-    (line) => line.includes("serving at") ? "serving" : /relay lane: tools\/call (\S+)/.exec(line)?.[1]
-  )
-  await lane.until("the gateway serving", () => lane.seen.includes("serving") || undefined)
-  const url = `http://127.0.0.1:${port}/mcp`
-  const post = async (body: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body
+    const served = children.spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
+      cwd: root,
+      env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },
+      stdio: ["ignore", "ignore", "pipe"]
     })
-    return { status: response.status, headers: response.headers, text: await response.text() }
-  }
-  const init = await post(JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
-  }))
-  const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" }
-  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session)
-  for (let id = 1_000;; id++) {
-    const listed = await post(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }), session)
-    if (JSON.parse(listed.text).result.tools.length > 0) break
-    await posts.until("the upstream's tools/list", () => posts.seen.some((p) => p.method === "tools/list") || undefined)
-  }
-  return {
-    url,
-    post,
-    session,
-    posts,
-    lane,
-    stop: () => {
-      served.kill()
-      upstream.kill()
+    const lane = new Lines<string>(served)
+    linesOf(
+      served,
+      "stderr",
+      lane,
+      (line) => line.includes("serving at") ? "serving" : /relay lane: tools\/call (\S+)/.exec(line)?.[1]
+    )
+    await lane.until("the gateway serving", () => lane.seen.includes("serving") || undefined)
+    const url = `http://127.0.0.1:${port}/mcp`
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body
+      })
+      return { status: response.status, headers: response.headers, text: await response.text() }
     }
-  }
+    const init = await post(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lane-http", version: "1" } }
+    }))
+    const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" }
+    await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session)
+    for (let id = 1_000;; id++) {
+      const listed = await post(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }), session)
+      if (JSON.parse(listed.text).result.tools.length > 0) break
+      await posts.until(
+        "the upstream's tools/list",
+        () => posts.seen.some((p) => p.method === "tools/list") || undefined
+      )
+    }
+    return { url, post, session, posts, lane, stop: () => children.stop() }
+  })
 }
 
 describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds for it", () => {
@@ -389,7 +374,7 @@ describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds fo
         )
         await hanging
         expect(g.posts.seen.filter((p) => p.name === "add").map((p) => p.status)).toEqual([200])
-        expect(await g.lane.laneSaw(2)).toEqual(["up_add", "up_hang"])
+        expect(await laneSaw(g.lane, 2)).toEqual(["up_add", "up_hang"])
       } finally {
         g.stop()
       }
@@ -408,7 +393,7 @@ describe("the raw lane over HTTP at both ends: the gateway's HTTP front holds fo
       expect(told.reason).toBe("cancelled by the caller")
       expect(typeof told.requestId).toBe("number")
       await hanging
-      expect(await g.lane.laneSaw(1)).toEqual(["up_hang"])
+      expect(await laneSaw(g.lane, 1)).toEqual(["up_hang"])
     } finally {
       g.stop()
     }

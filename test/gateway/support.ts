@@ -1,7 +1,9 @@
 /**
  * How the gateway's tests start `mcp` (apps/cli, built) in a child process: serving over HTTP
  * (`serving`, scoped; `overHttp`, for a test written with promises), or over stdio with our client
- * (`overStdio`).
+ * (`overStdio`). For tests at the wire written with promises: `Lines` (what a child wrote, each
+ * awaited as it comes) and `Children` (the processes a test started, stopped together, also when
+ * one never became ready).
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
@@ -11,8 +13,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
 import * as path from "node:path"
+import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
 
@@ -108,3 +111,91 @@ export const mcpOverStdio = (args: ReadonlyArray<string>, options: StdioOptions 
 /** Our client (handshake era) of `mcp gateway --config FILE ...args` over stdio, for the scope. */
 export const overStdio = (file: string, name: string, args: ReadonlyArray<string> = []) =>
   mcpOverStdio(["gateway", "--config", file, ...args], { name })
+
+/**
+ * What a child wrote (its lines, parsed), each awaited as it comes: `until` waits for a check to
+ * hold, at most 45 s (a guard, not a guess), and fails at once, saying so, once `owner` ended
+ * (its output read to the end) without it holding.
+ */
+export class Lines<A = any> {
+  readonly seen: Array<A> = []
+  private readonly waiters = new Set<() => void>()
+  private ended: string | undefined = undefined
+  constructor(owner?: ChildProcess) {
+    // `close`: after its output was read to the end (an `exit` can come before its last lines).
+    owner?.once("close", (code, signal) => {
+      this.ended = `it exited (${code ?? signal})`
+      this.wake()
+    })
+  }
+  push(line: A) {
+    this.seen.push(line)
+    this.wake()
+  }
+  /** Checks the waiters again (something they look at changed). */
+  wake() {
+    for (const k of this.waiters) k()
+  }
+  until<B>(what: string, check: () => B | undefined): Promise<B> {
+    return new Promise((resolve, reject) => {
+      const now = check()
+      if (now !== undefined) return resolve(now)
+      const failed = (why: string) => {
+        clearTimeout(guard)
+        this.waiters.delete(k)
+        reject(new Error(`never came: ${what} (${why}); seen ${JSON.stringify(this.seen)}`))
+      }
+      const guard = setTimeout(() => failed("45 s"), 45_000)
+      const k = () => {
+        const got = check()
+        if (got !== undefined) {
+          clearTimeout(guard)
+          this.waiters.delete(k)
+          return resolve(got)
+        }
+        if (this.ended !== undefined) failed(this.ended)
+      }
+      this.waiters.add(k)
+      if (this.ended !== undefined) failed(this.ended)
+    })
+  }
+}
+
+/** `child`'s lines on `from`, parsed (`undefined`: skipped), into `into`. */
+export const linesOf = <A>(
+  child: ChildProcess,
+  from: "stdout" | "stderr",
+  into: Lines<A>,
+  parse: (line: string) => A | undefined
+) =>
+  readline.createInterface({ input: child[from]! }).on("line", (line) => {
+    const parsed = parse(line)
+    if (parsed !== undefined) into.push(parsed)
+  })
+
+/**
+ * The child processes a test starts, stopped together (`stop`: SIGTERM to each still running).
+ * `starting` runs a helper's start-up: if it fails (a gateway that never serves, an upstream that
+ * never names its port), every child started so far is stopped before the failure is thrown.
+ */
+export class Children {
+  private readonly all: Array<ChildProcess> = []
+  spawn(command: string, args: ReadonlyArray<string>, options: SpawnOptions): ChildProcess {
+    const child = spawn(command, args, options)
+    this.all.push(child)
+    return child
+  }
+  stop(): void {
+    for (const child of this.all) {
+      if (child.exitCode === null && child.signalCode === null) child.kill()
+    }
+  }
+  async starting<A>(start: () => Promise<A>): Promise<A> {
+    try {
+      return await start()
+    } catch (error) {
+      this.stop()
+      throw error
+    }
+  }
+}

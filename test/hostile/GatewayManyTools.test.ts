@@ -12,9 +12,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const mcpMain = path.join(root, "apps/cli/dist/main.js")
+const mcpMain = Programs.mcpMain
 const many = path.join(root, "test/hostile/fixtures/many-tools.mjs")
 
 /** The gateway in front of `many-tools.mjs count`, once it says the upstream is up; its stderr, a request. */
