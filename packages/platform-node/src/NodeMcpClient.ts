@@ -22,7 +22,6 @@
 import type { McpClientTransport } from "@effect-mcp/client"
 import * as ClientError from "@effect-mcp/client/ClientError"
 import { type JsonRpc, Ndjson, Transport, Wire } from "@effect-mcp/core"
-import type * as Undici from "@effect/platform-node/Undici"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -33,6 +32,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import * as CommonJs from "./internal/commonJs.js"
 import * as HttpPost from "./internal/httpPost.js"
 import * as Lanes from "./internal/lanes.js"
 import * as StderrTail from "./internal/stderrTail.js"
@@ -462,21 +462,19 @@ export const layerHttpClientWith = (
         ).pipe(Layer.provide(Layer.scoped(
           NodeHttpClient.Dispatcher,
           Effect.acquireRelease(
-            Effect.sync(() => Lanes.make(undiciOf(Undici), { connections, keepAliveTimeout })),
+            Effect.sync(() =>
+              Lanes.make(
+                // undici is CommonJS (re-exported by `@effect/platform-node/Undici` with `export *`).
+                CommonJs.names(Undici, "Agent"),
+                { connections, keepAliveTimeout }
+              )
+            ),
             (agent) => Effect.promise(() => agent.destroy())
           )
         )))
     )
   )
 }
-
-/**
- * undici's names. It is CommonJS, re-exported by `@effect/platform-node/Undici`: a bundler with code splitting
- * (esbuild's, as our own bundles and a user's may be) gives that module to a dynamic import with undici's names
- * under `default` alone, where Node gives them as names too.
- */
-const undiciOf = (module: typeof Undici): typeof Undici =>
-  module.Agent === undefined ? module.default as unknown as typeof Undici : module
 
 /**
  * `layerHttpClientWith` with its default bounds: at most {@link defaultConnections} connections

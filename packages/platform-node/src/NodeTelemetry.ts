@@ -34,6 +34,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as CommonJs from "./internal/commonJs.js"
 
 /**
  * The wire format of one signal: OTLP over HTTP as protobuf (the default) or as JSON.
@@ -451,8 +452,10 @@ export const layer = (settings: Settings, telemetry: Telemetry.Options = {}): La
           ? import("@opentelemetry/exporter-trace-otlp-http")
           : import("@opentelemetry/exporter-trace-otlp-proto")
       ])),
-    ([Tracer, TelemetryTracer, NodeSdk, Resource, TraceBase, Exporter]) =>
+    ([Tracer, TelemetryTracer, NodeSdk, Resource, traceBase, exporterModule]) =>
       Effect.gen(function*() {
+        const TraceBase = CommonJs.names(traceBase, "BatchSpanProcessor")
+        const Exporter = CommonJs.names(exporterModule, "OTLPTraceExporter")
         // Closed last, once the provider has flushed (or had its time): see internal/exportAgent.
         const tlsWarnings: Array<string> = []
         const ExportAgent = yield* Effect.promise(() => import("./internal/exportAgent.js"))
