@@ -4,13 +4,6 @@
  * `addEventListener` as its signal: one made here, told once, when the call is aborted). The
  * response comes with its body unread: read whole up to a limit, counted as bytes arrive; handed
  * over as a web `Response` for the transport's own reading; or dropped.
- *
- * A POST whose kept-alive connection the server closed under it, before any byte of an answer
- * (`closedUnanswered`), is sent again once, on another connection: a server closes a connection
- * it keeps alive when it has been idle long enough, at a moment of its own, and a request written
- * just then arrives on a connection the server already closed, which never reads it. (undici
- * looks for such a close before it reuses an idle connection, but a close on its way while the
- * request is written is seen only after.)
  */
 import type { McpClientTransport } from "@effect-mcp/client"
 import type * as Undici from "@effect/platform-node/Undici"
@@ -33,14 +26,11 @@ class Post implements Undici.Dispatcher.DispatchHandler {
   written = false
   handler: Undici.Dispatcher.DispatchHandler | undefined = undefined
   private listener: (() => void) | undefined = undefined
-  /** Sent again already (`closedUnanswered`): at most once. */
-  resent = false
   addEventListener(_type: "abort", listener: () => void) {
     this.listener = listener
   }
-  removeEventListener(_type: "abort", listener: () => void) {
-    // A request sent again listens anew: the first one's leaving does not take the new listener.
-    if (this.listener === listener) this.listener = undefined
+  removeEventListener() {
+    this.listener = undefined
   }
   /** Aborts the request: true when it had been sent (or was being sent), false when it never left. */
   readonly abort = (): boolean => {
@@ -66,20 +56,6 @@ class Post implements Undici.Dispatcher.DispatchHandler {
   onError(error: Error) {
     return this.handler!.onError!(error)
   }
-}
-
-/**
- * Whether `error` says a kept-alive connection closed under a request before any byte of its
- * answer came: undici's socket error (the server ended or reset the connection) on a connection
- * that had read bytes before (an earlier exchange's: this request had no answer, or the callback
- * would have had its response), so it was one kept alive. On such a connection the close is the
- * server letting an idle connection go, which it does without reading what arrives after; a new
- * connection closed at once (a server that died on the request, perhaps) has read nothing and is
- * never sent again.
- */
-const closedUnanswered = (error: unknown): boolean => {
-  const { code, socket } = error as { readonly code?: unknown; readonly socket?: { readonly bytesRead?: unknown } }
-  return code === "UND_ERR_SOCKET" && typeof socket?.bytesRead === "number" && socket.bytesRead > 0
 }
 
 type Body = Undici.Dispatcher.ResponseData["body"]
@@ -194,26 +170,20 @@ export const make = (dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost
         // A raw call's request: the pool's lanes need not read its body to know it.
         [Lanes.opensCall]: true
       }
-      const done = (error: Error | null, data: Undici.Dispatcher.ResponseData<null>) => {
-        if (error !== null) {
-          // Closed under it by the server, unanswered: once more, on another connection.
-          if (!signal.resent && !signal.aborted && closedUnanswered(error)) {
-            signal.resent = true
-            signal.written = false
-            return through.request(options, done)
-          }
-          return handlers.error(error)
+      through.request(
+        options,
+        (error, data) => {
+          if (error !== null) return handlers.error(error)
+          const { statusCode, headers: answered, body: stream } = data
+          handlers.response({
+            status: statusCode,
+            header: (name) => joined(answered, name),
+            text: (limit, done, failed) => readText(stream, joined(answered, "content-length"), limit, done, failed),
+            toWeb: () => toWeb(statusCode, answered, stream),
+            discard: () => void stream.resume().on("error", () => {})
+          })
         }
-        const { statusCode, headers: answered, body: stream } = data
-        handlers.response({
-          status: statusCode,
-          header: (name) => joined(answered, name),
-          text: (limit, read, failed) => readText(stream, joined(answered, "content-length"), limit, read, failed),
-          toWeb: () => toWeb(statusCode, answered, stream),
-          discard: () => void stream.resume().on("error", () => {})
-        })
-      }
-      through.request(options, done)
+      )
       return signal.abort
     }
   }
