@@ -1,6 +1,6 @@
 /**
  * The demo server as a Cloudflare Worker on workerd: `apps/everything/src/worker.ts` (the demo as
- * `HttpTransport.toWebHandler`, built once per isolate from the Worker's `env`) served by
+ * `StatelessServer.toWorkerHandler`, built once per isolate from the Worker's `env`) served by
  * `pnpm run everything:workerd` (`scripts/everything-workerd.mjs`: it installs the pinned workerd
  * from the npm registry into `node_modules/.cache/effect-mcp-workerd`, bundles the entry, writes
  * workerd's config and serves it), on a free port of 127.0.0.1, driven over Streamable HTTP by our
@@ -129,7 +129,7 @@ const ours = (url: string, retryAt?: string, retried: Array<string> = []) => {
   return driveOurs(url, { era: "stateless", name: "workerd-test", fetch: routed })
 }
 
-describe("The demo on workerd, a Worker through HttpTransport.toWebHandler", () => {
+describe("The demo on workerd, a Worker through StatelessServer.toWorkerHandler", () => {
   let running: Running | undefined
   let other: Running | undefined
   let keyless: Running | undefined
