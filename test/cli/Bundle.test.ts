@@ -1,7 +1,7 @@
 /**
  * The bundled demo and `mcp` command (`scripts/bundle.mjs`, esbuild: what `pnpm start` and
- * `pnpm run mcp` run, one module each for a fast startup): the bundled command calls a tool of the
- * bundled demo over stdio, in both eras.
+ * `pnpm run mcp` run: an entry each, and the chunks it loads when first used, for a fast startup): the
+ * bundled command calls a tool of the bundled demo over stdio, in both eras.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"

@@ -2,8 +2,8 @@
  * Our programs as the test kit spawns them: the bundles users run (`mcp` is `apps/cli/dist/mcp.mjs`, the
  * published bin; the demo is `apps/everything/dist/everything.mjs`, what `pnpm start` runs), made by
  * `scripts/bundle.mjs` from the built `dist/main.js` files before any test file runs (`bundles.ts`, vitest's
- * global setup). One module each starts in about half the CPU of the hundreds `tsc` writes, and the suite spawns
- * them hundreds of times. The `tsc` output itself is still spawned where that is what a test is about (the
+ * global setup). A bundle (its entry, and the chunks it loads when first used) starts in about half the CPU of
+ * the hundreds of modules `tsc` writes, and the suite spawns them hundreds of times. The `tsc` output itself is still spawned where that is what a test is about (the
  * demo in `test/client/Stdio.test.ts`, `test/interop/OfficialClient.test.ts`, `apps/everything/test`).
  */
 import * as path from "node:path"
