@@ -122,9 +122,15 @@ describe("mcp over HTTP", () => {
           if (out.includes("notifications/tools/list_changed")) resolve()
         })
       )
-      await new Promise<void>((resolve) =>
-        listening.stderr.on("data", (chunk) => String(chunk).includes("listening") && resolve())
-      )
+      // Its "listening" line, however the pipe cuts it into chunks; or, if it ends first, why.
+      let err = ""
+      await new Promise<void>((resolve, reject) => {
+        listening.stderr.on("data", (chunk) => {
+          err += chunk
+          if (err.includes("listening")) resolve()
+        })
+        listening.on("exit", (code) => reject(new Error(`mcp listen exited (${code}) before listening: ${err}`)))
+      })
       const edit = await mcp("call", url, "editTools", "--args", "{\"action\":\"add\"}")
       assert.strictEqual(edit.code, 0, edit.stderr)
       // Printed, or 30 seconds at most (a guard, for the assertion below to say what came instead).
