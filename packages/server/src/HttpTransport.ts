@@ -410,15 +410,7 @@ export interface WebHandler {
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: Options & { readonly memoMap?: Layer.MemoMap | undefined } = {}
-): WebHandler => {
-  let built: WebHandler | undefined
-  const load = Modules.web().then((adapter) => built = adapter.toWebHandler(server, options))
-  return {
-    handler: (request) =>
-      built !== undefined ? built.handler(request) : load.then((adapter) => adapter.handler(request)),
-    dispose: () => load.then((adapter) => adapter.dispose())
-  }
-}
+): WebHandler => Worker.lazyWebHandler(Modules.web().then((adapter) => adapter.toWebHandler(server, options)))
 
 /**
  * A Cloudflare Worker's module (`export default`): its `fetch` is given the request and the

@@ -27,7 +27,12 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { AuthOptions as HttpAuthOptions, Options as HttpOptions, WorkerHandler } from "./HttpTransport.js"
+import type {
+  AuthOptions as HttpAuthOptions,
+  Options as HttpOptions,
+  WebHandler as HttpWebHandler,
+  WorkerHandler
+} from "./HttpTransport.js"
 import type * as AuthCode from "./internal/http/auth.js"
 import * as Worker from "./internal/http/worker.js"
 import * as Modules from "./internal/lazy.js"
@@ -179,10 +184,7 @@ export interface HandlerOptions extends
  * @since 0.2.0
  * @category models
  */
-export interface WebHandler {
-  readonly handler: (request: Request) => Promise<Response>
-  readonly dispose: () => Promise<void>
-}
+export type WebHandler = HttpWebHandler
 
 /**
  * The MCP endpoint of the server a layer builds, as a fetch handler (Bun, Deno, Next.js route
@@ -194,15 +196,7 @@ export interface WebHandler {
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
   options: HandlerOptions & { readonly memoMap?: Layer.MemoMap | undefined } = {}
-): WebHandler => {
-  let built: WebHandler | undefined
-  const load = Modules.statelessWeb().then((adapter) => built = adapter.toWebHandler(server, options))
-  return {
-    handler: (request) =>
-      built !== undefined ? built.handler(request) : load.then((adapter) => adapter.handler(request)),
-    dispose: () => load.then((adapter) => adapter.dispose())
-  }
-}
+): WebHandler => Worker.lazyWebHandler(Modules.statelessWeb().then((adapter) => adapter.toWebHandler(server, options)))
 
 /**
  * The MCP endpoint of the server a layer builds, as a Cloudflare Worker's module (`export

@@ -6,7 +6,7 @@
  */
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Layer from "effect/Layer"
-import type { WorkerHandler } from "../../HttpTransport.js"
+import type { WebHandler, WorkerHandler } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
 import type { Adapter } from "./web.js"
 
@@ -40,3 +40,18 @@ const configOf = (env: Env): ConfigProvider.ConfigProvider =>
   ConfigProvider.fromMap(
     new Map(Object.entries(env).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
   )
+
+/**
+ * A fetch handler whose adapter `load` brings (a module loaded when first needed): requests before
+ * it came wait for it, those after go straight to it. Shared by `HttpTransport.toWebHandler` and
+ * `StatelessServer.toWebHandler`.
+ */
+export const lazyWebHandler = (load: Promise<WebHandler>): WebHandler => {
+  let built: WebHandler | undefined
+  const loaded = load.then((adapter) => built = adapter)
+  return {
+    handler: (request) =>
+      built !== undefined ? built.handler(request) : loaded.then((adapter) => adapter.handler(request)),
+    dispose: () => loaded.then((adapter) => adapter.dispose())
+  }
+}
