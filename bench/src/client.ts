@@ -30,6 +30,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
+import { setMaxListeners } from "node:events"
 import { readdirSync, readFileSync } from "node:fs"
 import { here, median, ms, num, percentile, ratio, startHttpServer, table } from "./proc.js"
 import { record, type Row, targetRow } from "./summary.js"
@@ -102,6 +103,12 @@ const ours = async (transport: Layer.Layer<McpClientTransport.McpClientTransport
 const sdk = async (transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Pair> => {
   const client = new Client({ name: "bench", version: "1.0.0" }, { capabilities: {} })
   await client.connect(transport)
+  // The HTTP transport gives every request's `fetch` its one AbortSignal, so with 16 calls in flight undici adds
+  // 16 abort listeners to it and Node prints a MaxListenersExceededWarning (with its stack) again and again: the
+  // client's process spent its time printing them. The limit is lifted on that signal, as a user of the SDK with
+  // concurrent calls would.
+  const signal = (transport as unknown as { _abortController?: AbortController })._abortController?.signal
+  if (signal !== undefined) setMaxListeners(0, signal)
   return {
     add: (a, b) =>
       client.callTool({ name: "add", arguments: { a, b } }).then((r) => (r.structuredContent as { sum: number }).sum),
