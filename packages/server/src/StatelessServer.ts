@@ -53,7 +53,8 @@ export interface Options<R> extends Server.Options<R> {
   /**
    * Tasks (the 2026-07-28 tasks extension), run in this process or isolate: `tasks:
    * StatelessServer.tasks`. Without it the server runs none (a tool given `task`, or
-   * `capabilities.tasks`, is a defect when the server is built; `tasks/get` of any id is -32602),
+   * `capabilities.tasks`, is a defect when the server is built, and such a tool is one when added
+   * later with `addTool`, which adds nothing; `tasks/get` of any id is -32602),
    * and its bundle carries neither the tasks' runtime nor the in-memory task store (nor
    * `effect/Stream`, which that store's changes are).
    */
