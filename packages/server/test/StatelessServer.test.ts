@@ -100,6 +100,13 @@ describe("StatelessServer", () => {
     expect(call.error.message).toContain("report")
   })
 
+  it("takes the 2026-07-28 revision alone in its options' type", () => {
+    const options = (revisions: StatelessServer.Options<never>["revisions"]) => revisions
+    expect(options(["2026-07-28"])).toEqual(["2026-07-28"])
+    // @ts-expect-error a handshake revision: a StatelessServer serves 2026-07-28 alone
+    StatelessServer.layer({ serverInfo, tools: [Echo], revisions: ["2025-11-25", "2026-07-28"] })
+  })
+
   it("runs no task without tasks named: tasks/get of any id is -32602, a call declaring the extension is a plain call", async () => {
     const handler = served(StatelessServer.toWebHandler(StatelessServer.layer({ serverInfo, tools: [Echo] })))
     const call = await (await handler(post("tools/call", { name: "echo", arguments: { text: "hi" } }, {
