@@ -14,7 +14,9 @@
  * semi-space than Node's), and the process's CPU time (`/proc/<pid>/task/<tid>/schedstat`, ns).
  *
  * Profiled milliseconds are inflated by the profiler (sampling every BENCH_PROFILE_INTERVAL µs,
- * default 100): compare kinds within one run, not with `runtimes.ts`' figures.
+ * default 100) and are wall time: on a loaded machine a preempted process charges the pause to the
+ * frame on the stack (a one-line function may show tens of ms of self time). Compare kinds within
+ * one run, repeat it, and do not compare with `runtimes.ts`' CPU figures.
  *
  * A profiling tool, not a test nor a benchmark with targets.
  */
