@@ -25,7 +25,8 @@ const caches = {
   deno: join(root, "node_modules/.cache/effect-mcp-runtimes"),
   workerd: join(root, "node_modules/.cache/effect-mcp-workerd")
 } as const
-const binary = (runtime: Runtime) => join(caches[runtime], "node_modules/.bin", runtime)
+/** The runtime's binary, as `install` puts it. */
+export const binary = (runtime: Runtime) => join(caches[runtime], "node_modules/.bin", runtime)
 const dist = here("./runtimes")
 
 export const version = (runtime: Runtime): string => versions[runtime]

@@ -1438,7 +1438,7 @@ export const layerWith = (options: Options = {}): Layer.Layer<McpServer.McpServe
   }
   // 2026-07-28 alone: the entry without the handshake era's code, its tasks named.
   const server = options.era === "stateless"
-    ? StatelessServer.layer({ ...given, tasks: StatelessServer.tasks })
+    ? StatelessServer.layer({ ...given, revisions: ["2026-07-28"], tasks: StatelessServer.tasks })
     : McpServer.layer(given)
   return ServerTools.pipe(Layer.provideMerge(server), Layer.provide(Watched.layer))
 }

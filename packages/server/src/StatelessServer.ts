@@ -33,7 +33,7 @@ import type {
   WebHandler as HttpWebHandler,
   WorkerHandler
 } from "./HttpTransport.js"
-import type * as AuthCode from "./internal/http/auth.js"
+import type * as AuthModule from "./internal/http/auth.js"
 import * as Worker from "./internal/http/worker.js"
 import * as Modules from "./internal/lazy.js"
 import * as internal from "./internal/server.js"
@@ -43,17 +43,20 @@ import type * as TokenVerifier from "./TokenVerifier.js"
 
 /**
  * What `make` / `layer` take: `McpServer`'s options, its revisions 2026-07-28 alone (the default
- * here; a handshake revision is a defect when the server is built), and the tasks' code when the
- * server runs tasks ({@link tasks}).
+ * here; a handshake revision is refused in the types, and from JavaScript is a defect when the
+ * server is built), and the tasks' code when the server runs tasks ({@link tasks}).
  *
  * @since 0.2.0
  * @category models
  */
-export interface Options<R> extends Server.Options<R> {
+export interface Options<R> extends Omit<Server.Options<R>, "revisions"> {
+  /** The revisions served: 2026-07-28, the one this server's code serves (the default). */
+  readonly revisions?: ReadonlyArray<"2026-07-28">
   /**
    * Tasks (the 2026-07-28 tasks extension), run in this process or isolate: `tasks:
    * StatelessServer.tasks`. Without it the server runs none (a tool given `task`, or
-   * `capabilities.tasks`, is a defect when the server is built; `tasks/get` of any id is -32602),
+   * `capabilities.tasks`, is a defect when the server is built, and such a tool is one when added
+   * later with `addTool`, which adds nothing; `tasks/get` of any id is -32602),
    * and its bundle carries neither the tasks' runtime nor the in-memory task store (nor
    * `effect/Stream`, which that store's changes are).
    */
@@ -68,8 +71,26 @@ export interface Options<R> extends Server.Options<R> {
  */
 export interface Tasks {
   readonly _tag: "StatelessServer.Tasks"
-  readonly code: internal.TasksCode
+  readonly code: TasksCode
 }
+
+/**
+ * The tasks' code as {@link Tasks} carries it (the runtime and the in-memory store's makers): named
+ * here so that the type is public; its members are internal.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TasksCode = internal.TasksCode
+
+/**
+ * The resource server's code as {@link Auth} loads it (`HttpTransport`'s authorization): named here
+ * so that the type is public; its members are internal.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AuthCode = typeof AuthModule
 
 /**
  * The tasks' code: give it as `tasks` for a server whose tools run as tasks. The store is the
@@ -115,7 +136,7 @@ export interface Auth {
   readonly _tag: "StatelessServer.Auth"
   readonly options: AuthOptions
   /** The resource server's code, loaded (Node) or linked (a Worker's bundle) when this value is made. */
-  readonly code: () => Promise<typeof AuthCode>
+  readonly code: () => Promise<AuthCode>
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * `StatelessServer` at the wire: a fetch handler of a 2026-07-28 server whose tasks and
  * authorization are values its code names. Without `tasks` a tool that runs as a task is refused
- * when the server is built and no task exists (-32602 for any id); with `tasks: StatelessServer.tasks`
- * a call that declares the extension gets its task. With `auth`, the resource server of
+ * when the server is built or added later (`addTool`), and no task exists (-32602 for any id);
+ * with `tasks: StatelessServer.tasks` a call that declares the extension gets its task. With `auth`, the resource server of
  * `HttpTransport` (401 and its challenge, the metadata), the verifier the one named.
  */
 import { AuthInfo } from "@effect-mcp/core"
@@ -11,10 +11,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { onTestFinished } from "vitest"
+import { McpServer } from "../src/McpServer.js"
 import * as StatelessServer from "../src/StatelessServer.js"
 import * as TokenVerifier from "../src/TokenVerifier.js"
 import * as Tool from "../src/Tool.js"
@@ -74,6 +76,35 @@ describe("StatelessServer", () => {
     expect(Exit.isFailure(exit) && Cause.pretty(exit.cause)).toContain(
       `the tool "report" runs as a task, which needs the tasks code`
     )
+  })
+
+  it("refuses a tool that runs as a task added later without the tasks named: not served, unknown at the wire", async () => {
+    let added: Exit.Exit<void> | undefined
+    const addReport = Layer.effectDiscard(
+      Effect.flatMap(McpServer, (server) => Effect.exit(server.addTool(Report))).pipe(
+        Effect.map((exit) => (added = exit))
+      )
+    )
+    const handler = served(StatelessServer.toWebHandler(
+      Layer.provideMerge(addReport, StatelessServer.layer({ serverInfo, tools: [Echo] }))
+    ))
+    const listed = await (await handler(post("tools/list", {}))).json()
+    expect(listed.result.tools.map((tool: { readonly name: string }) => tool.name)).toEqual(["echo"])
+    expect(added !== undefined && Exit.isFailure(added) && Cause.pretty(added.cause)).toContain(
+      `the tool "report" runs as a task, which needs the tasks code: give the server tasks: StatelessServer.tasks`
+    )
+    const call = await (await handler(post("tools/call", { name: "report", arguments: { topic: "x" } }, {
+      extensions: { [TASKS]: {} }
+    }))).json()
+    expect(call.error.code).toBe(-32602)
+    expect(call.error.message).toContain("report")
+  })
+
+  it("takes the 2026-07-28 revision alone in its options' type", () => {
+    const options = (revisions: StatelessServer.Options<never>["revisions"]) => revisions
+    expect(options(["2026-07-28"])).toEqual(["2026-07-28"])
+    // @ts-expect-error a handshake revision: a StatelessServer serves 2026-07-28 alone
+    StatelessServer.layer({ serverInfo, tools: [Echo], revisions: ["2025-11-25", "2026-07-28"] })
   })
 
   it("runs no task without tasks named: tasks/get of any id is -32602, a call declaring the extension is a plain call", async () => {

@@ -49,6 +49,10 @@ import * as Tasks from "./tasks.js"
  * (`addTool` and the like) or merged into every engine the server serves (what `make` is given,
  * see `serve`). The registry is not generic in requirements: this is where the type lets them go.
  */
+/** Why a server without the tasks code (a `StatelessServer` given no `tasks`) refuses `what`. */
+const needsTasksCode = (what: string): string =>
+  `effect-mcp: ${what} needs the tasks code: give the server tasks: StatelessServer.tasks`
+
 const erased = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> => effect as Effect.Effect<A, E>
 
 const provideTool = <R>(tool: Tool.Tool<R>, context: Context.Context<never>): Tool.Tool => ({
@@ -281,13 +285,16 @@ const serviceOf = (
       (entries) => has(entries) ? Effect.as(registry.edit(kind, without), true) : Effect.succeed(false)
     )
 
-  // Each `add*` provides the context it is run in, read before any span of its own.
+  // Each `add*` provides the context it is run in, read before any span of its own. A tool that runs
+  // as a task is refused by a server without the tasks code, as when it is built.
   const addTool = <R>(tool: Tool.Tool<R>): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
-    Effect.flatMap(
-      Effect.context<never>(),
-      (ctx) =>
-        registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))
-    )
+    tool.task !== undefined && tasks === TaskNone.none
+      ? Effect.dieMessage(needsTasksCode(`the tool ${JSON.stringify(tool.name)} runs as a task, which`))
+      : Effect.flatMap(
+        Effect.context<never>(),
+        (ctx) =>
+          registry.edit("tools", (e) => ({ ...e, tools: Registry.set(e.tools, tool.name, provideTool(tool, ctx)) }))
+      )
   const addPrompt = <R>(prompt: Prompt.Prompt<R>): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
     Effect.flatMap(Effect.context<never>(), (ctx) =>
       registry.edit(
@@ -381,9 +388,9 @@ const build = Effect.fn("McpServer.make")(function*(
     const asTask = tools.find((tool) => tool.task !== undefined)
     if (asTask !== undefined || options.capabilities?.tasks === true) {
       return yield* Effect.dieMessage(
-        `effect-mcp: ${
+        needsTasksCode(
           asTask === undefined ? "capabilities.tasks" : `the tool ${JSON.stringify(asTask.name)} runs as a task, which`
-        } needs the tasks code: give the server tasks: StatelessServer.tasks`
+        )
       )
     }
   }
