@@ -204,19 +204,23 @@ const fork = (
   run: Effect.Effect<Tool.Result, McpError.McpError>,
   task: TaskPart
 ) => {
-  const fiber = EffectRuntime.runFork(
-    EffectRuntime.make({
-      context: Context.add(
-        Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
-        McpTask.McpTask,
-        new TaskService(task)
-      ),
-      fiberRefs: tasks.built.fiberRefs,
-      runtimeFlags: tasks.built.runtimeFlags
-    }),
-    run,
-    { immediate: false }
-  )
+  const runtime = EffectRuntime.make({
+    context: Context.add(
+      Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
+      McpTask.McpTask,
+      new TaskService(task)
+    ),
+    // On the tasks' scheduler: its first step without a scheduler runner of its own (`StartScheduler`).
+    fiberRefs: tasks.handlerRefs,
+    runtimeFlags: tasks.built.runtimeFlags
+  })
+  tasks.scheduler.starting = true
+  let fiber: Fiber.RuntimeFiber<Tool.Result, McpError.McpError>
+  try {
+    fiber = EffectRuntime.runFork(runtime, run, { immediate: false })
+  } finally {
+    tasks.scheduler.starting = false
+  }
   fiber.addObserver(settleOf(tasks, task))
   return fiber
 }
