@@ -273,7 +273,9 @@ const detachOf = (
     return Effect.flatMap(Deferred.poll(became), (polled) => {
       if (Option.isSome(polled)) return Effect.void
       const base = task.base!
-      const kept = base.forTask()
+      // Its client's capabilities as the task's client has them, when read from its shared `_meta`.
+      const client = task.request.client
+      const kept = base.forTask(client !== base.client ? client.clientCapabilities : undefined)
       const held = runnerBytes + kept.bytes + sizeOf(args)
       const created = create(tasks, tool, ownerOf(base), base.revision, held, requestedTtlMs)
       return Effect.flatMap(Effect.exit(created), (exit) => {
