@@ -14,7 +14,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import * as Scheduler from "effect/Scheduler"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import * as McpRequest from "../src/McpRequest.js"
@@ -73,6 +76,26 @@ const server = Effect.gen(function*() {
   return yield* attach(made)
 })
 
+/** The fibers the server's scheduler scheduled a step of (each such fiber gets a runner of its own). */
+const scheduled = new Set<number>()
+const recording: Scheduler.Scheduler = {
+  shouldYield: (fiber) => Scheduler.defaultScheduler.shouldYield(fiber),
+  scheduleTask: (task, priority, fiber?: Fiber.RuntimeFiber<unknown, unknown>) => {
+    if (fiber !== undefined) scheduled.add(fiber.id().id)
+    Scheduler.defaultScheduler.scheduleTask(task, priority, fiber)
+  }
+}
+
+/** The handler fibers of `waits`, by id. */
+const waiting: Array<number> = []
+
+/** Notes its fiber, then works until cancelled (a task from its start). */
+const Waits = Tool.make("waits", { task: "optional" }, () =>
+  Effect.flatMap(Effect.fiberId, (id) => {
+    waiting.push(Array.from(FiberId.ids(id))[0])
+    return Effect.never
+  }))
+
 /** The witnesses are gone while the task works. */
 const released = Effect.gen(function*() {
   yield* collect
@@ -81,6 +104,34 @@ const released = Effect.gen(function*() {
 })
 
 describe("what a working task keeps (issue 42, item 1)", () => {
+  // Its handler's first step runs without a scheduler runner of its own (Effect 3.20+ keeps one per
+  // fiber scheduled, about 0.2 KB, for as long as the fiber lives): one waiting on its first call
+  // holds none. Before, every task's fiber was started through the scheduler, and held one.
+  it.scoped("a handler waiting on its first call was never given a scheduler runner", () =>
+    Effect.gen(function*() {
+      const made = yield* McpServer.make({
+        serverInfo: { name: "tasks-retained", version: "1.0.0" },
+        revisions: ["2025-11-25", "2026-07-28"] as const,
+        tools: [Waits]
+      }).pipe(
+        Effect.provideService(TaskStore.TaskStore, yield* TaskStore.makeMemory({})),
+        Effect.withScheduler(recording)
+      )
+      const client = yield* attach(made)
+      scheduled.clear()
+      waiting.length = 0
+      const created = yield* client.result("tools/call", p({ name: "waits", arguments: {} }))
+      assert.strictEqual(created.resultType, "task")
+      // Working, its handler at its wait.
+      while (waiting.length === 0) yield* Effect.yieldNow()
+      assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "working")
+      assert.isFalse(scheduled.has(waiting[0]), "the handler's fiber was scheduled through the server's scheduler")
+      // The server's scheduler is the one its tasks run on past their first step.
+      assert.isAbove(scheduled.size, 0)
+      yield* client.result("tasks/cancel", p({ taskId: created.taskId }))
+      assert.strictEqual((yield* client.result("tasks/get", p({ taskId: created.taskId }))).status, "cancelled")
+    }))
+
   it.scoped("2026-07-28: not what made it a task", () =>
     Effect.gen(function*() {
       const client = yield* server

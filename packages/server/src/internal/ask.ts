@@ -77,8 +77,13 @@ export interface Asker {
   readonly inputResponse?: ((key: string) => Option.Option<unknown>) | undefined
   /** 2026-07-28: the handler's own state of its previous round (`McpRequest.requestState`). */
   readonly requestState?: Option.Option<string> | undefined
-  /** What a task keeps of it once its request is answered, and the characters that takes. */
-  readonly forTask?: (() => { readonly asker: Asker; readonly bytes: number }) | undefined
+  /**
+   * What a task keeps of it once its request is answered, and the characters that takes; `shared`:
+   * the capabilities the task's client has, shared with its client's other tasks (`TaskPart`).
+   */
+  readonly forTask?:
+    | ((shared?: ClientCapabilities) => { readonly asker: Asker; readonly bytes: number })
+    | undefined
   /**
    * A handshake session's carrier of a task's asks (checked already), on the stream of request
    * `related` (none: the session's own), after its request was answered.

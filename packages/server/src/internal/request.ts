@@ -213,8 +213,10 @@ export class Request<
    * method and `_meta`), its asker keeps what it must (of a multi-round trip's answers, those the
    * run read), and its sink is the one that outlives the request. `bytes`: what that holds.
    */
-  forTask(): { readonly asker: Ask.Asker; readonly sink: Sink; readonly bytes: number } {
-    const asker = this.asker.forTask === undefined ? { asker: this.asker, bytes: 0 } : this.asker.forTask()
+  forTask(
+    shared?: ClientCapabilities
+  ): { readonly asker: Ask.Asker; readonly sink: Sink; readonly bytes: number } {
+    const asker = this.asker.forTask === undefined ? { asker: this.asker, bytes: 0 } : this.asker.forTask(shared)
     return { asker: asker.asker, sink: this.sink.detached, bytes: Tasks.sizeOf(this.meta) + asker.bytes }
   }
 }

@@ -204,19 +204,23 @@ const fork = (
   run: Effect.Effect<Tool.Result, McpError.McpError>,
   task: TaskPart
 ) => {
-  const fiber = EffectRuntime.runFork(
-    EffectRuntime.make({
-      context: Context.add(
-        Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
-        McpTask.McpTask,
-        new TaskService(task)
-      ),
-      fiberRefs: tasks.built.fiberRefs,
-      runtimeFlags: tasks.built.runtimeFlags
-    }),
-    run,
-    { immediate: false }
-  )
+  const runtime = EffectRuntime.make({
+    context: Context.add(
+      Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
+      McpTask.McpTask,
+      new TaskService(task)
+    ),
+    // On the tasks' scheduler: its first step without a scheduler runner of its own (`StartScheduler`).
+    fiberRefs: tasks.handlerRefs,
+    runtimeFlags: tasks.built.runtimeFlags
+  })
+  tasks.scheduler.starting = true
+  let fiber: Fiber.RuntimeFiber<Tool.Result, McpError.McpError>
+  try {
+    fiber = EffectRuntime.runFork(runtime, run, { immediate: false })
+  } finally {
+    tasks.scheduler.starting = false
+  }
   fiber.addObserver(settleOf(tasks, task))
   return fiber
 }
@@ -269,7 +273,9 @@ const detachOf = (
     return Effect.flatMap(Deferred.poll(became), (polled) => {
       if (Option.isSome(polled)) return Effect.void
       const base = task.base!
-      const kept = base.forTask()
+      // Its client's capabilities as the task's client has them, when read from its shared `_meta`.
+      const client = task.request.client
+      const kept = base.forTask(client !== base.client ? client.clientCapabilities : undefined)
       const held = runnerBytes + kept.bytes + sizeOf(args)
       const created = create(tasks, tool, ownerOf(base), base.revision, held, requestedTtlMs)
       return Effect.flatMap(Effect.exit(created), (exit) => {

@@ -11,8 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import type * as EffectRuntime from "effect/Runtime"
+import type * as Scheduler from "effect/Scheduler"
 import type * as Scope from "effect/Scope"
 import type * as TaskStore from "../TaskStore.js"
 import * as Holders from "./holders.js"
@@ -68,6 +71,32 @@ const deepFreeze = <A>(value: A): A => {
 }
 
 /**
+ * The scheduler tasks' handlers run on: the runtime's own, but for a handler's first step, run in
+ * a microtask of its own (in the AsyncLocalStorage context of the request that started it). Through
+ * the runtime's scheduler (Effect 3.20+), that first step would make the fiber a scheduler runner of
+ * its own (kept per fiber in a WeakMap, about 0.2 KB) held as long as the handler runs, which a
+ * handler waiting on its first call (a sleep, a request to elsewhere) never needs; it gets one when
+ * it is resumed from its wait, as any fiber does. The first step is told apart by `starting`, set
+ * around the fork only (a fork schedules the fiber's first step before it returns).
+ */
+export class StartScheduler implements Scheduler.Scheduler {
+  /** True while a handler is being forked: the next task scheduled is its first step. */
+  starting = false
+  constructor(readonly scheduler: Scheduler.Scheduler) {}
+  shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
+    return this.scheduler.shouldYield(fiber)
+  }
+  scheduleTask(task: Scheduler.Task, priority: number, fiber?: Fiber.RuntimeFiber<unknown, unknown>): void {
+    if (this.starting) {
+      this.starting = false
+      queueMicrotask(task)
+      return
+    }
+    this.scheduler.scheduleTask(task, priority, fiber)
+  }
+}
+
+/**
  * Local state of a task this instance runs (its `TaskPart`: nothing but it): its handler's
  * fiber, and what its 2025-11-25 asks need (made only when one asks or waits).
  */
@@ -106,6 +135,10 @@ export class TaskState implements TaskRuntime {
   private readonly metas = new Map<string, McpSchema.Base.MetaObject>()
   /** The owners' names tasks share (`sharedOwner`), bounded as `metas`. */
   private readonly owners = new Map<string, string>()
+  /** The scheduler of tasks' handlers (see `StartScheduler`). */
+  readonly scheduler: StartScheduler
+  /** The fiber refs tasks' handlers start with: the runtime's, on `scheduler`. */
+  readonly handlerRefs: FiberRefs.FiberRefs
   /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
   private settled: Deferred.Deferred<void> = done()
 
@@ -122,7 +155,14 @@ export class TaskState implements TaskRuntime {
      */
     readonly built: EffectRuntime.Runtime<never>,
     readonly serverContext: Context.Context<never>
-  ) {}
+  ) {
+    this.scheduler = new StartScheduler(FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentScheduler))
+    this.handlerRefs = FiberRefs.updateAs(built.fiberRefs, {
+      fiberId: FiberId.none,
+      fiberRef: FiberRef.currentScheduler,
+      value: this.scheduler
+    })
+  }
 
   /**
    * Changes a task with `f` (none: leave it), compare-and-set, again on a race; the record
