@@ -41,6 +41,10 @@ import * as TaskMemory from "./taskMemory.js"
 import * as TaskNone from "./taskNone.js"
 import * as Tasks from "./tasks.js"
 
+/** Why a server without the tasks code (a `StatelessServer` given no `tasks`) refuses `what`. */
+const needsTasksCode = (what: string): string =>
+  `effect-mcp: ${what} needs the tasks code: give the server tasks: StatelessServer.tasks`
+
 // ---------------------------------------------------------------------------- requirements
 
 /**
@@ -49,10 +53,6 @@ import * as Tasks from "./tasks.js"
  * (`addTool` and the like) or merged into every engine the server serves (what `make` is given,
  * see `serve`). The registry is not generic in requirements: this is where the type lets them go.
  */
-/** Why a server without the tasks code (a `StatelessServer` given no `tasks`) refuses `what`. */
-const needsTasksCode = (what: string): string =>
-  `effect-mcp: ${what} needs the tasks code: give the server tasks: StatelessServer.tasks`
-
 const erased = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> => effect as Effect.Effect<A, E>
 
 const provideTool = <R>(tool: Tool.Tool<R>, context: Context.Context<never>): Tool.Tool => ({
