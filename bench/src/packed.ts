@@ -22,7 +22,16 @@ import { here } from "./proc.js"
 const packages = ["core", "server", "client", "platform-node"] as const
 
 /** The bench's compiled files the project runs. */
-export const files = ["ours-stdio-server.js", "ours-add.js", "add-tool.js", "effect-floor-stdio-server.js", "bare-stdio-server.js"]
+export const files = [
+  "ours-stdio-server.js",
+  "ours-add.js",
+  "add-tool.js",
+  "effect-floor-stdio-server.js",
+  "bare-stdio-server.js",
+  // `packed-instructions.ts`: the request path over HTTP.
+  "ours-http-server.js",
+  "control.js"
+]
 
 const run = async (command: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
   try {
