@@ -8,6 +8,7 @@
  * Each server is started with its instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then counted
  * (`callgrind_control -i on`) over BENCH_INSTR_CALLS calls (2500), BENCH_INSTR_RUNS times (3, a fresh process each;
  * the median and the range printed). Stdio keeps 10 calls in flight; HTTP one on each of 10 connections.
+ * BENCH_PACKED_TRANSPORTS (stdio,http): the transports to count.
  *
  * `BENCH_PACKED_DIR=… BENCH_PACKED_BASE_DIR=… node dist/packed-instructions.js` (valgrind installed)
  */
@@ -116,7 +117,9 @@ const main = async () => {
   if (base !== undefined) await Packed.baseServers(base, true)
   const projects = [["this", dir], ...(base === undefined ? [] : [["base", base]])] as const
   const rows = [["transport", "project", "k instructions / call (median)", "range", "this / base"]]
+  const transports = (process.env.BENCH_PACKED_TRANSPORTS ?? "stdio,http").split(",")
   for (const [transport, measure] of [["stdio", stdio], ["http", http]] as const) {
+    if (!transports.includes(transport)) continue
     const counts = new Map<string, Array<number>>(projects.map(([name]) => [name, []]))
     // Interleaved: this, base, this, base…
     for (let run = 0; run < runs; run++) {
