@@ -10,6 +10,8 @@
 // - Code splitting over all the entry points: a class or Tag is defined in one chunk, so it has one identity
 //   whichever entry point a program imports it from.
 // - A module loaded with `import()` stays a chunk of its own, loaded when first needed.
+// - Each file a public entry point loads takes effect's modules from hubs of the package's own, not from a bare
+//   `effect/…` specifier apiece (below).
 // - Source maps chain to tsc's, so they point at `src/*.ts` (shipped in the tarball).
 // - Types stay tsc's `dist/*.d.ts`: `publishConfig.exports` (and the server's `publishConfig.imports`) point
 //   `types` there and `default` here, and pnpm puts them in the packed manifest.
@@ -55,6 +57,120 @@ for (const field of ["exports", "imports"]) {
 const publicEntries = scripts(".").filter((file) => !file.split(path.sep).includes("internal"))
 const entries = [...new Set([...publicEntries, ...imported(manifest.imports)])].sort()
 
+// Effect's modules through hubs of the package's own (issue 42). Node 22 reads effect's 40 kB `exports` again for
+// each bare `effect/…` specifier it resolves (~1.3 M instructions apiece), and esbuild keeps one `import * as` per
+// module of ours it hoists into a chunk (the server's engine chunk imported `effect/Effect` 12 times): a packed
+// tsc-compiled server resolved 215 of them from our packages to answer its first call. So each file that a public
+// entry point loads takes the effect modules it imports as namespaces from a hub instead: `import * as Effect from
+// "effect/Effect"` becomes `import { Effect } from <its hub>`, the hub `export * as Effect from "effect/Effect"`,
+// which esbuild emits as `import * as Effect from "effect/Effect"; export { Effect }`. The binding is effect's own
+// module namespace object, as before (not an object of getters): `Effect.map(…)` reads the same property of the same
+// object, through an imported binding like any other between our chunks. Hubs group the modules by which public
+// entry points' files import them, so an entry point that loads a hub loaded every module in it before (no effect
+// module is loaded that was not); the server now resolves each specifier once per package (82 in all). A file only
+// `import()`ed (or behind the lazy `#…` imports) keeps its own imports, and so do named imports (two).
+const namespaceImport = /^import \* as ([\w$]+) from "effect\/(\w+)";$/gm
+const graphOptions = {
+  write: false,
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  metafile: true,
+  logLevel: "warning"
+}
+/** Each input file's static imports (absolute paths), from an esbuild metafile. */
+const staticImports = (metafile, base) =>
+  new Map(
+    Object.entries(metafile.inputs).map(([file, input]) => [
+      path.resolve(base, file),
+      input.imports.filter((i) => i.kind === "import-statement" && !i.external).map((i) => path.resolve(base, i.path))
+    ])
+  )
+/** The files `from` loads, itself included, following `graph`'s static imports. */
+const closure = (graph, from) => {
+  const seen = new Set()
+  const pending = [...from]
+  while (pending.length > 0) {
+    const file = pending.pop()
+    if (seen.has(file)) continue
+    seen.add(file)
+    pending.push(...(graph.get(file) ?? []))
+  }
+  return seen
+}
+const oursBuilt = (await build({
+    ...graphOptions,
+    entryPoints: entries.map((file) => path.join(dist, file)),
+    outdir: path.join(dir, ".bundle-graph"),
+    splitting: true,
+    packages: "external",
+    external: ["node:*", ...Object.keys(manifest.imports ?? {})]
+  })).metafile
+const ours = staticImports(oursBuilt, dir)
+/** The effect modules a file of ours imports as namespaces. */
+const effectImports = new Map(
+  [...ours.keys()].map((file) => [file, [...fs.readFileSync(file, "utf8").matchAll(namespaceImport)].map((m) => m[2])])
+)
+const effectModules = [...new Set([...effectImports.values()].flat())].sort()
+/**
+ * Where a program starts loading files of ours: the entry points (public, and the `#…` imports') and every file
+ * loaded with `import()`; the effect modules each one's files import (static imports).
+ */
+const roots = [
+  ...new Set([
+    ...entries.map((file) => path.join(dist, file)),
+    ...Object.values(oursBuilt.inputs).flatMap((input) =>
+      input.imports.filter((i) => i.kind === "dynamic-import" && !i.external).map((i) => path.resolve(dir, i.path))
+    )
+  ])
+]
+const rootImports = roots.map((root) =>
+  new Set([...closure(ours, [root])].flatMap((file) => effectImports.get(file) ?? []))
+)
+/**
+ * The hubs: the effect modules we import, grouped by which roots' files import them. A file that root R loads
+ * imports M only if R's files import M, so a root that loads a hub loaded every module in it before.
+ */
+const hubOf = new Map()
+{
+  const keys = new Map()
+  for (const module of effectModules) {
+    const key = rootImports.map((modules) => (modules.has(module) ? "1" : "0")).join("")
+    if (!key.includes("1")) continue
+    if (!keys.has(key)) keys.set(key, keys.size)
+    hubOf.set(module, keys.get(key))
+  }
+}
+/** @type {import("esbuild").Plugin} */
+const effectHub = {
+  name: "effect-hub",
+  setup(build) {
+    build.onResolve({ filter: /^effect-mcp:effect-hub\/\d+$/ }, (args) => ({
+      path: args.path.slice("effect-mcp:".length),
+      namespace: "effect-hub"
+    }))
+    build.onLoad({ filter: /.*/, namespace: "effect-hub" }, (args) => ({
+      contents: [...hubOf].filter(([, hub]) => `effect-hub/${hub}` === args.path)
+        .map(([module]) => `export * as ${module} from "effect/${module}";\n`).join(""),
+      resolveDir: dist,
+      loader: "js"
+    }))
+    build.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!effectImports.has(args.path)) return undefined
+      const text = fs.readFileSync(args.path, "utf8")
+      return {
+        contents: text.replace(
+          namespaceImport,
+          (line, name, module) =>
+            hubOf.has(module) ? `import { ${module} as ${name} } from "effect-mcp:effect-hub/${hubOf.get(module)}";` : line
+        ),
+        resolveDir: path.dirname(args.path),
+        loader: "js"
+      }
+    })
+  }
+}
+
 // Built aside, then moved into `bundle/` a file at a time (a rename replaces a file at once): two packs of the
 // same package at the same moment (tests packing side by side) never see `bundle/` missing or half written.
 const aside = fs.mkdtempSync(path.join(dir, ".bundle-"))
@@ -75,7 +191,8 @@ const result = await build({
   sourcemap: true,
   sourcesContent: false,
   metafile: true,
-  logLevel: "warning"
+  logLevel: "warning",
+  plugins: [effectHub]
 })
 /** The files under `folder` (relative to it), recursively. */
 const files = (folder, under = "") =>

@@ -3,7 +3,7 @@
  * builds them and bundles the published layout, `scripts/bundle-package.mjs`), installed with npm from the
  * tarballs into a plain project outside the workspace, beside `effect`, `@effect/platform` and
  * `@effect/platform-node` from the registry at the versions the workspace pins. The bench's tsc-compiled servers
- * (`ours-stdio-server.js` with `ours-add.js`, the Effect floor with `bare-stdio-server.js`) are copied into it,
+ * (`ours-stdio-server.js` with `ours-add.js` and `add-tool.js`, the Effect floor with `bare-stdio-server.js`) are copied into it,
  * so Node resolves `@effect-mcp/…` and `effect/…` from the project's flat `node_modules`, as a user's would.
  *
  * `BENCH_PACKED_DIR`: a folder to make the project in, kept (and reused when it already has `node_modules`);
@@ -22,7 +22,16 @@ import { here } from "./proc.js"
 const packages = ["core", "server", "client", "platform-node"] as const
 
 /** The bench's compiled files the project runs. */
-export const files = ["ours-stdio-server.js", "ours-add.js", "effect-floor-stdio-server.js", "bare-stdio-server.js"]
+export const files = [
+  "ours-stdio-server.js",
+  "ours-add.js",
+  "add-tool.js",
+  "effect-floor-stdio-server.js",
+  "bare-stdio-server.js",
+  // `packed-instructions.ts`: the request path over HTTP.
+  "ours-http-server.js",
+  "control.js"
+]
 
 const run = async (command: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
   try {

@@ -13,6 +13,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as esbuild from "esbuild"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -116,6 +117,52 @@ const publishedLayout = async (project: string) => {
   assert.include(text, "\"structuredContent\":{\"sum\":42}")
 }
 
+/**
+ * What the published layout's startup resolves of effect (issue 42): the README's server, spawned with a resolve
+ * hook, answers `initialize` and a first `tools/call`; every bare `effect/…` specifier it resolved is listed with
+ * the module that imported it. Node 22 reads effect's 40 kB `exports` again for each one (~1.3 M instructions), and
+ * esbuild keeps one `import * as` per module of ours (the server's engine chunk imported `effect/Effect` 12 times),
+ * so each package takes the effect modules it loads from its effect hubs (`scripts/bundle-package.mjs`): none of
+ * ours resolves the same specifier twice.
+ */
+const effectResolves = (project: string) => {
+  const file = path.join(project, "effect-resolves.txt")
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pack", version: "1.0.0" } }
+  }
+  const input = [
+    initialize,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 20, b: 22 } } }
+  ].map((message) => JSON.stringify(message) + "\n").join("")
+  const served = spawnSync(process.execPath, ["--import", "./effect-resolves.mjs", "dist/server.js"], {
+    cwd: project,
+    input,
+    encoding: "utf8",
+    env: { ...process.env, EFFECT_RESOLVES_FILE: file },
+    timeout: 60_000
+  })
+  assert.include(served.stdout, "\"structuredContent\":{\"sum\":42}", served.stderr)
+  const lines = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.length > 0)
+  const ours = new Map<string, number>()
+  for (const line of lines) {
+    const [specifier, parent] = line.split(" ")
+    const owner = /\/node_modules\/@effect-mcp\/([^/]+)\//.exec(parent!)
+    if (owner === null) continue
+    const key = `@effect-mcp/${owner[1]} ${specifier}`
+    ours.set(key, (ours.get(key) ?? 0) + 1)
+  }
+  assert.isAbove(ours.size, 0, lines.join("\n"))
+  assert.deepStrictEqual(
+    [...ours].filter(([, count]) => count > 1).map(([key, count]) => `${key}: ${count} times`),
+    [],
+    `${[...ours.values()].reduce((a, b) => a + b, 0)} bare effect/* specifiers resolved by ours`
+  )
+}
+
 describe("the packages, packed and installed outside the workspace", () => {
   it("are what the READMEs show, and every install line gives the ranges that work", () => {
     const serverReadme = fs.readFileSync(path.join(root, "packages/server/README.md"), "utf8")
@@ -173,6 +220,7 @@ describe("the packages, packed and installed outside the workspace", () => {
       fs.copyFileSync(path.join(here, "project/client.ts"), path.join(project, "client.ts"))
       fs.copyFileSync(path.join(here, "project/layout.ts"), path.join(project, "layout.ts"))
       fs.copyFileSync(path.join(here, "project/worker.ts"), path.join(project, "worker.ts"))
+      fs.copyFileSync(path.join(here, "project/effect-resolves.mjs"), path.join(project, "effect-resolves.mjs"))
       // The README's test-kit test of its services server, verbatim (test/readme checks they are the README's).
       fs.copyFileSync(path.join(root, "test/readme/services.ts"), path.join(project, "services.ts"))
       fs.copyFileSync(path.join(root, "test/readme/Testing.test.ts"), path.join(project, "Testing.test.ts"))
@@ -187,6 +235,7 @@ describe("the packages, packed and installed outside the workspace", () => {
         text: "{\"sum\":3}"
       })
       await publishedLayout(project)
+      effectResolves(project)
       const tested = await run(process.execPath, [path.join(project, "node_modules/vitest/vitest.mjs"), "run"], project)
       assert.match(tested, /Tests\s+2 passed \(2\)/)
     } finally {
