@@ -4,9 +4,12 @@
  * (`gateway-floor.ts`, plain Node), ours (`mcp gateway`, apps/cli built) and, with `BENCH_BEFORE`
  * (the `main.js` of another build of `mcp`), that build too. Each gateway is started with its
  * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (1000) on 10 sessions, one call in flight
- * on each, and stopped; the instructions counted (every thread of the process: the JIT's and the
- * GC's too) over those calls. The upstream runs as it is (not counted). `BENCH_INSTR_ROUNDS` (1)
+ * (`callgrind_control -i on`), BENCH_INSTR_SETTLE calls (300) run (valgrind translating the code
+ * again makes the first calls slow), the counters zeroed (`-z`), BENCH_INSTR_CALLS calls (1000) run
+ * on BENCH_INSTR_SESSIONS sessions (10), one call in flight on each, and the count dumped (`-d`) at
+ * once: every thread's instructions (the JIT's and the GC's too) between the window's two edges in
+ * one run (`proc.ts` `callgrindPerCall`), not the switch-on, the warm-up or the exit.
+ * `BENCH_INSTR_KEEP=<dir>` keeps each window's dump there, by function (`callgrind_annotate`). The upstream runs as it is (not counted). `BENCH_INSTR_ROUNDS` (1)
  * runs each gateway that many times (medians printed); `BENCH_INSTR_GATEWAYS` picks some of
  * `floor,ours,before`.
  *
@@ -18,7 +21,11 @@
  * ours failed such calls too, as reported last stop); a call that fails still is sent again by the
  * driver, and printed.
  *
- * Not deterministic yet: in runs of one build, ours counted 876k to 959k per call in three runs
+ * Still not deterministic with the window's edges dumped (lane4, one build, load 11 to 27 on 2
+ * cores): the floor 509k, 567k and 606k per call in three windows of 41 to 71 s, so counting only
+ * the window did not remove the spread; the concurrency of 10 sessions (how many calls each turn
+ * of the event loop takes depends on timing) and V8's timed work are what is left to rule out
+ * (`BENCH_INSTR_SESSIONS=1` to try the first). Before, counted from the switch-on: in runs of one build, ours counted 876k to 959k per call in three runs
  * without flags (898k to 1,459k in five with the flags below) and the floor 630k to 791k; the
  * same-run ratio went from 1.11x to 1.85x. Part of it is the window's wall time (printed): an idle
  * `mcp gateway` (10 sessions, no calls) runs about 2 M instructions a second under callgrind
@@ -37,7 +44,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
+import { BenchFailure, callgrindArgs, callgrindOutFile, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
 
 const root = here("../..")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
@@ -55,8 +62,11 @@ const upstreamKind = process.env.BENCH_INSTR_UPSTREAM === "sdk" ? "sdk" : "demo"
 const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
+/** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
+const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
-const sessions = 10
+/** Sessions driven at once, one call in flight on each (`BENCH_INSTR_SESSIONS`, 10). */
+const sessions = Number(process.env.BENCH_INSTR_SESSIONS ?? 10)
 
 const envelope = {
   ...handshakeEra,
@@ -106,11 +116,9 @@ interface Gateway {
 /** Instructions per call of one gateway. */
 const measure = async (gateway: Gateway): Promise<number> => {
   const port = await freePort()
+  const outFile = callgrindOutFile()
   const child = spawnCommand("valgrind", [
-    "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
-    "--instr-atstart=no",
-    "--smc-check=all-non-file",
+    ...callgrindArgs(outFile),
     process.execPath,
     ...nodeFlags,
     ...gateway.args(port)
@@ -134,15 +142,19 @@ const measure = async (gateway: Gateway): Promise<number> => {
     })
     const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
     await drive(opened, 1, warmup)
-    failures.clear()
-    return await callgrindPerCall(child, gateway.key, calls, async () => {
-      // The window's wall time, printed: an idle gateway's own work per second is counted too.
-      const start = Date.now()
-      await drive(opened, warmup + 1, calls)
-      window = (Date.now() - start) / 1000
-    }, () => {
-      for (const session of opened) session.connection.close()
-      child.process.kill("SIGINT")
+    return await callgrindPerCall(child, gateway.key, outFile, calls, {
+      settle: () => drive(opened, warmup + 1, settle),
+      drive: async () => {
+        // The window's wall time, printed: a gateway's own work per second is counted too.
+        failures.clear()
+        const start = Date.now()
+        await drive(opened, warmup + settle + 1, calls)
+        window = (Date.now() - start) / 1000
+      },
+      stop: () => {
+        for (const session of opened) session.connection.close()
+        child.process.kill("SIGINT")
+      }
     })
   } catch (error) {
     child.process.kill("SIGKILL")
