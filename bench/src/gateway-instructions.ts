@@ -21,17 +21,15 @@
  * ours failed such calls too, as reported last stop); a call that fails still is sent again by the
  * driver, and printed.
  *
- * Still not deterministic with the window's edges dumped (lane4, one build, load 11 to 27 on 2
- * cores): the floor 509k, 567k and 606k per call in three windows of 41 to 71 s, so counting only
- * the window did not remove the spread; the concurrency of 10 sessions (how many calls each turn
- * of the event loop takes depends on timing) and V8's timed work are what is left to rule out
- * (`BENCH_INSTR_SESSIONS=1` to try the first). Before, counted from the switch-on: in runs of one build, ours counted 876k to 959k per call in three runs
- * without flags (898k to 1,459k in five with the flags below) and the floor 630k to 791k; the
- * same-run ratio went from 1.11x to 1.85x. Part of it is the window's wall time (printed): an idle
- * `mcp gateway` (10 sessions, no calls) runs about 2 M instructions a second under callgrind
- * (scavenges and TurboFan compiles: something allocates while idle), the floor 0.05 M, so a
- * 55 s window holds about 110k per call of ours' idle work; the rest is not explained yet.
- * Compare builds only in one run, repeated, and read the medians.
+ * Counting only the window did not make the count deterministic: in runs of one build (lane4,
+ * load 11 to 27 on 2 cores) the floor counted 505k, 509k, 567k and 606k per call (windows of 33 to
+ * 71 s) and ours 1,049k and 1,516k. The dumps say why (`BENCH_INSTR_KEEP`, `callgrind_annotate`):
+ * V8's optimizing compiler (`v8::internal::compiler::*`, on its background threads) still runs in
+ * the window, 31% and 40% of two floor windows and 52% of ours', and how much of it falls in the
+ * window moves from run to run. Without it the two floor windows counted 348k and 364k (4.6%
+ * apart) and ours 505k: ours / floor 1.42x. So each gateway's main thread is now counted apart too
+ * (`--separate-threads=yes`, the `main thread` columns): the gateway's own work, the JIT's
+ * background compiles left out. Compare builds only in one run, repeated, and read the medians.
  *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
@@ -113,8 +111,8 @@ interface Gateway {
   readonly ready: string
 }
 
-/** Instructions per call of one gateway. */
-const measure = async (gateway: Gateway): Promise<number> => {
+/** Instructions per call of one gateway: every thread's, and its main thread's. */
+const measure = async (gateway: Gateway): Promise<{ readonly total: number; readonly main: number }> => {
   const port = await freePort()
   const outFile = callgrindOutFile()
   const child = spawnCommand("valgrind", [
@@ -205,25 +203,34 @@ const main = async () => {
   const gateways = all.filter((gateway) => wanted === undefined || wanted.includes(gateway.key))
   try {
     const results = new Map<string, Array<number>>()
+    const mains = new Map<string, Array<number>>()
     for (let r = 0; r < rounds; r++) {
       for (const gateway of gateways) {
-        const count = await measure(gateway)
+        const { main, total } = await measure(gateway)
         process.stdout.write(
-          `${gateway.key}: ${(count / 1000).toFixed(1)} k instructions / call (window ${window.toFixed(0)} s)\n`
+          `${gateway.key}: ${(total / 1000).toFixed(1)} k instructions / call, main thread ` +
+            `${(main / 1000).toFixed(1)} k (window ${window.toFixed(0)} s)\n`
         )
         // Each failure sent again is counted too: said, so that a count that moves can be read.
         for (const [said, n] of failures) process.stdout.write(`  ${n} call(s) failed and were sent again: ${said}\n`)
-        results.set(gateway.key, [...(results.get(gateway.key) ?? []), count])
+        results.set(gateway.key, [...(results.get(gateway.key) ?? []), total])
+        mains.set(gateway.key, [...(mains.get(gateway.key) ?? []), main])
       }
     }
     const floor = results.has("floor") ? median(results.get("floor")!) : Number.NaN
-    const rows = [["gateway", "instructions / call (median)", "runs", "/ floor"]]
+    const floorMain = mains.has("floor") ? median(mains.get("floor")!) : Number.NaN
+    const k = (n: number) => `${(n / 1000).toFixed(1)}k`
+    const rows = [["gateway", "all threads / call (median)", "runs", "/ floor", "main thread / call", "runs", "/ floor"]]
     for (const [key, counts] of results) {
+      const main = mains.get(key)!
       rows.push([
         key,
-        `${(median(counts) / 1000).toFixed(1)} k`,
-        counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(" "),
-        ratio(median(counts) / floor)
+        k(median(counts)),
+        counts.map(k).join(" "),
+        ratio(median(counts) / floor),
+        k(median(main)),
+        main.map(k).join(" "),
+        ratio(median(main) / floorMain)
       ])
     }
     process.stdout.write(

@@ -74,14 +74,14 @@ const measure = async (server: Server): Promise<number> => {
     const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, connections)
     await drive(sessions, 1, warmup)
     // Ended by its stdin: no kill after 2 s (`child.stop`).
-    return await callgrindPerCall(child, server.key, outFile, calls, {
+    return (await callgrindPerCall(child, server.key, outFile, calls, {
       settle: () => drive(sessions, warmup + 1, settle),
       drive: () => drive(sessions, warmup + settle + 1, calls),
       stop: () => {
         for (const session of sessions) session.connection.close()
         child.process.stdin.end()
       }
-    })
+    })).total
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error

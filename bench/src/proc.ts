@@ -382,7 +382,9 @@ export const callgrindArgs = (outFile: string): Array<string> => [
   "--tool=callgrind",
   `--callgrind-out-file=${outFile}`,
   "--instr-atstart=no",
-  "--smc-check=all-non-file"
+  "--smc-check=all-non-file",
+  // A dump per thread: the main thread's apart from V8's workers' (TurboFan compiles, GC helpers).
+  "--separate-threads=yes"
 ]
 
 const keepDumps = process.env.BENCH_INSTR_KEEP || undefined
@@ -396,7 +398,9 @@ export const callgrindOutFile = (): string => join(mkdtempSync(join(tmpdir(), "b
  * process's code again: seconds of slow calls), `settle` runs calls until that transient is over
  * and the JIT has settled on the instrumented build, the counters are zeroed
  * (`callgrind_control -z`), `drive` runs the `calls` counted, and a dump (`callgrind_control -d`)
- * is read at once, its `totals` every thread's (the JIT's and GC's too) over the window only.
+ * is read at once, its `totals` every thread's (the JIT's and GC's too) over the window only, and
+ * the main thread's apart (`main`: the JS, the main thread's GC; not V8's background compiles,
+ * which took 40% of the floor's window and 52% of ours' in lane4's runs, and move from run to run).
  * What the process does before (the switch-on, the warm-up) and after (its exit) is not
  * counted; `drive` keeps a call in flight on each session, so the window is busy. `stop` ends
  * the child.
@@ -411,7 +415,7 @@ export const callgrindPerCall = async (
     readonly drive: () => Promise<void>
     readonly stop: () => void
   }
-): Promise<number> => {
+): Promise<{ readonly total: number; readonly main: number }> => {
   const control = (...flags: ReadonlyArray<string>) =>
     execFileSync("callgrind_control", [...flags, String(child.pid)], { stdio: "ignore", timeout: 120_000 })
   try {
@@ -420,14 +424,21 @@ export const callgrindPerCall = async (
     control("-z")
     await phases.drive()
     control("-d")
-    const dumps = readdirSync(dirname(outFile)).filter((name) => /\.\d+$/.test(name))
-    if (dumps.length !== 1) throw new BenchFailure(`${key}: ${dumps.length} callgrind dumps, not 1\n${child.stderr()}`)
-    const dump = join(dirname(outFile), dumps[0]!)
-    // `BENCH_INSTR_KEEP=<dir>`: the window's dump kept there, by function (`callgrind_annotate`).
-    if (keepDumps !== undefined) copyFileSync(dump, join(keepDumps, `${key}-${child.pid}.callgrind`))
-    const totals = /^totals:\s+(\d+)/m.exec(readFileSync(dump, "latin1"))
-    if (totals === null) throw new BenchFailure(`${key}: no totals in the callgrind dump\n${child.stderr()}`)
-    return Number(totals[1]) / calls
+    // One dump per thread: `<outFile>.1-01` the main thread's, `-02` and on V8's workers'.
+    const dumps = readdirSync(dirname(outFile)).filter((name) => /\.1-\d+$/.test(name))
+    if (dumps.length === 0) throw new BenchFailure(`${key}: no callgrind dump\n${child.stderr()}`)
+    let total = 0
+    let main = 0
+    for (const name of dumps) {
+      const dump = join(dirname(outFile), name)
+      // `BENCH_INSTR_KEEP=<dir>`: the window's dumps kept there, by function (`callgrind_annotate`).
+      if (keepDumps !== undefined) copyFileSync(dump, join(keepDumps, `${key}-${child.pid}${name.slice(name.lastIndexOf("-"))}.callgrind`))
+      const totals = /^totals:\s+(\d+)/m.exec(readFileSync(dump, "latin1"))
+      if (totals === null) throw new BenchFailure(`${key}: no totals in the callgrind dump ${name}\n${child.stderr()}`)
+      total += Number(totals[1])
+      if (name.endsWith("-01")) main = Number(totals[1])
+    }
+    return { total: total / calls, main: main / calls }
   } finally {
     phases.stop()
     const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
