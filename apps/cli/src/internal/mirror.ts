@@ -334,9 +334,10 @@ const syncOf = (mirrored: Mirrored, label: string, maxEntries: number, total: To
           "this listing is not served"
       )
     }
+    // Taken before the update, which yields: another upstream's sync meanwhile sees it taken.
+    if (total !== undefined) total.used += now.size - before.size
     const removed = [...before.keys()].filter((key) => !now.has(key))
     if (added.length > 0 || removed.length > 0) yield* apply(added, removed)
-    if (total !== undefined) total.used += now.size - before.size
     yield* Ref.update(mirrored, (m) => ({ ...m, [kind]: now }))
   })
 
