@@ -4,9 +4,12 @@
  * (`gateway-floor.ts`, plain Node), ours (`mcp gateway`, apps/cli built) and, with `BENCH_BEFORE`
  * (the `main.js` of another build of `mcp`), that build too. Each gateway is started with its
  * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (1000) on 10 sessions, one call in flight
- * on each, and stopped; the instructions counted (every thread of the process: the JIT's and the
- * GC's too) over those calls. The upstream runs as it is (not counted). `BENCH_INSTR_ROUNDS` (1)
+ * (`callgrind_control -i on`), BENCH_INSTR_SETTLE calls (300) run (valgrind translating the code
+ * again makes the first calls slow), the counters zeroed (`-z`), BENCH_INSTR_CALLS calls (1000) run
+ * on BENCH_INSTR_SESSIONS sessions (10), one call in flight on each, and the count dumped (`-d`) at
+ * once: every thread's instructions (the JIT's and the GC's too) between the window's two edges in
+ * one run (`proc.ts` `callgrindPerCall`), not the switch-on, the warm-up or the exit.
+ * `BENCH_INSTR_KEEP=<dir>` keeps each window's dump there, by function (`callgrind_annotate`). The upstream runs as it is (not counted). `BENCH_INSTR_ROUNDS` (1)
  * runs each gateway that many times (medians printed); `BENCH_INSTR_GATEWAYS` picks some of
  * `floor,ours,before`.
  *
@@ -18,13 +21,15 @@
  * ours failed such calls too, as reported last stop); a call that fails still is sent again by the
  * driver, and printed.
  *
- * Not deterministic yet: in runs of one build, ours counted 876k to 959k per call in three runs
- * without flags (898k to 1,459k in five with the flags below) and the floor 630k to 791k; the
- * same-run ratio went from 1.11x to 1.85x. Part of it is the window's wall time (printed): an idle
- * `mcp gateway` (10 sessions, no calls) runs about 2 M instructions a second under callgrind
- * (scavenges and TurboFan compiles: something allocates while idle), the floor 0.05 M, so a
- * 55 s window holds about 110k per call of ours' idle work; the rest is not explained yet.
- * Compare builds only in one run, repeated, and read the medians.
+ * Counting only the window did not make the count deterministic: in runs of one build (lane4,
+ * load 11 to 27 on 2 cores) the floor counted 505k, 509k, 567k and 606k per call (windows of 33 to
+ * 71 s) and ours 1,049k and 1,516k. The dumps say why (`BENCH_INSTR_KEEP`, `callgrind_annotate`):
+ * V8's optimizing compiler (`v8::internal::compiler::*`, on its background threads) still runs in
+ * the window, 31% and 40% of two floor windows and 52% of ours', and how much of it falls in the
+ * window moves from run to run. Without it the two floor windows counted 348k and 364k (4.6%
+ * apart) and ours 505k: ours / floor 1.42x. So each gateway's main thread is now counted apart too
+ * (`--separate-threads=yes`, the `main thread` columns): the gateway's own work, the JIT's
+ * background compiles left out. Compare builds only in one run, repeated, and read the medians.
  *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
@@ -37,7 +42,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
+import { BenchFailure, callgrindArgs, callgrindOutFile, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
 
 const root = here("../..")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
@@ -55,8 +60,11 @@ const upstreamKind = process.env.BENCH_INSTR_UPSTREAM === "sdk" ? "sdk" : "demo"
 const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
+/** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
+const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
-const sessions = 10
+/** Sessions driven at once, one call in flight on each (`BENCH_INSTR_SESSIONS`, 10). */
+const sessions = Number(process.env.BENCH_INSTR_SESSIONS ?? 10)
 
 const envelope = {
   ...handshakeEra,
@@ -103,14 +111,12 @@ interface Gateway {
   readonly ready: string
 }
 
-/** Instructions per call of one gateway. */
-const measure = async (gateway: Gateway): Promise<number> => {
+/** Instructions per call of one gateway: every thread's, and its main thread's. */
+const measure = async (gateway: Gateway): Promise<{ readonly total: number; readonly main: number }> => {
   const port = await freePort()
+  const outFile = callgrindOutFile()
   const child = spawnCommand("valgrind", [
-    "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
-    "--instr-atstart=no",
-    "--smc-check=all-non-file",
+    ...callgrindArgs(outFile),
     process.execPath,
     ...nodeFlags,
     ...gateway.args(port)
@@ -134,15 +140,19 @@ const measure = async (gateway: Gateway): Promise<number> => {
     })
     const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
     await drive(opened, 1, warmup)
-    failures.clear()
-    return await callgrindPerCall(child, gateway.key, calls, async () => {
-      // The window's wall time, printed: an idle gateway's own work per second is counted too.
-      const start = Date.now()
-      await drive(opened, warmup + 1, calls)
-      window = (Date.now() - start) / 1000
-    }, () => {
-      for (const session of opened) session.connection.close()
-      child.process.kill("SIGINT")
+    return await callgrindPerCall(child, gateway.key, outFile, calls, {
+      settle: () => drive(opened, warmup + 1, settle),
+      drive: async () => {
+        // The window's wall time, printed: a gateway's own work per second is counted too.
+        failures.clear()
+        const start = Date.now()
+        await drive(opened, warmup + settle + 1, calls)
+        window = (Date.now() - start) / 1000
+      },
+      stop: () => {
+        for (const session of opened) session.connection.close()
+        child.process.kill("SIGINT")
+      }
     })
   } catch (error) {
     child.process.kill("SIGKILL")
@@ -193,25 +203,34 @@ const main = async () => {
   const gateways = all.filter((gateway) => wanted === undefined || wanted.includes(gateway.key))
   try {
     const results = new Map<string, Array<number>>()
+    const mains = new Map<string, Array<number>>()
     for (let r = 0; r < rounds; r++) {
       for (const gateway of gateways) {
-        const count = await measure(gateway)
+        const { main, total } = await measure(gateway)
         process.stdout.write(
-          `${gateway.key}: ${(count / 1000).toFixed(1)} k instructions / call (window ${window.toFixed(0)} s)\n`
+          `${gateway.key}: ${(total / 1000).toFixed(1)} k instructions / call, main thread ` +
+            `${(main / 1000).toFixed(1)} k (window ${window.toFixed(0)} s)\n`
         )
         // Each failure sent again is counted too: said, so that a count that moves can be read.
         for (const [said, n] of failures) process.stdout.write(`  ${n} call(s) failed and were sent again: ${said}\n`)
-        results.set(gateway.key, [...(results.get(gateway.key) ?? []), count])
+        results.set(gateway.key, [...(results.get(gateway.key) ?? []), total])
+        mains.set(gateway.key, [...(mains.get(gateway.key) ?? []), main])
       }
     }
     const floor = results.has("floor") ? median(results.get("floor")!) : Number.NaN
-    const rows = [["gateway", "instructions / call (median)", "runs", "/ floor"]]
+    const floorMain = mains.has("floor") ? median(mains.get("floor")!) : Number.NaN
+    const k = (n: number) => `${(n / 1000).toFixed(1)}k`
+    const rows = [["gateway", "all threads / call (median)", "runs", "/ floor", "main thread / call", "runs", "/ floor"]]
     for (const [key, counts] of results) {
+      const main = mains.get(key)!
       rows.push([
         key,
-        `${(median(counts) / 1000).toFixed(1)} k`,
-        counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(" "),
-        ratio(median(counts) / floor)
+        k(median(counts)),
+        counts.map(k).join(" "),
+        ratio(median(counts) / floor),
+        k(median(main)),
+        main.map(k).join(" "),
+        ratio(median(main) / floorMain)
       ])
     }
     process.stdout.write(

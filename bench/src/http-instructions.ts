@@ -2,10 +2,11 @@
  * Instructions per `tools/call add` over HTTP (handshake era, one session per connection), each
  * server run under callgrind (valgrind installed): the server child is started with its
  * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`) for BENCH_INSTR_CALLS calls (2500: over 500, a major GC or a late
- * JIT tier moved the count by 10% between like runs) on 10 connections, one call in flight on
- * each, and stopped; the instructions counted (every thread of the process: the JIT's and the
- * GC's too) over the calls. Not disturbed by
+ * (`callgrind_control -i on`), BENCH_INSTR_SETTLE calls (300) run, the counters zeroed, and
+ * BENCH_INSTR_CALLS calls (2500: over 500, a major GC or a late JIT tier moved the count by 10%
+ * between like runs) run on 10 connections, one call in flight on each, and the count dumped
+ * (`proc.ts` `callgrindPerCall`); the instructions counted (every thread of the process: the
+ * JIT's and the GC's too) over those calls only. Not disturbed by
  * other load on the machine, which the CPU time per request of `http.ts` is.
  *
  * Servers (BENCH_HTTP_SERVERS, default all): layerHttp, router (`ours-http-server.ts`),
@@ -19,7 +20,7 @@ import { join } from "node:path"
 import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, callgrindPerCall, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
+import { BenchFailure, callgrindArgs, callgrindOutFile, callgrindPerCall, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
 
 interface Server {
   readonly key: string
@@ -43,6 +44,8 @@ const servers: ReadonlyArray<Server> = [
 
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
+/** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
+const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const connections = 10
 
 /** `count` calls, spread over the sessions, one in flight on each. */
@@ -57,11 +60,9 @@ const drive = async (sessions: ReadonlyArray<Session>, first: number, count: num
 /** Instructions per call of one server. */
 const measure = async (server: Server): Promise<number> => {
   const port = await freePort()
+  const outFile = callgrindOutFile()
   const child = spawnCommand("valgrind", [
-    "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
-    "--instr-atstart=no",
-    "--smc-check=all-non-file",
+    ...callgrindArgs(outFile),
     process.execPath,
     server.key === "router-before" ? join(baseline(routerBefore), "bench/dist/ours-http-server.js") : server.file,
     "--port",
@@ -73,10 +74,14 @@ const measure = async (server: Server): Promise<number> => {
     const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, connections)
     await drive(sessions, 1, warmup)
     // Ended by its stdin: no kill after 2 s (`child.stop`).
-    return await callgrindPerCall(child, server.key, calls, () => drive(sessions, warmup + 1, calls), () => {
-      for (const session of sessions) session.connection.close()
-      child.process.stdin.end()
-    })
+    return (await callgrindPerCall(child, server.key, outFile, calls, {
+      settle: () => drive(sessions, warmup + 1, settle),
+      drive: () => drive(sessions, warmup + settle + 1, calls),
+      stop: () => {
+        for (const session of sessions) session.connection.close()
+        child.process.stdin.end()
+      }
+    })).total
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error

@@ -3,9 +3,10 @@
  * children, reading a child's CPU time and RSS from `/proc`, percentiles and tables.
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
-import { availableParallelism } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /** A benchmark that cannot go on (a wrong answer, a dead server): its message is printed, exit 1. */
@@ -373,25 +374,76 @@ export const command = (child: Child, line: string, answer: string): Promise<str
 export const profileDir: string | undefined = process.env.BENCH_PROFILE || undefined
 
 /**
- * Instructions per call of a child run under callgrind with its instrumentation off at start
- * (`--instr-atstart=no`): `drive` runs the counted calls with it on, then `stop` ends the child,
- * which prints its count at exit (callgrind takes a while: killed after 300 s).
+ * Valgrind's arguments for a child counted by `callgrindPerCall`: callgrind with its
+ * instrumentation off at start (a warm-up runs at full speed), its dumps written to
+ * `<outFile>.<n>` (`callgrind_control -d`), code the JIT writes checked.
+ */
+export const callgrindArgs = (outFile: string): Array<string> => [
+  "--tool=callgrind",
+  `--callgrind-out-file=${outFile}`,
+  "--instr-atstart=no",
+  "--smc-check=all-non-file",
+  // A dump per thread: the main thread's apart from V8's workers' (TurboFan compiles, GC helpers).
+  "--separate-threads=yes"
+]
+
+const keepDumps = process.env.BENCH_INSTR_KEEP || undefined
+
+/** A fresh directory for one child's callgrind dumps (removed by `callgrindPerCall`). */
+export const callgrindOutFile = (): string => join(mkdtempSync(join(tmpdir(), "bench-callgrind-")), "callgrind.out")
+
+/**
+ * Instructions per call of a child started with `callgrindArgs(outFile)`, counted between the
+ * window's two edges in one run: the instrumentation is switched on (valgrind translates the
+ * process's code again: seconds of slow calls), `settle` runs calls until that transient is over
+ * and the JIT has settled on the instrumented build, the counters are zeroed
+ * (`callgrind_control -z`), `drive` runs the `calls` counted, and a dump (`callgrind_control -d`)
+ * is read at once, its `totals` every thread's (the JIT's and GC's too) over the window only, and
+ * the main thread's apart (`main`: the JS, the main thread's GC; not V8's background compiles,
+ * which took 40% of the floor's window and 52% of ours' in lane4's runs, and move from run to run).
+ * What the process does before (the switch-on, the warm-up) and after (its exit) is not
+ * counted; `drive` keeps a call in flight on each session, so the window is busy. `stop` ends
+ * the child.
  */
 export const callgrindPerCall = async (
   child: Child,
   key: string,
+  outFile: string,
   calls: number,
-  drive: () => Promise<void>,
-  stop: () => void
-): Promise<number> => {
-  execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" })
-  await drive()
-  execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" })
-  stop()
-  const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
-  await child.exited
-  clearTimeout(timer)
-  const refs = /I\s+refs:\s+([\d,]+)/.exec(child.stderr())
-  if (refs === null) throw new BenchFailure(`${key}: no count from callgrind\n${child.stderr()}`)
-  return Number(refs[1]!.replaceAll(",", "")) / calls
+  phases: {
+    readonly settle: () => Promise<void>
+    readonly drive: () => Promise<void>
+    readonly stop: () => void
+  }
+): Promise<{ readonly total: number; readonly main: number }> => {
+  const control = (...flags: ReadonlyArray<string>) =>
+    execFileSync("callgrind_control", [...flags, String(child.pid)], { stdio: "ignore", timeout: 120_000 })
+  try {
+    control("-i", "on")
+    await phases.settle()
+    control("-z")
+    await phases.drive()
+    control("-d")
+    // One dump per thread: `<outFile>.1-01` the main thread's, `-02` and on V8's workers'.
+    const dumps = readdirSync(dirname(outFile)).filter((name) => /\.1-\d+$/.test(name))
+    if (dumps.length === 0) throw new BenchFailure(`${key}: no callgrind dump\n${child.stderr()}`)
+    let total = 0
+    let main = 0
+    for (const name of dumps) {
+      const dump = join(dirname(outFile), name)
+      // `BENCH_INSTR_KEEP=<dir>`: the window's dumps kept there, by function (`callgrind_annotate`).
+      if (keepDumps !== undefined) copyFileSync(dump, join(keepDumps, `${key}-${child.pid}${name.slice(name.lastIndexOf("-"))}.callgrind`))
+      const totals = /^totals:\s+(\d+)/m.exec(readFileSync(dump, "latin1"))
+      if (totals === null) throw new BenchFailure(`${key}: no totals in the callgrind dump ${name}\n${child.stderr()}`)
+      total += Number(totals[1])
+      if (name.endsWith("-01")) main = Number(totals[1])
+    }
+    return { total: total / calls, main: main / calls }
+  } finally {
+    phases.stop()
+    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+    await child.exited
+    clearTimeout(timer)
+    rmSync(dirname(outFile), { recursive: true, force: true })
+  }
 }

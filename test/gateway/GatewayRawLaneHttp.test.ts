@@ -15,7 +15,9 @@
  * - a cancel: the upstream is told, with the id it was sent;
  * - the upstream closing a kept-alive connection as the call arrives on it, with no byte of answer:
  *   the call's failure at once (-32603, with its id), never sent again: whether the upstream ran it
- *   cannot be told from the client (a POST is not idempotent: RFC 9110, 9.2.2).
+ *   cannot be told from the client (a POST is not idempotent: RFC 9110, 9.2.2); but a tool the
+ *   upstream annotates `idempotentHint` or `readOnlyHint` is sent again once on another connection
+ *   and answered (two POSTs), and failed if that one closes too (never a third).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -195,6 +197,44 @@ describe("the raw lane to an HTTP upstream", () => {
         expect((await g.answer(3)).result.structuredContent).toEqual({ sum: 2 })
         expect(g.posts.seen.filter((p) => p.dropped !== undefined)).toEqual([{ dropped: "add" }])
         expect(await laneSaw(g.lane, 3)).toEqual(["up_drop", "up_add", "up_add"])
+      } finally {
+        g.stop()
+      }
+    },
+    60_000
+  )
+
+  it(
+    "sends a call of an idempotent or read-only tool again once when its kept-alive connection closed under it",
+    async () => {
+      const g = await open()
+      try {
+        const dropped = () => g.posts.seen.filter((p) => p.dropped !== undefined)
+        g.send(call(1, "up_drop"))
+        await g.answer(1)
+        g.send(call(2, "up_idem", { a: 2, b: 2 }))
+        expect((await g.answer(2)).result.structuredContent).toEqual({ sum: 4 })
+        // Two POSTs: the one closed under it, unanswered, then one answered, with another id.
+        expect(dropped()).toEqual([{ dropped: "idem" }])
+        expect(g.callsOf("idem")).toEqual([
+          { method: "tools/call", name: "idem", id: expect.any(Number), status: 200, auth: null }
+        ])
+        g.send(call(3, "up_drop"))
+        await g.answer(3)
+        g.send(call(4, "up_peek", { a: 1, b: 2 }))
+        expect((await g.answer(4)).result.structuredContent).toEqual({ sum: 3 })
+        expect(dropped()).toEqual([{ dropped: "idem" }, { dropped: "peek" }])
+        expect(g.callsOf("peek").map((p) => p.status)).toEqual([200])
+        // Closed again on the new connection: failed at once, never a third POST.
+        g.send(call(5, "up_drop", { times: 2 }))
+        await g.answer(5)
+        g.send(call(6, "up_idem", { a: 1, b: 1 }))
+        const failed = (await g.answer(6)).error
+        expect(failed.code).toBe(-32603)
+        expect(failed.message).toContain("connection closed")
+        expect(dropped()).toEqual([{ dropped: "idem" }, { dropped: "peek" }, { dropped: "idem" }, { dropped: "idem" }])
+        expect(g.callsOf("idem")).toHaveLength(1)
+        expect(await laneSaw(g.lane, 6)).toEqual(["up_drop", "up_idem", "up_drop", "up_peek", "up_drop", "up_idem"])
       } finally {
         g.stop()
       }

@@ -223,7 +223,22 @@ export interface Options {
    * list change).
    */
   readonly startTimeout?: Duration.DurationInput
+  /**
+   * The most entries (tools, prompts, resources and templates together) mirrored from every
+   * upstream at once (default {@link defaultMaxMirroredEntries}); each upstream's own kinds are
+   * bounded apart too (1,000 each). An upstream's listing that would take them past it is not
+   * served, with a warning naming the bound: that upstream keeps what it had, the others go on.
+   */
+  readonly maxMirroredEntries?: number
 }
+
+/**
+ * The default `maxMirroredEntries`: 10,000 entries from every upstream together.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxMirroredEntries = 10_000
 
 const clientInfo = { name: "mcp-gateway", version: "0.1.0" }
 
@@ -348,6 +363,8 @@ export const make = (options: Options) =>
     const setStatus = (name: string, f: (s: Status) => Status) =>
       Ref.update(statuses, (all) => new Map(all).set(name, f(all.get(name)!)))
     const pingEvery = options.pingInterval ?? "5 seconds"
+    /** The entries every upstream's mirror holds, together (`maxMirroredEntries`). */
+    const mirroredTotal: Mirror.Total = { max: options.maxMirroredEntries ?? defaultMaxMirroredEntries, used: 0 }
 
     /** One connection of an upstream, until it ends (it exits, or stops answering). */
     const connection = (name: string, upstream: Config["mcpServers"][string], first: Deferred.Deferred<void>) =>
@@ -363,6 +380,7 @@ export const make = (options: Options) =>
         const client = Context.get(context, McpClient.McpClient)
         const mirror = yield* Mirror.make(client, relay, {
           label: `mcp gateway: ${name}`,
+          total: mirroredTotal,
           tools: upstream.tools,
           logPrefix: name,
           lane: { table: relayTable, prefix: name }

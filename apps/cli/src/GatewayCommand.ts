@@ -92,6 +92,13 @@ export const command = Command.make("gateway", {
       "seconds between pings of each upstream; one that does not answer within them is down (restarted)"
     )
   ),
+  maxMirroredEntries: Options.integer("max-mirrored-entries").pipe(
+    Options.withDefault(Gateway.defaultMaxMirroredEntries),
+    Options.withDescription(
+      "the most tools, prompts, resources and templates mirrored from every upstream together; an upstream's " +
+        "listing past it is not served (a warning says so)"
+    )
+  ),
   root: Options.text("root").pipe(
     Options.repeated,
     Options.withDescription("a root (URI) told to an upstream that asks with no client's request in flight")
@@ -120,6 +127,9 @@ export const command = Command.make("gateway", {
     if (o.startTimeout < 0) {
       return yield* Effect.fail(new Error(`--start-timeout is in whole seconds, at least 0 (got ${o.startTimeout})`))
     }
+    if (o.maxMirroredEntries < 1) {
+      return yield* Effect.fail(new Error(`--max-mirrored-entries is at least 1 (got ${o.maxMirroredEntries})`))
+    }
     if (o.pingInterval < 1) {
       return yield* Effect.fail(new Error(`--ping-interval is in whole seconds, at least 1 (got ${o.pingInterval})`))
     }
@@ -133,6 +143,7 @@ export const command = Command.make("gateway", {
         timeout: Duration.seconds(o.timeout),
         startTimeout: Duration.seconds(o.startTimeout),
         pingInterval: Duration.seconds(o.pingInterval),
+        maxMirroredEntries: o.maxMirroredEntries,
         ...(bytes !== undefined ? { maxMessageLength: bytes } : {}),
         ...(connections !== undefined ? { connections } : {}),
         ...(key !== undefined ? { requestStateKey: Redacted.make(key) } : {}),

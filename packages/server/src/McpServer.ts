@@ -53,6 +53,12 @@ export interface Service {
   /** Removes a resource by URI, or a template by URI template. */
   readonly removeResource: (uri: string) => Effect.Effect<boolean>
   /**
+   * Adds, replaces and removes many entries at once (`Changes`): each list is copied once, not
+   * once per entry, and its clients are told it changed once, as for one `addTool`. Removals are
+   * made before additions; a name neither held nor added is left alone.
+   */
+  readonly update: <R>(changes: Changes<R>) => Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>>
+  /**
    * Tells subscribed sessions, and subscriptions whose `resourceSubscriptions` cover the URI, that
    * a resource changed (`notifications/resources/updated`).
    */
@@ -89,6 +95,24 @@ export interface Service {
   ) => Effect.Effect<boolean>
   /** 2026-07-28: ends every subscription gracefully (as `closeSubscription`); how many were answered. */
   readonly closeAllSubscriptions: Effect.Effect<number>
+}
+
+/**
+ * Changes of a server's registry made at once (`Service.update`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Changes<R = never> {
+  readonly tools?: ReadonlyArray<Tool.Tool<R>> | undefined
+  readonly prompts?: ReadonlyArray<Prompt.Prompt<R>> | undefined
+  readonly resources?: ReadonlyArray<Resource.Resource<R> | Resource.Template<R>> | undefined
+  /** Tools removed, by name. */
+  readonly removeTools?: ReadonlyArray<string> | undefined
+  /** Prompts removed, by name. */
+  readonly removePrompts?: ReadonlyArray<string> | undefined
+  /** Resources removed by URI, and templates by URI template. */
+  readonly removeResources?: ReadonlyArray<string> | undefined
 }
 
 /**

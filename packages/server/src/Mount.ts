@@ -344,6 +344,15 @@ export const under = (
   removePrompt: (name) => server.removePrompt(mountName(prefix, name)),
   addResource: (r) => server.addResource(resource(prefix, r)),
   removeResource: (uri) => server.removeResource(mountUri(prefix, uri)),
+  update: (changes) =>
+    server.update({
+      tools: changes.tools?.map((t) => tool(prefix, t, own)),
+      prompts: changes.prompts?.map((p) => prompt(prefix, p, own)),
+      resources: changes.resources?.map((r) => resource(prefix, r)),
+      removeTools: changes.removeTools?.map((name) => mountName(prefix, name)),
+      removePrompts: changes.removePrompts?.map((name) => mountName(prefix, name)),
+      removeResources: changes.removeResources?.map((uri) => mountUri(prefix, uri))
+    }),
   resourceUpdated: (uri) => server.resourceUpdated(mountUri(prefix, uri)),
   log: (level, data, logger) => server.log(level, data, logger === undefined ? prefix : `${prefix}/${logger}`),
   tool: (name) => server.tool(mountName(prefix, name)),

@@ -176,6 +176,34 @@ describe("Mount", () => {
       assert.deepStrictEqual(tools.map((t: any) => t.name), ["notes_add", "weather_link", "weather_radar"])
     }))
 
+  it.scoped("a part's update through its view: many entries added and removed in one change, under the prefix", () =>
+    Effect.gen(function*() {
+      const whole = yield* Mount.make({ serverInfo, parts })
+      const client = yield* attach(whole)
+      yield* client.initialize("2025-11-25", {})
+      const weather = Mount.under(whole, "weather")
+      yield* weather.update({
+        tools: ["radar", "wind", "rain"].map((name) => Tool.make(name, {}, () => Effect.succeed(name))),
+        removeTools: ["forecast"],
+        resources: [Resource.make("weather://tomorrow", { mimeType: "text/plain" }, Effect.succeed("rain"))]
+      })
+      yield* flush
+      const heard = [yield* client.next, yield* client.next]
+      assert.sameDeepMembers(heard, [
+        { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+        { jsonrpc: "2.0", method: "notifications/resources/list_changed" }
+      ])
+      const { tools } = yield* client.result("tools/list")
+      assert.deepStrictEqual(
+        tools.map((t: any) => t.name).sort(),
+        ["notes_add", "weather_link", "weather_radar", "weather_rain", "weather_wind"]
+      )
+      const wind = yield* client.result("tools/call", { name: "weather_wind" })
+      assert.deepStrictEqual(wind.content, [{ type: "text", text: "wind" }])
+      const read = yield* client.result("resources/read", { uri: "weather+weather://tomorrow" })
+      assert.strictEqual(read.contents[0].text, "rain")
+    }))
+
   it.scoped("a part's view rewrites the links of what it adds to its own resources", () =>
     Effect.gen(function*() {
       const whole = yield* Mount.make({ serverInfo, parts })

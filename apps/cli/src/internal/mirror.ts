@@ -242,6 +242,8 @@ export interface Options {
    * ran a 64 MiB gateway out of memory.
    */
   readonly maxEntries?: number | undefined
+  /** The bound this mirror shares with others (`Total`: a gateway's upstreams together; default none). */
+  readonly total?: Total | undefined
   /** What of the upstream's tools is served, and how (default: all, as they are). */
   readonly tools?: Policy.ToolPolicy | undefined
   /** How its logs begin (default `mcp proxy`). */
@@ -276,16 +278,30 @@ type Mirrored = Ref.Ref<{
 }>
 
 /**
- * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
- * is one change downstream); a definition that cannot be served is skipped with a warning.
+ * The most entries mirrored by every mirror sharing it (a gateway's upstreams together), all kinds
+ * counted: a listing that would take them past `max` is not served (a warning says so), its mirror
+ * keeps what it had. `used` is what the mirrors hold now (each gives its own back when it ends).
  */
-const syncOf = (mirrored: Mirrored, label: string, maxEntries: number) =>
-<D>(
+export interface Total {
+  readonly max: number
+  used: number
+}
+
+/** The default `maxEntries` of a mirror: each kind of one upstream. */
+export const defaultMaxEntries = 1_000
+
+/**
+ * Registers what is listed anew or changed, and drops what no longer is (so a change upstream
+ * is one change downstream), in one `update` of the server (its list copied once, however many
+ * entries change); a definition that cannot be served is skipped with a warning.
+ */
+const syncOf = (mirrored: Mirrored, label: string, maxEntries: number, total: Total | undefined) =>
+<D, E>(
   kind: "tools" | "prompts" | "resources" | "templates",
   listed: ReadonlyArray<D>,
   keyOf: (d: D) => string,
-  add: (d: D) => Effect.Effect<void>,
-  remove: (key: string) => Effect.Effect<boolean>
+  entryOf: (d: D) => E,
+  apply: (added: ReadonlyArray<readonly [D, E]>, removed: ReadonlyArray<string>) => Effect.Effect<void>
 ) =>
   Effect.gen(function*() {
     if (listed.length > maxEntries) {
@@ -296,6 +312,7 @@ const syncOf = (mirrored: Mirrored, label: string, maxEntries: number) =>
     }
     const before = (yield* Ref.get(mirrored))[kind]
     const now = new Map<string, string>()
+    const added: Array<readonly [D, E]> = []
     for (const d of listed) {
       const key = keyOf(d)
       const json = JSON.stringify(d)
@@ -303,12 +320,24 @@ const syncOf = (mirrored: Mirrored, label: string, maxEntries: number) =>
         now.set(key, json)
         continue
       }
-      const added = yield* Effect.either(Effect.try(() => add(d)).pipe(Effect.flatten))
-      if (added._tag === "Left") {
-        yield* Effect.logWarning(`${label}: ${kind} ${key} is not served: ${added.left.message}`)
-      } else now.set(key, json)
+      try {
+        added.push([d, entryOf(d)])
+        now.set(key, json)
+      } catch (error) {
+        yield* Effect.logWarning(`${label}: ${kind} ${key} is not served: ${(error as Error).message}`)
+      }
     }
-    for (const key of before.keys()) if (!now.has(key)) yield* remove(key)
+    if (total !== undefined && now.size > before.size && total.used + now.size - before.size > total.max) {
+      return yield* Effect.logWarning(
+        `${label}: its ${now.size} ${kind} would take the entries mirrored from every upstream to ` +
+          `${total.used + now.size - before.size}, more than ${total.max} (maxMirroredEntries); ` +
+          "this listing is not served"
+      )
+    }
+    // Taken before the update, which yields: another upstream's sync meanwhile sees it taken.
+    if (total !== undefined) total.used += now.size - before.size
+    const removed = [...before.keys()].filter((key) => !now.has(key))
+    if (added.length > 0 || removed.length > 0) yield* apply(added, removed)
     yield* Ref.update(mirrored, (m) => ({ ...m, [kind]: now }))
   })
 
@@ -517,16 +546,20 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
     const start = (server: McpServer.Service, removeAtEnd = false): Effect.Effect<void, never, Scope.Scope> =>
       Effect.gen(function*() {
         // What it registered goes with it (an upstream gone loses only its own entries).
-        if (removeAtEnd) {
-          yield* Effect.addFinalizer(() =>
-            Effect.flatMap(Ref.get(mirrored), (m) =>
-              Effect.all([
-                Effect.forEach(m.tools.keys(), server.removeTool),
-                Effect.forEach(m.prompts.keys(), server.removePrompt),
-                Effect.forEach([...m.resources.keys(), ...m.templates.keys()], server.removeResource)
-              ], { discard: true }))
-          )
-        }
+        yield* Effect.addFinalizer(() =>
+          Effect.flatMap(Ref.get(mirrored), (m) => {
+            if (options.total !== undefined) {
+              options.total.used -= m.tools.size + m.prompts.size + m.resources.size + m.templates.size
+            }
+            return removeAtEnd
+              ? server.update<never>({
+                removeTools: [...m.tools.keys()],
+                removePrompts: [...m.prompts.keys()],
+                removeResources: [...m.resources.keys(), ...m.templates.keys()]
+              })
+              : Effect.void
+          })
+        )
 
         // Its tools relayed raw when a call needs nothing more (`rawLane.ts`).
         const { relayed, unrelayed } = yield* RawLane.mirrored(
@@ -538,8 +571,9 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           Effect.map(Ref.get(mirrored), (m) => m.tools.keys())
         )
 
-        const sync = syncOf(mirrored, label, options.maxEntries ?? 1_000)
+        const sync = syncOf(mirrored, label, options.maxEntries ?? defaultMaxEntries, options.total)
         const list = listOf(label)
+        const entries = <E>(added: ReadonlyArray<readonly [unknown, E]>) => added.map(([, e]) => e)
         const syncTools = Effect.flatMap(
           list("tools", client.listTools),
           (listed) =>
@@ -547,8 +581,15 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
               "tools",
               listed.filter((t) => Policy.admits(options.tools, t)),
               (t) => Policy.served(options.tools, t).name,
-              (t) => Effect.zipRight(server.addTool(toolOf(client, relay, t, options.tools, prefix)), relayed(t)),
-              (key) => Effect.zipRight(unrelayed(key), server.removeTool(key))
+              (t) => toolOf(client, relay, t, options.tools, prefix),
+              (added, removed) =>
+                Effect.zipRight(
+                  server.update({ tools: entries(added), removeTools: removed }),
+                  Effect.zipRight(
+                    Effect.forEach(removed, unrelayed, { discard: true }),
+                    Effect.forEach(added, ([t]) => relayed(t), { discard: true })
+                  )
+                )
             )
         )
         const syncPrompts = Effect.flatMap(list("prompts", client.listPrompts), (listed) =>
@@ -556,8 +597,8 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
             "prompts",
             listed,
             (p) => p.name,
-            (p) => server.addPrompt(promptOf(client, relay, p, completes, prefix)),
-            server.removePrompt
+            (p) => promptOf(client, relay, p, completes, prefix),
+            (added, removed) => server.update({ prompts: entries(added), removePrompts: removed })
           ))
         const syncResources = Effect.gen(function*() {
           const listed = yield* list("resources", client.listResources)
@@ -565,16 +606,16 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
             "resources",
             listed,
             (r) => r.uri,
-            (r) => server.addResource(Resource.make(r.uri, r, read(client, relay, r.uri, prefix))),
-            server.removeResource
+            (r) => Resource.make(r.uri, r, read(client, relay, r.uri, prefix)),
+            (added, removed) => server.update({ resources: entries(added), removeResources: removed })
           )
           const templates = yield* list("resource templates", client.listResourceTemplates)
           yield* sync(
             "templates",
             templates,
             (t) => t.uriTemplate,
-            (t) => server.addResource(templateOf(client, relay, t, completes, prefix)),
-            server.removeResource
+            (t) => templateOf(client, relay, t, completes, prefix),
+            (added, removed) => server.update({ resources: entries(added), removeResources: removed })
           )
         })
 

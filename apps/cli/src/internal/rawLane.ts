@@ -7,6 +7,12 @@
  * upstream's end or the call's timeout end it as they end any call. A call with anything more
  * (a progress token, `_meta`, a task) is served by the engine, through `forwarded` (`mirror.ts`).
  *
+ * A call of a tool the upstream annotates `idempotentHint` or `readOnlyHint` whose connection
+ * closed under it with no answer (`closedUnanswered`: an HTTP upstream letting a kept-alive
+ * connection go as the POST arrived on it) is sent again once, with a new id; any other tool's
+ * call fails at once (whether the upstream ran it cannot be told: a POST is not idempotent, RFC
+ * 9110 9.2.2; the annotation says this one may be sent twice).
+ *
  * `EFFECT_MCP_DEBUG_RELAY_LANE=1` writes a line to stderr for each call the lane takes (for the
  * tests that check a call took it).
  */
@@ -93,6 +99,30 @@ interface Route {
   readonly policy: Policy.ToolPolicy | undefined
   readonly prefix: string | undefined
   readonly logPrefix: string | undefined
+  /** The upstream annotates the tool idempotent or read-only: a call closed under it unanswered is sent again once. */
+  readonly resendable: boolean
+}
+
+/** Whether the upstream's annotations let a call of `tool` be sent twice (`idempotentHint` or `readOnlyHint`). */
+export const resendable = (tool: McpSchema.Tool.Tool): boolean =>
+  tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true
+
+/** The socket errors of a connection that closed before the answer came (undici's, Node's). */
+const closedCodes: ReadonlySet<unknown> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+/**
+ * Whether a raw call failed because its connection closed with no answer (`ConnectionFailed`
+ * with a closed socket down its cause chain), not because the upstream could not be reached or
+ * answered an error: the upstream may or may not have run it.
+ */
+const closedUnanswered = (error: unknown): boolean => {
+  if ((error as { readonly _tag?: unknown } | null)?._tag !== "ConnectionFailed") return false
+  let current: unknown = (error as { readonly cause?: unknown }).cause
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    if (closedCodes.has((current as { readonly code?: unknown }).code)) return true
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return false
 }
 
 /**
@@ -102,6 +132,10 @@ interface Route {
 class Relayed implements Peer.RawHandlers<ClientError.TransportFailure> {
   private open = true
   private sent: Peer.RawCall | undefined = undefined
+  /** The arguments sent, kept for a resend (`Route.resendable` only). */
+  private args: unknown = undefined
+  /** Sent again already: at most once. */
+  private resent = false
   constructor(readonly route: Route, readonly call: RelayTable.RawCall) {}
   /** The call is over (true the first time only): it leaves the relay's count. */
   private end(): boolean {
@@ -112,6 +146,7 @@ class Relayed implements Peer.RawHandlers<ClientError.TransportFailure> {
   }
   start(args: unknown) {
     const { upstream } = this.route
+    if (this.route.resendable) this.args = args
     this.sent = this.route.raw.request(
       "tools/call",
       args === undefined ? { name: upstream } : { name: upstream, arguments: args },
@@ -134,6 +169,11 @@ class Relayed implements Peer.RawHandlers<ClientError.TransportFailure> {
     else call.result(result)
   }
   fail(error: Parameters<Peer.RawHandlers<ClientError.TransportFailure>["fail"]>[0]) {
+    if (this.open && this.route.resendable && !this.resent && closedUnanswered(error)) {
+      this.resent = true
+      if (debug) process.stderr.write(`mcp gateway: relay lane: sent again: tools/call ${this.call.name}\n`)
+      return this.start(this.args)
+    }
     if (this.end()) this.call.error(toMcpError(error as ClientError.ClientError).toWire(this.call.revision))
   }
   onLog(message: Peer.LogMessage) {
@@ -161,9 +201,10 @@ export const entry = (
   upstream: string,
   policy: Policy.ToolPolicy | undefined,
   prefix: string | undefined,
-  logPrefix: string | undefined
+  logPrefix: string | undefined,
+  resend = false
 ): RelayTable.Entry => {
-  const route: Route = { raw, relay, upstream, policy, prefix, logPrefix }
+  const route: Route = { raw, relay, upstream, policy, prefix, logPrefix, resendable: resend }
   return {
     take: (call) => {
       if (call.revision !== raw.revision) return false
@@ -211,7 +252,7 @@ export const mirrored = (
         Effect.sync(() => {
           const name = nameIn(lane, Policy.served(policy, t).name)
           if (raw === undefined || UpstreamTasks.supportOf(client, t) !== undefined) lane.table.delete(name)
-          else lane.table.set(name, entry(raw, relay, t.name, policy, lane.prefix, logPrefix))
+          else lane.table.set(name, entry(raw, relay, t.name, policy, lane.prefix, logPrefix, resendable(t)))
         }),
       unrelayed: (served) => Effect.sync(() => lane.table.delete(nameIn(lane, served)))
     }

@@ -312,6 +312,45 @@ const serviceOf = (
           : { ...e, templates: Registry.set(e.templates, provided.uriTemplate, provided) })
     })
 
+  /** A copy of `map` without `removed`, with `added` set: one copy for the lot. */
+  const edited = <A>(
+    map: ReadonlyMap<string, A>,
+    removed: ReadonlyArray<string> | undefined,
+    added: ReadonlyArray<readonly [string, A]>
+  ): ReadonlyMap<string, A> => {
+    const next = new Map(map)
+    if (removed !== undefined) for (const key of removed) next.delete(key)
+    for (const [key, value] of added) next.set(key, value)
+    return next
+  }
+  const update = <R>(
+    changes: McpServer.Changes<R>
+  ): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
+    Effect.flatMap(Effect.context<never>(), (ctx) => {
+      const tools = (changes.tools ?? []).map((t) => [t.name, provideTool(t, ctx)] as const)
+      const prompts = (changes.prompts ?? []).map((p) => [p.name, providePrompt(p, ctx)] as const)
+      const provided = (changes.resources ?? []).map((r) => provideResource(r, ctx))
+      const resources = provided.flatMap((r) => r._tag === "Resource" ? [[r.uri, r] as const] : [])
+      const templates = provided.flatMap((r) => r._tag === "Resource" ? [] : [[r.uriTemplate, r] as const])
+      const edits: Array<Effect.Effect<void>> = []
+      if (tools.length > 0 || (changes.removeTools?.length ?? 0) > 0) {
+        edits.push(registry.edit("tools", (e) => ({ ...e, tools: edited(e.tools, changes.removeTools, tools) })))
+      }
+      if (prompts.length > 0 || (changes.removePrompts?.length ?? 0) > 0) {
+        edits.push(
+          registry.edit("prompts", (e) => ({ ...e, prompts: edited(e.prompts, changes.removePrompts, prompts) }))
+        )
+      }
+      if (provided.length > 0 || (changes.removeResources?.length ?? 0) > 0) {
+        edits.push(registry.edit("resources", (e) => ({
+          ...e,
+          resources: edited(e.resources, changes.removeResources, resources),
+          templates: edited(e.templates, changes.removeResources, templates)
+        })))
+      }
+      return Effect.all(edits, { discard: true })
+    })
+
   const service: Made = {
     serverInfo: options.serverInfo,
     revisions,
@@ -322,6 +361,7 @@ const serviceOf = (
     removePrompt: (name) =>
       removeIf("prompts", (e) => e.prompts.has(name), (e) => ({ ...e, prompts: Registry.remove(e.prompts, name) })),
     addResource,
+    update,
     removeResource: (uri) =>
       Effect.flatMap(Ref.get(registry.entries), (entries) =>
         entries.resources.has(uri)
