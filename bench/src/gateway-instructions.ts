@@ -42,7 +42,18 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, callgrindArgs, callgrindOutFile, callgrindPerCall, freePort, here, median, ratio, spawnCommand, table } from "./proc.js"
+import {
+  BenchFailure,
+  callgrindArgs,
+  callgrindOutFile,
+  callgrindPerCall,
+  freePort,
+  here,
+  median,
+  ratio,
+  spawnCommand,
+  table
+} from "./proc.js"
 
 const root = here("../..")
 const demoMain = path.join(root, "apps/everything/dist/main.js")
@@ -220,7 +231,15 @@ const main = async () => {
     const floor = results.has("floor") ? median(results.get("floor")!) : Number.NaN
     const floorMain = mains.has("floor") ? median(mains.get("floor")!) : Number.NaN
     const k = (n: number) => `${(n / 1000).toFixed(1)}k`
-    const rows = [["gateway", "all threads / call (median)", "runs", "/ floor", "main thread / call", "runs", "/ floor"]]
+    const rows = [[
+      "gateway",
+      "all threads / call (median)",
+      "runs",
+      "/ floor",
+      "main thread / call",
+      "runs",
+      "/ floor"
+    ]]
     for (const [key, counts] of results) {
       const main = mains.get(key)!
       rows.push([

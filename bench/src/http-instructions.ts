@@ -20,7 +20,18 @@ import { join } from "node:path"
 import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
 import { callAdd, openSessions, type Session } from "./http-driver.js"
-import { BenchFailure, callgrindArgs, callgrindOutFile, callgrindPerCall, freePort, here, ratio, spawnCommand, table, waitForLine } from "./proc.js"
+import {
+  BenchFailure,
+  callgrindArgs,
+  callgrindOutFile,
+  callgrindPerCall,
+  freePort,
+  here,
+  ratio,
+  spawnCommand,
+  table,
+  waitForLine
+} from "./proc.js"
 
 interface Server {
   readonly key: string

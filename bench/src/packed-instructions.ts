@@ -19,6 +19,8 @@ import { callAdd, openSessions, type Session } from "./http-driver.js"
 import * as Packed from "./packed.js"
 import {
   BenchFailure,
+  callgrindArgs,
+  callgrindOutFile,
   callgrindPerCall,
   type Child,
   freePort,
@@ -33,17 +35,12 @@ const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
 const runs = Number(process.env.BENCH_INSTR_RUNS ?? 3)
 const window = 10
+/** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
+const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 
-const underCallgrind = (file: string, args: ReadonlyArray<string>): Child =>
-  spawnCommand("valgrind", [
-    "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
-    "--instr-atstart=no",
-    "--smc-check=all-non-file",
-    process.execPath,
-    file,
-    ...args
-  ])
+/** A server under callgrind, its dumps to `outFile`'s folder (`proc.ts` `callgrindArgs`). */
+const underCallgrind = (outFile: string, file: string, args: ReadonlyArray<string>): Child =>
+  spawnCommand("valgrind", [...callgrindArgs(outFile), process.execPath, file, ...args])
 
 /** Calls `first … first + count - 1` over the child's stdin, `window` in flight, each answer checked. */
 const driveStdio = (child: Child, first: number, count: number): Promise<void> =>
@@ -67,19 +64,18 @@ const driveStdio = (child: Child, first: number, count: number): Promise<void> =
   })
 
 const stdio = async (dir: string): Promise<number> => {
-  const child = underCallgrind(path.join(dir, "ours-stdio-server.js"), [])
+  const outFile = callgrindOutFile()
+  const child = underCallgrind(outFile, path.join(dir, "ours-stdio-server.js"), [])
   try {
     child.write(handshakeEra.handshake!.initialize + "\n")
     await waitForLine(child, (line) => (line.includes("\"id\":0") ? true : undefined), "initialize", 300_000)
     child.write(handshakeEra.handshake!.initialized + "\n")
     await driveStdio(child, 1, warmup)
-    return await callgrindPerCall(
-      child,
-      "stdio",
-      calls,
-      () => driveStdio(child, warmup + 1, calls),
-      () => child.process.stdin.end()
-    )
+    return (await callgrindPerCall(child, "stdio", outFile, calls, {
+      settle: () => driveStdio(child, warmup + 1, settle),
+      drive: () => driveStdio(child, warmup + settle + 1, calls),
+      stop: () => child.process.stdin.end()
+    })).total
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error
@@ -96,15 +92,25 @@ const driveHttp = async (sessions: ReadonlyArray<Session>, first: number, count:
 
 const http = async (dir: string): Promise<number> => {
   const port = await freePort()
-  const child = underCallgrind(path.join(dir, "ours-http-server.js"), ["--port", String(port), "--mode", "layerHttp"])
+  const outFile = callgrindOutFile()
+  const child = underCallgrind(outFile, path.join(dir, "ours-http-server.js"), [
+    "--port",
+    String(port),
+    "--mode",
+    "layerHttp"
+  ])
   try {
     await waitForLine(child, (line) => (line === "ready" ? true : undefined), "the HTTP server to listen", 300_000)
     const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, window)
     await driveHttp(sessions, 1, warmup)
-    return await callgrindPerCall(child, "http", calls, () => driveHttp(sessions, warmup + 1, calls), () => {
-      for (const session of sessions) session.connection.close()
-      child.process.stdin.end()
-    })
+    return (await callgrindPerCall(child, "http", outFile, calls, {
+      settle: () => driveHttp(sessions, warmup + 1, settle),
+      drive: () => driveHttp(sessions, warmup + settle + 1, calls),
+      stop: () => {
+        for (const session of sessions) session.connection.close()
+        child.process.stdin.end()
+      }
+    })).total
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error

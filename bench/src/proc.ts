@@ -432,7 +432,9 @@ export const callgrindPerCall = async (
     for (const name of dumps) {
       const dump = join(dirname(outFile), name)
       // `BENCH_INSTR_KEEP=<dir>`: the window's dumps kept there, by function (`callgrind_annotate`).
-      if (keepDumps !== undefined) copyFileSync(dump, join(keepDumps, `${key}-${child.pid}${name.slice(name.lastIndexOf("-"))}.callgrind`))
+      if (keepDumps !== undefined) {
+        copyFileSync(dump, join(keepDumps, `${key}-${child.pid}${name.slice(name.lastIndexOf("-"))}.callgrind`))
+      }
       const totals = /^totals:\s+(\d+)/m.exec(readFileSync(dump, "latin1"))
       if (totals === null) throw new BenchFailure(`${key}: no totals in the callgrind dump ${name}\n${child.stderr()}`)
       total += Number(totals[1])

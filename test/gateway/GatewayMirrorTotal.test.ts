@@ -30,23 +30,35 @@ const served = (client: McpClient.Service) =>
   ]).pipe(Effect.map((kinds) => kinds.flat()))
 
 describe("mcp gateway --max-mirrored-entries", () => {
-  it.scopedLive("bounds the entries of every upstream together, with a warning naming the bound", () =>
-    Effect.gen(function*() {
-      // What one demo lists (the gateway serves once its upstreams' first listings are mirrored).
-      const one = yield* Effect.scoped(Effect.flatMap(
-        mcpOverStdio(["gateway", "--config", configOf(["a"]), "--start-timeout", "60"]),
-        served
-      ))
-      assert.isAbove(one.length, 3)
-      const warnings: Array<string> = []
-      const client = yield* mcpOverStdio(
-        ["gateway", "--config", configOf(["a", "b"]), "--start-timeout", "60", "--max-mirrored-entries", `${one.length}`],
-        { stderr: (line) => void (line.includes("maxMirroredEntries") && warnings.push(line)) }
-      )
-      const both = yield* served(client)
-      assert.isAtMost(both.length, one.length)
-      assert.isAbove(both.length, 0)
-      assert.isAbove(warnings.length, 0)
-      assert.include(warnings[0], `more than ${one.length} (maxMirroredEntries); this listing is not served`)
-    }), { timeout: 120_000 })
+  it.scopedLive(
+    "bounds the entries of every upstream together, with a warning naming the bound",
+    () =>
+      Effect.gen(function*() {
+        // What one demo lists (the gateway serves once its upstreams' first listings are mirrored).
+        const one = yield* Effect.scoped(Effect.flatMap(
+          mcpOverStdio(["gateway", "--config", configOf(["a"]), "--start-timeout", "60"]),
+          served
+        ))
+        assert.isAbove(one.length, 3)
+        const warnings: Array<string> = []
+        const client = yield* mcpOverStdio(
+          [
+            "gateway",
+            "--config",
+            configOf(["a", "b"]),
+            "--start-timeout",
+            "60",
+            "--max-mirrored-entries",
+            `${one.length}`
+          ],
+          { stderr: (line) => void (line.includes("maxMirroredEntries") && warnings.push(line)) }
+        )
+        const both = yield* served(client)
+        assert.isAtMost(both.length, one.length)
+        assert.isAbove(both.length, 0)
+        assert.isAbove(warnings.length, 0)
+        assert.include(warnings[0], `more than ${one.length} (maxMirroredEntries); this listing is not served`)
+      }),
+    { timeout: 120_000 }
+  )
 })

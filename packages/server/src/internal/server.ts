@@ -319,7 +319,7 @@ const serviceOf = (
     added: ReadonlyArray<readonly [string, A]>
   ): ReadonlyMap<string, A> => {
     const next = new Map(map)
-    if (removed !== undefined) for (const key of removed) next.delete(key)
+    if (removed !== undefined) { for (const key of removed) next.delete(key) }
     for (const [key, value] of added) next.set(key, value)
     return next
   }
