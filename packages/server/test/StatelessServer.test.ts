@@ -78,27 +78,35 @@ describe("StatelessServer", () => {
     )
   })
 
-  it("refuses a tool that runs as a task added later without the tasks named: not served, unknown at the wire", async () => {
-    let added: Exit.Exit<void> | undefined
-    const addReport = Layer.effectDiscard(
-      Effect.flatMap(McpServer, (server) => Effect.exit(server.addTool(Report))).pipe(
-        Effect.map((exit) => (added = exit))
+  it.each(
+    [
+      ["addTool", (server: McpServer["Type"]) => server.addTool(Report)],
+      ["update", (server: McpServer["Type"]) => server.update({ tools: [Report, Echo], removeTools: ["echo"] })]
+    ] as const
+  )(
+    "refuses a tool that runs as a task added later (%s) without the tasks named: nothing changed, unknown at the wire",
+    async (_, add) => {
+      let added: Exit.Exit<void> | undefined
+      const addReport = Layer.effectDiscard(
+        Effect.flatMap(McpServer, (server) => Effect.exit(add(server))).pipe(
+          Effect.map((exit) => (added = exit))
+        )
       )
-    )
-    const handler = served(StatelessServer.toWebHandler(
-      Layer.provideMerge(addReport, StatelessServer.layer({ serverInfo, tools: [Echo] }))
-    ))
-    const listed = await (await handler(post("tools/list", {}))).json()
-    expect(listed.result.tools.map((tool: { readonly name: string }) => tool.name)).toEqual(["echo"])
-    expect(added !== undefined && Exit.isFailure(added) && Cause.pretty(added.cause)).toContain(
-      `the tool "report" runs as a task, which needs the tasks code: give the server tasks: StatelessServer.tasks`
-    )
-    const call = await (await handler(post("tools/call", { name: "report", arguments: { topic: "x" } }, {
-      extensions: { [TASKS]: {} }
-    }))).json()
-    expect(call.error.code).toBe(-32602)
-    expect(call.error.message).toContain("report")
-  })
+      const handler = served(StatelessServer.toWebHandler(
+        Layer.provideMerge(addReport, StatelessServer.layer({ serverInfo, tools: [Echo] }))
+      ))
+      const listed = await (await handler(post("tools/list", {}))).json()
+      expect(listed.result.tools.map((tool: { readonly name: string }) => tool.name)).toEqual(["echo"])
+      expect(added !== undefined && Exit.isFailure(added) && Cause.pretty(added.cause)).toContain(
+        `the tool "report" runs as a task, which needs the tasks code: give the server tasks: StatelessServer.tasks`
+      )
+      const call = await (await handler(post("tools/call", { name: "report", arguments: { topic: "x" } }, {
+        extensions: { [TASKS]: {} }
+      }))).json()
+      expect(call.error.code).toBe(-32602)
+      expect(call.error.message).toContain("report")
+    }
+  )
 
   it("takes the 2026-07-28 revision alone in its options' type", () => {
     const options = (revisions: StatelessServer.Options<never>["revisions"]) => revisions

@@ -325,8 +325,13 @@ const serviceOf = (
   }
   const update = <R>(
     changes: McpServer.Changes<R>
-  ): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> =>
-    Effect.flatMap(Effect.context<never>(), (ctx) => {
+  ): Effect.Effect<void, never, Exclude<R, McpRequest.McpRequest>> => {
+    // As `addTool`: a tool that runs as a task is refused by a server without the tasks code, and nothing changes.
+    const asTask = tasks === TaskNone.none ? changes.tools?.find((tool) => tool.task !== undefined) : undefined
+    if (asTask !== undefined) {
+      return Effect.dieMessage(needsTasksCode(`the tool ${JSON.stringify(asTask.name)} runs as a task, which`))
+    }
+    return Effect.flatMap(Effect.context<never>(), (ctx) => {
       const tools = (changes.tools ?? []).map((t) => [t.name, provideTool(t, ctx)] as const)
       const prompts = (changes.prompts ?? []).map((p) => [p.name, providePrompt(p, ctx)] as const)
       const provided = (changes.resources ?? []).map((r) => provideResource(r, ctx))
@@ -350,6 +355,7 @@ const serviceOf = (
       }
       return Effect.all(edits, { discard: true })
     })
+  }
 
   const service: Made = {
     serverInfo: options.serverInfo,
