@@ -6,8 +6,10 @@
  * to the published layout (`scripts/bundle-package.mjs`) before and after, on its cost per request.
  *
  * Each server is started with its instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then counted
- * (`callgrind_control -i on`) over BENCH_INSTR_CALLS calls (2500), BENCH_INSTR_RUNS times (3, a fresh process each;
- * the median and the range printed). Stdio keeps 10 calls in flight; HTTP one on each of 10 connections.
+ * over BENCH_INSTR_CALLS calls (2500) between the window's two edges (`proc.ts` `callgrindPerCall`), BENCH_INSTR_RUNS
+ * times (3, a fresh process each; the median and the range printed): every thread's count, and the main thread's
+ * apart (V8's background compiles fall in or out of a window from run to run; the main thread's count is the steady
+ * one). Stdio keeps 10 calls in flight; HTTP one on each of 10 connections.
  * BENCH_PACKED_TRANSPORTS (stdio,http): the transports to count.
  *
  * `BENCH_PACKED_DIR=… BENCH_PACKED_BASE_DIR=… node dist/packed-instructions.js` (valgrind installed)
@@ -63,7 +65,10 @@ const driveStdio = (child: Child, first: number, count: number): Promise<void> =
     for (let i = 0; i < Math.min(window, count); i++) send()
   })
 
-const stdio = async (dir: string): Promise<number> => {
+/** Instructions per call: every thread's, and the main thread's. */
+type Count = { readonly total: number; readonly main: number }
+
+const stdio = async (dir: string): Promise<Count> => {
   const outFile = callgrindOutFile()
   const child = underCallgrind(outFile, path.join(dir, "ours-stdio-server.js"), [])
   try {
@@ -75,7 +80,7 @@ const stdio = async (dir: string): Promise<number> => {
       settle: () => driveStdio(child, warmup + 1, settle),
       drive: () => driveStdio(child, warmup + settle + 1, calls),
       stop: () => child.process.stdin.end()
-    })).total
+    }))
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error
@@ -90,7 +95,7 @@ const driveHttp = async (sessions: ReadonlyArray<Session>, first: number, count:
   }))
 }
 
-const http = async (dir: string): Promise<number> => {
+const http = async (dir: string): Promise<Count> => {
   const port = await freePort()
   const outFile = callgrindOutFile()
   const child = underCallgrind(outFile, path.join(dir, "ours-http-server.js"), [
@@ -110,7 +115,7 @@ const http = async (dir: string): Promise<number> => {
         for (const session of sessions) session.connection.close()
         child.process.stdin.end()
       }
-    })).total
+    }))
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error
@@ -122,24 +127,28 @@ const main = async () => {
   const base = process.env.BENCH_PACKED_BASE_DIR
   if (base !== undefined) await Packed.baseServers(base, true)
   const projects = [["this", dir], ...(base === undefined ? [] : [["base", base]])] as const
-  const rows = [["transport", "project", "k instructions / call (median)", "range", "this / base"]]
+  const rows = [["transport", "threads", "project", "k instructions / call (median)", "range", "this / base"]]
   const transports = (process.env.BENCH_PACKED_TRANSPORTS ?? "stdio,http").split(",")
   for (const [transport, measure] of [["stdio", stdio], ["http", http]] as const) {
     if (!transports.includes(transport)) continue
-    const counts = new Map<string, Array<number>>(projects.map(([name]) => [name, []]))
+    const counts = new Map<string, Array<Count>>(projects.map(([name]) => [name, []]))
     // Interleaved: this, base, this, base…
     for (let run = 0; run < runs; run++) {
       for (const [name, folder] of projects) counts.get(name)!.push(await measure(folder))
     }
-    for (const [name] of projects) {
-      const values = counts.get(name)!
-      rows.push([
-        transport,
-        name,
-        (median(values) / 1000).toFixed(1),
-        `${(Math.min(...values) / 1000).toFixed(1)}-${(Math.max(...values) / 1000).toFixed(1)}`,
-        name === "this" && base !== undefined ? ratio(median(values) / median(counts.get("base")!)) : "-"
-      ])
+    for (const threads of ["main", "total"] as const) {
+      for (const [name] of projects) {
+        const values = counts.get(name)!.map((count) => count[threads])
+        const baseValues = counts.get("base")?.map((count) => count[threads])
+        rows.push([
+          transport,
+          threads === "main" ? "main" : "all",
+          name,
+          (median(values) / 1000).toFixed(1),
+          `${(Math.min(...values) / 1000).toFixed(1)}-${(Math.max(...values) / 1000).toFixed(1)}`,
+          name === "this" && baseValues !== undefined ? ratio(median(values) / median(baseValues)) : "-"
+        ])
+      }
     }
   }
   process.stdout.write(
