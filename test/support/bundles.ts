@@ -3,7 +3,9 @@
  * runs, so a test never spawns a bundle older than the last `tsc -b`. Both at once, in about two seconds.
  */
 import { execFile } from "node:child_process"
-import { bundles, bundleScript } from "./Programs.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { bundles, bundleScript, runPrefix } from "./Programs.js"
 
 const bundle = (args: ReadonlyArray<string>) =>
   new Promise<void>((resolve, reject) =>
@@ -16,6 +18,14 @@ const bundle = (args: ReadonlyArray<string>) =>
     )
   )
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   await Promise.all(bundles.map(bundle))
+  // This run's files (`Programs.runId`) gone when it ends.
+  return () => {
+    for (const folder of new Set(bundles.map((args) => path.dirname(args[1]!)))) {
+      for (const name of fs.readdirSync(folder)) {
+        if (name.startsWith(runPrefix)) fs.rmSync(path.join(folder, name), { force: true })
+      }
+    }
+  }
 }
