@@ -25,12 +25,6 @@ const slowest = [
   "apps/create/test/Create.test.ts"
 ]
 
-/**
- * The packages' test files that need a process of their own: what they check is said once per process (the
- * warning of a server with no `requestStateKey`), so another file of the process may have said it first.
- */
-const isolated = ["packages/server/test/FirstHour.test.ts"]
-
 /** vitest's own order (failed first, then longest by an earlier run's timings, else largest), the slowest first. */
 class SlowestFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
@@ -54,33 +48,11 @@ export default defineConfig({
     }
   },
   test: {
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     reporters: ["./test/support/SummaryReporter.ts", "default"],
-    projects: [
-      {
-        // The packages' own tests, in process: one module graph a worker for all its files (no isolation), as
-        // each file builds its own servers, clients and layers. Each file in a process of its own spent more time
-        // loading our sources and Effect than running tests: 224 s of the 51 core and server files' loading
-        // against 21 s for all 109 files, the same run.
-        extends: true,
-        test: {
-          name: "packages",
-          include: ["packages/*/test/**/*.test.ts"],
-          exclude: ["**/node_modules/**", "**/dist/**", ...isolated],
-          isolate: false
-        }
-      },
-      {
-        // Our programs as child processes, the packed packages, the conformance suites: a process a file.
-        extends: true,
-        test: {
-          name: "programs",
-          include: ["apps/*/test/**/*.test.ts", "test/**/*.test.ts", ...isolated],
-          // `mcp` and the demo bundled from the built `dist/` before any file runs: what the test kit spawns.
-          globalSetup: ["./test/support/bundles.ts"]
-        }
-      }
-    ],
+    // `mcp` and the demo bundled from the built `dist/` before any file runs: what the test kit spawns.
+    globalSetup: ["./test/support/bundles.ts"],
     // A guard against a test that hangs, not a measure: a loaded machine takes several times as long.
     testTimeout: 60_000,
     // Two test files at once (vitest's default is one fewer than the CPUs: one, on the 2-core CI machines).
