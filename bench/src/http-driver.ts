@@ -268,6 +268,20 @@ export const callAdd = async (session: Session, envelope: Envelope, id: number):
   }
 }
 
+/** Calls `first … first + count - 1` (`tools/call add`), spread over the sessions, one in flight on each, each checked. */
+export const callAddOver = async (
+  sessions: ReadonlyArray<Session>,
+  envelope: Envelope,
+  first: number,
+  count: number
+): Promise<void> => {
+  let next = first
+  const end = first + count
+  await Promise.all(sessions.map(async (session) => {
+    while (next < end) await callAdd(session, envelope, next++)
+  }))
+}
+
 export interface LoadStats {
   readonly requests: number
   readonly seconds: number

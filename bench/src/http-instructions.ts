@@ -19,7 +19,7 @@
 import { join } from "node:path"
 import { baseline } from "./baseline.js"
 import { handshakeEra } from "./envelope.js"
-import { callAdd, openSessions, type Session } from "./http-driver.js"
+import { callAddOver, openSessions, type Session } from "./http-driver.js"
 import {
   BenchFailure,
   callgrindArgs,
@@ -59,14 +59,8 @@ const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
 const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const connections = 10
 
-/** `count` calls, spread over the sessions, one in flight on each. */
-const drive = async (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
-  let next = first
-  const end = first + count
-  await Promise.all(sessions.map(async (session) => {
-    while (next < end) await callAdd(session, handshakeEra, next++)
-  }))
-}
+const drive = (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> =>
+  callAddOver(sessions, handshakeEra, first, count)
 
 /** Instructions per call of one server. */
 const measure = async (server: Server): Promise<number> => {

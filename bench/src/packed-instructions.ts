@@ -17,7 +17,7 @@
 import * as path from "node:path"
 import { handshakeEra } from "./envelope.js"
 import * as Envelope from "./envelope.js"
-import { callAdd, openSessions, type Session } from "./http-driver.js"
+import { callAddOver, openSessions, type Session } from "./http-driver.js"
 import * as Packed from "./packed.js"
 import {
   BenchFailure,
@@ -87,13 +87,8 @@ const stdio = async (dir: string): Promise<Count> => {
   }
 }
 
-const driveHttp = async (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
-  let next = first
-  const end = first + count
-  await Promise.all(sessions.map(async (session) => {
-    while (next < end) await callAdd(session, handshakeEra, next++)
-  }))
-}
+const driveHttp = (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> =>
+  callAddOver(sessions, handshakeEra, first, count)
 
 const http = async (dir: string): Promise<Count> => {
   const port = await freePort()
