@@ -11,7 +11,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { globalValue } from "effect/GlobalValue"
 import * as Logger from "effect/Logger"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { McpRequest, McpServer, Prompt, Tool } from "../src/index.js"
 import { attach, connect, meta } from "./utils/TestClient.js"
@@ -104,6 +106,12 @@ describe("a first server: McpServer.layer with no revisions", () => {
 
   it.scoped("with no requestStateKey: a random key of each server, said once per process; a state one server sealed, another refuses (-32602), its own server takes", () =>
     Effect.gen(function*() {
+      // Once per process: unsaid yet, whatever another file of this worker's process (a run without
+      // isolation) made before.
+      yield* Ref.set(
+        globalValue(Symbol.for("@effect-mcp/server/randomRequestStateKeyWarned"), () => Ref.unsafeMake(false)),
+        false
+      )
       const logged: Array<string> = []
       const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
       yield* Effect.gen(function*() {
