@@ -32,20 +32,28 @@ const node = (file: string, ...args: ReadonlyArray<string>) =>
 
 const mcp = (...args: ReadonlyArray<string>) => node(mcpMain, ...args)
 
-/** apps/everything over HTTP on a free port, once it says it listens: its URL, and `kill` to end it. */
+/**
+ * apps/everything over HTTP on a port of its own choosing (`--port 0`: no port probed free here and taken by
+ * another process before the demo listens), once it says where it listens: its URL, and `kill` to end it. A demo
+ * that ends first fails this with what it said.
+ */
 const everythingOverHttp = async () => {
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-  const server = spawn(process.execPath, [everything, "http", "--port", String(port)], {
+  const server = spawn(process.execPath, [everything, "http", "--port", "0"], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]
   })
-  const url = `http://127.0.0.1:${port}/mcp`
-  await new Promise<void>((resolve) => server.stderr.on("data", (chunk) => String(chunk).includes(url) && resolve()))
+  let said = ""
+  const url = await new Promise<string>((resolve, reject) => {
+    server.stderr.on("data", (chunk) => {
+      said += chunk
+      const listening = /listening on (http:\/\/\S+)\n/.exec(said)
+      if (listening !== null) resolve(listening[1]!)
+    })
+    server.on(
+      "exit",
+      (code, signal) => reject(new Error(`the demo ended (${code ?? signal}) before listening:\n${said}`))
+    )
+  })
   return { url, kill: () => server.kill() }
 }
 
@@ -177,7 +185,7 @@ describe("the demo's command line", () => {
     for (
       const [args, line] of [
         [["stdio", "--prot", "3000"], "Unknown option '--prot'"],
-        [["http", "--port", "abc"], "--port must be a whole number of at least 1, not abc"],
+        [["http", "--port", "abc"], "--port must be a whole number of at least 0, not abc"],
         [["stdio", "--port", "3000"], "--port is not an option of stdio"],
         [["stdio", "extra"], "unexpected argument: extra"],
         [["serve"], "unknown mode: serve"],

@@ -35,7 +35,8 @@ modes:
        [--trusted-proxies N]
        [--auth-issuer URL --resource URL [--token-type at+jwt]] [--redis URL [--redis-prefix P]]
        [--task-lease SECONDS]
-          Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000), and the legacy
+          Streamable HTTP on http://H:N/mcp (default 127.0.0.1:3000; --port 0: a free port,
+          said on stderr as every port is: listening on http://H:N/mcp), and the legacy
           HTTP+SSE endpoints /sse and /messages (2024-11-05); at most --max-sessions
           handshake sessions at once (default 10000), each ending after --idle-timeout
           seconds without activity (default 300), requests interrupted after --max-request
@@ -330,7 +331,7 @@ if (!("values" in line)) {
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
 } else {
-  const port = count("port", line.values.port, 3000, 1)
+  const port = count("port", line.values.port, 3000, 0)
   const maxSessions = count("max-sessions", line.values["max-sessions"], 10_000, 1)
   const idle = count("idle-timeout", line.values["idle-timeout"], 300, 1)
   const maxRequest = count("max-request", line.values["max-request"], 0, 1)
@@ -367,6 +368,8 @@ if (!("values" in line)) {
       trustedProxies: trustedProxies as number,
       healthPath: "/healthz",
       readyPath: "/readyz",
+      // A port of its own choosing is said when it listens (`listening on http://H:N/mcp`).
+      announce: port === 0,
       ...(line.values["max-request"] === undefined
         ? {}
         : { maxRequestDuration: Duration.seconds(maxRequest as number) }),
@@ -390,7 +393,8 @@ if (!("values" in line)) {
       Layer.provide(NodeMcpServer.layerStderrLogger),
       Layer.tap(() =>
         say(
-          `http://${host}:${port}/mcp (${era})` + (redis === undefined ? "" : `, shared state on Redis`) +
+          (port === 0 ? "on the port said above" : `http://${host}:${port}/mcp`) + ` (${era})` +
+            (redis === undefined ? "" : `, shared state on Redis`) +
             (authOptions === undefined
               ? ""
               : `, tokens of ${authOptions.authorizationServers[0]} for ${authOptions.resource}` +
