@@ -34,6 +34,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { chromium } from "playwright-core"
+import * as Packed from "../support/Packed.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** Ours, by folder: what a project may name, and the two commands. */
@@ -90,25 +91,14 @@ const npm = (args: ReadonlyArray<string>, cwd: string, extra: Record<string, str
 const npx = (args: ReadonlyArray<string>, cwd: string, extra: Record<string, string> = {}) =>
   run("npx", args, cwd, extra)
 
-/** pnpm as this run was started with (CI: `npx pnpm@…`), else the one on the PATH. */
-const pnpm = (args: ReadonlyArray<string>, cwd: string) => {
-  const execpath = process.env.npm_execpath
-  return execpath !== undefined && /pnpm/.test(execpath)
-    ? run(process.execPath, [execpath, ...args], cwd)
-    : run("pnpm", args, cwd)
-}
-
 type Ours = keyof typeof folders
 
-/** Every package packed, once for the file. */
+/** Every package packed (once in the run: `Packed.packed`). */
 const packed: Promise<Record<Ours, string>> = (async () => {
-  const destination = path.join(work, "tarballs")
-  fs.mkdirSync(destination)
+  const destination = Packed.packedFolder
   const tarballs: Partial<Record<Ours, string>> = {}
   for (const [name, folder] of Object.entries(folders) as ReadonlyArray<[Ours, string]>) {
-    const out = await pnpm(["pack", "--pack-destination", destination], path.join(root, folder))
-    const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
-    tarballs[name] = path.isAbsolute(tarball) ? tarball : path.join(destination, path.basename(tarball))
+    tarballs[name] = await Packed.packed(folder)
   }
   // The two commands are one bundle each (`scripts/bundle.mjs`: the entry and the chunks it loads when first
   // used), with nothing to install beside it.

@@ -196,7 +196,7 @@ describe("the packages, packed and installed outside the workspace", () => {
   it("install with the README's lines, compile with its tsconfig, run, and test with the test kit", async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-pack-"))
     try {
-      const tarballs = await packAll(work)
+      const tarballs = await packAll()
       for (const [name, file] of Object.entries(tarballs)) {
         const listing = await run("tar", ["-tzf", file], work)
         assert.include(listing, "package/dist/index.js", `${name}: the tarball has dist`)

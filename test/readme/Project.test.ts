@@ -61,7 +61,7 @@ describe("the README's project of your own, with every extra", () => {
   it("installs from the packed packages, compiles every sample shown whole, and runs the first server", async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-project-"))
     try {
-      const tarballs = await packAll(work)
+      const tarballs = await packAll()
       const project = path.join(work, "project")
       fs.mkdirSync(project)
       const [init, ...rest] = commands

@@ -4,9 +4,11 @@
  */
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { runId } from "./Programs.js"
 
 /** The repository's root. */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -53,14 +55,65 @@ export const pnpm = (args: ReadonlyArray<string>, cwd: string): Promise<string> 
     : run("pnpm", args, cwd)
 }
 
-/** Every package packed into `destination`: its tarball's path, by the package's folder name. */
-export const packAll = async (destination: string): Promise<Record<string, string>> => {
-  const tarballs: Record<string, string> = {}
-  for (const name of packages) {
-    const out = await pnpm(["pack", "--pack-destination", destination], path.join(root, "packages", name))
-    const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
-    tarballs[name] = path.isAbsolute(tarball) ? tarball : path.join(destination, path.basename(tarball))
+/**
+ * This run's tarballs (`Programs.runId`), removed when the run ends (`bundles.ts`): a package is packed once in a
+ * run, by whichever test file asks first, whatever process it runs in; the others wait for that one.
+ */
+export const packedFolder = path.join(os.tmpdir(), `effect-mcp-packed-${runId}`)
+
+/** Waits until `file` exists (a write of this run's, by another process or this one): its text. */
+const written = async (file: string): Promise<string> => {
+  for (;;) {
+    // Watched before looking, so that a file made in between is not missed.
+    const changed = new Promise<void>((resolve) => {
+      const watcher = fs.watch(path.dirname(file), () => {
+        watcher.close()
+        resolve()
+      })
+    })
+    if (fs.existsSync(file)) return fs.readFileSync(file, "utf8")
+    await changed
   }
+}
+
+/**
+ * The tarball of the package in `folder` (`packages/core`, `apps/cli`), packed once in this run: the first to ask
+ * packs it (`pnpm pack`, which builds it: `prepack`), and a later or concurrent ask, from this process or another
+ * of the run, gets the same file; a failure to pack is every asker's failure, with what pnpm said.
+ */
+export const packed = async (folder: string): Promise<string> => {
+  const key = folder.replace(/[/\\]/g, "-")
+  const done = path.join(packedFolder, `${key}.json`)
+  fs.mkdirSync(packedFolder, { recursive: true })
+  let first = true
+  try {
+    fs.mkdirSync(path.join(packedFolder, `${key}.lock`))
+  } catch {
+    first = false
+  }
+  if (first) {
+    let outcome: { readonly tarball: string } | { readonly error: string }
+    try {
+      const destination = path.join(packedFolder, key)
+      const out = await pnpm(["pack", "--pack-destination", destination], path.join(root, folder))
+      const tarball = out.trim().split("\n").reverse().find((line) => line.trim().endsWith(".tgz"))!.trim()
+      outcome = { tarball: path.isAbsolute(tarball) ? tarball : path.join(destination, path.basename(tarball)) }
+    } catch (error) {
+      outcome = { error: error instanceof Error ? error.message : String(error) }
+    }
+    // Whole or not at all: a reader never sees half of it.
+    fs.writeFileSync(`${done}.tmp`, JSON.stringify(outcome))
+    fs.renameSync(`${done}.tmp`, done)
+  }
+  const outcome = JSON.parse(await written(done)) as { readonly tarball?: string; readonly error?: string }
+  if (outcome.tarball === undefined) throw new Error(`packing ${folder} failed: ${outcome.error}`)
+  return outcome.tarball
+}
+
+/** Every package packed (once in this run: `packed`): its tarball's path, by the package's folder name. */
+export const packAll = async (): Promise<Record<string, string>> => {
+  const tarballs: Record<string, string> = {}
+  for (const name of packages) tarballs[name] = await packed(`packages/${name}`)
   return tarballs
 }
 

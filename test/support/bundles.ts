@@ -5,6 +5,7 @@
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { packedFolder } from "./Packed.js"
 import { bundles, bundleScript, runPrefix } from "./Programs.js"
 
 const bundle = (args: ReadonlyArray<string>) =>
@@ -20,8 +21,9 @@ const bundle = (args: ReadonlyArray<string>) =>
 
 export default async function setup(): Promise<() => void> {
   await Promise.all(bundles.map(bundle))
-  // This run's files (`Programs.runId`) gone when it ends.
+  // This run's files (`Programs.runId`) gone when it ends: its bundles, and the tarballs packed (`Packed.packed`).
   return () => {
+    fs.rmSync(packedFolder, { recursive: true, force: true })
     for (const folder of new Set(bundles.map((args) => path.dirname(args[1]!)))) {
       for (const name of fs.readdirSync(folder)) {
         if (name.startsWith(runPrefix)) fs.rmSync(path.join(folder, name), { force: true })
