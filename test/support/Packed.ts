@@ -64,15 +64,17 @@ export const packedFolder = path.join(os.tmpdir(), `effect-mcp-packed-${runId}`)
 /** Waits until `file` exists (a write of this run's, by another process or this one): its text. */
 const written = async (file: string): Promise<string> => {
   for (;;) {
-    // Watched before looking, so that a file made in between is not missed.
+    // Watched before looking, so that a file made in between is not missed; the watcher closed either way.
+    let watcher: fs.FSWatcher | undefined
     const changed = new Promise<void>((resolve) => {
-      const watcher = fs.watch(path.dirname(file), () => {
-        watcher.close()
-        resolve()
-      })
+      watcher = fs.watch(path.dirname(file), () => resolve())
     })
-    if (fs.existsSync(file)) return fs.readFileSync(file, "utf8")
-    await changed
+    try {
+      if (fs.existsSync(file)) return fs.readFileSync(file, "utf8")
+      await changed
+    } finally {
+      watcher!.close()
+    }
   }
 }
 
