@@ -10,13 +10,13 @@
  * to another blocked), and views that cannot be rendered (one line, nothing served). The DOM is asserted,
  * never a screenshot.
  */
+import { Services } from "@effect-mcp/test-support"
 import { binary } from "@effect-mcp/test-support/Services"
 import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -134,12 +134,7 @@ const inView = async (
 
 /** apps/everything over HTTP on a free port, once it says it listens: its URL, and `kill` to end it. */
 const everythingOverHttp = async () => {
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+  const port = await Effect.runPromise(Services.freePort)
   const server = spawn(process.execPath, [everything, "http", "--port", String(port)], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]

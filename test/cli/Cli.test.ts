@@ -3,9 +3,10 @@
  * output and `--json`, both eras, and a failure is one line on stderr with a non-zero exit; against a
  * stdio server that fails at startup, how it ended and the last lines of its stderr.
  */
+import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it, vi } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
@@ -252,12 +253,7 @@ describe("mcp --help", () => {
 
 describe("mcp says what happened, in one line", () => {
   it("nothing listening: mcp: cannot connect to <url> (connection refused)", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = net.createServer().listen(0, "127.0.0.1", () => {
-        const free = (server.address() as net.AddressInfo).port
-        server.close(() => resolve(free))
-      })
-    })
+    const port = await Effect.runPromise(Services.freePort)
     const url = `http://127.0.0.1:${port}/mcp`
     const result = await mcp("tools", url)
     assert.strictEqual(result.code, 1)

@@ -5,9 +5,10 @@
  * HTTP in 2026-07-28 across processes (a task left running with --detach, then got, waited for and
  * cancelled by its id).
  */
+import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it, vi } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
@@ -111,12 +112,7 @@ describe("mcp tasks list over stdio", () => {
 
 /** The demo over HTTP on a free port, once it says it listens: its URL, and `kill` to end it. */
 const everythingOverHttp = async () => {
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+  const port = await Effect.runPromise(Services.freePort)
   const server = spawn(process.execPath, [everything, "http", "--port", String(port)], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]

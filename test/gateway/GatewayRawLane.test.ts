@@ -13,10 +13,11 @@
  * - a call with a progress token, or of a 2026-07-28 request, takes the server's path (no lane
  *   line) and gets its progress.
  */
+import { Services } from "@effect-mcp/test-support"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -88,13 +89,7 @@ const cancelled = (requestId: number) => ({
   params: { requestId, reason: "the user stopped it" }
 })
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = () => Effect.runPromise(Services.freePort)
 
 const env = { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" }
 

@@ -19,9 +19,10 @@
  *   upstream annotates `idempotentHint` or `readOnlyHint` is sent again once on another connection
  *   and answered (two POSTs), and failed if that one closes too (never a third).
  */
+import { Services } from "@effect-mcp/test-support"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -336,12 +337,7 @@ const openHttp = () => {
   const children = new Children()
   return children.starting(async () => {
     const { file, posts } = await upstreamOf(children)
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as net.AddressInfo
-        probe.close(() => resolve(port))
-      })
-    })
+    const port = await Effect.runPromise(Services.freePort)
     const served = children.spawn(process.execPath, [mcpMain, "gateway", "--config", file, "--port", String(port)], {
       cwd: root,
       env: { ...process.env, EFFECT_MCP_DEBUG_RELAY_LANE: "1" },

@@ -7,6 +7,7 @@ import { McpClient } from "@effect-mcp/client"
 import { MemoryTransport } from "@effect-mcp/core"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
 import { McpServer } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -15,7 +16,6 @@ import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -59,12 +59,7 @@ describe("docs/composition.md: Composition and gateways", () => {
   it.scopedLive("mcp gateway serves the configuration's upstreams", () =>
     Effect.gen(function*() {
       // The sample's HTTP upstream is the demo on a free port; its stdio one, server-everything as installed.
-      const port = yield* Effect.async<number>((resume) => {
-        const probe = net.createServer().listen(0, "127.0.0.1", () => {
-          const { port } = probe.address() as net.AddressInfo
-          probe.close(() => resume(Effect.succeed(port)))
-        })
-      })
+      const port = yield* Services.freePort
       const demo = yield* Effect.acquireRelease(
         Effect.sync(() =>
           spawn(process.execPath, [Programs.demoMain, "http", "--port", String(port)], {

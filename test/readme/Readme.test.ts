@@ -1,6 +1,7 @@
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import { MemoryTransport } from "@effect-mcp/core"
 import { McpServer } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -8,7 +9,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client, greeting } from "./client.js"
@@ -225,12 +225,7 @@ describe("README example", () => {
   }
 
   it("main-http.ts runs: says where it listens, serves, and ends on SIGTERM", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, "127.0.0.1", () => {
-        const found = (probe.address() as net.AddressInfo).port
-        probe.close(() => resolve(found))
-      })
-    })
+    const port = await Effect.runPromise(Services.freePort)
     const child = spawn(process.execPath, ["--conditions=@effect-mcp/source", "--import", "tsx", "main-http.ts"], {
       cwd: here,
       stdio: ["ignore", "pipe", "pipe"],

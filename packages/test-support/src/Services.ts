@@ -17,15 +17,49 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 
 /**
- * A free TCP port on 127.0.0.1 (free when asked: bind it soon).
+ * The lowest port the system hands out as the local port of an outgoing connection (Linux:
+ * `net.ipv4.ip_local_port_range`, default 32768); elsewhere, 49152 (IANA's dynamic range).
+ */
+const ephemeralLow = (): number => {
+  try {
+    const low = Number(Fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0])
+    return Number.isInteger(low) && low > 10_000 ? low : 49_152
+  } catch {
+    return 49_152
+  }
+}
+
+/** Whether `port` can be bound on 127.0.0.1 now (it is closed again before this answers). */
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = Net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+/**
+ * A free TCP port on 127.0.0.1 (free when asked: bind it soon), below the system's range of
+ * ephemeral ports. A port `listen(0)` gives is from that range: once it is closed for a child
+ * process to take, any outgoing connection of the machine may be given it as its local port
+ * first (the child then fails with EADDRINUSE, and a test waiting for it to listen waits for
+ * its timeout). A port below the range is never given that way; it is picked at random (two
+ * tests rarely pick one port at once) and tried (50 times at most, then `listen(0)`'s).
  *
  * @since 0.1.0
  */
-export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const port = (server.address() as Net.AddressInfo).port
-    server.close(() => resume(Effect.succeed(port)))
+export const freePort: Effect.Effect<number> = Effect.promise(async () => {
+  const low = 10_000
+  const high = ephemeralLow() - 1
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1))
+    if (await bindable(port)) return port
+  }
+  return new Promise<number>((resolve) => {
+    const server = Net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
   })
 })
 
