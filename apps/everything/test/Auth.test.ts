@@ -13,7 +13,9 @@
  *   without them, nothing changes (no token needed, no `whoami`, no `admin_echo`);
  * - tokens of any `typ` by default; with `--token-type at+jwt`, RFC 9068 access tokens only.
  */
+import { Services } from "@effect-mcp/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as http from "node:http"
@@ -85,15 +87,7 @@ const mint = (issuer: Issuer, resource: string, claims: Record<string, unknown> 
 
 // ---------------------------------------------------------------------------- the demo
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = () => Effect.runPromise(Services.freePort)
 
 /** The environment of a child: this one's, without the variables the demo reads. */
 const environment = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {

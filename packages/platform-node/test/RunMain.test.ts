@@ -14,7 +14,9 @@
  *   idle keep-alive one) and an SSE stream: the stream is ended, the connections closed at once,
  *   exit 0 before the grace period of busy connections (1 second) would have run out.
  */
+import { Services } from "@effect-mcp/test-support"
 import { assert, describe, it, vi } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 
 import { type ChildProcess, spawn } from "node:child_process"
 import { EventEmitter } from "node:events"
@@ -97,13 +99,7 @@ const until = (
     test()
   })
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+const freePort = () => Effect.runPromise(Services.freePort)
 
 describe("NodeMcpServer.runMain", () => {
   it("stdio: answers on stdout, exits 0 when the input ends", async () => {

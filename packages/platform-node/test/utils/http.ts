@@ -7,6 +7,7 @@
  * `describeServers` runs a suite once per path.
  */
 import { EventStore, HttpTransport, McpRequest, McpServer, Prompt, Resource, TaskStore, Tool } from "@effect-mcp/server"
+import { Services } from "@effect-mcp/test-support"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as Deferred from "effect/Deferred"
@@ -225,16 +226,8 @@ export const trackedStore = async (
   return { service, streams, held }
 }
 
-/** A free TCP port on 127.0.0.1. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
+/** A free TCP port on 127.0.0.1 (below the ephemeral range: `Services.freePort`). */
+export const freePort = (): Promise<number> => Effect.runPromise(Services.freePort)
 
 /** The two ways to serve the MCP endpoints over HTTP on Node. */
 export const serverPaths = ["NodeMcpServer.layerHttp", "HttpLayerRouter.serve(HttpTransport.layer)"] as const
