@@ -6,7 +6,6 @@
  */
 import { McpError, Telemetry } from "@effect-mcp/core"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -14,12 +13,11 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as EffectRuntime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
-import * as McpRequest from "../McpRequest.js"
-import * as McpTask from "../McpTask.js"
 import type * as TaskStore from "../TaskStore.js"
 import type * as Tool from "../Tool.js"
 import * as Holders from "./holders.js"
 import type { RequestContext } from "./serving.js"
+import { taskContext } from "./taskContext.js"
 import { TaskPart } from "./taskRequest.js"
 import { isTerminal, noInput, outcomeOf, unavailable } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
@@ -178,26 +176,13 @@ const create = (
     )
   })
 
-/** The task's `McpTask`: its part, read when asked (one object, no closures of its own). */
-class TaskService implements McpTask.Service {
-  constructor(private readonly task: TaskPart) {}
-  get taskId() {
-    return Effect.sync(() => Option.fromNullable(this.task.taskId))
-  }
-  get detach() {
-    return this.task.detachEffect
-  }
-  get status() {
-    return (message: string) => this.task.setStatus(message)
-  }
-}
-
 /**
  * Forks a task's handler with its `McpRequest` and `McpTask` in the context it starts with (not
- * provided around it: every layer of a fiber's stack stays as long as the fiber waits). Once a
- * task, its outcome is settled when the handler ends, however it ends, by an observer of its
- * fiber, not a frame on its stack: such a frame (`onExit`, three of them with its mask) would
- * keep the handler's whole effect for as long as it runs.
+ * provided around it: every layer of a fiber's stack stays as long as the fiber waits), the
+ * server's services read through (`TaskServices`). Once a task, its outcome is settled when the
+ * handler ends, however it ends, by an observer of its fiber, not a frame on its stack: such a
+ * frame (`onExit`, three of them with its mask) would keep the handler's whole effect for as long
+ * as it runs.
  */
 const fork = (
   tasks: TaskState,
@@ -205,11 +190,7 @@ const fork = (
   task: TaskPart
 ) => {
   const runtime = EffectRuntime.make({
-    context: Context.add(
-      Context.add(tasks.serverContext, McpRequest.McpRequest, task.request),
-      McpTask.McpTask,
-      new TaskService(task)
-    ),
+    context: taskContext(tasks.services, task),
     // On the tasks' scheduler: its first step without a scheduler runner of its own (`StartScheduler`).
     fiberRefs: tasks.handlerRefs,
     runtimeFlags: tasks.built.runtimeFlags

@@ -46,7 +46,8 @@ export const fromService = (service: TaskStore.Service): Store => ({
 
 /**
  * The characters a task holds: its record's JSON beyond the fixed fields, and while it runs what
- * its runner holds in memory (`held`).
+ * its runner holds in memory (`held`). Of the record alone (a record is a value, never changed once
+ * stored): the store weighs a record again when it changes or goes rather than keep its weight.
  */
 const weigh = (record: TaskRecord): number => {
   let n = 256 + record.taskId.length + record.owner.length + record.name.length +
@@ -64,12 +65,6 @@ const positive = (name: string, value: number): number => {
   return value
 }
 
-interface Kept {
-  record: TaskRecord
-  bytes: number
-  waiters: Array<Deferred.Deferred<Option.Option<TaskRecord>>> | undefined
-}
-
 /**
  * The in-memory store (`TaskStore.makeMemory`, and a server's own when none is given): bounded as
  * `options` say, swept by TTL (a task whose `ttlMs` ran out is removed, running or not; its runner
@@ -83,33 +78,38 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
     const maxRecordBytes = positive("maxRecordBytes", options.maxRecordBytes ?? 4 * 1024 * 1024)
     const maxOwnerBytes = positive("maxBytesPerOwner", options.maxBytesPerOwner ?? 16 * 1024 * 1024)
     const clock = yield* Effect.clock
-    // Insertion order is creation order: what `list` pages through, newest first.
-    const tasks = new Map<string, Kept>()
+    // Insertion order is creation order: what `list` pages through, newest first. A task is its
+    // record, in here and in its owner's map: what it weighs is weighed again when it changes or
+    // goes (`weigh` reads the record alone), and who waits on it is kept apart (`waiting`).
+    const tasks = new Map<string, TaskRecord>()
     /** Each owner's tasks (in creation order: what `list` pages through) and the bytes they hold. */
-    const owners = new Map<string, { readonly tasks: Map<string, Kept>; bytes: number }>()
+    const owners = new Map<string, { readonly tasks: Map<string, TaskRecord>; bytes: number }>()
+    /** Who waits for a task's next change (`await`), by task: only while one does. */
+    const waiting = new Map<string, Array<Deferred.Deferred<Option.Option<TaskRecord>>>>()
     let bytes = 0
     const hub = yield* PubSub.unbounded<Change>()
     yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
 
-    const wake = (kept: Kept, value: Option.Option<TaskRecord>) => {
-      const waiters = kept.waiters
+    const wake = (taskId: string, value: Option.Option<TaskRecord>) => {
+      const waiters = waiting.get(taskId)
       if (waiters === undefined) return
-      kept.waiters = undefined
+      waiting.delete(taskId)
       for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(value))
     }
 
     const drop = (taskId: string) => {
-      const kept = tasks.get(taskId)
-      if (kept === undefined) return
+      const record = tasks.get(taskId)
+      if (record === undefined) return
       tasks.delete(taskId)
-      bytes -= kept.bytes
-      const owner = owners.get(kept.record.owner)
+      const size = weigh(record)
+      bytes -= size
+      const owner = owners.get(record.owner)
       if (owner !== undefined) {
         owner.tasks.delete(taskId)
-        owner.bytes -= kept.bytes
-        if (owner.tasks.size === 0) owners.delete(kept.record.owner)
+        owner.bytes -= size
+        if (owner.tasks.size === 0) owners.delete(record.owner)
       }
-      wake(kept, Option.none())
+      wake(taskId, Option.none())
       hub.unsafeOffer({ taskId, record: undefined })
     }
 
@@ -117,7 +117,7 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
 
     const sweep = Effect.sync(() => {
       const now = clock.unsafeCurrentTimeMillis()
-      for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
+      for (const [taskId, record] of tasks) if (expired(record, now)) drop(taskId)
     })
     yield* Effect.forkScoped(
       Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? Duration.seconds(1)))
@@ -133,7 +133,7 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
           if (size > maxRecordBytes) return Effect.fail(new TaskStore.TaskStoreFull({ reason: "record" }))
           if (tasks.size >= maxTasks || bytes + size > maxBytes) {
             // What expired goes first: a full store may only be full of the dead.
-            for (const [taskId, kept] of tasks) if (expired(kept.record, now)) drop(taskId)
+            for (const [taskId, stored] of tasks) if (expired(stored, now)) drop(taskId)
           }
           if (tasks.size >= maxTasks) return Effect.fail(new TaskStore.TaskStoreFull({ reason: "tasks" }))
           const owner = owners.get(record.owner)
@@ -144,11 +144,10 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
           if ((owner?.bytes ?? 0) + size > maxOwnerBytes) {
             return Effect.fail(new TaskStore.TaskStoreFull({ reason: "ownerBytes" }))
           }
-          const kept: Kept = { record, bytes: size, waiters: undefined }
-          tasks.set(record.taskId, kept)
-          if (owner === undefined) owners.set(record.owner, { tasks: new Map([[record.taskId, kept]]), bytes: size })
+          tasks.set(record.taskId, record)
+          if (owner === undefined) owners.set(record.owner, { tasks: new Map([[record.taskId, record]]), bytes: size })
           else {
-            owner.tasks.set(record.taskId, kept)
+            owner.tasks.set(record.taskId, record)
             owner.bytes += size
           }
           bytes += size
@@ -156,37 +155,39 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
         }),
       get: (taskId) =>
         Effect.sync(() => {
-          const kept = tasks.get(taskId)
-          return kept === undefined || expired(kept.record, clock.unsafeCurrentTimeMillis())
+          const record = tasks.get(taskId)
+          return record === undefined || expired(record, clock.unsafeCurrentTimeMillis())
             ? Option.none()
-            : Option.some(kept.record)
+            : Option.some(record)
         }),
       compareAndSet: (taskId, version, next) =>
         Effect.suspend(() => {
-          const kept = tasks.get(taskId)
-          if (kept === undefined || kept.record.version !== version) return Effect.succeed(false)
+          const record = tasks.get(taskId)
+          if (record === undefined || record.version !== version) return Effect.succeed(false)
+          const was = weigh(record)
           const size = weigh(next)
           if (size > maxRecordBytes) return Effect.fail(new TaskStore.TaskStoreFull({ reason: "record" }))
-          if (bytes - kept.bytes + size > maxBytes) return Effect.fail(new TaskStore.TaskStoreFull({ reason: "bytes" }))
-          const owner = owners.get(kept.record.owner)
-          if (owner !== undefined && owner.bytes - kept.bytes + size > maxOwnerBytes) {
+          if (bytes - was + size > maxBytes) return Effect.fail(new TaskStore.TaskStoreFull({ reason: "bytes" }))
+          const owner = owners.get(record.owner)
+          if (owner !== undefined && owner.bytes - was + size > maxOwnerBytes) {
             return Effect.fail(new TaskStore.TaskStoreFull({ reason: "ownerBytes" }))
           }
-          if (owner !== undefined) owner.bytes += size - kept.bytes
-          bytes += size - kept.bytes
-          kept.bytes = size
-          kept.record = next
-          wake(kept, Option.some(next))
+          if (owner !== undefined) {
+            owner.bytes += size - was
+            owner.tasks.set(taskId, next)
+          }
+          bytes += size - was
+          tasks.set(taskId, next)
+          wake(taskId, Option.some(next))
           return Effect.as(publish(next), true)
         }),
       list: (owner, cursor, limit) =>
         Effect.sync(() => {
           const now = clock.unsafeCurrentTimeMillis()
-          const mine = Array.from(owners.get(owner)?.tasks.values() ?? []).filter((k) => !expired(k.record, now))
-            .reverse()
-          const from = cursor === undefined ? 0 : mine.findIndex((k) => k.record.taskId === cursor) + 1
+          const mine = Array.from(owners.get(owner)?.tasks.values() ?? []).filter((r) => !expired(r, now)).reverse()
+          const from = cursor === undefined ? 0 : mine.findIndex((r) => r.taskId === cursor) + 1
           if (cursor !== undefined && from === 0) return { tasks: [], next: undefined }
-          const page = mine.slice(from, from + limit).map((k) => k.record)
+          const page = mine.slice(from, from + limit)
           return {
             tasks: page,
             next: from + limit < mine.length ? page[page.length - 1].taskId : undefined
@@ -195,15 +196,20 @@ export const make = (options: TaskStore.MemoryOptions = {}): Effect.Effect<Memor
       remove: (taskId) => Effect.sync(() => drop(taskId)),
       await: (taskId, version) =>
         Effect.suspend(() => {
-          const kept = tasks.get(taskId)
-          if (kept === undefined) return Effect.succeedNone
-          if (kept.record.version > version) return Effect.succeedSome(kept.record)
+          const record = tasks.get(taskId)
+          if (record === undefined) return Effect.succeedNone
+          if (record.version > version) return Effect.succeedSome(record)
           return Effect.flatMap(Deferred.make<Option.Option<TaskRecord>>(), (waiter) => {
-            ;(kept.waiters ??= []).push(waiter)
+            const waiters = waiting.get(taskId)
+            if (waiters === undefined) waiting.set(taskId, [waiter])
+            else waiters.push(waiter)
             return Effect.onInterrupt(Deferred.await(waiter), () =>
               Effect.sync(() => {
-                const at = kept.waiters?.indexOf(waiter) ?? -1
-                if (at >= 0) kept.waiters!.splice(at, 1)
+                const waiters = waiting.get(taskId)
+                const at = waiters?.indexOf(waiter) ?? -1
+                if (at < 0) return
+                waiters!.splice(at, 1)
+                if (waiters!.length === 0) waiting.delete(taskId)
               }))
           })
         }),

@@ -21,6 +21,7 @@ import type * as TaskStore from "../TaskStore.js"
 import * as Holders from "./holders.js"
 import type { Sink } from "./request.js"
 import type { RequestContext } from "./serving.js"
+import { serverServices } from "./taskContext.js"
 import type * as TaskMemory from "./taskMemory.js"
 import type { Route, TaskRuntime } from "./taskRequest.js"
 import { unavailable, unknownTask } from "./taskShapes.js"
@@ -137,6 +138,8 @@ export class TaskState implements TaskRuntime {
   private readonly owners = new Map<string, string>()
   /** The scheduler of tasks' handlers (see `StartScheduler`). */
   readonly scheduler: StartScheduler
+  /** The server's services, as tasks' handlers see them beside their own (`TaskContext.serverServices`). */
+  readonly services: ReadonlyMap<string, unknown>
   /** The fiber refs tasks' handlers start with: the runtime's, on `scheduler`. */
   readonly handlerRefs: FiberRefs.FiberRefs
   /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
@@ -154,8 +157,9 @@ export class TaskState implements TaskRuntime {
      * forked from its request would keep the whole message, megabytes the tool never sees.
      */
     readonly built: EffectRuntime.Runtime<never>,
-    readonly serverContext: Context.Context<never>
+    serverContext: Context.Context<never>
   ) {
+    this.services = serverServices(serverContext)
     this.scheduler = new StartScheduler(FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentScheduler))
     this.handlerRefs = FiberRefs.updateAs(built.fiberRefs, {
       fiberId: FiberId.none,
