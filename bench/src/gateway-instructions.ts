@@ -31,6 +31,17 @@
  * (`--separate-threads=yes`, the `main thread` columns): the gateway's own work, the JIT's
  * background compiles left out. Compare builds only in one run, repeated, and read the medians.
  *
+ * Work per second of the window, apart from work per call (lane5): `BENCH_INSTR_IDLE=20` counts 20 s
+ * of idle, the 10 sessions open, after the warm-up; `BENCH_INSTR_PACE=600` spreads the same 1,000
+ * calls over a ~65 s window. Idle, the floor's main thread counted 60k and 87k instructions a
+ * second, ours 683k and 698k, of which ~260k was the in-memory task store's sweep waking every
+ * second with no task (433k once it sleeps while empty). Paced, the floor's main thread too
+ * counted 395k per call against 319k unpaced (V8 adapting to a slow, mostly idle process: more
+ * scavenges, more code run in the interpreter; with `--no-flush-bytecode --no-flush-baseline-code
+ * --no-memory-reducer --min-semi-space-size=16 --max-semi-space-size=16` in
+ * `BENCH_INSTR_NODE_FLAGS` the floor held at 313k and 328k). So windows of unlike lengths are
+ * not comparable, whatever the gateway: compare ours and the floor in windows of like length.
+ *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
  *
