@@ -31,6 +31,17 @@
  * (`--separate-threads=yes`, the `main thread` columns): the gateway's own work, the JIT's
  * background compiles left out. Compare builds only in one run, repeated, and read the medians.
  *
+ * Work per second of the window, apart from work per call (lane5): `BENCH_INSTR_IDLE=20` counts 20 s
+ * of idle, the 10 sessions open, after the warm-up; `BENCH_INSTR_PACE=600` spreads the same 1,000
+ * calls over a ~65 s window. Idle, the floor's main thread counted 60k and 87k instructions a
+ * second, ours 683k and 698k, of which ~260k was the in-memory task store's sweep waking every
+ * second with no task (433k once it sleeps while empty). Paced, the floor's main thread too
+ * counted 395k per call against 319k unpaced (V8 adapting to a slow, mostly idle process: more
+ * scavenges, more code run in the interpreter; with `--no-flush-bytecode --no-flush-baseline-code
+ * --no-memory-reducer --min-semi-space-size=16 --max-semi-space-size=16` in
+ * `BENCH_INSTR_NODE_FLAGS` the floor held at 313k and 328k). So windows of unlike lengths are
+ * not comparable, whatever the gateway: compare ours and the floor in windows of like length.
+ *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
  *
@@ -76,6 +87,17 @@ const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
 /** Sessions driven at once, one call in flight on each (`BENCH_INSTR_SESSIONS`, 10). */
 const sessions = Number(process.env.BENCH_INSTR_SESSIONS ?? 10)
+/**
+ * Milliseconds each session waits between its counted calls (`BENCH_INSTR_PACE`, 0): a longer
+ * window for the same calls, to tell work per call from work per second the window lasts.
+ */
+const pace = Number(process.env.BENCH_INSTR_PACE ?? 0)
+/**
+ * `BENCH_INSTR_IDLE=<seconds>`: the window holds no calls but that many seconds of idle, the
+ * sessions open (after the warm-up and the settling calls); the counts printed are then per
+ * second of idle, not per call.
+ */
+const idle = Number(process.env.BENCH_INSTR_IDLE ?? 0)
 
 const envelope = {
   ...handshakeEra,
@@ -89,12 +111,13 @@ let window = 0
 const failures = new Map<string, number>()
 
 /** `count` calls, spread over the sessions, one in flight on each. */
-const drive = async (opened: ReadonlyArray<Session>, first: number, count: number): Promise<void> => {
+const drive = async (opened: ReadonlyArray<Session>, first: number, count: number, wait = 0): Promise<void> => {
   let next = first
   const end = first + count
   await Promise.all(opened.map(async (session) => {
     while (next < end) {
       const id = next++
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
       // Again after a failure (for up to 30 s): callgrind holds the gateway for seconds while it
       // switches its instrumentation on; meanwhile a keep-alive connection to the upstream closes
       // (a 502 from the floor, -32603 from ours) or ours misses its upstream's ping and takes its
@@ -151,13 +174,14 @@ const measure = async (gateway: Gateway): Promise<{ readonly total: number; read
     })
     const opened = await openSessions({ port, path: "/mcp" }, envelope, sessions)
     await drive(opened, 1, warmup)
-    return await callgrindPerCall(child, gateway.key, outFile, calls, {
+    return await callgrindPerCall(child, gateway.key, outFile, idle > 0 ? idle : calls, {
       settle: () => drive(opened, warmup + 1, settle),
       drive: async () => {
         // The window's wall time, printed: a gateway's own work per second is counted too.
         failures.clear()
         const start = Date.now()
-        await drive(opened, warmup + settle + 1, calls)
+        if (idle > 0) await new Promise((resolve) => setTimeout(resolve, idle * 1000))
+        else await drive(opened, warmup + settle + 1, calls, pace)
         window = (Date.now() - start) / 1000
       },
       stop: () => {
@@ -219,7 +243,9 @@ const main = async () => {
       for (const gateway of gateways) {
         const { main, total } = await measure(gateway)
         process.stdout.write(
-          `${gateway.key}: ${(total / 1000).toFixed(1)} k instructions / call, main thread ` +
+          `${gateway.key}: ${(total / 1000).toFixed(1)} k instructions / ${
+            idle > 0 ? "second of idle" : "call"
+          }, main thread ` +
             `${(main / 1000).toFixed(1)} k (window ${window.toFixed(0)} s)\n`
         )
         // Each failure sent again is counted too: said, so that a count that moves can be read.
@@ -257,7 +283,9 @@ const main = async () => {
         `gateway over HTTP to ${
           upstreamKind === "sdk" ? "the SDK's server (JSON answers)" : "our demo"
         } over HTTP, tools/call add (2025-11-25), the gateway's instructions per call ` +
-        `under callgrind: ${warmup} calls of warm-up, ${calls} counted, ${sessions} sessions`,
+        `under callgrind: ${warmup} calls of warm-up, ${
+          idle > 0 ? `then ${idle} s of idle counted (per second, not per call)` : `${calls} counted`
+        }, ${sessions} sessions${pace > 0 ? `, ${pace} ms between a session's calls` : ""}`,
         ...table(rows)
       ].join("\n") + "\n"
     )

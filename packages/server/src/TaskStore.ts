@@ -230,7 +230,7 @@ export interface MemoryOptions {
    * what its runner holds (default 4 Mi).
    */
   readonly maxRecordBytes?: number
-  /** How often expired tasks are swept (default every second). */
+  /** How often expired tasks are swept while the store holds any (default every second; an empty store sleeps). */
   readonly sweepInterval?: Duration.DurationInput
 }
 
