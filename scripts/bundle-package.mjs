@@ -141,6 +141,42 @@ const hubOf = new Map()
     hubOf.set(module, keys.get(key))
   }
 }
+/**
+ * Our other packages' namespaces from their own entry points, not their index (issue 42): `import { McpError, Wire }
+ * from "@effect-mcp/core"` becomes `import * as McpError from "@effect-mcp/core/McpError"` and the same for `Wire`,
+ * where the index (`export * as McpError from "./McpError.js"`, one a public module) loads every public module of
+ * the package and what they import: the packed server loaded core's 40 and the server's TaskStore, SessionStore,
+ * NotificationBus… to use a few. Each member is the same binding either way (a class or Tag has one identity: the
+ * entry points share their chunks). A name the index does not export as a namespace stays imported from it.
+ */
+const siblingIndex = /^(import|export) \{([^}]*)\} from "(@effect-mcp\/(?:core|server|client))";$/gm
+const siblingNamespaces = new Map()
+const namespacesOf = (name) => {
+  if (!siblingNamespaces.has(name)) {
+    const index = path.join(dir, "node_modules", name, "dist", "index.js")
+    siblingNamespaces.set(
+      name,
+      new Map(
+        [...fs.readFileSync(index, "utf8").matchAll(/^export \* as (\w+) from "\.\/([\w/]+)\.js";$/gm)]
+          .map((m) => [m[1], m[2]])
+      )
+    )
+  }
+  return siblingNamespaces.get(name)
+}
+const fromModules = (line, keyword, names, name) => {
+  const namespaces = namespacesOf(name)
+  const kept = []
+  const modules = []
+  // The names, without the doc comments tsc keeps on an `export { … } from` (one has commas).
+  const parts = names.replace(/\/\*[\s\S]*?\*\//g, "").split(",").map((part) => part.trim())
+  for (const part of parts.filter((part) => part.length > 0)) {
+    const [imported, local = imported] = part.split(/\s+as\s+/)
+    if (namespaces.has(imported)) modules.push(`${keyword} * as ${local} from "${name}/${namespaces.get(imported)}";`)
+    else kept.push(part)
+  }
+  return [...(kept.length > 0 ? [`${keyword} { ${kept.join(", ")} } from "${name}";`] : []), ...modules].join("\n")
+}
 /** @type {import("esbuild").Plugin} */
 const effectHub = {
   name: "effect-hub",
@@ -163,7 +199,7 @@ const effectHub = {
           namespaceImport,
           (line, name, module) =>
             hubOf.has(module) ? `import { ${module} as ${name} } from "effect-mcp:effect-hub/${hubOf.get(module)}";` : line
-        ),
+        ).replace(siblingIndex, fromModules),
         resolveDir: path.dirname(args.path),
         loader: "js"
       }
