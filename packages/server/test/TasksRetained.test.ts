@@ -18,25 +18,13 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Scheduler from "effect/Scheduler"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
 import * as McpRequest from "../src/McpRequest.js"
 import * as McpServer from "../src/McpServer.js"
 import * as McpTask from "../src/McpTask.js"
 import * as TaskStore from "../src/TaskStore.js"
 import * as Tool from "../src/Tool.js"
+import { collect } from "./utils/Heap.js"
 import { attach, clientInfo, meta } from "./utils/TestClient.js"
-
-v8.setFlagsFromString("--expose-gc")
-const gc: () => void = vm.runInNewContext("gc")
-
-/** Full collections, a turn apart (a `WeakRef`'s target is kept until the turn that made it ends). */
-const collect = Effect.promise(async () => {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((resolve) => setImmediate(resolve))
-    gc()
-  }
-})
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const p = (params: Record<string, unknown>) => ({
