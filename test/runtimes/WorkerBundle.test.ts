@@ -266,9 +266,9 @@ describe("the demo's Worker bundle", () => {
   // The schemas of the features a server may never use (sampling, elicitation, the input requests of
   // 2026-07-28, the tasks extension: a third of the Worker's cold start above the SDK's; prompts,
   // completion, `subscriptions/listen`, skills and MCP Apps' `_meta.ui`, which a server with tools alone never
-  // serves) are built when
-  // a message first needs them. A server with one tool, bundled as a Worker, evaluated here, answers a
-  // 2026-07-28 `tools/call`: none of them is built. The bundle is marked where each is built: a module
+  // serves; resources, roots, the core tasks of 2025-11-25, the handshake's `initialize` and `server/discover`)
+  // are built when a message first needs them. A server with one tool, bundled as a Worker, evaluated here,
+  // answers a 2026-07-28 `tools/list` and `tools/call`: none of them is built. The bundle is marked where each is built: a module
   // of core's `Schema/` when evaluated, a factory of core's `internal/schema/` when first called.
   it("builds no feature schemas at startup nor for a call that carries none", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "worker-features-"))
@@ -278,7 +278,7 @@ describe("the demo's Worker bundle", () => {
       ;(globalThis as Record<string, unknown>)[key] = built
       const mark = (name: string) => `globalThis[${JSON.stringify(key)}].push(${JSON.stringify(name)})`
       const features =
-        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps)|internal\/schema\/\w+)\.ts$/
+        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps|Resource|Roots|Tasks|Lifecycle|Discovery)|internal\/schema\/\w+)\.ts$/
       await esbuild.build({
         stdin: {
           contents: [
@@ -320,7 +320,7 @@ describe("the demo's Worker bundle", () => {
       }
       expect(built).toEqual([])
       const ctx = { waitUntil: () => {}, passThroughOnException: () => {} }
-      const call = (params: string) =>
+      const call = (params: string, method = "tools/call") =>
         worker.fetch(
           new Request("http://localhost/mcp", {
             method: "POST",
@@ -328,15 +328,17 @@ describe("the demo's Worker bundle", () => {
               accept: "application/json, text/event-stream",
               "content-type": "application/json",
               "mcp-protocol-version": "2026-07-28",
-              "mcp-method": "tools/call",
-              "mcp-name": "add"
+              "mcp-method": method,
+              ...(method === "tools/call" ? { "mcp-name": "add" } : {})
             },
-            body:
-              `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1},${params}"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+            body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":{${
+              method === "tools/call" ? `"name":"add","arguments":{"a":1,"b":1},` : ""
+            }${params}"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
           }),
           {},
           ctx
         ).then((response) => response.text())
+      expect(await call("", "tools/list")).toContain(`"name":"add"`)
       expect(await call("")).toContain(`"structuredContent":{"sum":2}`)
       expect(built).toEqual([])
       // A retry's inputResponses go through the input requests' schemas: built then, the answer the same.

@@ -1,7 +1,8 @@
 /**
  * The schemas of the features a server or client may never use (sampling, elicitation, the
- * input requests of 2026-07-28, the tasks extension, prompts, completion, `subscriptions/listen` and
- * the skills extension), built on the first call rather than when a module is evaluated. Each
+ * input requests of 2026-07-28, the tasks extension, prompts, completion, `subscriptions/listen`,
+ * the skills extension, resources, roots, the core tasks and the handshake of the older revisions,
+ * `server/discover`), built on the first call rather than when a module is evaluated. Each
  * accessor returns the very schemas `Schema.Sampling`, `Schema.Elicitation`, `Schema.InputRequired`,
  * `Schema.TasksExtension`, `Schema.Prompt`, `Schema.Completion`, `Schema.Subscription` and
  * `Schema.Skills` export (those modules build them when imported). The method catalog reads them
@@ -13,12 +14,17 @@
  */
 import * as AppsSchemas from "./internal/schema/apps.js"
 import { completion as completionSchemas } from "./internal/schema/completion.js"
+import { discovery as discoverySchemas } from "./internal/schema/discovery.js"
 import { elicitation as elicitationSchemas } from "./internal/schema/elicitation.js"
 import { inputRequired as inputRequiredSchemas } from "./internal/schema/inputRequired.js"
+import { lifecycle as lifecycleSchemas } from "./internal/schema/lifecycle.js"
 import { prompt as promptSchemas } from "./internal/schema/prompt.js"
+import { resource as resourceSchemas } from "./internal/schema/resource.js"
+import { roots as rootsSchemas } from "./internal/schema/roots.js"
 import { sampling as samplingSchemas } from "./internal/schema/sampling.js"
 import * as SkillsSchemas from "./internal/schema/skills.js"
 import { subscription as subscriptionSchemas } from "./internal/schema/subscription.js"
+import { tasks as tasksSchemas } from "./internal/schema/tasks.js"
 import * as TasksExtensionSchemas from "./internal/schema/tasksExtension.js"
 
 /**
@@ -151,3 +157,44 @@ export const appsScheme = AppsSchemas.scheme
  * @category predicates
  */
 export const appsRendersViews = AppsSchemas.rendersViews
+
+/**
+ * The schemas of `Schema.Resource`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const resource = resourceSchemas
+
+/**
+ * The schemas of `Schema.Roots`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const roots = rootsSchemas
+
+/**
+ * The schemas of `Schema.Tasks` (the core tasks of 2025-11-25) but its `TaskStatus`, `TaskMetadata`
+ * and `taskField`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const tasks = tasksSchemas
+
+/**
+ * The schemas of `Schema.Lifecycle`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const lifecycle = lifecycleSchemas
+
+/**
+ * The schemas of `Schema.Discovery`, built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const discovery = discoverySchemas

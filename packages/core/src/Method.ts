@@ -14,11 +14,16 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Issues from "./internal/issues.js"
 import { completion } from "./internal/schema/completion.js"
+import { discovery } from "./internal/schema/discovery.js"
 import { elicitation } from "./internal/schema/elicitation.js"
+import { lifecycle } from "./internal/schema/lifecycle.js"
 import { prompt } from "./internal/schema/prompt.js"
+import { resource } from "./internal/schema/resource.js"
+import { roots } from "./internal/schema/roots.js"
 import { sampling } from "./internal/schema/sampling.js"
 import { extensionId as skillsExtensionId, skills as skillsSchemas } from "./internal/schema/skills.js"
 import { subscription } from "./internal/schema/subscription.js"
+import { tasks } from "./internal/schema/tasks.js"
 import { extensionId as tasksExtensionId, tasksExtension as tasksSchemas } from "./internal/schema/tasksExtension.js"
 import {
   deferred,
@@ -34,13 +39,8 @@ import {
 import * as McpError from "./McpError.js"
 import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
-import * as Discovery from "./Schema/Discovery.js"
-import * as Lifecycle from "./Schema/Lifecycle.js"
 import * as Logging from "./Schema/Logging.js"
-import * as Resource from "./Schema/Resource.js"
-import * as Roots from "./Schema/Roots.js"
 import * as Stateless from "./Schema/Stateless.js"
-import * as Tasks from "./Schema/Tasks.js"
 import * as Tool from "./Schema/Tool.js"
 
 /**
@@ -206,29 +206,75 @@ const skillsExtension = skillsExtensionId
 export const catalog = {
   // ---------------------------------------------------------------- lifecycle
   "initialize": define("initialize", "request", "client", { beforeInitialized: true, cancellable: false }, [
-    { revisions: handshake, params: Lifecycle.InitializeRequestParams, result: Lifecycle.InitializeResult }
+    {
+      revisions: handshake,
+      get params() {
+        return lifecycle().InitializeRequestParams
+      },
+      get result() {
+        return lifecycle().InitializeResult
+      }
+    }
   ]),
   "ping": define("ping", "request", "both", { beforeInitialized: true }, [
-    { revisions: handshake, params: Lifecycle.PingRequestParams, paramsOptional: true, result: Base.EmptyResult }
+    {
+      revisions: handshake,
+      get params() {
+        return lifecycle().PingRequestParams
+      },
+      paramsOptional: true,
+      get result() {
+        return Base.EmptyResult
+      }
+    }
   ]),
   "server/discover": define("server/discover", "request", "client", { cacheable: true }, [
-    { revisions: stateless, params: Discovery.DiscoverRequestParams, result: Discovery.DiscoverResult }
+    {
+      revisions: stateless,
+      get params() {
+        return discovery().DiscoverRequestParams
+      },
+      get result() {
+        return discovery().DiscoverResult
+      }
+    }
   ]),
   "notifications/initialized": define(
     "notifications/initialized",
     "notification",
     "client",
     { beforeInitialized: true },
-    [{ revisions: handshake, params: Lifecycle.InitializedNotificationParams, paramsOptional: true }]
+    [{
+      revisions: handshake,
+      get params() {
+        return lifecycle().InitializedNotificationParams
+      },
+      paramsOptional: true
+    }]
   ),
   "notifications/cancelled": define("notifications/cancelled", "notification", "both", { beforeInitialized: true }, [
-    { revisions: Revision.range("2024-11-05", "2025-06-18"), params: Lifecycle.CancelledNotificationParams },
-    { revisions: only("2025-11-25"), params: Lifecycle.CancelledNotificationParams20251125 },
-    modernNotification(Lifecycle.CancelledNotificationParams)
+    {
+      revisions: Revision.range("2024-11-05", "2025-06-18"),
+      get params() {
+        return lifecycle().CancelledNotificationParams
+      }
+    },
+    {
+      revisions: only("2025-11-25"),
+      get params() {
+        return lifecycle().CancelledNotificationParams20251125
+      }
+    },
+    modernNotification(() => lifecycle().CancelledNotificationParams)
   ]),
   "notifications/progress": define("notifications/progress", "notification", "both", { beforeInitialized: true }, [
-    { revisions: handshake, params: Lifecycle.ProgressNotificationParams },
-    modernNotification(Lifecycle.ProgressNotificationParams)
+    {
+      revisions: handshake,
+      get params() {
+        return lifecycle().ProgressNotificationParams
+      }
+    },
+    modernNotification(() => lifecycle().ProgressNotificationParams)
   ]),
 
   // ---------------------------------------------------------------- tools
@@ -259,7 +305,11 @@ export const catalog = {
     { revisions: only("2024-11-05"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20241105 },
     { revisions: only("2025-03-26"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250326 },
     { revisions: only("2025-06-18"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250618 },
-    union(only("2025-11-25"), Tool.CallToolRequestParams, Tool.CallToolResult20250618, Tasks.CreateTaskResult),
+    union(
+      only("2025-11-25"),
+      Tool.CallToolRequestParams,
+      () => [Tool.CallToolResult20250618, tasks().CreateTaskResult]
+    ),
     modernRetryable(
       () => Tool.CallToolRequestParams,
       () =>
@@ -276,7 +326,7 @@ export const catalog = {
     { capability: serverCap("tools"), related: ["tools/list"] },
     [
       { revisions: handshake, params: Tool.ToolListChangedNotificationParams, paramsOptional: true },
-      modernNotification(Tool.ToolListChangedNotificationParams, true)
+      modernNotification(() => Tool.ToolListChangedNotificationParams, true)
     ]
   ),
 
@@ -289,11 +339,15 @@ export const catalog = {
   }, [
     {
       revisions: handshake,
-      params: Resource.ListResourcesRequestParams,
+      get params() {
+        return resource().ListResourcesRequestParams
+      },
       paramsOptional: true,
-      result: Resource.ListResourcesResult
+      get result() {
+        return resource().ListResourcesResult
+      }
     },
-    modernCacheable(() => Resource.ListResourcesRequestParams, () => Resource.ListResourcesResult)
+    modernCacheable(() => resource().ListResourcesRequestParams, () => resource().ListResourcesResult)
   ]),
   "resources/templates/list": define("resources/templates/list", "request", "client", {
     cacheable: true,
@@ -303,13 +357,17 @@ export const catalog = {
   }, [
     {
       revisions: handshake,
-      params: Resource.ListResourceTemplatesRequestParams,
+      get params() {
+        return resource().ListResourceTemplatesRequestParams
+      },
       paramsOptional: true,
-      result: Resource.ListResourceTemplatesResult
+      get result() {
+        return resource().ListResourceTemplatesResult
+      }
     },
     modernCacheable(
-      () => Resource.ListResourceTemplatesRequestParams,
-      () => Resource.ListResourceTemplatesResult
+      () => resource().ListResourceTemplatesRequestParams,
+      () => resource().ListResourceTemplatesResult
     )
   ]),
   "resources/read": define("resources/read", "request", "client", {
@@ -318,28 +376,58 @@ export const catalog = {
     capability: serverCap("resources"),
     related: ["notifications/resources/updated"]
   }, [
-    { revisions: handshake, params: Resource.ReadResourceRequestParams, result: Resource.ReadResourceResult },
+    {
+      revisions: handshake,
+      get params() {
+        return resource().ReadResourceRequestParams
+      },
+      get result() {
+        return resource().ReadResourceResult
+      }
+    },
     modernRetryable(
-      () => Resource.ReadResourceRequestParams,
-      () => [Stateless.cacheableResult(Resource.ReadResourceResult)] as const
+      () => resource().ReadResourceRequestParams,
+      () => [Stateless.cacheableResult(resource().ReadResourceResult)] as const
     )
   ]),
   "resources/subscribe": define("resources/subscribe", "request", "client", {
     capability: serverCap("resources"),
     related: ["notifications/resources/updated"]
-  }, [{ revisions: handshake, params: Resource.SubscribeRequestParams, result: Base.EmptyResult }]),
+  }, [{
+    revisions: handshake,
+    get params() {
+      return resource().SubscribeRequestParams
+    },
+    get result() {
+      return Base.EmptyResult
+    }
+  }]),
   "resources/unsubscribe": define("resources/unsubscribe", "request", "client", {
     capability: serverCap("resources"),
     related: ["notifications/resources/updated"]
-  }, [{ revisions: handshake, params: Resource.UnsubscribeRequestParams, result: Base.EmptyResult }]),
+  }, [{
+    revisions: handshake,
+    get params() {
+      return resource().UnsubscribeRequestParams
+    },
+    get result() {
+      return Base.EmptyResult
+    }
+  }]),
   "notifications/resources/list_changed": define(
     "notifications/resources/list_changed",
     "notification",
     "server",
     { capability: serverCap("resources"), related: ["resources/list", "resources/templates/list"] },
     [
-      { revisions: handshake, params: Resource.ResourceListChangedNotificationParams, paramsOptional: true },
-      modernNotification(Resource.ResourceListChangedNotificationParams, true)
+      {
+        revisions: handshake,
+        get params() {
+          return resource().ResourceListChangedNotificationParams
+        },
+        paramsOptional: true
+      },
+      modernNotification(() => resource().ResourceListChangedNotificationParams, true)
     ]
   ),
   "notifications/resources/updated": define(
@@ -351,8 +439,13 @@ export const catalog = {
       related: ["resources/read", "resources/subscribe", "subscriptions/listen"]
     },
     [
-      { revisions: handshake, params: Resource.ResourceUpdatedNotificationParams },
-      modernNotification(Resource.ResourceUpdatedNotificationParams)
+      {
+        revisions: handshake,
+        get params() {
+          return resource().ResourceUpdatedNotificationParams
+        }
+      },
+      modernNotification(() => resource().ResourceUpdatedNotificationParams)
     ]
   ),
 
@@ -424,7 +517,7 @@ export const catalog = {
     { capability: serverCap("prompts"), related: ["prompts/list"] },
     [
       { revisions: handshake, params: Base.NotificationParams, paramsOptional: true },
-      modernNotification(Base.NotificationParams, true)
+      modernNotification(() => Base.NotificationParams, true)
     ]
   ),
 
@@ -447,7 +540,7 @@ export const catalog = {
     { beforeInitialized: true, capability: serverCap("logging") },
     [
       { revisions: handshake, params: Logging.LoggingMessageNotificationParams },
-      modernNotification(Logging.LoggingMessageNotificationParams)
+      modernNotification(() => Logging.LoggingMessageNotificationParams)
     ]
   ),
 
@@ -468,7 +561,7 @@ export const catalog = {
     deferredShape(
       only("2025-11-25"),
       () => sampling().CreateMessageRequestParams20251125,
-      () => Schema.Union(sampling().CreateMessageResult20251125, Tasks.CreateTaskResult)
+      () => Schema.Union(sampling().CreateMessageResult20251125, tasks().CreateTaskResult)
     )
   ]),
 
@@ -477,14 +570,29 @@ export const catalog = {
     capability: clientCap("roots"),
     related: ["notifications/roots/list_changed"]
   }, [
-    { revisions: handshake, params: Roots.ListRootsRequestParams, paramsOptional: true, result: Roots.ListRootsResult }
+    {
+      revisions: handshake,
+      get params() {
+        return roots().ListRootsRequestParams
+      },
+      paramsOptional: true,
+      get result() {
+        return roots().ListRootsResult
+      }
+    }
   ]),
   "notifications/roots/list_changed": define(
     "notifications/roots/list_changed",
     "notification",
     "client",
     { capability: clientCap("roots"), related: ["roots/list"] },
-    [{ revisions: handshake, params: Roots.RootsListChangedNotificationParams, paramsOptional: true }]
+    [{
+      revisions: handshake,
+      get params() {
+        return roots().RootsListChangedNotificationParams
+      },
+      paramsOptional: true
+    }]
   ),
 
   // ---------------------------------------------------------------- elicitation (server → client; 2026: input request)
@@ -499,7 +607,7 @@ export const catalog = {
     deferredShape(
       only("2025-11-25"),
       () => elicitation().ElicitRequestParams20251125,
-      () => Schema.Union(elicitation().ElicitResult, Tasks.CreateTaskResult)
+      () => Schema.Union(elicitation().ElicitResult, tasks().CreateTaskResult)
     )
   ]),
   "notifications/elicitation/complete": define(
@@ -512,29 +620,62 @@ export const catalog = {
 
   // ---------------------------------------------------------------- tasks
   "tasks/get": define("tasks/get", "request", "both", { extension: tasksExtension }, [
-    { revisions: only("2025-11-25"), params: Tasks.GetTaskRequestParams, result: Tasks.GetTaskResult },
+    {
+      revisions: only("2025-11-25"),
+      get params() {
+        return tasks().GetTaskRequestParams
+      },
+      get result() {
+        return tasks().GetTaskResult
+      }
+    },
     modernOwn(() => tasksSchemas().GetTaskRequestParams, () => tasksSchemas().GetTaskResult)
   ]),
   "tasks/result": define("tasks/result", "request", "both", {}, [
-    { revisions: only("2025-11-25"), params: Tasks.GetTaskPayloadRequestParams, result: Tasks.GetTaskPayloadResult }
+    {
+      revisions: only("2025-11-25"),
+      get params() {
+        return tasks().GetTaskPayloadRequestParams
+      },
+      get result() {
+        return tasks().GetTaskPayloadResult
+      }
+    }
   ]),
   "tasks/list": define("tasks/list", "request", "both", { paginated: true }, [
     {
       revisions: only("2025-11-25"),
-      params: Tasks.ListTasksRequestParams,
+      get params() {
+        return tasks().ListTasksRequestParams
+      },
       paramsOptional: true,
-      result: Tasks.ListTasksResult
+      get result() {
+        return tasks().ListTasksResult
+      }
     }
   ]),
   "tasks/cancel": define("tasks/cancel", "request", "both", { extension: tasksExtension }, [
-    { revisions: only("2025-11-25"), params: Tasks.CancelTaskRequestParams, result: Tasks.CancelTaskResult },
+    {
+      revisions: only("2025-11-25"),
+      get params() {
+        return tasks().CancelTaskRequestParams
+      },
+      get result() {
+        return tasks().CancelTaskResult
+      }
+    },
     modernOwn(() => tasksSchemas().CancelTaskRequestParams, () => tasksSchemas().CancelTaskResult)
   ]),
   "tasks/update": define("tasks/update", "request", "client", { extension: tasksExtension }, [
     modernOwn(() => tasksSchemas().UpdateTaskRequestParams, () => tasksSchemas().UpdateTaskResult)
   ]),
   "notifications/tasks/status": define("notifications/tasks/status", "notification", "both", {}, [
-    { revisions: only("2025-11-25"), params: Tasks.TaskStatusNotificationParams }
+    {
+      revisions: only("2025-11-25"),
+      get params() {
+        return tasks().TaskStatusNotificationParams
+      }
+    }
   ]),
   "notifications/tasks": define(
     "notifications/tasks",

@@ -5,10 +5,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { RequestParams } from "./Base.js"
-import { ServerCapabilities } from "./Capabilities.js"
-import * as Stateless from "./Stateless.js"
+import { discovery } from "../internal/schema/discovery.js"
+
+const built = discovery()
 
 /**
  * Params of `server/discover`: only the per-request `_meta` (required).
@@ -16,9 +15,7 @@ import * as Stateless from "./Stateless.js"
  * @since 0.1.0
  * @category schemas
  */
-export const DiscoverRequestParams = Stateless.params(RequestParams).annotations({
-  identifier: "DiscoverRequestParams"
-})
+export const DiscoverRequestParams = built.DiscoverRequestParams
 
 /**
  * @since 0.1.0
@@ -34,14 +31,7 @@ export type DiscoverRequestParams = typeof DiscoverRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const DiscoverResult = Schema.Struct({
-  resultType: Schema.Literal("complete"),
-  _meta: Schema.optional(Stateless.ResultMeta),
-  supportedVersions: Schema.Array(Schema.String),
-  capabilities: ServerCapabilities,
-  instructions: Schema.optional(Schema.String),
-  ...Stateless.cacheFields
-}).annotations({ identifier: "DiscoverResult" })
+export const DiscoverResult = built.DiscoverResult
 
 /**
  * @since 0.1.0

@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { Implementation, metaField, NotificationParams, ProgressToken, RequestId, RequestParams } from "./Base.js"
-import { ClientCapabilities, ServerCapabilities } from "./Capabilities.js"
+import { lifecycle } from "../internal/schema/lifecycle.js"
+
+const built = lifecycle()
 
 /**
  * Params of `initialize` (2024-11-05 to 2025-11-25).
@@ -14,12 +14,7 @@ import { ClientCapabilities, ServerCapabilities } from "./Capabilities.js"
  * @since 0.1.0
  * @category schemas
  */
-export const InitializeRequestParams = Schema.Struct({
-  ...RequestParams.fields,
-  protocolVersion: Schema.String,
-  capabilities: ClientCapabilities,
-  clientInfo: Implementation
-}).annotations({ identifier: "InitializeRequestParams" })
+export const InitializeRequestParams = built.InitializeRequestParams
 
 /**
  * @since 0.1.0
@@ -34,13 +29,7 @@ export type InitializeRequestParams = typeof InitializeRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InitializeResult = Schema.Struct({
-  ...metaField,
-  protocolVersion: Schema.String,
-  capabilities: ServerCapabilities,
-  serverInfo: Implementation,
-  instructions: Schema.optional(Schema.String)
-}).annotations({ identifier: "InitializeResult" })
+export const InitializeResult = built.InitializeResult
 
 /**
  * @since 0.1.0
@@ -54,9 +43,7 @@ export type InitializeResult = typeof InitializeResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InitializedNotificationParams = NotificationParams.annotations({
-  identifier: "InitializedNotificationParams"
-})
+export const InitializedNotificationParams = built.InitializedNotificationParams
 
 /**
  * @since 0.1.0
@@ -70,7 +57,7 @@ export type InitializedNotificationParams = typeof InitializedNotificationParams
  * @since 0.1.0
  * @category schemas
  */
-export const PingRequestParams = RequestParams.annotations({ identifier: "PingRequestParams" })
+export const PingRequestParams = built.PingRequestParams
 
 /**
  * @since 0.1.0
@@ -86,11 +73,7 @@ export type PingRequestParams = typeof PingRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CancelledNotificationParams = Schema.Struct({
-  ...metaField,
-  requestId: RequestId,
-  reason: Schema.optional(Schema.String)
-}).annotations({ identifier: "CancelledNotificationParams" })
+export const CancelledNotificationParams = built.CancelledNotificationParams
 
 /**
  * @since 0.1.0
@@ -106,11 +89,7 @@ export type CancelledNotificationParams = typeof CancelledNotificationParams.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const CancelledNotificationParams20251125 = Schema.Struct({
-  ...metaField,
-  requestId: Schema.optional(RequestId),
-  reason: Schema.optional(Schema.String)
-}).annotations({ identifier: "CancelledNotificationParams" })
+export const CancelledNotificationParams20251125 = built.CancelledNotificationParams20251125
 
 /**
  * @since 0.1.0
@@ -125,13 +104,7 @@ export type CancelledNotificationParams20251125 = typeof CancelledNotificationPa
  * @since 0.1.0
  * @category schemas
  */
-export const ProgressNotificationParams = Schema.Struct({
-  ...metaField,
-  progressToken: ProgressToken,
-  progress: Schema.Finite,
-  total: Schema.optional(Schema.Finite),
-  message: Schema.optional(Schema.String)
-}).annotations({ identifier: "ProgressNotificationParams" })
+export const ProgressNotificationParams = built.ProgressNotificationParams
 
 /**
  * @since 0.1.0

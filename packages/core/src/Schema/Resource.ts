@@ -6,21 +6,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import {
-  Annotations,
-  baseMetadataFields,
-  definitionMetaField,
-  iconsField,
-  metaField,
-  NotificationParams,
-  PaginatedRequestParams,
-  paginatedResultFields,
-  RequestParams,
-  Uri,
-  UriTemplate
-} from "./Base.js"
-import { ResourceContents, resourceFields } from "./Content.js"
+import { resource } from "../internal/schema/resource.js"
+
+const built = resource()
 
 /**
  * A resource the server can read.
@@ -28,7 +16,7 @@ import { ResourceContents, resourceFields } from "./Content.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Resource = Schema.Struct(resourceFields).annotations({ identifier: "Resource" })
+export const Resource = built.Resource
 
 /**
  * @since 0.1.0
@@ -42,15 +30,7 @@ export type Resource = typeof Resource.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceTemplate = Schema.Struct({
-  uriTemplate: UriTemplate,
-  ...baseMetadataFields,
-  description: Schema.optional(Schema.String),
-  mimeType: Schema.optional(Schema.String),
-  annotations: Schema.optional(Annotations),
-  ...iconsField,
-  ...definitionMetaField
-}).annotations({ identifier: "ResourceTemplate" })
+export const ResourceTemplate = built.ResourceTemplate
 
 /**
  * @since 0.1.0
@@ -64,7 +44,7 @@ export type ResourceTemplate = typeof ResourceTemplate.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourcesRequestParams = PaginatedRequestParams
+export const ListResourcesRequestParams = built.ListResourcesRequestParams
 
 /**
  * @since 0.1.0
@@ -78,10 +58,7 @@ export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourcesResult = Schema.Struct({
-  ...paginatedResultFields,
-  resources: Schema.Array(Resource)
-}).annotations({ identifier: "ListResourcesResult" })
+export const ListResourcesResult = built.ListResourcesResult
 
 /**
  * @since 0.1.0
@@ -95,7 +72,7 @@ export type ListResourcesResult = typeof ListResourcesResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourceTemplatesRequestParams = PaginatedRequestParams
+export const ListResourceTemplatesRequestParams = built.ListResourceTemplatesRequestParams
 
 /**
  * @since 0.1.0
@@ -109,10 +86,7 @@ export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesReq
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourceTemplatesResult = Schema.Struct({
-  ...paginatedResultFields,
-  resourceTemplates: Schema.Array(ResourceTemplate)
-}).annotations({ identifier: "ListResourceTemplatesResult" })
+export const ListResourceTemplatesResult = built.ListResourceTemplatesResult
 
 /**
  * @since 0.1.0
@@ -120,20 +94,13 @@ export const ListResourceTemplatesResult = Schema.Struct({
  */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 
-const resourceRequestFields = {
-  ...RequestParams.fields,
-  uri: Uri
-}
-
 /**
  * Params of `resources/read`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ReadResourceRequestParams = Schema.Struct(resourceRequestFields).annotations({
-  identifier: "ReadResourceRequestParams"
-})
+export const ReadResourceRequestParams = built.ReadResourceRequestParams
 
 /**
  * @since 0.1.0
@@ -147,10 +114,7 @@ export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ReadResourceResult = Schema.Struct({
-  ...metaField,
-  contents: Schema.Array(ResourceContents)
-}).annotations({ identifier: "ReadResourceResult" })
+export const ReadResourceResult = built.ReadResourceResult
 
 /**
  * @since 0.1.0
@@ -164,9 +128,7 @@ export type ReadResourceResult = typeof ReadResourceResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SubscribeRequestParams = Schema.Struct(resourceRequestFields).annotations({
-  identifier: "SubscribeRequestParams"
-})
+export const SubscribeRequestParams = built.SubscribeRequestParams
 
 /**
  * @since 0.1.0
@@ -180,9 +142,7 @@ export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UnsubscribeRequestParams = Schema.Struct(resourceRequestFields).annotations({
-  identifier: "UnsubscribeRequestParams"
-})
+export const UnsubscribeRequestParams = built.UnsubscribeRequestParams
 
 /**
  * @since 0.1.0
@@ -196,10 +156,7 @@ export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceUpdatedNotificationParams = Schema.Struct({
-  ...metaField,
-  uri: Uri
-}).annotations({ identifier: "ResourceUpdatedNotificationParams" })
+export const ResourceUpdatedNotificationParams = built.ResourceUpdatedNotificationParams
 
 /**
  * @since 0.1.0
@@ -213,7 +170,7 @@ export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificati
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceListChangedNotificationParams = NotificationParams
+export const ResourceListChangedNotificationParams = built.ResourceListChangedNotificationParams
 
 /**
  * @since 0.1.0

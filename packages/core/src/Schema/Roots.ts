@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { metaField, NotificationParams, RequestParams, Uri } from "./Base.js"
+import { roots } from "../internal/schema/roots.js"
+
+const built = roots()
 
 /**
  * A root: a URI (a `file://` URI in practice) and an optional display name.
@@ -15,11 +16,7 @@ import { metaField, NotificationParams, RequestParams, Uri } from "./Base.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Root = Schema.Struct({
-  uri: Uri,
-  name: Schema.optional(Schema.String),
-  ...metaField
-}).annotations({ identifier: "Root" })
+export const Root = built.Root
 
 /**
  * @since 0.1.0
@@ -33,7 +30,7 @@ export type Root = typeof Root.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListRootsRequestParams = RequestParams.annotations({ identifier: "ListRootsRequestParams" })
+export const ListRootsRequestParams = built.ListRootsRequestParams
 
 /**
  * @since 0.1.0
@@ -48,10 +45,7 @@ export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListRootsResult = Schema.Struct({
-  ...metaField,
-  roots: Schema.Array(Root)
-}).annotations({ identifier: "ListRootsResult" })
+export const ListRootsResult = built.ListRootsResult
 
 /**
  * @since 0.1.0
@@ -65,9 +59,7 @@ export type ListRootsResult = typeof ListRootsResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const RootsListChangedNotificationParams = NotificationParams.annotations({
-  identifier: "RootsListChangedNotificationParams"
-})
+export const RootsListChangedNotificationParams = built.RootsListChangedNotificationParams
 
 /**
  * @since 0.1.0

@@ -8,8 +8,9 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { JsonValue, metaField, PaginatedRequestParams, paginatedResultFields, RequestParams } from "./Base.js"
+import * as Internal from "../internal/schema/tasks.js"
+
+const built = Internal.tasks()
 
 /**
  * The state of a task. `working` and `input_required` may alternate; `completed`,
@@ -18,9 +19,7 @@ import { JsonValue, metaField, PaginatedRequestParams, paginatedResultFields, Re
  * @since 0.1.0
  * @category schemas
  */
-export const TaskStatus = Schema.Literal("working", "input_required", "completed", "failed", "cancelled").annotations({
-  identifier: "TaskStatus"
-})
+export const TaskStatus = Internal.TaskStatus
 
 /**
  * @since 0.1.0
@@ -35,9 +34,7 @@ export type TaskStatus = typeof TaskStatus.Type
  * @since 0.1.0
  * @category schemas
  */
-export const TaskMetadata = Schema.Struct({
-  ttl: Schema.optional(Schema.Int)
-}).annotations({ identifier: "TaskMetadata" })
+export const TaskMetadata = Internal.TaskMetadata
 
 /**
  * @since 0.1.0
@@ -53,7 +50,7 @@ export type TaskMetadata = typeof TaskMetadata.Type
  * @since 0.1.0
  * @category fields
  */
-export const taskField = { task: Schema.optional(TaskMetadata) }
+export const taskField = Internal.taskField
 
 /**
  * A task. `ttl` is milliseconds from creation, `null` for unlimited; `pollInterval`
@@ -62,15 +59,7 @@ export const taskField = { task: Schema.optional(TaskMetadata) }
  * @since 0.1.0
  * @category schemas
  */
-export const Task = Schema.Struct({
-  taskId: Schema.String,
-  status: TaskStatus,
-  statusMessage: Schema.optional(Schema.String),
-  createdAt: Schema.String,
-  lastUpdatedAt: Schema.String,
-  ttl: Schema.NullOr(Schema.Int),
-  pollInterval: Schema.optional(Schema.Int)
-}).annotations({ identifier: "Task" })
+export const Task = built.Task
 
 /**
  * @since 0.1.0
@@ -85,9 +74,7 @@ export type Task = typeof Task.Type
  * @since 0.1.0
  * @category schemas
  */
-export const RelatedTaskMetadata = Schema.Struct({
-  taskId: Schema.String
-}).annotations({ identifier: "RelatedTaskMetadata" })
+export const RelatedTaskMetadata = built.RelatedTaskMetadata
 
 /**
  * @since 0.1.0
@@ -101,10 +88,7 @@ export type RelatedTaskMetadata = typeof RelatedTaskMetadata.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CreateTaskResult = Schema.Struct({
-  ...metaField,
-  task: Task
-}).annotations({ identifier: "CreateTaskResult" })
+export const CreateTaskResult = built.CreateTaskResult
 
 /**
  * @since 0.1.0
@@ -112,18 +96,13 @@ export const CreateTaskResult = Schema.Struct({
  */
 export type CreateTaskResult = typeof CreateTaskResult.Type
 
-const taskIdParams = {
-  ...RequestParams.fields,
-  taskId: Schema.String
-}
-
 /**
  * Params of `tasks/get`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskRequestParams = Schema.Struct(taskIdParams).annotations({ identifier: "GetTaskRequestParams" })
+export const GetTaskRequestParams = built.GetTaskRequestParams
 
 /**
  * @since 0.1.0
@@ -137,10 +116,7 @@ export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskResult = Schema.Struct({
-  ...metaField,
-  ...Task.fields
-}).annotations({ identifier: "GetTaskResult" })
+export const GetTaskResult = built.GetTaskResult
 
 /**
  * @since 0.1.0
@@ -154,9 +130,7 @@ export type GetTaskResult = typeof GetTaskResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskPayloadRequestParams = Schema.Struct(taskIdParams).annotations({
-  identifier: "GetTaskPayloadRequestParams"
-})
+export const GetTaskPayloadRequestParams = built.GetTaskPayloadRequestParams
 
 /**
  * @since 0.1.0
@@ -171,10 +145,7 @@ export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Typ
  * @since 0.1.0
  * @category schemas
  */
-export const GetTaskPayloadResult = Schema.Struct(
-  metaField,
-  Schema.Record({ key: Schema.String, value: JsonValue })
-).annotations({ identifier: "GetTaskPayloadResult" })
+export const GetTaskPayloadResult = built.GetTaskPayloadResult
 
 /**
  * @since 0.1.0
@@ -188,9 +159,7 @@ export type GetTaskPayloadResult = typeof GetTaskPayloadResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CancelTaskRequestParams = Schema.Struct(taskIdParams).annotations({
-  identifier: "CancelTaskRequestParams"
-})
+export const CancelTaskRequestParams = built.CancelTaskRequestParams
 
 /**
  * @since 0.1.0
@@ -204,10 +173,7 @@ export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CancelTaskResult = Schema.Struct({
-  ...metaField,
-  ...Task.fields
-}).annotations({ identifier: "CancelTaskResult" })
+export const CancelTaskResult = built.CancelTaskResult
 
 /**
  * @since 0.1.0
@@ -221,7 +187,7 @@ export type CancelTaskResult = typeof CancelTaskResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListTasksRequestParams = PaginatedRequestParams.annotations({ identifier: "ListTasksRequestParams" })
+export const ListTasksRequestParams = built.ListTasksRequestParams
 
 /**
  * @since 0.1.0
@@ -235,10 +201,7 @@ export type ListTasksRequestParams = typeof ListTasksRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListTasksResult = Schema.Struct({
-  ...paginatedResultFields,
-  tasks: Schema.Array(Task)
-}).annotations({ identifier: "ListTasksResult" })
+export const ListTasksResult = built.ListTasksResult
 
 /**
  * @since 0.1.0
@@ -252,10 +215,7 @@ export type ListTasksResult = typeof ListTasksResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const TaskStatusNotificationParams = Schema.Struct({
-  ...metaField,
-  ...Task.fields
-}).annotations({ identifier: "TaskStatusNotificationParams" })
+export const TaskStatusNotificationParams = built.TaskStatusNotificationParams
 
 /**
  * @since 0.1.0

@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { taskField } from "../internal/schema/tasks.js"
 import {
   baseMetadataFields,
   definitionMetaField,
@@ -26,7 +27,6 @@ import {
   since
 } from "./Base.js"
 import { ContentBlock, ContentBlock20241105, ContentBlock20250326 } from "./Content.js"
-import { taskField } from "./Tasks.js"
 
 const anyKeyword = Schema.Record({ key: Schema.String, value: JsonValue })
 

@@ -91,12 +91,12 @@ export const deferredNotification = <P extends Schema.Schema.Any>(
   }
 }
 
-/** A request's shape of the handshake era whose result is a union, built when first read. */
+/** A request's shape of the handshake era whose result is a union of `members()`, built when first read. */
 export const union = <P extends Schema.Schema.Any, Members extends ReadonlyArray<Schema.Schema.Any>>(
   revisions: ReadonlyArray<Revision.Revision>,
   params: P,
-  ...members: Members
-) => derived(revisions, () => params, () => Schema.Union(...members))
+  members: () => Members
+) => derived(revisions, () => params, () => Schema.Union(...members()))
 
 /** A 2026-07-28 request: `_meta` required; results tagged `complete`. */
 export const modern = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(
@@ -143,16 +143,16 @@ export const modernRetryable = <P extends Schema.Struct.Fields, Members extends 
     () => Schema.Union(...complete(), inputRequiredResult)
   )
 
-/** A 2026-07-28 notification. */
+/** A 2026-07-28 notification, its params made from `params()` when first read. */
 export const modernNotification = <P extends Schema.Struct.Fields>(
-  params: Schema.Struct<P>,
+  params: () => Schema.Struct<P>,
   paramsOptional = false
 ) => {
   let built: ReturnType<typeof Stateless.notificationParams<P>> | undefined
   return {
     revisions: stateless,
     get params() {
-      return built ??= Stateless.notificationParams(params)
+      return built ??= Stateless.notificationParams(params())
     },
     paramsOptional
   }

@@ -114,7 +114,7 @@ const compiledOnUse = (schema: () => Schema.Schema<any, any>): Decoder => {
 
 const decodeSampled = compiledOnUse(() => FeatureSchemas.sampling().CreateMessageResult)
 const decodeElicited = compiledOnUse(() => FeatureSchemas.elicitation().ElicitResult)
-const decodeRoots = compiledOnUse(() => McpSchema.Roots.ListRootsResult)
+const decodeRoots = compiledOnUse(() => FeatureSchemas.roots().ListRootsResult)
 
 /**
  * How the answer to an ask of `method` is read in `revision`: a handshake revision's result as the
@@ -141,7 +141,7 @@ const plainDecoderOf = (revision: Revision.Revision, method: InputRequest["metho
   const result = Method.lookup(revision, method)?.shape.result
   let decoder: Decoder | undefined = undefined
   if (result !== undefined) {
-    const task = McpSchema.Tasks.CreateTaskResult.ast
+    const task = FeatureSchemas.tasks().CreateTaskResult.ast
     const members = SchemaAST.isUnion(result.ast) ? result.ast.types.filter((member) => member !== task) : [result.ast]
     const plain = Schema.make(members.length === 1 ? members[0] : SchemaAST.Union.make(members))
     decoder = McpSchema.Base.codec(plain, "decode", McpSchema.Base.parseOptions)

@@ -41,8 +41,8 @@ const toolAbsent = absent(() => McpSchema.Tool.Tool)
 // The prompts' schemas are built when a prompt is first shaped (a server without prompts never builds them).
 const promptAbsent = absent(() => FeatureSchemas.prompt().Prompt)
 const argumentAbsent = absent(() => FeatureSchemas.prompt().PromptArgument)
-const resourceAbsent = absent(() => McpSchema.Resource.Resource)
-const templateAbsent = absent(() => McpSchema.Resource.ResourceTemplate)
+const resourceAbsent = absent(() => FeatureSchemas.resource().Resource)
+const templateAbsent = absent(() => FeatureSchemas.resource().ResourceTemplate)
 
 export const implementation = (info: McpSchema.Base.Implementation, f: Features): McpSchema.Base.Implementation =>
   omit(info, implementationAbsent(f))

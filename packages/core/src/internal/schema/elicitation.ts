@@ -5,7 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { metaField, NonNegativeInt, RequestParams, Uri } from "../../Schema/Base.js"
-import { taskField } from "../../Schema/Tasks.js"
+import { taskField } from "./tasks.js"
 
 const part1 = () => {
   const describedFields = {

@@ -5,9 +5,9 @@
  */
 import * as Schema from "effect/Schema"
 import { metaField } from "../../Schema/Base.js"
-import { ListRootsResult } from "../../Schema/Roots.js"
 import * as Stateless from "../../Schema/Stateless.js"
 import { elicitation } from "./elicitation.js"
+import { roots } from "./roots.js"
 import { sampling } from "./sampling.js"
 
 const make = () => {
@@ -35,7 +35,7 @@ const make = () => {
     identifier: "InputRequests"
   })
 
-  const InputResponse = Schema.Union(ElicitResult, CreateMessageResult, ListRootsResult).annotations({
+  const InputResponse = Schema.Union(ElicitResult, CreateMessageResult, roots().ListRootsResult).annotations({
     identifier: "InputResponse"
   })
 

@@ -6,8 +6,8 @@
 import * as Schema from "effect/Schema"
 import { JsonObject, JsonValue, metaField, RequestParams, Role } from "../../Schema/Base.js"
 import { AudioContent, ContentBlock, ImageContent, TextContent } from "../../Schema/Content.js"
-import { taskField } from "../../Schema/Tasks.js"
 import { Tool, Tool20250618 } from "../../Schema/Tool.js"
+import { taskField } from "./tasks.js"
 
 const part1 = () => {
   const ModelHint = Schema.Struct({

@@ -13,7 +13,7 @@ import {
   RequestParams,
   Uri
 } from "../../Schema/Base.js"
-import { Resource } from "../../Schema/Resource.js"
+import { resource } from "./resource.js"
 
 /** The extension identifier (`Schema/Skills.ts` re-exports it). */
 export const extensionId = "io.modelcontextprotocol/skills" as const
@@ -70,7 +70,7 @@ const make = () => {
 
   const ReadResourceDirectoryResult = Schema.Struct({
     ...paginatedResultFields,
-    resources: Schema.Array(Resource)
+    resources: Schema.Array(resource().Resource)
   }).annotations({ identifier: "ReadResourceDirectoryResult" })
 
   return {

@@ -7,9 +7,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { JsonObject, JsonValue } from "../../Schema/Base.js"
 import * as Stateless from "../../Schema/Stateless.js"
-import * as Tasks from "../../Schema/Tasks.js"
 import { DeferredId } from "../guard.js"
 import { inputRequired } from "./inputRequired.js"
+import * as Tasks from "./tasks.js"
 
 /** The extension identifier (`Schema/TasksExtension.ts` re-exports it). */
 export const extensionId = "io.modelcontextprotocol/tasks" as const
