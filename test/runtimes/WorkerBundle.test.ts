@@ -268,7 +268,8 @@ describe("the demo's Worker bundle", () => {
   // completion, `subscriptions/listen`, skills and MCP Apps' `_meta.ui`, which a server with tools alone never
   // serves; resources, roots, the core tasks of 2025-11-25, the handshake's `initialize` and `server/discover`)
   // are built when a message first needs them. A server with one tool, bundled as a Worker, evaluated here,
-  // answers a 2026-07-28 `tools/list` and `tools/call`: none of them is built. The bundle is marked where each is built: a module
+  // answers a 2026-07-28 `tools/list` and `tools/call`: none of them is built, nor the server's capabilities,
+  // nor the dated tool schemas of the older revisions. The bundle is marked where each is built: a module
   // of core's `Schema/` when evaluated, a factory of core's `internal/schema/` when first called.
   it("builds no feature schemas at startup nor for a call that carries none", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "worker-features-"))
@@ -278,7 +279,7 @@ describe("the demo's Worker bundle", () => {
       ;(globalThis as Record<string, unknown>)[key] = built
       const mark = (name: string) => `globalThis[${JSON.stringify(key)}].push(${JSON.stringify(name)})`
       const features =
-        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps|Resource|Roots|Tasks|Lifecycle|Discovery)|internal\/schema\/\w+)\.ts$/
+        /packages\/core\/src\/(Schema\/(Sampling|Elicitation|InputRequired|TasksExtension|Prompt|Completion|Subscription|Skills|Apps|Resource|Roots|Tasks|Lifecycle|Discovery|Capabilities|Tool)|internal\/schema\/\w+)\.ts$/
       await esbuild.build({
         stdin: {
           contents: [
@@ -310,7 +311,13 @@ describe("the demo's Worker bundle", () => {
               const source = fs.readFileSync(args.path, "utf8")
               if (name.startsWith("Schema/")) return { contents: `${mark(name)};\n${source}`, loader: "ts" }
               if (!source.includes("built ??= make()")) throw new Error(`${name}: no "built ??= make()" to mark`)
-              return { contents: source.replace("built ??= make()", `built ??= (${mark(name)}, make())`), loader: "ts" }
+              // Each builder of the module (`make`, `makeLegacy`, …), named by it past the first.
+              const marked = source.replace(
+                /\b(built\w*) \?\?= (make\w*)\(\)/g,
+                (_, built: string, make: string) =>
+                  `${built} ??= (${mark(make === "make" ? name : `${name}.${make}`)}, ${make}())`
+              )
+              return { contents: marked, loader: "ts" }
             })
           }
         }]
@@ -318,7 +325,8 @@ describe("the demo's Worker bundle", () => {
       const worker = (await import(pathToFileURL(path.join(dir, "worker.mjs")).href)).default as {
         readonly fetch: (request: Request, env: unknown, ctx: unknown) => Promise<Response>
       }
-      expect(built).toEqual([])
+      // The tool schemas of the current revisions: `Tool.make` checks the tool's JSON Schema against them.
+      expect(built).toEqual(["internal/schema/tool"])
       const ctx = { waitUntil: () => {}, passThroughOnException: () => {} }
       const call = (params: string, method = "tools/call") =>
         worker.fetch(
@@ -340,7 +348,8 @@ describe("the demo's Worker bundle", () => {
         ).then((response) => response.text())
       expect(await call("", "tools/list")).toContain(`"name":"add"`)
       expect(await call("")).toContain(`"structuredContent":{"sum":2}`)
-      expect(built).toEqual([])
+      // No other: not the dated tool schemas of the older revisions, nor the server's capabilities.
+      expect(built).toEqual(["internal/schema/tool"])
       // A retry's inputResponses go through the input requests' schemas: built then, the answer the same.
       expect(await call(`"inputResponses":{},`)).toContain(`"structuredContent":{"sum":2}`)
       expect(built).toEqual(expect.arrayContaining(["internal/schema/inputRequired", "internal/schema/sampling"]))

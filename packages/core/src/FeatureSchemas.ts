@@ -2,7 +2,8 @@
  * The schemas of the features a server or client may never use (sampling, elicitation, the
  * input requests of 2026-07-28, the tasks extension, prompts, completion, `subscriptions/listen`,
  * the skills extension, resources, roots, the core tasks and the handshake of the older revisions,
- * `server/discover`), built on the first call rather than when a module is evaluated. Each
+ * `server/discover`, the server's capabilities, tools), built on the first call rather than when a
+ * module is evaluated. Each
  * accessor returns the very schemas `Schema.Sampling`, `Schema.Elicitation`, `Schema.InputRequired`,
  * `Schema.TasksExtension`, `Schema.Prompt`, `Schema.Completion`, `Schema.Subscription` and
  * `Schema.Skills` export (those modules build them when imported). The method catalog reads them
@@ -13,6 +14,7 @@
  * @since 0.3.0
  */
 import * as AppsSchemas from "./internal/schema/apps.js"
+import { serverCapabilities as serverCapabilitiesSchemas } from "./internal/schema/capabilities.js"
 import { completion as completionSchemas } from "./internal/schema/completion.js"
 import { discovery as discoverySchemas } from "./internal/schema/discovery.js"
 import { elicitation as elicitationSchemas } from "./internal/schema/elicitation.js"
@@ -26,6 +28,7 @@ import * as SkillsSchemas from "./internal/schema/skills.js"
 import { subscription as subscriptionSchemas } from "./internal/schema/subscription.js"
 import { tasks as tasksSchemas } from "./internal/schema/tasks.js"
 import * as TasksExtensionSchemas from "./internal/schema/tasksExtension.js"
+import * as ToolSchemas from "./internal/schema/tool.js"
 
 /**
  * The schemas of `Schema.Sampling`, built on the first call.
@@ -198,3 +201,37 @@ export const lifecycle = lifecycleSchemas
  * @category accessors
  */
 export const discovery = discoverySchemas
+
+/**
+ * `Schema.Capabilities.ServerCapabilities` (which only `initialize` and `server/discover` carry), built
+ * on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const serverCapabilities = serverCapabilitiesSchemas
+
+/**
+ * The schemas of `Schema.Tool` of the current revisions (all but the dated `…20250618`,
+ * `…20250326` and `…20241105` ones), built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const tool = ToolSchemas.tool
+
+/**
+ * The dated schemas of `Schema.Tool` (2024-11-05 to 2025-06-18), built on the first call.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const toolLegacy = ToolSchemas.toolLegacy
+
+/**
+ * `Schema.Tool.isValidToolName` (building nothing).
+ *
+ * @since 0.3.0
+ * @category predicates
+ */
+export const isValidToolName = ToolSchemas.isValidToolName

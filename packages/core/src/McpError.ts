@@ -8,10 +8,11 @@
  */
 import * as ConfigError from "effect/ConfigError"
 import * as Schema from "effect/Schema"
+import { ClientCapabilities } from "./internal/schema/capabilities.js"
 import * as JsonRpc from "./JsonRpc.js"
 import * as Revision from "./Revision.js"
 import { JsonValue } from "./Schema/Base.js"
-import { ClientCapabilities } from "./Schema/Capabilities.js"
+import type { ClientCapabilities as ClientCapabilitiesType } from "./Schema/Capabilities.js"
 
 /**
  * @since 0.1.0
@@ -451,7 +452,7 @@ export class MissingRequiredClientCapability
    *
    * @since 0.1.0
    */
-  declare readonly requiredCapabilities: ClientCapabilities
+  declare readonly requiredCapabilities: ClientCapabilitiesType
   /**
    * The message to send instead of `Missing required client capability`.
    *

@@ -10,9 +10,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { ClientCapabilities } from "./internal/schema/capabilities.js"
 import { Implementation, LoggingLevel, parseOptions, ProgressToken, RequestId } from "./Schema/Base.js"
 import type { MetaObject } from "./Schema/Base.js"
-import { ClientCapabilities } from "./Schema/Capabilities.js"
 
 type ClientCapabilitiesType = typeof ClientCapabilities.Type
 type ImplementationType = typeof Implementation.Type

@@ -25,6 +25,7 @@ import { extensionId as skillsExtensionId, skills as skillsSchemas } from "./int
 import { subscription } from "./internal/schema/subscription.js"
 import { tasks } from "./internal/schema/tasks.js"
 import { extensionId as tasksExtensionId, tasksExtension as tasksSchemas } from "./internal/schema/tasksExtension.js"
+import { tool, toolLegacy } from "./internal/schema/tool.js"
 import {
   deferred,
   deferredNotification,
@@ -41,7 +42,6 @@ import * as Revision from "./Revision.js"
 import * as Base from "./Schema/Base.js"
 import * as Logging from "./Schema/Logging.js"
 import * as Stateless from "./Schema/Stateless.js"
-import * as Tool from "./Schema/Tool.js"
 
 /**
  * Who sends the message: the client (to the server), the server (to the client), or either.
@@ -286,35 +286,67 @@ export const catalog = {
   }, [
     {
       revisions: Revision.range("2024-11-05", "2025-03-26"),
-      params: Tool.ListToolsRequestParams,
+      get params() {
+        return tool().ListToolsRequestParams
+      },
       paramsOptional: true,
-      result: Tool.ListToolsResult
+      get result() {
+        return tool().ListToolsResult
+      }
     },
     {
       revisions: since("2025-06-18"),
-      params: Tool.ListToolsRequestParams,
+      get params() {
+        return tool().ListToolsRequestParams
+      },
       paramsOptional: true,
-      result: Tool.ListToolsResult20250618
+      get result() {
+        return toolLegacy().ListToolsResult20250618
+      }
     },
-    modernCacheable(() => Tool.ListToolsRequestParams, () => Tool.ListToolsResult)
+    modernCacheable(() => tool().ListToolsRequestParams, () => tool().ListToolsResult)
   ]),
   "tools/call": define("tools/call", "request", "client", {
     inputRequired: true,
     capability: serverCap("tools")
   }, [
-    { revisions: only("2024-11-05"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20241105 },
-    { revisions: only("2025-03-26"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250326 },
-    { revisions: only("2025-06-18"), params: Tool.CallToolRequestParams, result: Tool.CallToolResult20250618 },
+    {
+      revisions: only("2024-11-05"),
+      get params() {
+        return tool().CallToolRequestParams
+      },
+      get result() {
+        return toolLegacy().CallToolResult20241105
+      }
+    },
+    {
+      revisions: only("2025-03-26"),
+      get params() {
+        return tool().CallToolRequestParams
+      },
+      get result() {
+        return toolLegacy().CallToolResult20250326
+      }
+    },
+    {
+      revisions: only("2025-06-18"),
+      get params() {
+        return tool().CallToolRequestParams
+      },
+      get result() {
+        return toolLegacy().CallToolResult20250618
+      }
+    },
     union(
       only("2025-11-25"),
-      Tool.CallToolRequestParams,
-      () => [Tool.CallToolResult20250618, tasks().CreateTaskResult]
+      () => tool().CallToolRequestParams,
+      () => [toolLegacy().CallToolResult20250618, tasks().CreateTaskResult]
     ),
     modernRetryable(
-      () => Tool.CallToolRequestParams,
+      () => tool().CallToolRequestParams,
       () =>
         [
-          Stateless.result(Tool.CallToolResult),
+          Stateless.result(tool().CallToolResult),
           deferred(() => tasksSchemas().CreateTaskResult, { identifier: "CreateTaskResult", tag: "task" })
         ] as const
     )
@@ -325,8 +357,14 @@ export const catalog = {
     "server",
     { capability: serverCap("tools"), related: ["tools/list"] },
     [
-      { revisions: handshake, params: Tool.ToolListChangedNotificationParams, paramsOptional: true },
-      modernNotification(() => Tool.ToolListChangedNotificationParams, true)
+      {
+        revisions: handshake,
+        get params() {
+          return tool().ToolListChangedNotificationParams
+        },
+        paramsOptional: true
+      },
+      modernNotification(() => tool().ToolListChangedNotificationParams, true)
     ]
   ),
 

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { McpError, Method } from "@effect-mcp/core"
+import * as FeatureSchemas from "@effect-mcp/core/FeatureSchemas"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -341,7 +342,11 @@ export const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool.ToolInput
   return isInputSchema(json) ? json : { type: "object", properties: {}, additionalProperties: false }
 }
 
-const isInputSchema = Schema.is(McpSchema.Tool.ToolInputSchema)
+// The tool schemas are built when a tool is first defined or a result first checked, not when the module is evaluated.
+const isInputSchema = ((): (u: unknown) => u is McpSchema.Tool.ToolInputSchema => {
+  let built: ((u: unknown) => u is McpSchema.Tool.ToolInputSchema) | undefined
+  return (u): u is McpSchema.Tool.ToolInputSchema => (built ??= Schema.is(FeatureSchemas.tool().ToolInputSchema))(u)
+})()
 
 /** JSON Schema 2020-12 of a schema, in its plain form, without `$schema` (the 2020-12 default). */
 const jsonSchemaOf = (schema: Schema.Schema.Any): Record<string, unknown> => {
@@ -381,7 +386,7 @@ const isResult = (u: unknown): u is CallToolResult =>
 const validResult = ((): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> => {
   let compiled: ((u: unknown) => Either.Either<unknown, ParseResult.ParseError>) | undefined
   return (u) =>
-    (compiled ??= McpSchema.Base.codec(McpSchema.Tool.CallToolResult, "encode", McpSchema.Base.parseOptions))(u)
+    (compiled ??= McpSchema.Base.codec(FeatureSchemas.tool().CallToolResult, "encode", McpSchema.Base.parseOptions))(u)
 })()
 
 /**
@@ -446,7 +451,7 @@ export const make = <
   >
   & Schemas<P, S, F> =>
 {
-  if (!McpSchema.Tool.isValidToolName(name)) {
+  if (!FeatureSchemas.isValidToolName(name)) {
     throw new Error(
       `Invalid tool name ${JSON.stringify(name)}: use 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"`
     )

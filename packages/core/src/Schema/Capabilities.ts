@@ -4,12 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { JsonObject } from "./Base.js"
-
-const Flag = JsonObject
-
-const ListChanged = Schema.Struct({ listChanged: Schema.optional(Schema.Boolean) })
+import * as Internal from "../internal/schema/capabilities.js"
 
 /**
  * What a client supports.
@@ -17,26 +12,7 @@ const ListChanged = Schema.Struct({ listChanged: Schema.optional(Schema.Boolean)
  * @since 0.1.0
  * @category schemas
  */
-export const ClientCapabilities = Schema.Struct({
-  experimental: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject })),
-  /** 2026-07-28: extension id → settings. */
-  extensions: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject })),
-  /** `listChanged` until 2025-11-25; an empty object in 2026-07-28. */
-  roots: Schema.optional(ListChanged),
-  /** `context` and `tools` from 2025-11-25. */
-  sampling: Schema.optional(Schema.Struct({ context: Schema.optional(Flag), tools: Schema.optional(Flag) })),
-  /** 2025-06-18+; `form` and `url` from 2025-11-25 (an empty object means form only). */
-  elicitation: Schema.optional(Schema.Struct({ form: Schema.optional(Flag), url: Schema.optional(Flag) })),
-  /** 2025-11-25 experimental tasks. */
-  tasks: Schema.optional(Schema.Struct({
-    list: Schema.optional(Flag),
-    cancel: Schema.optional(Flag),
-    requests: Schema.optional(Schema.Struct({
-      sampling: Schema.optional(Schema.Struct({ createMessage: Schema.optional(Flag) })),
-      elicitation: Schema.optional(Schema.Struct({ create: Schema.optional(Flag) }))
-    }))
-  }))
-}).annotations({ identifier: "ClientCapabilities" })
+export const ClientCapabilities = Internal.ClientCapabilities
 
 /**
  * @since 0.1.0
@@ -50,28 +26,7 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ServerCapabilities = Schema.Struct({
-  experimental: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject })),
-  /** 2026-07-28: extension id → settings. */
-  extensions: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject })),
-  logging: Schema.optional(Flag),
-  /** 2025-03-26+. */
-  completions: Schema.optional(Flag),
-  prompts: Schema.optional(ListChanged),
-  resources: Schema.optional(Schema.Struct({
-    subscribe: Schema.optional(Schema.Boolean),
-    listChanged: Schema.optional(Schema.Boolean)
-  })),
-  tools: Schema.optional(ListChanged),
-  /** 2025-11-25 experimental tasks. */
-  tasks: Schema.optional(Schema.Struct({
-    list: Schema.optional(Flag),
-    cancel: Schema.optional(Flag),
-    requests: Schema.optional(Schema.Struct({
-      tools: Schema.optional(Schema.Struct({ call: Schema.optional(Flag) }))
-    }))
-  }))
-}).annotations({ identifier: "ServerCapabilities" })
+export const ServerCapabilities = Internal.serverCapabilities().ServerCapabilities
 
 /**
  * @since 0.1.0

@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { ClientCapabilities } from "../internal/schema/capabilities.js"
 import { Implementation, JsonValue, LoggingLevel, NonNegativeInt, ProgressToken, RequestId } from "./Base.js"
-import { ClientCapabilities } from "./Capabilities.js"
 
 /**
  * The `_meta` every 2026-07-28 request carries.

@@ -11,24 +11,11 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { taskField } from "../internal/schema/tasks.js"
-import {
-  baseMetadataFields,
-  definitionMetaField,
-  iconsField,
-  JsonObject,
-  JsonValue,
-  metaField,
-  NotificationParams,
-  PaginatedRequestParams,
-  paginatedResultFields,
-  RequestParams,
-  since
-} from "./Base.js"
-import { ContentBlock, ContentBlock20241105, ContentBlock20250326 } from "./Content.js"
+import * as Internal from "../internal/schema/tool.js"
 
-const anyKeyword = Schema.Record({ key: Schema.String, value: JsonValue })
+const built = Internal.tool()
+
+const legacy = Internal.toolLegacy()
 
 /**
  * Hints about a tool's behaviour (2025-03-26+). Untrusted unless the server is trusted.
@@ -37,14 +24,7 @@ const anyKeyword = Schema.Record({ key: Schema.String, value: JsonValue })
  * @since 0.1.0
  * @category schemas
  */
-export const ToolAnnotations = Schema.Struct({
-  title: Schema.optional(Schema.String),
-  readOnlyHint: Schema.optional(Schema.Boolean),
-  destructiveHint: Schema.optional(Schema.Boolean),
-  idempotentHint: Schema.optional(Schema.Boolean),
-  openWorldHint: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "ToolAnnotations" })
-
+export const ToolAnnotations = built.ToolAnnotations
 /**
  * @since 0.1.0
  * @category models
@@ -57,22 +37,12 @@ export type ToolAnnotations = typeof ToolAnnotations.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolExecution = Schema.Struct({
-  taskSupport: Schema.optional(Schema.Literal("forbidden", "optional", "required"))
-}).annotations({ identifier: "ToolExecution" })
-
+export const ToolExecution = built.ToolExecution
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolExecution = typeof ToolExecution.Type
-
-const objectSchemaFields = {
-  $schema: Schema.optional(Schema.String),
-  type: Schema.Literal("object"),
-  properties: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject })),
-  required: Schema.optional(Schema.Array(Schema.String))
-}
 
 /**
  * A tool's `inputSchema`: a JSON Schema (2020-12 by default from 2025-11-25) whose root is
@@ -81,10 +51,7 @@ const objectSchemaFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const ToolInputSchema = Schema.Struct(objectSchemaFields, anyKeyword).annotations({
-  identifier: "ToolInputSchema"
-})
-
+export const ToolInputSchema = built.ToolInputSchema
 /**
  * @since 0.1.0
  * @category models
@@ -97,10 +64,7 @@ export type ToolInputSchema = typeof ToolInputSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolOutputSchema = Schema.Struct({ $schema: Schema.optional(Schema.String) }, anyKeyword).annotations({
-  identifier: "ToolOutputSchema"
-})
-
+export const ToolOutputSchema = built.ToolOutputSchema
 /**
  * @since 0.1.0
  * @category models
@@ -113,25 +77,12 @@ export type ToolOutputSchema = typeof ToolOutputSchema.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolOutputSchema20250618 = Schema.Struct(objectSchemaFields, anyKeyword).annotations({
-  identifier: "ToolOutputSchema20250618"
-})
-
+export const ToolOutputSchema20250618 = legacy.ToolOutputSchema20250618
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolOutputSchema20250618 = typeof ToolOutputSchema20250618.Type
-
-const toolFields = {
-  ...baseMetadataFields,
-  description: Schema.optional(Schema.String),
-  inputSchema: ToolInputSchema,
-  annotations: since(Schema.optional(ToolAnnotations), "2025-03-26"),
-  ...iconsField,
-  execution: since(Schema.optional(ToolExecution), "2025-11-25", "2025-11-25"),
-  ...definitionMetaField
-}
 
 /**
  * A tool definition (2026-07-28 shape: `outputSchema` may be any schema). Also fits
@@ -140,11 +91,7 @@ const toolFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const Tool = Schema.Struct({
-  ...toolFields,
-  outputSchema: since(Schema.optional(ToolOutputSchema), "2025-06-18")
-}).annotations({ identifier: "Tool" })
-
+export const Tool = built.Tool
 /**
  * @since 0.1.0
  * @category models
@@ -157,11 +104,7 @@ export type Tool = typeof Tool.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Tool20250618 = Schema.Struct({
-  ...toolFields,
-  outputSchema: since(Schema.optional(ToolOutputSchema20250618), "2025-06-18")
-}).annotations({ identifier: "Tool20250618" })
-
+export const Tool20250618 = legacy.Tool20250618
 /**
  * @since 0.1.0
  * @category models
@@ -174,8 +117,7 @@ export type Tool20250618 = typeof Tool20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListToolsRequestParams = PaginatedRequestParams
-
+export const ListToolsRequestParams = built.ListToolsRequestParams
 /**
  * @since 0.1.0
  * @category models
@@ -188,11 +130,7 @@ export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListToolsResult = Schema.Struct({
-  ...paginatedResultFields,
-  tools: Schema.Array(Tool)
-}).annotations({ identifier: "ListToolsResult" })
-
+export const ListToolsResult = built.ListToolsResult
 /**
  * @since 0.1.0
  * @category models
@@ -205,11 +143,7 @@ export type ListToolsResult = typeof ListToolsResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ListToolsResult20250618 = Schema.Struct({
-  ...paginatedResultFields,
-  tools: Schema.Array(Tool20250618)
-}).annotations({ identifier: "ListToolsResult20250618" })
-
+export const ListToolsResult20250618 = legacy.ListToolsResult20250618
 /**
  * @since 0.1.0
  * @category models
@@ -222,13 +156,7 @@ export type ListToolsResult20250618 = typeof ListToolsResult20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolRequestParams = Schema.Struct({
-  ...RequestParams.fields,
-  name: Schema.String,
-  arguments: Schema.optional(JsonObject),
-  ...taskField
-}).annotations({ identifier: "CallToolRequestParams" })
-
+export const CallToolRequestParams = built.CallToolRequestParams
 /**
  * @since 0.1.0
  * @category models
@@ -242,13 +170,7 @@ export type CallToolRequestParams = typeof CallToolRequestParams.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolResult = Schema.Struct({
-  ...metaField,
-  content: Schema.Array(ContentBlock),
-  structuredContent: Schema.optional(JsonValue),
-  isError: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "CallToolResult" })
-
+export const CallToolResult = built.CallToolResult
 /**
  * @since 0.1.0
  * @category models
@@ -261,13 +183,7 @@ export type CallToolResult = typeof CallToolResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolResult20250618 = Schema.Struct({
-  ...metaField,
-  content: Schema.Array(ContentBlock),
-  structuredContent: Schema.optional(JsonObject),
-  isError: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "CallToolResult20250618" })
-
+export const CallToolResult20250618 = legacy.CallToolResult20250618
 /**
  * @since 0.1.0
  * @category models
@@ -280,12 +196,7 @@ export type CallToolResult20250618 = typeof CallToolResult20250618.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolResult20250326 = Schema.Struct({
-  ...metaField,
-  content: Schema.Array(ContentBlock20250326),
-  isError: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "CallToolResult20250326" })
-
+export const CallToolResult20250326 = legacy.CallToolResult20250326
 /**
  * @since 0.1.0
  * @category models
@@ -298,12 +209,7 @@ export type CallToolResult20250326 = typeof CallToolResult20250326.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolResult20241105 = Schema.Struct({
-  ...metaField,
-  content: Schema.Array(ContentBlock20241105),
-  isError: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "CallToolResult20241105" })
-
+export const CallToolResult20241105 = legacy.CallToolResult20241105
 /**
  * @since 0.1.0
  * @category models
@@ -316,15 +222,12 @@ export type CallToolResult20241105 = typeof CallToolResult20241105.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolListChangedNotificationParams = NotificationParams
-
+export const ToolListChangedNotificationParams = built.ToolListChangedNotificationParams
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
-
-const toolName = /^[A-Za-z0-9_.-]{1,128}$/
 
 /**
  * Whether a tool name follows the 2025-11-25 rule: 1 to 128 characters, each an ASCII
@@ -334,4 +237,4 @@ const toolName = /^[A-Za-z0-9_.-]{1,128}$/
  * @since 0.1.0
  * @category predicates
  */
-export const isValidToolName = (name: string): boolean => toolName.test(name)
+export const isValidToolName = Internal.isValidToolName

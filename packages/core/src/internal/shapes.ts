@@ -91,12 +91,12 @@ export const deferredNotification = <P extends Schema.Schema.Any>(
   }
 }
 
-/** A request's shape of the handshake era whose result is a union of `members()`, built when first read. */
+/** A request's shape of the handshake era whose params and result (a union of `members()`) are built when first read. */
 export const union = <P extends Schema.Schema.Any, Members extends ReadonlyArray<Schema.Schema.Any>>(
   revisions: ReadonlyArray<Revision.Revision>,
-  params: P,
+  params: () => P,
   members: () => Members
-) => derived(revisions, () => params, () => Schema.Union(...members()))
+) => derived(revisions, params, () => Schema.Union(...members()))
 
 /** A 2026-07-28 request: `_meta` required; results tagged `complete`. */
 export const modern = <P extends Schema.Struct.Fields, A extends Schema.Struct.Fields>(

@@ -48,10 +48,16 @@ export const forPlainClient = (definition: ToolDefinition): ToolDefinition | und
   return Object.keys(rest).length > 0 ? { ...fields, _meta: rest } : fields
 }
 
-/** The revisions whose tool definitions carry `_meta` (from 2025-06-18). */
-const carriesMeta: ReadonlySet<string> = new Set(
-  Revision.all.filter((revision) => !McpSchema.Base.absentFields(McpSchema.Tool.Tool, revision).includes("_meta"))
-)
+/** The revisions whose tool definitions carry `_meta` (from 2025-06-18), worked out when first asked. */
+const carriesMeta = ((): () => ReadonlySet<string> => {
+  let built: ReadonlySet<string> | undefined
+  return () =>
+    built ??= new Set(
+      Revision.all.filter((revision) =>
+        !McpSchema.Base.absentFields(FeatureSchemas.tool().Tool, revision).includes("_meta")
+      )
+    )
+})()
 
 /**
  * Is this request shown views: its client declared the extension with the MIME type, and its revision's
@@ -61,7 +67,7 @@ const carriesMeta: ReadonlySet<string> = new Set(
 export const showsViews = (request: {
   readonly clientCapabilities: McpSchema.Capabilities.ClientCapabilities
   readonly features: { readonly revision: string }
-}): boolean => Apps.rendersViews(request.clientCapabilities) && carriesMeta.has(request.features.revision)
+}): boolean => Apps.rendersViews(request.clientCapabilities) && carriesMeta().has(request.features.revision)
 
 /**
  * The first link of `tools` that names no view of `resources`, said in one line; undefined when every

@@ -4,12 +4,12 @@
  * levels deep, `McpSchema.Base.codec`), and it holds every feature's schemas; here the features a
  * server may never use (sampling, elicitation, input requests, the tasks extension, prompts,
  * completion, `subscriptions/listen`, skills, MCP Apps, resources, roots, the core tasks, the
- * handshake, `server/discover`) are types only, their schemas read through
+ * handshake, `server/discover`, the server's capabilities, tools) are types only, their schemas read through
  * `@effect-mcp/core/FeatureSchemas` when first needed.
  */
 export type * as Apps from "@effect-mcp/core/Schema/Apps"
 export * as Base from "@effect-mcp/core/Schema/Base"
-export * as Capabilities from "@effect-mcp/core/Schema/Capabilities"
+export type * as Capabilities from "@effect-mcp/core/Schema/Capabilities"
 export type * as Completion from "@effect-mcp/core/Schema/Completion"
 export * as Content from "@effect-mcp/core/Schema/Content"
 export type * as Discovery from "@effect-mcp/core/Schema/Discovery"
@@ -26,4 +26,4 @@ export * as Stateless from "@effect-mcp/core/Schema/Stateless"
 export type * as Subscription from "@effect-mcp/core/Schema/Subscription"
 export type * as Tasks from "@effect-mcp/core/Schema/Tasks"
 export type * as TasksExtension from "@effect-mcp/core/Schema/TasksExtension"
-export * as Tool from "@effect-mcp/core/Schema/Tool"
+export type * as Tool from "@effect-mcp/core/Schema/Tool"

@@ -37,7 +37,7 @@ const absent = (schema: () => Schema.Schema.Any) => {
 }
 
 const implementationAbsent = absent(() => McpSchema.Base.Implementation)
-const toolAbsent = absent(() => McpSchema.Tool.Tool)
+const toolAbsent = absent(() => FeatureSchemas.tool().Tool)
 // The prompts' schemas are built when a prompt is first shaped (a server without prompts never builds them).
 const promptAbsent = absent(() => FeatureSchemas.prompt().Prompt)
 const argumentAbsent = absent(() => FeatureSchemas.prompt().PromptArgument)

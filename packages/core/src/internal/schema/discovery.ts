@@ -5,8 +5,8 @@
  */
 import * as Schema from "effect/Schema"
 import { RequestParams } from "../../Schema/Base.js"
-import { ServerCapabilities } from "../../Schema/Capabilities.js"
 import * as Stateless from "../../Schema/Stateless.js"
+import { serverCapabilities } from "./capabilities.js"
 
 const make = () => {
   const DiscoverRequestParams = Stateless.params(RequestParams).annotations({
@@ -17,7 +17,7 @@ const make = () => {
     resultType: Schema.Literal("complete"),
     _meta: Schema.optional(Stateless.ResultMeta),
     supportedVersions: Schema.Array(Schema.String),
-    capabilities: ServerCapabilities,
+    capabilities: serverCapabilities().ServerCapabilities,
     instructions: Schema.optional(Schema.String),
     ...Stateless.cacheFields
   }).annotations({ identifier: "DiscoverResult" })

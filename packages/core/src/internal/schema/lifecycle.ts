@@ -12,7 +12,7 @@ import {
   RequestId,
   RequestParams
 } from "../../Schema/Base.js"
-import { ClientCapabilities, ServerCapabilities } from "../../Schema/Capabilities.js"
+import { ClientCapabilities, serverCapabilities } from "./capabilities.js"
 
 const make = () => {
   const InitializeRequestParams = Schema.Struct({
@@ -25,7 +25,7 @@ const make = () => {
   const InitializeResult = Schema.Struct({
     ...metaField,
     protocolVersion: Schema.String,
-    capabilities: ServerCapabilities,
+    capabilities: serverCapabilities().ServerCapabilities,
     serverInfo: Implementation,
     instructions: Schema.optional(Schema.String)
   }).annotations({ identifier: "InitializeResult" })

@@ -6,8 +6,8 @@
 import * as Schema from "effect/Schema"
 import { JsonObject, JsonValue, metaField, RequestParams, Role } from "../../Schema/Base.js"
 import { AudioContent, ContentBlock, ImageContent, TextContent } from "../../Schema/Content.js"
-import { Tool, Tool20250618 } from "../../Schema/Tool.js"
 import { taskField } from "./tasks.js"
+import { tool, toolLegacy } from "./tool.js"
 
 const part1 = () => {
   const ModelHint = Schema.Struct({
@@ -110,7 +110,7 @@ const part1 = () => {
   const CreateMessageRequestParams = Schema.Struct({
     messages: Schema.Array(SamplingMessage),
     ...requestFields,
-    tools: Schema.optional(Schema.Array(Tool)),
+    tools: Schema.optional(Schema.Array(tool().Tool)),
     toolChoice: Schema.optional(ToolChoice)
   }).annotations({ identifier: "CreateMessageRequestParams" })
 
@@ -119,7 +119,7 @@ const part1 = () => {
     ...taskField,
     messages: Schema.Array(SamplingMessage20251125),
     ...requestFields,
-    tools: Schema.optional(Schema.Array(Tool20250618)),
+    tools: Schema.optional(Schema.Array(toolLegacy().Tool20250618)),
     toolChoice: Schema.optional(ToolChoice)
   }).annotations({ identifier: "CreateMessageRequestParams" })
 
