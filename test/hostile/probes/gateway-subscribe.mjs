@@ -4,7 +4,8 @@
 // subscribes upstream each URI no list names, at most `maxUnlistedSubscriptions` (1,000) kept, the
 // oldest dropped. Prints the time of each hundred subscribes, the upstream's resources/subscribe and
 // unsubscribe requests, the gateway's CPU (/proc) and its heap after GC.
-// N (default 1,200) WAIT (seconds idle at the end, default 0)
+// N (default 1,200) WAIT (seconds idle at the end, default 0) UPSTREAM_ERA (the demo's --era: handshake, or
+// stateless: the mirror then listens again with every URI for each one added)
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
@@ -17,7 +18,7 @@ const n = Number(process.env.N ?? 1200)
 const dir = mkdtempSync(path.join(os.tmpdir(), "gateway-subscribe-"))
 const countFile = path.join(dir, "counts.json")
 const file = path.join(dir, "gateway.json")
-writeFileSync(file, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [path.join(root, "test/hostile/fixtures/count-upstream.mjs"), process.execPath, path.join(root, "apps/everything/dist/main.js"), "stdio", "--era", "handshake"], env: { COUNT_FILE: countFile } } } }))
+writeFileSync(file, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [path.join(root, "test/hostile/fixtures/count-upstream.mjs"), process.execPath, path.join(root, "apps/everything/dist/main.js"), "stdio", "--era", process.env.UPSTREAM_ERA ?? "handshake"], env: { COUNT_FILE: countFile } } } }))
 const child = spawn(process.execPath, ["--expose-gc", "--require", path.join(root, "test/hostile/fixtures/memory-on-signal.cjs"), path.join(root, "apps/cli/dist/main.js"), "gateway", "--config", file, "--start-timeout", "60"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
 const memories = []
 const seen = new Map()
@@ -28,7 +29,7 @@ readline.createInterface({ input: child.stdout }).on("line", (line) => { const m
 const until = (check) => new Promise((res) => { const w = () => { const v = check(); if (v) { waiters.delete(w); res(v) } }; waiters.add(w); w() })
 const cpu = () => { const f = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" "); return (Number(f[11]) + Number(f[12])) / 100 }
 const memory = async () => { const c = memories.length; child.kill("SIGUSR2"); const m = await until(() => memories[c]); return +(m.heapUsed / 1048576).toFixed(1) }
-const upstream = () => { try { const c = JSON.parse(readFileSync(countFile, "utf8")); return { subscribe: c["resources/subscribe"] ?? 0, unsubscribe: c["resources/unsubscribe"] ?? 0 } } catch { return {} } }
+const upstream = () => { try { const c = JSON.parse(readFileSync(countFile, "utf8")); return { subscribe: c["resources/subscribe"] ?? 0, unsubscribe: c["resources/unsubscribe"] ?? 0, listen: c["subscriptions/listen"] ?? 0 } } catch { return {} } }
 const send = (m) => child.stdin.write(JSON.stringify(m) + "\n")
 const call = (id, method, params) => { send({ jsonrpc: "2.0", id, method, params }); return until(() => seen.get(id)) }
 await call(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "sub", version: "1" } })
