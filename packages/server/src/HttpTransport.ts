@@ -81,6 +81,19 @@ export interface Options {
    */
   readonly maxSessionsPerHolder?: number
   /**
+   * Most requests one handshake session has in flight at once (default 100, as a stdio client's
+   * `maxRequestsInFlight`). In that era a POST whose connection closes is no cancellation (its
+   * stream may be resumed): its request runs on, up to `maxRequestDuration`, so without a bound a
+   * client that POSTs long requests (`tasks/result` on a working task, a slow tool) and cuts each
+   * connection holds a fiber and its channel (about 12-15 KiB) per request, as many as it sends.
+   * Past it, a POST of requests gets 429 with a JSON-RPC error (-32000) carrying the request's id
+   * (a batch's: its first request's), and nothing of it runs; the requests in flight are not
+   * touched. Notifications and answers to the server's own requests are never refused. A proxy or
+   * gateway that carries many clients' calls in one session to this server (`mcp gateway` keeps one
+   * session per upstream) needs it raised to the most calls it relays at once.
+   */
+  readonly maxRequestsInFlight?: number
+  /**
    * How many reverse proxies stand in front of this server, each appending the address it got the
    * request from to `X-Forwarded-For` (default 0: the header is not read). A client without a
    * token is known by its address, for its quotas (sessions, 2026-07-28 listens and tasks): the

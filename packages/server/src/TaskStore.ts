@@ -123,7 +123,9 @@ export class TaskStoreFull extends Data.TaggedError("TaskStoreFull")<{
       case "tasks":
         return "Too many tasks are kept: try again later"
       case "owner":
-        return "Too many tasks are kept for this client: wait for some to finish, or cancel them"
+        // A task is kept, working, finished or cancelled, until its TTL ends: cancelling frees no place.
+        return "Too many tasks are kept for this client: each is kept, finished or cancelled, until its time to " +
+          "live ends (cancelling one frees no place); try again later"
       case "bytes":
         return "The task store is full: try again later"
       case "ownerBytes":
@@ -215,7 +217,10 @@ export class TaskStore extends Context.Tag("@effect-mcp/server/TaskStore")<TaskS
 export interface MemoryOptions {
   /** Most tasks kept, finished ones included (default 10,000). */
   readonly maxTasks?: number
-  /** Most tasks kept for one owner (default 1,000). */
+  /**
+   * Most tasks kept for one owner (default 1,000), finished and cancelled ones included until
+   * their TTL ends: past it, the owner's next task is refused (-32603) until one is swept.
+   */
   readonly maxTasksPerOwner?: number
   /**
    * Most characters kept over every task (default 64 Mi): their records' JSON, and what the

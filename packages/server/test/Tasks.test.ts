@@ -367,6 +367,25 @@ describe("tasks, the 2026-07-28 extension", () => {
       const other = yield* (yield* attach(server)).result("tools/call", p({ name: "cancellable" }))
       assert.strictEqual(other.resultType, "task")
     }))
+
+  it.scoped("the owner's bound counts its cancelled tasks until their TTL: the refusal says so, not to cancel", () =>
+    Effect.gen(function*() {
+      // A client that cancelled every task it had was told to cancel some (which frees no place: a
+      // task is kept, finished or cancelled, until its time to live ends).
+      const interrupted = yield* Ref.make(0)
+      const store = yield* TaskStore.makeMemory({ maxTasksPerOwner: 2 })
+      const server = yield* McpServer.make(options(interrupted)).pipe(Effect.provideService(TaskStore.TaskStore, store))
+      const client = yield* attach(server)
+      for (let i = 0; i < 2; i++) {
+        const created = yield* client.result("tools/call", p({ name: "cancellable" }))
+        yield* client.result("tasks/cancel", p({ taskId: created.taskId }))
+      }
+      const refused = yield* client.error("tools/call", p({ name: "cancellable" }))
+      assert.strictEqual(refused.code, -32603)
+      assert.match(refused.message, /Too many tasks are kept for this client/)
+      assert.match(refused.message, /until its time to live ends/)
+      assert.notMatch(refused.message, /cancel them/)
+    }))
 })
 
 describe("tasks, 2025-11-25", () => {

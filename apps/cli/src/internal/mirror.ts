@@ -355,6 +355,8 @@ interface Following {
   readonly covered: SubscriptionRef.SubscriptionRef<ReadonlySet<string>>
   readonly wake: Queue.Queue<void>
   readonly subscribedUris: Effect.Effect<ReadonlyArray<string>>
+  /** A URI the upstream refused to subscribe (its own bound, say): no longer asked for. */
+  readonly refused: (uri: string) => Effect.Effect<void>
   readonly syncTools: Effect.Effect<void>
   readonly syncPrompts: Effect.Effect<void>
   readonly syncResources: Effect.Effect<void>
@@ -362,7 +364,8 @@ interface Following {
 }
 
 const followOf = (
-  { client, covered, label, server, subscribedUris, syncAll, syncPrompts, syncResources, syncTools, wake }: Following
+  { client, covered, label, refused, server, subscribedUris, syncAll, syncPrompts, syncResources, syncTools, wake }:
+    Following
 ): Effect.Effect<void> => {
   const caps = client.serverCapabilities
   /**
@@ -406,13 +409,25 @@ const followOf = (
       return Effect.as(
         Effect.zipRight(
           Effect.forEach(added, (uri) =>
-            Effect.zipRight(
-              client.request("resources/subscribe", { uri }),
-              Effect.sync(() => {
-                covers.add(uri)
-                later.add(uri)
-              })
-            ), { discard: true }),
+            Effect.matchEffect(client.request("resources/subscribe", { uri }), {
+              onSuccess: () =>
+                Effect.sync(() => {
+                  covers.add(uri)
+                  later.add(uri)
+                }),
+              // Refused by the upstream (its own bound on a session's subscriptions, a URI it does not
+              // serve): that URI is no longer asked for, and the rest are followed as before. Failing
+              // here restarted the follower, which subscribed every URI again and was refused again,
+              // every 5 seconds for ever (about 1,000 upstream requests each time), with no URI
+              // followed meanwhile.
+              onFailure: (error) =>
+                McpError.isMcpError(error)
+                  ? Effect.zipRight(
+                    refused(uri),
+                    Effect.logWarning(`${label}: the upstream refused a subscription to ${uri}: ${error.message}`)
+                  )
+                  : Effect.fail(error)
+            }), { discard: true }),
           Effect.suspend(() => SubscriptionRef.set(covered, new Set(covers)))
         ),
         true
@@ -641,6 +656,13 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           covered,
           wake,
           subscribedUris,
+          // Its subscriber is acknowledged at once (`covered` is what a subscriber waits for: here
+          // settled, not subscribed), not after the 5 seconds it waits for an upstream not followed.
+          refused: (uri) =>
+            Effect.zipRight(
+              Ref.update(unlisted, (uris) => uris.filter((u) => u !== uri)),
+              SubscriptionRef.update(covered, (uris) => new Set([...uris, uri]))
+            ),
           syncTools,
           syncPrompts,
           syncResources,

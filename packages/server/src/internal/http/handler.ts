@@ -55,6 +55,14 @@ export const bound = (name: string, given: number | undefined, fallback: number)
     ? Effect.succeed(given)
     : Effect.dieMessage(`effect-mcp: HttpTransport ${name} must be a whole number of bytes, at least 1 (got ${given})`)
 
+/** A count option: its value when given, else `fallback`; a value that is not a whole number at least 1 dies. */
+const count = (name: string, given: number | undefined, fallback: number): Effect.Effect<number> =>
+  given === undefined
+    ? Effect.succeed(fallback)
+    : Number.isSafeInteger(given) && given >= 1
+    ? Effect.succeed(given)
+    : Effect.dieMessage(`effect-mcp: HttpTransport ${name} must be a whole number, at least 1 (got ${given})`)
+
 const ok = JSON.stringify({ status: "ok" })
 const ready = JSON.stringify({ status: "ready" })
 const probeReply = (status: number, body: string): Front.Reply => ({
@@ -385,6 +393,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         idleMillis,
         maxSessions,
         maxSessionsPerHolder: options.maxSessionsPerHolder ?? Holders.shareOf(maxSessions),
+        maxRequestsInFlight: yield* count("maxRequestsInFlight", options.maxRequestsInFlight, 100),
         maxRequestMillis,
         retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
         fork,

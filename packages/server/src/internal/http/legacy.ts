@@ -12,6 +12,7 @@ import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Session } from "./session.js"
 import type { Sessions } from "./sessions.js"
+import { tooManyRequests } from "./sessions.js"
 import { received } from "./streamable.js"
 
 export interface Config {
@@ -67,8 +68,11 @@ const served = (config: Config, exchange: Exchange, session: Session, auth: Auth
       : inbound.items.flatMap((item) => (item._tag === "Single" ? [item.message] : []))
     const stepUp = config.auth?.stepUp(messages, auth)
     if (stepUp !== undefined) return exchange.reply(stepUp)
-    // Requests in flight, for the maximum request duration (their answers travel on the stream).
+    // Requests in flight, for the maximum request duration (their answers travel on the stream),
+    // at most `maxRequestsInFlight` (past it refused: 429 with its id, nothing run).
     if (inbound._tag === "Single" && "method" in inbound.message && "id" in inbound.message) {
+      const max = config.sessions.config.maxRequestsInFlight
+      if (session.inFlight() >= max) return exchange.reply(tooManyRequests(inbound.message.id, max))
       session.started.set(inbound.message.id, config.sessions.now())
     }
     // Shared: answers to another instance's requests go there.

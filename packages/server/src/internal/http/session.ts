@@ -100,6 +100,11 @@ export class Session {
     this.lastSeen = this.sessions.now()
   }
 
+  /** Its requests in flight (answered on their POSTs' channels, or, legacy, on its stream). */
+  inFlight(): number {
+    return this.owner.size + this.started.size
+  }
+
   polling(): boolean {
     return this.revision !== undefined && Revision.features(this.revision).ssePolling
   }

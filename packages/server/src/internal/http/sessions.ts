@@ -39,6 +39,8 @@ export interface Config {
   readonly maxSessions: number
   /** Most sessions one holder opens here (`Holders`: its token's holder, else its address). */
   readonly maxSessionsPerHolder: number
+  /** Most requests one session has in flight (`HttpTransport.Options.maxRequestsInFlight`). */
+  readonly maxRequestsInFlight: number
   /** Requests in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   /** The `retry` hint before a server-side close (2025-11-25 polling). */
@@ -57,6 +59,19 @@ const randomId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
+
+/**
+ * The reply to a POST of requests past its session's `maxRequestsInFlight`: 429, a JSON-RPC error
+ * with the request's id; nothing of the POST runs.
+ */
+export const tooManyRequests = (id: JsonRpc.RequestId, max: number): Reply =>
+  Front.error(
+    429,
+    Front.transportError,
+    `Too Many Requests: this session has ${max} requests in flight (maxRequestsInFlight); ` +
+      "wait for one to be answered, or cancel one",
+    { id }
+  )
 
 const tooManySessions = (): Reply =>
   Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")

@@ -1,0 +1,110 @@
+/**
+ * `mcp gateway` in front of our demo (stdio, 2025-11-25), at the wire: a downstream client subscribes
+ * to 1,000 instances of the demo's template. The gateway's one upstream session then asks for more
+ * subscriptions than the upstream holds for a session (its `maxSubscriptionUris`, 1,000, with the
+ * listed resources the mirror follows already), and the upstream refuses the last few with -32602.
+ *
+ * Before: the refusal failed the mirror's follower, which unsubscribed every URI it had added
+ * (996 `resources/unsubscribe`), slept 5 seconds and subscribed them all again, refused again, for
+ * ever: about 1,000 upstream requests every 5 seconds (13,013 `resources/subscribe` within 20 s of
+ * the client's last subscribe, `test/hostile/probes/gateway-subscribe.mjs`), nothing followed
+ * meanwhile, and each downstream subscribe waiting 5 s for its acknowledgement. Now the refused URI
+ * is no longer asked for (a warning says so) and the rest are followed as before: one upstream
+ * request per URI, none undone.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+import * as Programs from "../support/Programs.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const counter = path.join(root, "test/hostile/fixtures/count-upstream.mjs")
+
+describe("mcp gateway: template subscriptions past the upstream's bound", () => {
+  it(
+    "1,000 template instances: the refused ones dropped with a warning, nothing unsubscribed or asked again",
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "subscribe-refused-"))
+      const counts = path.join(dir, "counts.json")
+      const file = path.join(dir, "gateway.json")
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            demo: {
+              command: process.execPath,
+              args: [counter, process.execPath, Programs.demoMain, "stdio", "--era", "handshake"],
+              env: { COUNT_FILE: counts }
+            }
+          }
+        })
+      )
+      const child: ChildProcessWithoutNullStreams = spawn(
+        process.execPath,
+        [Programs.mcpMain, "gateway", "--config", file, "--start-timeout", "60"],
+        { cwd: root, stdio: ["pipe", "pipe", "pipe"] }
+      )
+      try {
+        const stderr: Array<string> = []
+        const waiting = new Set<() => void>()
+        const until = (check: () => boolean) =>
+          new Promise<void>((resolve) => {
+            const look = () => {
+              if (!check()) return
+              waiting.delete(look)
+              resolve()
+            }
+            waiting.add(look)
+            look()
+          })
+        readline.createInterface({ input: child.stderr }).on("line", (line) => {
+          stderr.push(line)
+          for (const look of [...waiting]) look()
+        })
+        const answers = new Map<number, (message: any) => void>()
+        readline.createInterface({ input: child.stdout }).on("line", (line) => {
+          const message = JSON.parse(line)
+          if (message.method === undefined) answers.get(message.id)?.(message)
+        })
+        let next = 0
+        const request = (method: string, params: object = {}) =>
+          new Promise<any>((resolve) => {
+            const id = ++next
+            answers.set(id, resolve)
+            child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
+          })
+        await until(() => stderr.some((line) => line.includes("demo is up")))
+        await request("initialize", {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" }
+        })
+        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n")
+
+        for (let i = 0; i < 1000; i++) {
+          const answer = await request("resources/subscribe", { uri: `demo+test://template/${i}/data` })
+          expect(answer.error).toBeUndefined()
+        }
+        // The upstream refused some: the gateway said so.
+        await until(() => stderr.some((line) => /refused a subscription|following the upstream/.test(line)))
+        // A request through to the upstream, answered: every request before it was counted there.
+        const read = await request("resources/read", { uri: "demo+test://template/x/data" })
+        expect(read.result?.contents?.[0]?.uri).toBe("demo+test://template/x/data")
+        const upstream = JSON.parse(readFileSync(counts, "utf8"))
+        expect(upstream["resources/unsubscribe"] ?? 0).toBe(0)
+        expect(upstream["resources/subscribe"]).toBeLessThanOrEqual(1010)
+        expect(stderr.some((line) => line.includes("the upstream refused a subscription to test://template/"))).toBe(
+          true
+        )
+        expect(stderr.some((line) => line.includes("following the upstream"))).toBe(false)
+      } finally {
+        child.kill()
+      }
+    },
+    90_000
+  )
+})
