@@ -126,7 +126,10 @@ const firstCall = async (port: number): Promise<void> => {
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": "tools/call",
-      "mcp-name": "add"
+      "mcp-name": "add",
+      // As Cloudflare's edge sets it on every request to a Worker: ours names the client by it
+      // (without it the first request logs that the platform gives no client address).
+      "cf-connecting-ip": "203.0.113.7"
     }
   })
   const text = await response.text()

@@ -38,7 +38,7 @@ const without = (env: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv =>
 
 const key = "the requestState key of the workerd test, 32+ bytes"
 
-const start = (key: string | undefined): Promise<Running> =>
+const start = (key: string | undefined, env: Record<string, string> = {}): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -47,7 +47,8 @@ const start = (key: string | undefined): Promise<Running> =>
         cwd: root,
         env: {
           ...without(process.env, "MCP_REQUEST_STATE_KEY"),
-          ...(key === undefined ? {} : { MCP_REQUEST_STATE_KEY: key })
+          ...(key === undefined ? {} : { MCP_REQUEST_STATE_KEY: key }),
+          ...env
         },
         stdio: ["ignore", "pipe", "pipe"]
       }
@@ -133,6 +134,8 @@ describe("The demo on workerd, a Worker through StatelessServer.toWorkerHandler"
   let running: Running | undefined
   let other: Running | undefined
   let keyless: Running | undefined
+  // At most 10 listens, so one a holder: every request to it but the last names its client.
+  let edge: Running | undefined
   let clientWorker: Running | undefined
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-mcp-workerd-"))
   // The first run installs workerd (about 50 MB from the registry).
@@ -140,9 +143,10 @@ describe("The demo on workerd, a Worker through StatelessServer.toWorkerHandler"
     running = await start(key)
     other = await start(key)
     keyless = await start(undefined)
+    edge = await start(key, { MCP_MAX_LISTENS: "10" })
   }, 300_000)
   afterAll(async () => {
-    await Promise.all([stop(running), stop(other), stop(keyless), stop(clientWorker)])
+    await Promise.all([stop(running), stop(other), stop(keyless), stop(edge), stop(clientWorker)])
     fs.rmSync(work, { recursive: true, force: true })
   })
 
@@ -250,6 +254,63 @@ describe("The demo on workerd, a Worker through StatelessServer.toWorkerHandler"
     // What comes after the cancel is sent to nobody, and nothing is left waiting on it.
     await trigger(12)
     expect(running!.stderr().slice(said)).not.toMatch(/hung|different request context/)
+  })
+
+  // Cloudflare's edge sets CF-Connecting-IP on every request it passes to a Worker (a client cannot
+  // write it there): on a Worker it names a client without a token when nothing else does. Before,
+  // the Worker had no holder for any client (per-holder quotas off: a client's second listen was
+  // served) and said so in its log on the first request.
+  it("CF-Connecting-IP is a client's holder on a Worker: a listen a holder (10 listens at most), the other client's served, nothing said of a missing address until a request comes without it", async () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "workerd-test", version: "1.0.0" }
+    }
+    const held: Array<ReadableStreamDefaultReader<string>> = []
+    const listen = async (id: number, headers: Record<string, string>) => {
+      const response = await post(
+        edge!.url,
+        { "mcp-method": "subscriptions/listen", ...headers },
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true }, _meta: meta }
+        })
+      )
+      if (response.status !== 200) return { status: response.status, body: await response.json() }
+      // Held open until the test ends: its acknowledgement read.
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+      held.push(reader)
+      let text = ""
+      while (!text.includes("\n\n")) {
+        const next = await reader.read()
+        if (next.done) break
+        text += next.value
+      }
+      return { status: response.status, body: text }
+    }
+    const a = { "cf-connecting-ip": "203.0.113.1" }
+    const b = { "cf-connecting-ip": "2001:db8::2" }
+    try {
+      const first = await listen(1, a)
+      expect(first).toMatchObject({ status: 200, body: expect.stringContaining("subscriptions/acknowledged") })
+      expect(await listen(2, a)).toMatchObject({
+        status: 503,
+        body: { id: 2, error: { message: expect.stringContaining("maxSubscriptionsPerHolder") } }
+      })
+      expect(await listen(3, b)).toMatchObject({
+        status: 200,
+        body: expect.stringContaining("subscriptions/acknowledged")
+      })
+      expect(edge!.stderr()).not.toContain("no client address")
+      // A request without the header (not through Cloudflare's edge): no holder, said once.
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: meta } })
+      expect((await post(edge!.url, { "mcp-method": "tools/list" }, list)).status).toBe(200)
+      await expect.poll(() => edge!.stderr(), { timeout: 10_000 }).toContain("no client address")
+    } finally {
+      await Promise.all(held.map((reader) => reader.cancel()))
+    }
   })
 
   it("the state key is the Worker's binding: a round trip's retry is served by another Worker with the same key, and not by one without it", async () => {

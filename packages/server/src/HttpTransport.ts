@@ -111,7 +111,12 @@ export interface Options {
    * names the holder (read as an address is: IPv6 by its /64, at most 64 characters); undefined
    * falls back to the connection's address (and `trustedProxies`). Read only a header your platform
    * sets itself, never one a client may write: `(exchange) => exchange.header("cf-connecting-ip")`
-   * behind Cloudflare.
+   * behind Cloudflare's proxy.
+   *
+   * On Cloudflare Workers (`navigator.userAgent` is `"Cloudflare-Workers"`) the default, when this
+   * is not given and a request has no address, is its `CF-Connecting-IP` header: Cloudflare's edge
+   * sets it on every request it passes to a Worker, and a client cannot write it there. Nowhere
+   * else is a header read by default.
    *
    * With no address and nothing named, clients without a token cannot be told apart: per-holder
    * quotas are off for them (sessions, listens and tasks count against the global caps only), a

@@ -12,7 +12,10 @@
  * - said once in the log;
  * - `holderOf` names the client from the request (`CF-Connecting-IP`, say): shares per holder
  *   again, a holder's task is not another's (nor an unnamed client's), and nothing is said while
- *   it names every client.
+ *   it names every client;
+ * - off Cloudflare Workers (here Node), `CF-Connecting-IP` is not read unless `holderOf` says so:
+ *   a client may write it (on a Worker, where Cloudflare's edge sets it, it is the default holder:
+ *   test/runtimes/Workerd.test.ts).
  */
 import { HttpTransport, McpServer, TaskStore, Tool } from "@effect-mcp/server"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -180,6 +183,19 @@ describe("HTTP with no client address (HttpLayerRouter.toWebHandler)", () => {
     const first = made[0] as { taskId: string }
     expect((await get(server, first.taskId)).result?.status).toBe("working")
     expect((await get(server, "not-a-task-anyone-was-given")).error?.code).toBe(-32602)
+    expect(unnamedWarning(server)).toHaveLength(1)
+  })
+
+  it("off Workers CF-Connecting-IP names no one by default: listens of one client past its share, still said once", async () => {
+    const server = serve()
+    const a = { "cf-connecting-ip": "203.0.113.1" }
+    // A tenth of 20 is 2: a third listen of one holder would be refused.
+    const listens = []
+    for (let i = 0; i < 3; i++) listens.push(await listen(server, a))
+    listens.push(await listen(server, { "cf-connecting-ip": "203.0.113.2" }))
+    expect(listens.map((l) => [l.status, l.first?.method])).toEqual(
+      Array(4).fill([200, "notifications/subscriptions/acknowledged"])
+    )
     expect(unnamedWarning(server)).toHaveLength(1)
   })
 

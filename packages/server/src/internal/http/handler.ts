@@ -73,8 +73,10 @@ const probeReply = (status: number, body: string): Front.Reply => ({
 
 /**
  * Who a client without a token is, for its quotas: what `holderOf` names, else its address (as the
- * trusted proxies forward it). Behind a proxy that forwards addresses while none is trusted, every
- * client is the proxy: said once.
+ * trusted proxies forward it), else on Cloudflare Workers (no `holderOf` given) the
+ * `CF-Connecting-IP` header, which Cloudflare's edge sets on every request it passes to a Worker (a
+ * client cannot write it there). Behind a proxy that forwards addresses while none is trusted,
+ * every client is the proxy: said once.
  */
 export const peerOfWith = (
   options: Pick<Options, "trustedProxies" | "holderOf"> & { readonly auth?: unknown },
@@ -86,6 +88,8 @@ export const peerOfWith = (
   // clients without a token are not counted apart (only the global caps), said once; with
   // authorization on every client has a token, and its holder.
   let unnamedUnsaid = options.auth === undefined
+  // Only where Cloudflare's edge is the one to set it: elsewhere (Bun, Deno, Node) a client can.
+  const edgeNamed = options.holderOf === undefined && Workers.onWorkers()
   const peerOf = (exchange: Exchange): string | undefined => {
     const named = options.holderOf?.(exchange)
     if (named !== undefined && named.trim() !== "") return Holders.normalizeAddress(named)
@@ -102,6 +106,10 @@ export const peerOfWith = (
       trustedProxies > 0 ? exchange.header("x-forwarded-for") : undefined,
       trustedProxies
     )
+    if (address === undefined && edgeNamed) {
+      const connecting = exchange.header("cf-connecting-ip")
+      if (connecting !== undefined && connecting.trim() !== "") return Holders.normalizeAddress(connecting)
+    }
     if (address === undefined && unnamedUnsaid) {
       unnamedUnsaid = false
       fork(Effect.logWarning(
