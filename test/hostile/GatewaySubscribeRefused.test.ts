@@ -11,6 +11,12 @@
  * meanwhile, and each downstream subscribe waiting 5 s for its acknowledgement. Now the refused URI
  * is no longer asked for (a warning says so) and the rest are followed as before: one upstream
  * request per URI, none undone.
+ *
+ * The same in front of the demo in the 2026-07-28 era, where the mirror follows every URI with one
+ * `subscriptions/listen` whose filter past the upstream's bound is refused whole (-32602). Before,
+ * the follower failed and listened again with the same filter every 5 seconds for ever, following
+ * nothing meanwhile ("following the upstream: ..." each time). Now the newest URI a client added is
+ * dropped with a warning and the rest listened to at once.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
@@ -19,91 +25,123 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import { onTestFinished } from "vitest"
 import * as Programs from "../support/Programs.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const counter = path.join(root, "test/hostile/fixtures/count-upstream.mjs")
 
+/** The gateway in front of the demo (stdio, `era`), its upstream's requests counted; one downstream client. */
+const gateway = async (era: "handshake" | "stateless") => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "subscribe-refused-"))
+  const counts = path.join(dir, "counts.json")
+  const file = path.join(dir, "gateway.json")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: {
+        demo: {
+          command: process.execPath,
+          args: [counter, process.execPath, Programs.demoMain, "stdio", "--era", era],
+          env: { COUNT_FILE: counts }
+        }
+      }
+    })
+  )
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [Programs.mcpMain, "gateway", "--config", file, "--start-timeout", "60"],
+    { cwd: root, stdio: ["pipe", "pipe", "pipe"] }
+  )
+  onTestFinished(() => {
+    child.kill()
+  })
+  const stderr: Array<string> = []
+  const waiting = new Set<() => void>()
+  const until = (check: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const look = () => {
+        if (!check()) return
+        waiting.delete(look)
+        resolve()
+      }
+      waiting.add(look)
+      look()
+    })
+  readline.createInterface({ input: child.stderr }).on("line", (line) => {
+    stderr.push(line)
+    for (const look of [...waiting]) look()
+  })
+  const answers = new Map<number, (message: any) => void>()
+  readline.createInterface({ input: child.stdout }).on("line", (line) => {
+    const message = JSON.parse(line)
+    if (message.method === undefined) answers.get(message.id)?.(message)
+  })
+  let next = 0
+  const request = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const id = ++next
+      answers.set(id, resolve)
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
+    })
+  await until(() => stderr.some((line) => line.includes("demo is up")))
+  await request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" }
+  })
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n")
+  /** The upstream's requests by method, once a request through to it is answered (all before it counted). */
+  const upstream = async (): Promise<Record<string, number>> => {
+    const read = await request("resources/read", { uri: "demo+test://template/x/data" })
+    expect(read.result?.contents?.[0]?.uri).toBe("demo+test://template/x/data")
+    return JSON.parse(readFileSync(counts, "utf8"))
+  }
+  return { request, stderr, until, upstream }
+}
+
+const refusedLine = "the upstream refused a subscription to test://template/"
+
 describe("mcp gateway: template subscriptions past the upstream's bound", () => {
   it(
     "1,000 template instances: the refused ones dropped with a warning, nothing unsubscribed or asked again",
     async () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), "subscribe-refused-"))
-      const counts = path.join(dir, "counts.json")
-      const file = path.join(dir, "gateway.json")
-      writeFileSync(
-        file,
-        JSON.stringify({
-          mcpServers: {
-            demo: {
-              command: process.execPath,
-              args: [counter, process.execPath, Programs.demoMain, "stdio", "--era", "handshake"],
-              env: { COUNT_FILE: counts }
-            }
-          }
-        })
-      )
-      const child: ChildProcessWithoutNullStreams = spawn(
-        process.execPath,
-        [Programs.mcpMain, "gateway", "--config", file, "--start-timeout", "60"],
-        { cwd: root, stdio: ["pipe", "pipe", "pipe"] }
-      )
-      try {
-        const stderr: Array<string> = []
-        const waiting = new Set<() => void>()
-        const until = (check: () => boolean) =>
-          new Promise<void>((resolve) => {
-            const look = () => {
-              if (!check()) return
-              waiting.delete(look)
-              resolve()
-            }
-            waiting.add(look)
-            look()
-          })
-        readline.createInterface({ input: child.stderr }).on("line", (line) => {
-          stderr.push(line)
-          for (const look of [...waiting]) look()
-        })
-        const answers = new Map<number, (message: any) => void>()
-        readline.createInterface({ input: child.stdout }).on("line", (line) => {
-          const message = JSON.parse(line)
-          if (message.method === undefined) answers.get(message.id)?.(message)
-        })
-        let next = 0
-        const request = (method: string, params: object = {}) =>
-          new Promise<any>((resolve) => {
-            const id = ++next
-            answers.set(id, resolve)
-            child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
-          })
-        await until(() => stderr.some((line) => line.includes("demo is up")))
-        await request("initialize", {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" }
-        })
-        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n")
-
-        for (let i = 0; i < 1000; i++) {
-          const answer = await request("resources/subscribe", { uri: `demo+test://template/${i}/data` })
-          expect(answer.error).toBeUndefined()
-        }
-        // The upstream refused some: the gateway said so.
-        await until(() => stderr.some((line) => /refused a subscription|following the upstream/.test(line)))
-        // A request through to the upstream, answered: every request before it was counted there.
-        const read = await request("resources/read", { uri: "demo+test://template/x/data" })
-        expect(read.result?.contents?.[0]?.uri).toBe("demo+test://template/x/data")
-        const upstream = JSON.parse(readFileSync(counts, "utf8"))
-        expect(upstream["resources/unsubscribe"] ?? 0).toBe(0)
-        expect(upstream["resources/subscribe"]).toBeLessThanOrEqual(1010)
-        expect(stderr.some((line) => line.includes("the upstream refused a subscription to test://template/"))).toBe(
-          true
-        )
-        expect(stderr.some((line) => line.includes("following the upstream"))).toBe(false)
-      } finally {
-        child.kill()
+      const { request, stderr, until, upstream } = await gateway("handshake")
+      for (let i = 0; i < 1000; i++) {
+        const answer = await request("resources/subscribe", { uri: `demo+test://template/${i}/data` })
+        expect(answer.error).toBeUndefined()
       }
+      // The upstream refused some: the gateway said so.
+      await until(() => stderr.some((line) => /refused a subscription|following the upstream/.test(line)))
+      const counted = await upstream()
+      expect(counted["resources/unsubscribe"] ?? 0).toBe(0)
+      expect(counted["resources/subscribe"]).toBeLessThanOrEqual(1010)
+      expect(stderr.some((line) => line.includes(refusedLine))).toBe(true)
+      expect(stderr.some((line) => line.includes("following the upstream"))).toBe(false)
+    },
+    90_000
+  )
+
+  it(
+    "2026-07-28: a listen refused past the bound loses its newest URIs, one each, and is not asked again",
+    async () => {
+      const { request, stderr, until, upstream } = await gateway("stateless")
+      // All at once: the mirror listens again with what has been added meanwhile, not once a URI.
+      const answers = await Promise.all(
+        Array.from(
+          { length: 1000 },
+          (_, i) => request("resources/subscribe", { uri: `demo+test://template/${i}/data` })
+        )
+      )
+      for (const answer of answers) expect(answer.error).toBeUndefined()
+      await until(() => stderr.some((line) => /refused a subscription|following the upstream/.test(line)))
+      const counted = await upstream()
+      // The upstream lists some resources of its own: a few of the 1,000 are past its 1,000 URIs a listen.
+      const dropped = stderr.filter((line) => line.includes(refusedLine)).length
+      expect(dropped).toBeGreaterThan(0)
+      expect(dropped).toBeLessThan(50)
+      expect(counted["subscriptions/listen"]).toBeLessThan(200)
+      expect(stderr.some((line) => line.includes("following the upstream"))).toBe(false)
     },
     90_000
   )

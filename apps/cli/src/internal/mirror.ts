@@ -355,6 +355,8 @@ interface Following {
   readonly covered: SubscriptionRef.SubscriptionRef<ReadonlySet<string>>
   readonly wake: Queue.Queue<void>
   readonly subscribedUris: Effect.Effect<ReadonlyArray<string>>
+  /** Of those, the URIs clients subscribed to that no list names (a template's), oldest first. */
+  readonly unlistedUris: Effect.Effect<ReadonlyArray<string>>
   /** A URI the upstream refused to subscribe (its own bound, say): no longer asked for. */
   readonly refused: (uri: string) => Effect.Effect<void>
   readonly syncTools: Effect.Effect<void>
@@ -364,23 +366,59 @@ interface Following {
 }
 
 const followOf = (
-  { client, covered, label, refused, server, subscribedUris, syncAll, syncPrompts, syncResources, syncTools, wake }:
-    Following
+  {
+    client,
+    covered,
+    label,
+    refused,
+    server,
+    subscribedUris,
+    syncAll,
+    syncPrompts,
+    syncResources,
+    syncTools,
+    unlistedUris,
+    wake
+  }: Following
 ): Effect.Effect<void> => {
   const caps = client.serverCapabilities
+  /**
+   * One subscription to everything followed. A filter the upstream refuses as invalid params
+   * (-32602: past its own bound on the URIs of one listen, say) loses the newest URI a client added
+   * that no list names, with a warning, and is asked again at once; with none left to drop, the
+   * refusal is the follower's. Before, a 2026-07-28 upstream refused the same filter every 5
+   * seconds for ever, with nothing followed meanwhile.
+   */
+  const subscribeAll: Effect.Effect<
+    { readonly uris: ReadonlyArray<string>; readonly subscription: McpClient.Subscription },
+    ClientError.ClientError,
+    Scope.Scope
+  > = Effect.gen(function*() {
+    const uris = yield* subscribedUris
+    const result = yield* Effect.either(client.subscribe({
+      ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+      ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
+    }))
+    if (result._tag === "Right") return { uris, subscription: result.right }
+    const error = result.left
+    const asked = new Set(uris)
+    const newest = (yield* unlistedUris).filter((uri) => asked.has(uri)).at(-1)
+    if (!McpError.isMcpError(error) || error._tag !== "InvalidParams" || newest === undefined) {
+      return yield* Effect.fail(error)
+    }
+    yield* refused(newest)
+    yield* Effect.logWarning(`${label}: the upstream refused a subscription to ${newest}: ${error.message}`)
+    return yield* subscribeAll
+  })
   /**
    * Follows the upstream: list changes are listed again, resource updates passed on. It
    * subscribes first and then lists everything again, so that nothing changed in between is
    * missed; a change of the subscribed URIs (listed anew, or a client's) subscribes again.
    */
   const once = Effect.gen(function*() {
-    const uris = yield* subscribedUris
-    const subscription = yield* client.subscribe({
-      ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-      ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
-      ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
-      ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
-    })
+    const { subscription, uris } = yield* subscribeAll
     yield* SubscriptionRef.set(covered, new Set(uris))
     yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
     /** The URIs subscribed: those of the subscription, and in a session those added after it (`later`). */
@@ -656,6 +694,7 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
           covered,
           wake,
           subscribedUris,
+          unlistedUris: Ref.get(unlisted),
           // Its subscriber is acknowledged at once (`covered` is what a subscriber waits for: here
           // settled, not subscribed), not after the 5 seconds it waits for an upstream not followed.
           refused: (uri) =>
