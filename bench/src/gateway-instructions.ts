@@ -57,6 +57,15 @@
  * and 313.7k a call, the floor 336.7k, 302.9k and 342.7k: 0.93x the floor, main thread 0.94x.
  * `BENCH_INSTR_WARMUP=1500 BENCH_INSTR_SETTLE=300` measures the warm-up as before.
  *
+ * **What this count does not show (lane6, open).** The wall-clock bench (`gateway.ts`, HTTP, our
+ * demo, warmed up) read ours' CPU per call from `/proc` at 1.47x and 1.48x the floor's (179 against
+ * 122 µs, 252 against 171), while here ours counts fewer instructions than the floor, also with one
+ * session (`BENCH_INSTR_SESSIONS=1`, no calls batched in a turn: 280.8k against 310.9k, 0.90x).
+ * Neither system calls (`BENCH_STRACE=1`: 4.34 a call against 4.37) nor callgrind's simulated
+ * caches and branches (`BENCH_CALLGRIND_FLAGS="--cache-sim=yes --branch-sim=yes"`, main thread per
+ * call: I1 misses 12.1k against 12.9k, D1 5.3k against 4.7k, mispredicts 6.0k against 6.6k) tell
+ * them apart. This machine has no hardware counters (`perf` sees no PMU) to read real misses.
+ *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
  *
