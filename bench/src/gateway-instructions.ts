@@ -3,9 +3,9 @@
  * upstream over HTTP, the gateway run under callgrind (valgrind installed): the floor
  * (`gateway-floor.ts`, plain Node), ours (`mcp gateway`, apps/cli built) and, with `BENCH_BEFORE`
  * (the `main.js` of another build of `mcp`), that build too. Each gateway is started with its
- * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (1500), then instrumented
- * (`callgrind_control -i on`), BENCH_INSTR_SETTLE calls (300) run (valgrind translating the code
- * again makes the first calls slow), the counters zeroed (`-z`), BENCH_INSTR_CALLS calls (1000) run
+ * instrumentation off, warmed up with BENCH_INSTR_WARMUP calls (6000; 1500 before lane6, see
+ * below), then instrumented (`callgrind_control -i on`), BENCH_INSTR_SETTLE calls (3000; 300
+ * before) run (valgrind translating the code again makes the first calls slow), the counters zeroed (`-z`), BENCH_INSTR_CALLS calls (1000) run
  * on BENCH_INSTR_SESSIONS sessions (10), one call in flight on each, and the count dumped (`-d`) at
  * once: every thread's instructions (the JIT's and the GC's too) between the window's two edges in
  * one run (`proc.ts` `callgrindPerCall`), not the switch-on, the warm-up or the exit.
@@ -41,6 +41,30 @@
  * --no-memory-reducer --min-semi-space-size=16 --max-semi-space-size=16` in
  * `BENCH_INSTR_NODE_FLAGS` the floor held at 313k and 328k). So windows of unlike lengths are
  * not comparable, whatever the gateway: compare ours and the floor in windows of like length.
+ *
+ * **Warm-up against steady state (lane6).** After 1,500 calls V8 was still compiling both gateways
+ * on its background threads inside the window (ours 365k and 391k instructions a call of it, the
+ * floor 169k and 285k): all threads 1.25x the floor, main thread 0.96x. `--trace-opt` on a
+ * plain gateway: 246 compiles in its first 1,500 calls, 120 more by 6,000, 16 more by 20,000, 3 by
+ * 40,000, and no function optimised and deoptimised over and over. After 6,000 calls: all threads
+ * 0.88x (ours 287k and 311k, floor 335k and 344k). Switching the instrumentation on holds the
+ * gateway for seconds, and that pause alone deoptimised a dozen of node's own HTTP functions
+ * (`parserOnIncoming`, `onParserExecuteCommon`, `emitCloseNT`, … "wrong map", "not a Smi" under
+ * `--trace-deopt`: a plain gateway stopped 7 s with SIGSTOP after 20,000 calls), compiled again
+ * over the next ~5,000 calls: one window of ours after 20,000 calls of warm-up counted 511k a call
+ * (176k on background threads). So the defaults are now 6,000 calls of warm-up and 3,000 settling
+ * calls after the switch-on: with those (20,000 of warm-up, 3 rounds) ours counted 312.9k, 314.5k
+ * and 313.7k a call, the floor 336.7k, 302.9k and 342.7k: 0.93x the floor, main thread 0.94x.
+ * `BENCH_INSTR_WARMUP=1500 BENCH_INSTR_SETTLE=300` measures the warm-up as before.
+ *
+ * **What this count does not show (lane6, open).** The wall-clock bench (`gateway.ts`, HTTP, our
+ * demo, warmed up) read ours' CPU per call from `/proc` at 1.47x and 1.48x the floor's (179 against
+ * 122 µs, 252 against 171), while here ours counts fewer instructions than the floor, also with one
+ * session (`BENCH_INSTR_SESSIONS=1`, no calls batched in a turn: 280.8k against 310.9k, 0.90x).
+ * Neither system calls (`BENCH_STRACE=1`: 4.34 a call against 4.37) nor callgrind's simulated
+ * caches and branches (`BENCH_CALLGRIND_FLAGS="--cache-sim=yes --branch-sim=yes"`, main thread per
+ * call: I1 misses 12.1k against 12.9k, D1 5.3k against 4.7k, mispredicts 6.0k against 6.6k) tell
+ * them apart. This machine has no hardware counters (`perf` sees no PMU) to read real misses.
  *
  * `BENCH_INSTR_UPSTREAM=sdk` puts the official SDK's server (`sdk-http-server.ts --json`) upstream
  * instead of our demo (`demo`, the default).
@@ -80,10 +104,10 @@ const upstreamKind = process.env.BENCH_INSTR_UPSTREAM === "sdk" ? "sdk" : "demo"
  * 959k in three without).
  */
 const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
-const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
+const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 6_000)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
 /** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
-const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
+const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 3_000)
 const rounds = Number(process.env.BENCH_INSTR_ROUNDS ?? 1)
 /** Sessions driven at once, one call in flight on each (`BENCH_INSTR_SESSIONS`, 10). */
 const sessions = Number(process.env.BENCH_INSTR_SESSIONS ?? 10)

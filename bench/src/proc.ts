@@ -384,7 +384,11 @@ export const callgrindArgs = (outFile: string): Array<string> => [
   "--instr-atstart=no",
   "--smc-check=all-non-file",
   // A dump per thread: the main thread's apart from V8's workers' (TurboFan compiles, GC helpers).
-  "--separate-threads=yes"
+  "--separate-threads=yes",
+  // `BENCH_CALLGRIND_FLAGS`, e.g. `--cache-sim=yes --branch-sim=yes`: simulated cache misses and
+  // mispredicted branches in the dumps kept (`BENCH_INSTR_KEEP`), beside the instructions (still
+  // the first count of each dump's totals, what is printed).
+  ...(process.env.BENCH_CALLGRIND_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 ]
 
 const keepDumps = process.env.BENCH_INSTR_KEEP || undefined

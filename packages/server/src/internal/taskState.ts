@@ -144,6 +144,11 @@ export class TaskState implements TaskRuntime {
   readonly handlerRefs: FiberRefs.FiberRefs
   /** Done while this instance runs no task; a new one when the first task starts (see {@link idle}). */
   private settled: Deferred.Deferred<void> = done()
+  /**
+   * Open while this instance runs a task, closed while it runs none: the lease renewal
+   * (`TaskWatch.renewLeases`) waits on it, so an instance with no task has no timer of it pending.
+   */
+  readonly runs: Effect.Latch = Effect.unsafeMakeLatch(false)
 
   constructor(
     readonly store: TaskMemory.Store,
@@ -224,7 +229,10 @@ export class TaskState implements TaskRuntime {
     )
   /** A task this instance runs from now on (its handler detached): its local state. */
   readonly running = (taskId: string, local: Local) => {
-    if (this.locals.size === 0) this.settled = Deferred.unsafeMake(FiberId.none)
+    if (this.locals.size === 0) {
+      this.settled = Deferred.unsafeMake(FiberId.none)
+      this.runs.unsafeOpen()
+    }
     this.locals.set(taskId, local)
   }
 
@@ -233,7 +241,10 @@ export class TaskState implements TaskRuntime {
     const local = this.locals.get(taskId)
     if (local === undefined) return
     this.locals.delete(taskId)
-    if (this.locals.size === 0) Deferred.unsafeDone(this.settled, Exit.void)
+    if (this.locals.size === 0) {
+      this.runs.unsafeClose()
+      Deferred.unsafeDone(this.settled, Exit.void)
+    }
   }
 
   /**

@@ -6,7 +6,6 @@
 import { Revision } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
-import * as Schedule from "effect/Schedule"
 import { detailed, isTerminal, task20251125 } from "./taskShapes.js"
 import type { TaskState } from "./taskState.js"
 import { createdSays } from "./taskState.js"
@@ -62,21 +61,26 @@ export const watch = (
 /**
  * One fiber renews the leases of every task this instance runs (not one per task): a task
  * costs its handler's fiber and nothing else while it runs. For the lifetime of `tasks.scope`.
+ * It sleeps on `tasks.runs` while this instance runs no task (the first to start wakes it): an
+ * instance with no task has no timer of it pending, instead of one waking every `leaseMs / 3`
+ * for ever (part of what an idle gateway's main thread spent).
  */
-export const renewLeases = (tasks: TaskState): Effect.Effect<void> =>
-  Effect.asVoid(Effect.forkIn(
-    Effect.repeat(
-      Effect.suspend(() => {
-        const expiresAt = tasks.now() + tasks.options.leaseMs
-        return Effect.forEach(
-          Array.from(tasks.locals.keys()),
-          (taskId) =>
-            Effect.ignore(tasks.modify(taskId, (record) =>
-              isTerminal(record.status) ? undefined : { lease: { holder: tasks.options.instance, expiresAt } })),
-          { discard: true }
-        )
-      }),
-      Schedule.spaced(Math.max(1, Math.floor(tasks.options.leaseMs / 3)))
-    ),
+export const renewLeases = (tasks: TaskState): Effect.Effect<void> => {
+  const renew = Effect.suspend(() => {
+    const expiresAt = tasks.now() + tasks.options.leaseMs
+    return Effect.forEach(
+      Array.from(tasks.locals.keys()),
+      (taskId) =>
+        Effect.ignore(
+          tasks.modify(taskId, (record) =>
+            isTerminal(record.status) ? undefined : { lease: { holder: tasks.options.instance, expiresAt } })
+        ),
+      { discard: true }
+    )
+  })
+  const every = Math.max(1, Math.floor(tasks.options.leaseMs / 3))
+  return Effect.asVoid(Effect.forkIn(
+    Effect.forever(Effect.zipRight(tasks.runs.await, Effect.zipRight(Effect.sleep(every), renew))),
     tasks.scope
   ))
+}
