@@ -1,7 +1,8 @@
 /**
  * `mcp gateway --config FILE --port N`: Streamable HTTP at `/mcp`, both eras, with `/healthz` and a
  * `/readyz` that names each upstream that is down (one here never starts: its command does not
- * exist). The official SDK client (2.x, handshake era) and ours in the 2026-07-28 era, through it.
+ * exist). The official SDK client (2.x, handshake era) and ours in the 2026-07-28 era, through it
+ * (a call, an elicitation as an input_required round, a listen to an upstream resource's updates).
  */
 import { McpClient, McpClientTransport } from "@effect-mcp/client"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -10,6 +11,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -63,13 +66,23 @@ describe("mcp gateway over HTTP", () => {
         const client = Context.get(context, McpClient.McpClient)
         // The upstream's elicitation, asked of this client as an input_required round.
         const elicited = yield* client.callTool("demo_test_elicitation", { message: "Who?" })
+        // A listen through the gateway: an upstream resource's update, under the gateway's URI.
+        const uri = "demo+test://watched-resource"
+        const subscription = yield* client.subscribe({ resourceSubscriptions: [uri] })
+        yield* client.callTool("demo_updateWatchedResource", {})
+        const updated = yield* subscription.notifications.pipe(
+          Stream.filter((n) => n.method === "notifications/resources/updated"),
+          Stream.runHead,
+          Effect.timeout("20 seconds")
+        )
         return [
           client.revision,
           (yield* client.callTool("demo_add", { a: 20, b: 22 })).structuredContent,
-          JSON.stringify(elicited.content).includes("ada")
+          JSON.stringify(elicited.content).includes("ada"),
+          Option.map(updated, (n) => (n.params as { readonly uri?: unknown }).uri)
         ] as const
       })))
-      assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }, true])
+      assert.deepStrictEqual(stateless, ["2026-07-28", { sum: 42 }, true, Option.some("demo+test://watched-resource")])
     } finally {
       await gateway.stop()
     }
