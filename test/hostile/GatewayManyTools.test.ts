@@ -10,9 +10,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as Programs from "../support/Programs.js"
+import { stdioWire } from "../support/StdioWire.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const mcpMain = Programs.mcpMain
@@ -30,33 +30,11 @@ const gateway = async (count: number) => {
     ["--max-old-space-size=64", mcpMain, "gateway", "--config", file],
     { cwd: root, stdio: ["pipe", "pipe", "pipe"] }
   )
-  const stderr: Array<string> = []
   let exited: string | undefined
   child.on("exit", (code, signal) => exited = `${code} ${signal}`)
-  await new Promise<void>((resolve) =>
-    readline.createInterface({ input: child.stderr }).on("line", (line) => {
-      stderr.push(line)
-      if (line.includes("up is up")) resolve()
-    })
-  )
-  const answers = new Map<number, (message: any) => void>()
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    const message = JSON.parse(line)
-    if (message.method === undefined) answers.get(message.id)?.(message)
-  })
-  let next = 0
-  const request = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      const id = ++next
-      answers.set(id, resolve)
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
-    })
-  await request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" }
-  })
-  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n")
+  const { open, request, stderr, until } = stdioWire(child)
+  await until(() => stderr.some((line) => line.includes("up is up")))
+  await open()
   /** Every tool the gateway lists downstream. */
   const tools = async () => {
     const all: Array<string> = []

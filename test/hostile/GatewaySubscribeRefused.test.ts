@@ -23,10 +23,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { onTestFinished } from "vitest"
 import * as Programs from "../support/Programs.js"
+import { stdioWire } from "../support/StdioWire.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const counter = path.join(root, "test/hostile/fixtures/count-upstream.mjs")
@@ -56,41 +56,9 @@ const gateway = async (era: "handshake" | "stateless") => {
   onTestFinished(() => {
     child.kill()
   })
-  const stderr: Array<string> = []
-  const waiting = new Set<() => void>()
-  const until = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const look = () => {
-        if (!check()) return
-        waiting.delete(look)
-        resolve()
-      }
-      waiting.add(look)
-      look()
-    })
-  readline.createInterface({ input: child.stderr }).on("line", (line) => {
-    stderr.push(line)
-    for (const look of [...waiting]) look()
-  })
-  const answers = new Map<number, (message: any) => void>()
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    const message = JSON.parse(line)
-    if (message.method === undefined) answers.get(message.id)?.(message)
-  })
-  let next = 0
-  const request = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      const id = ++next
-      answers.set(id, resolve)
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
-    })
+  const { open, request, stderr, until } = stdioWire(child)
   await until(() => stderr.some((line) => line.includes("demo is up")))
-  await request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" }
-  })
-  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n")
+  await open()
   /** The upstream's requests by method, once a request through to it is answered (all before it counted). */
   const upstream = async (): Promise<Record<string, number>> => {
     const read = await request("resources/read", { uri: "demo+test://template/x/data" })
