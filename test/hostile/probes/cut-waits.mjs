@@ -5,39 +5,11 @@
 // demo's heap after GC, live fibers, pending timers; the POSTs answered before their cut (refusals), by
 // status and error, and how many without their id. ARGS: more flags for the demo.
 // K (default 5000) METHOD (result|call)
-import { spawn } from "node:child_process"
 import * as http from "node:http"
-import * as path from "node:path"
-import * as readline from "node:readline"
-import { fileURLToPath } from "node:url"
-const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../../..")
+import { countedDemo } from "./counted-demo.mjs"
 const k = Number(process.env.K ?? 5000)
 const how = process.env.METHOD ?? "result"
-const child = spawn(process.execPath, ["--expose-gc", "--require", path.join(here, "count-preload.cjs"), path.join(root, "apps/everything/dist/main.js"), "http", "--port", "0", "--era", "handshake", ...(process.env.ARGS ?? "").split(" ").filter(Boolean)], {
-  cwd: root, stdio: ["ignore", "ignore", "pipe"]
-})
-const counts = []
-let url
-const waiters = new Set()
-const wake = () => { for (const w of waiters) w() }
-readline.createInterface({ input: child.stderr }).on("line", (l) => {
-  const m = /listening on (http:\/\/\S+)/.exec(l)
-  if (m) url = new URL(m[1])
-  if (l.startsWith("COUNTS ")) counts.push(JSON.parse(l.slice(7)))
-  else if (process.env.VERBOSE) console.error("demo:", l.slice(0, 300))
-  wake()
-})
-child.on("exit", (code, signal) => { console.error(`demo exited ${code ?? signal}`); process.exit(1) })
-const until = (check) => new Promise((res) => { const w = () => { const v = check(); if (v) { waiters.delete(w); res(v) } }; waiters.add(w); w() })
-const t0 = Date.now()
-const sample = async (phase) => {
-  const c = counts.length
-  child.kill("SIGUSR2")
-  const m = await until(() => counts[c])
-  return { phase, s: +((Date.now() - t0) / 1000).toFixed(1), heapMiB: +(m.heapUsed / 1048576).toFixed(2), rssMiB: +(m.rss / 1048576).toFixed(1), fibers: m.fibers, timers: m.timers }
-}
-await until(() => url)
+const { url, sample, stop } = await countedDemo(["--era", "handshake", ...(process.env.ARGS ?? "").split(" ").filter(Boolean)])
 const headers = (session) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", ...(session ? { "mcp-session-id": session } : {}) })
 const post = (body, session) => new Promise((resolve, reject) => {
   http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: headers(session) }, (res) => {
@@ -87,6 +59,5 @@ for (let start = 0; start < k; start += 50) {
 const after = await sample(`${k} cut`)
 const ping = await post({ jsonrpc: "2.0", id: 99, method: "ping" }, session)
 console.log(JSON.stringify({ k, method: how, samples: [base, after], perRequestKiB: +((after.heapMiB - base.heapMiB) * 1024 / k).toFixed(3), answeredBeforeCut: answered, ping: ping.message }))
-child.removeAllListeners("exit")
-child.kill()
+stop()
 process.exit(0)

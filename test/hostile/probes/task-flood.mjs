@@ -8,41 +8,13 @@
 //   store), then each cancelled: the fibers and waiters go?
 // - failing: FAILS (default 200) `failing_job` and `protocol_error_job` tasks from 127.0.0.4, waited to their end;
 // - cancel: 127.0.0.1's tasks cancelled: their fibers go (the records stay until their TTL).
-import { spawn } from "node:child_process"
 import * as http from "node:http"
-import * as path from "node:path"
-import * as readline from "node:readline"
-import { fileURLToPath } from "node:url"
-const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../../..")
+import { countedDemo } from "./counted-demo.mjs"
 const owner = Number(process.env.OWNER ?? 1100)
 const asks = Number(process.env.ASKS ?? 500)
 const fails = Number(process.env.FAILS ?? 200)
 const TASKS = "io.modelcontextprotocol/tasks"
-const child = spawn(process.execPath, ["--expose-gc", "--require", path.join(here, "count-preload.cjs"), path.join(root, "apps/everything/dist/main.js"), "http", "--port", "0", "--era", "stateless"], {
-  cwd: root, stdio: ["ignore", "ignore", "pipe"]
-})
-const counts = []
-let url
-const waiters = new Set()
-const wake = () => { for (const w of waiters) w() }
-readline.createInterface({ input: child.stderr }).on("line", (l) => {
-  const m = /listening on (http:\/\/\S+)/.exec(l)
-  if (m) url = new URL(m[1])
-  if (l.startsWith("COUNTS ")) counts.push(JSON.parse(l.slice(7)))
-  else if (process.env.VERBOSE) console.error("demo:", l.slice(0, 300))
-  wake()
-})
-child.on("exit", (code, signal) => { console.error(`demo exited ${code ?? signal}`); process.exit(1) })
-const until = (check) => new Promise((res) => { const w = () => { const v = check(); if (v) { waiters.delete(w); res(v) } }; waiters.add(w); w() })
-const t0 = Date.now()
-const sample = async (phase) => {
-  const c = counts.length
-  child.kill("SIGUSR2")
-  const m = await until(() => counts[c])
-  return { phase, s: +((Date.now() - t0) / 1000).toFixed(1), heapMiB: +(m.heapUsed / 1048576).toFixed(2), rssMiB: +(m.rss / 1048576).toFixed(1), fibers: m.fibers, timers: m.timers }
-}
-await until(() => url)
+const { url, sample, stop } = await countedDemo(["--era", "stateless"])
 let ids = 0
 const post = (method, params, from) => new Promise((resolve, reject) => {
   const id = ++ids
@@ -115,6 +87,5 @@ out.samples.push(await sample("127.0.0.1's tasks cancelled"))
 const after = await post("tools/call", { name: "slow_compute", arguments: { seconds: 1 } }, "127.0.0.1")
 out.afterCancelCreate = tally([after])
 console.log(JSON.stringify(out))
-child.removeAllListeners("exit")
-child.kill()
+stop()
 process.exit(0)

@@ -6,41 +6,13 @@
 // END=idle (nothing: the idle timeout ends them). The demo's heap after GC, live fibers and pending
 // timers: before, with every session open, and after they ended.
 // N (default 1000) CONC (default 20) END (default delete) IDLE (seconds, default 3)
-import { spawn } from "node:child_process"
 import * as http from "node:http"
-import * as path from "node:path"
-import * as readline from "node:readline"
-import { fileURLToPath } from "node:url"
-const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../../..")
+import { countedDemo } from "./counted-demo.mjs"
 const n = Number(process.env.N ?? 1000)
 const conc = Number(process.env.CONC ?? 20)
 const end = process.env.END ?? "delete"
 const idle = Number(process.env.IDLE ?? 3)
-const child = spawn(process.execPath, ["--expose-gc", "--require", path.join(here, "count-preload.cjs"), path.join(root, "apps/everything/dist/main.js"), "http", "--port", "0", "--idle-timeout", String(idle), "--era", "handshake"], {
-  cwd: root, stdio: ["ignore", "ignore", "pipe"]
-})
-const counts = []
-let url
-const waiters = new Set()
-const wake = () => { for (const k of waiters) k() }
-readline.createInterface({ input: child.stderr }).on("line", (l) => {
-  const m = /listening on (http:\/\/\S+)/.exec(l)
-  if (m) url = new URL(m[1])
-  if (l.startsWith("COUNTS ")) counts.push(JSON.parse(l.slice(7)))
-  else if (process.env.VERBOSE) console.error("demo:", l.slice(0, 300))
-  wake()
-})
-child.on("exit", (code, signal) => { console.error(`demo exited ${code ?? signal}`); process.exit(1) })
-const until = (check) => new Promise((res) => { const k = () => { const v = check(); if (v) { waiters.delete(k); res(v) } }; waiters.add(k); k() })
-const t0 = Date.now()
-const sample = async (phase) => {
-  const c = counts.length
-  child.kill("SIGUSR2")
-  const m = await until(() => counts[c])
-  return { phase, s: +((Date.now() - t0) / 1000).toFixed(1), heapMiB: +(m.heapUsed / 1048576).toFixed(2), rssMiB: +(m.rss / 1048576).toFixed(1), fibers: m.fibers, timers: m.timers }
-}
-await until(() => url)
+const { url, sample, stop } = await countedDemo(["--idle-timeout", String(idle), "--era", "handshake"])
 const agent = new http.Agent({ keepAlive: true, maxSockets: conc * 2 })
 /** A POST: status, session, the JSON-RPC message (JSON or the first SSE data event). `abort`: its request, to destroy it. */
 const post = (body, session, { method = "POST", hold } = {}) => new Promise((resolve, reject) => {
@@ -107,6 +79,5 @@ await new Promise((r) => setTimeout(r, 500))
 const after = await sample(`sessions ended (${end})`)
 const again = await sample("again")
 console.log(JSON.stringify({ n, conc, end, sessions: sessions.length, errors, samples: [base, open, cut, after, again], perSessionKiB: +((after.heapMiB - base.heapMiB) * 1024 / n).toFixed(3) }))
-child.removeAllListeners("exit")
-child.kill()
+stop()
 process.exit(0)
