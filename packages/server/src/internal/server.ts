@@ -474,12 +474,9 @@ const build = Effect.fn("McpServer.make")(function*(
     onLogLevel: options.onLogLevel,
     relay: options.relay
   }
-  // The bus of the server's context, if given (shared with other servers), else its own.
-  const bus = yield* Effect.catchTag(
-    Effect.serviceOptional(NotificationBus.NotificationBus),
-    "NoSuchElementException",
-    () => NotificationBus.make
-  )
+  // The bus of the server's context, if given (shared with other servers), else none: this server's
+  // changes are its own (a bus of its own would carry them to no one).
+  const bus = Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus))
   // Two definitions under one name would leave one silently unreachable: a mistake, said now.
   const duplicate = firstDuplicate("tool name", tools.map((t) => t.name)) ??
     firstDuplicate("prompt name", prompts.map((p) => p.name)) ??
