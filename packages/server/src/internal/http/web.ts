@@ -72,12 +72,19 @@ export const of = <E>(
   fetch: Effect.Effect<Fetch, never, McpServer | Scope.Scope>,
   memoMap: Layer.MemoMap | undefined
 ): Adapter => {
+  // One layer whose constructor builds the server in its scope (and provides it to the handler's),
+  // not `Layer.provide`: each layer a composition adds (`provide` adds four) is memoized as it is
+  // built, some eighty Effect steps each on the cold isolate's first request. The server's layer
+  // is memoized only when a `memoMap` shares it with other runtimes.
+  const shared = memoMap === undefined ? server : Layer.suspend(() => server)
   const layer = Layer.scoped(
     WebFetch,
-    Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) })
-  ).pipe(
-    Layer.provide(server),
-    Layer.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
+    Effect.gen(function*() {
+      const built = yield* Layer.buildWithMemoMap(shared, yield* Layer.CurrentMemoMap, yield* Effect.scope)
+      return yield* Effect.provide(Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) }), built)
+    }).pipe(
+      Effect.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
+    )
   )
   const state: {
     runtime: ManagedRuntime.ManagedRuntime<WebFetch, E> | undefined

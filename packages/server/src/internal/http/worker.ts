@@ -5,6 +5,7 @@
  * every request kept alive (`ctx.waitUntil`) while a task runs in the isolate.
  */
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { WebHandler, WorkerHandler } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
@@ -24,7 +25,7 @@ export const toWorkerHandler = <E>(
   let built: Promise<Adapter> | undefined
   return {
     fetch: (request, env, ctx) => {
-      built ??= adapt(Layer.provide(server, Layer.setConfigProvider(configOf(env))), env)
+      built ??= adapt(configured(server, configOf(env)), env)
       return built.then((adapter) => {
         const response = adapter.handler(request)
         // A task started by this request (or running when it ends) keeps it alive until it ends.
@@ -34,6 +35,25 @@ export const toWorkerHandler = <E>(
     }
   }
 }
+
+/**
+ * `server` built with `provider` as the `ConfigProvider` of its constructors and of the runtime it
+ * is built in (`Layer.setConfigProvider`'s effect), as one layer: `Layer.provide` would add four
+ * more, each memoized as it is built (Effect steps of the isolate's first request).
+ */
+const configured = <E>(
+  server: Layer.Layer<McpServer, E>,
+  provider: ConfigProvider.ConfigProvider
+): Layer.Layer<McpServer, E> =>
+  Layer.scopedContext(
+    Effect.zipRight(
+      Effect.withConfigProviderScoped(provider),
+      Effect.flatMap(
+        Effect.zip(Layer.CurrentMemoMap, Effect.scope),
+        ([memoMap, scope]) => Layer.buildWithMemoMap(server, memoMap, scope)
+      )
+    )
+  )
 
 /** The configuration of a Worker's text bindings. */
 const configOf = (env: Env): ConfigProvider.ConfigProvider =>
