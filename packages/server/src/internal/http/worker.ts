@@ -5,8 +5,7 @@
  * every request kept alive (`ctx.waitUntil`) while a task runs in the isolate.
  */
 import * as ConfigProvider from "effect/ConfigProvider"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type { WebHandler, WorkerHandler } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
 import type { Adapter } from "./web.js"
@@ -16,16 +15,18 @@ export type Env = Readonly<Record<string, unknown>>
 
 /**
  * The Worker of `server` served by the adapter `adapt` makes (once per isolate, by its first
- * request), given the server with the Worker's configuration and `env`.
+ * request), given the server, `env`, and the `ConfigProvider` of its text bindings (the adapter
+ * builds the server with it: one layer fewer than `Layer.provide(server, Layer.setConfigProvider(…))`,
+ * whose four layers were each memoized, Effect steps of the isolate's first request).
  */
 export const toWorkerHandler = <E>(
   server: Layer.Layer<McpServer, E>,
-  adapt: (server: Layer.Layer<McpServer, E>, env: Env) => Promise<Adapter>
+  adapt: (server: Layer.Layer<McpServer, E>, env: Env, configProvider: ConfigProvider.ConfigProvider) => Promise<Adapter>
 ): WorkerHandler => {
   let built: Promise<Adapter> | undefined
   return {
     fetch: (request, env, ctx) => {
-      built ??= adapt(configured(server, configOf(env)), env)
+      built ??= adapt(server, env, configOf(env))
       return built.then((adapter) => {
         const response = adapter.handler(request)
         // A task started by this request (or running when it ends) keeps it alive until it ends.
@@ -35,25 +36,6 @@ export const toWorkerHandler = <E>(
     }
   }
 }
-
-/**
- * `server` built with `provider` as the `ConfigProvider` of its constructors and of the runtime it
- * is built in (`Layer.setConfigProvider`'s effect), as one layer: `Layer.provide` would add four
- * more, each memoized as it is built (Effect steps of the isolate's first request).
- */
-const configured = <E>(
-  server: Layer.Layer<McpServer, E>,
-  provider: ConfigProvider.ConfigProvider
-): Layer.Layer<McpServer, E> =>
-  Layer.scopedContext(
-    Effect.zipRight(
-      Effect.withConfigProviderScoped(provider),
-      Effect.flatMap(
-        Effect.zip(Layer.CurrentMemoMap, Effect.scope),
-        ([memoMap, scope]) => Layer.buildWithMemoMap(server, memoMap, scope)
-      )
-    )
-  )
 
 /** The configuration of a Worker's text bindings. */
 const configOf = (env: Env): ConfigProvider.ConfigProvider =>
