@@ -166,7 +166,10 @@ describe("HttpTransport.toWorkerHandler", () => {
       const call = await worker.fetch(stateless("tools/call", { name: "greet", arguments: {} }, { id }), {
         GREETING: "hello from a binding"
       })
-      expect(await call.json()).toMatchObject({ id, result: { content: [{ type: "text", text: "hello from a binding" }] } })
+      expect(await call.json()).toMatchObject({
+        id,
+        result: { content: [{ type: "text", text: "hello from a binding" }] }
+      })
     }
   })
 })

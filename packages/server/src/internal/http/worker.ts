@@ -21,7 +21,11 @@ export type Env = Readonly<Record<string, unknown>>
  */
 export const toWorkerHandler = <E>(
   server: Layer.Layer<McpServer, E>,
-  adapt: (server: Layer.Layer<McpServer, E>, env: Env, configProvider: ConfigProvider.ConfigProvider) => Promise<Adapter>
+  adapt: (
+    server: Layer.Layer<McpServer, E>,
+    env: Env,
+    configProvider: ConfigProvider.ConfigProvider
+  ) => Promise<Adapter>
 ): WorkerHandler => {
   let built: Promise<Adapter> | undefined
   return {
