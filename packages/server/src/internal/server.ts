@@ -241,16 +241,20 @@ const sealerOf = (options: McpServer.Options<unknown>, seals: boolean) =>
     if (!Number.isSafeInteger(maxLength) || maxLength <= 0) {
       return yield* Effect.dieMessage(`requestStateMaxLength must be a positive integer (got ${maxLength})`)
     }
+    // Made by the first request that seals or opens a state (its random key drawn then: on Node the
+    // first `crypto.getRandomValues` loads Web Crypto, a cost no plain call should pay).
     const sealer = yield* Effect.cached(
       Effect.tap(
-        InputRequired.sealer({
-          // No key given: one of this server's own, so that another server of the process (a tenant,
-          // a mounted or composed server) never opens what this one sealed.
-          key: keyBytes ?? InputRequired.randomKey(),
-          ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
-          maxLength,
-          now: () => clock.unsafeCurrentTimeMillis()
-        }),
+        Effect.suspend(() =>
+          InputRequired.sealer({
+            // No key given: one of this server's own, so that another server of the process (a tenant,
+            // a mounted or composed server) never opens what this one sealed.
+            key: keyBytes ?? InputRequired.randomKey(),
+            ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+            maxLength,
+            now: () => clock.unsafeCurrentTimeMillis()
+          })
+        ),
         () =>
           key === undefined
             ? Effect.flatMap(Ref.getAndSet(randomKeyWarned(), true), (warned) =>
