@@ -253,9 +253,9 @@ export const toWorkerHandler = <E>(
 ): WorkerHandler =>
   Worker.toWorkerHandler(
     server,
-    (configured, env) =>
+    (built, env, configProvider) =>
       Modules.statelessWeb().then((adapter) =>
-        adapter.toWebHandler(configured, typeof options === "function" ? options(env) : options)
+        adapter.toWebHandler(built, { ...(typeof options === "function" ? options(env) : options), configProvider })
       )
   )
 

@@ -127,6 +127,19 @@ describe("StatelessServer", () => {
     expect(get.error.code).toBe(-32602)
   })
 
+  it("answers a call past maxRequestDuration with -32603 (the handler's sweep), and serves the next", async () => {
+    const Stuck = Tool.make("stuck", {}, () => Effect.never)
+    const handler = served(
+      StatelessServer.toWebHandler(StatelessServer.layer({ serverInfo, tools: [Echo, Stuck] }), {
+        maxRequestDuration: "40 millis"
+      })
+    )
+    const stuck = await (await handler(post("tools/call", { name: "stuck", arguments: {} }))).json()
+    expect(stuck.error).toMatchObject({ code: -32603, message: "Request exceeded the server's maximum duration" })
+    const call = await (await handler(post("tools/call", { name: "echo", arguments: { text: "hi" } }))).json()
+    expect(call.result.content).toEqual([{ type: "text", text: "echo: hi" }])
+  })
+
   it("runs a task with tasks: StatelessServer.tasks", async () => {
     const handler = served(
       StatelessServer.toWebHandler(

@@ -154,6 +154,40 @@ describe("HttpTransport.toWorkerHandler", () => {
     expect(answer.status).toBe(500)
     expect(await answer.json()).toMatchObject({ id: null, error: { code: -32603 } })
   })
+
+  it("a tool reads the Worker's text bindings as its config when it is called, not only when the server is built", async () => {
+    const Greet = Tool.make("greet", {}, () => Effect.orDie(Config.string("GREETING")))
+    const worker = HttpTransport.toWorkerHandler(McpServer.layer({
+      serverInfo: { name: "worker", version: "1.0.0" },
+      revisions: [V],
+      tools: [Greet]
+    }))
+    for (const id of [1, 2]) {
+      const call = await worker.fetch(stateless("tools/call", { name: "greet", arguments: {} }, { id }), {
+        GREETING: "hello from a binding"
+      })
+      expect(await call.json()).toMatchObject({
+        id,
+        result: { content: [{ type: "text", text: "hello from a binding" }] }
+      })
+    }
+  })
+})
+
+describe("HttpTransport.toWebHandler with a memoMap", () => {
+  it("two handlers given one memoMap and one server layer share the server: it is built once", async () => {
+    let built = 0
+    const layer = serverLayer.pipe(Layer.tap(() => Effect.sync(() => built++)))
+    const memoMap = Effect.runSync(Layer.makeMemoMap)
+    const first = HttpTransport.toWebHandler(layer, { memoMap })
+    const second = HttpTransport.toWebHandler(layer, { memoMap })
+    onTestFinished(() => Promise.all([first.dispose(), second.dispose()]).then(() => undefined))
+    for (const [id, web] of [[1, first], [2, second]] as const) {
+      const call = await web.handler(stateless("tools/call", { name: "echo", arguments: { text: "hi" } }, { id }))
+      expect(await call.json()).toMatchObject({ id, result: { content: [{ type: "text", text: "echo: hi" }] } })
+    }
+    expect(built).toBe(1)
+  })
 })
 
 describe("a dual-era server as a Cloudflare Worker (navigator.userAgent \"Cloudflare-Workers\")", () => {

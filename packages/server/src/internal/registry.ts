@@ -15,7 +15,12 @@
  *
  * This server's own changes are also published to the bus, marked with its `origin` (so that it
  * skips them when the bus delivers them back): they reach its own clients even when the bus is
- * slow or down, and exactly once.
+ * slow or down, and exactly once. A server given no bus (none in its context) has no one to tell
+ * and none to hear: it publishes nothing and reads nothing.
+ *
+ * The coalescing fiber is started by the first change (in the registry's scope), not when the
+ * server is built: a server whose entries never change (most, and every cold Worker's first
+ * request) runs no fiber for it.
  */
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -24,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as NotificationBus from "../NotificationBus.js"
 import type * as Prompt from "../Prompt.js"
@@ -98,8 +104,8 @@ export const make = (initial: {
   readonly templates: ReadonlyArray<Resource.Template>
   /** The coalescing window of change notifications. */
   readonly window: Duration.DurationInput
-  /** Where changes are published, and other servers' received from. */
-  readonly bus: NotificationBus.Service
+  /** Where changes are published, and other servers' received from; none: this server's alone. */
+  readonly bus: NotificationBus.Service | undefined
 }): Effect.Effect<Registry, never, Scope.Scope> =>
   Effect.gen(function*() {
     const mirror = MutableRef.make<Entries>({
@@ -110,24 +116,36 @@ export const make = (initial: {
     })
     const entries = yield* Ref.make(MutableRef.get(mirror))
     const { bus } = initial
-    // This server on the bus.
-    const origin = yield* Effect.sync(() => globalThis.crypto.randomUUID())
+    // This server on the bus (none without one).
+    const origin = bus === undefined ? "" : globalThis.crypto.randomUUID()
     const changes = yield* Effect.acquireRelease(Queue.unbounded<Change>(), Queue.shutdown)
     const version = yield* Ref.make(0)
     const listeners = yield* Ref.make<ReadonlySet<Listener>>(new Set())
-    /** Numbers a change and hands it to the coalescing fiber. */
+    // The coalescing fiber (below), started by the first change: on the server's runtime, in its scope.
+    const fork = Runtime.runFork(yield* Effect.runtime<never>())
+    const scope = yield* Effect.scope
+    let coalescing: Effect.Effect<void> | undefined
+    /** Numbers a change and hands it to the coalescing fiber (started now if this is the first). */
     const change = (event: NotificationBus.Event) =>
       Effect.flatMap(Ref.updateAndGet(version, (n) => n + 1), (seq) => {
         const numberedChange = numbered(event, seq)
-        return numberedChange === undefined ? Effect.void : Effect.asVoid(Queue.offer(changes, numberedChange))
+        if (numberedChange === undefined) return Effect.void
+        const offer = Effect.asVoid(Queue.offer(changes, numberedChange))
+        const start = coalescing
+        if (start === undefined) return offer
+        coalescing = undefined
+        return Effect.zipRight(Effect.sync(() => fork(start, { scope })), offer)
       })
     /** A change of this server: numbered now, published for the others. */
-    const local = (event: NotificationBus.Event) => Effect.zipRight(change(event), bus.publish({ ...event, origin }))
+    const local = (event: NotificationBus.Event) =>
+      bus === undefined ? change(event) : Effect.zipRight(change(event), bus.publish({ ...event, origin }))
     // Other servers' changes (this server's own come back marked with its origin).
-    const events = yield* bus.subscribe
-    yield* Effect.forkScoped(Effect.forever(
-      Effect.flatMap(Queue.take(events), (event) => event.origin === origin ? Effect.void : change(event))
-    ))
+    if (bus !== undefined) {
+      const events = yield* bus.subscribe
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.take(events), (event) => event.origin === origin ? Effect.void : change(event))
+      ))
+    }
     const deliver = (chunk: Chunk.Chunk<Change>) =>
       Effect.flatMap(Ref.get(listeners), (all) => {
         const batch = coalesce(chunk)
@@ -153,9 +171,7 @@ export const make = (initial: {
               deliver(Chunk.prepend(rest, first))
             ))
         )))
-    yield* Effect.forkScoped(Effect.forever(
-      windowed ? batch : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver)
-    ))
+    coalescing = Effect.forever(windowed ? batch : Effect.flatMap(Queue.takeBetween(changes, 1, 4096), deliver))
     return {
       entries,
       unsafeEntries: () =>

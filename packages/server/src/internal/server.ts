@@ -241,16 +241,20 @@ const sealerOf = (options: McpServer.Options<unknown>, seals: boolean) =>
     if (!Number.isSafeInteger(maxLength) || maxLength <= 0) {
       return yield* Effect.dieMessage(`requestStateMaxLength must be a positive integer (got ${maxLength})`)
     }
+    // Made by the first request that seals or opens a state (its random key drawn then: on Node the
+    // first `crypto.getRandomValues` loads Web Crypto, a cost no plain call should pay).
     const sealer = yield* Effect.cached(
       Effect.tap(
-        InputRequired.sealer({
-          // No key given: one of this server's own, so that another server of the process (a tenant,
-          // a mounted or composed server) never opens what this one sealed.
-          key: keyBytes ?? InputRequired.randomKey(),
-          ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
-          maxLength,
-          now: () => clock.unsafeCurrentTimeMillis()
-        }),
+        Effect.suspend(() =>
+          InputRequired.sealer({
+            // No key given: one of this server's own, so that another server of the process (a tenant,
+            // a mounted or composed server) never opens what this one sealed.
+            key: keyBytes ?? InputRequired.randomKey(),
+            ttlMillis: Duration.toMillis(options.requestStateTtl ?? Duration.minutes(10)),
+            maxLength,
+            now: () => clock.unsafeCurrentTimeMillis()
+          })
+        ),
         () =>
           key === undefined
             ? Effect.flatMap(Ref.getAndSet(randomKeyWarned(), true), (warned) =>
@@ -474,12 +478,9 @@ const build = Effect.fn("McpServer.make")(function*(
     onLogLevel: options.onLogLevel,
     relay: options.relay
   }
-  // The bus of the server's context, if given (shared with other servers), else its own.
-  const bus = yield* Effect.catchTag(
-    Effect.serviceOptional(NotificationBus.NotificationBus),
-    "NoSuchElementException",
-    () => NotificationBus.make
-  )
+  // The bus of the server's context, if given (shared with other servers), else none: this server's
+  // changes are its own (a bus of its own would carry them to no one).
+  const bus = Option.getOrUndefined(yield* Effect.serviceOption(NotificationBus.NotificationBus))
   // Two definitions under one name would leave one silently unreachable: a mistake, said now.
   const duplicate = firstDuplicate("tool name", tools.map((t) => t.name)) ??
     firstDuplicate("prompt name", prompts.map((p) => p.name)) ??

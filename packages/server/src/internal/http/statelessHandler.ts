@@ -12,7 +12,6 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { Handler } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
@@ -88,7 +87,10 @@ export const make = (
     })
     // Its subscriptions are answered gracefully while their streams are still open, then the rest end.
     yield* Effect.addFinalizer(() => posts.endAll)
-    yield* posts.sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+    // A sleep then a sweep, forever: what `Effect.repeat(Schedule.spaced(every))` did but its first
+    // sweep (of nothing, at the handler's start), without a schedule's driver to start on the first
+    // request of a cold Worker.
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(every)), posts.sweep)))
 
     const guard = Front.makeGuard(
       options.allowedHosts ?? Front.loopbackHosts,

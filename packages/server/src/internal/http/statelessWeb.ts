@@ -11,7 +11,7 @@ import type { McpServer } from "../../McpServer.js"
 import type * as StatelessServer from "../../StatelessServer.js"
 import * as FetchExchange from "./fetch.js"
 import * as StatelessHandler from "./statelessHandler.js"
-import { type Adapter, type Fetch, of } from "./web.js"
+import { type Adapter, type Building, type Fetch, of } from "./web.js"
 
 /** The fetch handler of a `StatelessServer` for the `McpServer` in context, for the lifetime of the scope. */
 export const make = (
@@ -22,8 +22,8 @@ export const make = (
 /** A fetch handler for a server layer (built by the first request), what disposes of it, and when no task runs. */
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
-  options: StatelessServer.HandlerOptions & { readonly memoMap?: Layer.MemoMap | undefined }
+  options: StatelessServer.HandlerOptions & Building
 ): Adapter => {
-  const { memoMap, ...rest } = options
-  return of(server, make(rest), memoMap)
+  const { configProvider, memoMap, ...rest } = options
+  return of(server, make(rest), { configProvider, memoMap })
 }

@@ -7,6 +7,7 @@
  * The server is built once per handler: the first request builds it (in the handler's scope), every
  * later one reuses it.
  */
+import type * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -53,10 +54,20 @@ const unbuilt = (): Response =>
  */
 export const toWebHandler = <E>(
   server: Layer.Layer<McpServer, E>,
-  options: Options & { readonly memoMap?: Layer.MemoMap | undefined }
+  options: Options & Building
 ): Adapter => {
-  const { memoMap, ...rest } = options
-  return of(server, make(rest), memoMap)
+  const { configProvider, memoMap, ...rest } = options
+  return of(server, make(rest), { configProvider, memoMap })
+}
+
+/**
+ * How the server is built: `memoMap` shares the layers it memoizes with other runtimes;
+ * `configProvider` is its `ConfigProvider` (its constructors' and the handler's: a Worker's text
+ * bindings), else the runtime's.
+ */
+export interface Building {
+  readonly memoMap?: Layer.MemoMap | undefined
+  readonly configProvider?: ConfigProvider.ConfigProvider | undefined
 }
 
 /** A fetch handler, what disposes of it, and what completes once the server runs no task. */
@@ -70,14 +81,24 @@ export interface Adapter {
 export const of = <E>(
   server: Layer.Layer<McpServer, E>,
   fetch: Effect.Effect<Fetch, never, McpServer | Scope.Scope>,
-  memoMap: Layer.MemoMap | undefined
+  { configProvider, memoMap }: Building
 ): Adapter => {
+  // One layer whose constructor builds the server in its scope (and provides it to the handler's),
+  // not `Layer.provide`: each layer a composition adds (`provide` adds four) is memoized as it is
+  // built, some eighty Effect steps each on the cold isolate's first request. The server's layer
+  // is memoized only when a `memoMap` shares it with other runtimes.
+  const shared = memoMap === undefined ? server : Layer.suspend(() => server)
   const layer = Layer.scoped(
     WebFetch,
-    Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) })
-  ).pipe(
-    Layer.provide(server),
-    Layer.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
+    Effect.gen(function*() {
+      // Set for the handler's scope (as `Layer.setConfigProvider`): the server's constructors and
+      // the runtime the handler serves on both read it.
+      if (configProvider !== undefined) yield* Effect.withConfigProviderScoped(configProvider)
+      const built = yield* Layer.buildWithMemoMap(shared, yield* Layer.CurrentMemoMap, yield* Effect.scope)
+      return yield* Effect.provide(Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) }), built)
+    }).pipe(
+      Effect.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
+    )
   )
   const state: {
     runtime: ManagedRuntime.ManagedRuntime<WebFetch, E> | undefined

@@ -5,7 +5,7 @@
  * every request kept alive (`ctx.waitUntil`) while a task runs in the isolate.
  */
 import * as ConfigProvider from "effect/ConfigProvider"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type { WebHandler, WorkerHandler } from "../../HttpTransport.js"
 import type { McpServer } from "../../McpServer.js"
 import type { Adapter } from "./web.js"
@@ -15,16 +15,22 @@ export type Env = Readonly<Record<string, unknown>>
 
 /**
  * The Worker of `server` served by the adapter `adapt` makes (once per isolate, by its first
- * request), given the server with the Worker's configuration and `env`.
+ * request), given the server, `env`, and the `ConfigProvider` of its text bindings (the adapter
+ * builds the server with it: one layer fewer than `Layer.provide(server, Layer.setConfigProvider(…))`,
+ * whose four layers were each memoized, Effect steps of the isolate's first request).
  */
 export const toWorkerHandler = <E>(
   server: Layer.Layer<McpServer, E>,
-  adapt: (server: Layer.Layer<McpServer, E>, env: Env) => Promise<Adapter>
+  adapt: (
+    server: Layer.Layer<McpServer, E>,
+    env: Env,
+    configProvider: ConfigProvider.ConfigProvider
+  ) => Promise<Adapter>
 ): WorkerHandler => {
   let built: Promise<Adapter> | undefined
   return {
     fetch: (request, env, ctx) => {
-      built ??= adapt(Layer.provide(server, Layer.setConfigProvider(configOf(env))), env)
+      built ??= adapt(server, env, configOf(env))
       return built.then((adapter) => {
         const response = adapter.handler(request)
         // A task started by this request (or running when it ends) keeps it alive until it ends.
