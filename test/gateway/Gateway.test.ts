@@ -19,23 +19,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { demoMain, mcpOverStdio } from "./support.js"
+import { configOf, demoMain, everythingMain, mainOf, mcpOverStdio } from "./support.js"
 
-const require = createRequire(import.meta.url)
-const mainOf = (pkg: string, main: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), main)
-const everythingMain = mainOf("@modelcontextprotocol/server-everything", "dist/index.js")
 const filesystemMain = mainOf("@modelcontextprotocol/server-filesystem", "dist/index.js")
-
-/** A configuration file of `servers` in a new directory: its path, and the directory. */
-const configOf = (servers: Record<string, unknown>) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-"))
-  const file = path.join(dir, "gateway.json")
-  writeFileSync(file, JSON.stringify({ mcpServers: servers }))
-  return { dir, file }
-}
 
 /**
  * Our client of `mcp gateway --config FILE ...extra` over stdio (the gateway is its child process).

@@ -9,18 +9,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { demoMain, mcpMain, mcpOverStdio, root } from "./support.js"
-
-/** A configuration file of `servers` in a new directory: its path, and the directory. */
-const configOf = (servers: Record<string, unknown>) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-review-"))
-  const file = path.join(dir, "gateway.json")
-  writeFileSync(file, JSON.stringify({ mcpServers: servers }))
-  return { dir, file }
-}
+import { configOf, demoMain, mcpMain, mcpOverStdio, root } from "./support.js"
 
 /** `mcp gateway ...args` run to its end (it ends at once when it refuses), with `env` added. */
 const refused = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {

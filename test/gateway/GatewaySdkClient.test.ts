@@ -6,34 +6,17 @@
  * (updated from upstream), and a call cancelled with an AbortSignal while the session goes on.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import * as os from "node:os"
-import * as path from "node:path"
 import { assert, describe, it } from "vitest"
-import { demoMain, overHttp } from "./support.js"
-
-const require = createRequire(import.meta.url)
-const everythingMain = path.join(
-  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist/index.js"
-)
+import { configOf, demoMain, everythingMain, overHttp } from "./support.js"
 
 const textOf = (result: { readonly content?: unknown }) => JSON.stringify(result.content)
 
 describe("mcp gateway: the official SDK client through it", () => {
   it("reads, prompts, asks answered, a template instance's updates, a call cancelled", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-sdk-"))
-    const file = path.join(dir, "gateway.json")
-    writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: {
-          everything: { command: process.execPath, args: [everythingMain, "stdio"] },
-          demo: { command: process.execPath, args: [demoMain, "stdio"] }
-        }
-      })
-    )
+    const { file } = configOf({
+      everything: { command: process.execPath, args: [everythingMain, "stdio"] },
+      demo: { command: process.execPath, args: [demoMain, "stdio"] }
+    })
     const gateway = await overHttp(file, ["--start-timeout", "60"])
     const client = new Client({ name: "sdk", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: {} } })
     const asked: Array<string> = []

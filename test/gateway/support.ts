@@ -3,7 +3,8 @@
  * (`serving`, scoped; `overHttp`, for a test written with promises), or over stdio with our client
  * (`overStdio`). For tests at the wire written with promises: `Lines` (what a child wrote, each
  * awaited as it comes) and `Children` (the processes a test started, stopped together, also when
- * one never became ready).
+ * one never became ready). `configOf` writes a gateway's configuration file; `everythingMain` is the
+ * official server-everything's entry point (from npm).
  */
 import { McpClient } from "@effect-mcp/client"
 import { NodeMcpClient } from "@effect-mcp/platform-node"
@@ -14,6 +15,9 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -22,6 +26,20 @@ import * as Programs from "../support/Programs.js"
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const mcpMain = Programs.mcpMain
 export const demoMain = Programs.demoMain
+
+const require = createRequire(import.meta.url)
+/** The entry point `main` of the npm package `pkg`. */
+export const mainOf = (pkg: string, main: string) =>
+  path.join(path.dirname(require.resolve(`${pkg}/package.json`)), main)
+export const everythingMain = mainOf("@modelcontextprotocol/server-everything", "dist/index.js")
+
+/** A configuration file of `servers` (`{"mcpServers": servers}`) in a new directory: its path, and the directory. */
+export const configOf = (servers: Record<string, unknown>) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-gateway-"))
+  const file = path.join(dir, "gateway.json")
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }))
+  return { dir, file }
+}
 
 /**
  * `mcp ...args --port N`, with `env` added to this process's: its endpoint once it said on stderr
