@@ -10,8 +10,28 @@
  * count and events (`performance.nodeTiming.uvMetricsInfo`), the process's user and system CPU µs,
  * minor page faults, context switches, and V8's GC count and time. Read before and after each
  * round, per call: what a gateway pays a turn of its loop, and how many turns a call takes.
- * `BENCH_BEFORE` (the `main.js` of another build of `mcp`) adds that build as a third gateway.
- * `BENCH_GATEWAY_FLAGS` are given to every gateway's node.
+ * `BENCH_BEFORE` (the `main.js` of another build of `mcp`; `same`: this one, with
+ * `BENCH_BEFORE_FLAGS` of its own) adds that build as a third gateway, and `ours ÷ before` per
+ * round. `BENCH_FLOOR_UNDICI=1` adds the floor with undici as its client (`gateway-floor.ts
+ * http-undici`). `BENCH_GATEWAY_FLAGS` are given to every gateway's node; `BENCH_STDOUT_DIR` keeps
+ * their stdout (`--trace-gc`). In the probe: `TURNS_PROBE_PROFILE=<dir>` (a CPU profile of each
+ * window), `TURNS_PROBE_HEAP=<dir>` (a sampling heap profile of each window),
+ * `TURNS_PROBE_SNAPSHOT=<dir>` (a heap snapshot at each read).
+ *
+ * **What it showed (lane7, issue 41; load 9-22 on 2 cores, medians of 5-9 alternating rounds).**
+ * Not a turn's fixed cost: ours takes no more turns of its loop per call than the floor (1.05-1.25
+ * against 1.04-1.37 at 1,000/s; 0.5-0.7 against 0.6-0.9 at 2,000/s) and handles the same 2.0 events
+ * per call (the client's request, the upstream's answer). System CPU per call is equal. GC costs
+ * alike per call: both allocate ~26 KB a call (`--trace-gc-nvp`); ours scavenges a 16 MB young
+ * generation (2 per 1,000 calls, 3-9 ms each with its helpers), the floor a 1-8 MB one (4-18 per
+ * 1,000 calls, ~1 ms); a 1 MB young generation for ours made it no cheaper (more, costlier
+ * scavenges). What differs is user CPU, spread thin (window profiles): no function of ours above
+ * ~10 µs a call. The floor with undici as its client (`http-undici`) cost 1.13-1.42x the floor in
+ * the same runs, ours 1.13-1.46x: most of ours' excess over the floor is undici against `node:http`
+ * (its wasm parser, its request objects, and a `setImmediate` before each request on an idle
+ * kept-alive socket: undici's check for bytes a server sent unasked, GHSA-35p6-xmwp-9g52). Then
+ * undici's `request` API was dropped from the raw lane's POST (`platform-node` `httpPost.ts`):
+ * ours ÷ before 0.94x (0.87-1.08, 9 rounds).
  *
  * `node dist/gateway-paced.js`
  */
@@ -279,6 +299,16 @@ const main = async () => {
     console.log(
       `${g.name} ÷ floor, CPU per call (median of per-round ratios): ${ratio.toFixed(2)}x; rounds: ${
         rs.map((x, i) => (x.cpu! / floorRows[i]!.cpu!).toFixed(2)).join(", ")
+      }`
+    )
+  }
+  const oursRows = rows.get("ours")
+  const beforeRows = rows.get("before")
+  if (oursRows !== undefined && beforeRows !== undefined) {
+    const ratios = oursRows.map((x, i) => x.cpu! / beforeRows[i]!.cpu!)
+    console.log(
+      `ours ÷ before, CPU per call (median of per-round ratios): ${median(ratios).toFixed(2)}x; rounds: ${
+        ratios.map((r) => r.toFixed(2)).join(", ")
       }`
     )
   }
