@@ -6,7 +6,8 @@
  * response comes with its body unread: read whole up to a limit, counted as bytes arrive (the
  * chunks as undici parses them); handed over as a web `Response` for the transport's own reading
  * (a `Readable` then, fed with the chunks, undici paused while it is full); or dropped. Until one
- * of the three is chosen, undici is paused after the first chunk (at most one chunk kept).
+ * of the three is chosen, undici is paused after the first chunk (what one read of the socket held,
+ * at most, is kept).
  */
 import type { McpClientTransport } from "@effect-mcp/client"
 import type * as Undici from "@effect/platform-node/Undici"
@@ -54,7 +55,7 @@ class Post implements Undici.Dispatcher.DispatchHandler {
   /** Headers came (the response was handed over): later failures go to the reading. */
   private responded = false
   private reading: Reading | undefined = undefined
-  /** Read before the reader chose (at most one chunk: undici is paused after it). */
+  /** Read before the reader chose (what one read of the socket held, at most: undici pauses after it). */
   private early: Buffer | undefined = undefined
   /** The body's end (`true`) or failure, when it came before the reader chose. */
   private ended: true | { readonly error: unknown } | undefined = undefined
