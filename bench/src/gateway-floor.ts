@@ -12,11 +12,17 @@
  *   session of its own answered here (`initialize` answered by the gateway; it says `ready` on
  *   stderr once listening).
  *
+ * - `node gateway-floor.js http-undici PREFIX PORT UPSTREAM_URL`: the same, its POSTs upstream sent
+ *   with undici's `request` (the version `@effect/platform-node` brings, as ours uses, on an
+ *   `Agent` with `pipelining: 1` and the same keep-alive as ours) instead of `node:http`: what the
+ *   HTTP client alone costs, apart from the rest of a gateway (`gateway-paced.ts`).
+ *
  * No bounds, no errors of its own, no asks: a floor, not a gateway.
  */
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
+import { createRequire } from "node:module"
 
 type Message = { id?: string | number | null; method?: string; params?: { name?: string }; [key: string]: unknown }
 
@@ -91,18 +97,50 @@ const stdio = () => {
   upstream.on("exit", () => process.exit(0))
 }
 
-const httpGateway = async () => {
+type Posted = { status: number; text: string; headers: http.IncomingHttpHeaders }
+
+/** undici as `@effect/platform-node` has it (the one ours sends with). */
+const undiciOf = () => {
+  const require = createRequire(import.meta.url)
+  const platform = require.resolve("@effect/platform-node/package.json")
+  return createRequire(platform)("undici") as typeof import("@effect/platform-node/Undici").default
+}
+
+const httpGateway = async (client: "node" | "undici") => {
   const [port, url] = rest
   const target = new URL(url!)
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   let session: string | undefined
   let revision = "2025-11-25"
   let next = 1
+  const undici = client === "undici" ? undiciOf() : undefined
+  const dispatcher = undici === undefined
+    ? undefined
+    : new undici.Agent({ connections: 64, keepAliveTimeout: 4_000, pipelining: 1 })
+  const postUndici = async (body: string, resent = false): Promise<Posted> => {
+    try {
+      const response = await undici!.request(url!, {
+        dispatcher: dispatcher!,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(session !== undefined ? { "mcp-session-id": session, "mcp-protocol-version": revision } : {})
+        },
+        body
+      })
+      const text = await response.body.text()
+      return { status: response.statusCode, text, headers: response.headers as http.IncomingHttpHeaders }
+    } catch (error) {
+      if (!resent && (error as { code?: string }).code === "UND_ERR_SOCKET") return postUndici(body, true)
+      throw error
+    }
+  }
   // A POST whose kept-alive socket the upstream closed under it, unanswered (`reusedSocket` and
   // ECONNRESET, as Node's documentation of `request.reusedSocket` says to), is sent again once, as
   // ours is (`httpPost.ts`): else the floor's count holds 502s and the calls sent again after them.
-  const post = (body: string, resent = false) =>
-    new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+  const postNode = (body: string, resent = false) =>
+    new Promise<Posted>((resolve, reject) => {
       const request = http.request({
         agent,
         host: target.hostname,
@@ -123,11 +161,12 @@ const httpGateway = async () => {
         response.on("error", reject)
       })
       request.on("error", (error: NodeJS.ErrnoException) => {
-        if (!resent && request.reusedSocket && error.code === "ECONNRESET") resolve(post(body, true))
+        if (!resent && request.reusedSocket && error.code === "ECONNRESET") resolve(postNode(body, true))
         else reject(error)
       })
       request.end(body)
     })
+  const post = client === "undici" ? postUndici : postNode
   /** The JSON-RPC answer of a body: plain JSON, or the `data:` of an SSE event. */
   const answerOf = (text: string, type: string | undefined): Message => {
     if (type?.startsWith("text/event-stream") !== true) return JSON.parse(text) as Message
@@ -180,8 +219,9 @@ const httpGateway = async () => {
 // (`BENCH_GATEWAY_FLAGS`) writes its profile, as the gateway does.
 process.on("SIGINT", () => process.exit(0))
 if (mode === "stdio") stdio()
-else if (mode === "http") void httpGateway()
+else if (mode === "http") void httpGateway("node")
+else if (mode === "http-undici") void httpGateway("undici")
 else {
-  process.stderr.write("usage: gateway-floor.js stdio PREFIX COMMAND ARGS… | http PREFIX PORT UPSTREAM_URL\n")
+  process.stderr.write("usage: gateway-floor.js stdio PREFIX COMMAND ARGS… | http[-undici] PREFIX PORT UPSTREAM_URL\n")
   process.exit(2)
 }

@@ -458,7 +458,11 @@ export const layerHttpClientWith = (
         Layer.merge(
           NodeHttpClient.layerUndiciWithoutDispatcher,
           // The same pool's POST without a fiber, for raw calls (`McpClientTransport.HttpPoster`).
-          Layer.effect(McpClientTransport.HttpPoster, Effect.map(NodeHttpClient.Dispatcher, HttpPost.make))
+          Layer.effect(
+            McpClientTransport.HttpPoster,
+            Effect.map(NodeHttpClient.Dispatcher, (dispatcher) =>
+              HttpPost.make(CommonJs.names(Undici, "Agent"), dispatcher))
+          )
         ).pipe(Layer.provide(Layer.scoped(
           NodeHttpClient.Dispatcher,
           Effect.acquireRelease(
@@ -469,7 +473,8 @@ export const layerHttpClientWith = (
                 { connections, keepAliveTimeout }
               )
             ),
-            (agent) => Effect.promise(() => agent.destroy())
+            (agent) =>
+              Effect.promise(() => agent.destroy())
           )
         )))
     )

@@ -1,133 +1,227 @@
 /**
- * `McpClientTransport.HttpPost` on undici: one `request` on the pool's dispatcher (the lanes of
- * `lanes.ts`), with no fiber and no `AbortController` (undici takes any object with
- * `addEventListener` as its signal: one made here, told once, when the call is aborted). The
- * response comes with its body unread: read whole up to a limit, counted as bytes arrive; handed
- * over as a web `Response` for the transport's own reading; or dropped.
+ * `McpClientTransport.HttpPost` on undici: one `dispatch` on the pool's dispatcher (the lanes of
+ * `lanes.ts`) with a handler of its own (`Post`), no fiber, no `AbortController` and no `request`
+ * API: undici's `request` wraps each response in a `Readable` (an `AsyncResource` and a stream
+ * per call, its `data` and `end` a `nextTick` each), which a body read whole does not need. The
+ * response comes with its body unread: read whole up to a limit, counted as bytes arrive (the
+ * chunks as undici parses them); handed over as a web `Response` for the transport's own reading
+ * (a `Readable` then, fed with the chunks, undici paused while it is full); or dropped. Until one
+ * of the three is chosen, undici is paused after the first chunk (what one read of the socket held,
+ * at most, is kept).
  */
 import type { McpClientTransport } from "@effect-mcp/client"
 import type * as Undici from "@effect/platform-node/Undici"
 import { Readable } from "node:stream"
 import * as Lanes from "./lanes.js"
 
-/** A handler's `onConnect` as undici calls it. */
-interface Connected {
-  readonly onConnect: (abort: (err?: Error) => void, context?: unknown) => void
-}
-
-/**
- * One request: the abort signal undici listens on, and the handler of its dispatch around
- * undici's own (`request`'s), told when the request is put on a connection (`written`). A request
- * aborted before that was never sent: undici drops it from its queue.
- */
-class Post implements Undici.Dispatcher.DispatchHandler {
-  aborted = false
-  /** Put on a connection (its bytes on their way) before it was aborted. */
-  written = false
-  handler: Undici.Dispatcher.DispatchHandler | undefined = undefined
-  private listener: (() => void) | undefined = undefined
-  addEventListener(_type: "abort", listener: () => void) {
-    this.listener = listener
-  }
-  removeEventListener() {
-    this.listener = undefined
-  }
-  /** Aborts the request: true when it had been sent (or was being sent), false when it never left. */
-  readonly abort = (): boolean => {
-    if (this.aborted) return this.written
-    this.aborted = true
-    this.listener?.()
-    return this.written
-  }
-  onConnect(abort: (err?: Error) => void, context?: unknown) {
-    if (!this.aborted) this.written = true
-    // undici's `request` handler takes its context too (the types say only `abort`).
-    return (this.handler as unknown as Connected).onConnect(abort, context)
-  }
-  onHeaders(statusCode: number, headers: Array<Buffer>, resume: () => void, statusText: string) {
-    return this.handler!.onHeaders!(statusCode, headers, resume, statusText)
-  }
-  onData(chunk: Buffer) {
-    return this.handler!.onData!(chunk)
-  }
-  onComplete(trailers: Array<string> | null) {
-    return this.handler!.onComplete!(trailers)
-  }
-  onError(error: Error) {
-    return this.handler!.onError!(error)
-  }
-}
-
-type Body = Undici.Dispatcher.ResponseData["body"]
-type Headers = Undici.Dispatcher.ResponseData["headers"]
+type Headers = Record<string, string | Array<string> | undefined>
 
 const joined = (headers: Headers, name: string): string | undefined => {
   const value = headers[name]
   return Array.isArray(value) ? value.join(", ") : value
 }
 
-/** A body read whole, at most `limit` bytes: its text, or undefined past them (the rest not read). */
-const readText = (
-  body: Body,
-  declared: string | undefined,
-  limit: number,
-  done: (text: string | undefined) => void,
-  failed: (error: unknown) => void
-) => {
-  if (declared !== undefined && Number(declared) > limit) {
-    body.destroy()
-    return done(undefined)
+/** The parts of undici a `Post` uses (undici is loaded with the pool, not with this module). */
+type UndiciModule = typeof Undici
+
+/**
+ * How the body is read, once the response's reader chose: whole (`text`), as a stream (`toWeb`)
+ * or not at all (`discard`); `undefined` until then.
+ */
+type Reading =
+  | {
+    readonly _tag: "text"
+    readonly limit: number
+    readonly done: (text: string | undefined) => void
+    readonly failed: (error: unknown) => void
   }
-  let first: Buffer | undefined
-  let more: Array<Buffer> | undefined
-  let size = 0
-  let over = false
-  body.on("data", (chunk: Buffer) => {
-    if (over) return
-    size += chunk.length
-    if (size > limit) {
-      over = true
-      body.destroy()
-      return done(undefined)
+  | { readonly _tag: "stream"; readonly stream: Readable }
+  | { readonly _tag: "discard" }
+
+/**
+ * One request, as undici's dispatch handler: whether it was put on a connection (`written`), how
+ * to abort it, and its response's body read as its reader chose. A request aborted before it was
+ * put on a connection was never sent: undici drops it from its queue (its `onConnect` aborts it).
+ */
+class Post implements Undici.Dispatcher.DispatchHandler {
+  aborted = false
+  /** Put on a connection (its bytes on their way) before it was aborted. */
+  written = false
+  /** undici's abort of the request, once on a connection. */
+  private abortRequest: ((error?: Error) => void) | undefined = undefined
+  /** undici's resume, while it is paused. */
+  private resume: (() => void) | undefined = undefined
+  private paused = false
+  /** Headers came (the response was handed over): later failures go to the reading. */
+  private responded = false
+  private reading: Reading | undefined = undefined
+  /** Read before the reader chose (what one read of the socket held, at most: undici pauses after it). */
+  private early: Buffer | undefined = undefined
+  /** The body's end (`true`) or failure, when it came before the reader chose. */
+  private ended: true | { readonly error: unknown } | undefined = undefined
+  /** `text`: the bytes so far, the first chunk alone or all of them. */
+  private size = 0
+  private first: Buffer | undefined = undefined
+  private more: Array<Buffer> | undefined = undefined
+  private over = false
+  /** undici is done with it: its body ended or failed. */
+  private finished = false
+
+  constructor(
+    readonly undici: UndiciModule,
+    readonly handlers: Parameters<McpClientTransport.HttpPost["post"]>[3]
+  ) {}
+
+  /** A request aborted by its caller (as undici's `request` says it). */
+  private abortedError(): Error {
+    return new this.undici.errors.RequestAbortedError()
+  }
+
+  /** Aborts the request: true when it had been sent (or was being sent), false when it never left. */
+  readonly abort = (): boolean => {
+    if (this.aborted) return this.written
+    this.aborted = true
+    this.abortRequest?.(this.abortedError())
+    return this.written
+  }
+
+  onConnect(abort: (error?: Error) => void) {
+    if (this.aborted) return abort(this.abortedError())
+    this.written = true
+    this.abortRequest = abort
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Array<Buffer>, resume: () => void): boolean {
+    // 1xx: informational, the response is still to come.
+    if (statusCode < 200) return true
+    this.responded = true
+    this.resume = resume
+    const headers = this.undici.util.parseHeaders(rawHeaders) as Headers
+    this.handlers.response({
+      status: statusCode,
+      header: (name) => joined(headers, name),
+      text: (limit, done, failed) => {
+        const declared = joined(headers, "content-length")
+        if (declared !== undefined && Number(declared) > limit) {
+          this.choose({ _tag: "discard" })
+          this.abortRequest?.(this.abortedError())
+          return done(undefined)
+        }
+        this.choose({ _tag: "text", limit, done, failed })
+      },
+      toWeb: () => this.toWeb(statusCode, headers),
+      discard: () => this.choose({ _tag: "discard" })
+    })
+    return !this.paused
+  }
+
+  onData(chunk: Buffer): boolean {
+    const reading = this.reading
+    if (reading === undefined) {
+      // Kept until the reader chooses; undici paused meanwhile.
+      this.early = this.early === undefined ? chunk : Buffer.concat([this.early, chunk])
+      this.paused = true
+      return false
     }
-    if (first === undefined) first = chunk
-    else (more ??= [first]).push(chunk)
-  })
-  body.on("end", () => {
-    if (over) return
-    over = true
-    done(
+    if (reading._tag === "discard") return true
+    if (reading._tag === "stream") {
+      if (reading.stream.push(chunk)) return true
+      this.paused = true
+      return false
+    }
+    if (this.over) return true
+    this.size += chunk.length
+    if (this.size > reading.limit) {
+      this.over = true
+      this.first = this.more = undefined
+      this.abortRequest?.(this.abortedError())
+      reading.done(undefined)
+      return true
+    }
+    if (this.first === undefined) this.first = chunk
+    else (this.more ??= [this.first]).push(chunk)
+    return true
+  }
+
+  onComplete() {
+    this.finished = true
+    const reading = this.reading
+    if (reading === undefined) return void (this.ended = true)
+    if (reading._tag === "stream") return void reading.stream.push(null)
+    if (reading._tag !== "text" || this.over) return
+    this.over = true
+    const { first, more, size } = this
+    this.first = this.more = undefined
+    reading.done(
       more !== undefined
         ? Buffer.concat(more, size).toString("utf8")
         : first === undefined
         ? ""
         : first.toString("utf8")
     )
-  })
-  body.on("error", (error) => {
-    if (over) return
-    over = true
-    failed(error)
-  })
+  }
+
+  onError(error: Error) {
+    this.finished = true
+    if (!this.responded) return this.handlers.error(error)
+    const reading = this.reading
+    if (reading === undefined) return void (this.ended = { error })
+    if (reading._tag === "stream") return void reading.stream.destroy(error)
+    if (reading._tag !== "text" || this.over) return
+    this.over = true
+    this.first = this.more = undefined
+    reading.failed(error)
+  }
+
+  /** The reader's choice: what was read before it is handed over, and undici resumed if it can take more. */
+  private choose(reading: Reading) {
+    if (this.reading !== undefined) return
+    this.reading = reading
+    const wasPaused = this.paused
+    this.paused = false
+    const early = this.early
+    this.early = undefined
+    if (early !== undefined && reading._tag !== "discard") this.onData(early)
+    const ended = this.ended
+    if (ended === true) this.onComplete()
+    else if (ended !== undefined) this.onError(ended.error as Error)
+    // A stream the early chunk filled keeps undici paused until it is read (`read`: `unpause`).
+    if (wasPaused && !this.paused) this.resume?.()
+  }
+
+  private unpause() {
+    if (!this.paused) return
+    this.paused = false
+    this.resume?.()
+  }
+
+  private toWeb(status: number, headers: Headers): Response {
+    const web = new globalThis.Headers()
+    for (const name in headers) {
+      const value = headers[name]
+      if (value === undefined) continue
+      if (Array.isArray(value)) { for (const v of value) web.append(name, v) }
+      else web.append(name, value)
+    }
+    if (nullBody.has(status)) {
+      this.choose({ _tag: "discard" })
+      return new Response(null, { status, headers: web })
+    }
+    const stream = new Readable({
+      read: () => this.unpause(),
+      destroy: (error, callback) => {
+        // The reader went away before the end: the request goes too.
+        if (!this.finished) this.abortRequest?.(this.abortedError())
+        callback(error)
+      }
+    })
+    this.choose({ _tag: "stream", stream })
+    return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers: web })
+  }
 }
 
 /** The statuses whose web `Response` has no body. */
 const nullBody = new Set([101, 204, 205, 304])
-
-const toWeb = (status: number, headers: Headers, body: Body): Response => {
-  const web = new globalThis.Headers()
-  for (const name in headers) {
-    const value = headers[name]
-    if (value === undefined) continue
-    if (Array.isArray(value)) { for (const v of value) web.append(name, v) }
-    else web.append(name, value)
-  }
-  if (nullBody.has(status)) body.destroy()
-  return new Response(
-    nullBody.has(status) ? null : (Readable.toWeb(body) as ReadableStream<Uint8Array>),
-    { status, headers: web }
-  )
-}
 
 /** Where a POST to a URL goes, as undici takes it. */
 interface Target {
@@ -141,50 +235,30 @@ const targetOf = (url: string): Target => {
   return { url, origin: parsed.origin, path: parsed.pathname + parsed.search }
 }
 
-/** The `HttpPost` of `dispatcher`. */
-export const make = (dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost => {
-  // undici's `request` on `dispatcher`, its handler inside the request's `Post` (its signal).
+/** The `HttpPost` of `dispatcher`, with the undici it comes from (`import("@effect/platform-node/Undici")`). */
+export const make = (undici: UndiciModule, dispatcher: Undici.Dispatcher): McpClientTransport.HttpPost => {
   /** The last URL posted to, parsed. */
   let last: Target | undefined
-  const through: Undici.Dispatcher = Object.create(dispatcher, {
-    dispatch: {
-      value: (opts: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler) => {
-        const post = (opts as { readonly signal?: unknown }).signal as Post
-        post.handler = handler
-        return dispatcher.dispatch(opts, post)
-      }
-    }
-  })
   return {
     post: (url, headers, body, handlers) => {
-      const signal = new Post()
+      const post = new Post(undici, handlers)
       // A connection posts to one URL: it is parsed once, not per call (one entry kept).
       const target = last?.url === url ? last : last = targetOf(url)
-      const options: Undici.Dispatcher.RequestOptions<null> & { readonly [Lanes.opensCall]: true } = {
+      const options: Undici.Dispatcher.DispatchOptions & { readonly [Lanes.opensCall]: true } = {
         origin: target.origin,
         path: target.path,
         method: "POST",
         headers: { ...headers, "content-type": "application/json" },
         body,
-        signal: signal as never,
         // A raw call's request: the pool's lanes need not read its body to know it.
         [Lanes.opensCall]: true
       }
-      through.request(
-        options,
-        (error, data) => {
-          if (error !== null) return handlers.error(error)
-          const { statusCode, headers: answered, body: stream } = data
-          handlers.response({
-            status: statusCode,
-            header: (name) => joined(answered, name),
-            text: (limit, done, failed) => readText(stream, joined(answered, "content-length"), limit, done, failed),
-            toWeb: () => toWeb(statusCode, answered, stream),
-            discard: () => void stream.resume().on("error", () => {})
-          })
-        }
-      )
-      return signal.abort
+      try {
+        dispatcher.dispatch(options, post)
+      } catch (error) {
+        handlers.error(error)
+      }
+      return post.abort
     }
   }
 }
