@@ -448,7 +448,9 @@ const followOf = (
             Stream.interruptWhen(Deferred.await(retired)),
             // Closing a retired listen may fail what is left of its stream: it is no longer read.
             Stream.catchAllCause((cause) =>
-              Stream.unwrap(Effect.map(Deferred.isDone(retired), (done) => done ? Stream.empty : Stream.failCause(cause)))
+              Stream.unwrap(
+                Effect.map(Deferred.isDone(retired), (done) => done ? Stream.empty : Stream.failCause(cause))
+              )
             )
           ),
           ended
@@ -603,7 +605,10 @@ const followOf = (
       Stream.flatMap(
         Stream.fromQueue(listens),
         (listening) =>
-          Stream.mapEffect(listening.notifications, (n) => n === false ? Effect.succeed(false) : Effect.as(note(n), true)),
+          Stream.mapEffect(
+            listening.notifications,
+            (n) => n === false ? Effect.succeed(false) : Effect.as(note(n), true)
+          ),
         { concurrency: "unbounded" }
       ),
       // The updates of the URIs added later (the subscription's own filter has not got them).
