@@ -19,54 +19,7 @@
  * dropped with a warning and the rest listened to at once.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { onTestFinished } from "vitest"
-import * as Programs from "../support/Programs.js"
-import { stdioWire } from "../support/StdioWire.js"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const counter = path.join(root, "test/hostile/fixtures/count-upstream.mjs")
-
-/** The gateway in front of the demo (stdio, `era`), its upstream's requests counted; one downstream client. */
-const gateway = async (era: "handshake" | "stateless") => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "subscribe-refused-"))
-  const counts = path.join(dir, "counts.json")
-  const file = path.join(dir, "gateway.json")
-  writeFileSync(
-    file,
-    JSON.stringify({
-      mcpServers: {
-        demo: {
-          command: process.execPath,
-          args: [counter, process.execPath, Programs.demoMain, "stdio", "--era", era],
-          env: { COUNT_FILE: counts }
-        }
-      }
-    })
-  )
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [Programs.mcpMain, "gateway", "--config", file, "--start-timeout", "60"],
-    { cwd: root, stdio: ["pipe", "pipe", "pipe"] }
-  )
-  onTestFinished(() => {
-    child.kill()
-  })
-  const { open, request, stderr, until } = stdioWire(child)
-  await until(() => stderr.some((line) => line.includes("demo is up")))
-  await open()
-  /** The upstream's requests by method, once a request through to it is answered (all before it counted). */
-  const upstream = async (): Promise<Record<string, number>> => {
-    const read = await request("resources/read", { uri: "demo+test://template/x/data" })
-    expect(read.result?.contents?.[0]?.uri).toBe("demo+test://template/x/data")
-    return JSON.parse(readFileSync(counts, "utf8"))
-  }
-  return { request, stderr, until, upstream }
-}
+import { countedGateway as gateway } from "../support/CountedGateway.js"
 
 const refusedLine = "the upstream refused a subscription to test://template/"
 

@@ -1,7 +1,8 @@
 /**
  * A client at the wire of a child process speaking MCP over stdio (a gateway, a server): requests
- * by id (their answers, as JSON), notifications, the child's stderr lines, and a wait on those
- * lines (`until`, woken by each line, never a timer). `open` does the 2025-11-25 handshake.
+ * by id (their answers, as JSON), notifications (kept in `notifications`), the child's stderr
+ * lines, and a wait on those lines and notifications (`until`, woken by each, never a timer).
+ * `open` does the 2025-11-25 handshake.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import * as readline from "node:readline"
@@ -20,6 +21,7 @@ export const stdioWire = (child: ChildProcessWithoutNullStreams) => {
       waiting.add(look)
       look()
     })
+  const notifications: Array<any> = []
   readline.createInterface({ input: child.stderr }).on("line", (line) => {
     stderr.push(line)
     for (const look of [...waiting]) look()
@@ -28,6 +30,10 @@ export const stdioWire = (child: ChildProcessWithoutNullStreams) => {
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     const message = JSON.parse(line)
     if (message.method === undefined) answers.get(message.id)?.(message)
+    else if (message.id === undefined) {
+      notifications.push(message)
+      for (const look of [...waiting]) look()
+    }
   })
   let next = 0
   const request = (method: string, params: object = {}) =>
@@ -46,5 +52,5 @@ export const stdioWire = (child: ChildProcessWithoutNullStreams) => {
     })
     notify("notifications/initialized")
   }
-  return { stderr, until, request, notify, open }
+  return { stderr, notifications, until, request, notify, open }
 }

@@ -9,14 +9,16 @@ import { type ClientError, McpClient } from "@effect-mcp/client"
 import { type JsonRpc, McpError, Meta, type Peer, Schema as McpSchema } from "@effect-mcp/core"
 import { McpRequest, type McpServer, Prompt, Resource, Tool } from "@effect-mcp/server"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Relay } from "../Proxy.js"
@@ -347,6 +349,18 @@ const listOf = (label: string) => <A>(what: string, effect: Effect.Effect<Readon
     Effect.orElseSucceed((): ReadonlyArray<A> => [])
   )
 
+/** How long a 2026-07-28 listen replaced by another is read on before it is closed. */
+const overlap = Duration.seconds(1)
+
+/** One subscription to everything followed, as the follower reads it. */
+interface Listening {
+  readonly uris: ReadonlyArray<string>
+  /** Its notifications; `false` once it ended without being retired (the follower starts again). */
+  readonly notifications: Stream.Stream<JsonRpc.Notification | false, ClientError.ClientError>
+  /** No longer read, then closed. */
+  readonly retire: Effect.Effect<void>
+}
+
 /** What following the upstream needs of its mirror. */
 interface Following {
   readonly client: McpClient.Service
@@ -413,16 +427,57 @@ const followOf = (
     return yield* subscribeAll
   })
   /**
+   * `subscribeAll` in a scope of its own under `scope`: its notifications, which end quietly once
+   * it is retired (its listen then closed), and say `false` (start again) if it ends otherwise.
+   */
+  const listenIn = (scope: Scope.Scope): Effect.Effect<Listening, ClientError.ClientError> =>
+    Effect.gen(function*() {
+      const own = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+      const { subscription, uris } = yield* Effect.onExit(
+        Scope.extend(subscribeAll, own),
+        (exit) => Exit.isFailure(exit) ? Scope.close(own, exit) : Effect.void
+      )
+      const retired = yield* Deferred.make<void>()
+      const ended = Stream.unwrap(
+        Effect.map(Deferred.isDone(retired), (done) => done ? Stream.empty : Stream.make(false as const))
+      )
+      return {
+        uris,
+        notifications: Stream.concat(
+          subscription.notifications.pipe(
+            Stream.interruptWhen(Deferred.await(retired)),
+            // Closing a retired listen may fail what is left of its stream: it is no longer read.
+            Stream.catchAllCause((cause) =>
+              Stream.unwrap(
+                Effect.map(Deferred.isDone(retired), (done) => done ? Stream.empty : Stream.failCause(cause))
+              )
+            )
+          ),
+          ended
+        ),
+        retire: Effect.zipRight(Deferred.succeed(retired, void 0), Scope.close(own, Exit.void))
+      }
+    })
+  /**
    * Follows the upstream: list changes are listed again, resource updates passed on. It
    * subscribes first and then lists everything again, so that nothing changed in between is
-   * missed; a change of the subscribed URIs (listed anew, or a client's) subscribes again.
+   * missed; a change of the subscribed URIs (listed anew, or a client's) subscribes again: in a
+   * session the URIs added, by `resources/subscribe` each; in the 2026-07-28 era a new listen for
+   * them all, acknowledged before the one it replaces is closed, so no update in between is lost
+   * and nothing is listed again (before, the listen was closed, and 100 ms later a new one opened
+   * and every list listed again, for each URI a client added: updates in that gap were lost).
    */
   const once = Effect.gen(function*() {
-    const { subscription, uris } = yield* subscribeAll
-    yield* SubscriptionRef.set(covered, new Set(uris))
+    const scope = yield* Effect.scope
+    const first = yield* listenIn(scope)
+    /** The listens read: the current one, and for a moment while it is replaced, the one before. */
+    const listens = yield* Queue.bounded<Listening>(2)
+    yield* Queue.offer(listens, first)
+    let current = first
+    yield* SubscriptionRef.set(covered, new Set(first.uris))
     yield* Effect.addFinalizer(() => SubscriptionRef.set(covered, new Set()))
-    /** The URIs subscribed: those of the subscription, and in a session those added after it (`later`). */
-    const covers = new Set(uris)
+    /** The URIs subscribed: those of the listen, and in a session those added after it (`later`). */
+    const covers = new Set(first.uris)
     /**
      * In a session, a URI a client subscribed to later is subscribed upstream alone (one request),
      * not with every URI again (two per URI each time: a client subscribing to n template
@@ -437,13 +492,49 @@ const followOf = (
         Effect.ignore
       )
     )
+    /**
+     * 2026-07-28: a listen of every URI followed now replaces the current one. Its URIs are
+     * followed (and their subscribers acknowledged) from its acknowledgement, and the old listen is
+     * read on for a second before it is closed: an update the upstream sent on it just before it
+     * took the new one may still be on its way (over HTTP the two are separate streams). A client's
+     * update may then come twice. At most two listens are open: the next replacement waits for the
+     * old one's end, and takes every URI added meanwhile.
+     */
+    let closing: Deferred.Deferred<void> | undefined
+    const replace = Effect.gen(function*() {
+      if (closing !== undefined) yield* Deferred.await(closing)
+      const next = yield* listenIn(scope)
+      for (const uri of next.uris) covers.add(uri)
+      yield* Queue.offer(listens, next)
+      yield* SubscriptionRef.set(covered, new Set(covers))
+      const old = current
+      current = next
+      const closed = yield* Deferred.make<void>()
+      closing = closed
+      yield* Effect.forkIn(
+        Effect.sleep(overlap).pipe(
+          Effect.zipRight(old.retire),
+          Effect.zipRight(Effect.suspend(() => {
+            covers.clear()
+            for (const uri of next.uris) covers.add(uri)
+            return SubscriptionRef.set(covered, new Set(covers))
+          })),
+          Effect.ensuring(Deferred.succeed(closed, void 0))
+        ),
+        scope
+      )
+    })
     /** Goes on with the URIs to subscribe now (false: subscribed anew, some are no longer). */
     const grow = (now: ReadonlyArray<string>): Effect.Effect<boolean, ClientError.ClientError> => {
       const wanted = new Set(now)
-      for (const uri of covers) if (!wanted.has(uri)) return Effect.succeed(false)
+      if (!session) {
+        const listened = new Set(current.uris)
+        const same = listened.size === wanted.size && now.every((uri) => listened.has(uri))
+        return same ? Effect.succeed(true) : Effect.as(replace, true)
+      }
       const added = now.filter((uri) => !covers.has(uri))
+      if ([...covers].some((uri) => !wanted.has(uri))) return Effect.succeed(false)
       if (added.length === 0) return Effect.succeed(true)
-      if (!session) return Effect.succeed(false)
       return Effect.as(
         Effect.zipRight(
           Effect.forEach(added, (uri) =>
@@ -511,7 +602,15 @@ const followOf = (
     })
     // The subscription drained from the start; everything listed again, then what comes is done.
     yield* Stream.mergeAll([
-      Stream.drain(Stream.mapEffect(subscription.notifications, note)),
+      Stream.flatMap(
+        Stream.fromQueue(listens),
+        (listening) =>
+          Stream.mapEffect(
+            listening.notifications,
+            (n) => n === false ? Effect.succeed(false) : Effect.as(note(n), true)
+          ),
+        { concurrency: "unbounded" }
+      ),
       // The updates of the URIs added later (the subscription's own filter has not got them).
       session
         ? Stream.drain(Stream.mapEffect(client.notifications, (n) =>
@@ -579,15 +678,19 @@ export const make = (client: McpClient.Service, relay: Relay, options: Options =
      * A client subscribed to `uri`: a URI the upstream does not list is subscribed upstream too
      * (the follower subscribes again), and the client is acknowledged once it is (or after a
      * few seconds: an upstream that is not followed never will), so no update after it is missed.
+     * A listed URI is waited for too: the follower may not have subscribed to it yet (it was
+     * acknowledged at once, and an update while the follower was starting never came).
      */
     const onResourceSubscribe = (uri: string): Effect.Effect<void> =>
       Effect.gen(function*() {
-        if (!subscribes || (yield* Ref.get(mirrored)).resources.has(uri)) return
-        const added = yield* Ref.modify(
-          unlisted,
-          (uris) => uris.includes(uri) ? [false, uris] : [true, [...uris, uri].slice(-maxUnlisted)]
-        )
-        if (added) yield* Queue.offer(wake, void 0)
+        if (!subscribes) return
+        if (!(yield* Ref.get(mirrored)).resources.has(uri)) {
+          const added = yield* Ref.modify(
+            unlisted,
+            (uris) => uris.includes(uri) ? [false, uris] : [true, [...uris, uri].slice(-maxUnlisted)]
+          )
+          if (added) yield* Queue.offer(wake, void 0)
+        }
         yield* covered.changes.pipe(
           Stream.takeUntil((uris) => uris.has(uri)),
           Stream.runDrain,
