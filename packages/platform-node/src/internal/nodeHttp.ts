@@ -60,10 +60,13 @@ const answerEarly = (request: IncomingMessage, response: ServerResponse, body: s
   request.resume()
 }
 
-const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpTransport.Body) => void) => {
+const readBody = (request: IncomingMessage, maxBytes: number, given: (body: HttpTransport.Body) => void) => {
   const length = request.headers["content-length"]
   // Not read: the answer reads the rest (`answerEarly`).
-  if (length !== undefined && Number(length) > maxBytes) return done({ _tag: "TooLarge" })
+  if (length !== undefined && Number(length) > maxBytes) return given({ _tag: "TooLarge" })
+  // The listeners stay on the request as long as it lives (a listen: hours); what they hold (the
+  // bytes, the callback and what it holds: the request's handling) need not, once it is read.
+  let done: ((body: HttpTransport.Body) => void) | undefined = given
   let first: Buffer | undefined
   let more: Array<Buffer> | undefined
   let size = 0
@@ -74,7 +77,9 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
     if (size > maxBytes) {
       // Refused as soon as the limit is crossed, not when the client stops sending.
       over = true
-      return done({ _tag: "TooLarge" })
+      const told = done!
+      first = more = done = undefined
+      return told({ _tag: "TooLarge" })
     }
     if (first === undefined) first = chunk
     else (more ??= [first]).push(chunk)
@@ -88,14 +93,16 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
       : first === undefined
       ? ""
       : first.toString("utf8")
-    // The listeners stay on the request as long as it lives (a listen: hours); its bytes need not.
-    first = more = undefined
-    done({ _tag: "Text", text })
+    const told = done!
+    first = more = done = undefined
+    told({ _tag: "Text", text })
   })
   request.on("error", () => {
     if (over) return
     over = true
-    done({ _tag: "Failed" })
+    const told = done!
+    first = more = done = undefined
+    told({ _tag: "Failed" })
   })
 }
 
