@@ -326,7 +326,8 @@ export const startHttpServer = async (
   const port = await freePort()
   const child = spawnChild(file, ["--port", String(port), ...args], flags)
   try {
-    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${file} to listen`)
+    // Up to 2 minutes: a server's start took over 30 s on a loaded machine (load 20 on 2 cores).
+    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${file} to listen`, 120_000)
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error
