@@ -14,11 +14,17 @@
  * (`bare-http-server.ts`), router-untraced and router-bare-untraced (both router servers with
  * `--no-platform-tracer`), router-before (the router server at BENCH_ROUTER_BEFORE, as in `http.ts`).
  *
+ * `BENCH_ENVELOPE=2026-07-28`: the stateless revision instead (every call one POST with its
+ * `_meta` and headers, no session; `envelope.ts`), against servers `stateless` and `dual`
+ * (`ours-http-server.ts --revisions stateless|dual`), `sdk-stateless` (`sdk-stateless-http-server.ts`,
+ * modern only, as `http-stateless.ts` measures it), `bare`, and `stateless-before` (ours at
+ * BENCH_STATELESS_BEFORE, built by `baseline.ts`); default all but `stateless-before`.
+ *
  * `BENCH_HTTP_STALL_MILLIS=600000 node dist/http-instructions.js` (the first calls under callgrind are slow)
  */
 import { join } from "node:path"
 import { baseline } from "./baseline.js"
-import { handshakeEra } from "./envelope.js"
+import { fromEnv } from "./envelope.js"
 import { callAddOver, openSessions, type Session } from "./http-driver.js"
 import {
   BenchFailure,
@@ -42,7 +48,13 @@ interface Server {
 /** The commit of `router-before` (`http.ts`). */
 const routerBefore = process.env.BENCH_ROUTER_BEFORE ?? "f6e11d25"
 
-const servers: ReadonlyArray<Server> = [
+/** The commit of `stateless-before` (the stateless servers' `router-before`). */
+const statelessBefore = process.env.BENCH_STATELESS_BEFORE ?? "67a510a"
+
+const envelope = fromEnv()
+const isStateless = envelope.handshake === undefined
+
+const handshakeServers: ReadonlyArray<Server> = [
   { key: "layerHttp", file: here("./ours-http-server.js"), args: ["--mode", "layerHttp"] },
   { key: "router", file: here("./ours-http-server.js"), args: ["--mode", "router"] },
   { key: "router-bare", file: here("./router-bare-http-server.js"), args: [] },
@@ -53,6 +65,21 @@ const servers: ReadonlyArray<Server> = [
   { key: "router-before", file: "", args: ["--mode", "router"] }
 ]
 
+const statelessServers: ReadonlyArray<Server> = [
+  { key: "stateless", file: here("./ours-http-server.js"), args: ["--mode", "layerHttp", "--revisions", "stateless"] },
+  { key: "dual", file: here("./ours-http-server.js"), args: ["--mode", "layerHttp", "--revisions", "dual"] },
+  { key: "sdk-stateless", file: here("./sdk-stateless-http-server.js"), args: [] },
+  { key: "bare", file: here("./bare-http-server.js"), args: [] },
+  {
+    key: "stateless-before",
+    file: "",
+    args: ["--mode", "layerHttp", "--revisions", "stateless"]
+  }
+]
+
+const servers = isStateless ? statelessServers : handshakeServers
+const before: Readonly<Record<string, string>> = { "router-before": routerBefore, "stateless-before": statelessBefore }
+
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_500)
 const calls = Number(process.env.BENCH_INSTR_CALLS ?? 2_500)
 /** Calls run with the instrumentation on before the counted window (`callgrindPerCall`). */
@@ -60,7 +87,7 @@ const settle = Number(process.env.BENCH_INSTR_SETTLE ?? 300)
 const connections = 10
 
 const drive = (sessions: ReadonlyArray<Session>, first: number, count: number): Promise<void> =>
-  callAddOver(sessions, handshakeEra, first, count)
+  callAddOver(sessions, envelope, first, count)
 
 /** Instructions per call of one server. */
 const measure = async (server: Server): Promise<number> => {
@@ -69,14 +96,14 @@ const measure = async (server: Server): Promise<number> => {
   const child = spawnCommand("valgrind", [
     ...callgrindArgs(outFile),
     process.execPath,
-    server.key === "router-before" ? join(baseline(routerBefore), "bench/dist/ours-http-server.js") : server.file,
+    server.key in before ? join(baseline(before[server.key]!), "bench/dist/ours-http-server.js") : server.file,
     "--port",
     String(port),
     ...server.args
   ])
   try {
     await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${server.key} to listen`, 300_000)
-    const sessions = await openSessions({ port, path: "/mcp" }, handshakeEra, connections)
+    const sessions = await openSessions({ port, path: "/mcp" }, envelope, connections)
     await drive(sessions, 1, warmup)
     // Ended by its stdin: no kill after 2 s (`child.stop`).
     return (await callgrindPerCall(child, server.key, outFile, calls, {
@@ -96,18 +123,18 @@ const measure = async (server: Server): Promise<number> => {
 const main = async () => {
   const wanted = process.env.BENCH_HTTP_SERVERS?.split(",")
   const chosen = servers.filter((server) =>
-    wanted === undefined ? server.key !== "router-before" : wanted.includes(server.key)
+    wanted === undefined ? !(server.key in before) : wanted.includes(server.key)
   )
   const results = new Map<string, number>()
   for (const server of chosen) results.set(server.key, await measure(server))
-  const rows = [["server", "instructions / call", "SDK json / this"]]
-  const sdk = results.get("sdk-json")
+  const rows = [["server", "instructions / call", isStateless ? "SDK / this" : "SDK json / this"]]
+  const sdk = results.get(isStateless ? "sdk-stateless" : "sdk-json")
   for (const [key, count] of results) {
     rows.push([key, `${(count / 1000).toFixed(1)} k`, sdk === undefined ? "-" : ratio(sdk / count)])
   }
   process.stdout.write(
     [
-      `HTTP tools/call add (2025-11-25), instructions per call under callgrind: ${warmup} calls of warm-up, ` +
+      `HTTP tools/call add (${envelope.revision}), instructions per call under callgrind: ${warmup} calls of warm-up, ` +
       `${calls} counted, ${connections} connections`,
       ...table(rows)
     ].join("\n") + "\n"

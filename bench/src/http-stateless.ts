@@ -19,16 +19,24 @@
  * run, taken in the server), then `node dist/profile.js /tmp/prof/http-stateless-stateless-*`.
  *
  * Environment: BENCH_ROUNDS (3), BENCH_HTTP_MILLIS (1500), BENCH_HTTP_SERVERS (keys: stateless,
- * dual, sdk, sdk-legacy, bare; default all but sdk-legacy), and those of `http-bench.ts`.
+ * dual, sdk, sdk-legacy, bare, stateless-before; default all but sdk-legacy and stateless-before),
+ * and those of `http-bench.ts`. `stateless-before` is the stateless server of an earlier commit
+ * (BENCH_STATELESS_BEFORE, default main's bf314d17; built once by `baseline.ts`), to set a change
+ * beside the code before it in the same run.
  *
  * A benchmark, not a test.
  */
+import { join } from "node:path"
+import { baseline } from "./baseline.js"
 import { stateless } from "./envelope.js"
 import { main } from "./http-bench.js"
 import { here } from "./proc.js"
 
 const tenTimes = { threshold: 10, shown: "10x" }
 const twoThirds = { threshold: 0.65, shown: "65%" }
+const before = process.env.BENCH_STATELESS_BEFORE ?? "bf314d17"
+/** Built only when asked for. */
+const wantsBefore = process.env.BENCH_HTTP_SERVERS?.split(",").includes("stateless-before") ?? false
 
 main({
   section: "http-stateless",
@@ -62,7 +70,14 @@ main({
       args: ["--legacy"],
       optIn: true
     },
-    { key: "bare", name: "bare node:http + JSON.parse", file: here("./bare-http-server.js"), args: [] }
+    { key: "bare", name: "bare node:http + JSON.parse", file: here("./bare-http-server.js"), args: [] },
+    {
+      key: "stateless-before",
+      name: `effect-mcp layerHttp, 2026-07-28 only, at ${before}`,
+      file: wantsBefore ? join(baseline(before), "bench/dist/ours-http-server.js") : "",
+      args: ["--mode", "layerHttp", "--revisions", "stateless"],
+      optIn: true
+    }
   ],
   pairs: [
     { a: "stateless", b: "sdk", label: "stateless / SDK", unit: "x", target: tenTimes },
@@ -71,7 +86,9 @@ main({
     { a: "stateless", b: "bare", label: "stateless / bare", unit: "%", target: twoThirds },
     { a: "dual", b: "bare", label: "dual / bare", unit: "%", target: twoThirds },
     { a: "dual", b: "stateless", label: "dual / stateless", unit: "%" },
-    { a: "sdk", b: "bare", label: "SDK / bare", unit: "%" }
+    { a: "sdk", b: "bare", label: "SDK / bare", unit: "%" },
+    { a: "stateless", b: "stateless-before", label: `stateless / at ${before}`, unit: "%" },
+    { a: "stateless-before", b: "sdk", label: `at ${before} / SDK`, unit: "x" }
   ],
   notes: [
     "SDK = createMcpHandler (a fresh McpServer from the factory per request, as the entry is designed; " +

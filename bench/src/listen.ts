@@ -65,6 +65,8 @@ const warmupListens = 20
 const openingAtOnce = 50
 const timeoutMillis = 30_000
 const snapshots = process.env.BENCH_HEAP_SNAPSHOTS || undefined
+/** A snapshot of a heap holding 1,000 listens takes tens of seconds on a loaded machine. */
+const snapshotMillis = 300_000
 
 interface Server {
   readonly key: string
@@ -274,7 +276,7 @@ const hold = async (server: Server, lost: Array<string>): Promise<Held> => {
     await settle(server, child, 0)
     const before = await memoryOf(child)
     if (snapshots !== undefined) {
-      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-before.heapsnapshot`)}`, "snapshot")
+      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-before.heapsnapshot`)}`, "snapshot", snapshotMillis)
     }
     const start = performance.now()
     const listens = await openListens(port, "idle", listenCount, onGone)
@@ -282,7 +284,7 @@ const hold = async (server: Server, lost: Array<string>): Promise<Held> => {
     await settle(server, child, listenCount)
     const idle = await memoryOf(child)
     if (snapshots !== undefined) {
-      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-idle.heapsnapshot`)}`, "snapshot")
+      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-idle.heapsnapshot`)}`, "snapshot", snapshotMillis)
     }
     return { server, child, listens, before, idle, openSeconds, fanOuts: [] }
   } catch (error) {

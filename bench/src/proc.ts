@@ -326,7 +326,8 @@ export const startHttpServer = async (
   const port = await freePort()
   const child = spawnChild(file, ["--port", String(port), ...args], flags)
   try {
-    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${file} to listen`)
+    // Up to 2 minutes: a server's start took over 30 s on a loaded machine (load 20 on 2 cores).
+    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${file} to listen`, 120_000)
   } catch (error) {
     child.process.kill("SIGKILL")
     throw error
@@ -356,11 +357,11 @@ export const memoryOf = (child: Child): Promise<Memory> => {
 }
 
 /** Sends a control command (`control.ts`) to a server child; resolves with its answer line (`failed …` rejects). */
-export const command = (child: Child, line: string, answer: string): Promise<string> => {
+export const command = (child: Child, line: string, answer: string, timeoutMillis?: number): Promise<string> => {
   const answered = waitForLine(child, (text) => {
     if (text.startsWith("failed ")) throw new BenchFailure(`${line}: ${text}`)
     return text.startsWith(answer) ? text : undefined
-  }, `the answer to ${line}`)
+  }, `the answer to ${line}`, timeoutMillis)
   child.write(`${line}\n`)
   return answered
 }

@@ -453,6 +453,13 @@ class OnSink<R> extends Serving.Call<R> implements Served {
 const settledOnSink: Served = { interrupt: () => {}, hold: () => undefined }
 
 /**
+ * A sink's answer, as a call's `respond`: made apart from `serve`, so that the closure a call keeps
+ * for as long as it is in flight (a listen: hours) holds the sink alone, not `serve`'s scope (the
+ * handling given, and whatever that holds: the request prepared, its effects).
+ */
+const answerOn = (sink: Transport.Sink) => (response: JsonRpc.Response) => sink.answer(response)
+
+/**
  * Serves requests that each come with a channel of their own (see {@link Requests}), on the runtime
  * of the caller (its context and fiber refs), with its telemetry as `make` decides it.
  *
@@ -471,7 +478,7 @@ export const requests = <R = never>(options: RequestsOptions<R>): Effect.Effect<
     }
     const serve: Requests<R>["serve"] = (request, sink, handling) => {
       // Its span starts before its handler does, and ends with its answer.
-      const { active, respond } = serving.received(undefined, request, (response) => sink.answer(response))
+      const { active, respond } = serving.received(undefined, request, answerOn(sink))
       const call = new OnSink(serving, owner, request, sink, respond, active)
       const { context, effect } = Serving.handlingOf(() => handling(call))
       // Done already (a handler that completed synchronously): answered without a fiber of its own.

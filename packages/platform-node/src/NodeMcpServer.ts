@@ -345,43 +345,35 @@ export const layerHttp = (options: HttpOptions): Layer.Layer<never, ListenError,
     // loads undici as well (tens of milliseconds a server over stdio never needs).
     const http = yield* Effect.promise(() => import("node:http"))
     const host = options.host ?? "127.0.0.1"
-    // Every open connection, with how many of its requests are being answered. When the server
-    // closes, one with none (idle between requests, or not yet through a request's headers: Node
-    // counts it busy, so `closeIdleConnections` would leave it to the grace period) closes at once.
-    const connections = new Map<net.Socket, number>()
-    // And what each has waiting to be written (`maxBufferedBytes`): over a bound, it is closed.
-    const accounts = new Map<net.Socket, HttpTransport.WriteAccount>()
+    // Every open connection, with how many of its requests are being answered (counted down by each
+    // exchange as its response closes), and what it has waiting to be written (its account,
+    // `maxBufferedBytes`: over a bound, it is closed). When the server closes, one answering none
+    // (idle between requests, or not yet through a request's headers: Node counts it busy, so
+    // `closeIdleConnections` would leave it to the grace period) closes at once.
+    const connections = new Map<net.Socket, NodeHttp.Connection>()
     const server = http.createServer({
       headersTimeout: millis(options.headersTimeout, "30 seconds"),
       requestTimeout: millis(options.requestTimeout, "60 seconds"),
       keepAliveTimeout: millis(options.keepAliveTimeout, "5 seconds"),
       maxHeaderSize: options.maxHeaderSize ?? (options.auth === undefined ? 16 * 1024 : 96 * 1024)
     }, (request, response) => {
-      const socket = request.socket
-      connections.set(socket, (connections.get(socket) ?? 0) + 1)
-      // Its response closed: one fewer being answered (called by the exchange's own `close` listener).
-      const closed = () => {
-        const answering = connections.get(socket)
-        if (answering !== undefined) connections.set(socket, answering - 1)
-      }
-      handler.handle(NodeHttp.exchange(request, response, accounts.get(socket) ?? track(socket), closed))
+      const connection = connections.get(request.socket) ?? track(request.socket)
+      connection.answering++
+      handler.handle(NodeHttp.exchange(request, response, connection))
     })
-    const track = (socket: net.Socket): HttpTransport.WriteAccount => {
-      const account = handler.writes.open(() => socket.destroy())
-      accounts.set(socket, account)
-      socket.once("close", () => {
+    const track = (socket: net.Socket): NodeHttp.Connection => {
+      const connection = new NodeHttp.Connection(handler.writes.open(() => socket.destroy()))
+      connections.set(socket, connection)
+      // `on`, not `once`: a socket closes once, and `once` wraps each listener.
+      socket.on("close", () => {
         connections.delete(socket)
-        account.close()
-        accounts.delete(socket)
+        connection.account.close()
       })
-      return account
+      return connection
     }
-    server.on("connection", (socket: net.Socket) => {
-      connections.set(socket, 0)
-      track(socket)
-    })
+    server.on("connection", track)
     const closeIdle = () => {
-      for (const [socket, answering] of connections) if (answering === 0) socket.destroy()
+      for (const [socket, connection] of connections) if (connection.answering === 0) socket.destroy()
     }
     server.maxConnections = options.maxConnections ?? 4096
     yield* Effect.acquireRelease(

@@ -60,10 +60,13 @@ const answerEarly = (request: IncomingMessage, response: ServerResponse, body: s
   request.resume()
 }
 
-const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpTransport.Body) => void) => {
+const readBody = (request: IncomingMessage, maxBytes: number, given: (body: HttpTransport.Body) => void) => {
   const length = request.headers["content-length"]
   // Not read: the answer reads the rest (`answerEarly`).
-  if (length !== undefined && Number(length) > maxBytes) return done({ _tag: "TooLarge" })
+  if (length !== undefined && Number(length) > maxBytes) return given({ _tag: "TooLarge" })
+  // The listeners stay on the request as long as it lives (a listen: hours); what they hold (the
+  // bytes, the callback and what it holds: the request's handling) need not, once it is read.
+  let done: ((body: HttpTransport.Body) => void) | undefined = given
   let first: Buffer | undefined
   let more: Array<Buffer> | undefined
   let size = 0
@@ -74,7 +77,9 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
     if (size > maxBytes) {
       // Refused as soon as the limit is crossed, not when the client stops sending.
       over = true
-      return done({ _tag: "TooLarge" })
+      const told = done!
+      first = more = done = undefined
+      return told({ _tag: "TooLarge" })
     }
     if (first === undefined) first = chunk
     else (more ??= [first]).push(chunk)
@@ -88,12 +93,16 @@ const readBody = (request: IncomingMessage, maxBytes: number, done: (body: HttpT
       : first === undefined
       ? ""
       : first.toString("utf8")
-    done({ _tag: "Text", text })
+    const told = done!
+    first = more = done = undefined
+    told({ _tag: "Text", text })
   })
   request.on("error", () => {
     if (over) return
     over = true
-    done({ _tag: "Failed" })
+    const told = done!
+    first = more = done = undefined
+    told({ _tag: "Failed" })
   })
 }
 
@@ -104,27 +113,46 @@ const piece = 256 * 1024
  * Writes texts on a response in order, one piece at a time: the next piece once Node has written
  * out the one before (its callback). What waits is here, counted in `account` until written out,
  * so a reader that keeps up shows it piece by piece (Node would give a queue of writes to the
- * system in one go, and say nothing until all of it is out).
+ * system in one go, and say nothing until all of it is out). One object, its steps methods: a
+ * held-open stream (an idle listen) keeps no closures of its own.
  */
-const pump = (response: ServerResponse, account: HttpTransport.WriteAccount) => {
-  const queue: Array<{ readonly text: string; readonly bytes: number }> = []
-  let current: { readonly text: string; at: number; left: number } | undefined
-  let writing = false
-  let ending = false
-  // The connection went (closed by the budget, or by the client): what waits is let go now, not
-  // when the response is (a request still running keeps its response, and what waited on a
-  // connection the budget closed is no longer counted in it).
-  response.once("close", () => {
-    queue.length = 0
-    current = undefined
-  })
-  const next = (): void => {
-    writing = false
+class Pump {
+  readonly queue: Array<{ readonly text: string; readonly bytes: number }> = []
+  current: { readonly text: string; at: number; left: number } | undefined = undefined
+  writing = false
+  ending = false
+
+  constructor(readonly response: ServerResponse, readonly account: HttpTransport.WriteAccount) {}
+
+  /**
+   * The connection went (closed by the budget, or by the client): what waits is let go now, not
+   * when the response is (a request still running keeps its response, and what waited on a
+   * connection the budget closed is no longer counted in it). Called by the exchange's `close`.
+   */
+  drop(): void {
+    this.queue.length = 0
+    this.current = undefined
+  }
+
+  write(text: string, bytes: number): void {
+    this.queue.push({ text, bytes })
+    if (!this.writing) this.next()
+  }
+
+  end(): void {
+    this.ending = true
+    if (!this.writing && this.current === undefined && this.queue.length === 0) this.response.end()
+  }
+
+  next(): void {
+    const { response, queue } = this
+    this.writing = false
     if (response.destroyed) return
+    let current = this.current
     if (current === undefined) {
       const first = queue.shift()
       if (first === undefined) {
-        if (ending) response.end()
+        if (this.ending) response.end()
         return
       }
       // Small texts waiting together go out in one write.
@@ -146,111 +174,142 @@ const pump = (response: ServerResponse, account: HttpTransport.WriteAccount) => 
     const bytes = to === text.length ? current.left : Buffer.byteLength(part)
     current.left -= bytes
     current.at = to
-    if (to === text.length) current = undefined
-    writing = true
+    this.current = to === text.length ? undefined : current
+    this.writing = true
     response.write(part, () => {
-      account.release(bytes)
-      next()
+      this.account.release(bytes)
+      this.next()
     })
-  }
-  return {
-    write: (text: string, bytes: number) => {
-      queue.push({ text, bytes })
-      if (!writing) next()
-    },
-    end: () => {
-      ending = true
-      if (!writing && current === undefined && queue.length === 0) response.end()
-    }
   }
 }
 
 /**
- * The exchange of one `node:http` request, its writes counted in its connection's `account`;
- * `closed` (when given) is called once the response closes, however it ends (one `close`
- * listener a request serves both).
+ * One connection of a `node:http` server: what it has waiting to be written (`account`, its
+ * `maxBufferedBytes`), and how many of its requests are being answered (`answering`: one with
+ * none closes at once when the server closes), counted down as each response closes.
  */
+export class Connection {
+  answering = 0
+  constructor(readonly account: HttpTransport.WriteAccount) {}
+}
+
+/** An open SSE response of an exchange: its writes go through the exchange's pump. */
+class NodeStream implements HttpTransport.ResponseStream {
+  ended = false
+  constructor(readonly exchange: NodeExchange) {}
+  write(text: string): void {
+    if (this.ended || this.exchange.response.destroyed) return
+    const bytes = Buffer.byteLength(text)
+    if (this.exchange.connection.account.add(bytes)) this.exchange.out().write(text, bytes)
+  }
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.exchange.out().end()
+  }
+}
+
+/**
+ * The exchange of one `node:http` request, its writes counted in its connection's account, its
+ * connection's `answering` counted down once the response closes, however it ends (one `close`
+ * listener a request serves both). Its calls are methods (an exchange is one object and one
+ * listener, not a closure per call: an idle listen holds its exchange for as long as it is open).
+ */
+class NodeExchange implements HttpTransport.Exchange {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly remoteAddress: string | undefined
+  /** Made when a response first writes in pieces (a large answer, a stream): most never do. */
+  pumped: Pump | undefined = undefined
+  /** The client went away before the response ended: listeners now, and any added later at once. */
+  gone = false
+  listeners: Array<() => void> | undefined = undefined
+  /**
+   * The bytes of a whole answer (`reply`), released when the response closes: Node closes it once
+   * they are written out (after `finish`), or when the connection goes (its account closes then).
+   */
+  replied = 0
+
+  constructor(readonly request: IncomingMessage, readonly response: ServerResponse, readonly connection: Connection) {
+    const url = request.url ?? "/"
+    const q = url.indexOf("?")
+    this.method = request.method ?? "GET"
+    this.path = q < 0 ? url : url.slice(0, q)
+    this.query = q < 0 ? "" : url.slice(q + 1)
+    this.remoteAddress = request.socket.remoteAddress
+    response.on("close", () => this.closed())
+  }
+
+  closed(): void {
+    this.connection.answering--
+    if (this.replied > 0) this.connection.account.release(this.replied)
+    this.pumped?.drop()
+    if (this.response.writableFinished) return
+    this.gone = true
+    if (this.listeners !== undefined) { for (const listener of this.listeners) listener() }
+  }
+
+  out(): Pump {
+    return this.pumped ??= new Pump(this.response, this.connection.account)
+  }
+
+  header(name: string): string | undefined {
+    return header(this.request, name)
+  }
+
+  body(maxBytes: number, done: (body: HttpTransport.Body) => void): void {
+    readBody(this.request, maxBytes, done)
+  }
+
+  reply(reply: HttpTransport.Reply): void {
+    const { request, response } = this
+    if (response.headersSent) return
+    const early = !request.complete
+    // The rest of an oversized body is not kept: the connection closes once it has arrived.
+    if (reply.status === 413 && early) response.setHeader("connection", "close")
+    const bytes = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
+    const account = this.connection.account
+    // Over a bound: the connection is closed, and the answer not written.
+    if (!account.add(bytes)) return
+    // Its length said: writeHead sends the headers as given, and a body without one is chunked.
+    // (Given to writeHead with the others: a header set before it makes Node merge the two.)
+    response.writeHead(
+      reply.status,
+      (reply.body === undefined ? reply.headers : { ...reply.headers, "content-length": bytes }) as Record<
+        string,
+        string | number
+      >
+    )
+    if (early) {
+      // The answers given early are short refusals: counted as written at once.
+      account.release(bytes)
+      answerEarly(request, response, reply.body)
+    } else if (reply.body === undefined) response.end()
+    else if (reply.body.length <= piece) {
+      this.replied = bytes
+      response.end(reply.body)
+    } else {
+      this.out().write(reply.body, bytes)
+      this.out().end()
+    }
+  }
+
+  stream(headers: Parameters<HttpTransport.Exchange["stream"]>[0]): HttpTransport.ResponseStream {
+    this.response.writeHead(200, headers as Record<string, string>)
+    this.response.flushHeaders()
+    return new NodeStream(this)
+  }
+
+  onClose(listener: () => void): void {
+    if (this.gone) listener()
+    else (this.listeners ??= []).push(listener)
+  }
+}
+
+/** The exchange of one `node:http` request on `connection` (`NodeExchange`). */
 export const exchange = (
   request: IncomingMessage,
   response: ServerResponse,
-  account: HttpTransport.WriteAccount,
-  closed?: () => void
-): HttpTransport.Exchange => {
-  const url = request.url ?? "/"
-  const q = url.indexOf("?")
-  // Made when a response first writes in pieces (a large answer, a stream): most never do.
-  let pumped: ReturnType<typeof pump> | undefined
-  const out = () => pumped ??= pump(response, account)
-  // The client went away before the response ended: listeners now, and any added later at once.
-  let gone = false
-  let listeners: Array<() => void> | undefined
-  // The bytes of a whole answer (`reply`), released when the response closes: Node closes it once
-  // they are written out (after `finish`), or when the connection goes (its account closes then).
-  let replied = 0
-  response.on("close", () => {
-    closed?.()
-    if (replied > 0) account.release(replied)
-    if (response.writableFinished) return
-    gone = true
-    if (listeners !== undefined) { for (const listener of listeners) listener() }
-  })
-  return {
-    method: request.method ?? "GET",
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? "" : url.slice(q + 1),
-    header: (name) => header(request, name),
-    remoteAddress: request.socket.remoteAddress,
-    body: (maxBytes, done) => readBody(request, maxBytes, done),
-    reply: (reply) => {
-      if (response.headersSent) return
-      const early = !request.complete
-      // The rest of an oversized body is not kept: the connection closes once it has arrived.
-      if (reply.status === 413 && early) response.setHeader("connection", "close")
-      const bytes = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
-      // Over a bound: the connection is closed, and the answer not written.
-      if (!account.add(bytes)) return
-      // Its length said: writeHead sends the headers as given, and a body without one is chunked.
-      // (Given to writeHead with the others: a header set before it makes Node merge the two.)
-      response.writeHead(
-        reply.status,
-        (reply.body === undefined ? reply.headers : { ...reply.headers, "content-length": bytes }) as Record<
-          string,
-          string | number
-        >
-      )
-      if (early) {
-        // The answers given early are short refusals: counted as written at once.
-        account.release(bytes)
-        answerEarly(request, response, reply.body)
-      } else if (reply.body === undefined) response.end()
-      else if (reply.body.length <= piece) {
-        replied = bytes
-        response.end(reply.body)
-      } else {
-        out().write(reply.body, bytes)
-        out().end()
-      }
-    },
-    stream: (headers) => {
-      response.writeHead(200, headers as Record<string, string>)
-      response.flushHeaders()
-      let ended = false
-      return {
-        write: (text) => {
-          if (ended || response.destroyed) return
-          const bytes = Buffer.byteLength(text)
-          if (account.add(bytes)) out().write(text, bytes)
-        },
-        end: () => {
-          if (ended) return
-          ended = true
-          out().end()
-        }
-      }
-    },
-    onClose: (listener) => {
-      if (gone) listener()
-      else (listeners ??= []).push(listener)
-    }
-  }
-}
+  connection: Connection
+): HttpTransport.Exchange => new NodeExchange(request, response, connection)

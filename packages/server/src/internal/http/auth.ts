@@ -62,10 +62,11 @@ export const withCors = (exchange: Exchange, origin: string): Exchange => {
     method: exchange.method,
     path: exchange.path,
     query: exchange.query,
-    header: exchange.header,
+    // Called on the exchange, not taken from it: an exchange's calls may be methods (`node:http`'s are).
+    header: (name) => exchange.header(name),
     remoteAddress: exchange.remoteAddress,
-    body: exchange.body,
-    onClose: exchange.onClose,
+    body: (maxBytes, done) => exchange.body(maxBytes, done),
+    onClose: (listener) => exchange.onClose(listener),
     reply: (reply) => exchange.reply({ ...reply, headers: { ...reply.headers, ...cors } }),
     stream: (headers) => exchange.stream({ ...headers, ...cors })
   }

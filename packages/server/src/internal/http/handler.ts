@@ -323,7 +323,15 @@ export const gauges = (store: EventStore.Service | undefined, sessions: Sessions
     const counted = (exchange: Exchange): Exchange =>
       metrics
         ? {
-          ...exchange,
+          // Each call made on the exchange (its calls may be methods, which a spread leaves out).
+          method: exchange.method,
+          path: exchange.path,
+          query: exchange.query,
+          remoteAddress: exchange.remoteAddress,
+          header: (name) => exchange.header(name),
+          body: (maxBytes, done) => exchange.body(maxBytes, done),
+          stream: (headers) => exchange.stream(headers),
+          onClose: (listener) => exchange.onClose(listener),
           reply: (reply) => {
             Metrics.countRefused(reply.status)
             exchange.reply(reply)

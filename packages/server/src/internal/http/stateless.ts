@@ -298,6 +298,17 @@ const keepItAlive = (post: Post, own: NonNullable<Config["ownKeepAlive"]>): void
   post.keepAlive = () => fiber.unsafeInterruptAsFork(FiberId.none)
 }
 
+/**
+ * A closed response is a cancellation: the request is interrupted, nothing more is sent. Made
+ * apart from `receive`, so that the listener (kept as long as the response is open: a listen's
+ * for hours) holds the POST alone, not `receive`'s scope (the request prepared, its effects).
+ */
+const cancelOnClose = (post: Post) => () => {
+  if (post.mode === "done") return
+  post.done()
+  post.served?.interrupt()
+}
+
 // ---------------------------------------------------------------------------- every POST
 
 /**
@@ -393,12 +404,7 @@ export class Posts {
     post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
     if (post.listen && this.config.ownKeepAlive !== undefined) keepItAlive(post, this.config.ownKeepAlive)
-    exchange.onClose(() => {
-      // A closed response is a cancellation: the request is interrupted, nothing more is sent.
-      if (post.mode === "done") return
-      post.done()
-      post.served?.interrupt()
-    })
+    exchange.onClose(cancelOnClose(post))
     direct.requests.serve(request, post, (served) => {
       post.served = served
       return Era.handlingOf(preparation)
