@@ -59,6 +59,8 @@ export interface Server {
   readonly optIn?: boolean
   /** Starts it (another runtime than Node: `runtimes.ts`); by default `node file args` (`startHttpServer`). */
   readonly start?: () => Promise<{ readonly child: Child; readonly port: number }>
+  /** Header lines sent with every request (`Target.headers`). */
+  readonly headers?: string | undefined
 }
 
 /** A ratio of two servers' throughput, `a / b`, shown as `x` or `%`, with an optional target (≥). */
@@ -229,7 +231,7 @@ export const run = async (bench: Bench): Promise<Map<string, Array<Measured>>> =
       const { child, port } = server.start !== undefined
         ? await server.start()
         : await startHttpServer(server.file, server.args)
-      started.push({ server, child, target: { port, path: "/mcp" } })
+      started.push({ server, child, target: { port, path: "/mcp", headers: server.headers } })
     }
     for (let r = 0; r < bench.rounds; r++) {
       for (let s = 0; s < servers.length; s++) {

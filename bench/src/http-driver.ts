@@ -22,6 +22,8 @@ export interface Target {
   readonly port: number
   /** The MCP endpoint, e.g. `/mcp`. */
   readonly path: string
+  /** Header lines sent with every request, each ending in CRLF (a Worker's `CF-Connecting-IP`). */
+  readonly headers?: string | undefined
 }
 
 export interface Response {
@@ -206,6 +208,7 @@ const requestText = (prefix: string, body: string) => `${prefix}Content-Length: 
 const headers = (target: Target, sessionId: string | undefined, revision: string | undefined) =>
   `POST ${target.path} HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\n` +
   `Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n` +
+  (target.headers ?? "") +
   (sessionId === undefined ? "" : `Mcp-Session-Id: ${sessionId}\r\n`) +
   (revision === undefined ? "" : `MCP-Protocol-Version: ${revision}\r\n`)
 

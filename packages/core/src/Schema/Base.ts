@@ -475,12 +475,15 @@ export const codec = <A, I>(
   direction: "decode" | "encode",
   options?: ParseOptions
 ): (u: unknown) => Either.Either<unknown, ParseResult.ParseError> => {
-  const parse: (u: unknown) => Either.Either<unknown, ParseResult.ParseError> = direction === "decode"
-    ? Schema.decodeUnknownEither(schema, options)
-    : Schema.encodeUnknownEither(schema, options)
+  // Effect compiles its parser when it is asked for one: behind a guard (below) that is only when
+  // a value fails the guard, which a well-formed value never does.
+  let parse: ((u: unknown) => Either.Either<unknown, ParseResult.ParseError>) | undefined
   // Effect's parser can throw on hostile input (a union looks its members up with `String(value)`,
   // which throws for `{ "toString": 0 }`): that input is not valid, and says so like any other.
   const full = (u: unknown): Either.Either<unknown, ParseResult.ParseError> => {
+    parse ??= direction === "decode"
+      ? Schema.decodeUnknownEither(schema, options)
+      : Schema.encodeUnknownEither(schema, options)
     try {
       return parse(u)
     } catch (defect) {

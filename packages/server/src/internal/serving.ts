@@ -365,11 +365,9 @@ export const tables = <C>(
         const d = entry.definition
         const key = d.kind === "request" && d.direction !== "server" && variant.include(d) ? undeclared(d) : undefined
         if (key === undefined || routes.has(d.name) || !Object.hasOwn(handlers, d.name)) continue
-        const error = new McpError.MethodNotFound({
-          method: d.name,
-          detail: `Method not found: ${d.name} (this server has no ${key}: it declares no ${key} capability)`
-        })
-        routes.set(d.name, () => Effect.fail(error))
+        // Built when asked: most servers leave whole capabilities out and are never asked for them.
+        const detail = `Method not found: ${d.name} (this server has no ${key}: it declares no ${key} capability)`
+        routes.set(d.name, () => Effect.fail(new McpError.MethodNotFound({ method: d.name, detail })))
       }
       variant.extend?.(routes, revision)
       kept.set(key, found = routes)

@@ -8,11 +8,10 @@
  * later one reuses it.
  */
 import type * as ConfigProvider from "effect/ConfigProvider"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type { Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
 import * as Server from "../server.js"
@@ -27,10 +26,10 @@ export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | 
   Effect.map(internal.make(options), FetchExchange.toFetch)
 
 /** The handler, and when the server runs no task (see `Server.idle`). */
-class WebFetch extends Context.Tag("@effect-mcp/server/HttpTransport/WebFetch")<WebFetch, {
+interface Built {
   readonly fetch: Fetch
   readonly idle: Effect.Effect<void>
-}>() {}
+}
 
 /**
  * What a request is answered while the server cannot be built (its layer failed: a missing
@@ -83,47 +82,47 @@ export const of = <E>(
   fetch: Effect.Effect<Fetch, never, McpServer | Scope.Scope>,
   { configProvider, memoMap }: Building
 ): Adapter => {
-  // One layer whose constructor builds the server in its scope (and provides it to the handler's),
-  // not `Layer.provide`: each layer a composition adds (`provide` adds four) is memoized as it is
-  // built, some eighty Effect steps each on the cold isolate's first request. The server's layer
-  // is memoized only when a `memoMap` shares it with other runtimes.
+  // One effect that builds the server in the handler's scope (and provides it to the handler's),
+  // run once: not `Layer.provide`, whose every layer is memoized as it is built (some eighty
+  // Effect steps each on the cold isolate's first request), nor a `ManagedRuntime` (a layer of its
+  // own, memoized, built on a forked fiber and awaited by another). The server's layer is memoized
+  // only when a `memoMap` shares it with other handlers.
   const shared = memoMap === undefined ? server : Layer.suspend(() => server)
-  const layer = Layer.scoped(
-    WebFetch,
+  const build = (scope: Scope.CloseableScope): Effect.Effect<Built, E> =>
     Effect.gen(function*() {
       // Set for the handler's scope (as `Layer.setConfigProvider`): the server's constructors and
       // the runtime the handler serves on both read it.
       if (configProvider !== undefined) yield* Effect.withConfigProviderScoped(configProvider)
-      const built = yield* Layer.buildWithMemoMap(shared, yield* Layer.CurrentMemoMap, yield* Effect.scope)
+      const built = yield* Layer.buildWithMemoMap(shared, memoMap ?? (yield* Layer.makeMemoMap), scope)
       return yield* Effect.provide(Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) }), built)
     }).pipe(
+      Scope.extend(scope),
       Effect.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
     )
-  )
   const state: {
-    runtime: ManagedRuntime.ManagedRuntime<WebFetch, E> | undefined
-    built: WebFetch["Type"] | undefined
+    scope: Scope.CloseableScope | undefined
+    built: Built | undefined
     building: Promise<Fetch | undefined> | undefined
-  } = { runtime: undefined, built: undefined, building: undefined }
-  const build = (): Promise<Fetch | undefined> => {
-    const runtime = ManagedRuntime.make(layer, memoMap)
-    state.runtime = runtime
-    return runtime.runPromise(WebFetch).then(
+  } = { scope: undefined, built: undefined, building: undefined }
+  const close = (scope: Scope.CloseableScope | undefined): Promise<void> =>
+    scope === undefined ? Promise.resolve() : Effect.runPromise(Scope.close(scope, Exit.void))
+  const start = (): Promise<Fetch | undefined> =>
+    Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => build(state.scope = scope))).then(
       (built) => (state.built = built).fetch,
       () => {
         state.building = undefined
-        return runtime.dispose().then(() => undefined)
+        return close(state.scope).then(() => undefined)
       }
     )
-  }
   const handler: Fetch = (request) => {
     if (state.built !== undefined) return state.built.fetch(request)
-    state.building ??= build()
+    state.building ??= start()
     return state.building.then((fetch) => fetch === undefined ? unbuilt() : fetch(request))
   }
+  // A server that runs no task is idle already (`Effect.void`): told so without running a fiber.
   const idle = () =>
-    state.built === undefined || state.runtime === undefined
+    state.built === undefined || state.built.idle === Effect.void
       ? Promise.resolve()
-      : state.runtime.runPromise(state.built.idle)
-  return { handler, dispose: () => state.runtime?.dispose() ?? Promise.resolve(), idle }
+      : Effect.runPromise(state.built.idle)
+  return { handler, dispose: () => close(state.scope), idle }
 }
