@@ -63,6 +63,9 @@ const count = (name: string, given: number | undefined, fallback: number): Effec
     ? Effect.succeed(given)
     : Effect.dieMessage(`effect-mcp: HttpTransport ${name} must be a whole number, at least 1 (got ${given})`)
 
+/** Requests in flight over all handshake sessions of one handler (`maxRequestsInFlightTotal`). */
+const defaultMaxRequestsInFlightTotal = 4_000
+
 const ok = JSON.stringify({ status: "ok" })
 const ready = JSON.stringify({ status: "ready" })
 const probeReply = (status: number, body: string): Front.Reply => ({
@@ -402,6 +405,16 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         maxSessions,
         maxSessionsPerHolder: options.maxSessionsPerHolder ?? Holders.shareOf(maxSessions),
         maxRequestsInFlight: yield* count("maxRequestsInFlight", options.maxRequestsInFlight, 100),
+        maxRequestsInFlightPerHolder: yield* count(
+          "maxRequestsInFlightPerHolder",
+          options.maxRequestsInFlightPerHolder,
+          Holders.shareOf(options.maxRequestsInFlightTotal ?? defaultMaxRequestsInFlightTotal)
+        ),
+        maxRequestsInFlightTotal: yield* count(
+          "maxRequestsInFlightTotal",
+          options.maxRequestsInFlightTotal,
+          defaultMaxRequestsInFlightTotal
+        ),
         maxRequestMillis,
         retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
         fork,

@@ -41,6 +41,53 @@ export const responseIds = (frame: JsonRpc.Frame): ReadonlyArray<RequestId> => {
   return out
 }
 
+/**
+ * The requests in flight over every session of one handler: in total, and per holder (the holder
+ * of the session's opener: `Holders.holderOf`), for `Sessions.inFlightRefusal`.
+ */
+export class InFlightTally {
+  total = 0
+  private readonly perHolder = new Map<string, number>()
+
+  of(holder: string | undefined): number {
+    return holder === undefined ? 0 : this.perHolder.get(holder) ?? 0
+  }
+
+  add(holder: string | undefined, n: number): void {
+    this.total += n
+    if (holder === undefined) return
+    const held = (this.perHolder.get(holder) ?? 0) + n
+    if (held > 0) this.perHolder.set(holder, held)
+    else this.perHolder.delete(holder)
+  }
+}
+
+/**
+ * A session's requests in flight, by id, counted in its handler's {@link InFlightTally} as they
+ * come and go (every way in or out is `set`, `delete` or `clear`).
+ */
+class InFlight<V> extends Map<RequestId, V> {
+  constructor(private readonly tally: InFlightTally, private readonly holder: string | undefined) {
+    super()
+  }
+
+  override set(id: RequestId, value: V): this {
+    if (!super.has(id)) this.tally.add(this.holder, 1)
+    return super.set(id, value)
+  }
+
+  override delete(id: RequestId): boolean {
+    const had = super.delete(id)
+    if (had) this.tally.add(this.holder, -1)
+    return had
+  }
+
+  override clear(): void {
+    this.tally.add(this.holder, -this.size)
+    super.clear()
+  }
+}
+
 /** One session: its channels, by the request each answers. */
 export class Session {
   revision: Revision.Revision | undefined
@@ -49,7 +96,7 @@ export class Session {
   ended = false
   lastSeen: number
   /** In-flight request → the channel answering it. */
-  readonly owner = new Map<RequestId, Channel>()
+  readonly owner: Map<RequestId, Channel>
   /** SSE channels that are still going, by stream id. */
   readonly streams = new Map<string, Channel>()
   /** The GET stream (legacy: the session's SSE stream); detached while no GET is open. */
@@ -61,7 +108,7 @@ export class Session {
   /** Batch channels waiting for their array, oldest first (an array may carry no id to find it by). */
   readonly batches: Array<Channel> = []
   /** Legacy HTTP+SSE: requests in flight and when they started (their answers go on the stream). */
-  readonly started = new Map<RequestId, number>()
+  readonly started: Map<RequestId, number>
   private nextStream = 0
   /** Shared: the state it began with, when it began on another instance (until the engine takes it). */
   adopted: Shared.Snapshot | undefined = undefined
@@ -80,8 +127,12 @@ export class Session {
     readonly client: Transport.ClientId,
     readonly legacy: boolean,
     /** Who holds the token that opened it (`holderOf`, authorization on): only their tokens may use it. */
-    readonly subject: string | undefined
+    readonly subject: string | undefined,
+    /** Whose quotas it counts against (`Holders.holderOf`: its token's holder, else its address), if known. */
+    readonly holder?: string | undefined
   ) {
+    this.owner = new InFlight(sessions.inFlight, holder)
+    this.started = new InFlight(sessions.inFlight, holder)
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
     this.lastSeen = sessions.now()

@@ -25,7 +25,7 @@ import type { TimerAt } from "../timer.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
 import { Replication, type SharedConfig } from "./replication.js"
-import { holderOf, Session } from "./session.js"
+import { holderOf, InFlightTally, Session } from "./session.js"
 
 export { storeUnavailable } from "./replication.js"
 export type { SharedConfig } from "./replication.js"
@@ -41,6 +41,10 @@ export interface Config {
   readonly maxSessionsPerHolder: number
   /** Most requests one session has in flight (`HttpTransport.Options.maxRequestsInFlight`). */
   readonly maxRequestsInFlight: number
+  /** Most requests the sessions of one holder have in flight (`maxRequestsInFlightPerHolder`). */
+  readonly maxRequestsInFlightPerHolder: number
+  /** Most requests all sessions have in flight together (`maxRequestsInFlightTotal`). */
+  readonly maxRequestsInFlightTotal: number
   /** Requests in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   /** The `retry` hint before a server-side close (2025-11-25 polling). */
@@ -61,15 +65,14 @@ const randomId = (): string => {
 }
 
 /**
- * The reply to a POST of requests past its session's `maxRequestsInFlight`: 429, a JSON-RPC error
- * with the request's id; nothing of the POST runs.
+ * The reply to a POST of requests past a bound on requests in flight: 429, a JSON-RPC error with
+ * the request's id; nothing of the POST runs. `who` says whose requests are counted, and by which bound.
  */
-export const tooManyRequests = (id: JsonRpc.RequestId, max: number): Reply =>
+const tooManyRequests = (id: JsonRpc.RequestId, who: string): Reply =>
   Front.error(
     429,
     Front.transportError,
-    `Too Many Requests: this session has ${max} requests in flight (maxRequestsInFlight); ` +
-      "wait for one to be answered, or cancel one",
+    `Too Many Requests: ${who}; wait for one to be answered, or cancel one`,
     { id }
   )
 
@@ -91,6 +94,8 @@ export class Sessions {
   readonly shared: Replication | undefined
   /** The protocol the engine runs on: each session is a client; `send` routes to its channels. */
   readonly host: ProtocolHost
+  /** The requests in flight over all sessions, in total and per holder. */
+  readonly inFlight = new InFlightTally()
 
   constructor(readonly config: Config) {
     this.perHolder = new Holders.Counts(config.maxSessionsPerHolder)
@@ -182,13 +187,43 @@ export class Sessions {
   }
 
   /**
+   * Why a POST of `requests` (its requests: none for notifications and answers, which always pass)
+   * in `session` is refused, or undefined: it would take that session past `maxRequestsInFlight`,
+   * its holder's sessions past `maxRequestsInFlightPerHolder`, or all sessions past
+   * `maxRequestsInFlightTotal`. The reply is 429 with a JSON-RPC error carrying the first
+   * request's id; nothing of the POST may run then.
+   */
+  inFlightRefusal(session: Session, requests: ReadonlyArray<JsonRpc.Request>): Reply | undefined {
+    const n = requests.length
+    if (n === 0) return undefined
+    const { maxRequestsInFlight, maxRequestsInFlightPerHolder, maxRequestsInFlightTotal } = this.config
+    const id = requests[0].id
+    if (session.inFlight() + n > maxRequestsInFlight) {
+      return tooManyRequests(id, `this session has ${maxRequestsInFlight} requests in flight (maxRequestsInFlight)`)
+    }
+    if (session.holder !== undefined && this.inFlight.of(session.holder) + n > maxRequestsInFlightPerHolder) {
+      return tooManyRequests(
+        id,
+        `this client's sessions have ${maxRequestsInFlightPerHolder} requests in flight (maxRequestsInFlightPerHolder)`
+      )
+    }
+    if (this.inFlight.total + n > maxRequestsInFlightTotal) {
+      return tooManyRequests(
+        id,
+        `the server has ${maxRequestsInFlightTotal} requests in flight (maxRequestsInFlightTotal)`
+      )
+    }
+    return undefined
+  }
+
+  /**
    * A new session, known only by its client until initialize succeeds (a legacy one at once),
    * bound to the subject of `auth`.
    */
   create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined, peer?: string): Session {
-    const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth))
-    this.byClient.set(session.client, session)
     const holder = Holders.holderOf(auth, peer)
+    const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth), holder)
+    this.byClient.set(session.client, session)
     if (holder !== undefined) {
       this.holders.set(session.client, holder)
       this.perHolder.add(holder)
@@ -311,6 +346,7 @@ export class Sessions {
       channel.abort()
     }
     session.owner.clear()
+    session.started.clear()
   }
 
   /** Ends idle sessions and interrupts requests over the maximum duration. */
