@@ -14,7 +14,8 @@
  *
  * Also: the bound over a holder's sessions and over all sessions (`maxRequestsInFlightPerHolder`,
  * `maxRequestsInFlightTotal`; before, only `maxSessions` × `maxRequestsInFlight`), the legacy
- * HTTP+SSE transport's bound.
+ * HTTP+SSE transport's bound, and a POST cut by its client settling its Web handler's promise at
+ * once (before, it stayed pending until the request was answered).
  */
 import { handshakeHeaders } from "@effect-mcp/test-support/HttpWire"
 import { describe, expect, it } from "@effect/vitest"
@@ -94,7 +95,7 @@ describe("a handshake session's requests in flight over HTTP", () => {
         .catch(() => undefined)
     )
     await until(() => seen.started === 5)
-    // (Their handlers' promises stay pending: in this era a POST is answered when its request is.)
+    // (Their handlers' promises settle at once; their calls run on, as the era has it.)
     for (const cut of cuts) cut.abort()
     expect(seen.interrupted).toBe(0)
 
@@ -274,4 +275,45 @@ describe("a handshake session's requests in flight over HTTP", () => {
     await read("echo: y")
     expect(text).not.toContain("echo: x")
   })
+
+  it("a 2025-11-25 POST cut by its client: the Web handler's promise settles at once, the request runs on", async () => {
+    seen.started = seen.interrupted = 0
+    const web = HttpTransport.toWebHandler(serverLayer, {})
+    onTestFinished(() => web.dispose())
+    const post = (message: Record<string, unknown>, session?: string, signal?: AbortSignal) =>
+      web.handler(
+        new Request(url, {
+          method: "POST",
+          headers: handshakeHeaders(session),
+          body: JSON.stringify(message),
+          ...(signal === undefined ? {} : { signal })
+        })
+      )
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cut", version: "1" } }
+    })
+    const session = init.headers.get("mcp-session-id")!
+    await init.text()
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
+
+    const cut = new AbortController()
+    let settled = false
+    const pending = post({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "hang" } }, session, cut.signal)
+      .then(() => settled = true, () => settled = true)
+    await until(() => seen.started === 1)
+    expect(settled).toBe(false)
+    cut.abort()
+    // Settles without the call being answered (it never is) ...
+    await pending
+    expect(settled).toBe(true)
+    // ... and the call runs on, for a resumption, until cancelled.
+    expect(seen.interrupted).toBe(0)
+    expect(
+      (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } }, session)).status
+    ).toBe(202)
+    await until(() => seen.interrupted === 1)
+  }, 15_000)
 })
