@@ -95,18 +95,21 @@ export interface Options {
    */
   readonly maxRequestsInFlight?: number
   /**
-   * Most requests the handshake sessions of one holder (as `maxSessionsPerHolder` counts them) have
-   * in flight together (default a tenth of `maxRequestsInFlightTotal`, 400), so that one client
-   * with many sessions does not fill the total alone. Past it, as past `maxRequestsInFlight`: 429
-   * with a JSON-RPC error (-32000) carrying the request's id, nothing of the POST run.
+   * Most requests one holder (as `maxSessionsPerHolder` counts them) has in flight at once, over
+   * all its handshake sessions and its 2026-07-28 POSTs together (default a tenth of
+   * `maxRequestsInFlightTotal`, 400), so that one client does not fill the total alone. Past it,
+   * as past `maxRequestsInFlight`: 429 with a JSON-RPC error (-32000) carrying the request's id,
+   * nothing of the POST run.
    */
   readonly maxRequestsInFlightPerHolder?: number
   /**
-   * Most requests all handshake sessions of this handler have in flight together (default 4,000:
-   * at the 12-15 KiB a request cut by its client holds, about 60 MiB), whatever `maxSessions`
-   * times `maxRequestsInFlight` would allow. Past it, as past `maxRequestsInFlight`: 429 with a
-   * JSON-RPC error (-32000) carrying the request's id, nothing of the POST run; what is in flight
-   * goes on, and notifications and answers to the server's requests always pass.
+   * Most requests in flight at once over this handler (default 4,000: at the 12-15 KiB a request
+   * cut by its client holds, about 60 MiB): handshake sessions' requests (whatever `maxSessions`
+   * times `maxRequestsInFlight` would allow) and 2026-07-28 requests still served on their POSTs
+   * (a `subscriptions/listen` is bounded by `maxSubscriptions`; an answer given at once never
+   * counts). Past it, as past `maxRequestsInFlight`: 429 with a JSON-RPC error (-32000) carrying
+   * the request's id, nothing of the POST run; what is in flight goes on, and notifications and
+   * answers to the server's requests always pass.
    */
   readonly maxRequestsInFlightTotal?: number
   /**

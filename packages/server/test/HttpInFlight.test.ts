@@ -14,10 +14,11 @@
  *
  * Also: the bound over a holder's sessions and over all sessions (`maxRequestsInFlightPerHolder`,
  * `maxRequestsInFlightTotal`; before, only `maxSessions` × `maxRequestsInFlight`), the legacy
- * HTTP+SSE transport's bound, and a POST cut by its client settling its Web handler's promise at
+ * HTTP+SSE transport's bound, 2026-07-28 requests per holder and in total (before: no bound but the
+ * connections'), and a POST cut by its client settling its Web handler's promise at
  * once (before, it stayed pending until the request was answered).
  */
-import { handshakeHeaders } from "@effect-mcp/test-support/HttpWire"
+import { handshakeHeaders, statelessHeaders } from "@effect-mcp/test-support/HttpWire"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -315,5 +316,59 @@ describe("a handshake session's requests in flight over HTTP", () => {
       (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } }, session)).status
     ).toBe(202)
     await until(() => seen.interrupted === 1)
+  }, 15_000)
+
+  it("2026-07-28: requests served on their POSTs, per holder and in total, 429 past the bounds; a cut POST frees its place", async () => {
+    seen.started = seen.interrupted = 0
+    const web = HttpTransport.toWebHandler(
+      McpServer.layer({ serverInfo: { name: "in-flight", version: "1.0.0" }, revisions: ["2026-07-28"], tools: [Hang, Echo] }),
+      { maxRequestsInFlightPerHolder: 3, maxRequestsInFlightTotal: 5, holderOf: (exchange) => exchange.header("x-holder") }
+    )
+    onTestFinished(() => web.dispose())
+    const call = (holder: string, id: number, name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
+      web.handler(
+        new Request(url, {
+          method: "POST",
+          headers: { ...statelessHeaders("tools/call", name), "x-holder": holder },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: {
+              name,
+              arguments: args,
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+              }
+            }
+          }),
+          ...(signal === undefined ? {} : { signal })
+        })
+      )
+    const cuts = Array.from({ length: 3 }, () => new AbortController())
+    cuts.forEach((cut, i) => void call("a", 100 + i, "hang", {}, cut.signal).catch(() => undefined))
+    await until(() => seen.started === 3)
+    const perHolder = await call("a", 103, "hang")
+    expect(perHolder.status).toBe(429)
+    expect(await perHolder.json()).toMatchObject({
+      id: 103,
+      error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightPerHolder") }
+    })
+    for (const id of [200, 201]) void call("b", id, "hang").catch(() => undefined)
+    await until(() => seen.started === 5)
+    const total = await call("b", 202, "hang")
+    expect(total.status).toBe(429)
+    expect(await total.json()).toMatchObject({
+      id: 202,
+      error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightTotal") }
+    })
+    expect(seen.started).toBe(5)
+    // A POST cut is this era's cancellation: its call ends, its place is free.
+    cuts[0].abort()
+    await until(() => seen.interrupted === 1)
+    const served = await call("b", 203, "echo", { text: "z" })
+    expect(served.status).toBe(200)
+    expect(await served.text()).toContain("echo: z")
   }, 15_000)
 })

@@ -15,6 +15,7 @@ import { noTimer } from "../timer.js"
 import { Channel } from "./channel.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import type { InFlightTally } from "./inFlight.js"
 import type { Sessions } from "./sessions.js"
 
 type RequestId = JsonRpc.RequestId
@@ -39,27 +40,6 @@ export const responseIds = (frame: JsonRpc.Frame): ReadonlyArray<RequestId> => {
   const out: Array<RequestId> = []
   for (const m of frame as ReadonlyArray<JsonRpc.Message>) if (!("method" in m) && m.id !== null) out.push(m.id)
   return out
-}
-
-/**
- * The requests in flight over every session of one handler: in total, and per holder (the holder
- * of the session's opener: `Holders.holderOf`), for `Sessions.inFlightRefusal`.
- */
-export class InFlightTally {
-  total = 0
-  private readonly perHolder = new Map<string, number>()
-
-  of(holder: string | undefined): number {
-    return holder === undefined ? 0 : this.perHolder.get(holder) ?? 0
-  }
-
-  add(holder: string | undefined, n: number): void {
-    this.total += n
-    if (holder === undefined) return
-    const held = (this.perHolder.get(holder) ?? 0) + n
-    if (held > 0) this.perHolder.set(holder, held)
-    else this.perHolder.delete(holder)
-  }
 }
 
 /**
@@ -131,8 +111,8 @@ export class Session {
     /** Whose quotas it counts against (`Holders.holderOf`: its token's holder, else its address), if known. */
     readonly holder?: string | undefined
   ) {
-    this.owner = new InFlight(sessions.inFlight, holder)
-    this.started = new InFlight(sessions.inFlight, holder)
+    this.owner = new InFlight(sessions.config.inFlight, holder)
+    this.started = new InFlight(sessions.config.inFlight, holder)
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
     this.lastSeen = sessions.now()

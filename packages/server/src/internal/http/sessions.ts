@@ -25,7 +25,8 @@ import type { TimerAt } from "../timer.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
 import { Replication, type SharedConfig } from "./replication.js"
-import { holderOf, InFlightTally, Session } from "./session.js"
+import { type InFlightTally, tooManyRequests } from "./inFlight.js"
+import { holderOf, Session } from "./session.js"
 
 export { storeUnavailable } from "./replication.js"
 export type { SharedConfig } from "./replication.js"
@@ -41,10 +42,8 @@ export interface Config {
   readonly maxSessionsPerHolder: number
   /** Most requests one session has in flight (`HttpTransport.Options.maxRequestsInFlight`). */
   readonly maxRequestsInFlight: number
-  /** Most requests the sessions of one holder have in flight (`maxRequestsInFlightPerHolder`). */
-  readonly maxRequestsInFlightPerHolder: number
-  /** Most requests all sessions have in flight together (`maxRequestsInFlightTotal`). */
-  readonly maxRequestsInFlightTotal: number
+  /** The handler's requests in flight, per holder and in total, with their bounds (both eras count there). */
+  readonly inFlight: InFlightTally
   /** Requests in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   /** The `retry` hint before a server-side close (2025-11-25 polling). */
@@ -64,18 +63,6 @@ const randomId = (): string => {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
 
-/**
- * The reply to a POST of requests past a bound on requests in flight: 429, a JSON-RPC error with
- * the request's id; nothing of the POST runs. `who` says whose requests are counted, and by which bound.
- */
-const tooManyRequests = (id: JsonRpc.RequestId, who: string): Reply =>
-  Front.error(
-    429,
-    Front.transportError,
-    `Too Many Requests: ${who}; wait for one to be answered, or cancel one`,
-    { id }
-  )
-
 const tooManySessions = (): Reply =>
   Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
 
@@ -94,8 +81,6 @@ export class Sessions {
   readonly shared: Replication | undefined
   /** The protocol the engine runs on: each session is a client; `send` routes to its channels. */
   readonly host: ProtocolHost
-  /** The requests in flight over all sessions, in total and per holder. */
-  readonly inFlight = new InFlightTally()
 
   constructor(readonly config: Config) {
     this.perHolder = new Holders.Counts(config.maxSessionsPerHolder)
@@ -196,24 +181,11 @@ export class Sessions {
   inFlightRefusal(session: Session, requests: ReadonlyArray<JsonRpc.Request>): Reply | undefined {
     const n = requests.length
     if (n === 0) return undefined
-    const { maxRequestsInFlight, maxRequestsInFlightPerHolder, maxRequestsInFlightTotal } = this.config
-    const id = requests[0].id
-    if (session.inFlight() + n > maxRequestsInFlight) {
-      return tooManyRequests(id, `this session has ${maxRequestsInFlight} requests in flight (maxRequestsInFlight)`)
+    const max = this.config.maxRequestsInFlight
+    if (session.inFlight() + n > max) {
+      return tooManyRequests(requests[0].id, `this session has ${max} requests in flight (maxRequestsInFlight)`)
     }
-    if (session.holder !== undefined && this.inFlight.of(session.holder) + n > maxRequestsInFlightPerHolder) {
-      return tooManyRequests(
-        id,
-        `this client's sessions have ${maxRequestsInFlightPerHolder} requests in flight (maxRequestsInFlightPerHolder)`
-      )
-    }
-    if (this.inFlight.total + n > maxRequestsInFlightTotal) {
-      return tooManyRequests(
-        id,
-        `the server has ${maxRequestsInFlightTotal} requests in flight (maxRequestsInFlightTotal)`
-      )
-    }
-    return undefined
+    return this.config.inFlight.refusal(session.holder, n, requests[0].id)
   }
 
   /**
