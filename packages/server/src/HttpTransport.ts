@@ -90,9 +90,28 @@ export interface Options {
    * (a batch's: its first request's), and nothing of it runs; the requests in flight are not
    * touched. Notifications and answers to the server's own requests are never refused. A proxy or
    * gateway that carries many clients' calls in one session to this server (`mcp gateway` keeps one
-   * session per upstream) needs it raised to the most calls it relays at once.
+   * session per upstream) needs it raised to the most calls it relays at once (and
+   * `maxRequestsInFlightPerHolder` with it).
    */
   readonly maxRequestsInFlight?: number
+  /**
+   * Most requests one holder (as `maxSessionsPerHolder` counts them) has in flight at once, over
+   * all its handshake sessions and its 2026-07-28 POSTs together (default a tenth of
+   * `maxRequestsInFlightTotal`, 400), so that one client does not fill the total alone. Past it,
+   * as past `maxRequestsInFlight`: 429 with a JSON-RPC error (-32000) carrying the request's id,
+   * nothing of the POST run.
+   */
+  readonly maxRequestsInFlightPerHolder?: number
+  /**
+   * Most requests in flight at once over this handler (default 4,000: at the 12-15 KiB a request
+   * cut by its client holds, about 60 MiB): handshake sessions' requests (whatever `maxSessions`
+   * times `maxRequestsInFlight` would allow) and 2026-07-28 requests still served on their POSTs
+   * (a `subscriptions/listen` is bounded by `maxSubscriptions`; an answer given at once never
+   * counts). Past it, as past `maxRequestsInFlight`: 429 with a JSON-RPC error (-32000) carrying
+   * the request's id, nothing of the POST run; what is in flight goes on, and notifications and
+   * answers to the server's requests always pass.
+   */
+  readonly maxRequestsInFlightTotal?: number
   /**
    * How many reverse proxies stand in front of this server, each appending the address it got the
    * request from to `X-Forwarded-For` (default 0: the header is not read). A client without a

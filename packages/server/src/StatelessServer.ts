@@ -187,6 +187,8 @@ export interface HandlerOptions extends
     | "trustedProxies"
     | "holderOf"
     | "maxRequestDuration"
+    | "maxRequestsInFlightPerHolder"
+    | "maxRequestsInFlightTotal"
     | "maxBodyBytes"
     | "maxBufferedBytes"
     | "maxBufferedBytesTotal"

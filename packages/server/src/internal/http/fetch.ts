@@ -159,12 +159,21 @@ interface Pending {
   out: { readonly stop: () => void } | undefined
 }
 
-const goneOf = (pending: Pending) => () => {
+/**
+ * What the promise of a request whose client went before it was answered settles with: nobody reads
+ * it (499, as proxies log a client that closed its request).
+ */
+const closedByClient = (): Response => new Response(null, { status: 499 })
+
+const goneOf = (pending: Pending, answer: (response: Response) => void) => () => {
   if (pending.gone) return
   pending.gone = true
   // A runtime may drop a response without cancelling its body: what waits is let go of now.
   pending.out?.stop()
   for (const listener of pending.closed) listener()
+  // Not answered yet (a 2025-11-25 request runs on after its POST is cut, for a resumption): the
+  // handler's promise settles now, not when the request ends (up to `maxRequestDuration`).
+  answer(closedByClient())
 }
 
 const digits = /^[0-9]{1,16}$/
@@ -247,12 +256,12 @@ const exchangeOf = (
   const headers = request.headers
   const { path, query } = target(url)
   const pending: Pending = { answered: false, gone: false, closed: [], drain: undefined, out: undefined }
-  const gone = goneOf(pending)
   const answer = (response: Response) => {
     if (pending.answered) return
     pending.answered = true
     resolve(response)
   }
+  const gone = goneOf(pending, answer)
   // The request's signal, read only once something waits on the client (a request served in a
   // fiber, a stream, a large answer).
   let signal: AbortSignal | undefined
@@ -275,6 +284,8 @@ const exchangeOf = (
     },
     body: (maxBytes, done) => readBody(request, pending, maxBytes, done),
     reply: (reply: Reply) => {
+      // Its client went first: the promise settled then, nothing is written.
+      if (pending.gone) return
       const { body } = reply
       if (pending.drain !== undefined) {
         // Refused while the body still arrives: the rest is not kept, the connection closes once it
@@ -297,6 +308,8 @@ const exchangeOf = (
       answer(responseOf(reply.status, { ...reply.headers, "content-length": String(bytes.length) }, out.body))
     },
     stream: (headers): Stream => {
+      // Its client went first: the promise settled then, nothing is written.
+      if (pending.gone) return { write: () => {}, end: () => {} }
       // Over a bound: what was not pulled is dropped and the stream ends, as if the client went away
       // (told once the write that went over returned: the writer may be the very request cancelled).
       const out = pulled(

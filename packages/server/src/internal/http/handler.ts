@@ -27,6 +27,7 @@ import * as Auth from "./auth.js"
 import * as Budget from "./budget.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
+import * as InFlight from "./inFlight.js"
 import * as Legacy from "./legacy.js"
 import * as Sessions from "./sessions.js"
 import * as Stateless from "./stateless.js"
@@ -62,6 +63,23 @@ const count = (name: string, given: number | undefined, fallback: number): Effec
     : Number.isSafeInteger(given) && given >= 1
     ? Effect.succeed(given)
     : Effect.dieMessage(`effect-mcp: HttpTransport ${name} must be a whole number, at least 1 (got ${given})`)
+
+/** Requests in flight over all handshake sessions of one handler (`maxRequestsInFlightTotal`). */
+const defaultMaxRequestsInFlightTotal = 4_000
+
+/** The requests in flight of a handler, with its bounds (`maxRequestsInFlightPerHolder`, `maxRequestsInFlightTotal`). */
+export const inFlightOf = (
+  options: Pick<Options, "maxRequestsInFlightPerHolder" | "maxRequestsInFlightTotal">
+): Effect.Effect<InFlight.InFlightTally> =>
+  Effect.gen(function*() {
+    const total = yield* count("maxRequestsInFlightTotal", options.maxRequestsInFlightTotal, defaultMaxRequestsInFlightTotal)
+    const perHolder = yield* count(
+      "maxRequestsInFlightPerHolder",
+      options.maxRequestsInFlightPerHolder,
+      Holders.shareOf(total)
+    )
+    return new InFlight.InFlightTally(perHolder, total)
+  })
 
 const ok = JSON.stringify({ status: "ok" })
 const ready = JSON.stringify({ status: "ready" })
@@ -397,6 +415,8 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
       maxBodyBytes
     )
 
+    // Requests in flight over both eras, per holder and in total.
+    const inFlight = yield* inFlightOf(options)
     // The handshake era: one engine for every session of this handler, running until the scope closes.
     const sessionStore = Option.getOrUndefined(yield* Effect.serviceOption(SessionStore.SessionStore))
     const sessions = servesHandshake
@@ -410,6 +430,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
         maxSessions,
         maxSessionsPerHolder: options.maxSessionsPerHolder ?? Holders.shareOf(maxSessions),
         maxRequestsInFlight: yield* count("maxRequestsInFlight", options.maxRequestsInFlight, 100),
+        inFlight,
         maxRequestMillis,
         retryMillis: Duration.toMillis(options.retry ?? defaults.retry),
         fork,
@@ -422,7 +443,7 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     // their keep-alive, at least every 15 seconds: one fiber, not one per session (but `ownKeepAlive`).
     const every = Math.max(10, Math.min(idleMillis / 2, maxRequestMillis / 2, 15_000))
     // The stateless era: no engine, each POST served on its own response (its sink).
-    const stateless = { server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf }
+    const stateless = { server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf, inFlight }
     const ownKeepAlive = Workers.onWorkers() ? { every, fork } : undefined
     const posts = servesStateless ? yield* Stateless.Posts.make({ ...stateless, ownKeepAlive }) : undefined
     // Each engine ends before its responses do (finalizers run last first). The stateless back end

@@ -12,7 +12,6 @@ import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Session } from "./session.js"
 import type { Sessions } from "./sessions.js"
-import { tooManyRequests } from "./sessions.js"
 import { received } from "./streamable.js"
 
 export interface Config {
@@ -69,10 +68,11 @@ const served = (config: Config, exchange: Exchange, session: Session, auth: Auth
     const stepUp = config.auth?.stepUp(messages, auth)
     if (stepUp !== undefined) return exchange.reply(stepUp)
     // Requests in flight, for the maximum request duration (their answers travel on the stream),
-    // at most `maxRequestsInFlight` (past it refused: 429 with its id, nothing run).
+    // within the bounds on them (past one refused: 429 with its id, nothing run). A batch is not
+    // this revision's: the engine refuses it whole.
     if (inbound._tag === "Single" && "method" in inbound.message && "id" in inbound.message) {
-      const max = config.sessions.config.maxRequestsInFlight
-      if (session.inFlight() >= max) return exchange.reply(tooManyRequests(inbound.message.id, max))
+      const tooMany = config.sessions.inFlightRefusal(session, [inbound.message])
+      if (tooMany !== undefined) return exchange.reply(tooMany)
       session.started.set(inbound.message.id, config.sessions.now())
     }
     // Shared: answers to another instance's requests go there.

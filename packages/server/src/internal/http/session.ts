@@ -15,6 +15,7 @@ import { noTimer } from "../timer.js"
 import { Channel } from "./channel.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import type { InFlightTally } from "./inFlight.js"
 import type { Sessions } from "./sessions.js"
 
 type RequestId = JsonRpc.RequestId
@@ -41,6 +42,32 @@ export const responseIds = (frame: JsonRpc.Frame): ReadonlyArray<RequestId> => {
   return out
 }
 
+/**
+ * A session's requests in flight, by id, counted in its handler's {@link InFlightTally} as they
+ * come and go (every way in or out is `set`, `delete` or `clear`).
+ */
+class InFlight<V> extends Map<RequestId, V> {
+  constructor(private readonly tally: InFlightTally, private readonly holder: string | undefined) {
+    super()
+  }
+
+  override set(id: RequestId, value: V): this {
+    if (!super.has(id)) this.tally.add(this.holder, 1)
+    return super.set(id, value)
+  }
+
+  override delete(id: RequestId): boolean {
+    const had = super.delete(id)
+    if (had) this.tally.add(this.holder, -1)
+    return had
+  }
+
+  override clear(): void {
+    this.tally.add(this.holder, -this.size)
+    super.clear()
+  }
+}
+
 /** One session: its channels, by the request each answers. */
 export class Session {
   revision: Revision.Revision | undefined
@@ -49,7 +76,7 @@ export class Session {
   ended = false
   lastSeen: number
   /** In-flight request → the channel answering it. */
-  readonly owner = new Map<RequestId, Channel>()
+  readonly owner: Map<RequestId, Channel>
   /** SSE channels that are still going, by stream id. */
   readonly streams = new Map<string, Channel>()
   /** The GET stream (legacy: the session's SSE stream); detached while no GET is open. */
@@ -61,7 +88,7 @@ export class Session {
   /** Batch channels waiting for their array, oldest first (an array may carry no id to find it by). */
   readonly batches: Array<Channel> = []
   /** Legacy HTTP+SSE: requests in flight and when they started (their answers go on the stream). */
-  readonly started = new Map<RequestId, number>()
+  readonly started: Map<RequestId, number>
   private nextStream = 0
   /** Shared: the state it began with, when it began on another instance (until the engine takes it). */
   adopted: Shared.Snapshot | undefined = undefined
@@ -80,8 +107,12 @@ export class Session {
     readonly client: Transport.ClientId,
     readonly legacy: boolean,
     /** Who holds the token that opened it (`holderOf`, authorization on): only their tokens may use it. */
-    readonly subject: string | undefined
+    readonly subject: string | undefined,
+    /** Whose quotas it counts against (`Holders.holderOf`: its token's holder, else its address), if known. */
+    readonly holder?: string | undefined
   ) {
+    this.owner = new InFlight(sessions.config.inFlight, holder)
+    this.started = new InFlight(sessions.config.inFlight, holder)
     this.revision = legacy ? "2024-11-05" : undefined
     this.registered = legacy
     this.lastSeen = sessions.now()

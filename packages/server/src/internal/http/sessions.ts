@@ -25,6 +25,7 @@ import type { TimerAt } from "../timer.js"
 import * as Front from "./front.js"
 import { ProtocolHost } from "./host.js"
 import { Replication, type SharedConfig } from "./replication.js"
+import { type InFlightTally, tooManyRequests } from "./inFlight.js"
 import { holderOf, Session } from "./session.js"
 
 export { storeUnavailable } from "./replication.js"
@@ -41,6 +42,8 @@ export interface Config {
   readonly maxSessionsPerHolder: number
   /** Most requests one session has in flight (`HttpTransport.Options.maxRequestsInFlight`). */
   readonly maxRequestsInFlight: number
+  /** The handler's requests in flight, per holder and in total, with their bounds (both eras count there). */
+  readonly inFlight: InFlightTally
   /** Requests in flight longer than this are interrupted (undefined: no limit). */
   readonly maxRequestMillis: number | undefined
   /** The `retry` hint before a server-side close (2025-11-25 polling). */
@@ -59,19 +62,6 @@ const randomId = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
-
-/**
- * The reply to a POST of requests past its session's `maxRequestsInFlight`: 429, a JSON-RPC error
- * with the request's id; nothing of the POST runs.
- */
-export const tooManyRequests = (id: JsonRpc.RequestId, max: number): Reply =>
-  Front.error(
-    429,
-    Front.transportError,
-    `Too Many Requests: this session has ${max} requests in flight (maxRequestsInFlight); ` +
-      "wait for one to be answered, or cancel one",
-    { id }
-  )
 
 const tooManySessions = (): Reply =>
   Front.error(503, Front.transportError, "Service Unavailable: too many sessions, try again later")
@@ -182,13 +172,30 @@ export class Sessions {
   }
 
   /**
+   * Why a POST of `requests` (its requests: none for notifications and answers, which always pass)
+   * in `session` is refused, or undefined: it would take that session past `maxRequestsInFlight`,
+   * its holder's sessions past `maxRequestsInFlightPerHolder`, or all sessions past
+   * `maxRequestsInFlightTotal`. The reply is 429 with a JSON-RPC error carrying the first
+   * request's id; nothing of the POST may run then.
+   */
+  inFlightRefusal(session: Session, requests: ReadonlyArray<JsonRpc.Request>): Reply | undefined {
+    const n = requests.length
+    if (n === 0) return undefined
+    const max = this.config.maxRequestsInFlight
+    if (session.inFlight() + n > max) {
+      return tooManyRequests(requests[0].id, `this session has ${max} requests in flight (maxRequestsInFlight)`)
+    }
+    return this.config.inFlight.refusal(session.holder, n, requests[0].id)
+  }
+
+  /**
    * A new session, known only by its client until initialize succeeds (a legacy one at once),
    * bound to the subject of `auth`.
    */
   create(legacy: boolean, auth: AuthInfo.AuthInfo | undefined, peer?: string): Session {
-    const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth))
-    this.byClient.set(session.client, session)
     const holder = Holders.holderOf(auth, peer)
+    const session = new Session(this, randomId(), this.nextClient++, legacy, holderOf(auth), holder)
+    this.byClient.set(session.client, session)
     if (holder !== undefined) {
       this.holders.set(session.client, holder)
       this.perHolder.add(holder)
@@ -311,6 +318,7 @@ export class Sessions {
       channel.abort()
     }
     session.owner.clear()
+    session.started.clear()
   }
 
   /** Ends idle sessions and interrupts requests over the maximum duration. */

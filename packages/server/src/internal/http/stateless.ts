@@ -33,12 +33,14 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import type * as McpServer from "../../McpServer.js"
 import type * as Tool from "../../Tool.js"
+import * as Holders from "../holders.js"
 import * as Server from "../server.js"
 import * as Era from "../stateless.js"
 import type { Channel } from "../statelessRequest.js"
 import type { Auth } from "./auth.js"
 import type { Exchange, Stream } from "./exchange.js"
 import * as Front from "./front.js"
+import type { InFlightTally } from "./inFlight.js"
 
 type RequestId = JsonRpc.RequestId
 
@@ -54,6 +56,8 @@ export interface Config {
   readonly auth: Auth | undefined
   /** The address of an exchange's client (as the trusted proxies forward it), for its quotas. */
   readonly peerOf: (exchange: Exchange) => string | undefined
+  /** The handler's requests in flight, per holder and in total (a listen is not counted: its own caps bound it). */
+  readonly inFlight: InFlightTally
   /**
    * Each listen keeps itself alive (a Worker): a fiber of `fork`, forked while its request is
    * served so that its timers are that request's, writes a keep-alive comment `every`
@@ -172,6 +176,9 @@ class Post implements Transport.Sink, Channel {
 
   /** When it was opened (`open`: a request answered at once never is). */
   startedAt = 0
+  /** Counted in flight (`Config.inFlight`, a listen never is), and for whom. */
+  counted = false
+  holder: string | undefined = undefined
   /** What stops its own keep-alive (a listen on a Worker), while it runs. */
   keepAlive: (() => void) | undefined = undefined
 
@@ -344,7 +351,9 @@ export class Posts {
   }
 
   forget(post: Post): void {
-    this.open.delete(post)
+    if (!this.open.delete(post) || !post.counted) return
+    post.counted = false
+    this.config.inFlight.add(post.holder, -1)
   }
 
   /** Serves one POST. */
@@ -401,6 +410,16 @@ export class Posts {
     const preparation = Era.prepare(direct.server, post, request, meta, received, tool)
     const record = direct.answeredAtOnce
     if (record !== undefined && answerAtOnce(post, request, preparation, version, record)) return
+    if (!post.listen) {
+      // Within the handler's bounds on requests in flight (a request held open ties a fiber and
+      // its response): past one it is refused, 429 with its id, nothing of it run.
+      const holder = Holders.holderOf(auth, peer)
+      const tooMany = this.config.inFlight.refusal(holder, 1, request.id)
+      if (tooMany !== undefined) return exchange.reply(tooMany)
+      post.counted = true
+      post.holder = holder
+      this.config.inFlight.add(holder, 1)
+    }
     post.startedAt = this.config.clock.unsafeCurrentTimeMillis()
     this.open.add(post)
     if (post.listen && this.config.ownKeepAlive !== undefined) keepItAlive(post, this.config.ownKeepAlive)

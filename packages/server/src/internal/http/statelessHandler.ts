@@ -83,6 +83,7 @@ export const make = (
       acceptVerdicts: new Front.AcceptVerdicts(),
       auth,
       peerOf,
+      inFlight: yield* Shared.inFlightOf(options),
       ownKeepAlive: Workers.onWorkers() ? { every, fork } : undefined
     })
     // Its subscriptions are answered gracefully while their streams are still open, then the rest end.

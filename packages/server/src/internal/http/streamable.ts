@@ -12,7 +12,7 @@ import type { Auth } from "./auth.js"
 import type { Exchange } from "./exchange.js"
 import * as Front from "./front.js"
 import type { Session } from "./session.js"
-import { storeUnavailable, tooManyRequests } from "./sessions.js"
+import { storeUnavailable } from "./sessions.js"
 import type { Sessions } from "./sessions.js"
 
 export interface Config {
@@ -145,11 +145,9 @@ export const receive = (
       Front.error(400, -32600, `Invalid Request: id ${JSON.stringify(busy.id)} is already in flight`, { id: busy.id })
     )
   }
-  // Past the session's bound (a cut POST runs on in this era): refused whole, with its first request's id.
-  const max = sessions.config.maxRequestsInFlight
-  if (requests.length > 0 && session.inFlight() + requests.length > max) {
-    return exchange.reply(tooManyRequests(requests[0].id, max))
-  }
+  // Past a bound on requests in flight (a cut POST runs on in this era): refused whole, with its first request's id.
+  const tooMany = sessions.inFlightRefusal(session, requests)
+  if (tooMany !== undefined) return exchange.reply(tooMany)
   // A batch's invalid items are answered in its array, even when it holds no request.
   const invalid = inbound._tag === "Batch" && inbound.items.some((item) => item._tag === "Invalid")
   // Shared: answers to another instance's requests go there (`forward`).
