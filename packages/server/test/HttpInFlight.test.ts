@@ -59,6 +59,29 @@ const Echo = Tool.make(
   ({ text }) => Effect.succeed(`echo: ${text}`)
 )
 
+/** A 2025-11-25 session opened on `web`: its POST (a signal may cut it), and its id. */
+const sessionOn = async (web: { readonly handler: (request: Request) => Promise<Response> }) => {
+  const post = (message: Record<string, unknown>, session?: string, signal?: AbortSignal) =>
+    web.handler(
+      new Request(url, {
+        method: "POST",
+        headers: handshakeHeaders(session),
+        body: JSON.stringify(message),
+        ...(signal === undefined ? {} : { signal })
+      })
+    )
+  const init = await post({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cut", version: "1" } }
+  })
+  const session = init.headers.get("mcp-session-id")!
+  await init.text()
+  expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
+  return { post, session }
+}
+
 const serverLayer = McpServer.layer({
   serverInfo: { name: "in-flight", version: "1.0.0" },
   revisions: ["2025-11-25"],
@@ -70,24 +93,7 @@ describe("a handshake session's requests in flight over HTTP", () => {
     seen.started = seen.interrupted = 0
     const web = HttpTransport.toWebHandler(serverLayer, { maxRequestsInFlight: 5 })
     onTestFinished(() => web.dispose())
-    const post = (message: Record<string, unknown>, session?: string, signal?: AbortSignal) =>
-      web.handler(
-        new Request(url, {
-          method: "POST",
-          headers: handshakeHeaders(session),
-          body: JSON.stringify(message),
-          ...(signal === undefined ? {} : { signal })
-        })
-      )
-    const init = await post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cut", version: "1" } }
-    })
-    const session = init.headers.get("mcp-session-id")!
-    await init.text()
-    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
+    const { post, session } = await sessionOn(web)
 
     // Five calls that never end, each POST cut once its call started: in this era they run on.
     const cuts = Array.from({ length: 5 }, () => new AbortController())
@@ -159,7 +165,11 @@ describe("a handshake session's requests in flight over HTTP", () => {
     const hang = (holder: string, session: string, id: number) =>
       void post(holder, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "hang" } }, session)
     const echo = (holder: string, session: string, id: number) =>
-      post(holder, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }, session)
+      post(
+        holder,
+        { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } },
+        session
+      )
 
     // Holder a: four calls in one session, two in another: its six.
     const a1 = await open("a")
@@ -270,105 +280,119 @@ describe("a handshake session's requests in flight over HTTP", () => {
       .toBe(202)
     await until(() => seen.interrupted === 1)
     expect(
-      (await post({ jsonrpc: "2.0", id: 201, method: "tools/call", params: { name: "echo", arguments: { text: "y" } } }))
+      (await post({
+        jsonrpc: "2.0",
+        id: 201,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "y" } }
+      }))
         .status
     ).toBe(202)
     await read("echo: y")
     expect(text).not.toContain("echo: x")
   })
 
-  it("a 2025-11-25 POST cut by its client: the Web handler's promise settles at once, the request runs on", async () => {
-    seen.started = seen.interrupted = 0
-    const web = HttpTransport.toWebHandler(serverLayer, {})
-    onTestFinished(() => web.dispose())
-    const post = (message: Record<string, unknown>, session?: string, signal?: AbortSignal) =>
-      web.handler(
-        new Request(url, {
-          method: "POST",
-          headers: handshakeHeaders(session),
-          body: JSON.stringify(message),
-          ...(signal === undefined ? {} : { signal })
-        })
+  it(
+    "a 2025-11-25 POST cut by its client: the Web handler's promise settles at once, the request runs on",
+    async () => {
+      seen.started = seen.interrupted = 0
+      const web = HttpTransport.toWebHandler(serverLayer, {})
+      onTestFinished(() => web.dispose())
+      const { post, session } = await sessionOn(web)
+
+      const cut = new AbortController()
+      let settled = false
+      const pending = post(
+        { jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "hang" } },
+        session,
+        cut.signal
       )
-    const init = await post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cut", version: "1" } }
-    })
-    const session = init.headers.get("mcp-session-id")!
-    await init.text()
-    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
+        .then(() => settled = true, () => settled = true)
+      await until(() => seen.started === 1)
+      expect(settled).toBe(false)
+      cut.abort()
+      // Settles without the call being answered (it never is) ...
+      await pending
+      expect(settled).toBe(true)
+      // ... and the call runs on, for a resumption, until cancelled.
+      expect(seen.interrupted).toBe(0)
+      expect(
+        (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } }, session)).status
+      ).toBe(202)
+      await until(() => seen.interrupted === 1)
+    },
+    15_000
+  )
 
-    const cut = new AbortController()
-    let settled = false
-    const pending = post({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "hang" } }, session, cut.signal)
-      .then(() => settled = true, () => settled = true)
-    await until(() => seen.started === 1)
-    expect(settled).toBe(false)
-    cut.abort()
-    // Settles without the call being answered (it never is) ...
-    await pending
-    expect(settled).toBe(true)
-    // ... and the call runs on, for a resumption, until cancelled.
-    expect(seen.interrupted).toBe(0)
-    expect(
-      (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } }, session)).status
-    ).toBe(202)
-    await until(() => seen.interrupted === 1)
-  }, 15_000)
-
-  it("2026-07-28: requests served on their POSTs, per holder and in total, 429 past the bounds; a cut POST frees its place", async () => {
-    seen.started = seen.interrupted = 0
-    const web = HttpTransport.toWebHandler(
-      McpServer.layer({ serverInfo: { name: "in-flight", version: "1.0.0" }, revisions: ["2026-07-28"], tools: [Hang, Echo] }),
-      { maxRequestsInFlightPerHolder: 3, maxRequestsInFlightTotal: 5, holderOf: (exchange) => exchange.header("x-holder") }
-    )
-    onTestFinished(() => web.dispose())
-    const call = (holder: string, id: number, name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
-      web.handler(
-        new Request(url, {
-          method: "POST",
-          headers: { ...statelessHeaders("tools/call", name), "x-holder": holder },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params: {
-              name,
-              arguments: args,
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}
+  it(
+    "2026-07-28: requests served on their POSTs, per holder and in total, 429 past the bounds; a cut POST frees its place",
+    async () => {
+      seen.started = seen.interrupted = 0
+      const web = HttpTransport.toWebHandler(
+        McpServer.layer({
+          serverInfo: { name: "in-flight", version: "1.0.0" },
+          revisions: ["2026-07-28"],
+          tools: [Hang, Echo]
+        }),
+        {
+          maxRequestsInFlightPerHolder: 3,
+          maxRequestsInFlightTotal: 5,
+          holderOf: (exchange) => exchange.header("x-holder")
+        }
+      )
+      onTestFinished(() => web.dispose())
+      const call = (
+        holder: string,
+        id: number,
+        name: string,
+        args: Record<string, unknown> = {},
+        signal?: AbortSignal
+      ) =>
+        web.handler(
+          new Request(url, {
+            method: "POST",
+            headers: { ...statelessHeaders("tools/call", name), "x-holder": holder },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              method: "tools/call",
+              params: {
+                name,
+                arguments: args,
+                _meta: {
+                  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}
+                }
               }
-            }
-          }),
-          ...(signal === undefined ? {} : { signal })
-        })
-      )
-    const cuts = Array.from({ length: 3 }, () => new AbortController())
-    cuts.forEach((cut, i) => void call("a", 100 + i, "hang", {}, cut.signal).catch(() => undefined))
-    await until(() => seen.started === 3)
-    const perHolder = await call("a", 103, "hang")
-    expect(perHolder.status).toBe(429)
-    expect(await perHolder.json()).toMatchObject({
-      id: 103,
-      error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightPerHolder") }
-    })
-    for (const id of [200, 201]) void call("b", id, "hang").catch(() => undefined)
-    await until(() => seen.started === 5)
-    const total = await call("b", 202, "hang")
-    expect(total.status).toBe(429)
-    expect(await total.json()).toMatchObject({
-      id: 202,
-      error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightTotal") }
-    })
-    expect(seen.started).toBe(5)
-    // A POST cut is this era's cancellation: its call ends, its place is free.
-    cuts[0].abort()
-    await until(() => seen.interrupted === 1)
-    const served = await call("b", 203, "echo", { text: "z" })
-    expect(served.status).toBe(200)
-    expect(await served.text()).toContain("echo: z")
-  }, 15_000)
+            }),
+            ...(signal === undefined ? {} : { signal })
+          })
+        )
+      const cuts = Array.from({ length: 3 }, () => new AbortController())
+      cuts.forEach((cut, i) => void call("a", 100 + i, "hang", {}, cut.signal).catch(() => undefined))
+      await until(() => seen.started === 3)
+      const perHolder = await call("a", 103, "hang")
+      expect(perHolder.status).toBe(429)
+      expect(await perHolder.json()).toMatchObject({
+        id: 103,
+        error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightPerHolder") }
+      })
+      for (const id of [200, 201]) void call("b", id, "hang").catch(() => undefined)
+      await until(() => seen.started === 5)
+      const total = await call("b", 202, "hang")
+      expect(total.status).toBe(429)
+      expect(await total.json()).toMatchObject({
+        id: 202,
+        error: { code: -32000, message: expect.stringContaining("maxRequestsInFlightTotal") }
+      })
+      expect(seen.started).toBe(5)
+      // A POST cut is this era's cancellation: its call ends, its place is free.
+      cuts[0].abort()
+      await until(() => seen.interrupted === 1)
+      const served = await call("b", 203, "echo", { text: "z" })
+      expect(served.status).toBe(200)
+      expect(await served.text()).toContain("echo: z")
+    },
+    15_000
+  )
 })
