@@ -52,7 +52,9 @@
  * BENCH_ROUNDS (3), BENCH_TASKS_SERVERS (keys: ours, ours-2026, sdk; default all),
  * BENCH_TASKS_PHASES (overhead,concurrent,sweep: a subset; `instructions`, not by default: each
  * server under callgrind, the instructions per plain call and per task round, BENCH_INSTR_WARMUP
- * (1000), BENCH_INSTR_SETTLE (200), BENCH_INSTR_CALLS (1000) on 10 connections),
+ * (1000), BENCH_INSTR_SETTLE (200), BENCH_INSTR_CALLS (1000) on 10 connections; with
+ * BENCH_HTTP_STALL_MILLIS raised, the first calls under callgrind being slow: `pnpm run
+ * tasks-instructions` does both),
  * BENCH_TASKS_BEFORE=<commit> (ours at that commit too, built apart by `baseline.ts`, each run
  * just before ours: a same-run A/B), BENCH_HEAP_SNAPSHOTS=<dir> (a heap
  * snapshot of the child at each memory measurement, `<dir>/tasks-<server>-<name>.heapsnapshot`,
