@@ -50,22 +50,35 @@
  * BENCH_TASKS_SWEEP_TTL (20000: it must cover the making of all the tasks, or the phase fails;
  * ours takes no ttl under 1 s), BENCH_TASKS_OVERHEAD_CALLS (2000), BENCH_TASKS_CONNECTIONS (50),
  * BENCH_ROUNDS (3), BENCH_TASKS_SERVERS (keys: ours, ours-2026, sdk; default all),
- * BENCH_TASKS_PHASES (overhead,concurrent,sweep: a subset), BENCH_HEAP_SNAPSHOTS=<dir> (a heap
+ * BENCH_TASKS_PHASES (overhead,concurrent,sweep: a subset; `instructions`, not by default: each
+ * server under callgrind, the instructions per plain call and per task round, BENCH_INSTR_WARMUP
+ * (1000), BENCH_INSTR_SETTLE (200), BENCH_INSTR_CALLS (1000) on 10 connections; with
+ * BENCH_HTTP_STALL_MILLIS raised, the first calls under callgrind being slow: `pnpm run
+ * tasks-instructions` does both),
+ * BENCH_TASKS_BEFORE=<commit> (ours at that commit too, built apart by `baseline.ts`, each run
+ * just before ours: a same-run A/B), BENCH_HEAP_SNAPSHOTS=<dir> (a heap
  * snapshot of the child at each memory measurement, `<dir>/tasks-<server>-<name>.heapsnapshot`,
  * names floor-before, floor (the handlers alone), before, working, baseline, finished, swept: compare two with `heap.ts --per N`),
  * BENCH_PROFILE=<dir> (a CPU profile of each server over the making of the concurrent tasks,
- * sampled every 100 µs, `<dir>/tasks-<server>-concurrent.cpuprofile`: read it with `profile.ts`;
+ * sampled every 100 µs, `<dir>/tasks-<server>-concurrent.cpuprofile`, and over the last round's
+ * plain calls and task rounds, `tasks-<server>-overhead-plain` and `-overhead-task`: read them with `profile.ts`;
  * profiled figures are not comparable), BENCH_PIN=0.
  *
  * A benchmark, not a test.
  */
-import { join } from "node:path"
+import { execFileSync } from "node:child_process"
+import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { baseline } from "./baseline.js"
 import { Connection, type Response, type Target } from "./http-driver.js"
 import {
   BenchFailure,
+  callgrindArgs,
+  callgrindOutFile,
   type Child,
   command,
   cpuMillis,
+  freePort,
   here,
   markLoad,
   median,
@@ -81,8 +94,10 @@ import {
   pinningNote,
   profileDir,
   ratio,
+  spawnCommand,
   startHttpServer,
-  table
+  table,
+  waitForLine
 } from "./proc.js"
 import { record, type Row } from "./summary.js"
 
@@ -142,8 +157,25 @@ const all: ReadonlyArray<Server> = [
     plainTool: "sleep-plain"
   }
 ]
+/** `BENCH_TASKS_BEFORE=<commit>`: ours at that commit too (built apart, `baseline.ts`), each before ours. */
+const before = process.env.BENCH_TASKS_BEFORE || undefined
+const withBefore: ReadonlyArray<Server> = before === undefined ?
+  all :
+  all.flatMap((server) =>
+    server.key === "sdk" ? [server] : [
+      {
+        ...server,
+        key: `${server.key}-before`,
+        name: `${server.name} @${before}`,
+        file: join(baseline(before), "bench/dist/ours-tasks-server.js")
+      },
+      server
+    ]
+  )
 const wanted = process.env.BENCH_TASKS_SERVERS?.split(",")
-const servers = wanted === undefined ? all : all.filter((server) => wanted.includes(server.key))
+const servers = wanted === undefined
+  ? withBefore
+  : withBefore.filter((server) => wanted.includes(server.key.replace(/-before$/, "")))
 
 // ---------------------------------------------------------------------------- the client
 
@@ -466,10 +498,19 @@ const overhead = (server: Server): Promise<Overhead> =>
     const task: Array<Batch> = []
     let polls = 0
     for (let r = 0; r < rounds; r++) {
-      const runPlain = async () => plain.push(await batch(child, peers, (peer) => peer.plain(0)))
+      // BENCH_PROFILE: the last round's two batches, each a profile of its own.
+      const profiled = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
+        if (profileDir === undefined || r !== rounds - 1) return run()
+        await command(child, "profile-start 100", "profiling")
+        const result = await run()
+        await command(child, `profile-stop ${join(profileDir, `tasks-${server.key}-${name}.cpuprofile`)}`, "profiled")
+        return result
+      }
+      const runPlain = async () =>
+        plain.push(await profiled("overhead-plain", () => batch(child, peers, (peer) => peer.plain(0))))
       const runTask = async () => {
         const before = peers.reduce((sum, peer) => sum + peer.polls, 0)
-        task.push(await batch(child, peers, (peer) => peer.round(0, longTtl)))
+        task.push(await profiled("overhead-task", () => batch(child, peers, (peer) => peer.round(0, longTtl))))
         polls += peers.reduce((sum, peer) => sum + peer.polls, 0) - before
       }
       if (r % 2 === 0) {
@@ -482,6 +523,87 @@ const overhead = (server: Server): Promise<Overhead> =>
     }
     return { plain, task, polls: polls / (rounds * overheadCalls) }
   })
+
+/** Instructions per plain call and per task round (`BENCH_TASKS_PHASES=instructions`). */
+interface Instructions {
+  /** Every thread's (the JIT's and GC's too), and the main thread's alone. */
+  readonly plain: { readonly total: number; readonly main: number }
+  readonly task: { readonly total: number; readonly main: number }
+}
+
+const instrWarmup = Number(process.env.BENCH_INSTR_WARMUP ?? 1_000)
+const instrSettle = Number(process.env.BENCH_INSTR_SETTLE ?? 200)
+const instrCalls = Number(process.env.BENCH_INSTR_CALLS ?? 1_000)
+const instrConnections = 10
+
+/**
+ * The server under callgrind (instrumentation off until warmed up: `BENCH_INSTR_WARMUP` plain
+ * calls and task rounds), then, each on its own, `BENCH_INSTR_SETTLE` task rounds (plain calls)
+ * with the counters on, the counters zeroed, `BENCH_INSTR_CALLS` counted and dumped: the
+ * instructions per task round and per plain call, on 10 connections, one request in flight on each.
+ */
+const instructions = async (server: Server): Promise<Instructions> => {
+  const port = await freePort()
+  const outFile = callgrindOutFile()
+  const child = spawnCommand("valgrind", [
+    ...callgrindArgs(outFile),
+    process.execPath,
+    "--expose-gc",
+    server.file,
+    "--port",
+    String(port),
+    ...server.args,
+    "--task-ttl",
+    String(longTtl)
+  ])
+  const peers: Array<Peer> = []
+  const control = (...flags: ReadonlyArray<string>) =>
+    execFileSync("callgrind_control", [...flags, String(child.pid)], { stdio: "ignore", timeout: 120_000 })
+  let dumps = 0
+  const count = async (job: (peer: Peer) => Promise<void>) => {
+    await spread(peers, instrSettle, job)
+    control("-z")
+    await spread(peers, instrCalls, job)
+    control("-d")
+    dumps++
+    const dir = dirname(outFile)
+    const names = readdirSync(dir).filter((name) => new RegExp(`\\.${dumps}-\\d+$`).test(name))
+    if (names.length === 0) throw new BenchFailure(`${server.name}: no callgrind dump\n${child.stderr()}`)
+    let total = 0
+    let main = 0
+    for (const name of names) {
+      const totals = /^totals:\s+(\d+)/m.exec(readFileSync(join(dir, name), "latin1"))
+      if (totals === null) throw new BenchFailure(`${server.name}: no totals in ${name}`)
+      total += Number(totals[1])
+      if (name.endsWith("-01")) main = Number(totals[1])
+    }
+    return { total: total / instrCalls, main: main / instrCalls }
+  }
+  try {
+    await waitForLine(child, (line) => (line === "ready" ? true : undefined), `${server.name} to listen`, 300_000)
+    const target: Target = { port, path: "/mcp" }
+    peers.push(...await Promise.all(Array.from({ length: instrConnections }, () => Peer.open(target, server))))
+    await spread(peers, instrWarmup, (peer) => peer.plain(0))
+    await spread(peers, instrWarmup, (peer) => peer.round(0, longTtl))
+    control("-i", "on")
+    const task = await count((peer) => peer.round(0, longTtl))
+    const plain = await count((peer) => peer.plain(0))
+    return { plain, task }
+  } catch (error) {
+    throw new BenchFailure(
+      `${server.name}, instructions: ${
+        error instanceof Error ? error.message : String(error)
+      }\nstderr: ${child.stderr()}`
+    )
+  } finally {
+    for (const peer of peers) peer.connection.close()
+    child.process.stdin.end()
+    const timer = setTimeout(() => child.process.kill("SIGKILL"), 300_000)
+    await child.exited
+    clearTimeout(timer)
+    rmSync(dirname(outFile), { recursive: true, force: true })
+  }
+}
 
 interface Concurrent {
   /** Heap after gc with the floor's handlers running alone (`floor-start`), and before them. */
@@ -612,6 +734,7 @@ interface Result {
   readonly overhead: Overhead | undefined
   readonly concurrent: Concurrent | undefined
   readonly sweep: Sweep | undefined
+  readonly instructions: Instructions | undefined
 }
 
 const kb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(2)} KB` : "-")
@@ -638,7 +761,10 @@ const firstP50 = (c: Concurrent) => percentile(c.firstStatus, 0.5)
 const firstP99 = (c: Concurrent) => percentile(c.firstStatus, 0.99)
 
 /** The results that ran a phase, with it. */
-const having = <K extends "overhead" | "concurrent" | "sweep">(results: ReadonlyArray<Result>, key: K) =>
+const having = <K extends "overhead" | "concurrent" | "sweep" | "instructions">(
+  results: ReadonlyArray<Result>,
+  key: K
+) =>
   results.flatMap((r) => {
     const value = r[key]
     return value === undefined ? [] : [{ server: r.server, value: value as NonNullable<Result[K]> }]
@@ -749,7 +875,8 @@ const main = async () => {
       server,
       overhead: phases.includes("overhead") ? await overhead(server) : undefined,
       concurrent: phases.includes("concurrent") ? await concurrent(server) : undefined,
-      sweep: phases.includes("sweep") ? await sweep(server) : undefined
+      sweep: phases.includes("sweep") ? await sweep(server) : undefined,
+      instructions: phases.includes("instructions") ? await instructions(server) : undefined
     })
   }
 
@@ -812,6 +939,34 @@ const main = async () => {
         section: "tasks",
         label: `${server.name}: heap per finished task, returned after the sweep`,
         value: `${kb(perFinished(s))}, ${percent(returned(s))}`
+      })
+    }
+  }
+  const counted = having(results, "instructions")
+  if (counted.length > 0) {
+    const sdkCounted = results.find((r) => r.server.key === "sdk")?.instructions
+    const k = (n: number) => `${(n / 1000).toFixed(1)} k`
+    out.push(
+      `instructions under callgrind (every thread; the main thread's apart), ${num(instrCalls)} counted of each ` +
+        `after ${num(instrWarmup)} of warm-up, ${instrConnections} connections: a plain call and a task's round`,
+      ...table([
+        ["server", "plain", "plain, main", "task round", "task round, main", "round / plain", "round / SDK's"],
+        ...counted.map(({ server, value: i }) => [
+          server.name,
+          k(i.plain.total),
+          k(i.plain.main),
+          k(i.task.total),
+          k(i.task.main),
+          ratio(i.task.total / i.plain.total),
+          sdkCounted === undefined ? "-" : ratio(i.task.total / sdkCounted.task.total)
+        ])
+      ])
+    )
+    for (const { server, value: i } of counted) {
+      summary.push({
+        section: "tasks",
+        label: `${server.name}: instructions per task round (main thread), per plain call`,
+        value: `${k(i.task.total)} (${k(i.task.main)}), ${k(i.plain.total)}`
       })
     }
   }

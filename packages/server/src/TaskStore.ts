@@ -260,15 +260,17 @@ export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<Service, 
   // `changes` is a stream of `effect/Stream`, loaded here: a server given no store keeps one in memory
   // without it (`internal/taskMemory.ts`), its runtime following the changes from the store's hub.
   Effect.flatMap(Effect.promise(Lazy.stream), (Stream) =>
-    Effect.map(TaskMemory.make(options), (store): Service => ({
-      create: store.create,
-      get: store.get,
-      compareAndSet: store.compareAndSet,
-      list: store.list,
-      remove: store.remove,
-      await: store.await,
-      changes: Stream.fromPubSub(store.hub)
-    })))
+    Effect.map(TaskMemory.make(options), (store): Service =>
+      // A server given it follows its hub, as its own store's (`TaskMemory.fromService`).
+      TaskMemory.asService({
+        create: store.create,
+        get: store.get,
+        compareAndSet: store.compareAndSet,
+        list: store.list,
+        remove: store.remove,
+        await: store.await,
+        changes: Stream.fromPubSub(store.hub)
+      }, store)))
 
 /**
  * The in-memory store as a layer.

@@ -34,28 +34,56 @@ export class Created {
   constructor(readonly record: TaskRecord) {}
 }
 
+/**
+ * What a call run as a task came to first (`TaskPart.became`): its handler detached (the task's
+ * record), or its handler ended before it did (its exit: the call's own outcome).
+ */
+export type First =
+  | { readonly _tag: "Detached"; readonly record: TaskRecord }
+  | { readonly _tag: "Done"; readonly exit: Exit.Exit<Tool.Result, McpError.McpError> }
+
 /** Is this tools/call outcome a task? */
 export const isCreated = (u: unknown): u is Created => u instanceof Created
 
 const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 /**
+ * Random bytes for task ids, drawn 4 KiB at a time (256 ids) and each used once: a call of
+ * `crypto.getRandomValues` costs about 20 µs on Node 20 whatever its size (3% of a task's whole
+ * round at the time), one of 4 KiB about the same.
+ */
+const pool = new Uint8Array(4096)
+let pooled = pool.length
+
+/** 16 random bytes, fresh: at `pool[from]`. */
+const randomAt = (): number => {
+  if (pooled + 16 > pool.length) {
+    crypto.getRandomValues(pool)
+    pooled = 0
+  }
+  const from = pooled
+  pooled += 16
+  return from
+}
+
+/**
  * A high-entropy task id: 128 random bits, base64url (22 characters), made as one flat string (the
  * slices and replacements of `btoa`'s output leave a sliced string over its parent, 72 bytes a task).
  */
 const newId = (): string => {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  const from = randomAt()
   const codes = new Array<number>(22)
   let at = 0
-  for (let i = 0; i < 15; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
+  for (let i = from; i < from + 15; i += 3) {
+    const n = (pool[i] << 16) | (pool[i + 1] << 8) | pool[i + 2]
     codes[at++] = base64url.charCodeAt(n >> 18)
     codes[at++] = base64url.charCodeAt((n >> 12) & 63)
     codes[at++] = base64url.charCodeAt((n >> 6) & 63)
     codes[at++] = base64url.charCodeAt(n & 63)
   }
-  codes[at++] = base64url.charCodeAt(bytes[15] >> 2)
-  codes[at] = base64url.charCodeAt((bytes[15] & 3) << 4)
+  const last = pool[from + 15]
+  codes[at++] = base64url.charCodeAt(last >> 2)
+  codes[at] = base64url.charCodeAt((last & 3) << 4)
   return String.fromCharCode(...codes)
 }
 
@@ -103,22 +131,25 @@ export const sizeOf = (value: unknown, limit = Number.MAX_SAFE_INTEGER): number 
  */
 const runnerBytes = 8 * 1024
 
-/** Settles a task's outcome as its handler ended (a defect logged; an outcome too large to keep, a failure). */
-const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, McpError.McpError>) =>
-  Effect.gen(function*() {
-    if (
-      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))
-    ) {
-      yield* Effect.logError("effect-mcp: a task's handler died", exit.cause)
-    }
-    const done = tasks.modify(taskId, (record) => {
+/**
+ * Settles a task's outcome as its handler ended (a defect logged; an outcome too large to keep, a
+ * failure): the record after (none: it is gone), read again from the store when it could not be kept.
+ */
+const finish = (
+  tasks: TaskState,
+  taskId: string,
+  exit: Exit.Exit<Tool.Result, McpError.McpError>
+): Effect.Effect<Option.Option<TaskRecord>> => {
+  const done = Effect.catchTag(
+    tasks.modify(taskId, (record) => {
       if (isTerminal(record.status)) return undefined
       const change = outcomeOf(record, exit)
       return change === undefined
         ? undefined
         : { ...change, inputRequests: noInput, inputResponses: noInput, lease: undefined }
-    })
-    yield* Effect.catchTag(done, "TaskStoreFull", () =>
+    }),
+    "TaskStoreFull",
+    () =>
       // The outcome is too large to keep: the task fails, saying so.
       tasks.modify(taskId, (record) =>
         isTerminal(record.status) ? undefined : {
@@ -127,8 +158,18 @@ const finish = (tasks: TaskState, taskId: string, exit: Exit.Exit<Tool.Result, M
           inputResponses: noInput,
           lease: undefined,
           outcome: { _tag: "Error", error: { code: -32603, message: "The task's result is too large to keep" } }
-        }))
-  }).pipe(Effect.catchAll((error) => Effect.logWarning("effect-mcp: a task's outcome was not kept", error)))
+        })
+  ).pipe(Effect.catchAll((error) =>
+    Effect.zipRight(
+      Effect.logWarning("effect-mcp: a task's outcome was not kept", error),
+      Effect.orElseSucceed(tasks.store.get(taskId), () => Option.none())
+    )
+  ))
+  return Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) &&
+      Option.isNone(Cause.failureOption(exit.cause))
+    ? Effect.zipRight(Effect.logError("effect-mcp: a task's handler died", exit.cause), done)
+    : done
+}
 
 /** Creates the record: from here on `tasks/get` finds it. */
 const create = (
@@ -213,22 +254,20 @@ const fork = (
  */
 const settleOf = (tasks: TaskState, task: TaskPart) => (exit: Exit.Exit<Tool.Result, McpError.McpError>) => {
   const taskId = task.taskId
-  if (taskId === undefined) return
-  const settle = Effect.zipRight(
-    finish(tasks, taskId, exit),
-    Effect.flatMap(
-      Effect.orElseSucceed(tasks.store.get(taskId), () => Option.none()),
-      (after) =>
-        Effect.sync(() => {
-          tasks.forget(taskId)
-          // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
-          if (Option.isNone(after) || !isTerminal(after.value.status)) {
-            tasks.told.delete(taskId)
-            tasks.sessions.delete(taskId)
-          }
-        })
-    )
-  )
+  if (taskId === undefined) {
+    // Ended before it detached: the call's own outcome, for the request waiting on it (`launch`).
+    const became = task.became
+    if (became !== undefined) Deferred.unsafeDone(became, Exit.succeed({ _tag: "Done", exit }))
+    return
+  }
+  const settle = Effect.map(finish(tasks, taskId, exit), (after) => {
+    tasks.forget(taskId)
+    // A task that ended is forgotten by the watcher once it told of its end; one gone, here.
+    if (Option.isNone(after) || !isTerminal(after.value.status)) {
+      tasks.told.delete(taskId)
+      tasks.sessions.delete(taskId)
+    }
+  })
   EffectRuntime.runFork(tasks.built, settle, { immediate: false })
 }
 
@@ -274,23 +313,11 @@ const detachOf = (
           task.becameTask(record, kept, fiber)
           tasks.running(record.taskId, task)
           if (kept.sink.notifySession !== undefined) tasks.sessions.set(record.taskId, kept.sink)
-          return Deferred.succeed(became, record)
+          return Deferred.succeed(became, { _tag: "Detached", record })
         })
       })
     })
   }))
-
-/**
- * The handler's exit, once it ends: `Fiber.await` without its two messages to the fiber (to watch
- * it, then to stop), each a turn of the scheduler for the handler's fiber. The watch is let go of
- * once the request is answered.
- */
-const ended = <A, E>(fiber: Fiber.RuntimeFiber<A, E>): Effect.Effect<Exit.Exit<A, E>> =>
-  Effect.async<Exit.Exit<A, E>>((resume) => {
-    const observer = (exit: Exit.Exit<A, E>) => resume(Effect.succeed(exit))
-    fiber.addObserver(observer)
-    return Effect.sync(() => fiber.removeObserver(observer))
-  })
 
 /**
  * Runs a call as a task. Nothing here holds the request but the task's part until it detaches
@@ -323,14 +350,13 @@ const launch = (
     // The handler is forked and tied to the request in one step nothing interrupts: an
     // interruption between the two (a cancel, the request's maximum duration, the server
     // stopping) would leave it running with nobody to stop it, not even the server (it is not
-    // a task yet). Only the wait is interruptible.
+    // a task yet). Only the wait is interruptible: on `detached`, done by whichever comes first,
+    // the detach or the handler's end (its observer, `settleOf`), rather than a race of two
+    // fibers of their own, one then interrupted (a third of a task's create in Effect's runtime).
     const first = yield* Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         const fiber = fork(tasks, run, task)
-        return restore(Effect.raceFirst(
-          Effect.map(Deferred.await(detached), (record) => ({ _tag: "Detached" as const, record })),
-          Effect.map(ended(fiber), (exit) => ({ _tag: "Done" as const, exit }))
-        )).pipe(
+        return restore(Deferred.await(detached)).pipe(
           Effect.onExit((exit) =>
             // Interrupted before it detached, or it could not: the handler goes with the request (a
             // detach under way finishes first, and its task then ends cancelled).
@@ -344,11 +370,8 @@ const launch = (
         )
       })
     )
-    if (first._tag === "Detached") return new Created(first.record)
-    // Done at the moment it detached: a task all the same (settled as it ended).
-    const polled = yield* Deferred.poll(detached)
-    if (Option.isSome(polled)) return new Created(yield* polled.value)
-    return yield* first.exit
+    // (A handler that detached and ended at once is a task all the same: its detach came first.)
+    return first._tag === "Detached" ? new Created(first.record) : yield* first.exit
   })
 
 /** Runs a call as a task: the task (`Created`), or, for a tool that never detached, its result. */
@@ -360,6 +383,6 @@ export const start = (
   requestedTtlMs: number | undefined
 ): Effect.Effect<Tool.Result | Created, McpError.McpError> =>
   Effect.flatMap(
-    Deferred.make<TaskRecord, McpError.McpError>(),
+    Deferred.make<First, McpError.McpError>(),
     (detached) => launch(tasks, tool, args, new TaskPart(request, tasks, detached), requestedTtlMs)
   )

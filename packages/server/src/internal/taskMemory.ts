@@ -31,17 +31,35 @@ export interface Memory extends Store {
   readonly hub: PubSub.PubSub<Change>
 }
 
-/** A store given as a service (in the server's context), its `changes` followed with `effect/Stream`. */
-export const fromService = (service: TaskStore.Service): Store => ({
-  create: (record) => service.create(record),
-  get: (taskId) => service.get(taskId),
-  compareAndSet: (taskId, version, next) => service.compareAndSet(taskId, version, next),
-  list: (owner, cursor, limit) => service.list(owner, cursor, limit),
-  remove: (taskId) => service.remove(taskId),
-  await: (taskId, version) => service.await(taskId, version),
-  ready: service.ready,
-  follow: (f) => Effect.flatMap(Effect.promise(Lazy.stream), (Stream) => Stream.runForEach(service.changes, f))
-})
+/**
+ * The in-memory stores made as services (`TaskStore.makeMemory`, `layerMemory`), each with the
+ * store it wraps: a server given one follows its hub as it follows its own store's, rather than
+ * through `changes` (the same changes, in the same order, each a step of `effect/Stream`'s channel
+ * executor more). Weak: a store goes with its service.
+ */
+const memories = new WeakMap<TaskStore.Service, Memory>()
+
+/** `service` is the in-memory `memory` as a service (`TaskStore.makeMemory`). */
+export const asService = (service: TaskStore.Service, memory: Memory): TaskStore.Service => {
+  memories.set(service, memory)
+  return service
+}
+
+/**
+ * A store given as a service (in the server's context), its `changes` followed with
+ * `effect/Stream` (an in-memory one of `TaskStore.makeMemory`: its hub, as a server's own).
+ */
+export const fromService = (service: TaskStore.Service): Store =>
+  memories.get(service) ?? ({
+    create: (record) => service.create(record),
+    get: (taskId) => service.get(taskId),
+    compareAndSet: (taskId, version, next) => service.compareAndSet(taskId, version, next),
+    list: (owner, cursor, limit) => service.list(owner, cursor, limit),
+    remove: (taskId) => service.remove(taskId),
+    await: (taskId, version) => service.await(taskId, version),
+    ready: service.ready,
+    follow: (f) => Effect.flatMap(Effect.promise(Lazy.stream), (Stream) => Stream.runForEach(service.changes, f))
+  })
 
 /**
  * The characters a task holds: its record's JSON beyond the fixed fields, and while it runs what

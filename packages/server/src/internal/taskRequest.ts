@@ -19,6 +19,7 @@ import type * as TaskStore from "../TaskStore.js"
 import type * as Ask from "./ask.js"
 import type { Sink } from "./request.js"
 import { kept, Request } from "./request.js"
+import type { First } from "./taskLaunch.js"
 import type * as TaskMemory from "./taskMemory.js"
 import { isTerminal, unavailable } from "./taskShapes.js"
 import type { Local } from "./taskState.js"
@@ -95,8 +96,11 @@ export class TaskPart implements Ask.Asker, Sink, Local {
   constructor(
     base: Request,
     readonly runtime: TaskRuntime,
-    /** The record, once the request became a task (or why it could not); let go of once it did. */
-    public became: Deferred.Deferred<TaskRecord, McpError.McpError> | undefined
+    /**
+     * The record, once the request became a task (or why it could not), or the handler's exit if
+     * it ended first (`TaskLaunch.First`); let go of once it is a task.
+     */
+    public became: Deferred.Deferred<First, McpError.McpError> | undefined
   ) {
     this.base = base
     this.asker = base.asker
