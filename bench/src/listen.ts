@@ -276,7 +276,12 @@ const hold = async (server: Server, lost: Array<string>): Promise<Held> => {
     await settle(server, child, 0)
     const before = await memoryOf(child)
     if (snapshots !== undefined) {
-      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-before.heapsnapshot`)}`, "snapshot", snapshotMillis)
+      await command(
+        child,
+        `heap-snapshot ${join(snapshots, `listen-${server.key}-before.heapsnapshot`)}`,
+        "snapshot",
+        snapshotMillis
+      )
     }
     const start = performance.now()
     const listens = await openListens(port, "idle", listenCount, onGone)
@@ -284,7 +289,12 @@ const hold = async (server: Server, lost: Array<string>): Promise<Held> => {
     await settle(server, child, listenCount)
     const idle = await memoryOf(child)
     if (snapshots !== undefined) {
-      await command(child, `heap-snapshot ${join(snapshots, `listen-${server.key}-idle.heapsnapshot`)}`, "snapshot", snapshotMillis)
+      await command(
+        child,
+        `heap-snapshot ${join(snapshots, `listen-${server.key}-idle.heapsnapshot`)}`,
+        "snapshot",
+        snapshotMillis
+      )
     }
     return { server, child, listens, before, idle, openSeconds, fanOuts: [] }
   } catch (error) {

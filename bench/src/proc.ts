@@ -358,10 +358,15 @@ export const memoryOf = (child: Child): Promise<Memory> => {
 
 /** Sends a control command (`control.ts`) to a server child; resolves with its answer line (`failed …` rejects). */
 export const command = (child: Child, line: string, answer: string, timeoutMillis?: number): Promise<string> => {
-  const answered = waitForLine(child, (text) => {
-    if (text.startsWith("failed ")) throw new BenchFailure(`${line}: ${text}`)
-    return text.startsWith(answer) ? text : undefined
-  }, `the answer to ${line}`, timeoutMillis)
+  const answered = waitForLine(
+    child,
+    (text) => {
+      if (text.startsWith("failed ")) throw new BenchFailure(`${line}: ${text}`)
+      return text.startsWith(answer) ? text : undefined
+    },
+    `the answer to ${line}`,
+    timeoutMillis
+  )
   child.write(`${line}\n`)
   return answered
 }

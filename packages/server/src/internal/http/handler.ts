@@ -72,7 +72,11 @@ export const inFlightOf = (
   options: Pick<Options, "maxRequestsInFlightPerHolder" | "maxRequestsInFlightTotal">
 ): Effect.Effect<InFlight.InFlightTally> =>
   Effect.gen(function*() {
-    const total = yield* count("maxRequestsInFlightTotal", options.maxRequestsInFlightTotal, defaultMaxRequestsInFlightTotal)
+    const total = yield* count(
+      "maxRequestsInFlightTotal",
+      options.maxRequestsInFlightTotal,
+      defaultMaxRequestsInFlightTotal
+    )
     const perHolder = yield* count(
       "maxRequestsInFlightPerHolder",
       options.maxRequestsInFlightPerHolder,
@@ -443,7 +447,17 @@ export const make = (options: Options = {}): Effect.Effect<Handler, never, McpSe
     // their keep-alive, at least every 15 seconds: one fiber, not one per session (but `ownKeepAlive`).
     const every = Math.max(10, Math.min(idleMillis / 2, maxRequestMillis / 2, 15_000))
     // The stateless era: no engine, each POST served on its own response (its sink).
-    const stateless = { server, maxBodyBytes, maxDepth, clock, maxRequestMillis, acceptVerdicts, auth, peerOf, inFlight }
+    const stateless = {
+      server,
+      maxBodyBytes,
+      maxDepth,
+      clock,
+      maxRequestMillis,
+      acceptVerdicts,
+      auth,
+      peerOf,
+      inFlight
+    }
     const ownKeepAlive = Workers.onWorkers() ? { every, fork } : undefined
     const posts = servesStateless ? yield* Stateless.Posts.make({ ...stateless, ownKeepAlive }) : undefined
     // Each engine ends before its responses do (finalizers run last first). The stateless back end
