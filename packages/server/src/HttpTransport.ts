@@ -88,7 +88,8 @@ export interface Options {
    * connection holds a fiber and its channel (about 12-15 KiB) per request, as many as it sends.
    * Past it, a POST of requests gets 429 with a JSON-RPC error (-32000) carrying the request's id
    * (a batch's: its first request's), and nothing of it runs; the requests in flight are not
-   * touched. Notifications and answers to the server's own requests are never refused. A proxy or
+   * touched. A 2025-03-26 batch counts as its requests: one of more requests than this bound is
+   * refused whole, whatever is in flight. Notifications and answers to the server's own requests are never refused. A proxy or
    * gateway that carries many clients' calls in one session to this server (`mcp gateway` keeps one
    * session per upstream) needs it raised to the most calls it relays at once (and
    * `maxRequestsInFlightPerHolder` with it).
