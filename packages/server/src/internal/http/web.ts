@@ -11,6 +11,7 @@ import type * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type { Options } from "../../HttpTransport.js"
 import { McpServer } from "../../McpServer.js"
@@ -29,6 +30,8 @@ export const make = (options: Options): Effect.Effect<Fetch, never, McpServer | 
 interface Built {
   readonly fetch: Fetch
   readonly idle: Effect.Effect<void>
+  /** Runs an effect on the runtime the server was built on (its config provider, its services). */
+  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
 }
 
 /**
@@ -94,7 +97,14 @@ export const of = <E>(
       // the runtime the handler serves on both read it.
       if (configProvider !== undefined) yield* Effect.withConfigProviderScoped(configProvider)
       const built = yield* Layer.buildWithMemoMap(shared, memoMap ?? (yield* Layer.makeMemoMap), scope)
-      return yield* Effect.provide(Effect.all({ fetch, idle: Effect.map(McpServer, Server.idle) }), built)
+      return yield* Effect.provide(
+        Effect.all({
+          fetch,
+          idle: Effect.map(McpServer, Server.idle),
+          run: Effect.map(Effect.runtime<never>(), (runtime) => Runtime.runPromise(runtime))
+        }),
+        built
+      )
     }).pipe(
       Scope.extend(scope),
       Effect.tapErrorCause((cause) => Effect.logError("effect-mcp: the server could not be built", cause))
@@ -104,8 +114,16 @@ export const of = <E>(
     built: Built | undefined
     building: Promise<Fetch | undefined> | undefined
   } = { scope: undefined, built: undefined, building: undefined }
+  // Closed on the server's runtime once it is built; before (a build that failed, or is still
+  // under way), there is no runtime of ours yet to run it on.
   const close = (scope: Scope.CloseableScope | undefined): Promise<void> =>
-    scope === undefined ? Promise.resolve() : Effect.runPromise(Scope.close(scope, Exit.void))
+    scope === undefined
+      ? Promise.resolve()
+      : state.built !== undefined
+      ? state.built.run(Scope.close(scope, Exit.void))
+      : Effect.runPromise(Scope.close(scope, Exit.void))
+  // The entry from a runtime's `fetch`: the build is the one effect run before the server exists,
+  // as a `ManagedRuntime` would run it; everything after runs on the runtime it built.
   const start = (): Promise<Fetch | undefined> =>
     Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => build(state.scope = scope))).then(
       (built) => (state.built = built).fetch,
@@ -123,6 +141,6 @@ export const of = <E>(
   const idle = () =>
     state.built === undefined || state.built.idle === Effect.void
       ? Promise.resolve()
-      : Effect.runPromise(state.built.idle)
+      : state.built.run(state.built.idle)
   return { handler, dispose: () => close(state.scope), idle }
 }
