@@ -433,9 +433,9 @@ const followOf = (
   const listenIn = (scope: Scope.Scope): Effect.Effect<Listening, ClientError.ClientError> =>
     Effect.gen(function*() {
       const own = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-      const { subscription, uris } = yield* Effect.onExit(
+      const { subscription, uris } = yield* Effect.onError(
         Scope.extend(subscribeAll, own),
-        (exit) => Exit.isFailure(exit) ? Scope.close(own, exit) : Effect.void
+        (cause) => Scope.close(own, Exit.failCause(cause))
       )
       const retired = yield* Deferred.make<void>()
       const ended = Stream.unwrap(
